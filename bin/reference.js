@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+'use strict';
+require('tsx/cjs/api').register();
+require('../src/reference/main.ts');
