@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
+import { ConfigError } from '../harness/config';
+import type { CheckResult } from '../harness/runner';
+
+/** A known failure of a given target, as data (WPT / hive expectation lists). */
+export interface Expectation {
+  id: string;
+  reason: string;
+  link?: string;
+}
+
+export interface ExpectationsFile {
+  target?: string;
+  expectations: Expectation[];
+}
+
+export function loadExpectations(file: string, knownIds: ReadonlySet<string>): ExpectationsFile {
+  let raw: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    raw = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
+  } catch (err) {
+    throw new ConfigError(`--expectations (or EXPECTATIONS): cannot read ${file}: ${(err as Error).message}`);
+  }
+  const list = (raw as { expectations?: unknown })?.expectations;
+  if (!Array.isArray(list)) throw new ConfigError(`--expectations: ${file} must have a top-level "expectations" list`);
+  const seen = new Set<string>();
+  const expectations = list.map((e, i): Expectation => {
+    const item = e as Partial<Expectation>;
+    if (typeof item?.id !== 'string' || typeof item.reason !== 'string' || item.reason.trim() === '') {
+      throw new ConfigError(`--expectations: ${file} entry ${i + 1} needs a string "id" and a non-empty "reason"`);
+    }
+    if (!knownIds.has(item.id)) throw new ConfigError(`--expectations: ${file} entry ${i + 1} names "${item.id}", which is no check of this suite`);
+    if (seen.has(item.id)) throw new ConfigError(`--expectations: ${file} names "${item.id}" twice`);
+    seen.add(item.id);
+    return { id: item.id, reason: item.reason, ...(typeof item.link === 'string' ? { link: item.link } : {}) };
+  });
+  return { target: typeof (raw as { target?: unknown }).target === 'string' ? (raw as { target: string }).target : undefined, expectations };
+}
+
+/**
+ * Mark results the file speaks of. An expected failure no longer fails the run; an expected
+ * failure that now passes does, so the file has to stay true.
+ */
+export function applyExpectations(results: CheckResult[], file: ExpectationsFile): void {
+  const byId = new Map(file.expectations.map((e) => [e.id, e]));
+  for (const r of results) {
+    const e = byId.get(r.id);
+    if (!e) continue;
+    if (r.status === 'failed') r.expectation = { reason: e.reason, ...(e.link ? { link: e.link } : {}), outcome: 'expected-failure' };
+    else if (r.status === 'passed') r.expectation = { reason: e.reason, ...(e.link ? { link: e.link } : {}), outcome: 'unexpected-pass' };
+  }
+}

@@ -1,0 +1,109 @@
+import type { RestClient } from './rest';
+import type { RpcClient } from './rpc';
+import type { Signer } from './signer';
+
+export type Level = 'required' | 'advisory';
+/** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
+export type Need = 'rest' | 'rpc' | 'signer' | 'profile:public' | 'profile:dedicated';
+export type Group = 'rest' | 'rpc' | 'cross' | 'preconf';
+export type Status = 'passed' | 'failed' | 'skipped' | 'inconclusive';
+export type Profile = 'public' | 'dedicated';
+
+export interface CheckMeta {
+  /** Stable id, `<group>.<subject>.<rule>`; its first segment is the group used by --only. */
+  id: string;
+  title: string;
+  /** Spec section(s) the check enforces, e.g. "4.5" or "4.3, 5.2". */
+  section: string;
+  level: Level;
+  needs: Need[];
+}
+
+/** The settings a check may read; secrets are deliberately absent. */
+export interface CheckSettings {
+  profile: Profile;
+  clockSkewSec: number;
+  navMaxAgeSec?: number;
+  timeoutMs: number;
+}
+
+export interface CheckContext {
+  meta: CheckMeta;
+  rest: RestClient;
+  rpc: RpcClient;
+  /** Present only for checks that declare `needs: ['signer']`. */
+  signer: Signer;
+  settings: CheckSettings;
+  /** Aborted at the run deadline or on interrupt; long waits must honour it. */
+  signal: AbortSignal;
+  /** Record a measurement (e.g. latency percentiles) in the results. */
+  metric(name: string, value: unknown): void;
+  /** A line of explanation kept with the result (shown in reports). */
+  note(text: string): void;
+}
+
+export type CheckFn = (ctx: CheckContext) => Promise<void>;
+
+export interface Check extends CheckMeta {
+  run: CheckFn;
+}
+
+const ID = /^(rest|rpc|cross|preconf)\.[a-z0-9][a-zA-Z0-9-]*(\.[a-zA-Z0-9-]+)*$/;
+const SECTION = /^\d+(\.\d+)*(, \d+(\.\d+)*)*$/;
+
+/** Declare a check: one rule, the clause it enforces, and what it needs. */
+export function check(meta: CheckMeta, run: CheckFn): Check {
+  if (!ID.test(meta.id)) throw new Error(`check id "${meta.id}" must look like <rest|rpc|cross|preconf>.<subject>.<rule>`);
+  if (!SECTION.test(meta.section)) throw new Error(`check ${meta.id}: section "${meta.section}" must look like "4.5" or "4.3, 5.2"`);
+  return { ...meta, run };
+}
+
+export function groupOf(id: string): Group {
+  return id.split('.')[0] as Group;
+}
+
+export function sectionsOf(section: string): string[] {
+  return section.split(',').map((s) => s.trim());
+}
+
+// ---- verdict signals thrown from inside a check -------------------------------------------
+
+export interface FailureDetail {
+  /** The section actually violated when it differs from the check's own (e.g. 4.2 envelope). */
+  section?: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+/** A real violation of a cited rule. */
+export class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly detail: FailureDetail = {},
+  ) {
+    super(message);
+    this.name = 'CheckFailure';
+  }
+}
+
+/** The check cannot judge here (missing prerequisite); never a pass. */
+export class Skip extends Error {
+  override name = 'Skip';
+}
+
+/** Timing made the observation ambiguous even after bounded retries; never a guess. */
+export class Inconclusive extends Error {
+  override name = 'Inconclusive';
+}
+
+export function fail(message: string, detail?: FailureDetail): never {
+  throw new CheckFailure(message, detail);
+}
+
+export function skip(reason: string): never {
+  throw new Skip(reason);
+}
+
+export function inconclusive(reason: string): never {
+  throw new Inconclusive(reason);
+}

@@ -1,0 +1,213 @@
+import { parseArgs } from 'node:util';
+import type { Group, Profile } from './check';
+
+/** A configuration problem: the CLI prints it and exits 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface RunConfig {
+  baseUrl?: string;
+  rpcUrl?: string;
+  /** True when no URL was given: the embedded reference target is started for the run. */
+  embedded: boolean;
+  profile: Profile;
+  signerKey?: `0x${string}`;
+  reportDir: string;
+  only: Set<Group>;
+  grep?: RegExp;
+  timeoutMs: number;
+  deadlineMs: number;
+  concurrency: number;
+  restHeaders: Record<string, string>;
+  rpcHeaders: Record<string, string>;
+  navMaxAgeSec?: number;
+  clockSkewSec: number;
+  maxSpendWei: bigint;
+  expectationsFile?: string;
+  blockTimeMs: number;
+  list: boolean;
+  help: boolean;
+  version: boolean;
+}
+
+export const GROUPS: readonly Group[] = ['rest', 'rpc', 'cross', 'preconf'];
+export const DEFAULTS = {
+  reportDir: 'reports',
+  timeoutMs: 10_000,
+  deadlineMs: 15 * 60_000,
+  concurrency: 4,
+  clockSkewSec: 300,
+  /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
+  maxSpendWei: 10n ** 16n,
+  blockTimeMs: 2000,
+} as const;
+
+/** Flag name, its environment variable, and what it takes: the one table --help is made from. */
+export const OPTIONS = [
+  ['base-url', 'BASE_URL', '<url>', 'REST target {base_url}; omit both URLs to use the embedded reference'],
+  ['rpc-url', 'RPC_URL', '<url>', 'JSON-RPC target {rpc_url}'],
+  ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
+  ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
+  ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],
+  ['report-dir', 'REPORT_DIR', '<dir>', `where reports are written (default ${DEFAULTS.reportDir})`],
+  ['only', 'ONLY', 'rest,rpc,cross,preconf', 'run only these groups'],
+  ['grep', 'GREP', '<regex>', 'run only checks whose id matches'],
+  ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
+  ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
+  ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
+  ['header', '', "'Name: value'", 'header sent to both targets (repeatable)'],
+  ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
+  ['rpc-header', 'RPC_HEADERS', "'Name: value'", 'header sent to the JSON-RPC target only, e.g. provider credentials (repeatable; env: one per line)'],
+  ['nav-max-age', 'NAV_MAX_AGE', '<duration>', 'your staleness bound for nav_price_updated_at (e.g. 36h); advisory only, spec 2.1 rule 2'],
+  ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
+  ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
+  ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
+  ['list', '', '', 'list the checks (after --only/--grep) and exit'],
+  ['help', '', '', 'show this help'],
+  ['version', '', '', 'print the suite version'],
+] as const;
+
+const BOOLEAN = new Set(['list', 'help', 'version']);
+const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header']);
+
+function describe(flag: string, env: string): string {
+  return env ? `--${flag} (or ${env})` : `--${flag}`;
+}
+
+function parseUrl(value: string, flag: string, env: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${describe(flag, env)}: "${value.replace(/\/\/[^@/]*@/, '//***@')}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${describe(flag, env)}: only http and https URLs are supported`);
+  return value.replace(/\/+$/, '');
+}
+
+function parsePositiveInt(value: string, flag: string, env: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a positive integer`);
+  return Number(value);
+}
+
+/** "90", "90s", "15m", "36h", "2d" -> seconds. */
+export function parseDuration(value: string, flag: string, env: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(value.trim());
+  if (!m) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a duration (e.g. 90s, 15m, 36h, 2d)`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's'];
+  return Number(m[1]) * unit;
+}
+
+export function parseHeader(line: string, flag: string, env: string): [string, string] {
+  const i = line.indexOf(':');
+  const name = i > 0 ? line.slice(0, i).trim() : '';
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${describe(flag, env)}: expected 'Name: value', got a header without a valid name`);
+  return [name, line.slice(i + 1).trim()];
+}
+
+/** Build the run configuration from flags over environment (which dotenv filled from .env). */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
+  for (const [flag] of OPTIONS) options[flag] = { type: BOOLEAN.has(flag) ? 'boolean' : 'string', ...(MULTIPLE.has(flag) ? { multiple: true } : {}) };
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message} (see --help)`);
+  }
+  const get = (flag: string): string | undefined => {
+    const v = values[flag];
+    if (typeof v === 'string') return v;
+    const row = OPTIONS.find(([f]) => f === flag);
+    const fromEnv = row && row[1] ? env[row[1]] : undefined;
+    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  };
+  const envOf = (flag: string): string => OPTIONS.find(([f]) => f === flag)?.[1] ?? '';
+
+  const baseUrl = get('base-url') !== undefined ? parseUrl(get('base-url')!, 'base-url', 'BASE_URL') : undefined;
+  const rpcUrl = get('rpc-url') !== undefined ? parseUrl(get('rpc-url')!, 'rpc-url', 'RPC_URL') : undefined;
+
+  const profile = get('profile') ?? 'dedicated';
+  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated`);
+
+  const signerKey = get('signer-key');
+  if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
+    throw new ConfigError('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits (value not shown)');
+  }
+
+  const onlyRaw = get('only');
+  const only = new Set<Group>(GROUPS);
+  if (onlyRaw !== undefined) {
+    only.clear();
+    for (const g of onlyRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}`);
+      only.add(g as Group);
+    }
+    if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
+  }
+
+  let grep: RegExp | undefined;
+  const grepRaw = get('grep');
+  if (grepRaw !== undefined) {
+    try {
+      grep = new RegExp(grepRaw);
+    } catch (err) {
+      throw new ConfigError(`--grep (or GREP): ${(err as Error).message}`);
+    }
+  }
+
+  const headers = (flag: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const lines: string[] = [];
+    const fromFlag = values[flag];
+    if (Array.isArray(fromFlag)) lines.push(...(fromFlag as string[]));
+    else if (envOf(flag) && env[envOf(flag)]) lines.push(...env[envOf(flag)]!.split(/\r?\n/).filter((l) => l.trim()));
+    for (const line of lines) {
+      const [name, value] = parseHeader(line, flag, envOf(flag));
+      out[name] = value;
+    }
+    return out;
+  };
+  const common = headers('header');
+
+  let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
+  const spend = get('max-spend-wei');
+  if (spend !== undefined) {
+    if (!/^\d+$/.test(spend)) throw new ConfigError(`--max-spend-wei (or MAX_SPEND_WEI): "${spend}" is not a non-negative integer`);
+    maxSpendWei = BigInt(spend);
+  }
+
+  const num = (flag: string, fallback: number): number => {
+    const v = get(flag);
+    return v === undefined ? fallback : parsePositiveInt(v, flag, envOf(flag));
+  };
+  const dur = (flag: string): number | undefined => {
+    const v = get(flag);
+    return v === undefined ? undefined : parseDuration(v, flag, envOf(flag));
+  };
+
+  return {
+    baseUrl,
+    rpcUrl,
+    embedded: baseUrl === undefined && rpcUrl === undefined,
+    profile,
+    signerKey: signerKey as `0x${string}` | undefined,
+    reportDir: get('report-dir') ?? DEFAULTS.reportDir,
+    only,
+    grep,
+    timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),
+    deadlineMs: num('deadline-ms', DEFAULTS.deadlineMs),
+    concurrency: num('concurrency', DEFAULTS.concurrency),
+    restHeaders: { ...common, ...headers('rest-header') },
+    rpcHeaders: { ...common, ...headers('rpc-header') },
+    navMaxAgeSec: dur('nav-max-age'),
+    clockSkewSec: dur('clock-skew') ?? DEFAULTS.clockSkewSec,
+    maxSpendWei,
+    expectationsFile: get('expectations'),
+    blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
+    list: values.list === true,
+    help: values.help === true,
+    version: values.version === true,
+  };
+}

@@ -1,0 +1,43 @@
+import { httpRequest, HttpOptions, HttpResult } from './http';
+
+export interface RestResponse extends HttpResult {
+  /** Parsed body when it is JSON; undefined otherwise (see jsonError). */
+  json?: unknown;
+  jsonError?: string;
+}
+
+export function parseJson(text: string): { json?: unknown; jsonError?: string } {
+  try {
+    return { json: JSON.parse(text) };
+  } catch (err) {
+    return { jsonError: (err as Error).message };
+  }
+}
+
+/** REST client for {base_url}: every call is one recorded, timed, redacted exchange. */
+export class RestClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly headers: Record<string, string>,
+    private readonly http: HttpOptions,
+  ) {}
+
+  url(path: string): string {
+    const base = new URL(this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    const rel = path.startsWith('/') ? path.slice(1) : path;
+    return new URL(rel, base).toString();
+  }
+
+  async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<RestResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...init.headers };
+    if (init.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await httpRequest({ method, url: this.url(path), headers, body: init.body }, this.http);
+    return { ...res, ...(res.text.length > 0 ? parseJson(res.text) : { jsonError: 'empty body' }) };
+  }
+
+  get(path: string, headers?: Record<string, string>): Promise<RestResponse> {
+    return this.request('GET', path, { headers });
+  }
+}

@@ -1,0 +1,80 @@
+import { CheckFailure } from './check';
+import { httpRequest, HttpOptions, HttpResult } from './http';
+import { parseJson } from './rest';
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface RpcAnswer {
+  http: HttpResult;
+  /** Parsed JSON body (object for a single call, array for a batch). */
+  json?: unknown;
+  jsonError?: string;
+  /** For a single call with a well-formed envelope: */
+  result?: unknown;
+  error?: RpcError;
+  hasResult: boolean;
+  hasError: boolean;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON-RPC client for {rpc_url}. It reports what it saw; judging is the checks' job. */
+export class RpcClient {
+  private id = 1;
+
+  constructor(
+    readonly url: string,
+    private readonly headers: Record<string, string>,
+    private readonly http: HttpOptions,
+  ) {}
+
+  /** POST any body (object, array or a raw string) to the node. */
+  async post(body: unknown, extraHeaders: Record<string, string> = {}): Promise<RpcAnswer> {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const http = await httpRequest(
+      { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...this.headers, ...extraHeaders }, body: text },
+      this.http,
+    );
+    const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
+    const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };
+    if (isRecord(parsed.json)) {
+      answer.hasResult = 'result' in parsed.json;
+      answer.hasError = 'error' in parsed.json;
+      if (answer.hasResult) answer.result = parsed.json.result;
+      if (answer.hasError && isRecord(parsed.json.error)) answer.error = parsed.json.error as unknown as RpcError;
+    }
+    return answer;
+  }
+
+  call(method: string, params: unknown[], id: number = this.id++): Promise<RpcAnswer> {
+    return this.post({ jsonrpc: '2.0', id, method, params });
+  }
+
+  /**
+   * Call and return the result, failing (section 4.2) when the answer is not a successful
+   * JSON-RPC response. Checks use this when the envelope is not what they judge.
+   */
+  async result<T = unknown>(method: string, params: unknown[]): Promise<T> {
+    const answer = await this.call(method, params);
+    const { http } = answer;
+    if (http.status !== 200) {
+      throw new CheckFailure(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+    }
+    if (!isRecord(answer.json)) {
+      throw new CheckFailure(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
+    }
+    if (answer.hasError) {
+      throw new CheckFailure(`${method} returned error ${JSON.stringify(answer.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
+    }
+    if (!answer.hasResult) {
+      throw new CheckFailure(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
+    }
+    return answer.result as T;
+  }
+}

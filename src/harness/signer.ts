@@ -1,0 +1,52 @@
+import { custom, createPublicClient, createWalletClient, defineChain, type Hex, type PrivateKeyAccount, type PublicClient, type WalletClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { skip } from './check';
+import type { RpcClient } from './rpc';
+
+/**
+ * The run's spend budget: shared by every signer check, so the cap holds for the whole run.
+ * Nothing is sent without an explicit key; only 0-value self-transfers and tiny deployments.
+ */
+export class SpendBudget {
+  private spent = 0n;
+  constructor(readonly maxWei: bigint) {}
+
+  /** Reserve the worst-case cost before sending; skip the check if it would pass the cap. */
+  reserve(wei: bigint): void {
+    if (this.spent + wei > this.maxWei) {
+      skip(`spend cap reached: needs ${wei} wei more, ${this.maxWei - this.spent} wei left of --max-spend-wei ${this.maxWei}`);
+    }
+    this.spent += wei;
+  }
+
+  get spentWei(): bigint {
+    return this.spent;
+  }
+}
+
+export interface Signer {
+  address: Hex;
+  account: PrivateKeyAccount;
+  budget: SpendBudget;
+  /** viem clients whose every request goes through the check's recording RpcClient. */
+  clients(rpc: RpcClient): Promise<{ wallet: WalletClient; public: PublicClient; chainId: number }>;
+}
+
+export function createSigner(key: Hex, budget: SpendBudget): Signer {
+  const account = privateKeyToAccount(key);
+  return {
+    address: account.address,
+    account,
+    budget,
+    async clients(rpc) {
+      const transport = custom({ request: ({ method, params }) => rpc.result(method, (params as unknown[]) ?? []) });
+      const chainId = Number(BigInt(await rpc.result<string>('eth_chainId', [])));
+      const chain = defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpc.url] } } });
+      return {
+        chainId,
+        wallet: createWalletClient({ account, chain, transport }),
+        public: createPublicClient({ chain, transport }) as PublicClient,
+      };
+    },
+  };
+}

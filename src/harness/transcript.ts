@@ -1,0 +1,52 @@
+/** An exchange is one HTTP request/response pair, kept as readable data (hive style). */
+export const BODY_CAP_BYTES = 64 * 1024;
+
+export interface ExchangeRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  truncated?: boolean;
+}
+
+export interface Exchange {
+  request: ExchangeRequest;
+  response?: ExchangeResponse;
+  /** Transport failure (timeout, refused, reset, body too large), instead of a response. */
+  error?: string;
+  durationMs: number;
+  curl: string;
+}
+
+export function capBody(body: string, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
+  if (Buffer.byteLength(body) <= cap) return { body, truncated: false };
+  return { body: Buffer.from(body).subarray(0, cap).toString('utf8') + `…[cut at ${cap} bytes]`, truncated: true };
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A curl line that reproduces the request (already redacted by the caller). */
+export function curlLine(req: ExchangeRequest): string {
+  const parts = ['curl', '-sS', '-i'];
+  if (req.method !== 'GET') parts.push('-X', req.method);
+  for (const [name, value] of Object.entries(req.headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
+  if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body));
+  parts.push(shellQuote(req.url));
+  return parts.join(' ');
+}
+
+/** Collects the exchanges of one check. */
+export class Transcript {
+  readonly exchanges: Exchange[] = [];
+  add(exchange: Exchange): void {
+    this.exchanges.push(exchange);
+  }
+}

@@ -1,0 +1,3 @@
+import type { Check } from '../../src/harness/check';
+
+export const checks: Check[] = [];
