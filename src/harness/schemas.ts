@@ -1,0 +1,219 @@
+/**
+ * The one place JSON Schemas are compiled. `schemas/*.json` (draft 2020-12) are the canonical
+ * shapes of spec sections 2.1-2.5 and 4.2; the OpenAPI and OpenRPC documents in `specs/`
+ * reference them, and checks validate through this module instead of retyping field rules.
+ *
+ * One Ajv2020 instance, strict, with ajv-formats plus the project formats of ./formats
+ * (`isin`, `evm-address`, `hex-quantity`, `hex-bytes`, `http-url`, and our own `date-time`,
+ * which replaces ajv-formats' so that schema and hand-written checks agree). The schema files
+ * are read once on first use; each validator is compiled on first use and cached.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { FORMATS } from './formats';
+
+/** Directory of the canonical schema files. */
+export const SCHEMA_DIR = path.resolve(__dirname, '../../schemas');
+/** Base of every schema `$id`; relative refs like 'token.json#/properties/isin' resolve against it. */
+export const SCHEMA_BASE = 'https://conformance.local/schemas/';
+
+export type SchemaName =
+  | 'token'
+  | 'list'
+  | 'rpcStatus'
+  | 'protobufAny'
+  | 'receipt'
+  | 'transaction'
+  | 'jsonrpcResponse'
+  | 'hexQuantity'
+  | 'hexBytes'
+  | 'address'
+  | 'blockParam';
+
+/** Where each named schema lives, as a ref relative to SCHEMA_BASE. */
+export const SCHEMA_REFS: Readonly<Record<SchemaName, string>> = Object.freeze({
+  token: 'token.json',
+  list: 'list.json',
+  rpcStatus: 'rpc-status.json',
+  protobufAny: 'protobuf-any.json',
+  receipt: 'receipt.json',
+  transaction: 'transaction.json',
+  jsonrpcResponse: 'jsonrpc-response.json',
+  hexQuantity: 'hex.json#/$defs/quantity',
+  hexBytes: 'hex.json#/$defs/bytes',
+  address: 'hex.json#/$defs/address',
+  blockParam: 'hex.json#/$defs/blockParam',
+});
+
+export interface SchemaVerdict {
+  valid: boolean;
+  /** Human readable, one per problem: `/tokens/0/isin must match format "isin" (got "US0378331006")`. */
+  errors: string[];
+}
+
+type JsonObject = { [k: string]: unknown };
+
+let files: ReadonlyMap<string, JsonObject> | undefined;
+
+/** file name ('token.json') -> parsed, deep-frozen schema. Read once. */
+function schemaFiles(): ReadonlyMap<string, JsonObject> {
+  if (!files) {
+    const m = new Map<string, JsonObject>();
+    for (const f of fs.readdirSync(SCHEMA_DIR).filter((n) => n.endsWith('.json')).sort()) {
+      const schema = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, f), 'utf8')) as JsonObject;
+      if (schema.$id !== SCHEMA_BASE + f) {
+        throw new Error(`schemas/${f}: $id must be ${SCHEMA_BASE + f}, is ${String(schema.$id)}`);
+      }
+      m.set(f, deepFreeze(schema));
+    }
+    files = m;
+  }
+  return files;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as object)) deepFreeze(x);
+  }
+  return v;
+}
+
+let ajvInstance: Ajv2020 | undefined;
+
+function ajv(): Ajv2020 {
+  if (!ajvInstance) {
+    const a = new Ajv2020({
+      strict: true, // unknown keywords, formats and ignored keywords are errors ($comment is a keyword)
+      allowUnionTypes: true, // jsonrpc-response.json: id is number | string | null
+      allErrors: true, // a report lists every problem of a record, not just the first
+    });
+    addFormats(a);
+    for (const [name, fn] of Object.entries(FORMATS)) {
+      a.addFormat(name, { type: 'string', validate: fn }); // 'date-time' overrides ajv-formats'
+    }
+    // Ajv gets copies: the frozen originals are what schemaOf() hands out.
+    for (const schema of schemaFiles().values()) a.addSchema(structuredClone(schema) as JsonObject);
+    ajvInstance = a;
+  }
+  return ajvInstance;
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+function absoluteRef(ref: string): string {
+  return new URL(ref, SCHEMA_BASE).href;
+}
+
+function validatorFor(ref: string): ValidateFunction {
+  const abs = absoluteRef(ref);
+  let fn = compiled.get(abs);
+  if (!fn) {
+    const got = ajv().getSchema(abs);
+    if (!got) throw new Error(`no schema at ${ref} (resolved to ${abs})`);
+    fn = got;
+    compiled.set(abs, fn);
+  }
+  return fn;
+}
+
+/** Validate `value` against a named schema. */
+export function validate(name: SchemaName, value: unknown): SchemaVerdict {
+  const ref = SCHEMA_REFS[name];
+  if (ref === undefined) throw new Error(`unknown schema name ${String(name)}`);
+  return validateRef(ref, value);
+}
+
+/**
+ * Validate `value` against any schema location, as a ref relative to `schemas/`
+ * (e.g. 'token.json#/properties/isin', 'hex.json#/$defs/hash32') or an absolute `$id` URI.
+ * Throws when the ref points nowhere (a programming error, not a verdict).
+ */
+export function validateRef(ref: string, value: unknown): SchemaVerdict {
+  const fn = validatorFor(ref);
+  if (fn(value)) return { valid: true, errors: [] };
+  return { valid: false, errors: formatErrors(fn.errors ?? [], value) };
+}
+
+/** The raw (frozen) schema of a name, for reports; a fragment name gives its sub-schema. */
+export function schemaOf(name: SchemaName): object {
+  const ref = SCHEMA_REFS[name];
+  if (ref === undefined) throw new Error(`unknown schema name ${String(name)}`);
+  return rawSchemaAt(ref);
+}
+
+/** The raw (frozen) schema at a ref relative to `schemas/` ('hex.json#/$defs/quantity'). */
+export function rawSchemaAt(ref: string): object {
+  const [file, fragment = ''] = ref.split('#', 2) as [string, string?];
+  const root = schemaFiles().get(file);
+  if (!root) throw new Error(`no schema file schemas/${file}`);
+  const at = getPointer(root, fragment, true);
+  if (at === undefined || at === null || typeof at !== 'object') throw new Error(`no schema at ${ref}`);
+  return at;
+}
+
+/**
+ * The 11 fields of a tokenized equity token (spec 2.1), in table order, read from
+ * token.json's `required`: checks iterate this instead of retyping field names.
+ */
+export const TOKEN_FIELDS: readonly string[] = Object.freeze([
+  ...((schemaFiles().get('token.json')?.required as string[] | undefined) ?? []),
+]);
+
+// ---------------------------------------------------------------------------------------
+// Error text
+
+function decodePointerToken(t: string): string {
+  return t.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Resolve a JSON pointer ('' is the root); `uriFragment` pointers are percent-decoded first. */
+function getPointer(root: unknown, pointer: string, uriFragment = false): unknown {
+  if (pointer === '') return root;
+  let cur: unknown = root;
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const key = decodePointerToken(uriFragment ? decodeURIComponent(raw) : raw);
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as JsonObject)[key];
+  }
+  return cur;
+}
+
+function showValue(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v !== null && typeof v === 'object') {
+    return Array.isArray(v) ? `an array of ${v.length}` : 'an object';
+  }
+  const s = JSON.stringify(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function errorText(e: ErrorObject, data: unknown): string {
+  const where = e.instancePath === '' ? '(root)' : e.instancePath;
+  let msg = `${where} ${e.message ?? `fails ${e.keyword}`}`;
+  if (e.keyword === 'enum' || e.keyword === 'const') {
+    const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown }).allowedValues ??
+      [(e.params as { allowedValue?: unknown }).allowedValue];
+    msg += ` ${JSON.stringify(allowed)}`;
+  }
+  if (e.keyword === 'additionalProperties') {
+    msg += ` ('${String((e.params as { additionalProperty?: string }).additionalProperty)}')`;
+  }
+  if (e.keyword === 'oneOf') {
+    const passing = (e.params as { passingSchemas?: number[] | null }).passingSchemas;
+    if (Array.isArray(passing)) msg += ` but matches ${passing.length} (#${passing.join(', #')})`;
+  }
+  if (e.keyword !== 'required') {
+    // The value a required-error is about is the parent object: naming the missing field is enough.
+    msg += ` (got ${showValue(getPointer(data, e.instancePath))})`;
+  }
+  return msg;
+}
+
+/** Ajv errors as one readable line each (deduplicated, in Ajv's order). */
+export function formatErrors(errors: readonly ErrorObject[], data: unknown): string[] {
+  return [...new Set(errors.map((e) => errorText(e, data)))];
+}
