@@ -1,0 +1,156 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { check, fail, inconclusive, skip, type Check } from '../../src/harness/check';
+import { Redactor } from '../../src/harness/redact';
+import { runChecks, type RunEnv } from '../../src/harness/runner';
+import { createSigner, SpendBudget } from '../../src/harness/signer';
+
+let server: http.Server;
+let url: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ echo: req.headers['x-api-key'] ?? null }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => {
+  server.closeAllConnections();
+  server.close(() => r());
+}));
+
+function env(over: Partial<RunEnv> = {}): RunEnv {
+  return {
+    baseUrl: url,
+    rpcUrl: url,
+    restHeaders: {},
+    rpcHeaders: {},
+    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000 },
+    redactor: new Redactor(),
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+const meta = (id: string, extra: Partial<Check> = {}) => ({ id: `rest.test.${id}`, title: id, section: '4.1', level: 'required' as const, needs: ['rest' as const], ...extra });
+
+describe('runChecks', () => {
+  it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
+    const checks = [
+      check(meta('pass'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks'))),
+      check(meta('fail'), async ({ rest }) => {
+        await rest.get('/v1/tokenized-stocks');
+        fail('bad', { section: '2.2', expected: 1, actual: 2 });
+      }),
+      check(meta('skip'), async () => skip('nothing to judge')),
+      check(meta('inconclusive'), async () => inconclusive('sealed mid-check')),
+      check(meta('bug'), async () => {
+        (undefined as unknown as { x: number }).x;
+      }),
+      check(meta('timeout'), async ({ rest }) => void (await rest.get('/slow'))),
+    ];
+    const results = await runChecks(checks, env(), { concurrency: 3 });
+    const by = Object.fromEntries(results.map((r) => [r.id.split('.').pop(), r]));
+    expect(by.pass).toMatchObject({ status: 'passed', exchanges: [], exchangeCount: 1 });
+    expect(by.fail).toMatchObject({ status: 'failed', reason: 'bad', failedSection: '2.2', expected: 1, actual: 2, exchangeCount: 1 });
+    expect(by.fail.exchanges[0].curl).toMatch(/^curl .*\/v1\/tokenized-stocks'$/);
+    expect(by.skip).toMatchObject({ status: 'skipped', reason: 'nothing to judge' });
+    expect(by.inconclusive).toMatchObject({ status: 'inconclusive', reason: 'sealed mid-check' });
+    // A bug in a check is never a verdict about the target.
+    expect(by.bug.status).toBe('inconclusive');
+    expect(by.bug.reason).toMatch(/internal error in check/);
+    // No HTTP answer in time is a failure of the check that needed one, with the exchange.
+    expect(by.timeout.status).toBe('failed');
+    expect(by.timeout.reason).toMatch(/timeout: no complete answer within 1000 ms/);
+    expect(by.timeout.exchanges[0].error).toMatch(/timeout/);
+  });
+
+  it('skips checks whose needs are not met, saying which flag is missing', async () => {
+    const results = await runChecks(
+      [
+        check(meta('rest'), async () => undefined),
+        check({ ...meta('rpc'), id: 'rpc.x.y', needs: ['rpc'] }, async () => undefined),
+        check({ ...meta('signer'), id: 'preconf.x.y', needs: ['rpc', 'signer'] }, async () => undefined),
+        check({ ...meta('public'), id: 'rpc.x.public', needs: ['rpc', 'profile:public'] }, async () => undefined),
+      ],
+      env({ baseUrl: undefined }),
+      { concurrency: 2 },
+    );
+    expect(results.map((r) => [r.status, r.reason])).toEqual([
+      ['skipped', 'needs --base-url (REST target)'],
+      ['passed', ''],
+      ['skipped', 'needs --signer-key'],
+      ['skipped', 'applies to --profile public only'],
+    ]);
+  });
+
+  it('fails checks of an unreachable interface without running them', async () => {
+    let ran = false;
+    const [r] = await runChecks([check(meta('x'), async () => void (ran = true))], env({ unreachable: { rest: 'ECONNREFUSED' } }), { concurrency: 1 });
+    expect(ran).toBe(false);
+    expect(r).toMatchObject({ status: 'failed', reason: 'target unreachable: ECONNREFUSED' });
+  });
+
+  it('runs signer checks one at a time, beside the read-only pool', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const signerCheck = (i: number) =>
+      check({ ...meta(`s${i}`), id: `preconf.s.${i}`, needs: ['rpc', 'signer'] }, async () => {
+        maxActive = Math.max(maxActive, ++active);
+        await new Promise((r) => setTimeout(r, 20));
+        active--;
+      });
+    const signer = createSigner('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', new SpendBudget(1n));
+    const results = await runChecks([0, 1, 2, 3].map(signerCheck), env({ signer }), { concurrency: 4 });
+    expect(results.every((r) => r.status === 'passed')).toBe(true);
+    expect(maxActive).toBe(1);
+  });
+
+  it('stops on abort and reports what did not run instead of dropping it', async () => {
+    const controller = new AbortController();
+    const results = await runChecks(
+      [
+        check(meta('first'), async () => void controller.abort('interrupted by SIGINT')),
+        check(meta('second'), async () => undefined),
+      ],
+      env({ signal: controller.signal }),
+      { concurrency: 1 },
+    );
+    expect(results[0].status).toBe('passed');
+    expect(results[1]).toMatchObject({ status: 'skipped', reason: 'not run: interrupted by SIGINT' });
+  });
+
+  it('bounds a check that never ends', async () => {
+    const [r] = await runChecks([check(meta('forever'), () => new Promise<void>(() => undefined))], env(), { concurrency: 1, checkTimeoutMs: 100 });
+    expect(r).toMatchObject({ status: 'inconclusive' });
+    expect(r.reason).toMatch(/did not finish within 100 ms/);
+  });
+
+  it('redacts secrets from recorded exchanges and reasons', async () => {
+    const redactor = new Redactor().addHeaders({ 'x-api-key': 'sup3r-s3cret' });
+    const [r] = await runChecks(
+      [
+        check(meta('leak'), async ({ rest }) => {
+          const res = await rest.get('/v1/tokenized-stocks');
+          fail(`server said ${res.text}`);
+        }),
+      ],
+      env({ redactor, restHeaders: { 'x-api-key': 'sup3r-s3cret' } }),
+      { concurrency: 1 },
+    );
+    expect(JSON.stringify(r)).not.toContain('sup3r-s3cret');
+    expect(r.exchanges[0].response?.body).toContain('***');
+  });
+});
+
+describe('SpendBudget', () => {
+  it('reserves until the cap, then skips with the amount', () => {
+    const b = new SpendBudget(100n);
+    b.reserve(60n);
+    expect(() => b.reserve(50n)).toThrow(/spend cap reached: needs 50 wei more, 40 wei left/);
+    expect(b.spentWei).toBe(60n);
+  });
+});
