@@ -164,14 +164,17 @@ export function parseRfc3339(s: unknown): Date | undefined {
 }
 
 /**
- * An absolute http: or https: URL with a host, parseable by the WHATWG URL parser, and free of
- * whitespace and control characters (which the parser would silently strip or encode).
+ * An absolute http: or https: URL with a host (`scheme://authority...`), parseable by the WHATWG
+ * URL parser, and free of whitespace, control characters and backslashes (which the parser
+ * would silently strip, encode or turn into '/').
  */
 export function isAbsoluteHttpUrl(s: unknown): boolean {
   if (typeof s !== 'string' || s.length === 0) return false;
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(s)) return false;
-  if (!/^https?:\/\//i.test(s)) return false;
+  // The WHATWG parser is lenient where RFC 3986 is not: it reads 'https:///x' as host 'x' and
+  // a backslash as '/'. Require a non-empty authority right after '//' and no backslash.
+  if (!/^https?:\/\/[^/?#]/i.test(s) || s.includes('\\')) return false;
   let url: URL;
   try {
     url = new URL(s);
