@@ -28,8 +28,17 @@ export class RestClient {
     return new URL(rel, base).toString();
   }
 
-  async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<RestResponse> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...init.headers };
+  /**
+   * `omitConfiguredHeaders` leaves out the run's configured headers (--header/--rest-header),
+   * e.g. to show that the endpoint answers without credentials (spec 5.1).
+   */
+  async request(
+    method: string,
+    path: string,
+    init: { body?: string; headers?: Record<string, string>; omitConfiguredHeaders?: boolean } = {},
+  ): Promise<RestResponse> {
+    const configured = init.omitConfiguredHeaders ? {} : this.headers;
+    const headers: Record<string, string> = { accept: 'application/json', ...configured, ...init.headers };
     if (init.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
