@@ -217,3 +217,25 @@ function errorText(e: ErrorObject, data: unknown): string {
 export function formatErrors(errors: readonly ErrorObject[], data: unknown): string[] {
   return [...new Set(errors.map((e) => errorText(e, data)))];
 }
+
+// ---------------------------------------------------------------------------------------
+// Loading the schemas from other tools
+
+/**
+ * A resolver for @apidevtools/json-schema-ref-parser (and so swagger-parser) that serves the
+ * `$id` URIs under SCHEMA_BASE from `schemas/`. It is needed because that parser honours
+ * `$id`: a relative `$ref` inside list.json ('token.json') resolves against list.json's `$id`
+ * to https://conformance.local/schemas/token.json, a host that does not exist. Use it as
+ * `SwaggerParser.validate(file, { resolve: { conformance: localSchemaResolver } })`.
+ */
+export const localSchemaResolver = Object.freeze({
+  order: 1,
+  canRead(file: { url: string }): boolean {
+    return file.url.startsWith(SCHEMA_BASE);
+  },
+  read(file: { url: string }): string {
+    const name = decodeURIComponent(file.url.slice(SCHEMA_BASE.length).split('#')[0] ?? '');
+    if (!/^[A-Za-z0-9._-]+\.json$/.test(name)) throw new Error(`not a schema file: ${file.url}`);
+    return fs.readFileSync(path.join(SCHEMA_DIR, name), 'utf8');
+  },
+});
