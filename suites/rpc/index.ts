@@ -1,3 +1,19 @@
 import type { Check } from '../../src/harness/check';
+import { envelopeChecks } from './envelope';
+import { estimateGasChecks } from './estimate-gas';
+import { errorChecks } from './errors';
+import { receiptsChecks } from './get-block-receipts';
+import { codeChecks } from './get-code';
+import { transactionCountChecks } from './get-transaction-count';
+import { revertChecks } from './revert';
 
-export const checks: Check[] = [];
+/** The read-only JSON-RPC checks (spec 1.4, 4.2-4.6, 5.2, 7). */
+export const checks: Check[] = [
+  ...envelopeChecks,
+  ...transactionCountChecks,
+  ...codeChecks,
+  ...receiptsChecks,
+  ...estimateGasChecks,
+  ...revertChecks,
+  ...errorChecks,
+];

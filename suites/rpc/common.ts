@@ -1,0 +1,116 @@
+/**
+ * Plumbing shared by the JSON-RPC checks: the block-parameter table of spec 4.2, learning the
+ * head block number, reading a block to compare receipts with, and turning an answer into a
+ * result with a section-precise failure. The rules themselves live in the check files.
+ */
+import { fail, skip, type CheckContext } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { isHexQuantity } from '../../src/harness/formats';
+import { BLOCK_TAGS, toQuantity, type BlockTag } from '../../src/harness/hex';
+import type { RpcAnswer } from '../../src/harness/rpc';
+
+/**
+ * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
+ * number the checks use the current head (`head-number`), learned at run time.
+ */
+export type BlockParamKey = BlockTag | 'head-number';
+export const BLOCK_PARAM_KEYS: readonly BlockParamKey[] = [...BLOCK_TAGS, 'head-number'];
+
+/** A short phrase naming a block parameter in titles. */
+export function describeParam(key: BlockParamKey): string {
+  return key === 'head-number' ? 'the head block number as hex' : `"${key}"`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The head (latest sealed) block number. eth_blockNumber is not one of the four methods of the
+ * spec but a standard one; when it fails, `eth_getBlockByNumber("latest")` is asked instead.
+ * Neither method is judged here: when both fail the check cannot pick a number and skips.
+ */
+export async function headNumber(ctx: Pick<CheckContext, 'rpc' | 'note'>): Promise<bigint> {
+  const a = await ctx.rpc.call('eth_blockNumber', []);
+  if (a.http.status === 200 && isHexQuantity(a.result)) return BigInt(a.result as string);
+  const b = await ctx.rpc.call('eth_getBlockByNumber', ['latest', false]);
+  if (b.http.status === 200 && isRecord(b.result) && isHexQuantity(b.result.number)) {
+    ctx.note(`eth_blockNumber gave no hex quantity (${show(a.json ?? a.http.status)}); head taken from eth_getBlockByNumber("latest")`);
+    return BigInt(b.result.number as string);
+  }
+  skip('cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)');
+}
+
+/** The value to send for a block parameter key. */
+export async function blockParam(ctx: Pick<CheckContext, 'rpc' | 'note'>, key: BlockParamKey): Promise<string> {
+  if (key !== 'head-number') return key;
+  const n = await headNumber(ctx);
+  ctx.note(`block number used: ${toQuantity(n)} (${n})`);
+  return toQuantity(n);
+}
+
+/**
+ * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403)
+ * when it is not a successful JSON-RPC response. Same verdicts as RpcClient.result(), for the
+ * checks that need the answer itself (HTTP status, id) as well.
+ */
+export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
+  const { http } = answer;
+  if (http.status === 403 && section403) {
+    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
+  }
+  if (http.status !== 200) {
+    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+  }
+  if (!isRecord(answer.json)) {
+    fail(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
+  }
+  if (answer.hasError) {
+    fail(`${method} returned error ${show(answer.json.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
+  }
+  if (!answer.hasResult) {
+    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
+  }
+  return answer.result as T;
+}
+
+/** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */
+export interface BlockView {
+  number?: bigint;
+  hash?: string;
+  /** Transaction hashes, lower-cased. */
+  txs: string[];
+}
+
+/**
+ * Read a block with eth_getBlockByNumber(param, false). That method is not one of the spec's
+ * four, so an answer that is not a usable block object is "not offered" (undefined), never a
+ * verdict. A block without a number or hash (as some nodes show "pending") keeps them undefined.
+ */
+export async function readBlock(ctx: Pick<CheckContext, 'rpc'>, param: string): Promise<BlockView | undefined> {
+  const a = await ctx.rpc.call('eth_getBlockByNumber', [param, false]);
+  const b = a.http.status === 200 ? a.result : undefined;
+  if (!isRecord(b) || !Array.isArray(b.transactions)) return undefined;
+  const txs: string[] = [];
+  for (const t of b.transactions) {
+    if (typeof t === 'string') txs.push(t.toLowerCase());
+    else if (isRecord(t) && typeof t.hash === 'string') txs.push(t.hash.toLowerCase());
+    else return undefined;
+  }
+  return {
+    number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined,
+    hash: typeof b.hash === 'string' ? b.hash.toLowerCase() : undefined,
+    txs,
+  };
+}
+
+/** Same block in two reads: same number, same hash when shown, same transaction set. */
+export function sameBlock(a: BlockView, b: BlockView): boolean {
+  return a.number === b.number && a.hash === b.hash && sameSet(a.txs, b.txs);
+}
+
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return s.size === new Set(b).size && b.every((x) => s.has(x));
+}

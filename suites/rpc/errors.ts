@@ -1,0 +1,80 @@
+/**
+ * Malformed parameters and unknown blocks. Their error codes are "not shown" (spec 7 rule 2),
+ * so no code is required here. What is judged (required): the answer is still a JSON-RPC
+ * response (4.2) with the request id, and an error member, if any, carries an integer code and
+ * a string message (7: "beyond code, message and data ... not shown"). Whether the node answers
+ * an error at all is advisory: the spec does not say what a malformed or unknown input yields.
+ */
+import { check, fail, type Check, type CheckContext } from '../../src/harness/check';
+import { expectSchema, show } from '../../src/harness/expect';
+import { randomAddress, toQuantity } from '../../src/harness/hex';
+import type { RpcAnswer } from '../../src/harness/rpc';
+import { headNumber } from './common';
+
+/** Far beyond any head the run can reach. */
+const FUTURE_BLOCKS = 1_000_000n;
+
+interface Probe {
+  rule: string;
+  section: string;
+  what: string;
+  call(ctx: CheckContext, id: number): Promise<RpcAnswer>;
+}
+
+const PROBES: Probe[] = [
+  {
+    rule: 'malformed-address',
+    section: '4.5',
+    what: 'eth_getTransactionCount with a 2-byte address',
+    call: (ctx, id) => ctx.rpc.call('eth_getTransactionCount', ['0x1234', 'latest'], id),
+  },
+  {
+    rule: 'malformed-block',
+    section: '4.6',
+    what: 'eth_getCode with the block parameter "not-a-block"',
+    call: (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), 'not-a-block'], id),
+  },
+  {
+    rule: 'unknown-block',
+    section: '4.6',
+    what: 'eth_getCode at a block number a million blocks past the head',
+    call: async (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), toQuantity((await headNumber(ctx)) + FUTURE_BLOCKS)], id),
+  },
+];
+
+function envelopeCheck(p: Probe): Check {
+  return check({
+    id: `rpc.errors.${p.rule}.envelope`,
+    section: '4.2, 7',
+    level: 'required',
+    needs: ['rpc'],
+    title: `${p.what} is answered with a JSON-RPC response echoing the id (any error code)`,
+  }, async (ctx) => {
+    const id = 7001;
+    const answer = await p.call(ctx, id);
+    if (answer.json === undefined) {
+      fail(`${p.what}: HTTP ${answer.http.status} with a body that is not JSON (${answer.jsonError ?? 'empty'})`, { expected: 'a JSON-RPC response', actual: answer.http.text.slice(0, 200) });
+    }
+    expectSchema('jsonrpcResponse', answer.json, `the answer to ${p.what}`);
+    const got = (answer.json as { id: unknown }).id;
+    if (!Object.is(got, id)) fail(`${p.what}: request id ${id}, answer id ${show(got)}`, { section: '4.2', expected: id, actual: got });
+    if (answer.hasError) ctx.note(`error ${show(answer.error)} with HTTP ${answer.http.status} (codes are not shown, 7 rule 2)`);
+  });
+}
+
+function isErrorCheck(p: Probe): Check {
+  return check({
+    id: `rpc.errors.${p.rule}.is-error`,
+    section: `${p.section}, 7`,
+    level: 'advisory',
+    needs: ['rpc'],
+    title: `${p.what} is answered with a JSON-RPC error (any code), not a result`,
+  }, async (ctx) => {
+    const answer = await p.call(ctx, 7002);
+    if (!answer.hasError) {
+      fail(`${p.what} was answered without an error: ${show(answer.json ?? answer.http.text)}`, { expected: 'a JSON-RPC error (any code)', actual: answer.json ?? null });
+    }
+  });
+}
+
+export const errorChecks: Check[] = PROBES.flatMap((p) => [envelopeCheck(p), isErrorCheck(p)]);

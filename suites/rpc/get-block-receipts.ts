@@ -1,0 +1,157 @@
+/**
+ * Spec 4.3 (eth_getBlockReceipts) with every block parameter of 4.2, the receipt shape of 2.4,
+ * and the profile rule of 4.3 / 5.2 (HTTP 403 on public node addresses).
+ *
+ * The receipts are compared with the block itself, read with eth_getBlockByNumber(param,
+ * false) just before and just after: "one per transaction in the block" (4.3) is judged as
+ * set equality of transaction hashes (no order assumed), and every receipt's blockNumber must
+ * be the block's number. A tag can move between the reads (a block sealed in between); then
+ * the pairing is ambiguous and the attempt is repeated, at most ATTEMPTS times, before the
+ * check reports inconclusive.
+ */
+import { check, fail, inconclusive, skip, type Check, type CheckContext } from '../../src/harness/check';
+import { expectSchema, show } from '../../src/harness/expect';
+import { toQuantity } from '../../src/harness/hex';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, readBlock, resultOf, sameSet, type BlockParamKey, type BlockView } from './common';
+
+/** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
+export const ATTEMPTS = 3;
+
+/** The receipt fields of 2.4 the checks read (the schema guarantees their encodings). */
+interface Receipt {
+  transactionHash: string;
+  blockNumber: string;
+}
+
+const DEDICATED_403 = {
+  section: '4.3, 5.2',
+  hint: 'the method is refused, but this run uses --profile dedicated, where eth_getBlockReceipts must be served (4.3); if the target is a public node address, run with --profile public',
+};
+
+/** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
+async function getReceipts(ctx: CheckContext, param: string): Promise<Receipt[]> {
+  const result = resultOf('eth_getBlockReceipts', await ctx.rpc.call('eth_getBlockReceipts', [param]), DEDICATED_403);
+  if (!Array.isArray(result)) {
+    fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
+  }
+  result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, '2.4, 4.3'));
+  const receipts = result as Receipt[];
+  const numbers = new Set(receipts.map((r) => r.blockNumber));
+  if (numbers.size > 1) {
+    fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, { section: '4.3', expected: 'the receipts of one block', actual: [...numbers] });
+  }
+  return receipts;
+}
+
+function list(xs: string[], max = 5): string {
+  return xs.length <= max ? xs.join(', ') : `${xs.slice(0, max).join(', ')} and ${xs.length - max} more`;
+}
+
+/** One receipt per transaction of `block` (set equality of hashes), all numbered as the block. */
+function judgeAgainstBlock(param: string, receipts: Receipt[], block: BlockView): void {
+  const what = `eth_getBlockReceipts(${show(param)})`;
+  if (block.number !== undefined) {
+    const wrong = receipts.find((r) => BigInt(r.blockNumber) !== block.number);
+    if (wrong) {
+      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(block.number)}`, { section: '4.3', expected: toQuantity(block.number), actual: wrong.blockNumber });
+    }
+  }
+  const got = receipts.map((r) => r.transactionHash.toLowerCase());
+  const dup = got.filter((h, i) => got.indexOf(h) !== i);
+  if (dup.length > 0) fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
+  const missing = block.txs.filter((h) => !got.includes(h));
+  const extra = got.filter((h) => !block.txs.includes(h));
+  if (missing.length > 0 || extra.length > 0) {
+    const parts = [
+      missing.length ? `no receipt for ${missing.length} transaction(s) of the block: ${list(missing)}` : '',
+      extra.length ? `${extra.length} receipt(s) of transactions not in the block: ${list(extra)}` : '',
+    ].filter(Boolean);
+    fail(`${what}: ${parts.join('; ')} (block has ${block.txs.length} transaction(s), answer has ${receipts.length} receipt(s))`, {
+      section: '4.3',
+      expected: block.txs,
+      actual: got,
+    });
+  }
+}
+
+/**
+ * "pending" when the node does not show the pre-confirmed block with eth_getBlockByNumber:
+ * only the receipts' own consistency can be judged. The pre-confirmed block is the block being
+ * built on the head, number head+1; with head L1 read before and L2 after the call, a seal in
+ * between can make it anything up to L2+1. The spec does not state the pending block's number,
+ * so the check also accepts L1 (a node that shows the pre-confirmed transactions in the block
+ * numbered as the head); it fails only for a number below the head read before or beyond the
+ * block after the head read after, which cannot be "the current pre-confirmed block".
+ */
+function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext): void {
+  if (receipts.length === 0) {
+    ctx.note('no pre-confirmed receipts; eth_getBlockByNumber("pending") not offered, so only the shape was judged');
+    return;
+  }
+  const n = BigInt(receipts[0].blockNumber);
+  if (n < l1 || n > l2 + 1n) {
+    fail(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, but the head was ${toQuantity(l1)} before and ${toQuantity(l2)} after the call, so the pre-confirmed block is at most ${toQuantity(l2 + 1n)}`, {
+      section: '4.3',
+      expected: `${toQuantity(l1)}..${toQuantity(l2 + 1n)}`,
+      actual: receipts[0].blockNumber,
+    });
+  }
+  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within head ${toQuantity(l1)}..head+1 ${toQuantity(l2 + 1n)}`);
+}
+
+function receiptsAtBlock(key: BlockParamKey): Check {
+  return check({
+    id: `rpc.getBlockReceipts.block.${key}`,
+    section: '4.3, 4.2, 2.4',
+    level: 'required',
+    needs: ['rpc', 'profile:dedicated'],
+    title: `eth_getBlockReceipts at ${describeParam(key)} answers an array of receipts, one per transaction of that block`,
+  }, async (ctx) => {
+    const param = await blockParam(ctx, key);
+    const pending = key === 'pending';
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const l1 = pending ? await headNumber(ctx) : 0n;
+      const before = await readBlock(ctx, param);
+      const receipts = await getReceipts(ctx, param);
+      const after = await readBlock(ctx, param);
+      const l2 = pending ? await headNumber(ctx) : 0n;
+      if (!before || !after) {
+        if (pending) return judgePendingRange(receipts, l1, l2, ctx);
+        skip(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness cannot be judged`);
+      }
+      // The pre-confirmed block may show no hash, or one that is recomputed at each read:
+      // for "pending" the pairing rests on number and transaction set only.
+      const stable = before.number === after.number && sameSet(before.txs, after.txs) && (pending || before.hash === after.hash);
+      if (!stable) {
+        ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
+        continue;
+      }
+      judgeAgainstBlock(param, receipts, before);
+      ctx.note(`block ${before.number !== undefined ? toQuantity(before.number) : show(param)}: ${receipts.length} receipt(s) for ${before.txs.length} transaction(s)`);
+      return;
+    }
+    inconclusive(`block ${show(param)} changed between the reads around eth_getBlockReceipts in each of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile)`);
+  });
+}
+
+/** 4.3 and 5.2: on the public node addresses the method is refused with HTTP 403. */
+function public403(rule: string, param: string): Check {
+  return check({
+    id: `rpc.getBlockReceipts.${rule}`,
+    section: '4.3, 5.2, 7',
+    level: 'required',
+    needs: ['rpc', 'profile:public'],
+    title: `On a public node address, eth_getBlockReceipts(${show(param)}) is refused with HTTP 403`,
+  }, async (ctx) => {
+    const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param]);
+    if (http.status !== 403) {
+      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403 (if the target is a dedicated node, run with --profile dedicated)`, { expected: 403, actual: http.status });
+    }
+  });
+}
+
+export const receiptsChecks: Check[] = [
+  ...BLOCK_PARAM_KEYS.map(receiptsAtBlock),
+  public403('public-403', 'latest'),
+  public403('public-403-pending', 'pending'),
+];

@@ -1,0 +1,111 @@
+/**
+ * Spec 4.4 and 7: eth_estimateGas of a transaction that would revert answers JSON-RPC error
+ * -32000, message "execution reverted", and an optional `data` carrying the revert reason.
+ * The transaction is a contract creation whose init code reverts with Error("conformance").
+ * One rule per check: code, message, data; plus the error envelope itself (4.2, 7).
+ *
+ * Note: geth, reth and anvil answer code 3 here; the spec says -32000, and the check follows
+ * the spec (its failure names the code it saw).
+ */
+import { encodeErrorResult, type Hex } from 'viem';
+import { check, fail, skip, type CheckContext } from '../../src/harness/check';
+import { expectSchema, show } from '../../src/harness/expect';
+import { randomAddress } from '../../src/harness/hex';
+import type { RpcError } from '../../src/harness/rpc';
+import { revertingInitCode } from './revert-init-code';
+
+export const REVERT_REASON = 'conformance';
+
+/** The reason as the EVM returns it, encoded by viem (independent of the hand-assembled code). */
+export function expectedRevertData(reason = REVERT_REASON): Hex {
+  return encodeErrorResult({
+    abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }],
+    errorName: 'Error',
+    args: [reason],
+  });
+}
+
+function revertingEstimate(ctx: CheckContext, id?: number) {
+  return ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), data: revertingInitCode(REVERT_REASON) }], id);
+}
+
+/** The error object of the answer; fails when the node estimated instead of reporting the revert. */
+async function revertError(ctx: CheckContext): Promise<RpcError & Record<string, unknown>> {
+  const answer = await revertingEstimate(ctx);
+  const json = answer.json;
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    fail(`eth_estimateGas of a reverting deployment: body is not a JSON-RPC response (HTTP ${answer.http.status}): ${answer.jsonError ?? show(json)}`, { section: '4.2', expected: 'a JSON-RPC error object', actual: answer.jsonError ?? json });
+  }
+  if (answer.hasResult && !answer.hasError) {
+    fail(`eth_estimateGas of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`, { section: '4.4, 7', expected: 'error -32000 "execution reverted"', actual: json });
+  }
+  const error = (json as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) {
+    fail(`eth_estimateGas of a reverting deployment: no error object in ${show(json)}`, { section: '4.2, 7', expected: 'an error object with code, message', actual: json });
+  }
+  return error as RpcError & Record<string, unknown>;
+}
+
+const revertCode = check({
+  id: 'rpc.estimateGas.revert.code',
+  section: '4.4, 7',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'eth_estimateGas of a reverting transaction answers JSON-RPC error code -32000',
+}, async (ctx) => {
+  const error = await revertError(ctx);
+  if (error.code !== -32000) {
+    fail(`revert answered with error code ${show(error.code)}; spec 4.4 and 7 require -32000 (many clients, e.g. geth, reth and anvil, use 3 here)`, { expected: -32000, actual: error.code });
+  }
+});
+
+const revertMessage = check({
+  id: 'rpc.estimateGas.revert.message',
+  section: '4.4, 7',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'eth_estimateGas of a reverting transaction answers the message "execution reverted"',
+}, async (ctx) => {
+  const error = await revertError(ctx);
+  // Clients commonly append the decoded reason ("execution reverted: conformance"): the spec's
+  // message is accepted as a prefix.
+  if (typeof error.message !== 'string' || !error.message.startsWith('execution reverted')) {
+    fail(`revert answered with message ${show(error.message)}; expected "execution reverted" (optionally followed by the reason)`, { expected: 'execution reverted', actual: error.message });
+  }
+});
+
+const revertData = check({
+  id: 'rpc.estimateGas.revert.data',
+  section: '4.4, 7',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'When the revert error carries data, it is the ABI-encoded revert reason Error("conformance")',
+}, async (ctx) => {
+  const error = await revertError(ctx);
+  const expected = expectedRevertData();
+  if (!('data' in error) || error.data === undefined) {
+    // `data` is optional (4.4, 7): its absence is conformant.
+    ctx.note('the error carries no data member (optional in 4.4 and 7)');
+    return;
+  }
+  if (typeof error.data !== 'string' || error.data.toLowerCase() !== expected) {
+    fail(`revert error data ${show(error.data)} is not the revert reason Error("${REVERT_REASON}") = ${expected}`, { expected, actual: error.data });
+  }
+});
+
+const errorEnvelope = check({
+  id: 'rpc.envelope.error-response',
+  section: '4.2, 7',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'An error answer is a JSON-RPC response: jsonrpc "2.0", the request id, an error with integer code and string message',
+}, async (ctx) => {
+  const id = 4242;
+  const answer = await revertingEstimate(ctx, id);
+  expectSchema('jsonrpcResponse', answer.json ?? answer.jsonError, 'the answer to a reverting eth_estimateGas');
+  if (!answer.hasError) skip('the reverting eth_estimateGas was answered with a result, not an error (judged by rpc.estimateGas.revert.code)');
+  const json = answer.json as { id: unknown };
+  if (!Object.is(json.id, id)) fail(`id not echoed in the error answer: request id ${id}, answer id ${show(json.id)}`, { section: '4.2', expected: id, actual: json.id });
+});
+
+export const revertChecks = [revertCode, revertMessage, revertData, errorEnvelope];
