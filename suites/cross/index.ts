@@ -1,3 +1,5 @@
 import type { Check } from '../../src/harness/check';
+import { codeChecks } from './code';
 
-export const checks: Check[] = [];
+/** Checks that join the two interfaces: what the REST list says against what the chain holds. */
+export const checks: Check[] = [...codeChecks];

@@ -1,3 +1,8 @@
 import type { Check } from '../../src/harness/check';
+import { endpointChecks } from './endpoint';
+import { errorChecks } from './errors';
+import { fieldChecks } from './fields';
+import { valueChecks } from './values';
 
-export const checks: Check[] = [];
+/** REST checks (spec 2.1-2.3, 4.1, 5.1, 7): the endpoint, each field of each record, values, read-only and errors. */
+export const checks: Check[] = [...endpointChecks, ...fieldChecks, ...valueChecks, ...errorChecks];

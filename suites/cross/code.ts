@@ -1,0 +1,86 @@
+/**
+ * REST x JSON-RPC: each listed record is an ERC-20 token contract on the chain (1.1, 2.1
+ * contract_address: "Address of the ERC-20 token contract on the chain"), so eth_getCode (4.6)
+ * of its address is not "0x" ("0x" is the answer when there is no code, as for externally owned
+ * accounts). Only non-empty code is required: real deployments may show a stub (e.g. the
+ * one-byte 0xef) or a proxy, so the bytecode is not inspected for ERC-20 selectors.
+ */
+import { check, fail, skip, type Check, type CheckContext } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../rest/list';
+
+const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
+/** eth_getCode calls in flight at once: the list may be long, the node may rate-limit. */
+const PARALLEL = 4;
+
+interface Listed {
+  label: string;
+  /** Lower-cased: the case of an EIP-55 address is the REST check's business, not the node's. */
+  address: string;
+}
+
+/** The distinct listed addresses of the form 0x + 40 hex; skips when there are none. */
+async function listedAddresses(ctx: CheckContext): Promise<Listed[]> {
+  const tokens = await fetchList(ctx);
+  if (tokens.length === 0) skip(EMPTY_LIST);
+  const out = new Map<string, Listed>();
+  tokens.forEach((record, i) => {
+    const f = fieldOf(record, 'contract_address');
+    if ('missing' in f || typeof f.value !== 'string' || !ADDRESS_SHAPE.test(f.value)) return;
+    const address = f.value.toLowerCase();
+    if (!out.has(address)) out.set(address, { label: recordLabel(record, i), address });
+  });
+  if (out.size === 0) skip('no listed record has a contract_address of the form 0x + 40 hex digits (judged by rest.token.field.contract-address)');
+  const skipped = tokens.length - out.size;
+  if (skipped > 0) ctx.note(`${skipped} record(s) not asked about (duplicate or malformed contract_address, judged by the REST checks)`);
+  return [...out.values()];
+}
+
+function codeCheck(block: 'latest' | 'pending', section: string, why: string): Check {
+  return check(
+    {
+      id: `cross.token.has-code.${block}`,
+      section,
+      level: 'required',
+      needs: ['rest', 'rpc'],
+      title: `eth_getCode(contract_address, "${block}") is not "0x" for every listed token${why}`,
+    },
+    async (ctx) => {
+      const listed = await listedAddresses(ctx);
+      const empty: string[] = [];
+      const notString: { record: string; result: unknown }[] = [];
+      const queue = [...listed];
+      const worker = async (): Promise<void> => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          if (ctx.signal.aborted) return;
+          const code = await ctx.rpc.result('eth_getCode', [next.address, block]);
+          if (typeof code !== 'string') notString.push({ record: next.label, result: code });
+          else if (code === '0x') empty.push(next.label);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL, listed.length) }, worker));
+      if (ctx.signal.aborted) skip('stopped before every address was asked');
+      if (notString.length > 0) {
+        fail(`eth_getCode result is not a string for ${notString.map((n) => `${n.record}: ${show(n.result, 60)}`).join('; ')}`, {
+          section: '4.6',
+          expected: 'a hex string',
+          actual: notString,
+        });
+      }
+      if (empty.length > 0) {
+        fail(`${empty.length} of ${listed.length} listed token address(es) have no code at "${block}" (eth_getCode returned "0x"): ${empty.slice(0, 10).join(', ')}${empty.length > 10 ? ', …' : ''}`, {
+          expected: 'non-empty bytecode at every listed contract_address',
+          actual: empty,
+        });
+      }
+      ctx.note(`${listed.length} listed address(es) have code at "${block}"`);
+    },
+  );
+}
+
+export const codeChecks: Check[] = [
+  codeCheck('latest', '2.1, 4.6', ''),
+  // Pre-confirmed state is the sealed state plus the transactions accepted since (1.4, 4.6): a
+  // contract present at "latest" is present at "pending" too.
+  codeCheck('pending', '1.4, 2.1, 4.6', ' (pre-confirmed state includes the sealed state)'),
+];

@@ -1,0 +1,110 @@
+/**
+ * The REST interface is read-only (4.1 rule 1) and every answer other than the list's 200 is an
+ * application/json rpcStatus (4.1 "Any other status", 2.3, 7). Which status an error uses is not
+ * specified (7 rule 1): no check requires 404 or 405, only "not a success" and the body shape.
+ */
+import { randomBytes } from 'node:crypto';
+import { check, fail, inconclusive, skip, type Check } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { TransportError } from '../../src/harness/http';
+import type { RestResponse } from '../../src/harness/rest';
+import { validate } from '../../src/harness/schemas';
+import { LIST_PATH } from './list';
+
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type WriteMethod = (typeof WRITE_METHODS)[number];
+
+/** A write attempt on the list path. The body is an empty JSON object: nothing to store. */
+function attempt(ctx: Parameters<Check['run']>[0], method: WriteMethod): Promise<RestResponse> {
+  return ctx.rest.request(method, LIST_PATH, method === 'DELETE' ? {} : { body: '{}' });
+}
+
+function readOnlyCheck(method: WriteMethod): Check {
+  return check(
+    {
+      id: `rest.readonly.${method.toLowerCase()}`,
+      section: '4.1',
+      level: 'required',
+      needs: ['rest'],
+      title: `${method} ${LIST_PATH} does not succeed (the endpoint is read-only: any status but 2xx)`,
+    },
+    async (ctx) => {
+      let res: RestResponse;
+      try {
+        res = await attempt(ctx, method);
+      } catch (err) {
+        // No answer at all: whether the write took effect cannot be told.
+        if (err instanceof TransportError) inconclusive(`${method} ${LIST_PATH} got no HTTP answer (${err.message}); cannot tell whether it succeeded`);
+        throw err;
+      }
+      if (res.status >= 200 && res.status < 300) {
+        fail(`${method} ${LIST_PATH} succeeded with HTTP ${res.status}; the endpoint is read-only`, { expected: 'a status other than 2xx', actual: res.status });
+      }
+      ctx.note(`${method} answered HTTP ${res.status}`);
+    },
+  );
+}
+
+/** What is wrong with a non-200 answer under 4.1/2.3/7, or undefined when it is an application/json rpcStatus. */
+export function errorAnswerProblem(res: RestResponse): string | undefined {
+  const problems: string[] = [];
+  if (res.contentType !== 'application/json') problems.push(`Content-Type is ${show(res.headers['content-type'] ?? '(none)')}, not application/json`);
+  if (res.json === undefined) {
+    problems.push(`the body is not JSON (${res.jsonError ?? 'unparseable'}: ${show(res.text, 80)})`);
+  } else {
+    const verdict = validate('rpcStatus', res.json);
+    if (!verdict.valid) problems.push(`the body is not an rpcStatus: ${verdict.errors.slice(0, 4).join('; ')}`);
+  }
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+const ERROR_SHAPE = 'application/json body of shape rpcStatus {code: int32, message: string, details?: [{"@type": string, ...}]}';
+
+export const writeErrorsAreRpcStatus = check(
+  {
+    id: 'rest.error.write-methods',
+    section: '2.3, 4.1, 7',
+    level: 'required',
+    needs: ['rest'],
+    title: `every non-200 answer to POST/PUT/PATCH/DELETE ${LIST_PATH} is an application/json rpcStatus`,
+  },
+  async (ctx) => {
+    const problems: { method: string; status: number; problem: string }[] = [];
+    const judged: string[] = [];
+    for (const method of WRITE_METHODS) {
+      const res = await attempt(ctx, method);
+      if (res.status === 200) continue; // 200 is the list's answer; the read-only checks judge a successful write
+      judged.push(`${method} ${res.status}`);
+      const problem = errorAnswerProblem(res);
+      if (problem) problems.push({ method, status: res.status, problem });
+    }
+    if (problems.length > 0) {
+      fail(`${problems.length} error answer(s) are not an application/json rpcStatus: ${problems.map((p) => `${p.method} -> HTTP ${p.status}: ${p.problem}`).join(' | ')}`, {
+        expected: ERROR_SHAPE,
+        actual: problems,
+      });
+    }
+    if (judged.length === 0) skip('every write method answered HTTP 200: no error answer to judge');
+    ctx.note(`judged: ${judged.join(', ')}`);
+  },
+);
+
+export const unknownPathErrorIsRpcStatus = check(
+  {
+    id: 'rest.error.unknown-path',
+    section: '2.3, 4.1, 7',
+    level: 'required',
+    needs: ['rest'],
+    title: 'the error answer to GET of an unknown path under /v1 is an application/json rpcStatus (any error status)',
+  },
+  async (ctx) => {
+    const path = `/v1/tokenized-stocks-does-not-exist-${randomBytes(6).toString('hex')}`;
+    const res = await ctx.rest.get(path);
+    if (res.status === 200) skip(`GET ${path} answered HTTP 200: no error answer to judge`);
+    const problem = errorAnswerProblem(res);
+    if (problem) fail(`GET ${path} -> HTTP ${res.status}: ${problem}`, { expected: ERROR_SHAPE, actual: { status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? res.text.slice(0, 200) } });
+    ctx.note(`GET ${path} answered HTTP ${res.status} with an rpcStatus`);
+  },
+);
+
+export const errorChecks: Check[] = [...WRITE_METHODS.map(readOnlyCheck), writeErrorsAreRpcStatus, unknownPathErrorIsRpcStatus];

@@ -1,0 +1,290 @@
+/**
+ * Spec 2.1, the values of a record beyond their JSON type (which fields.ts judges): ranges,
+ * scale, uniqueness and time. Each check is one rule over every record; a record whose field has
+ * the wrong type is left to the field check and noted here, never passed or failed twice.
+ */
+import { check, fail, skip, type Check } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
+import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from './list';
+
+const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
+
+export const addressUnique = check(
+  {
+    id: 'rest.token.contract-address.unique',
+    section: '2.1, 2.2',
+    level: 'required',
+    needs: ['rest'],
+    title: 'no two records share a contract_address (compared case-insensitively: EIP-55 case is not part of the address)',
+  },
+  async (ctx) => {
+    const tokens = await fetchList(ctx);
+    if (tokens.length === 0) skip(EMPTY_LIST);
+    const seen = new Map<string, string[]>();
+    let judged = 0;
+    tokens.forEach((record, i) => {
+      const f = fieldOf(record, 'contract_address');
+      if ('missing' in f || typeof f.value !== 'string' || !ADDRESS_SHAPE.test(f.value)) return;
+      judged++;
+      const key = f.value.toLowerCase();
+      seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i)]);
+    });
+    if (judged === 0) skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
+    const dups = [...seen.entries()].filter(([, where]) => where.length > 1);
+    if (dups.length > 0) {
+      fail(`${dups.length} contract_address value(s) listed more than once: ${dups.slice(0, 10).map(([a, where]) => `${a} in ${where.join(', ')}`).join('; ')}`, {
+        expected: 'each contract_address at most once',
+        actual: dups.slice(0, 50).map(([address, records]) => ({ address, records })),
+      });
+    }
+    ctx.note(`${judged} address(es) compared, all distinct`);
+  },
+);
+
+/**
+ * decimals is the ERC-20 token's decimals (1.1: each record is an ERC-20 token; 2.1: "Number of
+ * decimals used by the token"), which ERC-20 defines as uint8: an integer 0..255.
+ */
+export const decimalsRange = check(
+  {
+    id: 'rest.token.decimals.range',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'decimals is within 0..255 (the ERC-20 decimals, a uint8)',
+  },
+  (ctx) =>
+    judgeRecords(ctx, { expected: 'decimals is an integer 0..255' }, (record) => {
+      const f = numberField(record, 'decimals');
+      if ('verdict' in f) return f.verdict;
+      if (!Number.isInteger(f.n)) return cannotJudge(`decimals is not an integer (${f.n}; judged by rest.token.field.decimals)`);
+      return f.n >= 0 && f.n <= 255 ? OK : bad('decimals is outside 0..255', f.n);
+    }),
+);
+
+/** A finite number at least `min` (or above it, when `strict`). */
+function numberAtLeast(field: string, min: number, strict: boolean) {
+  return (record: unknown): Judgement => {
+    const f = numberField(record, field);
+    if ('verdict' in f) return f.verdict;
+    if (!Number.isFinite(f.n)) return bad(`${field} is not a finite number`, f.n);
+    const ok = strict ? f.n > min : f.n >= min;
+    return ok ? OK : bad(`${field} is ${strict ? 'not greater than' : 'less than'} ${min}`, f.n);
+  };
+}
+
+export const totalSupplyNonNegative = check(
+  {
+    id: 'rest.token.total-supply.non-negative',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'total_supply is a finite number >= 0 (a token-unit amount)',
+  },
+  (ctx) => judgeRecords(ctx, { expected: 'total_supply is finite and >= 0' }, numberAtLeast('total_supply', 0, false)),
+);
+
+export const multiplierPositive = check(
+  {
+    id: 'rest.token.multiplier.positive',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'multiplier is a finite number > 0 (shares = total_supply * multiplier; 1.0 means no adjustment)',
+  },
+  (ctx) => judgeRecords(ctx, { expected: 'multiplier is finite and > 0' }, numberAtLeast('multiplier', 0, true)),
+);
+
+/**
+ * 2.1: multiplier is "adjusted for an 18-decimal fixed-point scale. 1.0 means no adjustment".
+ * A server that forgets the adjustment lists the raw onchain value, 1e18 for "no adjustment".
+ * The threshold 1e9 is the geometric midpoint between 1 (normalised, no adjustment) and 1e18
+ * (raw, no adjustment): a normalised multiplier of 1e9 would mean a billion shares per token
+ * unit, far beyond any cumulative split or dividend adjustment, while a raw value below 1e9
+ * would stand for a normalised factor below 1e-9. So >= 1e9 is taken as the raw fixed-point
+ * value, and the failure says what the normalised value would have been.
+ */
+export const RAW_MULTIPLIER_THRESHOLD = 1e9;
+
+export const multiplierNormalized = check(
+  {
+    id: 'rest.token.multiplier.normalized',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'multiplier is the 18-decimal fixed-point value already adjusted (1.0 = no adjustment), not the raw 1e18-scaled integer',
+  },
+  (ctx) =>
+    judgeRecords(ctx, { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)` }, (record) => {
+      const f = numberField(record, 'multiplier');
+      if ('verdict' in f) return f.verdict;
+      if (!Number.isFinite(f.n)) return cannotJudge('multiplier is not finite (judged by rest.token.multiplier.positive)');
+      return f.n < RAW_MULTIPLIER_THRESHOLD
+        ? OK
+        : bad(`multiplier looks like the raw 18-decimal fixed-point value, not adjusted (adjusted it would be ${f.n / 1e18})`, f.n);
+    }),
+);
+
+// int64 bounds as doubles. JSON numbers are parsed to doubles, so 2^63 - 1 arrives as 2^63:
+// the upper bound is inclusive of 2^63 to never fail a value the server sent in range.
+const INT64_MAX_AS_DOUBLE = 2 ** 63;
+const INT64_MIN = -(2 ** 63);
+
+/**
+ * Judge every element of paused_features (when it is an array) with `element`, which returns
+ * what is wrong, or undefined when the element is fine. Elements that are not integers are the
+ * field check's rule (rest.token.field.paused-features): a record holding one is not judged here
+ * unless another element breaks this rule.
+ */
+function eachPausedFeature(element: (v: number) => string | undefined) {
+  return (record: unknown): Judgement => {
+    const f = fieldOf(record, 'paused_features');
+    if ('missing' in f) return f.missing;
+    if (!Array.isArray(f.value)) return cannotJudge(`paused_features is not an array (${show(f.value, 60)})`);
+    const items: unknown[] = f.value;
+    const wrong = items.flatMap((v, i) => {
+      const why = typeof v === 'number' && Number.isInteger(v) ? element(v) : undefined;
+      return why === undefined ? [] : [`paused_features[${i}] ${why}`];
+    });
+    if (wrong.length > 0) return bad(wrong.join(', '), f.value);
+    const notInteger = items.findIndex((v) => typeof v !== 'number' || !Number.isInteger(v));
+    if (notInteger >= 0) return cannotJudge(`paused_features[${notInteger}] is not an integer (${show(items[notInteger], 40)})`);
+    return OK;
+  };
+}
+
+export const pausedFeaturesInt64 = check(
+  {
+    id: 'rest.token.paused-features.int64-range',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'every paused_features value is an integer within the int64 range',
+  },
+  (ctx) =>
+    judgeRecords(
+      ctx,
+      { expected: 'every paused_features element is an integer in the int64 range' },
+      eachPausedFeature((v) => (v < INT64_MIN || v > INT64_MAX_AS_DOUBLE ? `is outside the int64 range (${v})` : undefined)),
+    ),
+);
+
+/**
+ * Advisory: 2.1 types paused_features as int64 and leaves the meanings unshown (rule 3); it
+ * does not forbid negative values. A negative feature flag is unusual (contracts number their
+ * features from 0) and worth a look, but not a violation of a stated rule.
+ */
+export const pausedFeaturesNonNegative = check(
+  {
+    id: 'rest.token.paused-features.non-negative',
+    section: '2.1',
+    level: 'advisory',
+    needs: ['rest'],
+    title: 'paused_features holds no negative flag values (advisory: int64 allows them, but flags are numbered from 0)',
+  },
+  (ctx) =>
+    judgeRecords(
+      ctx,
+      { expected: 'every paused_features element is >= 0' },
+      eachPausedFeature((v) => (v < 0 ? `is negative (${v})` : undefined)),
+    ),
+);
+
+export const navPriceNonNegative = check(
+  {
+    id: 'rest.token.nav-price.non-negative',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'nav_price is a finite number >= 0 (a NAV/reference value)',
+  },
+  (ctx) => judgeRecords(ctx, { expected: 'nav_price is finite and >= 0' }, numberAtLeast('nav_price', 0, false)),
+);
+
+/** nav_price_updated_at as a Date, or a cannot-judge verdict (the format is fields.ts's rule). */
+function updatedAt(record: unknown): { at: Date; raw: string } | { verdict: Judgement } {
+  const f = fieldOf(record, 'nav_price_updated_at');
+  if ('missing' in f) return { verdict: f.missing };
+  const at = parseRfc3339(f.value);
+  if (!at) return { verdict: cannotJudge(`nav_price_updated_at is not an RFC 3339 date-time (${show(f.value, 60)})`) };
+  return { at, raw: f.value as string };
+}
+
+function duration(sec: number): string {
+  const s = Math.round(sec);
+  if (Math.abs(s) < 120) return `${s} s`;
+  if (Math.abs(s) < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+export const navUpdatedNotFuture = check(
+  {
+    id: 'rest.token.nav-price-updated-at.not-future',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'nav_price_updated_at (the time of the last onchain update) is not later than now, within the clock-skew allowance',
+  },
+  async (ctx) => {
+    const skew = ctx.settings.clockSkewSec;
+    await judgeRecords(ctx, { expected: `nav_price_updated_at <= now + ${skew} s (clock-skew allowance)` }, (record) => {
+      const t = updatedAt(record);
+      if ('verdict' in t) return t.verdict;
+      const aheadSec = (t.at.getTime() - Date.now()) / 1000;
+      return aheadSec <= skew ? OK : bad(`nav_price_updated_at is ${duration(aheadSec)} in the future (allowance ${skew} s, now ${new Date().toISOString()})`, t.raw);
+    });
+  },
+);
+
+/** Advisory: the spec sets no staleness bound (2.1 rules 1-2, 8); the consumer chooses one. */
+export const navUpdatedMaxAge = check(
+  {
+    id: 'rest.token.nav-price-updated-at.max-age',
+    section: '2.1',
+    level: 'advisory',
+    needs: ['rest'],
+    title: 'nav_price_updated_at is no older than your --nav-max-age (advisory: the spec leaves staleness bounds to consumers)',
+  },
+  async (ctx) => {
+    const maxAge = ctx.settings.navMaxAgeSec;
+    if (maxAge === undefined) skip('no --nav-max-age given');
+    await judgeRecords(ctx, { expected: `nav_price_updated_at no older than ${duration(maxAge)} (--nav-max-age)` }, (record) => {
+      const t = updatedAt(record);
+      if ('verdict' in t) return t.verdict;
+      const ageSec = (Date.now() - t.at.getTime()) / 1000;
+      return ageSec <= maxAge ? OK : bad(`nav_price was last updated ${duration(ageSec)} ago, beyond --nav-max-age ${duration(maxAge)} (feeds pause outside market hours, 2.1 rule 1)`, t.raw);
+    });
+  },
+);
+
+export const iconUrlHttp = check(
+  {
+    id: 'rest.token.icon-url.http',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest'],
+    title: 'icon_url is an absolute http(s) URL (not fetched)',
+  },
+  (ctx) =>
+    judgeRecords(ctx, { expected: 'icon_url is an absolute http: or https: URL with a host' }, (record) => {
+      const f = fieldOf(record, 'icon_url');
+      if ('missing' in f) return f.missing;
+      if (typeof f.value !== 'string') return cannotJudge(`icon_url is not a string (${show(f.value, 60)})`);
+      return isAbsoluteHttpUrl(f.value) ? OK : bad('icon_url is not an absolute http(s) URL', f.value);
+    }),
+);
+
+export const valueChecks: Check[] = [
+  addressUnique,
+  decimalsRange,
+  totalSupplyNonNegative,
+  multiplierPositive,
+  multiplierNormalized,
+  pausedFeaturesInt64,
+  pausedFeaturesNonNegative,
+  navPriceNonNegative,
+  navUpdatedNotFuture,
+  navUpdatedMaxAge,
+  iconUrlHttp,
+];
