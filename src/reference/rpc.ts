@@ -1,0 +1,117 @@
+// Minimal JSON-RPC plumbing to the anvil node: a raw client, and the lock-aware view that
+// everything outside the pre-confirmation critical sections uses.
+import { RwLock } from './lock';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: Json;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: Json;
+  result?: Json;
+  error?: JsonRpcError;
+}
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Json,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+const UPSTREAM_TIMEOUT_MS = 30_000;
+
+/** Talks to anvil directly, without the lock. Only code holding the lock should use it. */
+export class AnvilRpc {
+  private nextId = 1;
+
+  constructor(readonly url: string) {}
+
+  /**
+   * Sends one request and returns anvil's response object. The upstream id is our own (the
+   * caller restores the client's), so odd client ids and notifications cannot confuse anvil.
+   */
+  async forward(request: { method: string; params?: Json }): Promise<JsonRpcResponse> {
+    const body: Record<string, Json> = { jsonrpc: '2.0', id: this.nextId++, method: request.method };
+    if (request.params !== undefined) body.params = request.params;
+    return (await this.post(body)) as JsonRpcResponse;
+  }
+
+  async call<T = Json>(method: string, params: Json[] = []): Promise<T> {
+    return unwrap(await this.forward({ method, params })) as T;
+  }
+
+  /** One HTTP round trip for many calls; throws the first error. */
+  async batch<T = Json>(calls: Array<[method: string, params: Json[]]>): Promise<T[]> {
+    return (await this.batchResponses(calls)).map((res) => unwrap(res) as T);
+  }
+
+  /** One HTTP round trip for many calls (anvil runs them in order); answers in call order. */
+  async batchResponses(calls: Array<[method: string, params: Json[]]>): Promise<JsonRpcResponse[]> {
+    if (calls.length === 0) return [];
+    const first = this.nextId;
+    this.nextId += calls.length;
+    const body = calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: first + i, method, params }));
+    const answers = (await this.post(body)) as JsonRpcResponse[];
+    if (!Array.isArray(answers)) throw new RpcError(-32603, 'upstream answered a batch with a non-array');
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    return calls.map((_, i) => {
+      const res = byId.get(first + i);
+      if (!res) throw new RpcError(-32603, 'upstream dropped a batch answer');
+      return res;
+    });
+  }
+
+  private async post(body: unknown): Promise<unknown> {
+    const res = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RpcError(-32603, `upstream answered HTTP ${res.status} with non-JSON: ${text.slice(0, 200)}`);
+    }
+  }
+}
+
+function unwrap(res: JsonRpcResponse): Json {
+  if (res.error) throw new RpcError(res.error.code, res.error.message, res.error.data);
+  return res.result ?? null;
+}
+
+/** The shared view of anvil: every request waits while a pre-confirmation step holds the lock. */
+export class Upstream {
+  readonly lock = new RwLock();
+
+  constructor(readonly raw: AnvilRpc) {}
+
+  forward(request: { method: string; params?: Json }): Promise<JsonRpcResponse> {
+    return this.lock.shared(() => this.raw.forward(request));
+  }
+
+  call<T = Json>(method: string, params: Json[] = []): Promise<T> {
+    return this.lock.shared(() => this.raw.call<T>(method, params));
+  }
+
+  batch<T = Json>(calls: Array<[string, Json[]]>): Promise<T[]> {
+    return this.lock.shared(() => this.raw.batch<T>(calls));
+  }
+
+  /** Runs fn alone: no other upstream request is in flight or starts until it returns. */
+  exclusive<T>(fn: (raw: AnvilRpc) => Promise<T>): Promise<T> {
+    return this.lock.exclusive(() => fn(this.raw));
+  }
+}
