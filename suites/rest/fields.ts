@@ -56,7 +56,7 @@ function fieldCheck(field: string): Check {
         if ('missing' in f) return bad(`${field} is missing`, record);
         const verdict = validateRef(ref, f.value);
         if (verdict.valid) return OK;
-        return bad(`${field} is not ${type}${hint(field, f.value)} [${verdict.errors.join('; ')}]`, f.value);
+        return bad(`${field} is not of type ${type}${hint(field, f.value)} [${verdict.errors.join('; ')}]`, f.value);
       }),
   );
 }

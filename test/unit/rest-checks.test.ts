@@ -1,0 +1,297 @@
+/**
+ * The REST and cross checks can fail, and pass only on conformant answers: each test serves a
+ * small target from a loopback HTTP server (node:http) and runs the real checks through
+ * runChecks, asserting each verdict.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getAddress } from 'viem';
+import type { Check } from '../../src/harness/check';
+import { Redactor } from '../../src/harness/redact';
+import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
+import { checks as crossChecks } from '../../suites/cross';
+import { checks as restChecks } from '../../suites/rest';
+import { EMPTY_LIST } from '../../suites/rest/list';
+
+// ---- a tiny target ---------------------------------------------------------------------
+
+interface Answer {
+  status: number;
+  contentType?: string;
+  body: string;
+}
+type Handler = (req: { method: string; path: string; headers: http.IncomingHttpHeaders; body: string }) => Answer;
+
+const seen: { method: string; path: string; headers: http.IncomingHttpHeaders }[] = [];
+let handler: Handler = () => json(500, { code: 13, message: 'no handler', details: [] });
+let server: http.Server;
+let url: string;
+
+function json(status: number, value: unknown, contentType = 'application/json'): Answer {
+  return { status, contentType, body: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      seen.push({ method: req.method ?? '', path, headers: req.headers });
+      const a = handler({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(a.status, a.contentType ? { 'content-type': a.contentType } : {});
+      res.end(a.body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const rpcStatus = (code: number, message: string) => ({ code, message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'X' }] });
+
+/** A target: the list at /v1/tokenized-stocks, rpcStatus errors elsewhere, optional JSON-RPC at /rpc. */
+function target(opts: {
+  list: () => Answer;
+  write?: (method: string) => Answer;
+  unknown?: () => Answer;
+  requireKey?: string;
+  code?: (address: string, block: string) => unknown;
+}): Handler {
+  return ({ method, path, headers, body }) => {
+    if (path === '/rpc' && opts.code) {
+      const call = JSON.parse(body) as { id: number; method: string; params: string[] };
+      if (call.method !== 'eth_getCode') return json(200, { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } });
+      return json(200, { jsonrpc: '2.0', id: call.id, result: opts.code(call.params[0], call.params[1]) });
+    }
+    if (opts.requireKey && headers['x-api-key'] !== opts.requireKey) return json(401, rpcStatus(16, 'missing API key'));
+    if (path === '/v1/tokenized-stocks') {
+      if (method === 'GET') return opts.list();
+      return opts.write ? opts.write(method) : json(405, rpcStatus(12, 'method not allowed'), 'application/json; charset=utf-8');
+    }
+    return opts.unknown ? opts.unknown() : json(404, rpcStatus(5, 'not found'));
+  };
+}
+
+// ---- records ---------------------------------------------------------------------------
+
+const ISINS = ['US0378331005', 'US5949181045', 'US88160R1014', 'US02079K3059'];
+const address = (n: number) => getAddress(`0x${(0xabcdef0000 + n).toString(16).padStart(40, '7')}`);
+
+function record(n: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    contract_address: address(n),
+    symbol: `TK${n}x`,
+    name: `Token ${n} Inc.`,
+    decimals: 18,
+    icon_url: `https://icons.example.com/${n}.png`,
+    total_supply: 1000.5 * (n + 1),
+    isin: ISINS[n % ISINS.length],
+    multiplier: 1.0,
+    paused_features: [],
+    nav_price: 187.25,
+    nav_price_updated_at: new Date(Date.now() - 3_600_000).toISOString(),
+    ...over,
+  };
+}
+
+const listOf = (tokens: unknown[], extra: Record<string, unknown> = {}) => () => json(200, { tokens, ...extra });
+
+// ---- running ---------------------------------------------------------------------------
+
+function env(over: Partial<RunEnv> = {}, settings: Partial<RunEnv['settings']> = {}): RunEnv {
+  return {
+    baseUrl: url,
+    restHeaders: {},
+    rpcHeaders: {},
+    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...settings },
+    redactor: new Redactor(),
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+async function run(h: Handler, checks: Check[] = restChecks, e: RunEnv = env()): Promise<Record<string, CheckResult>> {
+  handler = h;
+  const results = await runChecks(checks, e, { concurrency: 4 });
+  return Object.fromEntries(results.map((r) => [r.id, r]));
+}
+
+const statuses = (by: Record<string, CheckResult>) => Object.fromEntries(Object.values(by).map((r) => [r.id, r.status]));
+
+// ---- tests -----------------------------------------------------------------------------
+
+describe('REST checks against a conformant target', () => {
+  it('pass with reordered records and keys, extra fields, a lowercase address, a +00:00 offset and charset', async () => {
+    const reversedKeys = Object.fromEntries(Object.entries(record(1)).reverse());
+    const tokens = [
+      record(3, { extra_field: { nested: true } }),
+      reversedKeys,
+      record(0, { contract_address: address(0).toLowerCase(), nav_price_updated_at: '2024-01-02T15:04:05.123+00:00', paused_features: [0, 2, 7] }),
+      record(2, { multiplier: 1.0523, decimals: 6, nav_price: 0 }),
+    ];
+    const by = await run(target({ list: () => json(200, { tokens, next_page_token: '' }, 'application/json; charset=utf-8') }));
+    const notPassed = Object.values(by).filter((r) => r.status !== 'passed');
+    expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'no --nav-max-age given']]);
+    expect(restChecks.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('report the per-record checks skipped (not passed) on an empty list, which is itself valid', async () => {
+    const by = await run(target({ list: listOf([]) }));
+    for (const id of ['rest.list.status-200', 'rest.list.content-type', 'rest.list.tokens-array', 'rest.list.schema', 'rest.list.no-credentials', 'rest.readonly.post', 'rest.error.unknown-path']) {
+      expect([id, by[id].status]).toEqual([id, 'passed']);
+    }
+    const perRecord = Object.values(by).filter((r) => r.id.startsWith('rest.token.') && r.id !== 'rest.token.nav-price-updated-at.max-age');
+    expect(perRecord.length).toBeGreaterThanOrEqual(15);
+    for (const r of perRecord) expect([r.id, r.status, r.reason]).toEqual([r.id, 'skipped', EMPTY_LIST]);
+  });
+});
+
+describe('REST checks against a broken target', () => {
+  it('fail each broken rule, naming the record and the value, and pass the rules that hold', async () => {
+    const dup = address(1);
+    const tokens = [
+      record(0, { isin: 'US0378331006' }), // check digit should be 5
+      record(1, { multiplier: 1e18 }), // the raw fixed-point value
+      record(2, { contract_address: dup.toLowerCase() }), // same address as record 1, other case
+    ];
+    const by = await run(
+      target({
+        list: listOf(tokens),
+        write: (method) => (method === 'POST' ? json(200, { tokens: [] }) : json(405, rpcStatus(12, 'read-only'))),
+        unknown: () => ({ status: 404, contentType: 'text/html', body: '<html><body>Not Found</body></html>' }),
+      }),
+    );
+    expect(statuses(by)).toMatchObject({
+      'rest.token.field.isin': 'failed',
+      'rest.token.multiplier.normalized': 'failed',
+      'rest.token.contract-address.unique': 'failed',
+      'rest.error.unknown-path': 'failed',
+      'rest.readonly.post': 'failed',
+      'rest.list.schema': 'failed',
+      // what holds still passes
+      'rest.readonly.put': 'passed',
+      'rest.readonly.delete': 'passed',
+      'rest.error.write-methods': 'passed',
+      'rest.list.status-200': 'passed',
+      'rest.list.tokens-array': 'passed',
+      'rest.token.field.symbol': 'passed',
+      'rest.token.field.multiplier': 'passed',
+      'rest.token.multiplier.positive': 'passed',
+      'rest.token.decimals.range': 'passed',
+    });
+    expect(by['rest.token.field.isin'].reason).toMatch(/tokens\[0\] \(0x[0-9a-fA-F]{40}\).*check digit is wrong \(US0378331005 would be valid\).*"US0378331006"/);
+    expect(by['rest.token.multiplier.normalized'].reason).toMatch(/tokens\[1\].*raw 18-decimal.*adjusted it would be 1\).*1000000000000000000/);
+    expect(by['rest.token.contract-address.unique'].reason).toContain(`${dup.toLowerCase()} in tokens[1] (${dup}), tokens[2] (${dup.toLowerCase()})`);
+    expect(by['rest.error.unknown-path'].reason).toMatch(/HTTP 404: Content-Type is "text\/html", not application\/json; the body is not JSON/);
+    expect(by['rest.readonly.post']).toMatchObject({ failedSection: undefined, section: '4.1', actual: 200 });
+    expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
+  });
+
+  it('fail the envelope check (2.2) when tokens is not an array, and every per-record check with it', async () => {
+    const by = await run(target({ list: listOf([], { tokens: { a: record(0) } }) }));
+    expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed', failedSection: '2.2' });
+    expect(by['rest.token.field.isin']).toMatchObject({ status: 'failed', failedSection: '2.2' });
+    expect(by['rest.list.status-200'].status).toBe('passed');
+  });
+
+  it('fail the media type (4.1) of a 200 list served as text/plain', async () => {
+    const by = await run(target({ list: () => json(200, { tokens: [record(0)] }, 'text/plain') }));
+    expect(by['rest.list.content-type']).toMatchObject({ status: 'failed', section: '4.1' });
+    expect(by['rest.list.status-200'].status).toBe('passed');
+  });
+
+  it('judge values: decimals range, negative supply and NAV, future timestamp, non-http icon, int64 and negative flags', async () => {
+    const tokens = [
+      record(0, { decimals: 300, total_supply: -1, paused_features: [1e19] }),
+      record(1, { nav_price: -0.5, icon_url: 'ftp://icons.example.com/1.png', paused_features: [-3] }),
+      record(2, { nav_price_updated_at: new Date(Date.now() + 3_600_000).toISOString(), multiplier: 0 }),
+    ];
+    const by = await run(target({ list: listOf(tokens) }));
+    expect(statuses(by)).toMatchObject({
+      'rest.token.decimals.range': 'failed',
+      'rest.token.total-supply.non-negative': 'failed',
+      'rest.token.nav-price.non-negative': 'failed',
+      'rest.token.nav-price-updated-at.not-future': 'failed',
+      'rest.token.icon-url.http': 'failed',
+      'rest.token.paused-features.int64-range': 'failed',
+      'rest.token.paused-features.non-negative': 'failed',
+      'rest.token.multiplier.positive': 'failed',
+      'rest.token.multiplier.normalized': 'passed',
+      'rest.token.field.nav-price-updated-at': 'passed',
+    });
+    expect(by['rest.token.paused-features.non-negative'].level).toBe('advisory');
+    expect(by['rest.token.decimals.range'].reason).toMatch(/tokens\[0\] .*decimals is outside 0\.\.255 \(got 300\)/);
+    expect(by['rest.token.nav-price-updated-at.not-future'].reason).toMatch(/tokens\[2\] .*60 min in the future/);
+  });
+
+  it('leave a wrongly typed value to its field check instead of failing the value rules too', async () => {
+    const by = await run(target({ list: listOf([record(0, { decimals: '18', multiplier: '1.0' }), record(1)]) }));
+    expect(statuses(by)).toMatchObject({
+      'rest.token.field.decimals': 'failed',
+      'rest.token.field.multiplier': 'failed',
+      'rest.token.decimals.range': 'passed',
+      'rest.token.multiplier.normalized': 'passed',
+    });
+    expect(by['rest.token.decimals.range'].notes?.join(' ')).toMatch(/1 of 2 records not judged/);
+  });
+
+  it('apply --nav-max-age as an advisory staleness bound', async () => {
+    const tokens = [record(0, { nav_price_updated_at: new Date(Date.now() - 2 * 86_400_000).toISOString() }), record(1)];
+    const by = await run(target({ list: listOf(tokens) }), restChecks, env({}, { navMaxAgeSec: 36 * 3600 }));
+    expect(by['rest.token.nav-price-updated-at.max-age']).toMatchObject({ status: 'failed', level: 'advisory' });
+    expect(by['rest.token.nav-price-updated-at.max-age'].reason).toMatch(/tokens\[0\] .*48\.0 h ago/);
+    expect(by['rest.token.nav-price-updated-at.not-future'].status).toBe('passed');
+  });
+});
+
+describe('rest.list.no-credentials (5.1)', () => {
+  const only = restChecks.filter((c) => c.id === 'rest.list.no-credentials' || c.id === 'rest.list.status-200');
+
+  it('sends none of the configured headers, and fails when the list needs a key', async () => {
+    const by = await run(target({ list: listOf([record(0)]), requireKey: 'sekrit-key-1' }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    expect(by['rest.list.status-200'].status).toBe('passed'); // with the configured key
+    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: 401 });
+    const anonymous = seen.filter((s) => s.headers['x-api-key'] === undefined);
+    expect(anonymous).toHaveLength(1);
+    expect(anonymous[0].headers.accept).toBe('application/json');
+  });
+
+  it('passes when the list answers without a key', async () => {
+    const by = await run(target({ list: listOf([record(0)]) }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    expect(by['rest.list.no-credentials'].status).toBe('passed');
+  });
+});
+
+describe('cross checks (REST x eth_getCode)', () => {
+  const tokens = [record(0), record(1), record(2, { contract_address: address(2).toLowerCase() })];
+
+  it('pass when every listed address has code, even a one-byte stub', async () => {
+    const by = await run(target({ list: listOf(tokens), code: (a) => (a === address(1).toLowerCase() ? '0xef' : '0x6080604052') }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    expect(statuses(by)).toEqual({ 'cross.token.has-code.latest': 'passed', 'cross.token.has-code.pending': 'passed' });
+    expect(seen.filter((s) => s.path === '/rpc')).toHaveLength(6);
+  });
+
+  it('fail naming the record whose address has no code', async () => {
+    const by = await run(target({ list: listOf(tokens), code: (a, block) => (a === address(2).toLowerCase() && block === 'latest' ? '0x' : '0x60') }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'failed' });
+    expect(by['cross.token.has-code.latest'].reason).toContain(`tokens[2] (${address(2).toLowerCase()})`);
+    expect(by['cross.token.has-code.pending'].status).toBe('passed');
+  });
+
+  it('skip on an empty list, and without an RPC target', async () => {
+    const by = await run(target({ list: listOf([]), code: () => '0x60' }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: EMPTY_LIST });
+    const without = await run(target({ list: listOf(tokens) }), crossChecks);
+    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: 'needs --rpc-url (JSON-RPC target)' });
+  });
+});
