@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { allChecks } from '../../suites';
-import { README, readmeWithMatrix } from '../../src/cli/matrix';
+import { README, readmeWithGenerated } from '../../src/cli/docs';
 import { sectionsOf } from '../../src/harness/check';
 import { checksOf, globToRegExp, loadRules, SPEC_FILE, specOutline } from '../../src/harness/traceability';
 
@@ -46,8 +46,8 @@ describe('rule traceability (specs/rules.yaml)', () => {
     expect(bad).toEqual([]);
   });
 
-  it('the README shows the current matrix (run `npm run matrix` after changing rules or checks)', () => {
+  it('the README shows the current matrix and flag table (run `npm run docs` after changing rules, checks or flags)', () => {
     const readme = readFileSync(README, 'utf8');
-    expect(readme).toBe(readmeWithMatrix(readme));
+    expect(readme).toBe(readmeWithGenerated(readme));
   });
 });
