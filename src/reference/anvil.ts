@@ -137,21 +137,28 @@ async function waitReady(url: string, exited: Promise<number | null>, stderr: ()
 }
 
 async function stopGuarded(child: ChildProcess, anvilPid: number | undefined, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.stdin?.end(); // EOF: the wrapper kills anvil and exits
-    const done = await Promise.race([exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
-    if (done) return;
-    // The wrapper is stuck: kill both directly.
-    for (const pid of [anvilPid, child.pid]) {
-      if (pid === undefined) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin?.end(); // EOF: the wrapper kills anvil and exits
+  if (await settlesWithin(exited, STOP_TIMEOUT_MS)) return;
+  // The wrapper is stuck: kill both directly.
+  for (const pid of [anvilPid, child.pid]) {
+    if (pid === undefined) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
     }
-    await Promise.race([exited, sleep(STOP_TIMEOUT_MS)]);
   }
+  await settlesWithin(exited, STOP_TIMEOUT_MS);
+}
+
+/** True if p settles within ms; the timer is cleared so it never holds the process open. */
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function freePort(): Promise<number> {
