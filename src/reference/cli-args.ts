@@ -1,6 +1,7 @@
 // Command-line flags of the standalone reference target (kept apart from main.ts, which runs
 // on load, so the parser can be tested).
-import { DEFAULT_BLOCK_TIME_MS, type ReferenceOptions } from './index';
+import { DEFAULT_BLOCK_TIME_MS } from './defaults';
+import type { ReferenceOptions } from './index';
 
 export const USAGE = `usage: reference [--profile public|dedicated] [--block-time <ms>] [--port-rest <n>] [--port-rpc <n>] [--json] [--controls]
 

@@ -1,7 +1,6 @@
 // The embedded reference target: a real anvil node with the tokenized-stock contracts,
 // a JSON-RPC gateway (rpcUrl) that adds the pre-confirmation model and the profile rules,
 // and the REST listing (baseUrl). Everything binds 127.0.0.1.
-import type { Address } from 'viem';
 import { startAnvil, type AnvilProcess } from './anvil';
 import { deployCatalog } from './contracts/deploy';
 import { createControls, type Controls } from './controls';
@@ -9,9 +8,11 @@ import { startGateway, type Profile } from './gateway';
 import { Preconf } from './preconf';
 import { startRestServer } from './rest-server';
 import { AnvilRpc, Upstream } from './rpc';
+import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
 export type { Controls } from './controls';
 export type { Profile } from './gateway';
+export { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
 export interface ReferenceOptions {
   profile?: Profile;
@@ -40,13 +41,6 @@ export interface ReferenceTarget {
   controls: Controls;
   stop(): Promise<void>;
 }
-
-export const CHAIN_ID = 31337;
-/** anvil's first dev account: funded, unlocked, and the owner of every contract. */
-export const SIGNER_KEY: `0x${string}` = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-/** The address of SIGNER_KEY (a test checks it); deriving it costs ~100 ms of start-up. */
-export const SIGNER_ADDRESS: Address = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-export const DEFAULT_BLOCK_TIME_MS = 2000;
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<ReferenceTarget> {
   const started = performance.now();

@@ -4,7 +4,6 @@
 // stdout carries only the "where it listens" answer (one JSON line with --json); logs go to
 // stderr. Serves until SIGINT/SIGTERM, then stops cleanly and exits 0. Bad flags: exit 2.
 import { parseArgs, USAGE, UsageError, type Cli } from './cli-args';
-import { startReference } from './index';
 
 async function main(): Promise<void> {
   let cli: Cli;
@@ -21,6 +20,10 @@ async function main(): Promise<void> {
   }
 
   const log = (line: string): void => void process.stderr.write(`reference: ${line}\n`);
+  // Loaded only now, so a bad flag is answered without loading viem and the contracts.
+  // require, not import(): bin/reference.js registers tsx for require only.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startReference } = require('./index') as typeof import('./index');
   const ref = await startReference({ ...cli, log });
 
   let stopping = false;

@@ -1,0 +1,223 @@
+// The node interface at {rpc_url}: pre-confirmed state at "pending" (Flashblocks model),
+// revert translation, envelope handling, and the public/dedicated profile rule.
+import { encodeAbiParameters, encodeFunctionData, getContractAddress, parseEther, type Hex } from 'viem';
+import { startReference, type ReferenceTarget } from '../../src/reference';
+import { tokenAbi } from '../../src/reference/contracts/abi';
+import { clients, nextBlock, post, request, rpc, waitFor } from './helpers';
+
+const BLOCK_TIME_MS = 1000;
+const PREVIEW_MS = 200; // spec 4.5: pre-confirmed state refreshes about every 200 ms
+
+// Init code that returns the 10-byte runtime 602a60005260206000f3 (which returns 42).
+const RUNTIME: Hex = '0x602a60005260206000f3';
+const DEPLOY: Hex = `0x600a600c600039600a6000f3${RUNTIME.slice(2)}`;
+// Init code that reverts with Error("nope"): copy the ABI-encoded error after the 12-byte
+// prefix to memory and revert with it.
+const ERROR_NOPE: Hex = `0x08c379a0${encodeAbiParameters([{ type: 'string' }], ['nope']).slice(2)}`;
+const REVERT_NOPE: Hex = `0x6064600c60003960646000fd${ERROR_NOPE.slice(2)}`;
+
+interface Receipt {
+  transactionHash: Hex;
+  blockNumber: Hex;
+  status: Hex;
+  gasUsed: Hex;
+  type: Hex;
+}
+
+let ref: ReferenceTarget;
+
+beforeAll(async () => {
+  ref = await startReference({ blockTimeMs: BLOCK_TIME_MS });
+});
+
+afterAll(() => ref?.stop());
+
+async function pendingReceipts(): Promise<Receipt[]> {
+  return rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', ['pending']);
+}
+
+/** Signs a transfer to self-owned account 1 without sending it. */
+async function signTransfer(nonce: number, value = 1n): Promise<Hex> {
+  const { wallet, account, chain } = clients(ref);
+  return wallet.signTransaction({
+    account,
+    chain,
+    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    value,
+    nonce,
+    gas: 21_000n,
+    maxFeePerGas: parseEther('0.00000005'),
+    maxPriorityFeePerGas: 1_000_000n,
+  });
+}
+
+describe('pre-confirmed state', () => {
+  test('a signed transaction shows at "pending" within 200 ms and at "latest" only after the seal', async () => {
+    const { account } = clients(ref);
+    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    const raw = await signTransfer(nonce);
+
+    const sealed = await nextBlock(ref.rpcUrl); // a full block time before the next seal
+    const hash = await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [raw]);
+    const accepted = performance.now();
+
+    const nonceSeen = await waitFor('pending nonce', async () => {
+      const n = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+      return n === nonce + 1 ? performance.now() - accepted : undefined;
+    }, PREVIEW_MS, 5);
+    const receipt = await waitFor('pending receipt', async () => {
+      return (await pendingReceipts()).find((r) => r.transactionHash === hash);
+    }, PREVIEW_MS, 5);
+    const receiptSeen = performance.now() - accepted;
+    // eslint-disable-next-line no-console
+    console.log(`pending visibility: nonce ${nonceSeen.toFixed(1)} ms, receipt ${receiptSeen.toFixed(1)} ms after acceptance`);
+    expect(receiptSeen).toBeLessThan(PREVIEW_MS);
+    expect(Number(receipt.blockNumber)).toBe(sealed + 1);
+    expect(receipt.status).toBe('0x1');
+    expect(receipt.gasUsed).toBe('0x5208');
+
+    // Not sealed yet: "latest" does not know it.
+    expect(Number(await rpc(ref.rpcUrl, 'eth_blockNumber'))).toBe(sealed);
+    expect(Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'latest']))).toBe(nonce);
+    expect(await rpc(ref.rpcUrl, 'eth_getTransactionReceipt', [hash])).toBeNull();
+
+    // After the seal both agree, and the pending block starts empty.
+    await nextBlock(ref.rpcUrl);
+    expect(Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'latest']))).toBe(nonce + 1);
+    const latest = await rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', [receipt.blockNumber]);
+    expect(latest.map((r) => r.transactionHash)).toContain(hash);
+    expect(latest.find((r) => r.transactionHash === hash)).toMatchObject({ status: '0x1', gasUsed: receipt.gasUsed });
+    expect((await pendingReceipts()).map((r) => r.transactionHash)).not.toContain(hash);
+  });
+
+  test('a deployment has code at "pending" before the seal', async () => {
+    const { wallet, account } = clients(ref);
+    await nextBlock(ref.rpcUrl);
+    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) });
+    await wallet.sendTransaction({ data: DEPLOY, nonce, gas: 100_000n });
+    expect(await rpc(ref.rpcUrl, 'eth_getCode', [address, 'pending'])).toBe(RUNTIME);
+    expect(await rpc(ref.rpcUrl, 'eth_getCode', [address, 'latest'])).toBe('0x');
+    // A call that depends on the pre-confirmed deployment estimates against "pending".
+    expect(Number(await rpc(ref.rpcUrl, 'eth_estimateGas', [{ from: account.address, to: address }, 'pending']))).toBeGreaterThan(21_000);
+    await waitFor('the deployment to seal', async () => {
+      return (await rpc(ref.rpcUrl, 'eth_getCode', [address, 'latest'])) === RUNTIME ? true : undefined;
+    }, 3 * BLOCK_TIME_MS);
+  });
+
+  test('many transactions keep nonce order and hashes through repeated pending reads and the seal', async () => {
+    const { account } = clients(ref);
+    await nextBlock(ref.rpcUrl);
+    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    const hashes: Hex[] = [];
+    for (let i = 0; i < 5; i++) {
+      hashes.push(await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonce + i, BigInt(i + 1))]));
+      // Each read mines a temporary block, reverts it and resubmits the pool.
+      expect((await pendingReceipts()).map((r) => r.transactionHash)).toEqual(hashes);
+      expect(Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']))).toBe(nonce + i + 1);
+    }
+    const pendingNumber = (await pendingReceipts())[0].blockNumber;
+    await nextBlock(ref.rpcUrl);
+    const sealed = await rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', [pendingNumber]);
+    expect(sealed.map((r) => r.transactionHash)).toEqual(hashes);
+    expect(await pendingReceipts()).toEqual([]);
+  });
+
+  test('the temporary block behind pending receipts is never observable', async () => {
+    const { account } = clients(ref);
+    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    const heights: number[] = [];
+    const pools: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      // A new transaction each round, so every pending read really mines and reverts.
+      await rpc(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonce + i)]);
+      const reads = Array.from({ length: 6 }, async () => {
+        heights.push(Number(await rpc(ref.rpcUrl, 'eth_blockNumber')));
+        const status = await rpc<{ pending: Hex }>(ref.rpcUrl, 'txpool_status');
+        pools.push(Number(status.pending));
+      });
+      await Promise.all([pendingReceipts(), ...reads, pendingReceipts()]);
+    }
+    // A leaked temporary block shows as N+1 followed by N; the emptied pool as 0 pending.
+    for (let i = 1; i < heights.length; i++) expect(heights[i]).toBeGreaterThanOrEqual(heights[i - 1]);
+    // Only a real seal may empty the pool, and then heights moved on.
+    if (heights[heights.length - 1] === heights[0]) expect(Math.min(...pools)).toBeGreaterThan(0);
+  });
+
+});
+
+describe('eth_estimateGas reverts', () => {
+  test.each(['latest', 'pending'])('a reverting creation answers -32000 "execution reverted" with the Error(string) data (%s)', async (block) => {
+    const answer = await post(ref.rpcUrl, request('eth_estimateGas', [{ from: clients(ref).account.address, data: REVERT_NOPE }, block]));
+    expect(answer.status).toBe(200);
+    expect(answer.body.error.code).toBe(-32000);
+    expect(answer.body.error.message).toMatch(/^execution reverted/);
+    expect(answer.body.error.data).toBe(ERROR_NOPE);
+  });
+
+  test('a custom-error revert keeps its data and a printable message', async () => {
+    const stranger = '0x000000000000000000000000000000000000dEaD';
+    const data = encodeFunctionData({ abi: tokenAbi, functionName: 'setMultiplier', args: [1n] });
+    const answer = await post(ref.rpcUrl, request('eth_estimateGas', [{ from: stranger, to: ref.tokens[0].address, data }]));
+    expect(answer.body.error.code).toBe(-32000);
+    expect(answer.body.error.message).toMatch(/^execution reverted/);
+    expect(answer.body.error.message).not.toMatch(/[\u0000-\u001f]/);
+    expect(answer.body.error.data).toBe('0x30cd7471'); // NotOwner()
+  });
+});
+
+describe('envelope', () => {
+  test('malformed JSON is -32700 as application/json', async () => {
+    const answer = await post(ref.rpcUrl, '{"jsonrpc":"2.0",');
+    expect(answer.contentType).toBe('application/json');
+    expect(answer.body.error.code).toBe(-32700);
+  });
+
+  test('batches are answered in order; an empty batch is -32600', async () => {
+    const answer = await post(ref.rpcUrl, [request('eth_chainId'), { jsonrpc: '2.0', id: 'x', method: 'eth_getBlockReceipts', params: ['pending'] }, { id: 3 }]);
+    expect(answer.body).toEqual([
+      { jsonrpc: '2.0', id: answer.body[0].id, result: `0x${ref.chainId.toString(16)}` },
+      { jsonrpc: '2.0', id: 'x', result: expect.any(Array) },
+      { jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.any(String) } },
+    ]);
+    expect((await post(ref.rpcUrl, [])).body.error.code).toBe(-32600);
+  });
+
+  test('oversized bodies are refused with 413; GET with 405', async () => {
+    const big = await post(ref.rpcUrl, { ...request('eth_chainId'), pad: 'x'.repeat(1024 * 1024) });
+    expect(big.status).toBe(413);
+    const get = await fetch(ref.rpcUrl);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('content-type')).toBe('application/json');
+  });
+
+  test('other methods pass through to the node (viem works end to end)', async () => {
+    const { publicClient } = clients(ref);
+    expect(await publicClient.getChainId()).toBe(ref.chainId);
+    const block = await publicClient.getBlock({ blockTag: 'latest' });
+    expect(block.number).toBeGreaterThan(0n);
+    expect(await publicClient.estimateFeesPerGas()).toHaveProperty('maxFeePerGas');
+    expect(Array.isArray(await rpc(ref.rpcUrl, 'eth_getBlockReceipts', ['latest']))).toBe(true);
+  });
+});
+
+describe('public profile', () => {
+  test('eth_getBlockReceipts is HTTP 403, alone or in a batch; other calls are served', async () => {
+    const pub = await startReference({ profile: 'public', blockTimeMs: BLOCK_TIME_MS });
+    try {
+      expect(pub.profile).toBe('public');
+      for (const tag of ['latest', 'pending']) {
+        const single = await post(pub.rpcUrl, request('eth_getBlockReceipts', [tag]));
+        expect(single.status).toBe(403);
+        expect(single.contentType).toBe('application/json');
+      }
+      const batch = await post(pub.rpcUrl, [request('eth_chainId'), request('eth_getBlockReceipts', ['latest'])]);
+      expect(batch.status).toBe(403);
+      const ok = await post(pub.rpcUrl, [request('eth_chainId'), request('eth_getCode', [pub.tokens[0].address, 'pending'])]);
+      expect(ok.status).toBe(200);
+      expect(ok.body[1].result).not.toBe('0x');
+    } finally {
+      await pub.stop();
+    }
+  });
+});
