@@ -18,7 +18,7 @@ export const codeDeploymentVisible = check(
       await s.ensureFunds([gas]);
 
       const seen = await s.observeBeforeSeal('pending code of a deployment', {
-        send: async (base) => [await s.send({ data: init, nonce: base, gas })],
+        prepare: async (base) => [await s.sign({ data: init, nonce: base, gas })],
         observe: (sent) => s.code(sent[0].contractAddress!, 'pending'),
         visible: (code) => code !== '0x',
         notVisible: (code, ms, sent) =>

@@ -9,7 +9,6 @@
 // chain-specific part of an estimate (an L1 data fee, a safety margin) out of the comparison.
 // A reverting runtime would also do, but would then judge the error format of 4.4 / 7 as well;
 // the rpc group does that.
-import { getContractAddress } from 'viem';
 import { check, fail } from '../../src/harness/check';
 import { initCodeFor, RUNTIME_SSTORE, SSTORE_MIN_GAS, withSession } from './session';
 
@@ -30,10 +29,11 @@ export const estimateDependsOnPreconfirmed = check(
       let plain = 0n;
 
       const seen = await s.observeBeforeSeal('pending gas estimate', {
-        async send(base) {
+        async prepare(base) {
+          const deployment = await s.sign({ data: init, nonce: base, gas });
           // The same call while the address has no code: the plain-transfer estimate.
-          plain = await s.estimate(callTo(getContractAddress({ from: s.address, nonce: base })), 'latest');
-          return [await s.send({ data: init, nonce: base, gas })];
+          plain = await s.estimate(callTo(deployment.contractAddress!), 'latest');
+          return [deployment];
         },
         observe: (sent) => s.estimate(callTo(sent[0].contractAddress!), 'pending'),
         visible: (pending) => pending >= plain + SSTORE_MIN_GAS,

@@ -2,11 +2,12 @@
 // the time from eth_sendRawTransaction to visibility at "pending" — in the nonce
 // (eth_getTransactionCount), in the receipts of the pre-confirmed block (eth_getBlockReceipts,
 // dedicated profile) and in the code of a deployment (eth_getCode) — polling every 20 ms, records
-// p50/p95/max in results.json (metric preconfLatencyMs), and compares p95 with the spec's figure
-// plus the measured round-trip time. It is advisory: the spec gives the figure as "about".
+// p50/p95/max in results.json (metric preconfLatencyMs), and compares p50 and p95 with the spec's
+// figure plus the measured round-trip time (timing.ts, latencyBounds). It is advisory: the spec
+// gives the figure as "about".
 import { check, fail, inconclusive } from '../../src/harness/check';
 import { initCodeFor, RUNTIME_RETURNS_42, withSession, type Sent, type Session } from './session';
-import { latencyBoundMs, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from './timing';
+import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from './timing';
 
 export const LATENCY_TRANSFERS = 10;
 export const LATENCY_DEPLOYMENTS = 3;
@@ -55,7 +56,7 @@ export const latencyAbout200ms = check(
     section: '4.5, 8',
     level: 'advisory',
     needs: ['rpc', 'signer'],
-    title: 'Pre-confirmed transactions show at "pending" (nonce, receipts, code) within about 200 ms of eth_sendRawTransaction, plus round-trip time (p95; measured into results.json)',
+    title: 'Pre-confirmed transactions show at "pending" (nonce, receipts, code) about 200 ms after eth_sendRawTransaction, round trips aside (p50/p95/max measured into results.json)',
   },
   (ctx) =>
     withSession(ctx, async (s) => {
@@ -95,7 +96,7 @@ export const latencyAbout200ms = check(
       }
 
       const all = percentiles([...samples.nonce, ...samples.receipts, ...samples.code]);
-      const boundMs = latencyBoundMs(s.rtt.p95);
+      const bounds = latencyBounds(s.rtt);
       ctx.metric('preconfLatencyMs', {
         ...(all ?? { n: 0 }),
         byKind: {
@@ -108,16 +109,20 @@ export const latencyAbout200ms = check(
         pollIntervalMs: POLL_INTERVAL_MS,
         blockTimeMs: s.clock.cadenceMs ?? null,
         specRefreshMs: SPEC_REFRESH_MS,
-        boundMs,
+        boundsMs: bounds,
       });
       if (!all) inconclusive('no transaction became visible at "pending" within the seal wait, so there is no latency to compare');
-      ctx.note(`pre-confirmation latency over ${all.n} observations: p50 ${all.p50} ms, p95 ${all.p95} ms, max ${all.max} ms (bound ${boundMs} ms = 2 x ${SPEC_REFRESH_MS} ms + 2 x RTT p95 + one poll)`);
+      ctx.note(
+        `pre-confirmation latency over ${all.n} observations: p50 ${all.p50} ms, p95 ${all.p95} ms, max ${all.max} ms ` +
+          `(bounds: p50 <= ${bounds.p50} ms = 2 x ${SPEC_REFRESH_MS} ms + 2 x RTT p50 + one poll; p95 <= ${bounds.p95} ms = 4 x ${SPEC_REFRESH_MS} ms + 2 x RTT p95 + one poll)`,
+      );
       if (missed.receipts > 0) ctx.note(`${missed.receipts} transaction(s) were sealed before they showed in eth_getBlockReceipts("pending")`);
-      if (all.p95 > boundMs) {
-        fail(`pre-confirmation latency p95 is ${all.p95} ms (p50 ${all.p50} ms, max ${all.max} ms over ${all.n} observations); the spec's "about every ${SPEC_REFRESH_MS} ms" with the measured RTT allows about ${boundMs} ms`, {
-          expected: `p95 <= ${boundMs} ms`,
-          actual: `p95 ${all.p95} ms`,
-        });
+      if (all.p50 > bounds.p50 || all.p95 > bounds.p95) {
+        fail(
+          `pre-confirmation latency p50 ${all.p50} ms, p95 ${all.p95} ms (max ${all.max} ms over ${all.n} observations); ` +
+            `the spec's "about every ${SPEC_REFRESH_MS} ms" with the measured RTT allows about p50 ${bounds.p50} ms, p95 ${bounds.p95} ms`,
+          { expected: `p50 <= ${bounds.p50} ms, p95 <= ${bounds.p95} ms`, actual: `p50 ${all.p50} ms, p95 ${all.p95} ms` },
+        );
       }
     }),
 );

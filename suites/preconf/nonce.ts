@@ -1,7 +1,7 @@
 // Spec 4.5 (and 1.4): eth_getTransactionCount(addr, "pending") includes all pre-confirmed
 // transactions; it is the value to use as the next nonce, which avoids nonce gaps.
 import { check, fail } from '../../src/harness/check';
-import { withSession, type Sent } from './session';
+import { withSession } from './session';
 
 /** Transactions sent back to back, without waiting for a seal. */
 export const BACK_TO_BACK = 3;
@@ -21,12 +21,8 @@ export const nonceBackToBack = check(
       await s.ensureFunds(Array.from({ length: BACK_TO_BACK }, () => gas));
 
       const seen = await s.observeBeforeSeal('pending transaction count', {
-        async send(base) {
-          // Explicit nonces from the pending count, one after the other, no waiting.
-          const sent: Sent[] = [];
-          for (let i = 0n; i < k; i++) sent.push(await s.send({ to: s.address, nonce: base + i, gas }));
-          return sent;
-        },
+        // Explicit nonces from the pending count; sent one after the other without waiting.
+        prepare: (base) => Promise.all(Array.from({ length: BACK_TO_BACK }, (_, i) => s.sign({ to: s.address, nonce: base + BigInt(i), gas }))),
         observe: () => s.count('pending'),
         visible: (pending, _sent, base) => pending >= base + k,
         notVisible: (pending, ms, _sent, base) =>

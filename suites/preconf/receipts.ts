@@ -45,11 +45,7 @@ export const receiptsPendingBlock = check(
       await s.ensureFunds(Array.from({ length: RECEIPT_TXS }, () => gas));
 
       const seen = await s.observeBeforeSeal('pending block receipts', {
-        async send(base) {
-          const sent: Sent[] = [];
-          for (let i = 0; i < RECEIPT_TXS; i++) sent.push(await s.send({ to: s.address, nonce: base + BigInt(i), gas }));
-          return sent;
-        },
+        prepare: (base) => Promise.all(Array.from({ length: RECEIPT_TXS }, (_, i) => s.sign({ to: s.address, nonce: base + BigInt(i), gas }))),
         observe: () => s.receipts('pending'),
         visible: (receipts, sent) => [...ours(receipts, sent).values()].every((found) => found.length > 0),
         notVisible: (receipts, ms, sent) => {

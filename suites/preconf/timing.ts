@@ -79,6 +79,7 @@ export function percentiles(samples: readonly number[]): Percentiles | undefined
 
 /** Round-trip times of a cheap call, in ms (sequential, so they do not queue behind each other). */
 export async function measureRtt(call: () => Promise<unknown>, times: number, clock: Clock = realClock): Promise<Percentiles> {
+  await call(); // warm-up: connection set-up is not a round trip
   const samples: number[] = [];
   for (let i = 0; i < Math.max(1, times); i++) {
     const t = clock.now();
@@ -92,19 +93,23 @@ export async function measureRtt(call: () => Promise<unknown>, times: number, cl
 
 /**
  * How long pre-confirmed state may stay invisible at "pending", with no block sealed, before that
- * is a violation: a refresh "about every 200 ms" read generously (2.5 refresh periods), plus the
- * two round trips of sending and observing, plus one polling period.
+ * is a violation: a refresh "about every 200 ms" read generously, as 2.5 refresh periods. It is
+ * compared with the time from the answer to eth_sendRawTransaction to the start of a poll that
+ * still did not show the transaction, so network time only ever counts in the target's favour.
  */
-export function visibilityBudgetMs(rttP95Ms: number): number {
-  return Math.round(2.5 * SPEC_REFRESH_MS + 2 * rttP95Ms + POLL_INTERVAL_MS);
-}
+export const VISIBILITY_BUDGET_MS = 2.5 * SPEC_REFRESH_MS;
 
 /**
- * Advisory latency bound (spec 4.5, 8): a refresh about every 200 ms makes a transaction visible
- * within one period, "about" read as up to two periods, plus two round trips and one polling period.
+ * Advisory latency bounds (spec 4.5, 8). A refresh "about every 200 ms" makes a typical
+ * transaction visible within one period; "about" is read as up to two periods for the median,
+ * plus two round trips (send, poll) and one polling period. The tail (p95) gets four periods: it
+ * carries network and client scheduling noise the suite cannot tell from the target's own.
  */
-export function latencyBoundMs(rttP95Ms: number): number {
-  return Math.round(2 * SPEC_REFRESH_MS + 2 * rttP95Ms + POLL_INTERVAL_MS);
+export function latencyBounds(rtt: Pick<Percentiles, 'p50' | 'p95'>): { p50: number; p95: number } {
+  return {
+    p50: Math.round(2 * SPEC_REFRESH_MS + 2 * rtt.p50 + POLL_INTERVAL_MS),
+    p95: Math.round(4 * SPEC_REFRESH_MS + 2 * rtt.p95 + POLL_INTERVAL_MS),
+  };
 }
 
 // ---- the seal clock -------------------------------------------------------------------------
@@ -215,7 +220,7 @@ export interface WatchOptions<T> {
   startedAt: number;
   /** When the last transaction was accepted (for stableMs). */
   acceptedAt: number;
-  /** stableMs at which invisibility is a violation (see visibilityBudgetMs). */
+  /** stableMs at which invisibility is a violation (VISIBILITY_BUDGET_MS). */
   budgetMs: number;
   intervalMs?: number;
   clock?: Clock;

@@ -1,0 +1,23 @@
+import { Redactor } from '../../src/harness/redact';
+import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
+import { createSigner, SpendBudget } from '../../src/harness/signer';
+import type { Check } from '../../src/harness/check';
+
+/** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer. */
+export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}`): Promise<CheckResult[]> {
+  const env: RunEnv = {
+    rpcUrl,
+    restHeaders: {},
+    rpcHeaders: {},
+    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000 },
+    redactor: new Redactor(),
+    signer: createSigner(signerKey, new SpendBudget(10n ** 18n)),
+    signal: new AbortController().signal,
+  };
+  return runChecks(checks, env, { concurrency: 1 });
+}
+
+/** One line per result, for assertion messages. */
+export function describeResults(results: CheckResult[]): string {
+  return results.map((r) => `${r.id}: ${r.status}${r.reason ? ` (${r.reason.slice(0, 400)})` : ''}`).join('\n');
+}

@@ -1,0 +1,90 @@
+// A small loopback JSON-RPC proxy in front of the embedded reference, to make it misbehave in
+// exactly one way: answer "pending" from "latest" for one method, or show pre-confirmed state
+// only after a lag (eth_sendRawTransaction answered at once, forwarded upstream later).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { keccak256, type Hex } from 'viem';
+
+export interface ProxyOptions {
+  /** Rewrite "pending" to "latest" in the params of this method. */
+  pendingAsLatest?: string;
+  /** Answer eth_sendRawTransaction with keccak256(raw) at once, forward it this much later. */
+  sendLagMs?: number;
+}
+
+export interface RpcProxy {
+  url: string;
+  /** Requests whose params were rewritten, and sends that were delayed. */
+  stats: { rewritten: number; delayed: number };
+  close(): Promise<void>;
+}
+
+type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
+
+export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
+  const stats = { rewritten: 0, delayed: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  const forward = (body: string): Promise<Response> => fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  const rewrite = (r: Req): Req => {
+    if (opts.pendingAsLatest && r.method === opts.pendingAsLatest && Array.isArray(r.params) && r.params.includes('pending')) {
+      stats.rewritten += 1;
+      return { ...r, params: r.params.map((p) => (p === 'pending' ? 'latest' : p)) };
+    }
+    return r;
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        let parsed: Req | Req[];
+        try {
+          parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Req | Req[];
+        } catch {
+          parsed = undefined as unknown as Req;
+        }
+        if (opts.sendLagMs !== undefined && !Array.isArray(parsed) && parsed?.method === 'eth_sendRawTransaction' && Array.isArray(parsed.params)) {
+          const raw = parsed.params[0] as Hex;
+          const body = JSON.stringify(parsed);
+          stats.delayed += 1;
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            const p = forward(body)
+              .then((r) => r.text())
+              .catch(() => undefined)
+              .finally(() => inFlight.delete(p));
+            inFlight.add(p);
+          }, opts.sendLagMs);
+          timers.add(timer);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id ?? null, result: keccak256(raw) }));
+          return;
+        }
+        const out = parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
+        try {
+          const answer = await forward(out);
+          const text = await answer.text();
+          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+          res.end(text);
+        } catch (err) {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end(String(err));
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stats,
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      await Promise.all([...inFlight]);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
