@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
+import { isHexQuantity } from './formats';
 
 /** Block parameters of spec 4.2: the five tags; a hex number is added by checks that know the head. */
 export const BLOCK_TAGS = ['latest', 'pending', 'safe', 'finalized', 'earliest'] as const;
@@ -16,5 +17,5 @@ export function toQuantity(n: bigint | number): Hex {
 
 /** Parse a spec hex quantity; undefined when it is not one (callers fail with the section). */
 export function quantity(v: unknown): bigint | undefined {
-  return typeof v === 'string' && /^0x(0|[1-9a-f][0-9a-f]*)$/.test(v) ? BigInt(v) : undefined;
+  return isHexQuantity(v) ? BigInt(v as string) : undefined;
 }
