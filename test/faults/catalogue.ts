@@ -1,0 +1,382 @@
+// The fault-injection catalogue: every way an implementer could get the spec slightly wrong
+// (kind 'faulty': the suite must exit 1 with a failed required check citing `section`), and
+// every way a conformant target may legitimately differ from the reference (kind
+// 'conformant': the suite must exit 0). Each variant is a small rewrite applied by the
+// loopback proxy in ./proxy.ts in front of the reference target.
+//
+// Read a variant as: name, what is wrong (or legitimately different), the section whose
+// check must catch it, the groups to run, and the rewrite. `gap` marks a faulty variant no
+// check catches yet (reported as a todo, never as a pass).
+import { keccak256, getAddress, type Hex } from 'viem';
+import type { Group } from '../../src/harness/check';
+import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
+
+export interface Variant {
+  name: string;
+  kind: 'faulty' | 'conformant';
+  /** What the implementer got wrong, or what a conformant target legitimately does. */
+  what: string;
+  /** Faulty only: the section a failed required check must cite (its failedSection ?? section). */
+  section?: string;
+  /** Groups to run (--only). */
+  only: Group[];
+  rest?: RestMutation;
+  rpc?: RpcMutation;
+  /** Added to every answer, REST and JSON-RPC. */
+  latencyMs?: number;
+  /** --grep for the run (default: every check of the groups but the advisory preconf.latency ones). */
+  grep?: string;
+  /** Extra CLI flags, e.g. ['--profile', 'public'] or ['--timeout-ms', '1000']. */
+  args?: string[];
+  /** A faulty variant no check catches: the missing rule. Reported as a todo. */
+  gap?: string;
+}
+
+// ---- REST rewrites -----------------------------------------------------------------------
+
+type Rec = Record<string, Json>;
+const LIST = '/v1/tokenized-stocks';
+const isList = (r: RestRequest) => new URL(r.path, 'http://x').pathname.replace(/\/+$/, '') === LIST;
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** Rewrite the JSON body of a successful GET of the list. */
+const listBody =
+  (f: (body: Rec) => Json): RestMutation =>
+  async (req, next) => {
+    const res = await next();
+    const body = res.json();
+    if (req.method !== 'GET' || !isList(req) || res.status !== 200 || typeof body !== 'object' || body === null) return res;
+    return new Raw(res.status, res.headers, JSON.stringify(f(clone(body as Rec))));
+  };
+
+/** Rewrite the tokens array of the list. */
+const tokens = (f: (ts: Rec[]) => Json): RestMutation => listBody((b) => ({ ...b, tokens: f(b.tokens as Rec[]) }));
+/** Rewrite every record. */
+const eachToken = (f: (t: Rec, i: number) => void): RestMutation => tokens((ts) => ts.map((t, i) => (f(t, i), t)));
+/** Rewrite one record (a subtle fault: a check has to look at every record). */
+const oneToken = (f: (t: Rec) => void): RestMutation => tokens((ts) => ts.map((t, i) => (i === Math.min(1, ts.length - 1) && f(t), t)));
+
+/** Answer GETs of the list ourselves. */
+const answerList =
+  (answer: (req: RestRequest) => Answer): RestMutation =>
+  async (req, next) =>
+    req.method === 'GET' && isList(req) ? answer(req) : next();
+
+/** Answer requests with this method on the list path ourselves. */
+const onListMethod =
+  (method: string, answer: (req: RestRequest, next: () => Promise<Raw>) => Promise<Answer>): RestMutation =>
+  async (req, next) =>
+    req.method === method && isList(req) ? answer(req, () => next({ ...req, method: 'GET', body: '' })) : next();
+
+/** Rewrite every error (non-2xx) answer of the REST interface. */
+const errors =
+  (f: (res: Raw, body: unknown) => Raw): RestMutation =>
+  async (req, next) => {
+    const res = await next();
+    return res.status >= 200 && res.status < 300 ? res : f(res, res.json());
+  };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const HTML_500 = '<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1><p>nginx</p></body></html>';
+
+/** Flip the case of one hex letter of an address: mixed case with a wrong EIP-55 checksum. */
+function badChecksum(address: string): string {
+  const good = getAddress(address);
+  const i = [...good].findIndex((c, k) => k > 1 && /[a-fA-F]/.test(c));
+  const c = good[i];
+  return good.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + good.slice(i + 1);
+}
+
+/** Change the check digit of an ISIN so that the Luhn check fails. */
+const badIsin = (isin: string) => isin.slice(0, 11) + String((Number(isin[11]) + 1) % 10);
+
+// ---- JSON-RPC rewrites -------------------------------------------------------------------
+
+const BLOCK_PARAM: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
+const blockOf = (call: RpcCall): Json | undefined => call.params?.[BLOCK_PARAM[call.method]];
+const isPending = (call: RpcCall) => blockOf(call) === 'pending';
+const methods = (m: string | string[]) => new Set(Array.isArray(m) ? m : [m]);
+
+/** Rewrite the answer to calls of these methods (envelopes only; raw answers pass). */
+const onAnswer =
+  (m: string | string[], f: (env: Envelope, call: RpcCall) => Envelope | Answer, when: (call: RpcCall) => boolean = () => true): RpcMutation =>
+  async (call, next) => {
+    const res = await next();
+    if (!methods(m).has(call.method) || !when(call) || res instanceof Raw) return res;
+    return f(clone(res), call);
+  };
+
+/** Rewrite the result of successful calls of these methods. */
+const onResult = (m: string | string[], f: (result: Json, call: RpcCall) => Json, when?: (call: RpcCall) => boolean): RpcMutation =>
+  onAnswer(m, (env, call) => ('result' in env && env.result !== null ? { ...env, result: f(env.result, call) } : env), when);
+
+/** Rewrite the error of failing calls of these methods. */
+const onError = (m: string | string[], f: (error: Rec, env: Envelope) => Envelope): RpcMutation =>
+  onAnswer(m, (env) => (typeof env.error === 'object' && env.error !== null ? f(env.error as Rec, env) : env));
+
+/** Answer calls of these methods ourselves (no forwarding). */
+const answerCall =
+  (m: string | string[], f: (call: RpcCall) => Envelope | Answer, when: (call: RpcCall) => boolean = () => true): RpcMutation =>
+  async (call, next) =>
+    methods(m).has(call.method) && when(call) ? f(call) : next();
+
+/** Rewrite the call before it goes upstream. */
+const rewriteCall =
+  (m: string | string[], f: (call: RpcCall) => RpcCall, when: (call: RpcCall) => boolean = () => true): RpcMutation =>
+  async (call, next) =>
+    next(methods(m).has(call.method) && when(call) ? f(clone(call)) : undefined);
+
+/** Rewrite every answer (all methods) — for envelope faults. */
+const everyAnswer = (f: (env: Envelope, call: RpcCall) => Envelope | Answer): RpcMutation => async (call, next) => {
+  const res = await next();
+  return res instanceof Raw ? res : f(clone(res), call);
+};
+
+const rpcError = (call: RpcCall, code: number, message: string): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, error: { code, message } });
+/** Answer "pending" from "latest": the pre-confirmed state is ignored. */
+const pendingAsLatest = (m: string): RpcMutation =>
+  rewriteCall(m, (c) => ((c.params[BLOCK_PARAM[m]] = 'latest'), c), isPending);
+/** Refuse the "pending" tag. */
+const pendingRejected = (m: string): RpcMutation => answerCall(m, (c) => rpcError(c, -32602, 'invalid block tag "pending": unsupported'), isPending);
+const hexInt = (v: Json) => BigInt(v as string);
+const isEmptyCode = (r: Json) => r === '0x';
+
+// ---- the catalogue -----------------------------------------------------------------------
+
+export const VARIANTS: Variant[] = [
+  // ==== 4.1 the REST endpoint, its statuses and media types ====
+  { name: 'rest.list-500-html', kind: 'faulty', section: '4.1', only: ['rest'], what: 'GET of the list answers 500 with an nginx HTML error page',
+    rest: answerList(() => Raw.text(500, 'text/html', HTML_500)) },
+  { name: 'rest.list-200-text-html', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the list is served with Content-Type text/html',
+    rest: async (req, next) => { const r = await next(); return req.method === 'GET' && isList(req) && r.status === 200 ? new Raw(200, { ...r.headers, 'content-type': 'text/html; charset=utf-8' }, r.body) : r; } },
+  { name: 'rest.list-200-not-json', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the list is an HTML page with status 200',
+    rest: answerList(() => Raw.text(200, 'text/html', '<html><body><table><tr><td>AAPL</td></tr></table></body></html>')) },
+  { name: 'rest.post-answered-200', kind: 'faulty', section: '4.1', only: ['rest'], what: 'POST on the read-only list answers 200 with the list',
+    rest: onListMethod('POST', async (_req, get) => get()) },
+  { name: 'rest.delete-answered-204', kind: 'faulty', section: '4.1', only: ['rest'], what: 'DELETE on the read-only list answers 204 No Content',
+    rest: onListMethod('DELETE', async () => new Raw(204, {}, '')) },
+  { name: 'rest.put-answered-200', kind: 'faulty', section: '4.1', only: ['rest'], what: 'PUT on the read-only list answers 200 {}',
+    rest: onListMethod('PUT', async () => Raw.json(200, {})) },
+  { name: 'rest.error-html', kind: 'faulty', section: '7', only: ['rest'], what: 'error answers are HTML pages, not rpcStatus JSON',
+    rest: errors((r) => Raw.text(r.status, 'text/html', `<html><body><h1>${r.status}</h1></body></html>`)) },
+  { name: 'rest.error-text-plain', kind: 'faulty', section: '4.1', only: ['rest'], what: 'error answers carry a JSON rpcStatus but Content-Type text/plain',
+    rest: errors((r) => new Raw(r.status, { ...r.headers, 'content-type': 'text/plain' }, r.body)) },
+
+  // ==== 2.2 the list response ====
+  { name: 'rest.tokens-not-array', kind: 'faulty', section: '2.2', only: ['rest'], what: 'tokens is an object keyed by symbol',
+    rest: tokens((ts) => Object.fromEntries(ts.map((t) => [String(t.symbol), t]))) },
+  { name: 'rest.tokens-missing', kind: 'faulty', section: '2.2', only: ['rest'], what: 'the records are under "data" instead of "tokens"',
+    rest: listBody((b) => ({ data: b.tokens })) },
+  { name: 'rest.bare-array', kind: 'faulty', section: '2.2', only: ['rest'], what: 'the body is a bare array of records',
+    rest: listBody((b) => b.tokens) },
+  { name: 'rest.duplicate-record', kind: 'faulty', section: '2.2', only: ['rest'], what: 'one record is listed twice (same contract_address)',
+    rest: tokens((ts) => [...ts, ts[0]]) },
+
+  // ==== 2.1 the token record ====
+  { name: 'rest.record-missing-isin', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no isin',
+    rest: oneToken((t) => delete t.isin) },
+  { name: 'rest.record-missing-nav-updated-at', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no nav_price_updated_at',
+    rest: oneToken((t) => delete t.nav_price_updated_at) },
+  { name: 'rest.isin-bad-check-digit', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one ISIN has a wrong check digit',
+    rest: oneToken((t) => (t.isin = badIsin(String(t.isin)))) },
+  { name: 'rest.isin-lowercase', kind: 'faulty', section: '2.1', only: ['rest'], what: 'ISINs are lower-cased',
+    rest: eachToken((t) => (t.isin = String(t.isin).toLowerCase())) },
+  { name: 'rest.address-bad-checksum', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one contract_address is mixed-case with a wrong EIP-55 checksum',
+    rest: oneToken((t) => (t.contract_address = badChecksum(String(t.contract_address)))) },
+  { name: 'rest.address-no-0x', kind: 'faulty', section: '2.1', only: ['rest'], what: 'contract_address without the 0x prefix',
+    rest: eachToken((t) => (t.contract_address = String(t.contract_address).slice(2).toLowerCase())) },
+  { name: 'rest.symbol-number', kind: 'faulty', section: '2.1', only: ['rest'], what: 'symbol is a number (a ticker id)',
+    rest: oneToken((t) => (t.symbol = 1337)) },
+  { name: 'rest.decimals-string', kind: 'faulty', section: '2.1', only: ['rest'], what: 'decimals is the string "18"',
+    rest: eachToken((t) => (t.decimals = String(t.decimals))) },
+  { name: 'rest.decimals-300', kind: 'faulty', section: '2.1', only: ['rest'], what: 'decimals 300 (an ERC-20 uint8 cannot be above 255)',
+    rest: oneToken((t) => (t.decimals = 300)) },
+  { name: 'rest.decimals-fraction', kind: 'faulty', section: '2.1', only: ['rest'], what: 'decimals 18.5 (not an integer)',
+    rest: oneToken((t) => (t.decimals = 18.5)) },
+  { name: 'rest.total-supply-negative', kind: 'faulty', section: '2.1', only: ['rest'], what: 'a negative total_supply',
+    rest: oneToken((t) => (t.total_supply = -Math.abs(Number(t.total_supply)) || -1)) },
+  { name: 'rest.total-supply-string', kind: 'faulty', section: '2.1', only: ['rest'], what: 'total_supply as a decimal string ("1000")',
+    rest: eachToken((t) => (t.total_supply = String(t.total_supply))) },
+  { name: 'rest.multiplier-raw-1e18', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'multiplier is the raw 18-decimal fixed-point integer (1e18 for 1.0)',
+    rest: eachToken((t) => (t.multiplier = Number(t.multiplier) * 1e18)) },
+  { name: 'rest.multiplier-string', kind: 'faulty', section: '2.1', only: ['rest'], what: 'multiplier as a string',
+    rest: eachToken((t) => (t.multiplier = String(t.multiplier))) },
+  { name: 'rest.paused-features-negative', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'paused_features [-1] (a sign-extended "all paused" mask)',
+    rest: oneToken((t) => (t.paused_features = [-1])) },
+  { name: 'rest.paused-features-beyond-int64', kind: 'faulty', section: '2.1', only: ['rest'], what: 'a paused_features value of 2^64 (a uint256 bitmask leaked through, beyond int64)',
+    rest: oneToken((t) => (t.paused_features = [18446744073709552000])) },
+  { name: 'rest.paused-features-not-array', kind: 'faulty', section: '2.1', only: ['rest'], what: 'paused_features is a bitmask integer, not an array',
+    rest: eachToken((t) => (t.paused_features = (t.paused_features as number[]).reduce((m, f) => m | (1 << f), 0))) },
+  { name: 'rest.paused-features-strings', kind: 'faulty', section: '2.1', only: ['rest'], what: 'paused_features as feature names ["MINT"]',
+    rest: eachToken((t) => (t.paused_features = ['MINT'])) },
+  { name: 'rest.nav-price-null', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price null for one record',
+    rest: oneToken((t) => (t.nav_price = null)) },
+  { name: 'rest.nav-price-string', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price as a decimal string',
+    rest: eachToken((t) => (t.nav_price = String(t.nav_price))) },
+  { name: 'rest.nav-updated-at-not-rfc3339', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price_updated_at "2026-01-01 10:00" (no T, no seconds, no offset)',
+    rest: oneToken((t) => (t.nav_price_updated_at = '2026-01-01 10:00')) },
+  { name: 'rest.nav-updated-at-no-offset', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price_updated_at without an offset ("2026-01-01T10:00:00")',
+    rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/(Z|[+-]\d\d:\d\d)$/, ''))) },
+  { name: 'rest.nav-updated-at-epoch', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price_updated_at as epoch seconds (the feed\'s raw updatedAt)',
+    rest: eachToken((t) => (t.nav_price_updated_at = Math.floor(Date.parse(String(t.nav_price_updated_at)) / 1000))) },
+  { name: 'rest.nav-updated-at-future', kind: 'faulty', section: '2.1', only: ['rest'], what: 'nav_price_updated_at 30 days in the future',
+    rest: oneToken((t) => (t.nav_price_updated_at = iso(Date.now() + 30 * 86_400_000).replace(/\.\d+Z$/, 'Z'))) },
+  { name: 'rest.icon-url-relative', kind: 'faulty', section: '2.1', only: ['rest'], what: 'icon_url is a relative path',
+    rest: eachToken((t) => (t.icon_url = `/icons/${String(t.symbol)}.svg`)) },
+  { name: 'rest.total-supply-raw', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'total_supply is the raw integer, not normalized by decimals',
+    rest: eachToken((t) => (t.total_supply = Number(t.total_supply) * 10 ** Number(t.decimals))) },
+  { name: 'rest.decimals-wrong', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'decimals does not match the contract (18 <-> 6 swapped)',
+    rest: eachToken((t) => (t.decimals = t.decimals === 18 ? 6 : 18)) },
+  { name: 'rest.address-not-a-contract', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'one contract_address points at an account without code',
+    rest: oneToken((t) => (t.contract_address = '0x000000000000000000000000000000000000dEaD')) },
+
+  // ==== 2.3 / 7 the error body (rpcStatus) ====
+  { name: 'rest.error-missing-code', kind: 'faulty', section: '2.3', only: ['rest'], what: 'the rpcStatus error body has no code',
+    rest: errors((r, b) => Raw.json(r.status, { message: (b as Rec)?.message ?? 'error', details: [] })) },
+  { name: 'rest.error-code-string', kind: 'faulty', section: '2.3', only: ['rest'], what: 'rpcStatus.code is the enum name "NOT_FOUND"',
+    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), code: 'NOT_FOUND' })) },
+  { name: 'rest.error-details-without-type', kind: 'faulty', section: '2.3', only: ['rest'], what: 'an rpcStatus details item without @type',
+    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), details: [{ reason: 'NOT_FOUND', domain: 'api' }] })) },
+  { name: 'rest.error-details-not-array', kind: 'faulty', section: '2.3', only: ['rest'], what: 'rpcStatus.details is a single object',
+    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), details: { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'X' } })) },
+  { name: 'rest.error-spring-shape', kind: 'faulty', section: '2.3', only: ['rest'], what: 'errors in a framework default shape {timestamp, status, error, path}',
+    rest: errors((r) => Raw.json(r.status, { timestamp: iso(Date.now()), status: r.status, error: 'Not Found', path: '/x' })) },
+
+  // ==== 5.1 REST needs no API key ====
+  { name: 'rest.api-key-required', kind: 'faulty', section: '5.1', only: ['rest'], what: 'GET without an X-API-Key header answers 401',
+    rest: async (req, next) => (req.headers['x-api-key'] || req.headers.authorization ? next() : Raw.json(401, { code: 16, message: 'missing API key', details: [] })) },
+
+  // ==== 4.2 the JSON-RPC envelope ====
+  { name: 'rpc.id-not-echoed', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'the response id is not the request id',
+    rpc: everyAnswer((e) => ({ ...e, id: typeof e.id === 'number' ? e.id + 1000 : 1 })) },
+  { name: 'rpc.id-as-string', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'the numeric request id is echoed as a string',
+    rpc: everyAnswer((e) => ({ ...e, id: String(e.id) })) },
+  { name: 'rpc.jsonrpc-missing', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'responses carry no jsonrpc member',
+    rpc: everyAnswer(({ jsonrpc: _, ...e }) => e) },
+  { name: 'rpc.result-and-error', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'successful responses also carry error: null',
+    rpc: everyAnswer((e) => ('result' in e ? { ...e, error: null } : e)) },
+  { name: 'rpc.http-500', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'every answer comes with HTTP status 500',
+    rpc: everyAnswer((e) => Raw.json(500, e)) },
+  { name: 'rpc.text-plain', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'answers are served as text/plain',
+    rpc: everyAnswer((e) => Raw.json(200, e, 'text/plain')) },
+  { name: 'rpc.connection-reset', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'the node resets every connection',
+    rpc: async () => RESET },
+
+  // ==== 4.5 eth_getTransactionCount ====
+  { name: 'rpc.nonce-decimal-number', kind: 'faulty', section: '4.5', only: ['rpc'], what: 'the count is a JSON number, not a hex string',
+    rpc: onResult('eth_getTransactionCount', (r) => Number(hexInt(r))) },
+  { name: 'rpc.nonce-leading-zeros', kind: 'faulty', section: '4.5', only: ['rpc'], what: 'the count has leading zeros ("0x00")',
+    rpc: onResult('eth_getTransactionCount', (r) => '0x0' + String(r).slice(2)) },
+  { name: 'rpc.nonce-decimal-string', kind: 'faulty', section: '4.5', only: ['rpc'], what: 'the count is a decimal string ("0")',
+    rpc: onResult('eth_getTransactionCount', (r) => hexInt(r).toString(10)) },
+  { name: 'rpc.nonce-reset', kind: 'faulty', section: '4.5', only: ['rpc'], what: 'eth_getTransactionCount resets the connection',
+    rpc: answerCall('eth_getTransactionCount', () => RESET) },
+
+  // ==== 4.6 eth_getCode ====
+  { name: 'rpc.code-uppercase-hex', kind: 'faulty', section: '4.6', only: ['rpc'], what: 'bytecode in upper-case hex',
+    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? r : '0x' + String(r).slice(2).toUpperCase())) },
+  { name: 'rpc.code-null-for-eoa', kind: 'faulty', section: '4.6', only: ['rpc'], what: 'eth_getCode of an account without code is null',
+    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? null : r)) },
+  { name: 'rpc.code-0x0-for-eoa', kind: 'faulty', section: '4.6', only: ['rpc'], what: 'eth_getCode of an account without code is "0x0"',
+    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? '0x0' : r)) },
+  { name: 'rpc.code-hangs', kind: 'faulty', section: '4.6', only: ['rpc'], what: 'eth_getCode never answers', args: ['--timeout-ms', '1000'],
+    rpc: answerCall('eth_getCode', () => HANG) },
+
+  // ==== 4.4 / 7 eth_estimateGas ====
+  { name: 'rpc.estimate-number', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'the estimate is a JSON number',
+    rpc: onResult('eth_estimateGas', (r) => Number(hexInt(r))) },
+  { name: 'rpc.estimate-below-21000', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'the estimate is below the 21000 intrinsic gas of any transaction',
+    rpc: onResult('eth_estimateGas', () => '0x4e20') },
+  { name: 'rpc.revert-code-3', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'a revert is error code 3 (geth style), not -32000',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: 3 } })) },
+  { name: 'rpc.revert-code-32603', kind: 'faulty', section: '7', only: ['rpc'], what: 'a revert is an internal error -32603',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: -32603 } })) },
+  { name: 'rpc.revert-message-reverted', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'the revert message is "reverted", not "execution reverted"',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, message: 'reverted' } })) },
+  { name: 'rpc.revert-data-not-reason', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'error.data is a fixed text, not the revert reason',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, data: 'see server logs' } })) },
+  { name: 'rpc.revert-as-result', kind: 'faulty', section: '4.4', only: ['rpc'], what: 'a reverting transaction gets a gas estimate instead of an error',
+    rpc: onAnswer('eth_estimateGas', (e) => ('error' in e ? { jsonrpc: '2.0', id: e.id, result: '0x1c9c380' } : e)) },
+
+  // ==== 4.3 / 2.4 eth_getBlockReceipts ====
+  { name: 'rpc.receipts-missing-status', kind: 'faulty', section: '2.4', only: ['rpc'], what: 'receipts carry no status',
+    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map(({ status: _, ...r }) => r)) },
+  { name: 'rpc.receipts-gasused-number', kind: 'faulty', section: '2.4', only: ['rpc'], what: 'receipt gasUsed as a JSON number',
+    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map((r) => ({ ...r, gasUsed: Number(hexInt(r.gasUsed)) }))) },
+  { name: 'rpc.receipts-status-bool', kind: 'faulty', section: '2.4', only: ['rpc'], what: 'receipt status as a boolean',
+    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map((r) => ({ ...r, status: r.status === '0x1' }))) },
+  { name: 'rpc.receipts-wrong-block-number', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'receipts name the next block as their blockNumber',
+    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map((r) => ({ ...r, blockNumber: '0x' + (hexInt(r.blockNumber) + 1n).toString(16) }))) },
+  { name: 'rpc.receipts-one-dropped', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'the last receipt of a block is missing',
+    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).slice(0, -1)) },
+  { name: 'rpc.receipts-pending-null', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'eth_getBlockReceipts("pending") is null',
+    rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: null }), isPending) },
+  { name: 'rpc.receipts-dedicated-403', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'a dedicated node refuses eth_getBlockReceipts with HTTP 403',
+    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))) },
+  { name: 'rpc.public-no-403', kind: 'faulty', section: '5.2', only: ['rpc'], what: 'a public node serves eth_getBlockReceipts (run with --profile public)',
+    args: ['--profile', 'public'] },
+  { name: 'rpc.public-403-for-everything', kind: 'faulty', section: '5.2', only: ['rpc'], what: 'a public node answers HTTP 403 to all four methods', args: ['--profile', 'public'],
+    rpc: answerCall(Object.keys(BLOCK_PARAM), (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))) },
+
+  // ==== 1.4 "pending" accepted by each method ====
+  ...Object.keys(BLOCK_PARAM).map((m): Variant => ({
+    name: `rpc.pending-rejected.${m}`, kind: 'faulty', section: '1.4', only: ['rpc'], what: `${m} refuses the "pending" tag with an error`,
+    rpc: pendingRejected(m),
+  })),
+
+  // ==== pre-confirmed state ignored: "pending" answered from "latest" (needs a signer) ====
+  { name: 'preconf.pending-as-latest.eth_getTransactionCount', kind: 'faulty', section: '4.5', only: ['preconf'], what: 'the pending count ignores pre-confirmed transactions',
+    rpc: pendingAsLatest('eth_getTransactionCount') },
+  { name: 'preconf.pending-as-latest.eth_getCode', kind: 'faulty', section: '4.6', only: ['preconf'], what: 'pending code ignores pre-confirmed deployments',
+    rpc: pendingAsLatest('eth_getCode') },
+  { name: 'preconf.pending-as-latest.eth_getBlockReceipts', kind: 'faulty', section: '4.3', only: ['preconf'], what: 'pending receipts are those of the latest sealed block',
+    rpc: pendingAsLatest('eth_getBlockReceipts') },
+  { name: 'preconf.pending-as-latest.eth_estimateGas', kind: 'faulty', section: '4.4', only: ['preconf'], what: 'pending estimates ignore pre-confirmed state',
+    rpc: pendingAsLatest('eth_estimateGas') },
+  { name: 'preconf.pending-receipts-empty', kind: 'faulty', section: '4.3', only: ['preconf'], what: 'pending receipts are always an empty list',
+    rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: [] }), isPending) },
+
+  // ======================== conformant variants: must exit 0 ========================
+  { name: 'ok.reordered-list', kind: 'conformant', only: ['rest', 'cross'], what: 'records in reverse order',
+    rest: tokens((ts) => [...ts].reverse()) },
+  { name: 'ok.empty-list', kind: 'conformant', only: ['rest', 'cross'], what: 'no record exposed: {"tokens": []}',
+    rest: tokens(() => []) },
+  { name: 'ok.partial-list', kind: 'conformant', only: ['rest', 'cross'], what: 'only two of the records exposed',
+    rest: tokens((ts) => ts.slice(0, 2)) },
+  { name: 'ok.unknown-extra-fields', kind: 'conformant', only: ['rest', 'cross'], what: 'unknown extra fields in the list and in every record',
+    rest: listBody((b) => ({ ...b, next_page_token: '', total: (b.tokens as Rec[]).length, tokens: (b.tokens as Rec[]).map((t) => ({ ...t, chain_id: 4801, tags: ['equity'], issuer: { lei: '5493000IBP32UQZ0KL24' } })) })) },
+  { name: 'ok.lowercase-addresses', kind: 'conformant', only: ['rest', 'cross'], what: 'contract addresses all lower-case (no checksum)',
+    rest: eachToken((t) => (t.contract_address = String(t.contract_address).toLowerCase())) },
+  { name: 'ok.stale-nav', kind: 'conformant', only: ['rest', 'cross'], what: 'NAV last updated 40 days ago (a feed outside market hours; 2.1 rule 1)',
+    rest: eachToken((t) => (t.nav_price_updated_at = iso(Date.now() - 40 * 86_400_000).replace(/\.\d+Z$/, 'Z'))) },
+  { name: 'ok.fractional-seconds', kind: 'conformant', only: ['rest', 'cross'], what: 'timestamps with fractional seconds (".123456Z")',
+    rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/Z$/, '.123456Z'))) },
+  { name: 'ok.offset-plus-00-00', kind: 'conformant', only: ['rest', 'cross'], what: 'timestamps with a "+00:00" offset instead of Z',
+    rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/Z$/, '+00:00'))) },
+  { name: 'ok.offset-plus-05-30', kind: 'conformant', only: ['rest'], what: 'timestamps in local time with a "+05:30" offset',
+    rest: eachToken((t) => {
+      const ms = Date.parse(String(t.nav_price_updated_at)) + 330 * 60_000;
+      t.nav_price_updated_at = iso(ms).replace(/\.\d+Z$/, '+05:30');
+    }) },
+  { name: 'ok.error-without-details', kind: 'conformant', only: ['rest'], what: 'rpcStatus error bodies omit the empty details list (proto3 JSON default)',
+    rest: errors((r, b) => { const { details: _, ...rest } = (b ?? {}) as Rec; return Raw.json(r.status, rest); }) },
+  { name: 'ok.revert-reason-in-message', kind: 'conformant', only: ['rpc'], what: 'the reason appended to the message, anvil style ("execution reverted: revert: conformance")',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, message: `execution reverted: revert: ${String(err.message).replace(/^execution reverted:?\s*/, '') || 'conformance'}` } })) },
+  { name: 'ok.revert-plain-message-no-data', kind: 'conformant', only: ['rpc'], what: 'the revert is exactly {code: -32000, message: "execution reverted"}: no reason, no data (data is optional)',
+    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { code: err.code, message: 'execution reverted' } })) },
+  { name: 'ok.content-type-charset', kind: 'conformant', only: ['rest', 'rpc'], what: 'application/json; charset=utf-8 on every answer',
+    rest: async (_req, next) => { const r = await next(); return r.contentType === 'application/json' ? new Raw(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8' }, r.body) : r; },
+    rpc: everyAnswer((e) => Raw.json(200, e, 'application/json; charset=utf-8')) },
+  { name: 'ok.public-node-403', kind: 'conformant', only: ['rpc'], what: 'a public node (--profile public) refusing eth_getBlockReceipts with HTTP 403', args: ['--profile', 'public'],
+    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'eth_getBlockReceipts is not available on public endpoints'))) },
+  { name: 'ok.latency-150ms', kind: 'conformant', only: ['rest', 'rpc', 'cross', 'preconf'], what: '150 ms added to every answer',
+    latencyMs: 150 },
+  { name: 'ok.preconf-250ms-late', kind: 'conformant', only: ['rpc', 'preconf'], what: 'submissions acknowledged at once, pre-confirmed state visible 250 ms later',
+    rpc: async (call, next, ctx) => {
+      if (call.method !== 'eth_sendRawTransaction') return next();
+      // What a sequencer front end does: hash the raw bytes, answer, hand the transaction on;
+      // "pending" shows it only after the next refresh (about 200 ms, 4.5).
+      ctx.forwardLater(call, 250);
+      return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
+    } },
+];

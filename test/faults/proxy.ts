@@ -1,0 +1,312 @@
+// The mutation layer: an HTTP proxy on loopback in front of the reference target. It forwards
+// REST requests to {base_url} and JSON-RPC calls to {rpc_url}, and lets one variant of the
+// fault catalogue rewrite what goes up or comes back (or answer itself, or break the
+// connection). The proxy only binds 127.0.0.1 and only talks to the upstream URLs it is given.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+// ---- what a mutation returns -------------------------------------------------------------
+
+/** A complete HTTP answer (status, headers, body text). */
+export class Raw {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {}
+
+  get contentType(): string {
+    return (Object.entries(this.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '').split(';')[0].trim().toLowerCase();
+  }
+
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json(): unknown {
+    try {
+      return JSON.parse(this.body);
+    } catch {
+      return undefined;
+    }
+  }
+
+  static json(status: number, value: unknown, contentType = 'application/json'): Raw {
+    return new Raw(status, { 'content-type': contentType }, JSON.stringify(value));
+  }
+
+  static text(status: number, contentType: string, body: string): Raw {
+    return new Raw(status, { 'content-type': contentType }, body);
+  }
+}
+
+/** No HTTP answer at all: the connection is reset, or left open and never answered. */
+export class Fault {
+  constructor(readonly kind: 'reset' | 'hang') {}
+}
+export const RESET = new Fault('reset');
+export const HANG = new Fault('hang');
+
+export type Answer = Raw | Fault;
+
+// ---- REST --------------------------------------------------------------------------------
+
+export interface RestRequest {
+  method: string;
+  /** Path and query relative to the proxy's origin, e.g. "/v1/tokenized-stocks". */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Rewrites one REST exchange. `next` forwards a (possibly changed) request upstream. */
+export type RestMutation = (req: RestRequest, next: (req?: RestRequest) => Promise<Raw>) => Promise<Answer>;
+
+// ---- JSON-RPC ----------------------------------------------------------------------------
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Envelope = { [k: string]: Json };
+
+export interface RpcCall {
+  jsonrpc?: Json;
+  id?: Json;
+  method: string;
+  params: Json[];
+  [k: string]: Json | undefined;
+}
+
+export interface RpcContext {
+  /** The HTTP request that carried the call (headers lower-cased). */
+  http: RestRequest;
+  /** Send a call upstream after `delayMs`, without waiting for it (answers are dropped). */
+  forwardLater(call: RpcCall, delayMs: number): void;
+}
+
+/**
+ * Rewrites one JSON-RPC call (each element of a batch is one call). Returns the envelope to
+ * answer with, or a whole-request Answer (raw HTTP, reset, hang). `next` forwards upstream and
+ * returns the upstream envelope, or the upstream Raw answer when that was not a 200 JSON object.
+ */
+export type RpcMutation = (call: RpcCall, next: (call?: RpcCall) => Promise<Envelope | Raw>, ctx: RpcContext) => Promise<Envelope | Answer>;
+
+// ---- the proxy ---------------------------------------------------------------------------
+
+export interface ProxyOptions {
+  restUpstream: string;
+  rpcUpstream: string;
+  rest?: RestMutation;
+  rpc?: RpcMutation;
+  /** Added before every answer, REST and JSON-RPC. */
+  latencyMs?: number;
+}
+
+export interface Proxy {
+  restUrl: string;
+  rpcUrl: string;
+  /** Exchanges where the mutation changed the request or the answer (or answered itself). */
+  readonly hits: number;
+  /** Exchanges seen, REST and JSON-RPC. */
+  readonly exchanges: number;
+  stop(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const UPSTREAM_TIMEOUT_MS = 30_000;
+
+function readAll(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function plainHeaders(h: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+async function upstreamFetch(url: string, req: RestRequest, signal: AbortSignal): Promise<Raw> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'accept-encoding') headers[k] = v;
+  const res = await fetch(url, {
+    method: req.method,
+    headers,
+    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body,
+    redirect: 'manual',
+    signal: AbortSignal.any([signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]),
+  });
+  const body = await res.text();
+  const out: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
+  });
+  return new Raw(res.status, out, body);
+}
+
+function sameRaw(a: Raw, b: Raw): boolean {
+  return a.status === b.status && a.body === b.body && JSON.stringify(a.headers) === JSON.stringify(b.headers);
+}
+
+function isEnvelope(v: unknown): v is Envelope {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: http.Server; url: string; sockets: Set<Socket> }> {
+  const server = http.createServer(handler);
+  server.keepAliveTimeout = 1000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}`, sockets };
+}
+
+/** Start the proxy: one loopback port for REST, one for JSON-RPC. */
+export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
+  const restBase = new URL(opts.restUpstream);
+  const stopping = new AbortController();
+  const later = new Set<Promise<unknown>>();
+  let hits = 0;
+  let exchanges = 0;
+
+  const send = (res: ServerResponse, answer: Answer) => {
+    if (answer instanceof Fault) {
+      if (answer.kind === 'reset') res.socket?.resetAndDestroy();
+      // 'hang': leave the socket open; stop() destroys it.
+      return;
+    }
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  };
+
+  const incoming = async (req: IncomingMessage): Promise<RestRequest> => ({
+    method: req.method ?? 'GET',
+    path: req.url ?? '/',
+    headers: plainHeaders(req.headers),
+    body: await readAll(req),
+  });
+
+  const restUp = (r: RestRequest) => {
+    // The proxy's REST URL carries the upstream's path prefix, so paths map one to one.
+    const target = new URL(r.path, restBase.origin);
+    return upstreamFetch(target.toString(), r, stopping.signal);
+  };
+
+  const rest = await listen((req, res) => {
+    void (async () => {
+      exchanges++;
+      const r = await incoming(req);
+      let upstream: Raw | undefined;
+      let forwarded: string | undefined;
+      const next = async (changed?: RestRequest) => {
+        const sent = changed ?? r;
+        forwarded = JSON.stringify(sent);
+        upstream = await restUp(sent);
+        return upstream;
+      };
+      const answer = opts.rest ? await opts.rest(r, next) : await next();
+      const untouched = upstream !== undefined && answer instanceof Raw && sameRaw(answer, upstream) && forwarded === JSON.stringify(r);
+      if (!untouched) hits++;
+      if (opts.latencyMs) await sleep(opts.latencyMs);
+      send(res, answer);
+    })().catch((err: Error) => {
+      if (!res.headersSent) send(res, Raw.text(502, 'text/plain', `fault proxy: ${err.message}`));
+    });
+  });
+
+  const rpcCallUp = async (call: RpcCall, h: RestRequest): Promise<Envelope | Raw> => {
+    const raw = await upstreamFetch(opts.rpcUpstream, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...pick(h.headers, ['authorization']) }, body: JSON.stringify(call) }, stopping.signal);
+    const parsed = raw.status === 200 ? raw.json() : undefined;
+    return isEnvelope(parsed) ? parsed : raw;
+  };
+
+  const rpc = await listen((req, res) => {
+    void (async () => {
+      exchanges++;
+      const r = await incoming(req);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(r.body);
+      } catch {
+        parsed = undefined;
+      }
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      const wellFormed = calls.length > 0 && calls.every((c) => isEnvelope(c) && typeof c.method === 'string');
+      if (!wellFormed || !opts.rpc) {
+        // Not something a mutation can reason about (or no mutation): pass the bytes through.
+        const upstream = await upstreamFetch(opts.rpcUpstream, { ...r, method: 'POST' }, stopping.signal);
+        if (opts.latencyMs) await sleep(opts.latencyMs);
+        return send(res, upstream);
+      }
+      const ctx: RpcContext = {
+        http: r,
+        forwardLater: (call, delayMs) => {
+          const p = sleep(delayMs)
+            .then(() => (stopping.signal.aborted ? undefined : rpcCallUp(call, r)))
+            .catch(() => undefined);
+          later.add(p);
+          void p.finally(() => later.delete(p));
+        },
+      };
+      const answers: Array<Envelope | Answer> = [];
+      for (const c of calls as RpcCall[]) {
+        let upstream: Envelope | Raw | undefined;
+        let forwarded: string | undefined;
+        const next = async (changed?: RpcCall) => {
+          const sent = changed ?? c;
+          forwarded = JSON.stringify(sent);
+          upstream = await rpcCallUp(sent, r);
+          return upstream;
+        };
+        const a = await opts.rpc(c, next, ctx);
+        const untouched =
+          upstream !== undefined &&
+          forwarded === JSON.stringify(c) &&
+          (a instanceof Raw ? upstream instanceof Raw && sameRaw(a, upstream) : !(a instanceof Fault) && !(upstream instanceof Raw) && JSON.stringify(a) === JSON.stringify(upstream));
+        if (!untouched) hits++;
+        answers.push(a);
+      }
+      if (opts.latencyMs) await sleep(opts.latencyMs);
+      const whole = answers.find((a): a is Answer => a instanceof Raw || a instanceof Fault);
+      if (whole) return send(res, whole);
+      send(res, Raw.json(200, Array.isArray(parsed) ? answers : answers[0]));
+    })().catch((err: Error) => {
+      if (!res.headersSent) send(res, Raw.text(502, 'text/plain', `fault proxy: ${err.message}`));
+    });
+  });
+
+  const restUrl = rest.url + restBase.pathname.replace(/\/+$/, '');
+  return {
+    restUrl,
+    rpcUrl: rpc.url,
+    get hits() {
+      return hits;
+    },
+    get exchanges() {
+      return exchanges;
+    },
+    async stop() {
+      // Let delayed submissions land first: the signer's nonce sequence must stay intact.
+      await Promise.allSettled([...later]);
+      stopping.abort('proxy stopped');
+      for (const s of [rest, rpc]) {
+        for (const sock of s.sockets) sock.destroy();
+        await new Promise<void>((resolve) => s.server.close(() => resolve()));
+      }
+    },
+  };
+}
+
+function pick(h: Record<string, string>, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) if (h[n] !== undefined) out[n] = h[n];
+  return out;
+}
