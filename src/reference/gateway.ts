@@ -5,6 +5,7 @@
 //   - eth_estimateGas reverts become code -32000 "execution reverted" (anvil says code 3);
 //   - transaction submissions invalidate the cached pre-confirmed receipts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Hex } from 'viem';
 import { BodyTooLarge, listenLoopback, readBody, sendJson, type Listening } from './http-util';
 import type { Preconf } from './preconf';
 import type { Json, JsonRpcError, JsonRpcResponse, Upstream } from './rpc';
@@ -121,7 +122,13 @@ async function answerRequest(opts: GatewayOptions, req: RpcRequest): Promise<Jso
     default:
       if (SUBMISSIONS.has(req.method)) {
         const answer = await opts.upstream.forward(req);
-        if (!answer.error) opts.preconf.poolChanged();
+        if (answer.error) return answer;
+        const [raw] = params;
+        if (req.method === 'eth_sendRawTransaction' && typeof raw === 'string' && typeof answer.result === 'string') {
+          opts.preconf.accepted(answer.result as Hex, raw as Hex);
+        } else {
+          opts.preconf.poolChanged();
+        }
         return answer;
       }
   }

@@ -4,8 +4,9 @@
 // anvil --no-mining already answers eth_getTransactionCount / eth_getCode / eth_estimateGas at
 // "pending" from its pool, but eth_getBlockReceipts("pending") is null. Receipts are real
 // ones: under the exclusive lock we snapshot, mine the pool into a temporary block, read its
-// receipts and raw transactions, revert, and resubmit the raw transactions in block order
-// (evm_revert drops mined transactions from the pool). Nobody else talks to anvil meanwhile,
+// receipts, revert, and resubmit the raw transactions in block order (evm_revert drops mined
+// transactions from the pool). Raw bytes come from what the gateway saw submitted, else from
+// eth_getRawTransactionByHash (about 1 ms per transaction, so worth avoiding). Nobody else talks to anvil meanwhile,
 // so the temporary block and the briefly emptied pool are never observable through us.
 import type { Hex } from 'viem';
 import { AnvilRpc, RpcError, type Json, type Upstream } from './rpc';
@@ -20,6 +21,14 @@ interface Block {
   transactions: Hex[];
 }
 
+/** Bound on remembered raw transactions (replaced or dropped ones are never sealed). */
+const MAX_REMEMBERED = 50_000;
+/**
+ * anvil answers a batch with futures::join_all, which polls up to 30 futures in order and
+ * uses FuturesOrdered above that; with larger batches we measured cross-sender swaps.
+ */
+const RESUBMIT_CHUNK = 30;
+
 interface Receipt {
   transactionHash: Hex;
   status: Hex;
@@ -28,6 +37,7 @@ interface Receipt {
 export class Preconf {
   /** Bumped on every pool change we see; part of the pending-receipts cache key. */
   private poolVersion = 0;
+  private readonly rawByHash = new Map<string, Hex>();
   private cache?: { key: string; receipts: Json[] };
   private timer?: NodeJS.Timeout;
   private stopped = false;
@@ -40,6 +50,13 @@ export class Preconf {
 
   poolChanged(): void {
     this.poolVersion += 1;
+  }
+
+  /** A raw transaction entered the pool through the gateway. */
+  accepted(hash: Hex, raw: Hex): void {
+    this.rawByHash.set(hash.toLowerCase(), raw);
+    if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
+    this.poolChanged();
   }
 
   /** Starts sealing on a fixed cadence (ticks that fall behind are skipped, not queued). */
@@ -102,7 +119,9 @@ export class Preconf {
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
     this.poolChanged();
-    return raw.call<Hex>('eth_blockNumber');
+    const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);
+    for (const hash of block.transactions) this.rawByHash.delete(hash.toLowerCase());
+    return block.number;
   }
 
   private async simulate(raw: AnvilRpc): Promise<Json[]> {
@@ -116,14 +135,15 @@ export class Preconf {
       throw err;
     }
     try {
-      const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);
-      const answers = await raw.batch<Json>([
-        ['eth_getBlockReceipts', [block.number]],
-        ...block.transactions.map((h): [string, Json[]] => ['eth_getRawTransactionByHash', [h]]),
-      ]);
-      receipts = answers[0] as unknown as Receipt[];
-      rawTxs = answers.slice(1) as Hex[];
-      if (rawTxs.some((tx) => typeof tx !== 'string')) throw new RpcError(-32603, 'raw transaction unavailable');
+      receipts = await raw.call<Receipt[]>('eth_getBlockReceipts', ['latest']);
+      const missing = receipts.map((r) => r.transactionHash).filter((h) => !this.rawByHash.has(h.toLowerCase()));
+      const fetched = await raw.batch<Hex | null>(missing.map((h): [string, Json[]] => ['eth_getRawTransactionByHash', [h]]));
+      missing.forEach((h, i) => {
+        const tx = fetched[i];
+        if (typeof tx !== 'string') throw new RpcError(-32603, `raw transaction ${h} unavailable`);
+        this.rawByHash.set(h.toLowerCase(), tx);
+      });
+      rawTxs = receipts.map((r) => this.rawByHash.get(r.transactionHash.toLowerCase()) as Hex);
     } catch (err) {
       // Without the raw transactions a revert would lose them: keep the block instead, which
       // is simply an early seal.
@@ -135,11 +155,33 @@ export class Preconf {
       this.poolChanged();
       throw new RpcError(-32603, 'evm_revert refused; the pre-confirmed block was sealed early');
     }
-    // Same order as the block, so nonces stay contiguous and the sealed block matches.
-    const answers = await raw.batchResponses(rawTxs.map((tx): [string, Json[]] => ['eth_sendRawTransaction', [tx]]));
-    answers.forEach((a, i) => {
-      if (a.error) this.opts.log(`pending receipts: could not restore ${receipts[i]?.transactionHash}: ${a.error.message}`);
-    });
+    await this.restore(raw, rawTxs, receipts.map((r) => r.transactionHash));
     return receipts as unknown as Json[];
+  }
+
+  /**
+   * Puts the previewed transactions back into the pool in block order, so the sealed block
+   * matches the preview. anvil runs the calls of a batch concurrently, which almost always
+   * keeps their order but can swap two transactions of different senders; so check anvil's
+   * own pending block and, if the order differs, drop them and resubmit one by one.
+   */
+  private async restore(raw: AnvilRpc, rawTxs: Hex[], hashes: Hex[]): Promise<void> {
+    for (let start = 0; start < rawTxs.length; start += RESUBMIT_CHUNK) {
+      const chunk = rawTxs.slice(start, start + RESUBMIT_CHUNK);
+      const answers = await raw.batchResponses(chunk.map((tx): [string, Json[]] => ['eth_sendRawTransaction', [tx]]));
+      answers.forEach((a, i) => {
+        if (a.error) this.opts.log(`pending receipts: could not restore ${hashes[start + i]}: ${a.error.message}`);
+      });
+    }
+    const pending = await raw.call<Block | null>('eth_getBlockByNumber', ['pending', false]);
+    const order = (pending?.transactions ?? []).slice(0, hashes.length).map((h) => h.toLowerCase());
+    if (order.join() === hashes.map((h) => h.toLowerCase()).join()) return;
+    this.opts.log('pending receipts: batch resubmission reordered the pool; resubmitting in sequence');
+    await raw.batchResponses(hashes.map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
+    for (let i = 0; i < rawTxs.length; i++) {
+      await raw.call('eth_sendRawTransaction', [rawTxs[i]]).catch((err: Error) => {
+        this.opts.log(`pending receipts: could not restore ${hashes[i]}: ${err.message}`);
+      });
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The node interface at {rpc_url}: pre-confirmed state at "pending" (Flashblocks model),
 // revert translation, envelope handling, and the public/dedicated profile rule.
 import { encodeAbiParameters, encodeFunctionData, getContractAddress, parseEther, type Hex } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { tokenAbi } from '../../src/reference/contracts/abi';
 import { clients, nextBlock, post, request, rpc, waitFor } from './helpers';
@@ -36,13 +37,17 @@ async function pendingReceipts(): Promise<Receipt[]> {
   return rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', ['pending']);
 }
 
-/** Signs a transfer to self-owned account 1 without sending it. */
-async function signTransfer(nonce: number, value = 1n): Promise<Hex> {
-  const { wallet, account, chain } = clients(ref);
+// anvil's second and third dev keys: funded, public knowledge.
+const DEV_KEY_1: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const DEV_KEY_2: Hex = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+
+/** Signs a transfer to a fixed account without sending it; all with the same fees. */
+async function signTransfer(nonce: number, value = 1n, account: PrivateKeyAccount = clients(ref).account): Promise<Hex> {
+  const { wallet, chain } = clients(ref);
   return wallet.signTransaction({
     account,
     chain,
-    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    to: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
     value,
     nonce,
     gas: 21_000n,
@@ -105,22 +110,27 @@ describe('pre-confirmed state', () => {
     }, 3 * BLOCK_TIME_MS);
   });
 
-  test('many transactions keep nonce order and hashes through repeated pending reads and the seal', async () => {
-    const { account } = clients(ref);
-    await nextBlock(ref.rpcUrl);
-    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+  test('pending receipts keep submission order across senders through repeated reads, and the seal agrees', async () => {
+    const senders = [ref.signerKey, DEV_KEY_1, DEV_KEY_2].map((k) => privateKeyToAccount(k));
+    const nonces = await Promise.all(senders.map(async (a) => Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [a.address, 'pending']))));
+    const first = Number(await rpc(ref.rpcUrl, 'eth_blockNumber')) + 1;
     const hashes: Hex[] = [];
-    for (let i = 0; i < 5; i++) {
-      hashes.push(await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonce + i, BigInt(i + 1))]));
-      // Each read mines a temporary block, reverts it and resubmits the pool.
-      expect((await pendingReceipts()).map((r) => r.transactionHash)).toEqual(hashes);
-      expect(Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']))).toBe(nonce + i + 1);
+    for (let i = 0; i < 9; i++) {
+      const s = i % senders.length;
+      hashes.push(await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonces[s]++, BigInt(i + 1), senders[s])]));
+      // Each read mines a temporary block, reverts it and resubmits the pool. A seal may fall
+      // in between: then the pending ones are the not-yet-sealed tail, still in order.
+      const pending = (await pendingReceipts()).map((r) => r.transactionHash).filter((h) => hashes.includes(h));
+      expect(pending.length).toBeGreaterThan(0);
+      expect(pending).toEqual(hashes.slice(hashes.length - pending.length));
     }
-    const pendingNumber = (await pendingReceipts())[0].blockNumber;
-    await nextBlock(ref.rpcUrl);
-    const sealed = await rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', [pendingNumber]);
-    expect(sealed.map((r) => r.transactionHash)).toEqual(hashes);
-    expect(await pendingReceipts()).toEqual([]);
+    await waitFor('all to seal', async () => ((await rpc(ref.rpcUrl, 'eth_getTransactionReceipt', [hashes[8]])) ? true : undefined), 3 * BLOCK_TIME_MS);
+    const last = Number(await rpc(ref.rpcUrl, 'eth_blockNumber'));
+    const sealed: Hex[] = [];
+    for (let n = first; n <= last; n++) {
+      for (const r of await rpc<Receipt[]>(ref.rpcUrl, 'eth_getBlockReceipts', [`0x${n.toString(16)}`])) sealed.push(r.transactionHash);
+    }
+    expect(sealed.filter((h) => hashes.includes(h))).toEqual(hashes);
   });
 
   test('the temporary block behind pending receipts is never observable', async () => {
