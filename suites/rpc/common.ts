@@ -74,6 +74,38 @@ export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section
   return answer.result as T;
 }
 
+/**
+ * Spec 1.4: each of the four methods accepts "pending"; 4.2: the block parameter accepts every
+ * tag and a hex number. A method that refuses a block parameter violates these: the failure
+ * cites 1.4 (and 4.2) for "pending", 4.2 for the others.
+ */
+export function sectionOfParam(key: BlockParamKey | 'omitted'): string {
+  return key === 'pending' ? '1.4, 4.2' : '4.2';
+}
+
+/**
+ * Call a method with a block parameter and return its result; a refusal (an error, or no
+ * JSON-RPC result) fails with the section of that parameter (see sectionOfParam).
+ */
+export async function resultAt<T = unknown>(
+  ctx: Pick<CheckContext, 'rpc'>,
+  method: string,
+  params: unknown[],
+  key: BlockParamKey | 'omitted',
+  section403?: { section: string; hint: string },
+): Promise<T> {
+  const answer = await ctx.rpc.call(method, params);
+  const section = sectionOfParam(key);
+  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
+    fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
+      section,
+      expected: 'a result (each of the four methods accepts "pending")',
+      actual: (answer.json as Record<string, unknown>).error,
+    });
+  }
+  return resultOf<T>(method, answer, section403);
+}
+
 /** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */
 export interface BlockView {
   number?: bigint;
@@ -113,4 +145,48 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const s = new Set(a);
   return s.size === new Set(b).size && b.every((x) => s.has(x));
+}
+
+/** A transaction object of eth_getBlockByNumber(n, true), as far as the checks read it. */
+export interface TxView {
+  from?: string;
+  to?: string | null;
+  nonce?: string;
+  hash?: string;
+}
+
+/**
+ * Blocks to look at for chain activity, newest first: the pre-confirmed block, the `recent`
+ * latest sealed blocks, then the `first` blocks after genesis (where a young chain, such as a
+ * dev chain, holds its deployments). Bounded: at most 1 + recent + first block reads.
+ */
+export async function* recentBlocks(
+  ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal'>,
+  opts: { recent: number; first?: number; pending?: boolean },
+): AsyncGenerator<{ param: string; number?: bigint; txs: TxView[] }> {
+  const read = async (param: string) => {
+    const a = await ctx.rpc.call('eth_getBlockByNumber', [param, true]);
+    const b = a.http.status === 200 ? a.result : undefined;
+    if (!isRecord(b) || !Array.isArray(b.transactions)) return undefined;
+    return { param, number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined, txs: b.transactions.filter(isRecord) as TxView[] };
+  };
+  if (opts.pending) {
+    const p = await read('pending');
+    if (p) yield p;
+  }
+  const head = await headNumber(ctx);
+  const seen = new Set<bigint>();
+  const oldest = head >= BigInt(opts.recent) ? head - BigInt(opts.recent) + 1n : 0n;
+  for (let n = head; n >= oldest; n--) {
+    if (ctx.signal.aborted) return;
+    seen.add(n);
+    const b = await read(toQuantity(n));
+    if (b) yield b;
+  }
+  for (let n = 1n; n <= BigInt(opts.first ?? 0) && n <= head; n++) {
+    if (ctx.signal.aborted) return;
+    if (seen.has(n)) continue;
+    const b = await read(toQuantity(n));
+    if (b) yield b;
+  }
 }

@@ -2,7 +2,7 @@
 import { check, fail, type Check } from '../../src/harness/check';
 import { expectSchema, show } from '../../src/harness/expect';
 import { randomAddress } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, resultAt, type BlockParamKey } from './common';
 
 /**
  * Intrinsic gas of a transaction without data: every transfer uses at least this much, so an
@@ -23,14 +23,14 @@ function estimateAt(key: BlockParamKey | 'omitted'): Check {
   const what = key === 'omitted' ? 'without a block parameter (default "latest")' : `at ${describeParam(key)}`;
   return check({
     id: `rpc.estimateGas.block.${key}`,
-    section: key === 'omitted' ? '4.4' : '4.4, 4.2',
+    section: key === 'omitted' ? '4.4' : key === 'pending' ? '4.4, 4.2, 1.4' : '4.4, 4.2',
     level: 'required',
     needs: ['rpc'],
     title: `eth_estimateGas of a 0-value transfer ${what} is a hex quantity >= 21000`,
   }, async (ctx) => {
     const params: unknown[] = [transfer()];
     if (key !== 'omitted') params.push(await blockParam(ctx, key));
-    const gas = await ctx.rpc.result('eth_estimateGas', params);
+    const gas = await resultAt(ctx, 'eth_estimateGas', params, key);
     expectSchema('hexQuantity', gas, `eth_estimateGas ${what}`, '4.4');
     if (BigInt(gas as string) < TRANSFER_GAS) {
       fail(`eth_estimateGas ${what}: ${show(gas)} (${BigInt(gas as string)}) is below the 21000 gas every transfer uses`, { section: '4.4', expected: '>= 0x5208', actual: gas });

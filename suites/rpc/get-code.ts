@@ -1,23 +1,86 @@
-/** Spec 4.6 (eth_getCode) with every block parameter of 4.2. */
-import { check, type Check } from '../../src/harness/check';
-import { expectEqual, expectSchema } from '../../src/harness/expect';
+/** Spec 4.6 (eth_getCode) with every block parameter of 4.2, and the code of a real contract. */
+import { getContractAddress, type Hex } from 'viem';
+import { check, skip, type Check, type CheckContext } from '../../src/harness/check';
+import { expectEqual, expectSchema, show } from '../../src/harness/expect';
+import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { randomAddress } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from './common';
 
 /** A freshly generated address has no code at any block: the result is exactly "0x" (4.6). */
 function codeAtBlock(key: BlockParamKey): Check {
   return check({
     id: `rpc.getCode.block.${key}`,
-    section: '4.6, 4.2',
+    section: key === 'pending' ? '4.6, 4.2, 1.4' : '4.6, 4.2',
     level: 'required',
     needs: ['rpc'],
     title: `eth_getCode of a fresh address at ${describeParam(key)} is exactly "0x"`,
   }, async (ctx) => {
     const param = await blockParam(ctx, key);
-    const code = await ctx.rpc.result('eth_getCode', [randomAddress(), param]);
+    const code = await resultAt(ctx, 'eth_getCode', [randomAddress(), param], key);
     expectSchema('hexBytes', code, `eth_getCode at ${param}`, '4.6');
     expectEqual(code, '0x', `eth_getCode of a fresh address at ${param}`, '4.6');
   });
 }
 
-export const codeChecks: Check[] = BLOCK_PARAM_KEYS.map(codeAtBlock);
+/** Where to look for a contract: the latest blocks, then the first ones (a young chain's deployments). */
+const RECENT_BLOCKS = 16;
+const FIRST_BLOCKS = 8;
+/** At most this many addresses are probed with eth_getCode. */
+const MAX_PROBES = 16;
+
+/**
+ * A contract of the chain, found without any spec knowledge of it: the recipients of recent
+ * transactions and the addresses created by recent deployments (sender + nonce), probed with
+ * eth_getCode at "latest" until one answers something other than "0x". Returns that address
+ * and the code it answered (the observation the check judges).
+ */
+async function findContract(ctx: CheckContext): Promise<{ address: Hex; code: unknown } | undefined> {
+  const probed = new Set<string>();
+  for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
+    for (const tx of block.txs) {
+      let candidate: string | undefined;
+      if (isEvmAddress(tx.to)) candidate = tx.to!;
+      else if ((tx.to === null || tx.to === undefined) && isEvmAddress(tx.from) && isHexQuantity(tx.nonce)) {
+        candidate = getContractAddress({ from: tx.from as Hex, nonce: BigInt(tx.nonce!) });
+      }
+      if (!candidate || probed.has(candidate.toLowerCase())) continue;
+      if (probed.size >= MAX_PROBES) return undefined;
+      probed.add(candidate.toLowerCase());
+      const a = await ctx.rpc.call('eth_getCode', [candidate, 'latest']);
+      if (a.http.status === 200 && a.hasResult && a.result !== '0x' && a.result !== null) return { address: candidate as Hex, code: a.result };
+    }
+  }
+  return undefined;
+}
+
+const NO_CONTRACT = `no contract found among the recipients and deployments of the latest ${RECENT_BLOCKS} and first ${FIRST_BLOCKS} blocks (at most ${MAX_PROBES} addresses probed)`;
+
+const contractCodeLatest = check({
+  id: 'rpc.getCode.contract.latest',
+  section: '4.6',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'eth_getCode of a contract of the chain at "latest" is its bytecode as hex bytes',
+}, async (ctx) => {
+  const found = await findContract(ctx);
+  if (!found) skip(NO_CONTRACT);
+  ctx.note(`contract ${found.address}`);
+  expectSchema('hexBytes', found.code, `eth_getCode(${found.address}, "latest")`);
+});
+
+const contractCodePending = check({
+  id: 'rpc.getCode.contract.pending',
+  section: '4.6, 1.4',
+  level: 'required',
+  needs: ['rpc'],
+  title: 'eth_getCode of a contract of the chain at "pending" is hex bytes',
+}, async (ctx) => {
+  const found = await findContract(ctx);
+  if (!found) skip(NO_CONTRACT);
+  ctx.note(`contract ${found.address}`);
+  const code = await resultAt(ctx, 'eth_getCode', [found.address, 'pending'], 'pending');
+  expectSchema('hexBytes', code, `eth_getCode(${found.address}, "pending")`, '4.6');
+  if (code !== found.code) ctx.note(`code at "pending" differs from "latest" (${show(code, 40)} vs ${show(found.code, 40)})`);
+});
+
+export const codeChecks: Check[] = [...BLOCK_PARAM_KEYS.map(codeAtBlock), contractCodeLatest, contractCodePending];

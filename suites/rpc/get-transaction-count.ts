@@ -6,7 +6,7 @@ import { check, fail, skip, type Check } from '../../src/harness/check';
 import { expectEqual, expectSchema, show } from '../../src/harness/expect';
 import { isEvmAddress } from '../../src/harness/formats';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from './common';
 
 /**
  * A fresh random address has sent no transaction, so its count is 0 at every block: "0x0" is
@@ -15,13 +15,13 @@ import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, type BlockPara
 function countAtBlock(key: BlockParamKey): Check {
   return check({
     id: `rpc.getTransactionCount.block.${key}`,
-    section: '4.5, 4.2',
+    section: key === 'pending' ? '4.5, 4.2, 1.4' : '4.5, 4.2',
     level: 'required',
     needs: ['rpc'],
     title: `eth_getTransactionCount of a fresh address at ${describeParam(key)} is the hex quantity "0x0"`,
   }, async (ctx) => {
     const param = await blockParam(ctx, key);
-    const count = await ctx.rpc.result('eth_getTransactionCount', [randomAddress(), param]);
+    const count = await resultAt(ctx, 'eth_getTransactionCount', [randomAddress(), param], key);
     expectSchema('hexQuantity', count, `eth_getTransactionCount at ${param}`, '4.5');
     expectEqual(count, '0x0', `eth_getTransactionCount of a fresh address at ${param}`, '4.5');
   });
@@ -31,16 +31,6 @@ function countAtBlock(key: BlockParamKey): Check {
 export const ACTIVE_BLOCKS = 5;
 /** At most this many senders are compared (bounded run time). */
 const MAX_SENDERS = 5;
-
-function senders(block: unknown): string[] {
-  if (typeof block !== 'object' || block === null) return [];
-  const txs = (block as { transactions?: unknown }).transactions;
-  if (!Array.isArray(txs)) return [];
-  return txs
-    .map((t) => (typeof t === 'object' && t !== null ? (t as { from?: unknown }).from : undefined))
-    .filter((f): f is string => isEvmAddress(f))
-    .map((f) => f.toLowerCase());
-}
 
 const pendingNotBelowLatest = check({
   id: 'rpc.getTransactionCount.pending-ge-latest',
@@ -52,15 +42,13 @@ const pendingNotBelowLatest = check({
   // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
   // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.
   const found = new Set<string>();
-  const pending = await ctx.rpc.call('eth_getBlockByNumber', ['pending', true]);
-  for (const s of senders(pending.result)) found.add(s);
-  const head = await headNumber(ctx);
-  const oldest = head >= BigInt(ACTIVE_BLOCKS) ? head - BigInt(ACTIVE_BLOCKS) + 1n : 0n;
-  for (let n = head; n >= oldest && found.size < MAX_SENDERS; n--) {
-    const b = await ctx.rpc.call('eth_getBlockByNumber', [toQuantity(n), true]);
-    for (const s of senders(b.result)) found.add(s);
+  const looked: string[] = [];
+  for await (const block of recentBlocks(ctx, { recent: ACTIVE_BLOCKS, pending: true })) {
+    looked.push(block.param);
+    for (const tx of block.txs) if (isEvmAddress(tx.from)) found.add(tx.from!.toLowerCase());
+    if (found.size >= MAX_SENDERS) break;
   }
-  if (found.size === 0) skip(`no active sender found in the latest blocks (pre-confirmed block and blocks ${oldest}..${head} have no transactions)`);
+  if (found.size === 0) skip(`no active sender found in the latest blocks (no transactions in ${looked.join(', ') || 'any block read'})`);
   const accounts = [...found].slice(0, MAX_SENDERS);
   ctx.note(`accounts compared: ${accounts.join(', ')}`);
   for (const account of accounts) {
@@ -68,7 +56,7 @@ const pendingNotBelowLatest = check({
     // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
     // second can only be larger or equal: the comparison stays sound across a seal.
     const latest = await ctx.rpc.result('eth_getTransactionCount', [account, 'latest']);
-    const pendingCount = await ctx.rpc.result('eth_getTransactionCount', [account, 'pending']);
+    const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
     expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, '4.5');
     expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, '4.5');
     if (BigInt(pendingCount as string) < BigInt(latest as string)) {

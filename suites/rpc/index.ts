@@ -5,6 +5,7 @@ import { errorChecks } from './errors';
 import { receiptsChecks } from './get-block-receipts';
 import { codeChecks } from './get-code';
 import { transactionCountChecks } from './get-transaction-count';
+import { publicChecks } from './public';
 import { revertChecks } from './revert';
 
 /** The read-only JSON-RPC checks (spec 1.4, 4.2-4.6, 5.2, 7). */
@@ -13,6 +14,7 @@ export const checks: Check[] = [
   ...transactionCountChecks,
   ...codeChecks,
   ...receiptsChecks,
+  ...publicChecks,
   ...estimateGasChecks,
   ...revertChecks,
   ...errorChecks,

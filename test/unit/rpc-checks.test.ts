@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { decodeErrorResult, type Hex } from 'viem';
+import { decodeErrorResult, getContractAddress, type Hex } from 'viem';
 import type { Check, Profile } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
@@ -42,9 +42,18 @@ interface Faults {
   quiet?: boolean;
   /** eth_getBlockByNumber("pending") is not offered (null). */
   noPendingBlock?: boolean;
+  /** Contract bytecode in upper-case hex. */
+  codeUppercase?: boolean;
+  /** Every method refuses the "pending" tag with an error. */
+  pendingRejected?: boolean;
+  /** HTTP 403 for every method (a public node refusing everything). */
+  all403?: boolean;
 }
 
 const SENDER = '0x00000000000000000000000000000000000000aa';
+const EOA = '0x00000000000000000000000000000000000000bb';
+/** Deployed by SENDER's transaction with nonce 0 (the creation transactions of the fake chain). */
+const CONTRACT = getContractAddress({ from: SENDER, nonce: 0n }).toLowerCase();
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const q = (n: number) => `0x${n.toString(16)}`;
 
@@ -68,6 +77,11 @@ function fakeNode(faults: Faults) {
   const num = (n: number) => (faults.decimal ? String(n) : q(n));
 
   function answer(method: string, params: unknown[]): { result?: unknown; error?: unknown; status?: number } {
+    if (faults.all403 && method !== 'eth_blockNumber' && method !== 'eth_getBlockByNumber') return { status: 403 };
+    const blockAt: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
+    if (faults.pendingRejected && method in blockAt && params[blockAt[method]] === 'pending') {
+      return { error: { code: -32602, message: 'invalid block tag "pending": unsupported' } };
+    }
     switch (method) {
       case 'eth_blockNumber':
         return { result: q(head) };
@@ -81,7 +95,8 @@ function fakeNode(faults: Faults) {
           result: {
             number: q(n),
             hash: n === head + 1 ? null : hash(5000 + n),
-            transactions: params[1] ? txs.map((h) => ({ hash: h, from: SENDER })) : txs,
+            // Full objects: a deployment (no `to`) by SENDER at nonce 0, then transfers to an EOA.
+            transactions: params[1] ? txs.map((h, i) => ({ hash: h, from: SENDER, to: i === 0 ? null : EOA, nonce: q(i) })) : txs,
           },
         };
       }
@@ -102,6 +117,7 @@ function fakeNode(faults: Faults) {
       case 'eth_getCode': {
         const n = resolve(params[1]);
         if (n === undefined || n > head + 1) return { error: { code: -32602, message: 'unknown block' } };
+        if (String(params[0]).toLowerCase() === CONTRACT) return { result: faults.codeUppercase ? '0x6080604052FE' : '0x6080604052fe' };
         return { result: '0x' };
       }
       case 'eth_estimateGas': {
@@ -165,15 +181,16 @@ describe('RPC checks against a conformant fake node', () => {
     const results = await run({});
     expect(results.size).toBeGreaterThanOrEqual(35);
     for (const [id, r] of results) {
-      if (id.startsWith('rpc.getBlockReceipts.public-403')) expect([id, r.status]).toEqual([id, 'skipped']);
+      if (id.startsWith('rpc.getBlockReceipts.public-403') || id.startsWith('rpc.public.')) expect([id, r.status]).toEqual([id, 'skipped']);
       else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
     }
+    expect(results.get('rpc.getCode.contract.latest')!.notes?.map((n) => n.toLowerCase())).toEqual([`contract ${CONTRACT}`]);
   });
 
   test('public profile: the 403 checks pass and the receipts checks are skipped', async () => {
     const results = await run({ receipts403: true }, { profile: 'public' });
     for (const [id, r] of results) {
-      if (id.startsWith('rpc.getBlockReceipts.block.')) expect([id, r.status]).toEqual([id, 'skipped']);
+      if (id.startsWith('rpc.getBlockReceipts.block.') || id === 'rpc.getBlockReceipts.nonempty-block') expect([id, r.status]).toEqual([id, 'skipped']);
       else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
     }
   });
@@ -270,6 +287,34 @@ describe('RPC checks against faulty fake nodes', () => {
     const r = results.get('rpc.getBlockReceipts.block.latest')!;
     expect(r.status).toBe('inconclusive');
     expect(r.reason).toMatch(/changed between the reads .* in each of 3 attempts/);
+  });
+
+  test('upper-case contract bytecode fails the contract code checks with 4.6', async () => {
+    const results = await run({ codeUppercase: true }, { only: /getCode/ });
+    for (const id of ['rpc.getCode.contract.latest', 'rpc.getCode.contract.pending']) {
+      expect([id, results.get(id)!.status, results.get(id)!.failedSection ?? results.get(id)!.section]).toEqual([id, 'failed', '4.6']);
+    }
+    expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
+  });
+
+  test('refusing "pending" fails every pending check citing 1.4', async () => {
+    const results = await run({ pendingRejected: true });
+    const pendingIds = [...results.keys()].filter((id) => /\.pending$|pending-ge-latest/.test(id) && !id.includes('public'));
+    expect(pendingIds.length).toBe(6); // count, code, receipts, estimate at "pending"; contract code; the invariant
+    for (const id of pendingIds) {
+      const r = results.get(id)!;
+      expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '1.4, 4.2']);
+    }
+    expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
+  });
+
+  test('a public node refusing every method fails the 5.2 acceptance checks', async () => {
+    const results = await run({ all403: true }, { profile: 'public', only: /^rpc\.public\.|public-403/ });
+    for (const r of results.values()) {
+      if (r.id.includes('public-403')) expect([r.id, r.status]).toEqual([r.id, 'passed']);
+      else expect([r.id, r.status, r.section]).toEqual([r.id, 'failed', '5.2']);
+    }
+    expect(results.size).toBe(5);
   });
 
   test('no transactions in the latest blocks: the invariant is skipped, not passed', async () => {

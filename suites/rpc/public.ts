@@ -1,0 +1,37 @@
+/**
+ * Spec 5.2: the public node addresses accept the calls (without credentials shown), except
+ * eth_getBlockReceipts, refused with HTTP 403 (checked in get-block-receipts.ts). One check
+ * per other method: a valid call is served with a JSON-RPC result, not refused.
+ *
+ * The calls carry whatever --rpc-header the run was given (the RpcClient adds them); run
+ * the public profile without credentials to observe exactly "without credentials".
+ */
+import { check, fail, type Check } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { randomAddress } from '../../src/harness/hex';
+
+const CALLS: { rule: string; method: string; params: () => unknown[] }[] = [
+  { rule: 'getTransactionCount', method: 'eth_getTransactionCount', params: () => [randomAddress(), 'latest'] },
+  { rule: 'getCode', method: 'eth_getCode', params: () => [randomAddress(), 'latest'] },
+  { rule: 'estimateGas', method: 'eth_estimateGas', params: () => [{ from: randomAddress(), to: randomAddress(), value: '0x0' }] },
+];
+
+function accepts(c: (typeof CALLS)[number]): Check {
+  return check({
+    id: `rpc.public.accepts.${c.rule}`,
+    section: '5.2',
+    level: 'required',
+    needs: ['rpc', 'profile:public'],
+    title: `A public node address serves ${c.method} (only eth_getBlockReceipts is refused there)`,
+  }, async (ctx) => {
+    const answer = await ctx.rpc.call(c.method, c.params());
+    if (answer.http.status !== 200 || !answer.hasResult) {
+      fail(`public node address refused ${c.method}: HTTP ${answer.http.status}, ${show(answer.json ?? answer.http.text)}; 5.2 refuses only eth_getBlockReceipts there`, {
+        expected: `HTTP 200 with a ${c.method} result`,
+        actual: answer.json ?? `HTTP ${answer.http.status}`,
+      });
+    }
+  });
+}
+
+export const publicChecks: Check[] = CALLS.map(accepts);
