@@ -119,9 +119,8 @@ describe('pre-confirmed state', () => {
       const s = i % senders.length;
       hashes.push(await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonces[s]++, BigInt(i + 1), senders[s])]));
       // Each read mines a temporary block, reverts it and resubmits the pool. A seal may fall
-      // in between: then the pending ones are the not-yet-sealed tail, still in order.
+      // in between: then the pending ones are the not-yet-sealed tail (maybe empty), in order.
       const pending = (await pendingReceipts()).map((r) => r.transactionHash).filter((h) => hashes.includes(h));
-      expect(pending.length).toBeGreaterThan(0);
       expect(pending).toEqual(hashes.slice(hashes.length - pending.length));
     }
     await waitFor('all to seal', async () => ((await rpc(ref.rpcUrl, 'eth_getTransactionReceipt', [hashes[8]])) ? true : undefined), 3 * BLOCK_TIME_MS);
