@@ -227,7 +227,10 @@ export class Session {
   async ensureFunds(gasLimits: bigint[]): Promise<void> {
     const needed = gasLimits.reduce((sum, g) => sum + g * this.maxFeePerGas, 0n);
     const balance = await this.helperQuantity('eth_getBalance', [this.address, 'latest']);
-    if (balance < needed) skip(`signer balance too low (needs ${needed} wei, has ${balance} wei)`);
+    if (balance < needed) {
+      this.ctx.note(`signer ${this.address} has ${balance} wei; the worst case of this check is ${needed} wei`);
+      skip(`signer balance too low (needs ${needed} wei)`);
+    }
   }
 
   /** Signs locally (viem) one 0-value transaction from the signer to itself, or a deployment; reserves its worst-case cost. */
@@ -326,7 +329,7 @@ export class Session {
   observeBeforeSeal<T, F>(what: string, spec: BeforeSealSpec<T, F>): Promise<BeforeSealResult<F>> {
     return beforeSeal<BeforeSealResult<F>>(
       what,
-      async (): Promise<Attempt<BeforeSealResult<F>>> => {
+      async (n): Promise<Attempt<BeforeSealResult<F>>> => {
         const base = await this.quiesce();
         const signed = await spec.prepare(base);
         // Room for the sends, the budget and the bracketed read before the next seal.
@@ -346,7 +349,8 @@ export class Session {
           clock: this.time,
           signal: this.ctx.signal,
         });
-        if (watched.kind === 'sealed') return { sealed: `a block was sealed ${Math.round(watched.stableMs)} ms after the send, before it showed at "pending"` };
+        const retry = (why: string): Attempt<BeforeSealResult<F>> => (this.ctx.note(`${what}, attempt ${n}: ${why}`), { sealed: why });
+        if (watched.kind === 'sealed') return retry(`a block was sealed ${Math.round(watched.stableMs)} ms after the send, before it showed at "pending"`);
         if (watched.kind === 'not-visible') {
           fail(spec.notVisible(watched.last, Math.round(watched.stableMs), sent, base), {
             expected: `visible at "pending" within ${this.budgetMs} ms of acceptance (spec: refreshed about every 200 ms)`,
@@ -354,7 +358,7 @@ export class Session {
           });
         }
         const br = await bracket(() => this.clock.read(), startBlock, () => spec.final(sent, base));
-        if (!br.stable) return { sealed: `the block number moved from ${startBlock} to ${br.after} around the observation` };
+        if (!br.stable) return retry(`the block number moved from ${startBlock} to ${br.before === startBlock ? br.after : br.before} around the observation`);
         return { value: { base, startBlock, sent, visibleAfterMs: Math.round(watched.afterMs), final: br.value } };
       },
       undefined,

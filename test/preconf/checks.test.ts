@@ -1,5 +1,7 @@
 // The pre-confirmed-state checks against the embedded reference: directly, and through a proxy
 // that shows pre-confirmed state only 250 ms late (still conformant: everything passes).
+import { generatePrivateKey } from 'viem/accounts';
+import { SpendBudget } from '../../src/harness/signer';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { checks } from '../../suites/preconf';
 import { describeResults, runPreconf } from './helpers';
@@ -38,4 +40,17 @@ it('still passes everything when pre-confirmed state shows only after a 250 ms l
   } finally {
     await proxy.close();
   }
+});
+
+it('sends nothing without a key, with an unfunded key, or past the spend cap', async () => {
+  const none = await runPreconf(checks, ref.rpcUrl, undefined);
+  expect(none.map((r) => `${r.status}: ${r.reason}`)).toEqual(checks.map(() => 'skipped: needs --signer-key'));
+
+  const poor = await runPreconf(checks, ref.rpcUrl, generatePrivateKey());
+  for (const r of poor) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: skipped: signer balance too low \(needs [1-9]\d* wei\)$/);
+
+  const budget = new SpendBudget(10n ** 9n);
+  const capped = await runPreconf(checks, ref.rpcUrl, ref.signerKey, budget);
+  for (const r of capped) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: skipped: spend cap reached/);
+  expect(budget.spentWei).toBe(0n);
 });

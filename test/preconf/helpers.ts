@@ -4,14 +4,14 @@ import { createSigner, SpendBudget } from '../../src/harness/signer';
 import type { Check } from '../../src/harness/check';
 
 /** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer. */
-export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}`): Promise<CheckResult[]> {
+export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}` | undefined, budget = new SpendBudget(10n ** 18n)): Promise<CheckResult[]> {
   const env: RunEnv = {
     rpcUrl,
     restHeaders: {},
     rpcHeaders: {},
     settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000 },
     redactor: new Redactor(),
-    signer: createSigner(signerKey, new SpendBudget(10n ** 18n)),
+    signer: signerKey ? createSigner(signerKey, budget) : undefined,
     signal: new AbortController().signal,
   };
   return runChecks(checks, env, { concurrency: 1 });
