@@ -1,14 +1,8 @@
 // Builds the v1TokenizedEquityToken records from chain state at request time. Every read of
 // one request is pinned to the same block, so a record never mixes two blocks.
-import {
-  decodeFunctionResult,
-  encodeFunctionData,
-  formatUnits,
-  getAddress,
-  toHex,
-  type Address,
-  type Hex,
-} from 'viem';
+import type { Address, Hex } from 'viem';
+// viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
+import { decodeFunctionResult, encodeFunctionData, formatUnits, getAddress, toHex } from 'viem/utils';
 import { feedAbi, tokenAbi } from './contracts/abi';
 import { iconUrl } from './contracts/catalog';
 import type { Json, Upstream } from './rpc';
