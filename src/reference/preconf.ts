@@ -31,7 +31,7 @@ const RESUBMIT_CHUNK = 30;
 
 interface Receipt {
   transactionHash: Hex;
-  status: Hex;
+  from: Hex;
 }
 
 export class Preconf {
@@ -155,7 +155,7 @@ export class Preconf {
       this.poolChanged();
       throw new RpcError(-32603, 'evm_revert refused; the pre-confirmed block was sealed early');
     }
-    await this.restore(raw, rawTxs, receipts.map((r) => r.transactionHash));
+    await this.restore(raw, rawTxs, receipts);
     return receipts as unknown as Json[];
   }
 
@@ -165,7 +165,8 @@ export class Preconf {
    * keeps their order but can swap two transactions of different senders; so check anvil's
    * own pending block and, if the order differs, drop them and resubmit one by one.
    */
-  private async restore(raw: AnvilRpc, rawTxs: Hex[], hashes: Hex[]): Promise<void> {
+  private async restore(raw: AnvilRpc, rawTxs: Hex[], receipts: Receipt[]): Promise<void> {
+    const hashes = receipts.map((r) => r.transactionHash);
     for (let start = 0; start < rawTxs.length; start += RESUBMIT_CHUNK) {
       const chunk = rawTxs.slice(start, start + RESUBMIT_CHUNK);
       const answers = await raw.batchResponses(chunk.map((tx): [string, Json[]] => ['eth_sendRawTransaction', [tx]]));
@@ -173,6 +174,8 @@ export class Preconf {
         if (a.error) this.opts.log(`pending receipts: could not restore ${hashes[start + i]}: ${a.error.message}`);
       });
     }
+    // One sender's transactions are ordered by their nonces whatever the submission order.
+    if (new Set(receipts.map((r) => r.from.toLowerCase())).size <= 1) return;
     const pending = await raw.call<Block | null>('eth_getBlockByNumber', ['pending', false]);
     const order = (pending?.transactions ?? []).slice(0, hashes.length).map((h) => h.toLowerCase());
     if (order.join() === hashes.map((h) => h.toLowerCase()).join()) return;
