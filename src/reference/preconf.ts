@@ -6,8 +6,9 @@
 // ones: under the exclusive lock we snapshot, mine the pool into a temporary block, read its
 // receipts, revert, and resubmit the raw transactions in block order (evm_revert drops mined
 // transactions from the pool). Raw bytes come from what the gateway saw submitted, else from
-// eth_getRawTransactionByHash (about 1 ms per transaction, so worth avoiding). Nobody else talks to anvil meanwhile,
-// so the temporary block and the briefly emptied pool are never observable through us.
+// eth_getRawTransactionByHash (about 1 ms per transaction, so worth avoiding). Nobody else
+// talks to anvil meanwhile, so the temporary block and the briefly emptied pool are never
+// observable through us. Results are cached per pool state; a seal starts an empty block.
 import type { Hex } from 'viem';
 import { AnvilRpc, RpcError, type Json, type Upstream } from './rpc';
 
