@@ -96,7 +96,9 @@ afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
     const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, 3000)))]);
+    clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 });
