@@ -19,7 +19,12 @@ afterAll(async () => {
 });
 
 it('passes every preconf check on the reference and records the latency figures', async () => {
-  const results = await runPreconf(checks, ref.rpcUrl, ref.signerKey);
+  const budget = new SpendBudget(10n ** 18n);
+  const results = await runPreconf(checks, ref.rpcUrl, ref.signerKey, budget);
+  // The whole group fits well inside the default --max-spend-wei (1e16).
+  expect(budget.spentWei).toBeGreaterThan(0n);
+  expect(budget.spentWei).toBeLessThan(10n ** 16n / 2n);
+  process.stdout.write(`preconf reserved ${budget.spentWei} wei\n`);
   expect(describeResults(results)).toBe(describeResults(results.map((r) => ({ ...r, status: 'passed', reason: '' }))));
   const latency = results.find((r) => r.id === 'preconf.latency.about-200ms')!;
   const m = latency.metrics?.preconfLatencyMs as { n: number; p50: number; p95: number; max: number };
