@@ -142,7 +142,11 @@ function isRevert(error: JsonRpcError): boolean {
 /** Spec 4.4 / 7: code -32000, message "execution reverted", data = the revert bytes. */
 function translateRevert(error: JsonRpcError): JsonRpcError {
   // Custom-error reasons decoded by anvil can carry raw NULs; keep the message printable.
-  const reason = error.message.replace(/^execution reverted:?/i, '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const reason = error.message
+    .replace(/^execution reverted:?/i, '')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/[:\s]+$/, '')
+    .trim();
   const out: JsonRpcError = { code: -32000, message: reason ? `execution reverted: ${reason}` : 'execution reverted' };
   if (typeof error.data === 'string' && /^0x[0-9a-fA-F]*$/.test(error.data)) out.data = error.data;
   return out;

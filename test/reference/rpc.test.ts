@@ -164,14 +164,21 @@ describe('eth_estimateGas reverts', () => {
     expect(answer.body.error.data).toBe(ERROR_NOPE);
   });
 
-  test('a custom-error revert keeps its data and a printable message', async () => {
+  test('custom-error reverts keep their data and get a printable message', async () => {
     const stranger = '0x000000000000000000000000000000000000dEaD';
-    const data = encodeFunctionData({ abi: tokenAbi, functionName: 'setMultiplier', args: [1n] });
-    const answer = await post(ref.rpcUrl, request('eth_estimateGas', [{ from: stranger, to: ref.tokens[0].address, data }]));
-    expect(answer.body.error.code).toBe(-32000);
-    expect(answer.body.error.message).toMatch(/^execution reverted/);
-    expect(answer.body.error.message).not.toMatch(/[\u0000-\u001f]/);
-    expect(answer.body.error.data).toBe('0x30cd7471'); // NotOwner()
+    const tsla = ref.tokens.find((t) => t.symbol === 'TSLA')!; // MINT (1) is paused
+    const cases: Array<[from: Hex, data: Hex, revert: Hex]> = [
+      [stranger, encodeFunctionData({ abi: tokenAbi, functionName: 'setMultiplier', args: [1n] }), '0x30cd7471'], // NotOwner()
+      // FeatureIsPaused(1): anvil puts the raw argument bytes (NULs) into its message.
+      [clients(ref).account.address, encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [stranger, 1n] }), `0x088d5623${'0'.repeat(63)}1`],
+    ];
+    for (const [from, data, revert] of cases) {
+      const answer = await post(ref.rpcUrl, request('eth_estimateGas', [{ from, to: tsla.address, data }, 'pending']));
+      expect(answer.body.error.code).toBe(-32000);
+      expect(answer.body.error.message).toMatch(/^execution reverted/);
+      expect(answer.body.error.message).not.toMatch(/[\u0000-\u001f]/);
+      expect(answer.body.error.data).toBe(revert);
+    }
   });
 });
 

@@ -16,6 +16,7 @@ export const tokenAbi = parseAbi([
   'function totalSupply() view returns (uint256)',
   'function balanceOf(address) view returns (uint256)',
   'function transfer(address to, uint256 value) returns (bool)',
+  'function mint(address to, uint256 value)',
   'function multiplier() view returns (uint256)',
   'function pausedFeatures() view returns (uint256[])',
   'function priceFeed() view returns (address)',
