@@ -124,8 +124,8 @@ async function answerRequest(opts: GatewayOptions, req: RpcRequest): Promise<Jso
         const answer = await opts.upstream.forward(req);
         if (answer.error) return answer;
         const [raw] = params;
-        if (req.method === 'eth_sendRawTransaction' && typeof raw === 'string' && typeof answer.result === 'string') {
-          opts.preconf.accepted(answer.result as Hex, raw as Hex);
+        if (typeof answer.result === 'string') {
+          opts.preconf.accepted(answer.result as Hex, req.method === 'eth_sendRawTransaction' && typeof raw === 'string' ? (raw as Hex) : undefined);
         } else {
           opts.preconf.poolChanged();
         }

@@ -42,6 +42,7 @@ export class Preconf {
   private cache?: { key: string; receipts: Json[] };
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private refreshQueued = false;
   private ticking?: Promise<void>;
 
   constructor(
@@ -53,11 +54,25 @@ export class Preconf {
     this.poolVersion += 1;
   }
 
-  /** A raw transaction entered the pool through the gateway. */
-  accepted(hash: Hex, raw: Hex): void {
-    this.rawByHash.set(hash.toLowerCase(), raw);
-    if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
+  /**
+   * A transaction entered the pool through the gateway. The pre-confirmed block is rebuilt
+   * right away, as a sequencer publishes it, rather than when someone first asks: a reader
+   * then finds it ready. Submissions that arrive while one rebuild waits share it.
+   */
+  accepted(hash: Hex, raw?: Hex): void {
+    if (raw) {
+      this.rawByHash.set(hash.toLowerCase(), raw);
+      if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
+    }
     this.poolChanged();
+    if (this.refreshQueued || this.stopped) return;
+    this.refreshQueued = true;
+    setImmediate(() => {
+      if (this.stopped) return;
+      this.pendingReceipts((): void => void (this.refreshQueued = false)).catch((err: Error) =>
+        this.opts.log(`pending receipts: refresh failed: ${err.message}`),
+      );
+    });
   }
 
   /** Starts sealing on a fixed cadence (ticks that fall behind are skipped, not queued). */
@@ -82,6 +97,8 @@ export class Preconf {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.ticking;
+    // Wait out a rebuild or seal in flight, so anvil is not stopped under it.
+    await this.upstream.exclusive(async () => undefined);
   }
 
   /** Seals the pending block now; returns its number. */
@@ -101,8 +118,9 @@ export class Preconf {
   }
 
   /** Receipts of the current pre-confirmed block, in block order; [] when the pool is empty. */
-  pendingReceipts(): Promise<Json[]> {
+  pendingReceipts(onLocked?: () => void): Promise<Json[]> {
     return this.upstream.exclusive(async (raw) => {
+      onLocked?.(); // from here on, later submissions need a rebuild of their own
       const [latest, status] = await raw.batch<Json>([
         ['eth_blockNumber', []],
         ['txpool_status', []],
