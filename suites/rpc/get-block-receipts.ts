@@ -5,9 +5,10 @@
  * The receipts are compared with the block itself, read with eth_getBlockByNumber(param,
  * false) just before and just after: "one per transaction in the block" (4.3) is judged as
  * set equality of transaction hashes (no order assumed), and every receipt's blockNumber must
- * be the block's number. A tag can move between the reads (a block sealed in between); then
- * the pairing is ambiguous and the attempt is repeated, at most ATTEMPTS times, before the
- * check reports inconclusive.
+ * be the block's number. A tag can move between the reads (a block sealed in between): the
+ * receipts are then paired with a block only when that is certain (judgeSealed, judgePending);
+ * otherwise the attempt is repeated, at most ATTEMPTS times, before the check reports
+ * inconclusive. Never a guess either way.
  */
 import { check, fail, inconclusive, skip, type Check, type CheckContext } from '../../src/harness/check';
 import { expectSchema, show } from '../../src/harness/expect';
@@ -47,28 +48,35 @@ function list(xs: string[], max = 5): string {
   return xs.length <= max ? xs.join(', ') : `${xs.slice(0, max).join(', ')} and ${xs.length - max} more`;
 }
 
-/** One receipt per transaction of `block` (set equality of hashes), all numbered as the block. */
-function judgeAgainstBlock(param: string, receipts: Receipt[], block: BlockView): void {
+/**
+ * One receipt per transaction, all numbered `number`. The transaction set is known exactly
+ * (`lower` = `upper`, a block read unchanged around the call) or, for the growing pre-confirmed
+ * block, bracketed: the transactions pre-confirmed before the call (`lower`) must have a
+ * receipt, and every receipt must be of a transaction pre-confirmed by just after it (`upper`).
+ */
+function judgeReceipts(param: string, receipts: Receipt[], number: bigint | undefined, lower: string[], upper: string[] = lower): void {
   const what = `eth_getBlockReceipts(${show(param)})`;
-  if (block.number !== undefined) {
-    const wrong = receipts.find((r) => BigInt(r.blockNumber) !== block.number);
+  if (number !== undefined) {
+    const wrong = receipts.find((r) => BigInt(r.blockNumber) !== number);
     if (wrong) {
-      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(block.number)}`, { section: '4.3', expected: toQuantity(block.number), actual: wrong.blockNumber });
+      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, { section: '4.3', expected: toQuantity(number), actual: wrong.blockNumber });
     }
   }
   const got = receipts.map((r) => r.transactionHash.toLowerCase());
   const dup = got.filter((h, i) => got.indexOf(h) !== i);
   if (dup.length > 0) fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
-  const missing = block.txs.filter((h) => !got.includes(h));
-  const extra = got.filter((h) => !block.txs.includes(h));
+  const missing = lower.filter((h) => !got.includes(h));
+  const extra = got.filter((h) => !upper.includes(h));
   if (missing.length > 0 || extra.length > 0) {
+    const exact = sameSet(lower, upper);
     const parts = [
-      missing.length ? `no receipt for ${missing.length} transaction(s) of the block: ${list(missing)}` : '',
-      extra.length ? `${extra.length} receipt(s) of transactions not in the block: ${list(extra)}` : '',
+      missing.length ? `no receipt for ${missing.length} transaction(s) of the block${exact ? '' : ' (in it before and after the call)'}: ${list(missing)}` : '',
+      extra.length ? `${extra.length} receipt(s) of transactions not in the block${exact ? '' : ' (not even just after the call)'}: ${list(extra)}` : '',
     ].filter(Boolean);
-    fail(`${what}: ${parts.join('; ')} (block has ${block.txs.length} transaction(s), answer has ${receipts.length} receipt(s))`, {
+    const has = exact ? `${lower.length}` : `${lower.length} before and ${upper.length} after the call`;
+    fail(`${what}: ${parts.join('; ')} (block has ${has} transaction(s), answer has ${receipts.length} receipt(s))`, {
       section: '4.3',
-      expected: block.txs,
+      expected: exact ? lower : { atLeast: lower, atMost: upper },
       actual: got,
     });
   }
@@ -99,6 +107,59 @@ function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: Che
   ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within head ${toQuantity(l1)}..head+1 ${toQuantity(l2 + 1n)}`);
 }
 
+/**
+ * A sealed block (tags other than "pending", or a number): judged when the pairing is certain.
+ * Either the block read the same before and after the call, or the receipts name their block
+ * and it is one the tag designated meanwhile (before, after, or a block sealed in between, read
+ * by number). Returns a note when judged, undefined when ambiguous (empty receipts while the
+ * tag moved, or a block number outside the range the tag covered, e.g. a reorganisation).
+ */
+async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+  const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
+  if (before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs)) {
+    judgeReceipts(param, receipts, before.number, before.txs);
+    return summary(before.number, before.txs);
+  }
+  if (receipts.length === 0 || before.number === undefined || after.number === undefined) return undefined;
+  const n = BigInt(receipts[0].blockNumber);
+  if (n < before.number || n > after.number) return undefined;
+  const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
+  if (!block) return undefined;
+  judgeReceipts(param, receipts, n, block.txs);
+  return `${summary(n, block.txs)}; the tag moved from ${toQuantity(before.number)} to ${toQuantity(after.number)} meanwhile, paired by the receipts' blockNumber`;
+}
+
+/**
+ * The pre-confirmed block, shown by eth_getBlockByNumber("pending") (maybe without a hash, or
+ * with one recomputed at each read, so only number and transactions are compared). While its
+ * number stays and its transactions only grow between the two reads, the receipts are bracketed
+ * (see judgeReceipts). Across one seal (number N -> N+1) the receipts name their block: for
+ * N+1 (begun after the call's start) at most its transactions read after; for N (sealed
+ * meanwhile, read by number) at least those pre-confirmed before and at most those it sealed.
+ * Anything else (a shrinking set, several seals, empty receipts across a seal) is ambiguous.
+ */
+async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+  const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
+  if (before.number === after.number) {
+    if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
+    judgeReceipts(param, receipts, before.number, before.txs, after.txs);
+    return sameSet(before.txs, after.txs)
+      ? `block ${n(before)}: ${receipts.length} receipt(s) for ${before.txs.length} transaction(s)`
+      : `block ${n(before)}: ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before and ${after.txs.length} after the call`;
+  }
+  if (before.number === undefined || after.number !== before.number + 1n || receipts.length === 0) return undefined;
+  const named = BigInt(receipts[0].blockNumber);
+  if (named === after.number) {
+    judgeReceipts(param, receipts, after.number, [], after.txs);
+    return `block ${n(after)} (begun by a seal during the call): ${receipts.length} receipt(s), ${after.txs.length} transaction(s) pre-confirmed just after`;
+  }
+  if (named !== before.number) return undefined;
+  const sealed = await readBlock(ctx, toQuantity(named));
+  if (!sealed || !before.txs.every((h) => sealed.txs.includes(h))) return undefined;
+  judgeReceipts(param, receipts, named, before.txs, sealed.txs);
+  return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
+}
+
 function receiptsAtBlock(key: BlockParamKey): Check {
   return check({
     id: `rpc.getBlockReceipts.block.${key}`,
@@ -119,16 +180,12 @@ function receiptsAtBlock(key: BlockParamKey): Check {
         if (pending) return judgePendingRange(receipts, l1, l2, ctx);
         skip(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness cannot be judged`);
       }
-      // The pre-confirmed block may show no hash, or one that is recomputed at each read:
-      // for "pending" the pairing rests on number and transaction set only.
-      const stable = before.number === after.number && sameSet(before.txs, after.txs) && (pending || before.hash === after.hash);
-      if (!stable) {
-        ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
-        continue;
+      const done = pending ? await judgePending(ctx, param, receipts, before, after) : await judgeSealed(ctx, param, receipts, before, after);
+      if (done) {
+        ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        return;
       }
-      judgeAgainstBlock(param, receipts, before);
-      ctx.note(`block ${before.number !== undefined ? toQuantity(before.number) : show(param)}: ${receipts.length} receipt(s) for ${before.txs.length} transaction(s)`);
-      return;
+      ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
     }
     inconclusive(`block ${show(param)} changed between the reads around eth_getBlockReceipts in each of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile)`);
   });
@@ -161,7 +218,7 @@ const receiptsOfBusyBlock = check({
   const block = await readBlock(ctx, target);
   if (!block) skip(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
   const receipts = await getReceipts(ctx, target, 'head-number');
-  judgeAgainstBlock(target, receipts, block);
+  judgeReceipts(target, receipts, block.number, block.txs);
   ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);
 });
 

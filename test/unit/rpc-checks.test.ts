@@ -48,6 +48,12 @@ interface Faults {
   pendingRejected?: boolean;
   /** HTTP 403 for every method (a public node refusing everything). */
   all403?: boolean;
+  /** Two blocks sealed at every eth_getBlockReceipts call (between the reads around it). */
+  sealOnReceipts?: boolean;
+  /** A transaction is pre-confirmed at every eth_getBlockByNumber("pending") read. */
+  pendingGrows?: boolean;
+  /** The pre-confirmed block is sealed just before or just after eth_getBlockReceipts("pending") answers. */
+  sealAtPendingReceipts?: 'before' | 'after';
 }
 
 const SENDER = '0x00000000000000000000000000000000000000aa';
@@ -58,12 +64,20 @@ const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const q = (n: number) => `0x${n.toString(16)}`;
 
 function fakeNode(faults: Faults) {
+  // Sealed blocks 1..16: the even ones hold two transactions. The pre-confirmed block holds
+  // one, plus those pre-confirmed since (pendingGrows).
   let head = 16;
-  const txsOf = (n: number): string[] => {
-    if (faults.quiet || n === 0) return [];
-    if (n === head + 1) return [hash(1000 + n)]; // the pre-confirmed block
-    return n % 2 === 0 ? [hash(n * 10 + 1), hash(n * 10 + 2)] : [];
+  const sealed = new Map<number, string[]>();
+  for (let n = 1; n <= head; n++) sealed.set(n, faults.quiet || n % 2 === 1 ? [] : [hash(n * 10 + 1), hash(n * 10 + 2)]);
+  let preconf: string[] = faults.quiet ? [] : [hash(1000 + head + 1)];
+  // A seal keeps the pre-confirmed transactions and includes one more (as a sequencer may).
+  const seal = () => {
+    sealed.set(head + 1, faults.quiet ? [] : [...preconf, hash(3000 + head)]);
+    head++;
+    preconf = faults.quiet ? [] : [hash(1000 + head + 1)];
   };
+  let extra = 0;
+  const txsOf = (n: number): string[] => (n === head + 1 ? [...preconf] : sealed.get(n) ?? []);
   const resolve = (param: unknown): number | undefined => {
     switch (param) {
       case 'latest': return head;
@@ -86,7 +100,8 @@ function fakeNode(faults: Faults) {
       case 'eth_blockNumber':
         return { result: q(head) };
       case 'eth_getBlockByNumber': {
-        if (faults.sealEveryRead && params[0] !== 'pending') head++;
+        if (faults.sealEveryRead && params[0] !== 'pending') seal();
+        if (faults.pendingGrows && params[0] === 'pending' && !faults.quiet) preconf.push(hash(2000 + extra++));
         if (params[0] === 'pending' && faults.noPendingBlock) return { result: null };
         const n = resolve(params[0]);
         if (n === undefined || n > head + 1) return { result: null };
@@ -102,10 +117,13 @@ function fakeNode(faults: Faults) {
       }
       case 'eth_getBlockReceipts': {
         if (faults.receipts403) return { status: 403 };
+        if (faults.sealOnReceipts) (seal(), seal());
+        if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
         const n = resolve(params[0]);
         if (n === undefined || n > head + 1) return { result: null };
         const txs = txsOf(n).slice(faults.receiptMissing ? 1 : 0);
+        if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
         return { result: txs.map((h) => ({ transactionHash: h, blockNumber: num(n), status: '0x1', gasUsed: num(21000), type: '0x2', logs: [] })) };
       }
       case 'eth_getTransactionCount': {
@@ -201,6 +219,27 @@ describe('RPC checks against a conformant fake node', () => {
     expect(r.notes?.join(' ')).toMatch(/not offered/);
   });
 
+  test('a seal between the reads: receipts paired with the block they name', async () => {
+    const r = (await run({ sealOnReceipts: true }, { only: /getBlockReceipts\.block\.latest$/ })).get('rpc.getBlockReceipts.block.latest')!;
+    expect(r.status).toBe('passed');
+    expect(r.notes?.join(' ')).toMatch(/block 0x12: 2 receipt\(s\) for 2 transaction\(s\); the tag moved from 0x10 to 0x12 meanwhile, paired by the receipts' blockNumber/);
+  });
+
+  test('a growing pre-confirmed block: receipts bracketed by the reads before and after', async () => {
+    const r = (await run({ pendingGrows: true }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
+    expect(r.status).toBe('passed');
+    expect(r.notes?.join(' ')).toMatch(/2 receipt\(s\), 2 transaction\(s\) pre-confirmed before and 3 after the call/);
+  });
+
+  test.each([
+    ['after', /block 0x11 \(sealed during the call\): 1 receipt\(s\), 1 transaction\(s\) pre-confirmed before, 2 sealed/],
+    ['before', /block 0x12 \(begun by a seal during the call\): 1 receipt\(s\), 1 transaction\(s\) pre-confirmed just after/],
+  ] as const)('"pending" across a seal %s the receipts: paired with the block they name', async (when, note) => {
+    const r = (await run({ sealAtPendingReceipts: when }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
+    expect([r.status, r.reason]).toEqual(['passed', '']);
+    expect(r.notes?.join(' ')).toMatch(note);
+  });
+
   test('revert data absent is conformant (optional)', async () => {
     const r = (await run({ revertData: 'absent' }, { only: /revert\.data$/ })).get('rpc.estimateGas.revert.data')!;
     expect(r.status).toBe('passed');
@@ -264,6 +303,20 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(r.reason).toMatch(/no receipt for 1 transaction/);
   });
 
+  test('a growing pre-confirmed block with a receipt missing fails 4.3', async () => {
+    const r = (await run({ pendingGrows: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
+    expect(r.status).toBe('failed');
+    expect(r.failedSection).toBe('4.3');
+    expect(r.reason).toMatch(/no receipt for 1 transaction\(s\) of the block \(in it before and after the call\)/);
+  });
+
+  test('a receipt missing across a seal still fails, once paired by its block', async () => {
+    // Blocks sealed during the call hold two transactions here; the node drops the first receipt.
+    const r = (await run({ sealOnReceipts: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.latest$/ })).get('rpc.getBlockReceipts.block.latest')!;
+    expect(r.status).toBe('failed');
+    expect(r.reason).toMatch(/no receipt for 1 transaction\(s\) of the block/);
+  });
+
   test('pending count below latest fails the invariant', async () => {
     const r = (await run({ pendingBelowLatest: true }, { only: /pending-ge-latest/ })).get('rpc.getTransactionCount.pending-ge-latest')!;
     expect(r.status).toBe('failed');
@@ -282,8 +335,9 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(s).toEqual({ 'rpc.getBlockReceipts.public-403': 'failed', 'rpc.getBlockReceipts.public-403-pending': 'failed' });
   });
 
-  test('a seal between every pair of reads makes the tag checks inconclusive, never a verdict', async () => {
-    const results = await run({ sealEveryRead: true }, { only: /getBlockReceipts\.block\.latest$/ });
+  test('a seal between every pair of reads with nothing to pair by makes the tag checks inconclusive, never a verdict', async () => {
+    // Empty blocks: empty receipts name no block, so they cannot be paired across the seal.
+    const results = await run({ sealEveryRead: true, quiet: true }, { only: /getBlockReceipts\.block\.latest$/ });
     const r = results.get('rpc.getBlockReceipts.block.latest')!;
     expect(r.status).toBe('inconclusive');
     expect(r.reason).toMatch(/changed between the reads .* in each of 3 attempts/);
