@@ -14,11 +14,11 @@ describe('reference contracts', () => {
     const out = spawnSync(process.execPath, ['bin/run-ts.js', 'src/reference/contracts/build.ts', '--check'], {
       cwd: path.join(__dirname, '..', '..'),
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 50_000,
     });
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
-  }, 35_000);
+  }, 55_000);
 
   test.each([
     ['TokenizedEquity', tokenAbi],
