@@ -1,4 +1,3 @@
 #!/usr/bin/env node
 'use strict';
-require('tsx/cjs/api').register();
-require('../src/cli/main.ts');
+require('./load').load('src/cli/main').runCli();

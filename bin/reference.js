@@ -1,4 +1,3 @@
 #!/usr/bin/env node
 'use strict';
-require('tsx/cjs/api').register();
-require('../src/reference/main.ts');
+require('./load').load('src/reference/main');

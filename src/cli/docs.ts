@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { allChecks } from '../../suites';
 import { OPTIONS } from '../harness/config';
+import { fromRoot } from '../harness/paths';
 import { loadRules, renderMatrix } from '../harness/traceability';
 
 /**
  * The README's generated blocks (`npm run docs`): the flag table from the option table the CLI
  * parses, and the traceability matrix from specs/rules.yaml. A test keeps them current.
  */
-export const README = path.resolve(__dirname, '../../README.md');
+export const README = fromRoot('README.md');
 
 export function renderFlags(): string {
   const rows = ['| flag | environment | value | meaning |', '|---|---|---|---|'];

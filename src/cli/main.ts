@@ -4,6 +4,7 @@ import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from '../harness/config';
 import { TransportError } from '../harness/http';
+import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
@@ -21,8 +22,6 @@ import { exitCodeOf, SPEC_VERSION, summarize, type RunDocument } from './results
 
 export const EXIT = { ok: 0, failed: 1, config: 2, interrupted: 130 } as const;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pkg = require('../../package.json') as { name: string; version: string };
 
 export interface Io {
   out: NodeJS.WriteStream;
@@ -204,9 +203,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 }
 
-if (require.main === module || process.argv[1]?.endsWith('bin/conformance.js')) {
+/** The process entry point (bin/conformance.js): .env, the run, and the exit code. */
+export function runCli(argv: string[] = process.argv.slice(2)): void {
   loadDotenv({ quiet: true });
-  main(process.argv.slice(2), process.env, { out: process.stdout, err: process.stderr }).then(
+  main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
     (code) => process.exit(code),
     (err) => {
       process.stderr.write(`conformance: unexpected error: ${String((err as Error)?.stack ?? err)}\n`);

@@ -14,9 +14,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { FORMATS } from './formats';
+import { fromRoot } from './paths';
 
 /** Directory of the canonical schema files. */
-export const SCHEMA_DIR = path.resolve(__dirname, '../../schemas');
+export const SCHEMA_DIR = fromRoot('schemas');
 /** Base of every schema `$id`; relative refs like 'token.json#/properties/isin' resolve against it. */
 export const SCHEMA_BASE = 'https://conformance.local/schemas/';
 

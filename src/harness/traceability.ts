@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Check } from './check';
+import { fromRoot, ROOT } from './paths';
 
 /** specs/rules.yaml: every rule of the spec, with its checks or why it cannot be tested. */
 export interface Rule {
@@ -12,8 +13,9 @@ export interface Rule {
   note?: string;
 }
 
-export const RULES_FILE = path.resolve(__dirname, '../../specs/rules.yaml');
-export const SPEC_FILE = path.resolve(__dirname, '../../../shared/spec/tokenized-stocks-api-and-rpc.md');
+export const RULES_FILE = fromRoot('specs', 'rules.yaml');
+/** The spec itself lives beside the repository (shared/), as in CI. */
+export const SPEC_FILE = path.resolve(ROOT, '../shared/spec/tokenized-stocks-api-and-rpc.md');
 
 export function loadRules(file = RULES_FILE): Rule[] {
   return (YAML.parse(readFileSync(file, 'utf8')) as { rules: Rule[] }).rules;
