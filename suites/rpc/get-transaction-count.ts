@@ -5,7 +5,7 @@
 import { check, fail, skip, type Check } from '../../src/harness/check';
 import { expectEqual, expectSchema, show } from '../../src/harness/expect';
 import { isEvmAddress } from '../../src/harness/formats';
-import { randomAddress, toQuantity } from '../../src/harness/hex';
+import { randomAddress } from '../../src/harness/hex';
 import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from './common';
 
 /**
