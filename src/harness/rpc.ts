@@ -1,4 +1,5 @@
-import { CheckFailure } from './check';
+import { fail } from './check';
+import { show } from './expect';
 import { httpRequest, HttpOptions, HttpResult } from './http';
 import { parseJson } from './rest';
 
@@ -34,13 +35,14 @@ export class RpcClient {
     private readonly http: HttpOptions,
   ) {}
 
-  /** POST any body (object, array or a raw string) to the node. */
-  async post(body: unknown, extraHeaders: Record<string, string> = {}): Promise<RpcAnswer> {
+  /**
+   * POST any body (object, array or a raw string) to the node. `omitConfiguredHeaders` sends
+   * none of the run's --header/--rpc-header values (for "without credentials", spec 5.2).
+   */
+  async post(body: unknown, opts: { headers?: Record<string, string>; omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const http = await httpRequest(
-      { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...this.headers, ...extraHeaders }, body: text },
-      this.http,
-    );
+    const configured = opts.omitConfiguredHeaders ? {} : this.headers;
+    const http = await httpRequest({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http);
     const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
     const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };
     if (isRecord(parsed.json)) {
@@ -52,29 +54,36 @@ export class RpcClient {
     return answer;
   }
 
-  call(method: string, params: unknown[], id: number = this.id++): Promise<RpcAnswer> {
-    return this.post({ jsonrpc: '2.0', id, method, params });
+  call(method: string, params: unknown[], id: number = this.id++, opts: { omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
+    return this.post({ jsonrpc: '2.0', id, method, params }, opts);
   }
 
-  /**
-   * Call and return the result, failing (section 4.2) when the answer is not a successful
-   * JSON-RPC response. Checks use this when the envelope is not what they judge.
-   */
+  /** Call and return the result; fails (4.2) when the answer is not a successful JSON-RPC response. */
   async result<T = unknown>(method: string, params: unknown[]): Promise<T> {
-    const answer = await this.call(method, params);
-    const { http } = answer;
-    if (http.status !== 200) {
-      throw new CheckFailure(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
-    }
-    if (!isRecord(answer.json)) {
-      throw new CheckFailure(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
-    }
-    if (answer.hasError) {
-      throw new CheckFailure(`${method} returned error ${JSON.stringify(answer.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
-    }
-    if (!answer.hasResult) {
-      throw new CheckFailure(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
-    }
-    return answer.result as T;
+    return resultOf<T>(method, await this.call(method, params));
   }
+}
+
+/**
+ * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403,
+ * where a profile rule applies) when it is not a successful JSON-RPC response.
+ */
+export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
+  const { http } = answer;
+  if (http.status === 403 && section403) {
+    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
+  }
+  if (http.status !== 200) {
+    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+  }
+  if (!isRecord(answer.json)) {
+    fail(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
+  }
+  if (answer.hasError) {
+    fail(`${method} returned error ${show(answer.json.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
+  }
+  if (!answer.hasResult) {
+    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
+  }
+  return answer.result as T;
 }

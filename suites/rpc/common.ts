@@ -7,7 +7,7 @@ import { fail, skip, type CheckContext } from '../../src/harness/check';
 import { show } from '../../src/harness/expect';
 import { isHexQuantity } from '../../src/harness/formats';
 import { BLOCK_TAGS, toQuantity, type BlockTag } from '../../src/harness/hex';
-import type { RpcAnswer } from '../../src/harness/rpc';
+import { resultOf } from '../../src/harness/rpc';
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
@@ -49,30 +49,6 @@ export async function blockParam(ctx: Pick<CheckContext, 'rpc' | 'note'>, key: B
   return toQuantity(n);
 }
 
-/**
- * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403)
- * when it is not a successful JSON-RPC response. Same verdicts as RpcClient.result(), for the
- * checks that need the answer itself (HTTP status, id) as well.
- */
-export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
-  const { http } = answer;
-  if (http.status === 403 && section403) {
-    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
-  }
-  if (http.status !== 200) {
-    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
-  }
-  if (!isRecord(answer.json)) {
-    fail(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
-  }
-  if (answer.hasError) {
-    fail(`${method} returned error ${show(answer.json.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
-  }
-  if (!answer.hasResult) {
-    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
-  }
-  return answer.result as T;
-}
 
 /**
  * Spec 1.4: each of the four methods accepts "pending"; 4.2: the block parameter accepts every
