@@ -55,6 +55,7 @@ export const receiptsPendingBlock = check(
             'it must hold the receipts of all pre-confirmed transactions'
           );
         },
+        shown: (receipts) => ({ receipts: receipts.length, transactionHashes: receipts.slice(0, 20).map(hashOf) }),
         final: async () => {
           const [pending, latest] = await Promise.all([s.receipts('pending'), s.receipts('latest')]);
           return { pending, latest };

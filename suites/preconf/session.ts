@@ -46,6 +46,14 @@ export function initCodeFor(runtime: Hex): Hex {
 
 // ---- helpers --------------------------------------------------------------------------------
 
+/** Failure details end up in results.json: bigints become hex quantities. */
+export function jsonSafe(v: unknown): unknown {
+  if (typeof v === 'bigint') return toQuantity(v);
+  if (Array.isArray(v)) return v.map(jsonSafe);
+  if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
+  return v;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -91,6 +99,8 @@ export interface BeforeSealSpec<T, F> {
   visible(value: T, sent: Sent[], base: bigint): boolean;
   /** The violation when it stays invisible for the budget with no seal (a fail message). */
   notVisible(last: T, stableMs: number, sent: Sent[], base: bigint): string;
+  /** What to show as `actual` for the last observation (default: the value itself). */
+  shown?(last: T, sent: Sent[]): unknown;
   /** The observation judged, taken between two block-number reads. */
   final(sent: Sent[], base: bigint): Promise<F>;
 }
@@ -354,7 +364,7 @@ export class Session {
         if (watched.kind === 'not-visible') {
           fail(spec.notVisible(watched.last, Math.round(watched.stableMs), sent, base), {
             expected: `visible at "pending" within ${this.budgetMs} ms of acceptance (spec: refreshed about every 200 ms)`,
-            actual: watched.last,
+            actual: jsonSafe(spec.shown ? spec.shown(watched.last, sent) : watched.last),
           });
         }
         const br = await bracket(() => this.clock.read(), startBlock, () => spec.final(sent, base));

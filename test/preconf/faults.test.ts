@@ -27,6 +27,9 @@ it.each([
     const [result] = await runPreconf(checks.filter((c) => c.id === id), proxy.url, ref.signerKey);
     expect(describeResults([result])).toMatch(new RegExp(`^${id.replace(/\./g, '\\.')}: failed \\(.*"pending".*no block was sealed`));
     expect(proxy.stats.rewritten).toBeGreaterThan(0);
+    // Failure details go to results.json as they are.
+    expect(() => JSON.stringify(result)).not.toThrow();
+    expect(result.actual).toBeDefined();
   } finally {
     await proxy.close();
   }
