@@ -56,9 +56,17 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
   return undefined;
 }
 
+/** Results must survive JSON.stringify in every reporter: bigints become decimal strings. */
+export function jsonSafe(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(jsonSafe);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
+  return v;
+}
+
 function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual'> {
   if (err instanceof CheckFailure) {
-    return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: err.detail.expected, actual: err.detail.actual };
+    return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual) };
   }
   if (err instanceof Skip) return { status: 'skipped', reason: err.message };
   if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
@@ -95,7 +103,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
     signer: env.signer as Signer,
     settings: env.settings,
     signal: checkSignal,
-    metric: (name, value) => void (metrics[name] = value),
+    metric: (name, value) => void (metrics[name] = jsonSafe(value)),
     note: (text) => void notes.push(env.redactor.text(text)),
   };
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });

@@ -46,6 +46,10 @@ describe('runChecks', () => {
         fail('bad', { section: '2.2', expected: 1, actual: 2 });
       }),
       check(meta('skip'), async () => skip('nothing to judge')),
+      check(meta('bigint'), async ({ metric }) => {
+        metric('wei', { spent: 10n ** 18n });
+        fail('too much', { expected: 1n, actual: [2n] });
+      }),
       check(meta('inconclusive'), async () => inconclusive('sealed mid-check')),
       check(meta('bug'), async () => {
         (undefined as unknown as { x: number }).x;
@@ -58,6 +62,8 @@ describe('runChecks', () => {
     expect(by.fail).toMatchObject({ status: 'failed', reason: 'bad', failedSection: '2.2', expected: 1, actual: 2, exchangeCount: 1 });
     expect(by.fail.exchanges[0].curl).toMatch(/^curl .*\/v1\/tokenized-stocks'$/);
     expect(by.skip).toMatchObject({ status: 'skipped', reason: 'nothing to judge' });
+    // Reporters stringify results: bigints from viem arrive as decimal strings.
+    expect(by.bigint).toMatchObject({ status: 'failed', expected: '1', actual: ['2'], metrics: { wei: { spent: '1000000000000000000' } } });
     expect(by.inconclusive).toMatchObject({ status: 'inconclusive', reason: 'sealed mid-check' });
     // A bug in a check is never a verdict about the target.
     expect(by.bug.status).toBe('inconclusive');
