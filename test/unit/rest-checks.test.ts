@@ -9,7 +9,7 @@ import { getAddress } from 'viem';
 import type { Check } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
-import { checks as crossChecks } from '../../suites/cross';
+import { codeChecks as crossChecks } from '../../suites/cross/code';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../suites/rest/list';
 
@@ -294,4 +294,19 @@ describe('cross checks (REST x eth_getCode)', () => {
     const without = await run(target({ list: listOf(tokens) }), crossChecks);
     expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: 'needs --rpc-url (JSON-RPC target)' });
   });
+});
+
+describe('powerOfTenOff (cross.token.total-supply.normalized)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { powerOfTenOff } = require('../../suites/cross/erc20') as typeof import('../../suites/cross/erc20');
+  it.each([
+    [1_000_000e18, 1_000_000, 18],
+    [1_000_000e6, 1_000_000, 6],
+    [1234.5, 1234.5e12, -12],
+  ])('%d vs chain %d is off by 10^%d', (rest, chain, k) => expect(powerOfTenOff(rest, chain)).toBe(k));
+  it.each([
+    [1_000_000, 1_000_000],
+    [1_000_001, 1_000_000], // supply moved between reads: not a scale error
+    [0, 5],
+  ])('%d vs chain %d is no scale error', (rest, chain) => expect(powerOfTenOff(rest, chain)).toBeUndefined());
 });

@@ -1,0 +1,109 @@
+/**
+ * REST x chain: 2.1 describes each record's symbol, decimals and total_supply as properties of
+ * "the ERC-20 token contract" at contract_address, so they must agree with its standard views,
+ * read with eth_call at "latest". A token that does not answer a view (eth_call is not one of the
+ * spec's four methods; a node may refuse it) is "not judged", never a failure.
+ */
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex } from 'viem';
+import { check, fail, skip, type Check, type CheckContext } from '../../src/harness/check';
+import { show } from '../../src/harness/expect';
+import { isEvmAddress } from '../../src/harness/formats';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../rest/list';
+
+type View = 'symbol' | 'decimals' | 'totalSupply';
+
+/** One ERC-20 view of a token, or undefined when the node or token does not answer it. */
+async function readView(ctx: CheckContext, address: string, view: View): Promise<string | number | bigint | undefined> {
+  const answer = await ctx.rpc.call('eth_call', [{ to: address, data: encodeFunctionData({ abi: erc20Abi, functionName: view }) }, 'latest']);
+  if (typeof answer.result !== 'string' || answer.result === '0x') return undefined;
+  try {
+    return decodeFunctionResult({ abi: erc20Abi, functionName: view, data: answer.result as Hex }) as string | number | bigint;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Judged {
+  label: string;
+  rest: unknown;
+  chain: unknown;
+}
+
+/** Compare one REST field with the chain for every record; returns the mismatches. */
+async function compareAll(ctx: CheckContext, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
+  const tokens = await fetchList(ctx);
+  if (tokens.length === 0) skip(EMPTY_LIST);
+  const mismatches: Judged[] = [];
+  let judged = 0;
+  for (const [i, record] of tokens.entries()) {
+    if (ctx.signal.aborted) skip('stopped before every record was compared');
+    const address = fieldOf(record, 'contract_address');
+    const value = fieldOf(record, field);
+    if (!('value' in address) || !isEvmAddress(address.value) || !('value' in value)) continue; // judged by the REST checks
+    const chain = await read((address.value as string).toLowerCase());
+    if (chain === undefined) continue;
+    judged++;
+    if (!agrees(value.value, chain)) mismatches.push({ label: recordLabel(record, i), rest: value.value, chain });
+  }
+  if (judged === 0) skip(`no listed token answered the ERC-20 view for ${field} through eth_call, so nothing could be compared`);
+  ctx.note(`${judged} of ${tokens.length} record(s) compared with the chain`);
+  return mismatches;
+}
+
+function report(field: string, view: string, mismatches: Judged[]): void {
+  if (mismatches.length === 0) return;
+  fail(`${mismatches.length} record(s) disagree with the token contract's ${view}: ${mismatches.slice(0, 5).map((m) => `${m.label}: REST ${show(m.rest, 40)}, chain ${show(m.chain, 40)}`).join('; ')}`, {
+    expected: `${field} as the ERC-20 ${view} of contract_address`,
+    actual: mismatches,
+  });
+}
+
+const symbolMatches = check(
+  { id: 'cross.token.symbol.matches-chain', section: '2.1', level: 'required', needs: ['rest', 'rpc'], title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
+  async (ctx) => report('symbol', 'symbol()', await compareAll(ctx, 'symbol', (a) => readView(ctx, a, 'symbol'), (rest, chain) => rest === chain)),
+);
+
+const decimalsMatches = check(
+  { id: 'cross.token.decimals.matches-chain', section: '2.1', level: 'required', needs: ['rest', 'rpc'], title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
+  async (ctx) => report('decimals', 'decimals()', await compareAll(ctx, 'decimals', (a) => readView(ctx, a, 'decimals'), (rest, chain) => rest === Number(chain))),
+);
+
+/** totalSupply() / 10^decimals() as a double, the normalization 2.1 describes. */
+async function normalizedSupply(ctx: CheckContext, address: string): Promise<number | undefined> {
+  const [raw, decimals] = await Promise.all([readView(ctx, address, 'totalSupply'), readView(ctx, address, 'decimals')]);
+  if (typeof raw !== 'bigint' || decimals === undefined) return undefined;
+  return Number(raw) / 10 ** Number(decimals);
+}
+
+/** The scale error 2.1 rules out: off by a whole power of ten (raw, or normalized with other decimals). */
+export function powerOfTenOff(rest: number, chain: number): number | undefined {
+  if (!(rest > 0 && chain > 0)) return undefined;
+  const k = Math.round(Math.log10(rest / chain));
+  return k !== 0 && Math.abs(rest / (chain * 10 ** k) - 1) < 1e-6 ? k : undefined;
+}
+
+const supplyNormalized = check(
+  {
+    id: 'cross.token.total-supply.normalized',
+    section: '2.1',
+    level: 'required',
+    needs: ['rest', 'rpc'],
+    title: 'total_supply is totalSupply() normalized by the token\'s decimals (not off by a power of ten)',
+  },
+  // Only a power-of-ten error is a sure violation: supply may move (mint, burn) between the REST
+  // read and the chain read, but never by exactly 10^k.
+  async (ctx) => report('total_supply', 'totalSupply() / 10^decimals()', await compareAll(ctx, 'total_supply', (a) => normalizedSupply(ctx, a), (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined)),
+);
+
+const supplyMatches = check(
+  {
+    id: 'cross.token.total-supply.matches-chain',
+    section: '2.1',
+    level: 'advisory',
+    needs: ['rest', 'rpc'],
+    title: 'total_supply equals totalSupply() / 10^decimals() at "latest" (advisory: supply may move between the two reads)',
+  },
+  async (ctx) => report('total_supply', 'totalSupply() / 10^decimals()', await compareAll(ctx, 'total_supply', (a) => normalizedSupply(ctx, a), (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number)))),
+);
+
+export const erc20Checks: Check[] = [symbolMatches, decimalsMatches, supplyNormalized, supplyMatches];
