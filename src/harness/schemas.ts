@@ -224,9 +224,9 @@ export function formatErrors(errors: readonly ErrorObject[], data: unknown): str
 
 /**
  * A resolver for @apidevtools/json-schema-ref-parser (and so swagger-parser) that serves the
- * `$id` URIs under SCHEMA_BASE from `schemas/`. It is needed because that parser honours
- * `$id`: a relative `$ref` inside list.json ('token.json') resolves against list.json's `$id`
- * to https://conformance.local/schemas/token.json, a host that does not exist. Use it as
+ * `$id` URIs under SCHEMA_BASE from `schemas/`. Parsers that honour `$id` (json-schema-ref-parser
+ * 16+) resolve a relative `$ref` inside list.json ('token.json') against list.json's `$id`, to
+ * https://conformance.local/schemas/token.json, a host that does not exist. Use it as
  * `SwaggerParser.validate(file, { resolve: { conformance: localSchemaResolver } })`.
  */
 export const localSchemaResolver = Object.freeze({

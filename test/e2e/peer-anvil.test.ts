@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import YAML from 'yaml';
 import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/cli/results';
+import { sink } from '../support/sink';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXPECTATIONS = path.join(ROOT, 'expectations/anvil.yml');
@@ -59,17 +59,6 @@ async function ready(u: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`anvil at ${u} did not answer`);
-}
-
-function sink(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      text = (text + String(chunk)).slice(-20_000);
-      cb();
-    },
-  });
-  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
 }
 
 async function run(extra: string[]): Promise<{ code: number; doc: RunDocument; console: string }> {

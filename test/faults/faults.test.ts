@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { sectionsOf } from '../../src/harness/check';
 import type { CheckResult } from '../../src/harness/runner';
@@ -16,6 +15,7 @@ import type { RunDocument } from '../../src/cli/results';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
+import { sink } from '../support/sink';
 
 const BLOCK_TIME_MS = 1000;
 const TIMEOUT_MS = '3000';
@@ -54,17 +54,6 @@ const early = new Map<string, Promise<Outcome>>();
 /** REST and cross checks use no signer and no timing: their variants may run side by side. */
 const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
 const REST_CONCURRENCY = 4;
-
-function sink(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      text = (text + String(chunk)).slice(-20_000);
-      cb();
-    },
-  });
-  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
-}
 
 const cited = (r: CheckResult) => sectionsOf(r.failedSection ?? r.section);
 

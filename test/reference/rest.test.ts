@@ -2,21 +2,8 @@
 // scenario controls (library and dev HTTP endpoints) showing up in the next answer.
 import { getAddress } from 'viem';
 import { startReference, type ReferenceTarget } from '../../src/reference';
+import type { TokenRecord } from '../../src/reference/listing';
 import { isValidIsin, post, rpc } from './helpers';
-
-interface TokenRecord {
-  contract_address: string;
-  symbol: string;
-  name: string;
-  decimals: number;
-  icon_url: string;
-  total_supply: number;
-  isin: string;
-  multiplier: number;
-  paused_features: number[];
-  nav_price: number;
-  nav_price_updated_at: string;
-}
 
 const FIELDS = [
   'contract_address', 'decimals', 'icon_url', 'isin', 'multiplier', 'name',

@@ -1,0 +1,13 @@
+import { Writable } from 'node:stream';
+
+/** A stream for the CLI's console that keeps the last 20 kB, to show when a run surprises a test. */
+export function sink(): { stream: NodeJS.WriteStream; text: () => string } {
+  let text = '';
+  const w = new Writable({
+    write(chunk, _enc, cb) {
+      text = (text + String(chunk)).slice(-20_000);
+      cb();
+    },
+  });
+  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
+}
