@@ -102,5 +102,9 @@ describe('reports', () => {
     expect(html).not.toMatch(/<script|<link|src="http/);
     expect(html).toContain('&lt;b&gt;');
     expect(html).not.toContain('<b>why');
+    // What fails the run is listed first, linked to its row.
+    expect(html.indexOf('What fails the run')).toBeLessThan(html.indexOf('<table>'));
+    expect(html).toContain('<a href="#check-rpc.bad">');
+    expect(html).toContain('<tr id="check-rpc.bad">');
   });
 });
