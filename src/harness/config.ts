@@ -75,15 +75,25 @@ function describe(flag: string, env: string): string {
   return env ? `--${flag} (or ${env})` : `--${flag}`;
 }
 
-function parseUrl(value: string, flag: string, env: string): string {
+/**
+ * An absolute http(s) URL. Credentials in it (user:pass@) become a Basic Authorization header,
+ * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key).
+ */
+function parseUrl(value: string, flag: string, env: string): { url: string; authorization?: string } {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${describe(flag, env)}: "${value.replace(/\/\/[^@/]*@/, '//***@')}" is not an absolute URL`);
+    throw new ConfigError(`${describe(flag, env)}: not an absolute URL such as https://node.example (value not shown: it may carry a key)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${describe(flag, env)}: only http and https URLs are supported`);
-  return value.replace(/\/+$/, '');
+  let authorization: string | undefined;
+  if (url.username || url.password) {
+    authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  return { url: url.toString().replace(/\/+$/, ''), ...(authorization ? { authorization } : {}) };
 }
 
 function parsePositiveInt(value: string, flag: string, env: string): number {
@@ -125,8 +135,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   };
   const envOf = (flag: string): string => OPTIONS.find(([f]) => f === flag)?.[1] ?? '';
 
-  const baseUrl = get('base-url') !== undefined ? parseUrl(get('base-url')!, 'base-url', 'BASE_URL') : undefined;
-  const rpcUrl = get('rpc-url') !== undefined ? parseUrl(get('rpc-url')!, 'rpc-url', 'RPC_URL') : undefined;
+  const base = get('base-url') !== undefined ? parseUrl(get('base-url')!, 'base-url', 'BASE_URL') : undefined;
+  const rpc = get('rpc-url') !== undefined ? parseUrl(get('rpc-url')!, 'rpc-url', 'RPC_URL') : undefined;
+  const baseUrl = base?.url;
+  const rpcUrl = rpc?.url;
 
   const profile = get('profile') ?? 'dedicated';
   if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated`);
@@ -199,8 +211,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),
     deadlineMs: num('deadline-ms', DEFAULTS.deadlineMs),
     concurrency: num('concurrency', DEFAULTS.concurrency),
-    restHeaders: { ...common, ...headers('rest-header') },
-    rpcHeaders: { ...common, ...headers('rpc-header') },
+    restHeaders: { ...(base?.authorization ? { Authorization: base.authorization } : {}), ...common, ...headers('rest-header') },
+    rpcHeaders: { ...(rpc?.authorization ? { Authorization: rpc.authorization } : {}), ...common, ...headers('rpc-header') },
     navMaxAgeSec: dur('nav-max-age'),
     clockSkewSec: dur('clock-skew') ?? DEFAULTS.clockSkewSec,
     maxSpendWei,

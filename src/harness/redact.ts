@@ -11,6 +11,14 @@ const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secre
 /** Path segments that look like provider keys (long random tokens), e.g. /v2/<key>. */
 const KEY_LIKE_SEGMENT = /^[A-Za-z0-9_-]{24,}$/;
 
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export class Redactor {
   private readonly secrets: string[] = [];
 
@@ -34,9 +42,12 @@ export class Redactor {
     } catch {
       return this;
     }
-    this.add(url.username ? decodeURIComponent(url.username) : undefined);
-    this.add(url.password ? decodeURIComponent(url.password) : undefined);
-    for (const [name, value] of url.searchParams) if (SECRET_QUERY.test(name)) this.add(value);
+    // Both the form as written (percent-encoded, as it appears in URLs and curl lines) and decoded.
+    for (const part of [url.username, url.password]) this.add(part || undefined).add(part ? safeDecode(part) : undefined);
+    for (const pair of url.search.replace(/^\?/, '').split('&')) {
+      const [name, value] = pair.split('=', 2);
+      if (value && SECRET_QUERY.test(safeDecode(name))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+    }
     for (const segment of url.pathname.split('/')) if (KEY_LIKE_SEGMENT.test(segment) && /\d/.test(segment)) this.add(segment);
     return this;
   }

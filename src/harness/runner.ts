@@ -81,7 +81,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
   const base = { id: check.id, title: check.title, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
     const exchanges = transcript?.exchanges ?? [];
-    return { ...base, durationMs: Math.round(performance.now() - started), ...r, exchanges: r.status === 'passed' ? [] : exchanges, exchangeCount: exchanges.length };
+    // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent.
+    return env.redactor.value({ ...base, durationMs: Math.round(performance.now() - started), ...r, exchanges: r.status === 'passed' ? [] : exchanges, exchangeCount: exchanges.length });
   };
 
   const unmet = unmetNeed(check, env);

@@ -69,3 +69,17 @@ describe('parseDuration', () => {
     ['1.5h', 5400],
   ])('%s = %d s', (s, n) => expect(parseDuration(s, 'x', '')).toBe(n));
 });
+
+describe('URL credentials', () => {
+  it('become a Basic Authorization header, and the URL loses them (fetch refuses them)', () => {
+    const c = load(['--rpc-url', 'https://alice:s3cr%40t@node.example/rpc/']);
+    expect(c.rpcUrl).toBe('https://node.example/rpc');
+    expect(c.rpcHeaders.Authorization).toBe(`Basic ${Buffer.from('alice:s3cr@t').toString('base64')}`);
+    expect(c.restHeaders.Authorization).toBeUndefined();
+  });
+
+  it('a malformed URL is never echoed (it may carry a key)', () => {
+    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).toThrow(/value not shown/);
+    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);
+  });
+});

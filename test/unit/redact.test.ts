@@ -37,3 +37,13 @@ describe('Redactor', () => {
     expect(new Redactor().add('ab').text('abc')).toBe('abc');
   });
 });
+
+describe('Redactor, percent-encoded credentials', () => {
+  it('hides query keys and passwords both as written and decoded', () => {
+    const url = 'https://u:p%40ssw0rd@node.example/rpc?apikey=ab%2Bcd%2Fef123&x=1';
+    const r = new Redactor().addUrl(url);
+    const s = r.text(`${url} p@ssw0rd ab+cd/ef123`);
+    expect(s).not.toMatch(/p%40ssw0rd|p@ssw0rd|ab%2Bcd%2Fef123|ab\+cd\/ef123/);
+    expect(s).toContain('x=1');
+  });
+});
