@@ -71,12 +71,18 @@ async function openTarget(cfg: RunConfig, io: Io): Promise<Target> {
 async function probe(target: Target, cfg: RunConfig, redactor: Redactor): Promise<RunEnv['unreachable']> {
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript() };
   const down: NonNullable<RunEnv['unreachable']> = {};
+  // Three tries, so one dropped connection does not fail every check of an interface.
   const attempt = async (key: 'rest' | 'rpc', f: () => Promise<unknown>) => {
-    try {
-      await f();
-    } catch (err) {
-      if (err instanceof TransportError) down[key] = err.message;
-      else throw err;
+    for (let i = 1; i <= 3; i++) {
+      try {
+        await f();
+        delete down[key];
+        return;
+      } catch (err) {
+        if (!(err instanceof TransportError)) throw err;
+        down[key] = err.message;
+        if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
+      }
     }
   };
   await Promise.all([

@@ -1,15 +1,11 @@
-import { fail, type FailureDetail } from './check';
+import { fail } from './check';
 import type { HttpResult } from './http';
-import { validate, validateRef, type SchemaName } from './schemas';
+import { validate, type SchemaName } from './schemas';
 
 /** Short, stable rendering of a value for failure messages. */
 export function show(v: unknown, max = 200): string {
   const s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-export function expectTrue(condition: boolean, message: string, detail: FailureDetail = {}): asserts condition {
-  if (!condition) fail(message, detail);
 }
 
 export function expectEqual<T>(actual: unknown, expected: T, what: string, section?: string): asserts actual is T {
@@ -22,11 +18,6 @@ export function expectEqual<T>(actual: unknown, expected: T, what: string, secti
 export function expectSchema(name: SchemaName, value: unknown, what: string, section?: string): void {
   const verdict = validate(name, value);
   if (!verdict.valid) fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, section });
-}
-
-export function expectSchemaRef(ref: string, value: unknown, what: string, section?: string): void {
-  const verdict = validateRef(ref, value);
-  if (!verdict.valid) fail(`${what} does not match ${ref}: ${verdict.errors.slice(0, 5).join('; ')}`, { expected: ref, actual: value, section });
 }
 
 /** HTTP status and an application/json media type (parameters such as charset are fine). */

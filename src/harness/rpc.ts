@@ -2,6 +2,7 @@ import { fail } from './check';
 import { show } from './expect';
 import { httpRequest, HttpOptions, HttpResult } from './http';
 import { parseJson } from './rest';
+import { isRecord } from './json';
 
 export interface RpcError {
   code: number;
@@ -19,10 +20,6 @@ export interface RpcAnswer {
   error?: RpcError;
   hasResult: boolean;
   hasError: boolean;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** JSON-RPC client for {rpc_url}. It reports what it saw; judging is the checks' job. */

@@ -5,6 +5,7 @@ import { RestClient } from './rest';
 import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
+import { jsonSafe } from './json';
 
 export interface CheckResult extends CheckMeta {
   status: Status;
@@ -54,14 +55,6 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
     if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return 'applies to --profile dedicated only';
   }
   return undefined;
-}
-
-/** Results must survive JSON.stringify in every reporter: bigints become decimal strings. */
-export function jsonSafe(v: unknown): unknown {
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(jsonSafe);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
-  return v;
 }
 
 function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual'> {

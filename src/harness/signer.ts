@@ -1,7 +1,6 @@
-import { custom, createPublicClient, createWalletClient, defineChain, type Hex, type PrivateKeyAccount, type PublicClient, type WalletClient } from 'viem';
+import type { Hex, PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { skip } from './check';
-import type { RpcClient } from './rpc';
 
 /**
  * The run's spend budget: shared by every signer check, so the cap holds for the whole run.
@@ -28,8 +27,6 @@ export interface Signer {
   address: Hex;
   account: PrivateKeyAccount;
   budget: SpendBudget;
-  /** viem clients whose every request goes through the check's recording RpcClient. */
-  clients(rpc: RpcClient): Promise<{ wallet: WalletClient; public: PublicClient; chainId: number }>;
 }
 
 export function createSigner(key: Hex, budget: SpendBudget): Signer {
@@ -38,15 +35,5 @@ export function createSigner(key: Hex, budget: SpendBudget): Signer {
     address: account.address,
     account,
     budget,
-    async clients(rpc) {
-      const transport = custom({ request: ({ method, params }) => rpc.result(method, (params as unknown[]) ?? []) });
-      const chainId = Number(BigInt(await rpc.result<string>('eth_chainId', [])));
-      const chain = defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpc.url] } } });
-      return {
-        chainId,
-        wallet: createWalletClient({ account, chain, transport }),
-        public: createPublicClient({ chain, transport }) as PublicClient,
-      };
-    },
   };
 }

@@ -24,6 +24,7 @@ import {
   blockPollMs,
   POLL_INTERVAL_MS,
 } from './timing';
+import { isRecord } from '../../src/harness/json';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -52,10 +53,6 @@ export function jsonSafe(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(jsonSafe);
   if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
   return v;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Seal cadence per target, measured once per run (null: no regular seals seen). */

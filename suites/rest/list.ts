@@ -8,13 +8,11 @@ import { fail, skip, type CheckContext } from '../../src/harness/check';
 import { expectJsonResponse, show } from '../../src/harness/expect';
 import type { RestResponse } from '../../src/harness/rest';
 import { validate } from '../../src/harness/schemas';
+import { isRecord } from '../../src/harness/json';
+export { isRecord };
 
 /** {base_url}/v1/tokenized-stocks (spec 4.1). */
 export const LIST_PATH = '/v1/tokenized-stocks';
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** GET the list; `anonymous` sends none of the run's configured headers (spec 5.1). */
 export function getList(ctx: Pick<CheckContext, 'rest'>, anonymous = false): Promise<RestResponse> {

@@ -8,6 +8,7 @@ import { show } from '../../src/harness/expect';
 import { isHexQuantity } from '../../src/harness/formats';
 import { BLOCK_TAGS, toQuantity, type BlockTag } from '../../src/harness/hex';
 import { resultOf } from '../../src/harness/rpc';
+import { isRecord } from '../../src/harness/json';
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
@@ -19,10 +20,6 @@ export const BLOCK_PARAM_KEYS: readonly BlockParamKey[] = [...BLOCK_TAGS, 'head-
 /** A short phrase naming a block parameter in titles. */
 export function describeParam(key: BlockParamKey): string {
   return key === 'head-number' ? 'the head block number as hex' : `"${key}"`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -110,11 +107,6 @@ export async function readBlock(ctx: Pick<CheckContext, 'rpc'>, param: string): 
     hash: typeof b.hash === 'string' ? b.hash.toLowerCase() : undefined,
     txs,
   };
-}
-
-/** Same block in two reads: same number, same hash when shown, same transaction set. */
-export function sameBlock(a: BlockView, b: BlockView): boolean {
-  return a.number === b.number && a.hash === b.hash && sameSet(a.txs, b.txs);
 }
 
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {
