@@ -58,15 +58,12 @@ function report(field: string, view: string, mismatches: Judged[]): void {
   });
 }
 
-const symbolMatches = check(
-  { id: 'cross.token.symbol.matches-chain', section: '2.1', level: 'required', needs: ['rest', 'rpc'], title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
-  async (ctx) => report('symbol', 'symbol()', await compareAll(ctx, 'symbol', (a) => readView(ctx, a, 'symbol'), (rest, chain) => rest === chain)),
-);
+type Meta = { id: string; level: 'required' | 'advisory'; title: string };
 
-const decimalsMatches = check(
-  { id: 'cross.token.decimals.matches-chain', section: '2.1', level: 'required', needs: ['rest', 'rpc'], title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
-  async (ctx) => report('decimals', 'decimals()', await compareAll(ctx, 'decimals', (a) => readView(ctx, a, 'decimals'), (rest, chain) => rest === Number(chain))),
-);
+/** One REST field against one chain reading, for every record: a check of section 2.1. */
+function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
+  return check({ ...meta, section: '2.1', needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
+}
 
 /** totalSupply() / 10^decimals() as a double, the normalization 2.1 describes. */
 async function normalizedSupply(ctx: CheckContext, address: string): Promise<number | undefined> {
@@ -82,28 +79,17 @@ export function powerOfTenOff(rest: number, chain: number): number | undefined {
   return k !== 0 && Math.abs(rest / (chain * 10 ** k) - 1) < 1e-6 ? k : undefined;
 }
 
-const supplyNormalized = check(
-  {
-    id: 'cross.token.total-supply.normalized',
-    section: '2.1',
-    level: 'required',
-    needs: ['rest', 'rpc'],
-    title: 'total_supply is totalSupply() normalized by the token\'s decimals (not off by a power of ten)',
-  },
+const SUPPLY = 'totalSupply() / 10^decimals()';
+
+export const erc20Checks: Check[] = [
+  viewCheck({ id: 'cross.token.symbol.matches-chain', level: 'required', title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
+    'symbol', 'symbol()', (ctx, a) => readView(ctx, a, 'symbol'), (rest, chain) => rest === chain),
+  viewCheck({ id: 'cross.token.decimals.matches-chain', level: 'required', title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
+    'decimals', 'decimals()', (ctx, a) => readView(ctx, a, 'decimals'), (rest, chain) => rest === Number(chain)),
   // Only a power-of-ten error is a sure violation: supply may move (mint, burn) between the REST
   // read and the chain read, but never by exactly 10^k.
-  async (ctx) => report('total_supply', 'totalSupply() / 10^decimals()', await compareAll(ctx, 'total_supply', (a) => normalizedSupply(ctx, a), (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined)),
-);
-
-const supplyMatches = check(
-  {
-    id: 'cross.token.total-supply.matches-chain',
-    section: '2.1',
-    level: 'advisory',
-    needs: ['rest', 'rpc'],
-    title: 'total_supply equals totalSupply() / 10^decimals() at "latest" (advisory: supply may move between the two reads)',
-  },
-  async (ctx) => report('total_supply', 'totalSupply() / 10^decimals()', await compareAll(ctx, 'total_supply', (a) => normalizedSupply(ctx, a), (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number)))),
-);
-
-export const erc20Checks: Check[] = [symbolMatches, decimalsMatches, supplyNormalized, supplyMatches];
+  viewCheck({ id: 'cross.token.total-supply.normalized', level: 'required', title: "total_supply is totalSupply() normalized by the token's decimals (not off by a power of ten)" },
+    'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined),
+  viewCheck({ id: 'cross.token.total-supply.matches-chain', level: 'advisory', title: 'total_supply equals totalSupply() / 10^decimals() at "latest" (advisory: supply may move between the two reads)' },
+    'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number))),
+];
