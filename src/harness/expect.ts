@@ -1,12 +1,12 @@
-import { fail } from './check';
+/**
+ * Judging helpers: turn an observation into a verdict citing a section. Checks call these; the
+ * clients never do (they only observe). Each rule of judgement is written here once.
+ */
 import type { HttpResult } from './http';
+import { isRecord, show } from './json';
+import type { RpcAnswer, RpcClient } from './rpc';
 import { validate, type SchemaName } from './schemas';
-
-/** Short, stable rendering of a value for failure messages. */
-export function show(v: unknown, max = 200): string {
-  const s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(v);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
+import { fail } from './verdict';
 
 export function expectEqual<T>(actual: unknown, expected: T, what: string, section?: string): asserts actual is T {
   if (!Object.is(actual, expected) && JSON.stringify(actual) !== JSON.stringify(expected)) {
@@ -20,10 +20,71 @@ export function expectSchema(name: SchemaName, value: unknown, what: string, sec
   if (!verdict.valid) fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, section });
 }
 
-/** HTTP status and an application/json media type (parameters such as charset are fine). */
+/**
+ * What is wrong with the media type of an answer that must be JSON, or undefined when it is
+ * application/json. Only the media type is judged: parameters such as charset are fine.
+ */
+export function mediaTypeProblem(res: Pick<HttpResult, 'contentType' | 'headers'>): string | undefined {
+  if (res.contentType === 'application/json') return undefined;
+  return `Content-Type is ${show(res.headers['content-type'] ?? '(none)')}, not application/json`;
+}
+
+/** The media type of an answer is application/json (see mediaTypeProblem). */
+export function expectJsonMediaType(res: Pick<HttpResult, 'contentType' | 'headers'>, what: string, section?: string): void {
+  const problem = mediaTypeProblem(res);
+  if (problem) fail(`${what}: ${problem}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, section });
+}
+
+/** HTTP status and an application/json media type. */
 export function expectJsonResponse(res: HttpResult, status: number, what: string, section?: string): void {
   if (res.status !== status) fail(`${what}: expected HTTP ${status}, got ${res.status}`, { expected: status, actual: res.status, section });
-  if (res.contentType !== 'application/json') {
-    fail(`${what}: expected Content-Type application/json, got ${show(res.headers['content-type'] ?? '(none)')}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, section });
+  expectJsonMediaType(res, what, section);
+}
+
+/** The parsed body of a JSON-RPC answer as an object, or a 4.2 failure. */
+export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown> {
+  if (!isRecord(answer.json)) {
+    fail(`${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`, {
+      section: '4.2',
+      expected: 'a JSON-RPC response object',
+      actual: answer.jsonError ?? answer.json ?? answer.http.text.slice(0, 200),
+    });
   }
+  return answer.json;
+}
+
+/** 4.2: the answer's id is the very same JSON number as the request's (not a string, not another number). */
+export function expectIdEcho(answer: RpcAnswer, id: number, what: string): void {
+  const body = rpcBody(answer, what);
+  if (!('id' in body)) fail(`${what}: the answer has no "id" member (request id ${id})`, { section: '4.2', expected: id, actual: body });
+  // Object.is: 0 and large integers must come back as the same number, not a string, null, a
+  // float that rounds elsewhere, or another id.
+  if (!Object.is(body.id, id)) fail(`${what}: id not echoed: request id ${id}, answer id ${show(body.id)}`, { section: '4.2', expected: id, actual: body.id });
+}
+
+/**
+ * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403,
+ * where a profile rule applies) when it is not a successful JSON-RPC response.
+ */
+export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
+  const { http } = answer;
+  if (http.status === 403 && section403) {
+    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
+  }
+  if (http.status !== 200) {
+    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+  }
+  const body = rpcBody(answer, method);
+  if (answer.hasError) {
+    fail(`${method} returned error ${show(body.error)}`, { section: '4.2', expected: 'a result', actual: body.error });
+  }
+  if (!answer.hasResult) {
+    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: body });
+  }
+  return answer.result as T;
+}
+
+/** Call a method and return its result, judged as resultOf does. */
+export async function callResult<T = unknown>(rpc: Pick<RpcClient, 'call'>, method: string, params: unknown[]): Promise<T> {
+  return resultOf<T>(method, await rpc.call(method, params));
 }

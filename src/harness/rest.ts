@@ -1,17 +1,10 @@
 import { httpRequest, HttpOptions, HttpResult } from './http';
+import { parseJson } from './json';
 
 export interface RestResponse extends HttpResult {
   /** Parsed body when it is JSON; undefined otherwise (see jsonError). */
   json?: unknown;
   jsonError?: string;
-}
-
-export function parseJson(text: string): { json?: unknown; jsonError?: string } {
-  try {
-    return { json: JSON.parse(text) };
-  } catch (err) {
-    return { jsonError: (err as Error).message };
-  }
 }
 
 /** REST client for {base_url}: every call is one recorded, timed, redacted exchange. */

@@ -1,8 +1,5 @@
-import { fail } from './check';
-import { show } from './expect';
 import { httpRequest, HttpOptions, HttpResult } from './http';
-import { parseJson } from './rest';
-import { isRecord } from './json';
+import { isRecord, parseJson } from './json';
 
 export interface RpcError {
   code: number;
@@ -54,33 +51,4 @@ export class RpcClient {
   call(method: string, params: unknown[], id: number = this.id++, opts: { omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
     return this.post({ jsonrpc: '2.0', id, method, params }, opts);
   }
-
-  /** Call and return the result; fails (4.2) when the answer is not a successful JSON-RPC response. */
-  async result<T = unknown>(method: string, params: unknown[]): Promise<T> {
-    return resultOf<T>(method, await this.call(method, params));
-  }
-}
-
-/**
- * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403,
- * where a profile rule applies) when it is not a successful JSON-RPC response.
- */
-export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
-  const { http } = answer;
-  if (http.status === 403 && section403) {
-    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
-  }
-  if (http.status !== 200) {
-    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
-  }
-  if (!isRecord(answer.json)) {
-    fail(`${method}: response body is not a JSON object`, { section: '4.2', expected: 'a JSON-RPC response object', actual: answer.jsonError ?? answer.json });
-  }
-  if (answer.hasError) {
-    fail(`${method} returned error ${show(answer.json.error)}`, { section: '4.2', expected: 'a result', actual: answer.json.error });
-  }
-  if (!answer.hasResult) {
-    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: answer.json });
-  }
-  return answer.result as T;
 }

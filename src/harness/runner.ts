@@ -1,4 +1,5 @@
-import { Check, CheckContext, CheckFailure, CheckMeta, CheckSettings, Inconclusive, Skip, Status } from './check';
+import { Check, CheckContext, CheckMeta, CheckSettings, Status } from './check';
+import { CheckFailure, Inconclusive, Skip } from './verdict';
 import { TransportError } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';

@@ -1,6 +1,5 @@
 import type { Hex, PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { skip } from './check';
 
 /**
  * The run's spend budget: shared by every signer check, so the cap holds for the whole run.
@@ -10,12 +9,16 @@ export class SpendBudget {
   private spent = 0n;
   constructor(readonly maxWei: bigint) {}
 
-  /** Reserve the worst-case cost before sending; skip the check if it would pass the cap. */
-  reserve(wei: bigint): void {
+  /**
+   * Reserve the worst-case cost before sending. Returns why it was refused (the cap would be
+   * passed), or undefined when reserved; the caller decides what that means for its check.
+   */
+  reserve(wei: bigint): string | undefined {
     if (this.spent + wei > this.maxWei) {
-      skip(`spend cap reached: needs ${wei} wei more, ${this.maxWei - this.spent} wei left of --max-spend-wei ${this.maxWei}`);
+      return `spend cap reached: needs ${wei} wei more, ${this.maxWei - this.spent} wei left of --max-spend-wei ${this.maxWei}`;
     }
     this.spent += wei;
+    return undefined;
   }
 
   get spentWei(): bigint {

@@ -5,9 +5,11 @@
  * accounts). Only non-empty code is required: real deployments may show a stub (e.g. the
  * one-byte 0xef) or a proxy, so the bytecode is not inspected for ERC-20 selectors.
  */
-import { check, fail, skip, type Check, type CheckContext } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
-import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../rest/list';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { fail, skip } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
+import { callResult } from '../../src/harness/expect';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/records';
 
 const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 /** eth_getCode calls in flight at once: the list may be long, the node may rate-limit. */
@@ -53,7 +55,7 @@ function codeCheck(block: 'latest' | 'pending', section: string, why: string): C
       const worker = async (): Promise<void> => {
         for (let next = queue.shift(); next; next = queue.shift()) {
           if (ctx.signal.aborted) return;
-          const code = await ctx.rpc.result('eth_getCode', [next.address, block]);
+          const code = await callResult(ctx.rpc, 'eth_getCode', [next.address, block]);
           if (typeof code !== 'string') notString.push({ record: next.label, result: code });
           else if (code === '0x') empty.push(next.label);
         }

@@ -5,10 +5,11 @@
  * spec's four methods; a node may refuse it) is "not judged", never a failure.
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex } from 'viem';
-import { check, fail, skip, type Check, type CheckContext } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { fail, skip } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
-import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../rest/list';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/records';
 
 type View = 'symbol' | 'decimals' | 'totalSupply';
 

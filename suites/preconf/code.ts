@@ -1,7 +1,8 @@
 // Spec 4.6 (and 1.4): with "pending", contract deployments are visible before the block seals.
-import { check, fail } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
-import { initCodeFor, RUNTIME_RETURNS_42, withSession } from './session';
+import { check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
+import { initCodeFor, RUNTIME_RETURNS_42, withSession } from '../../src/harness/preconf/session';
 
 export const codeDeploymentVisible = check(
   {

@@ -9,8 +9,9 @@
 // chain-specific part of an estimate (an L1 data fee, a safety margin) out of the comparison.
 // A reverting runtime would also do, but would then judge the error format of 4.4 / 7 as well;
 // the rpc group does that.
-import { check, fail } from '../../src/harness/check';
-import { initCodeFor, RUNTIME_SSTORE, SSTORE_MIN_GAS, withSession } from './session';
+import { check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { initCodeFor, RUNTIME_SSTORE, SSTORE_MIN_GAS, withSession } from '../../src/harness/preconf/session';
 
 export const estimateDependsOnPreconfirmed = check(
   {

@@ -5,9 +5,10 @@
 // p50/p95/max in results.json (metric preconfLatencyMs), and compares p50 and p95 with the spec's
 // figure plus the measured round-trip time (timing.ts, latencyBounds). It is advisory: the spec
 // gives the figure as "about".
-import { check, fail, inconclusive } from '../../src/harness/check';
-import { initCodeFor, RUNTIME_RETURNS_42, withSession, type Sent, type Session } from './session';
-import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from './timing';
+import { check } from '../../src/harness/check';
+import { fail, inconclusive } from '../../src/harness/verdict';
+import { initCodeFor, RUNTIME_RETURNS_42, withSession, type Sent, type Session } from '../../src/harness/preconf/session';
+import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 
 export const LATENCY_TRANSFERS = 10;
 export const LATENCY_DEPLOYMENTS = 3;

@@ -1,7 +1,8 @@
 // Spec 4.5 (and 1.4): eth_getTransactionCount(addr, "pending") includes all pre-confirmed
 // transactions; it is the value to use as the next nonce, which avoids nonce gaps.
-import { check, fail } from '../../src/harness/check';
-import { withSession } from './session';
+import { check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { withSession } from '../../src/harness/preconf/session';
 
 /** Transactions sent back to back, without waiting for a seal. */
 export const BACK_TO_BACK = 3;

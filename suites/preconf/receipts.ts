@@ -1,9 +1,10 @@
 // Spec 4.3 (and 1.4): eth_getBlockReceipts("pending") returns the receipts of all pre-confirmed
 // transactions in the current pre-confirmed block. Dedicated nodes only (public ones answer 403).
-import { check, fail, inconclusive } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
+import { check } from '../../src/harness/check';
+import { fail, inconclusive } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
-import { withSession, type Sent } from './session';
+import { withSession, type Sent } from '../../src/harness/preconf/session';
 
 /** Self-transfers sent back to back. */
 export const RECEIPT_TXS = 2;

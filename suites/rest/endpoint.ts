@@ -3,9 +3,11 @@
  * shape, and that it answers without credentials. Number and order of records are never
  * assumed (4.1 rule 2); an empty list is a valid list.
  */
-import { check, fail } from '../../src/harness/check';
-import { expectSchema, show } from '../../src/harness/expect';
-import { fetchList, getList, LIST_PATH, listOf } from './list';
+import { check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
+import { fetchList, getList, LIST_PATH, listOf } from '../../src/harness/records';
 
 export const listStatus = check(
   {

@@ -4,12 +4,13 @@
  * specified (7 rule 1): no check requires 404 or 405, only "not a success" and the body shape.
  */
 import { randomBytes } from 'node:crypto';
-import { check, fail, inconclusive, skip, type Check } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
+import { check, type Check } from '../../src/harness/check';
+import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
 import { TransportError } from '../../src/harness/http';
 import type { RestResponse } from '../../src/harness/rest';
 import { validate } from '../../src/harness/schemas';
-import { LIST_PATH } from './list';
+import { LIST_PATH } from '../../src/harness/records';
 
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type WriteMethod = (typeof WRITE_METHODS)[number];

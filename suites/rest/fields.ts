@@ -8,7 +8,7 @@
 import { check, type Check } from '../../src/harness/check';
 import { isIsin } from '../../src/harness/formats';
 import { rawSchemaAt, TOKEN_FIELDS, validateRef } from '../../src/harness/schemas';
-import { bad, fieldOf, isRecord, judgeRecords, OK } from './list';
+import { bad, fieldOf, isRecord, judgeRecords, OK } from '../../src/harness/records';
 
 type Schema = { type?: string; format?: string; $ref?: string; title?: string; items?: Schema };
 

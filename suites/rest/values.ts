@@ -3,10 +3,11 @@
  * scale, uniqueness and time. Each check is one rule over every record; a record whose field has
  * the wrong type is left to the field check and noted here, never passed or failed twice.
  */
-import { check, fail, skip, type Check } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
+import { check, type Check } from '../../src/harness/check';
+import { fail, skip } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
 import { isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
-import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from './list';
+import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
 
 const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 

@@ -3,8 +3,10 @@
  * (eth_getTransactionCount of a fresh random address at "latest") and judges one property of
  * the answer: HTTP status, media type, `jsonrpc`, the echoed `id`, result-xor-error.
  */
-import { check, fail, type CheckContext } from '../../src/harness/check';
-import { expectEqual, expectSchema, show } from '../../src/harness/expect';
+import { check, type CheckContext } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { expectEqual, expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
 

@@ -5,11 +5,13 @@
  * a string message (7: "beyond code, message and data ... not shown"). Whether the node answers
  * an error at all is advisory: the spec does not say what a malformed or unknown input yields.
  */
-import { check, fail, type Check, type CheckContext } from '../../src/harness/check';
-import { expectSchema, show } from '../../src/harness/expect';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
-import { headNumber } from './common';
+import { headNumber } from '../../src/harness/chain';
 
 /** Far beyond any head the run can reach. */
 const FUTURE_BLOCKS = 1_000_000n;

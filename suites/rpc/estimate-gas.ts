@@ -1,8 +1,10 @@
 /** Spec 4.4 (eth_estimateGas) of a plain transfer, without and with every block parameter of 4.2. */
-import { check, fail, type Check } from '../../src/harness/check';
-import { expectSchema, show } from '../../src/harness/expect';
+import { check, type Check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, resultAt, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
 /**
  * Intrinsic gas of a transaction without data: every transfer uses at least this much, so an

@@ -10,10 +10,12 @@
  * otherwise the attempt is repeated, at most ATTEMPTS times, before the check reports
  * inconclusive. Never a guess either way.
  */
-import { check, fail, inconclusive, skip, type Check, type CheckContext } from '../../src/harness/check';
-import { expectSchema, show } from '../../src/harness/expect';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, sameSet, type BlockParamKey, type BlockView } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, sameSet, type BlockParamKey, type BlockView } from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;

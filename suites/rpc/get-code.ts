@@ -1,10 +1,12 @@
 /** Spec 4.6 (eth_getCode) with every block parameter of 4.2, and the code of a real contract. */
 import { getContractAddress, type Hex } from 'viem';
-import { check, skip, type Check, type CheckContext } from '../../src/harness/check';
-import { expectEqual, expectSchema, show } from '../../src/harness/expect';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { skip } from '../../src/harness/verdict';
+import { expectEqual, expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { randomAddress } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
 /** A freshly generated address has no code at any block: the result is exactly "0x" (4.6). */
 function codeAtBlock(key: BlockParamKey): Check {

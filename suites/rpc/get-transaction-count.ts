@@ -2,11 +2,13 @@
  * Spec 4.5 (eth_getTransactionCount) with every block parameter of 4.2, and the invariant of
  * 4.5 and 1.4 that the "pending" count includes the pre-confirmed transactions.
  */
-import { check, fail, skip, type Check } from '../../src/harness/check';
-import { expectEqual, expectSchema, show } from '../../src/harness/expect';
+import { check, type Check } from '../../src/harness/check';
+import { fail, skip } from '../../src/harness/verdict';
+import { callResult, expectEqual, expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { randomAddress } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from './common';
+import { BLOCK_PARAM_KEYS, blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
 /**
  * A fresh random address has sent no transaction, so its count is 0 at every block: "0x0" is
@@ -55,7 +57,7 @@ const pendingNotBelowLatest = check({
     // Order matters: "latest" first, then "pending". A seal between the two reads moves
     // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
     // second can only be larger or equal: the comparison stays sound across a seal.
-    const latest = await ctx.rpc.result('eth_getTransactionCount', [account, 'latest']);
+    const latest = await callResult(ctx.rpc, 'eth_getTransactionCount', [account, 'latest']);
     const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
     expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, '4.5');
     expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, '4.5');

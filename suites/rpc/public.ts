@@ -6,8 +6,9 @@
  * The calls are sent without the run's configured headers, so "without credentials" holds
  * even when --rpc-header carries a provider token.
  */
-import { check, fail, type Check } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
+import { check, type Check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 
 const CALLS: { rule: string; method: string; params: () => unknown[] }[] = [

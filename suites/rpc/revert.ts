@@ -8,11 +8,13 @@
  * the spec (its failure names the code it saw).
  */
 import { encodeErrorResult, type Hex } from 'viem';
-import { check, fail, skip, type CheckContext } from '../../src/harness/check';
-import { expectSchema, show } from '../../src/harness/expect';
+import { check, type CheckContext } from '../../src/harness/check';
+import { fail, skip } from '../../src/harness/verdict';
+import { expectSchema } from '../../src/harness/expect';
+import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcError } from '../../src/harness/rpc';
-import { revertingInitCode } from './revert-init-code';
+import { revertingInitCode } from '../../src/harness/evm';
 
 export const REVERT_REASON = 'conformance';
 

@@ -1,20 +1,5 @@
-import { CheckFailure, fail, Inconclusive } from '../../src/harness/check';
-import {
-  beforeSeal,
-  blockPollMs,
-  bracket,
-  latencyBounds,
-  MAX_ATTEMPTS,
-  measureRtt,
-  percentiles,
-  pollUntil,
-  POLL_INTERVAL_MS,
-  realClock,
-  SealClock,
-  VISIBILITY_BUDGET_MS,
-  watchPending,
-  type Clock,
-} from '../../suites/preconf/timing';
+import { CheckFailure, fail, Inconclusive } from '../../src/harness/verdict';
+import { beforeSeal, blockPollMs, bracket, latencyBounds, MAX_ATTEMPTS, measureRtt, percentiles, pollUntil, POLL_INTERVAL_MS, realClock, SealClock, VISIBILITY_BUDGET_MS, watchPending, type Clock } from '../../src/harness/preconf/timing';
 
 /** Virtual time: sleeping advances it at once; every fake RPC call costs `rtt` ms. */
 class FakeClock implements Clock {

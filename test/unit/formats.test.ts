@@ -1,15 +1,4 @@
-import {
-  FORMATS,
-  isAbsoluteHttpUrl,
-  isChecksummedAddress,
-  isEvmAddress,
-  isHexBytes,
-  isHexQuantity,
-  isIsin,
-  isRfc3339DateTime,
-  luhnValid,
-  parseRfc3339,
-} from '../../src/harness/formats';
+import { FORMATS, isAbsoluteHttpUrl, isChecksummedAddress, isEvmAddress, isHexBytes, isHexQuantity, isIsin, isRfc3339DateTime, luhnValid, parseRfc3339 } from '../../src/harness/formats';
 
 const NON_STRINGS: unknown[] = [undefined, null, 0, 1, true, {}, [], ['0x0']];
 

@@ -11,7 +11,7 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { codeChecks as crossChecks } from '../../suites/cross/code';
 import { checks as restChecks } from '../../suites/rest';
-import { EMPTY_LIST } from '../../suites/rest/list';
+import { EMPTY_LIST } from '../../src/harness/records';
 
 // ---- a tiny target ---------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
-import { revertingInitCode } from '../../suites/rpc/revert-init-code';
+import { revertingInitCode } from '../../src/harness/evm';
 
 // ---- a fake node --------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { check, fail, inconclusive, skip, type Check } from '../../src/harness/check';
+import { check, type Check } from '../../src/harness/check';
+import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
@@ -153,10 +154,10 @@ describe('runChecks', () => {
 });
 
 describe('SpendBudget', () => {
-  it('reserves until the cap, then skips with the amount', () => {
+  it('reserves until the cap, then refuses with the amount and reserves nothing', () => {
     const b = new SpendBudget(100n);
-    b.reserve(60n);
-    expect(() => b.reserve(50n)).toThrow(/spend cap reached: needs 50 wei more, 40 wei left/);
+    expect(b.reserve(60n)).toBeUndefined();
+    expect(b.reserve(50n)).toMatch(/spend cap reached: needs 50 wei more, 40 wei left/);
     expect(b.spentWei).toBe(60n);
   });
 });

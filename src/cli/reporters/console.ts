@@ -1,7 +1,6 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import type { RunDocument } from '../results';
-import { isRunFailure } from '../results';
+import { type RunDocument, isRunFailure } from '../results';
 import { exchangeText, failureText, verdictOf } from './shared';
 
 const useColor = (stream: NodeJS.WriteStream) => stream.isTTY && !process.env.NO_COLOR;

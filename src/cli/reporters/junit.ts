@@ -1,6 +1,5 @@
 import { groupOf } from '../../harness/check';
-import type { RunDocument } from '../results';
-import { isRunFailure } from '../results';
+import { type RunDocument, isRunFailure } from '../results';
 import { exchangeText, failureText, verdictOf } from './shared';
 
 function esc(s: string): string {

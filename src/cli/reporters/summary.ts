@@ -1,5 +1,4 @@
-import type { RunDocument } from '../results';
-import { isRunFailure } from '../results';
+import { type RunDocument, isRunFailure } from '../results';
 import { exchangeText, json, verdictOf } from './shared';
 
 function cell(s: string): string {

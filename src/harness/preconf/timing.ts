@@ -7,7 +7,7 @@
 // "we looked" turns pre-confirmed state into sealed state, and a comparison of "pending" with
 // "latest" becomes meaningless. So every observation is bracketed by block numbers, an attempt
 // whose bracket moved is retried (bounded), and what stays ambiguous is reported inconclusive.
-import { inconclusive } from '../../src/harness/check';
+import { inconclusive } from '../verdict';
 
 /** Spec 4.5 and 8: the pre-confirmed state "is updated about every 200 ms". */
 export const SPEC_REFRESH_MS = 200;

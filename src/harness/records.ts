@@ -4,11 +4,12 @@
  * records and renders failures so that they name the record (index and contract_address) and
  * the bad value.
  */
-import { fail, skip, type CheckContext } from '../../src/harness/check';
-import { expectJsonResponse, show } from '../../src/harness/expect';
-import type { RestResponse } from '../../src/harness/rest';
-import { validate } from '../../src/harness/schemas';
-import { isRecord } from '../../src/harness/json';
+import { fail, skip } from './verdict';
+import type { CheckContext } from './check';
+import { expectJsonResponse } from './expect';
+import { show, isRecord } from './json';
+import type { RestResponse } from './rest';
+import { validate } from './schemas';
 export { isRecord };
 
 /** {base_url}/v1/tokenized-stocks (spec 4.1). */

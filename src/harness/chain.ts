@@ -3,12 +3,12 @@
  * head block number, reading a block to compare receipts with, and turning an answer into a
  * result with a section-precise failure. The rules themselves live in the check files.
  */
-import { fail, skip, type CheckContext } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
-import { isHexQuantity } from '../../src/harness/formats';
-import { BLOCK_TAGS, toQuantity, type BlockTag } from '../../src/harness/hex';
-import { resultOf } from '../../src/harness/rpc';
-import { isRecord } from '../../src/harness/json';
+import { fail, skip } from './verdict';
+import type { CheckContext } from './check';
+import { show, isRecord } from './json';
+import { isHexQuantity } from './formats';
+import { BLOCK_TAGS, toQuantity, type BlockTag } from './hex';
+import { resultOf } from './expect';
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the

@@ -6,25 +6,12 @@
 // worst-case cost (gas limit x max fee) in the run's SpendBudget, and only after the balance was
 // seen to cover the attempt. Nonces are the "pending" count (spec 4.5), as the spec recommends.
 import { getContractAddress, keccak256, type Hex, type TransactionSerializable } from 'viem';
-import { fail, inconclusive, skip, type CheckContext } from '../../src/harness/check';
-import { show } from '../../src/harness/expect';
-import { quantity, toQuantity } from '../../src/harness/hex';
-import {
-  beforeSeal,
-  bracket,
-  measureRtt,
-  pollUntil,
-  realClock,
-  SealClock,
-  VISIBILITY_BUDGET_MS,
-  watchPending,
-  type Attempt,
-  type Clock,
-  type Percentiles,
-  blockPollMs,
-  POLL_INTERVAL_MS,
-} from './timing';
-import { isRecord } from '../../src/harness/json';
+import { fail, inconclusive, skip } from '../verdict';
+import type { CheckContext } from '../check';
+import { callResult } from '../expect';
+import { isRecord, jsonSafe, show } from '../json';
+import { quantity, toQuantity } from '../hex';
+import { beforeSeal, bracket, measureRtt, pollUntil, realClock, SealClock, VISIBILITY_BUDGET_MS, watchPending, type Attempt, type Clock, type Percentiles, blockPollMs, POLL_INTERVAL_MS } from './timing';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -46,14 +33,6 @@ export function initCodeFor(runtime: Hex): Hex {
 }
 
 // ---- helpers --------------------------------------------------------------------------------
-
-/** Failure details end up in results.json: bigints become hex quantities. */
-export function jsonSafe(v: unknown): unknown {
-  if (typeof v === 'bigint') return toQuantity(v);
-  if (Array.isArray(v)) return v.map(jsonSafe);
-  if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
-  return v;
-}
 
 /** Seal cadence per target, measured once per run (null: no regular seals seen). */
 const cadenceCache = new Map<string, number | null>();
@@ -177,7 +156,7 @@ export class Session {
 
   /** eth_getTransactionCount (spec 4.5) of the signer at a tag. */
   async count(tag: string): Promise<bigint> {
-    const r = await this.ctx.rpc.result('eth_getTransactionCount', [this.address, tag]);
+    const r = await callResult(this.ctx.rpc, 'eth_getTransactionCount', [this.address, tag]);
     const q = quantity(r);
     if (q === undefined) fail(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, { section: '4.5', expected: 'hex quantity', actual: r });
     return q;
@@ -185,7 +164,7 @@ export class Session {
 
   /** eth_getCode (spec 4.6) at a tag. */
   async code(address: Hex, tag: string): Promise<string> {
-    const r = await this.ctx.rpc.result('eth_getCode', [address, tag]);
+    const r = await callResult(this.ctx.rpc, 'eth_getCode', [address, tag]);
     if (typeof r !== 'string') fail(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
     return r;
   }
@@ -206,7 +185,7 @@ export class Session {
 
   /** eth_getBlockReceipts (spec 4.3) at a tag or hex number; must be an array. */
   async receipts(block: string): Promise<Array<Record<string, unknown>>> {
-    const r = await this.ctx.rpc.result('eth_getBlockReceipts', [block]);
+    const r = await callResult(this.ctx.rpc, 'eth_getBlockReceipts', [block]);
     if (!Array.isArray(r)) fail(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
     return r.filter(isRecord);
   }
@@ -245,7 +224,8 @@ export class Session {
     if (plan.to !== undefined && plan.to.toLowerCase() !== this.address.toLowerCase() && plan.data === undefined) {
       throw new Error('only 0-value self-transfers and deployments are sent');
     }
-    this.ctx.signer.budget.reserve(plan.gas * this.maxFeePerGas);
+    const refused = this.ctx.signer.budget.reserve(plan.gas * this.maxFeePerGas);
+    if (refused) skip(refused);
     const base = { chainId: this.chainId, nonce: Number(plan.nonce), gas: plan.gas, value: 0n, to: plan.to ?? null, ...(plan.data ? { data: plan.data } : {}) };
     const tx: TransactionSerializable =
       this.fees.type === 'eip1559'

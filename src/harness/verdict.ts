@@ -1,0 +1,45 @@
+/**
+ * The verdict vocabulary: what a check (or a judging helper it calls) throws to say how a rule
+ * fared. A leaf: it imports nothing, and only checks, their judging helpers and the runner that
+ * classifies the outcome use it. Clients never do: they return observations.
+ */
+
+export interface FailureDetail {
+  /** The section actually violated when it differs from the check's own (e.g. 4.2 envelope). */
+  section?: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+/** A real violation of a cited rule. */
+export class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly detail: FailureDetail = {},
+  ) {
+    super(message);
+    this.name = 'CheckFailure';
+  }
+}
+
+/** The check cannot judge here (missing prerequisite, nothing to judge); never a pass. */
+export class Skip extends Error {
+  override name = 'Skip';
+}
+
+/** The observation stayed ambiguous after bounded retries; never a guess either way. */
+export class Inconclusive extends Error {
+  override name = 'Inconclusive';
+}
+
+export function fail(message: string, detail?: FailureDetail): never {
+  throw new CheckFailure(message, detail);
+}
+
+export function skip(reason: string): never {
+  throw new Skip(reason);
+}
+
+export function inconclusive(reason: string): never {
+  throw new Inconclusive(reason);
+}
