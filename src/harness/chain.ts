@@ -109,12 +109,6 @@ export async function readBlock(ctx: Pick<CheckContext, 'rpc'>, param: string): 
   };
 }
 
-export function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const s = new Set(a);
-  return s.size === new Set(b).size && b.every((x) => s.has(x));
-}
-
 /** A transaction object of eth_getBlockByNumber(n, true), as far as the checks read it. */
 export interface TxView {
   from?: string;

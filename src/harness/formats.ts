@@ -9,13 +9,19 @@ import type { getAddress as GetAddress } from 'viem/utils';
 // viem is loaded on the first mixed-case address only: most addresses are lowercase and
 // loading it costs ~100 ms of start-up.
 let checksumOf: typeof GetAddress | undefined;
-function eip55(s: string): string {
+/** The EIP-55 checksummed form of a 0x + 40 hex address (any case). */
+export function eip55(s: string): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   checksumOf ??= (require('viem/utils') as { getAddress: typeof GetAddress }).getAddress;
   return checksumOf(s);
 }
 
 const ISIN_SHAPE = /^[A-Z]{2}[A-Z0-9]{9}[0-9]$/;
+
+/** Shaped like an ISIN (prefix, NSIN, digit) whatever its check digit: tells a typo from garbage. */
+export function hasIsinShape(s: unknown): s is string {
+  return typeof s === 'string' && ISIN_SHAPE.test(s);
+}
 
 /**
  * ISO 6166 ISIN: 2-letter prefix, 9 alphanumerics (the NSIN), 1 check digit. Letters are
@@ -24,7 +30,7 @@ const ISIN_SHAPE = /^[A-Z]{2}[A-Z0-9]{9}[0-9]$/;
  * ISO 3166 (XS, EU and other non-country prefixes are in real use).
  */
 export function isIsin(s: unknown): boolean {
-  if (typeof s !== 'string' || !ISIN_SHAPE.test(s)) return false;
+  if (!hasIsinShape(s)) return false;
   let digits = '';
   for (const ch of s) {
     const c = ch.charCodeAt(0);
@@ -52,13 +58,18 @@ export function luhnValid(digits: string): boolean {
 
 const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 
+/** `0x` + 40 hex digits in any case, checksum not judged: an address to compare or ask the chain about. */
+export function hasAddressShape(s: unknown): s is string {
+  return typeof s === 'string' && ADDRESS_SHAPE.test(s);
+}
+
 /**
  * A 20-byte EVM address: `0x` + 40 hex digits. An all-lowercase or all-uppercase body
  * carries no checksum and is accepted; a mixed-case body must be the EIP-55 checksum
  * (viem's `getAddress` computes it). The prefix must be a lowercase `0x`.
  */
 export function isEvmAddress(s: unknown): boolean {
-  if (typeof s !== 'string' || !ADDRESS_SHAPE.test(s)) return false;
+  if (!hasAddressShape(s)) return false;
   const body = s.slice(2);
   if (body === body.toLowerCase() || body === body.toUpperCase()) return true;
   return eip55(s) === s;
@@ -66,7 +77,7 @@ export function isEvmAddress(s: unknown): boolean {
 
 /** True when `s` is an address whose mixed case carries a valid EIP-55 checksum. */
 export function isChecksummedAddress(s: unknown): boolean {
-  return typeof s === 'string' && ADDRESS_SHAPE.test(s) && eip55(s) === s;
+  return hasAddressShape(s) && eip55(s) === s;
 }
 
 const HEX_QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/;

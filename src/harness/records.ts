@@ -10,7 +10,6 @@ import { expectJsonResponse } from './expect';
 import { show, isRecord } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
-export { isRecord };
 
 /** {base_url}/v1/tokenized-stocks (spec 4.1). */
 export const LIST_PATH = '/v1/tokenized-stocks';

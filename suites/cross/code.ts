@@ -8,10 +8,10 @@
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
+import { hasAddressShape } from '../../src/harness/formats';
 import { callResult } from '../../src/harness/expect';
 import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/records';
 
-const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 /** eth_getCode calls in flight at once: the list may be long, the node may rate-limit. */
 const PARALLEL = 4;
 
@@ -28,7 +28,7 @@ async function listedAddresses(ctx: CheckContext): Promise<Listed[]> {
   const out = new Map<string, Listed>();
   tokens.forEach((record, i) => {
     const f = fieldOf(record, 'contract_address');
-    if ('missing' in f || typeof f.value !== 'string' || !ADDRESS_SHAPE.test(f.value)) return;
+    if ('missing' in f || !hasAddressShape(f.value)) return;
     const address = f.value.toLowerCase();
     if (!out.has(address)) out.set(address, { label: recordLabel(record, i), address });
   });
@@ -38,10 +38,10 @@ async function listedAddresses(ctx: CheckContext): Promise<Listed[]> {
   return [...out.values()];
 }
 
-function codeCheck(block: 'latest' | 'pending', section: string, why: string): Check {
+function codeCheck(id: string, block: 'latest' | 'pending', section: string, why: string): Check {
   return check(
     {
-      id: `cross.token.has-code.${block}`,
+      id,
       section,
       level: 'required',
       needs: ['rest', 'rpc'],
@@ -81,8 +81,8 @@ function codeCheck(block: 'latest' | 'pending', section: string, why: string): C
 }
 
 export const codeChecks: Check[] = [
-  codeCheck('latest', '2.1, 4.6', ''),
+  codeCheck('cross.token.has-code.latest', 'latest', '2.1, 4.6', ''),
   // Pre-confirmed state is the sealed state plus the transactions accepted since (1.4, 4.6): a
   // contract present at "latest" is present at "pending" too.
-  codeCheck('pending', '1.4, 2.1, 4.6', ' (pre-confirmed state includes the sealed state)'),
+  codeCheck('cross.token.has-code.pending', 'pending', '1.4, 2.1, 4.6', ' (pre-confirmed state includes the sealed state)'),
 ];

@@ -5,6 +5,7 @@ import { fail, inconclusive } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
 import { withSession, type Sent } from '../../src/harness/preconf/session';
+import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
 
 /** Self-transfers sent back to back. */
 export const RECEIPT_TXS = 2;
@@ -18,17 +19,12 @@ const ours = (receipts: Receipt[], sent: Sent[]): Map<string, Receipt[]> => {
   return by;
 };
 
-/** Each of our transactions exactly once, succeeded, in block `number`. */
-function judgeReceipts(receipts: Receipt[], sent: Sent[], number: bigint, where: string): void {
-  for (const [hash, found] of ours(receipts, sent)) {
-    if (found.length !== 1) {
-      fail(`${where} holds ${found.length} receipts for transaction ${hash}; expected exactly one`, { expected: 1, actual: found.length });
-    }
-    const r = found[0];
-    if (r.status !== '0x1') fail(`${where}: the receipt of ${hash} has status ${show(r.status)}; the 0-value self-transfer succeeded, expected "0x1"`, { expected: '0x1', actual: r.status });
-    if (quantity(r.blockNumber) !== number) {
-      fail(`${where}: the receipt of ${hash} has blockNumber ${show(r.blockNumber)}; expected ${toQuantity(number)}`, { expected: toQuantity(number), actual: r.blockNumber });
-    }
+/** Each of our transactions exactly once, in block `number` (judgeReceipts), and succeeded. */
+function judgeOurs(receipts: Receipt[], sent: Sent[], number: bigint, where: string): void {
+  const mine = [...ours(receipts, sent).values()].flat();
+  judgeReceipts(where, mine as unknown as BlockReceipt[], number, sent.map((t) => t.hash.toLowerCase()));
+  for (const r of mine) {
+    if (r.status !== '0x1') fail(`${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the 0-value self-transfer succeeded, expected "0x1"`, { expected: '0x1', actual: r.status });
   }
 }
 
@@ -67,7 +63,7 @@ export const receiptsPendingBlock = check(
       const pendingNumber = startBlock + 1n;
       ctx.note(`before the seal (latest block ${startBlock}): ${final.pending.length} pending receipts; visible ${seen.visibleAfterMs} ms after the first send`);
       ctx.metric('visibleAfterMs', seen.visibleAfterMs);
-      judgeReceipts(final.pending, sent, pendingNumber, 'eth_getBlockReceipts("pending") before the seal');
+      judgeOurs(final.pending, sent, pendingNumber, 'eth_getBlockReceipts("pending") before the seal');
       const early = [...ours(final.latest, sent)].filter(([, f]) => f.length > 0).map(([h]) => h);
       if (early.length > 0) {
         fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while latest is still block ${startBlock}, sealed before they were sent`, { expected: 'no receipts of unsealed transactions', actual: early });
@@ -79,7 +75,7 @@ export const receiptsPendingBlock = check(
         const number = quantity(receipt.blockNumber);
         if (number === undefined) inconclusive(`eth_getTransactionReceipt(${tx.hash}).blockNumber is ${show(receipt.blockNumber)}, not a hex quantity: the sealing block is unknown`);
         const block = await s.receipts(toQuantity(number));
-        judgeReceipts(block, [tx], number, `eth_getBlockReceipts(${toQuantity(number)}) of the block that sealed ${tx.hash}`);
+        judgeOurs(block, [tx], number, `eth_getBlockReceipts(${toQuantity(number)}) of the block that sealed ${tx.hash}`);
       }
     }),
 );

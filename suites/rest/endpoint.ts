@@ -5,8 +5,7 @@
  */
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
-import { expectSchema } from '../../src/harness/expect';
-import { show } from '../../src/harness/json';
+import { expectJsonMediaType, expectSchema } from '../../src/harness/expect';
 import { fetchList, getList, LIST_PATH, listOf } from '../../src/harness/records';
 
 export const listStatus = check(
@@ -34,12 +33,7 @@ export const listContentType = check(
   async (ctx) => {
     const res = await getList(ctx);
     if (res.status !== 200) fail(`GET ${LIST_PATH}: expected HTTP 200, got ${res.status}; the media type of the 200 answer cannot be judged`, { expected: 200, actual: res.status });
-    if (res.contentType !== 'application/json') {
-      fail(`GET ${LIST_PATH}: expected Content-Type application/json, got ${show(res.headers['content-type'] ?? '(none)')}`, {
-        expected: 'application/json',
-        actual: res.headers['content-type'] ?? null,
-      });
-    }
+    expectJsonMediaType(res, `GET ${LIST_PATH}`);
   },
 );
 

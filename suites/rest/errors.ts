@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { check, type Check } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { mediaTypeProblem } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { TransportError } from '../../src/harness/http';
 import type { RestResponse } from '../../src/harness/rest';
@@ -20,10 +21,18 @@ function attempt(ctx: Parameters<Check['run']>[0], method: WriteMethod): Promise
   return ctx.rest.request(method, LIST_PATH, method === 'DELETE' ? {} : { body: '{}' });
 }
 
-function readOnlyCheck(method: WriteMethod): Check {
+/** One check per write method: the endpoint is read-only. */
+const READ_ONLY: Array<[id: string, method: WriteMethod]> = [
+  ['rest.readonly.post', 'POST'],
+  ['rest.readonly.put', 'PUT'],
+  ['rest.readonly.patch', 'PATCH'],
+  ['rest.readonly.delete', 'DELETE'],
+];
+
+function readOnlyCheck([id, method]: (typeof READ_ONLY)[number]): Check {
   return check(
     {
-      id: `rest.readonly.${method.toLowerCase()}`,
+      id,
       section: '4.1',
       level: 'required',
       needs: ['rest'],
@@ -49,7 +58,8 @@ function readOnlyCheck(method: WriteMethod): Check {
 /** What is wrong with a non-200 answer under 4.1/2.3/7, or undefined when it is an application/json rpcStatus. */
 export function errorAnswerProblem(res: RestResponse): string | undefined {
   const problems: string[] = [];
-  if (res.contentType !== 'application/json') problems.push(`Content-Type is ${show(res.headers['content-type'] ?? '(none)')}, not application/json`);
+  const mediaType = mediaTypeProblem(res);
+  if (mediaType) problems.push(mediaType);
   if (res.json === undefined) {
     problems.push(`the body is not JSON (${res.jsonError ?? 'unparseable'}: ${show(res.text, 80)})`);
   } else {
@@ -108,4 +118,4 @@ export const unknownPathErrorIsRpcStatus = check(
   },
 );
 
-export const errorChecks: Check[] = [...WRITE_METHODS.map(readOnlyCheck), writeErrorsAreRpcStatus, unknownPathErrorIsRpcStatus];
+export const errorChecks: Check[] = [...READ_ONLY.map(readOnlyCheck), writeErrorsAreRpcStatus, unknownPathErrorIsRpcStatus];

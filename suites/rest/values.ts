@@ -6,10 +6,9 @@
 import { check, type Check } from '../../src/harness/check';
 import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
-import { isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
+import { hasAddressShape, isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
 
-const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 
 export const addressUnique = check(
   {
@@ -26,7 +25,7 @@ export const addressUnique = check(
     let judged = 0;
     tokens.forEach((record, i) => {
       const f = fieldOf(record, 'contract_address');
-      if ('missing' in f || typeof f.value !== 'string' || !ADDRESS_SHAPE.test(f.value)) return;
+      if ('missing' in f || !hasAddressShape(f.value)) return;
       judged++;
       const key = f.value.toLowerCase();
       seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i)]);

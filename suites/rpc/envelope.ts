@@ -5,22 +5,13 @@
  */
 import { check, type CheckContext } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
-import { expectEqual, expectSchema } from '../../src/harness/expect';
+import { expectEqual, expectIdEcho, expectJsonMediaType, expectSchema, rpcBody } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
 
 function harmlessCall(ctx: CheckContext, id?: number): Promise<RpcAnswer> {
   return ctx.rpc.call('eth_getTransactionCount', [randomAddress(), 'latest'], id);
-}
-
-/** The parsed body as an object, or a 4.2 failure. */
-function body(answer: RpcAnswer): Record<string, unknown> {
-  const j = answer.json;
-  if (typeof j !== 'object' || j === null || Array.isArray(j)) {
-    fail(`response body is not a JSON object: ${answer.jsonError ?? show(j)}`, { expected: 'a JSON-RPC response object', actual: answer.jsonError ?? j });
-  }
-  return j as Record<string, unknown>;
 }
 
 const httpOk = check({
@@ -43,10 +34,7 @@ const contentType = check({
   title: 'A JSON-RPC answer has Content-Type application/json (advisory: 4.2 states it for requests)',
 }, async (ctx) => {
   const { http } = await harmlessCall(ctx);
-  // Parameters such as charset are fine: only the media type is judged.
-  if (http.contentType !== 'application/json') {
-    fail(`Content-Type: expected application/json, got ${show(http.headers['content-type'] ?? '(none)')}`, { expected: 'application/json', actual: http.headers['content-type'] ?? null });
-  }
+  expectJsonMediaType(http, 'the answer to eth_getTransactionCount');
 });
 
 const version = check({
@@ -56,25 +44,19 @@ const version = check({
   needs: ['rpc'],
   title: 'A JSON-RPC answer carries jsonrpc "2.0"',
 }, async (ctx) => {
-  const json = body(await harmlessCall(ctx));
+  const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
   expectEqual(json.jsonrpc, '2.0', 'member "jsonrpc" of the answer');
 });
 
 /** One check per request id: the answer's id must be the very same JSON number. */
-function idEcho(rule: string, id: number) {
+function idEcho(checkId: string, id: number) {
   return check({
-    id: `rpc.envelope.${rule}`,
+    id: checkId,
     section: '4.2',
     level: 'required',
     needs: ['rpc'],
     title: `A request with id ${id} is answered with exactly that id (same JSON number)`,
-  }, async (ctx) => {
-    const json = body(await harmlessCall(ctx, id));
-    if (!('id' in json)) fail(`the answer has no "id" member (request id ${id})`, { expected: id, actual: json });
-    // Object.is: 0 and the large integer must come back as the same number, not a string,
-    // null, a float that rounds elsewhere, or another id.
-    if (!Object.is(json.id, id)) fail(`id not echoed: request id ${id}, answer id ${show(json.id)}`, { expected: id, actual: json.id });
-  });
+  }, async (ctx) => expectIdEcho(await harmlessCall(ctx, id), id, 'eth_getTransactionCount'));
 }
 
 const resultXorError = check({
@@ -84,7 +66,7 @@ const resultXorError = check({
   needs: ['rpc'],
   title: 'A JSON-RPC answer has exactly one of result and error (schema jsonrpcResponse)',
 }, async (ctx) => {
-  const json = body(await harmlessCall(ctx));
+  const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
   expectSchema('jsonrpcResponse', json, 'the eth_getTransactionCount answer');
   // The call is valid, so the one member must be the result (4.5: a result for any address).
   if (!('result' in json)) fail(`a valid eth_getTransactionCount call was answered with an error: ${show(json.error)}`, { section: '4.5', expected: 'a result', actual: json.error });
@@ -94,7 +76,7 @@ export const envelopeChecks = [
   httpOk,
   contentType,
   version,
-  idEcho('id-zero', 0),
-  idEcho('id-max-safe-integer', Number.MAX_SAFE_INTEGER),
+  idEcho('rpc.envelope.id-zero', 0),
+  idEcho('rpc.envelope.id-max-safe-integer', Number.MAX_SAFE_INTEGER),
   resultXorError,
 ];

@@ -7,7 +7,7 @@
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
-import { expectSchema } from '../../src/harness/expect';
+import { expectIdEcho, expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
@@ -17,7 +17,9 @@ import { headNumber } from '../../src/harness/chain';
 const FUTURE_BLOCKS = 1_000_000n;
 
 interface Probe {
-  rule: string;
+  /** Check ids: the envelope of the answer (required), and whether it is an error (advisory). */
+  envelopeId: string;
+  isErrorId: string;
   section: string;
   what: string;
   call(ctx: CheckContext, id: number): Promise<RpcAnswer>;
@@ -25,19 +27,22 @@ interface Probe {
 
 const PROBES: Probe[] = [
   {
-    rule: 'malformed-address',
+    envelopeId: 'rpc.errors.malformed-address.envelope',
+    isErrorId: 'rpc.errors.malformed-address.is-error',
     section: '4.5',
     what: 'eth_getTransactionCount with a 2-byte address',
     call: (ctx, id) => ctx.rpc.call('eth_getTransactionCount', ['0x1234', 'latest'], id),
   },
   {
-    rule: 'malformed-block',
+    envelopeId: 'rpc.errors.malformed-block.envelope',
+    isErrorId: 'rpc.errors.malformed-block.is-error',
     section: '4.6',
     what: 'eth_getCode with the block parameter "not-a-block"',
     call: (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), 'not-a-block'], id),
   },
   {
-    rule: 'unknown-block',
+    envelopeId: 'rpc.errors.unknown-block.envelope',
+    isErrorId: 'rpc.errors.unknown-block.is-error',
     section: '4.6',
     what: 'eth_getCode at a block number a million blocks past the head',
     call: async (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), toQuantity((await headNumber(ctx)) + FUTURE_BLOCKS)], id),
@@ -46,7 +51,7 @@ const PROBES: Probe[] = [
 
 function envelopeCheck(p: Probe): Check {
   return check({
-    id: `rpc.errors.${p.rule}.envelope`,
+    id: p.envelopeId,
     section: '4.2, 7',
     level: 'required',
     needs: ['rpc'],
@@ -58,15 +63,14 @@ function envelopeCheck(p: Probe): Check {
       fail(`${p.what}: HTTP ${answer.http.status} with a body that is not JSON (${answer.jsonError ?? 'empty'})`, { expected: 'a JSON-RPC response', actual: answer.http.text.slice(0, 200) });
     }
     expectSchema('jsonrpcResponse', answer.json, `the answer to ${p.what}`);
-    const got = (answer.json as { id: unknown }).id;
-    if (!Object.is(got, id)) fail(`${p.what}: request id ${id}, answer id ${show(got)}`, { section: '4.2', expected: id, actual: got });
+    expectIdEcho(answer, id, p.what);
     if (answer.hasError) ctx.note(`error ${show(answer.error)} with HTTP ${answer.http.status} (codes are not shown, 7 rule 2)`);
   });
 }
 
 function isErrorCheck(p: Probe): Check {
   return check({
-    id: `rpc.errors.${p.rule}.is-error`,
+    id: p.isErrorId,
     section: `${p.section}, 7`,
     level: 'advisory',
     needs: ['rpc'],

@@ -11,20 +11,15 @@
  * inconclusive. Never a guess either way.
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
+import { judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { BLOCK_PARAM_KEYS, blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, sameSet, type BlockParamKey, type BlockView } from '../../src/harness/chain';
+import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, type BlockParamKey, type BlockView } from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
-
-/** The receipt fields of 2.4 the checks read (the schema guarantees their encodings). */
-interface Receipt {
-  transactionHash: string;
-  blockNumber: string;
-}
 
 const DEDICATED_403 = {
   section: '4.3, 5.2',
@@ -44,44 +39,6 @@ async function getReceipts(ctx: CheckContext, param: string, key: BlockParamKey)
     fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, { section: '4.3', expected: 'the receipts of one block', actual: [...numbers] });
   }
   return receipts;
-}
-
-function list(xs: string[], max = 5): string {
-  return xs.length <= max ? xs.join(', ') : `${xs.slice(0, max).join(', ')} and ${xs.length - max} more`;
-}
-
-/**
- * One receipt per transaction, all numbered `number`. The transaction set is known exactly
- * (`lower` = `upper`, a block read unchanged around the call) or, for the growing pre-confirmed
- * block, bracketed: the transactions pre-confirmed before the call (`lower`) must have a
- * receipt, and every receipt must be of a transaction pre-confirmed by just after it (`upper`).
- */
-function judgeReceipts(param: string, receipts: Receipt[], number: bigint | undefined, lower: string[], upper: string[] = lower): void {
-  const what = `eth_getBlockReceipts(${show(param)})`;
-  if (number !== undefined) {
-    const wrong = receipts.find((r) => BigInt(r.blockNumber) !== number);
-    if (wrong) {
-      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, { section: '4.3', expected: toQuantity(number), actual: wrong.blockNumber });
-    }
-  }
-  const got = receipts.map((r) => r.transactionHash.toLowerCase());
-  const dup = got.filter((h, i) => got.indexOf(h) !== i);
-  if (dup.length > 0) fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
-  const missing = lower.filter((h) => !got.includes(h));
-  const extra = got.filter((h) => !upper.includes(h));
-  if (missing.length > 0 || extra.length > 0) {
-    const exact = sameSet(lower, upper);
-    const parts = [
-      missing.length ? `no receipt for ${missing.length} transaction(s) of the block${exact ? '' : ' (in it before and after the call)'}: ${list(missing)}` : '',
-      extra.length ? `${extra.length} receipt(s) of transactions not in the block${exact ? '' : ' (not even just after the call)'}: ${list(extra)}` : '',
-    ].filter(Boolean);
-    const has = exact ? `${lower.length}` : `${lower.length} before and ${upper.length} after the call`;
-    fail(`${what}: ${parts.join('; ')} (block has ${has} transaction(s), answer has ${receipts.length} receipt(s))`, {
-      section: '4.3',
-      expected: exact ? lower : { atLeast: lower, atMost: upper },
-      actual: got,
-    });
-  }
 }
 
 /**
@@ -119,7 +76,7 @@ function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: Che
 async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
   const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
   if (before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs)) {
-    judgeReceipts(param, receipts, before.number, before.txs);
+    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, before.number, before.txs);
     return summary(before.number, before.txs);
   }
   if (receipts.length === 0 || before.number === undefined || after.number === undefined) return undefined;
@@ -127,7 +84,7 @@ async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[]
   if (n < before.number || n > after.number) return undefined;
   const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
   if (!block) return undefined;
-  judgeReceipts(param, receipts, n, block.txs);
+  judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, n, block.txs);
   return `${summary(n, block.txs)}; the tag moved from ${toQuantity(before.number)} to ${toQuantity(after.number)} meanwhile, paired by the receipts' blockNumber`;
 }
 
@@ -144,7 +101,7 @@ async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
-    judgeReceipts(param, receipts, before.number, before.txs, after.txs);
+    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, before.number, before.txs, after.txs);
     return sameSet(before.txs, after.txs)
       ? `block ${n(before)}: ${receipts.length} receipt(s) for ${before.txs.length} transaction(s)`
       : `block ${n(before)}: ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before and ${after.txs.length} after the call`;
@@ -152,20 +109,29 @@ async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[
   if (before.number === undefined || after.number !== before.number + 1n || receipts.length === 0) return undefined;
   const named = BigInt(receipts[0].blockNumber);
   if (named === after.number) {
-    judgeReceipts(param, receipts, after.number, [], after.txs);
+    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, after.number, [], after.txs);
     return `block ${n(after)} (begun by a seal during the call): ${receipts.length} receipt(s), ${after.txs.length} transaction(s) pre-confirmed just after`;
   }
   if (named !== before.number) return undefined;
   const sealed = await readBlock(ctx, toQuantity(named));
   if (!sealed || !before.txs.every((h) => sealed.txs.includes(h))) return undefined;
-  judgeReceipts(param, receipts, named, before.txs, sealed.txs);
+  judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, named, before.txs, sealed.txs);
   return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
 }
 
-function receiptsAtBlock(key: BlockParamKey): Check {
+const RECEIPTS_AT: Array<[id: string, section: string, key: BlockParamKey]> = [
+  ['rpc.getBlockReceipts.block.latest', '4.3, 4.2, 2.4', 'latest'],
+  ['rpc.getBlockReceipts.block.pending', '4.3, 4.2, 2.4, 1.4', 'pending'],
+  ['rpc.getBlockReceipts.block.safe', '4.3, 4.2, 2.4', 'safe'],
+  ['rpc.getBlockReceipts.block.finalized', '4.3, 4.2, 2.4', 'finalized'],
+  ['rpc.getBlockReceipts.block.earliest', '4.3, 4.2, 2.4', 'earliest'],
+  ['rpc.getBlockReceipts.block.head-number', '4.3, 4.2, 2.4', 'head-number'],
+];
+
+function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Check {
   return check({
-    id: `rpc.getBlockReceipts.block.${key}`,
-    section: key === 'pending' ? '4.3, 4.2, 2.4, 1.4' : '4.3, 4.2, 2.4',
+    id,
+    section,
     level: 'required',
     needs: ['rpc', 'profile:dedicated'],
     title: `eth_getBlockReceipts at ${describeParam(key)} answers an array of receipts, one per transaction of that block`,
@@ -220,14 +186,14 @@ const receiptsOfBusyBlock = check({
   const block = await readBlock(ctx, target);
   if (!block) skip(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
   const receipts = await getReceipts(ctx, target, 'head-number');
-  judgeReceipts(target, receipts, block.number, block.txs);
+  judgeReceipts(`eth_getBlockReceipts(${show(target)})`, receipts, block.number, block.txs);
   ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);
 });
 
 /** 4.3 and 5.2: on the public node addresses the method is refused with HTTP 403. */
-function public403(rule: string, param: string): Check {
+function public403(id: string, param: string): Check {
   return check({
-    id: `rpc.getBlockReceipts.${rule}`,
+    id,
     section: '4.3, 5.2, 7',
     level: 'required',
     needs: ['rpc', 'profile:public'],
@@ -242,8 +208,8 @@ function public403(rule: string, param: string): Check {
 }
 
 export const receiptsChecks: Check[] = [
-  ...BLOCK_PARAM_KEYS.map(receiptsAtBlock),
+  ...RECEIPTS_AT.map(receiptsAtBlock),
   receiptsOfBusyBlock,
-  public403('public-403', 'latest'),
-  public403('public-403-pending', 'pending'),
+  public403('rpc.getBlockReceipts.public-403', 'latest'),
+  public403('rpc.getBlockReceipts.public-403-pending', 'pending'),
 ];

@@ -11,15 +11,15 @@ import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 
-const CALLS: { rule: string; method: string; params: () => unknown[] }[] = [
-  { rule: 'getTransactionCount', method: 'eth_getTransactionCount', params: () => [randomAddress(), 'latest'] },
-  { rule: 'getCode', method: 'eth_getCode', params: () => [randomAddress(), 'latest'] },
-  { rule: 'estimateGas', method: 'eth_estimateGas', params: () => [{ from: randomAddress(), to: randomAddress(), value: '0x0' }] },
+const CALLS: { id: string; method: string; params: () => unknown[] }[] = [
+  { id: 'rpc.public.accepts.getTransactionCount', method: 'eth_getTransactionCount', params: () => [randomAddress(), 'latest'] },
+  { id: 'rpc.public.accepts.getCode', method: 'eth_getCode', params: () => [randomAddress(), 'latest'] },
+  { id: 'rpc.public.accepts.estimateGas', method: 'eth_estimateGas', params: () => [{ from: randomAddress(), to: randomAddress(), value: '0x0' }] },
 ];
 
 function accepts(c: (typeof CALLS)[number]): Check {
   return check({
-    id: `rpc.public.accepts.${c.rule}`,
+    id: c.id,
     section: '5.2',
     level: 'required',
     needs: ['rpc', 'profile:public'],

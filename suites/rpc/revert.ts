@@ -10,8 +10,8 @@
 import { encodeErrorResult, type Hex } from 'viem';
 import { check, type CheckContext } from '../../src/harness/check';
 import { fail, skip } from '../../src/harness/verdict';
-import { expectSchema } from '../../src/harness/expect';
-import { show } from '../../src/harness/json';
+import { expectIdEcho, expectSchema, rpcBody } from '../../src/harness/expect';
+import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcError } from '../../src/harness/rpc';
 import { revertingInitCode } from '../../src/harness/evm';
@@ -34,15 +34,12 @@ function revertingEstimate(ctx: CheckContext, id?: number) {
 /** The error object of the answer; fails when the node estimated instead of reporting the revert. */
 async function revertError(ctx: CheckContext): Promise<RpcError & Record<string, unknown>> {
   const answer = await revertingEstimate(ctx);
-  const json = answer.json;
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    fail(`eth_estimateGas of a reverting deployment: body is not a JSON-RPC response (HTTP ${answer.http.status}): ${answer.jsonError ?? show(json)}`, { section: '4.2', expected: 'a JSON-RPC error object', actual: answer.jsonError ?? json });
-  }
+  const json = rpcBody(answer, 'eth_estimateGas of a reverting deployment');
   if (answer.hasResult && !answer.hasError) {
     fail(`eth_estimateGas of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`, { section: '4.4, 7', expected: 'error -32000 "execution reverted"', actual: json });
   }
-  const error = (json as { error?: unknown }).error;
-  if (typeof error !== 'object' || error === null || Array.isArray(error)) {
+  const error = json.error;
+  if (!isRecord(error)) {
     fail(`eth_estimateGas of a reverting deployment: no error object in ${show(json)}`, { section: '4.2, 7', expected: 'an error object with code, message', actual: json });
   }
   return error as RpcError & Record<string, unknown>;
@@ -105,8 +102,7 @@ const errorEnvelope = check({
   const answer = await revertingEstimate(ctx, id);
   expectSchema('jsonrpcResponse', answer.json ?? answer.jsonError, 'the answer to a reverting eth_estimateGas');
   if (!answer.hasError) skip('the reverting eth_estimateGas was answered with a result, not an error (judged by rpc.estimateGas.revert.code)');
-  const json = answer.json as { id: unknown };
-  if (!Object.is(json.id, id)) fail(`id not echoed in the error answer: request id ${id}, answer id ${show(json.id)}`, { section: '4.2', expected: id, actual: json.id });
+  expectIdEcho(answer, id, 'the error answer to a reverting eth_estimateGas');
 });
 
 export const revertChecks = [revertCode, revertMessage, revertData, errorEnvelope];

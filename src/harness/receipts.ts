@@ -1,0 +1,57 @@
+/**
+ * Judging a block's receipts against the transactions the block is known to hold (spec 4.3: one
+ * receipt per transaction in the block; 2.4: each names its block). Shared by the read-only
+ * eth_getBlockReceipts checks and the pre-confirmation checks.
+ */
+import { toQuantity } from './hex';
+import { fail } from './verdict';
+
+/** The receipt fields of 2.4 the checks read (the receipt schema guarantees their encodings). */
+export interface Receipt {
+  transactionHash: string;
+  blockNumber: string;
+}
+
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return s.size === new Set(b).size && b.every((x) => s.has(x));
+}
+
+function list(xs: string[], max = 5): string {
+  return xs.length <= max ? xs.join(', ') : `${xs.slice(0, max).join(', ')} and ${xs.length - max} more`;
+}
+
+/**
+ * One receipt per transaction, all numbered `number`. The transaction set is known exactly
+ * (`lower` = `upper`, a block read unchanged around the call) or, for the growing pre-confirmed
+ * block, bracketed: the transactions pre-confirmed before the call (`lower`) must have a
+ * receipt, and every receipt must be of a transaction pre-confirmed by just after it (`upper`).
+ */
+export function judgeReceipts(what: string, receipts: Receipt[], number: bigint | undefined, lower: string[], upper: string[] = lower): void {
+  if (number !== undefined) {
+    const wrong = receipts.find((r) => BigInt(r.blockNumber) !== number);
+    if (wrong) {
+      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, { section: '4.3', expected: toQuantity(number), actual: wrong.blockNumber });
+    }
+  }
+  const got = receipts.map((r) => r.transactionHash.toLowerCase());
+  const dup = got.filter((h, i) => got.indexOf(h) !== i);
+  if (dup.length > 0) fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
+  const missing = lower.filter((h) => !got.includes(h));
+  const extra = got.filter((h) => !upper.includes(h));
+  if (missing.length > 0 || extra.length > 0) {
+    const exact = sameSet(lower, upper);
+    const parts = [
+      missing.length ? `no receipt for ${missing.length} transaction(s) of the block${exact ? '' : ' (in it before and after the call)'}: ${list(missing)}` : '',
+      extra.length ? `${extra.length} receipt(s) of transactions not in the block${exact ? '' : ' (not even just after the call)'}: ${list(extra)}` : '',
+    ].filter(Boolean);
+    const has = exact ? `${lower.length}` : `${lower.length} before and ${upper.length} after the call`;
+    fail(`${what}: ${parts.join('; ')} (block has ${has} transaction(s), answer has ${receipts.length} receipt(s))`, {
+      section: '4.3',
+      expected: exact ? lower : { atLeast: lower, atMost: upper },
+      actual: got,
+    });
+  }
+}
+
