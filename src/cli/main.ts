@@ -60,7 +60,6 @@ async function openTarget(cfg: RunConfig, io: Io): Promise<Target> {
   if (!cfg.embedded) return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
   const started = performance.now();
   // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startReference } = require('../reference') as typeof import('../reference');
   const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs });
   io.err.write(`embedded reference target up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${cfg.blockTimeMs} ms)\n`);

@@ -11,7 +11,6 @@ import type { getAddress as GetAddress } from 'viem/utils';
 let checksumOf: typeof GetAddress | undefined;
 /** The EIP-55 checksummed form of a 0x + 40 hex address (any case). */
 export function eip55(s: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   checksumOf ??= (require('viem/utils') as { getAddress: typeof GetAddress }).getAddress;
   return checksumOf(s);
 }
@@ -181,7 +180,6 @@ export function parseRfc3339(s: unknown): Date | undefined {
  */
 export function isAbsoluteHttpUrl(s: unknown): boolean {
   if (typeof s !== 'string' || s.length === 0) return false;
-  // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(s)) return false;
   // The WHATWG parser is lenient where RFC 3986 is not: it reads 'https:///x' as host 'x' and
   // a backslash as '/'. Require a non-empty authority right after '//' and no backslash.

@@ -42,7 +42,6 @@ export interface RunOptions {
   concurrency: number;
   /** Upper bound for one check, whatever it waits for. */
   checkTimeoutMs?: number;
-  onStart?(check: Check): void;
   onResult?(result: CheckResult): void;
 }
 
@@ -127,7 +126,6 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
 export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
   const results = new Array<CheckResult>(checks.length);
   const execute = async (i: number): Promise<void> => {
-    opts.onStart?.(checks[i]);
     results[i] = await runOne(checks[i], env, opts);
     opts.onResult?.(results[i]);
   };

@@ -22,31 +22,21 @@ export const SCHEMA_DIR = fromRoot('schemas');
 export const SCHEMA_BASE = 'https://conformance.local/schemas/';
 
 export type SchemaName =
-  | 'token'
   | 'list'
   | 'rpcStatus'
-  | 'protobufAny'
   | 'receipt'
-  | 'transaction'
   | 'jsonrpcResponse'
   | 'hexQuantity'
-  | 'hexBytes'
-  | 'address'
-  | 'blockParam';
+  | 'hexBytes';
 
 /** Where each named schema lives, as a ref relative to SCHEMA_BASE. */
 export const SCHEMA_REFS: Readonly<Record<SchemaName, string>> = Object.freeze({
-  token: 'token.json',
   list: 'list.json',
   rpcStatus: 'rpc-status.json',
-  protobufAny: 'protobuf-any.json',
   receipt: 'receipt.json',
-  transaction: 'transaction.json',
   jsonrpcResponse: 'jsonrpc-response.json',
   hexQuantity: 'hex.json#/$defs/quantity',
   hexBytes: 'hex.json#/$defs/bytes',
-  address: 'hex.json#/$defs/address',
-  blockParam: 'hex.json#/$defs/blockParam',
 });
 
 export interface SchemaVerdict {

@@ -22,7 +22,6 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`reference: ${line}\n`);
   // Loaded only now, so a bad flag is answered without loading viem and the contracts.
   // require, not import(): bin/reference.js registers tsx for require only.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startReference } = require('./index') as typeof import('./index');
   const ref = await startReference({ ...cli, log });
 

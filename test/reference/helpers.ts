@@ -7,7 +7,7 @@ import type { ReferenceTarget } from '../../src/reference';
 export interface RawAnswer {
   status: number;
   contentType: string | null;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 let nextId = 1;
@@ -28,7 +28,7 @@ export function request(method: string, params: unknown[] = []) {
 }
 
 /** One call; throws on a JSON-RPC error. */
-export async function rpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function rpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const answer = await post(url, request(method, params));
   if (answer.status !== 200) throw new Error(`${method}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   if (answer.body.error) throw new Error(`${method}: ${JSON.stringify(answer.body.error)}`);

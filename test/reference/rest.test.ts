@@ -17,7 +17,6 @@ beforeAll(async () => {
   const t = performance.now();
   ref = await startReference({ blockTimeMs: 1000, controls: true });
   const ms = performance.now() - t;
-  // eslint-disable-next-line no-console
   console.log(`reference start-up: ${ms.toFixed(0)} ms (self-reported ${ref.startupMs} ms)`);
   expect(ms).toBeLessThan(3000);
 });

@@ -83,7 +83,6 @@ describe('pre-confirmed state', () => {
     // regression fails all three.
     let seen = await submitAndWatch();
     for (let attempt = 1; ; attempt++) {
-      // eslint-disable-next-line no-console
       console.log(`pending visibility (attempt ${attempt}): nonce ${seen.nonceMs.toFixed(1)} ms, receipt ${seen.receiptMs.toFixed(1)} ms after acceptance`);
       if (Math.max(seen.nonceMs, seen.receiptMs) < PREVIEW_MS || attempt === 3) break;
       seen = await submitAndWatch();

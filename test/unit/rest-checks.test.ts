@@ -297,7 +297,6 @@ describe('cross checks (REST x eth_getCode)', () => {
 });
 
 describe('powerOfTenOff (cross.token.total-supply.normalized)', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { powerOfTenOff } = require('../../suites/cross/erc20') as typeof import('../../suites/cross/erc20');
   it.each([
     [1_000_000e18, 1_000_000, 18],

@@ -27,7 +27,6 @@ interface SolcOutput {
 }
 
 export function compileContracts(): Artifacts {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const solc = require('solc') as { compile(input: string): string; version(): string };
   const sources: Record<string, { content: string }> = {};
   for (const file of readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith('.sol')).sort()) {

@@ -1,0 +1,99 @@
+/**
+ * The shape of the codebase (issue: one-way dependencies, every check findable):
+ * - no import cycle anywhere in src/, suites/, bench/ (type-only imports included);
+ * - each folder imports only what it may (see README "Layout");
+ * - clients observe, checks judge: no client reaches the verdict vocabulary;
+ * - every check id that --list prints is written literally in suites/.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { allChecks } from '../../suites';
+import { BLOCK_PARAM_KEYS } from '../../src/harness/chain';
+import { cyclesOf, importGraph, reachable, specifiersOf, type ImportGraph } from '../support/imports';
+
+const ROOT = path.resolve(__dirname, '../..');
+const graph = importGraph(ROOT, ['src', 'suites', 'bench']);
+const files = [...graph.keys()];
+
+describe('the import-graph reader', () => {
+  test('finds every form of import, relative ones only', () => {
+    const src = [
+      "import { a } from './a';",
+      "import type { B } from '../b';",
+      "export { c } from './c';",
+      "export * from './d';",
+      "import './side-effect';",
+      "const e = require('./e');",
+      "const f = await import('./f');",
+      "import { readFileSync } from 'node:fs';",
+      "import {\n  g,\n  type G,\n} from './g';",
+    ].join('\n');
+    expect(specifiersOf(src).sort()).toEqual(['../b', './a', './c', './d', './e', './f', './g', './side-effect']);
+  });
+  test('finds a cycle, a self-import, and none in a tree', () => {
+    const g: ImportGraph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['d']],
+      ['e', ['a']],
+    ]);
+    expect(cyclesOf(g)).toEqual([['a', 'b', 'c'], ['d']]);
+    expect(cyclesOf(new Map([['x', ['y']], ['y', []]]))).toEqual([]);
+    expect([...reachable(g, 'e')].sort()).toEqual(['a', 'b', 'c']);
+  });
+  test('reads this repository (sanity: the graph is not empty and resolves)', () => {
+    expect(files.length).toBeGreaterThan(40);
+    expect(graph.get('suites/index.ts')).toEqual(expect.arrayContaining(['suites/rest/index.ts', 'suites/rpc/index.ts']));
+  });
+});
+
+describe('one-way dependencies', () => {
+  test('no import cycle in src/, suites/, bench/', () => {
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  // Arrows of README "Layout": what each folder may import (besides itself and packages).
+  const MAY_IMPORT: Array<[folder: string, allowed: string[]]> = [
+    ['src/harness/', []],
+    ['suites/', ['src/harness/']],
+    ['src/reference/', []],
+    ['src/cli/', ['suites/', 'src/harness/', 'src/reference/']],
+    ['bench/', ['src/', 'suites/']],
+  ];
+  test.each(MAY_IMPORT)('%s imports only itself and %j', (folder, allowed) => {
+    const bad = files
+      .filter((f) => f.startsWith(folder))
+      .flatMap((f) => graph.get(f)!.filter((t) => !t.startsWith(folder) && !allowed.some((a) => t.startsWith(a))).map((t) => `${f} -> ${t}`));
+    expect(bad).toEqual([]);
+  });
+
+  test('the verdict vocabulary is a leaf', () => {
+    expect(graph.get('src/harness/verdict.ts')).toEqual([]);
+  });
+
+  // Clients record and return observations; they never reach fail/skip/inconclusive.
+  const CLIENTS = ['http', 'rest', 'rpc', 'signer', 'transcript', 'redact', 'config'].map((m) => `src/harness/${m}.ts`);
+  test.each(CLIENTS)('client %s does not reach the verdicts', (client) => {
+    expect(reachable(graph, client).has('src/harness/verdict.ts')).toBe(false);
+  });
+
+  test('the embedded reference is loaded by the CLI only, lazily', () => {
+    const importers = files.filter((f) => graph.get(f)!.some((t) => t.startsWith('src/reference/')) && !f.startsWith('src/reference/'));
+    expect(importers.every((f) => f.startsWith('src/cli/') || f.startsWith('bench/'))).toBe(true);
+  });
+});
+
+describe('every check findable', () => {
+  const suiteText = files.filter((f) => f.startsWith('suites/')).map((f) => readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
+  const ids = allChecks().map((c) => c.id);
+
+  test.each(ids)('%s is written literally in suites/', (id) => {
+    expect(suiteText).toContain(`'${id}'`);
+  });
+
+  // The per-block tables are written out by hand; none may lose a block parameter of 4.2.
+  test.each(['rpc.getCode.block', 'rpc.getTransactionCount.block', 'rpc.getBlockReceipts.block', 'rpc.estimateGas.block'])('%s.* covers every block parameter', (prefix) => {
+    for (const key of BLOCK_PARAM_KEYS) expect(ids).toContain(`${prefix}.${key}`);
+  });
+});
