@@ -46,7 +46,8 @@ describe('specs/rules.yaml: the spec restated', () => {
     expect(SPEC_VERSION).toBe(spec.version);
     const openapi = YAML.parse(readFileSync(path.join(ROOT, 'specs/tokenized-stocks.openapi.yaml'), 'utf8')) as { info: { version: string } };
     const openrpc = JSON.parse(readFileSync(path.join(ROOT, 'specs/node-rpc.openrpc.json'), 'utf8')) as { info: { version: string } };
-    expect([openapi.info.version, openrpc.info.version]).toEqual([spec.version, spec.version]);
+    const results = JSON.parse(readFileSync(path.join(ROOT, 'schemas/results.json'), 'utf8')) as { properties: { spec: { properties: { version: { const: string } } } } };
+    expect([openapi.info.version, openrpc.info.version, results.properties.spec.properties.version.const]).toEqual([spec.version, spec.version, spec.version]);
   });
 
   it('has every top-level section 1-9 of the source, ids unique and in document order, every parent present', () => {
@@ -167,5 +168,8 @@ describe('generated documents are current (run `npm run docs` after changing rul
     const links = [...readFileSync(README, 'utf8').matchAll(/\]\(specs\/SPEC\.md#([^)]+)\)/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(20);
     expect(links.filter((a) => !md.includes(`<a id="${a}"></a>`))).toEqual([]);
+    // And SPEC.md's link back lands on the matrix's heading (GitHub's slug of it).
+    expect(md).toContain('(../README.md#traceability-which-check-enforces-which-rule)');
+    expect(readFileSync(README, 'utf8')).toMatch(/^## Traceability: which check enforces which rule$/m);
   });
 });
