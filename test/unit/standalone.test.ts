@@ -31,7 +31,7 @@ describe('the repository stands alone', () => {
       if (f === 'package-lock.json') continue;
       const text = readFileSync(path.join(ROOT, f), 'utf8');
       for (const m of text.matchAll(SIBLING)) {
-        // `import … from '../shared'` inside the repository (a module named shared) is fine.
+        // A relative import of an in-repository module named shared (one level up) is fine.
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), m[0]));
         if (target.startsWith('..') || !isTracked(target)) outside.push(`${f}: ${m[0]}`);
       }
