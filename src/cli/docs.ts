@@ -2,11 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../../suites';
 import { OPTIONS } from '../harness/config';
 import { fromRoot } from '../harness/paths';
-import { loadRules, renderMatrix } from '../harness/traceability';
+import { loadSpec, renderMatrix, renderSpec, SPEC_MD } from '../harness/traceability';
 
 /**
- * The README's generated blocks (`npm run docs`): the flag table from the option table the CLI
- * parses, and the traceability matrix from specs/rules.yaml. A test keeps them current.
+ * Generated documentation (`npm run docs`): the README's flag table from the option table the
+ * CLI parses, its traceability matrix from the checks' own section citations, and specs/SPEC.md
+ * from specs/rules.yaml. A test keeps all three current.
  */
 export const README = fromRoot('README.md');
 
@@ -18,7 +19,7 @@ export function renderFlags(): string {
 
 const BLOCKS: Record<string, () => string> = {
   flags: renderFlags,
-  matrix: () => renderMatrix(loadRules(), allChecks()),
+  matrix: () => renderMatrix(loadSpec(), allChecks()),
 };
 
 export function readmeWithGenerated(readme: string): string {
@@ -36,5 +37,6 @@ export function readmeWithGenerated(readme: string): string {
 
 if (require.main === module || process.argv[1]?.endsWith('docs.ts')) {
   writeFileSync(README, readmeWithGenerated(readFileSync(README, 'utf8')));
-  process.stdout.write('README.md generated blocks updated\n');
+  writeFileSync(SPEC_MD, renderSpec(loadSpec()));
+  process.stdout.write('README.md generated blocks and specs/SPEC.md updated\n');
 }

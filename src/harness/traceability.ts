@@ -1,70 +1,226 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import YAML from 'yaml';
-import type { Check } from './check';
-import { fromRoot, ROOT } from './paths';
+import { sectionsOf, type Check } from './check';
+import { fromRoot } from './paths';
 
-/** specs/rules.yaml: every rule of the spec, with its checks or why it cannot be tested. */
-export interface Rule {
-  id: string;
-  rule: string;
-  checks?: string[];
+/**
+ * specs/rules.yaml is the spec restated in the project's own words: its sections, what their
+ * tables say, and every statement, testable or not. Checks cite its entries in their `section`
+ * field; everything else here (specs/SPEC.md, the README's traceability matrix) is derived.
+ */
+export interface Statement {
+  text: string;
+  /** The statement's number in the source's "Rules:" list of its section. */
+  rule?: number;
+  /** Why no check can judge it. */
   untestable?: string;
+  /** Entries that restate it in detail: the checks citing those enforce it. */
+  via?: string[];
   note?: string;
 }
 
+export interface Table {
+  columns: string[];
+  rows: string[][];
+}
+
+export interface Entry {
+  /** "4.5" for a heading, "5.2" for a numbered item of a section without subsections. */
+  id: string;
+  /** Only where the source has a heading. */
+  title?: string;
+  text?: string;
+  table?: Table;
+  statements: Statement[];
+}
+
+export interface Spec {
+  title: string;
+  version: string;
+  summary: string;
+  sections: Entry[];
+}
+
+/** What the matrix needs to know of a check: a structural subset of Check. */
+export type Citing = Pick<Check, 'id' | 'section' | 'level'>;
+
 export const RULES_FILE = fromRoot('specs', 'rules.yaml');
-/** The spec itself lives beside the repository (shared/), as in CI. */
-export const SPEC_FILE = path.resolve(ROOT, '../shared/spec/tokenized-stocks-api-and-rpc.md');
+export const SPEC_MD = fromRoot('specs', 'SPEC.md');
+/** Where the README links to (paths relative to the repository root). */
+const SPEC_LINK = 'specs/SPEC.md';
 
-export function loadRules(file = RULES_FILE): Rule[] {
-  return (YAML.parse(readFileSync(file, 'utf8')) as { rules: Rule[] }).rules;
+const ID = /^\d+(\.\d+)*$/;
+
+function keysOnly(what: string, node: Record<string, unknown>, allowed: string[]): void {
+  const extra = Object.keys(node).filter((k) => !allowed.includes(k));
+  if (extra.length) throw new Error(`${what}: unknown key(s) ${extra.join(', ')} (allowed: ${allowed.join(', ')})`);
 }
 
-/** `*` matches any run of characters (across segments); everything else is literal. */
-export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-}
-
-export function checksOf(rule: Rule, checks: Check[]): Check[] {
-  const globs = (rule.checks ?? []).map(globToRegExp);
-  return checks.filter((c) => globs.some((g) => g.test(c.id)));
+function isStringArray(x: unknown): x is string[] {
+  return Array.isArray(x) && x.every((s) => typeof s === 'string');
 }
 
 /**
- * The spec's structure: section numbers from its headings, and the ids of its numbered rules —
- * "2.1 rule 1" for a list under "Rules:", "5.1" for a top-level section's own numbered list.
+ * Parse and check the shape of rules.yaml. Unknown keys are errors, so a field that belongs
+ * elsewhere (a list of checks, say) cannot creep back in unnoticed.
  */
-export function specOutline(markdown: string): { sections: Set<string>; rules: string[] } {
-  const sections = new Set<string>();
-  const rules: string[] = [];
-  let section = '';
-  let underRules = false;
-  for (const line of markdown.split('\n')) {
-    const h = /^#{2,3} (\d+(?:\.\d+)*)\.? /.exec(line);
-    if (h) {
-      section = h[1];
-      sections.add(section);
-      underRules = false;
-      continue;
+export function parseSpec(source: string): Spec {
+  const doc = YAML.parse(source) as Record<string, unknown>;
+  keysOnly('rules.yaml', doc, ['title', 'version', 'summary', 'sections']);
+  for (const k of ['title', 'version', 'summary'] as const) if (typeof doc[k] !== 'string') throw new Error(`rules.yaml: ${k} must be a string`);
+  if (!Array.isArray(doc.sections)) throw new Error('rules.yaml: sections must be a list');
+  const sections = (doc.sections as Array<Record<string, unknown>>).map((e): Entry => {
+    const where = `rules.yaml entry ${String(e.id)}`;
+    keysOnly(where, e, ['id', 'title', 'text', 'table', 'statements']);
+    if (typeof e.id !== 'string' || !ID.test(e.id)) throw new Error(`${where}: id must be a quoted section number like "4.5"`);
+    for (const k of ['title', 'text'] as const) if (e[k] !== undefined && typeof e[k] !== 'string') throw new Error(`${where}: ${k} must be a string`);
+    if (e.table !== undefined) {
+      const t = e.table as Record<string, unknown>;
+      keysOnly(`${where} table`, t, ['columns', 'rows']);
+      if (!isStringArray(t.columns) || !Array.isArray(t.rows)) throw new Error(`${where}: a table has columns and rows`);
+      for (const row of t.rows) {
+        if (!isStringArray(row) || row.length !== t.columns.length) throw new Error(`${where}: every row has ${t.columns.length} string cells: ${JSON.stringify(row)}`);
+      }
     }
-    if (/^Rules:\s*$/.test(line)) underRules = true;
-    const item = /^(\d+)\. /.exec(line);
-    if (item && section) {
-      const id = underRules ? `${section} rule ${item[1]}` : `${section}.${item[1]}`;
-      rules.push(id);
-      if (!underRules) sections.add(id);
+    const statements = (e.statements ?? []) as Array<Record<string, unknown>>;
+    if (!Array.isArray(statements)) throw new Error(`${where}: statements must be a list`);
+    for (const s of statements) {
+      keysOnly(`${where} statement`, s, ['text', 'rule', 'untestable', 'via', 'note']);
+      if (typeof s.text !== 'string' || !s.text) throw new Error(`${where}: every statement has text`);
+      if (s.rule !== undefined && !Number.isInteger(s.rule)) throw new Error(`${where}: rule is the number in the source's "Rules:" list`);
+      if (s.untestable !== undefined && (typeof s.untestable !== 'string' || !s.untestable)) throw new Error(`${where}: untestable gives the reason`);
+      if (s.via !== undefined && (!isStringArray(s.via) || !s.via.length)) throw new Error(`${where}: via lists entry ids`);
+      if (s.untestable && s.via) throw new Error(`${where}: a statement is untestable or enforced via other entries, not both`);
     }
-  }
-  return { sections, rules };
+    return { ...(e as Omit<Entry, 'statements'>), statements: statements as unknown as Statement[] };
+  });
+  return { title: doc.title as string, version: doc.version as string, summary: doc.summary as string, sections };
 }
 
-/** The traceability matrix as a Markdown table (README). */
-export function renderMatrix(rules: Rule[], checks: Check[]): string {
-  const rows = ['| section | rule | enforced by |', '|---|---|---|'];
-  for (const r of rules) {
-    const by = r.untestable ? `not testable: ${r.untestable}` : checksOf(r, checks).map((c) => `\`${c.id}\`${c.level === 'advisory' ? ' (advisory)' : ''}`).join(', ');
-    rows.push(`| ${r.id} | ${r.rule.replace(/\|/g, '\\|')} | ${by}${r.note ? ` — ${r.note}` : ''} |`);
+export function loadSpec(file = RULES_FILE): Spec {
+  return parseSpec(readFileSync(file, 'utf8'));
+}
+
+/** A statement a check can judge directly: neither untestable nor delegated to other entries. */
+export function isDirect(s: Statement): boolean {
+  return !s.untestable && !s.via;
+}
+
+/** The entry ids a check cites, from its one `section` field. */
+export function citations(c: Citing): string[] {
+  return sectionsOf(c.section);
+}
+
+/** The matrix: entry id → the checks citing it, in check order. Built only from the checks. */
+export function citedBy(checks: Citing[]): Map<string, Citing[]> {
+  const out = new Map<string, Citing[]>();
+  for (const c of checks) {
+    for (const id of citations(c)) out.set(id, [...(out.get(id) ?? []), c]);
+  }
+  return out;
+}
+
+/** Every way the spec and the checks' citations disagree; empty when they agree. */
+export function traceabilityProblems(spec: Spec, checks: Citing[]): string[] {
+  const problems: string[] = [];
+  const entries = new Map(spec.sections.map((e) => [e.id, e]));
+  const cited = citedBy(checks);
+  if (entries.size !== spec.sections.length) problems.push('rules.yaml: entry ids are not unique');
+  for (const [id, by] of cited) {
+    const entry = entries.get(id);
+    const who = by.map((c) => c.id).join(', ');
+    if (!entry) problems.push(`${who} cite(s) ${id}, which specs/rules.yaml does not have`);
+    else if (!entry.statements.some(isDirect)) problems.push(`${who} cite(s) ${id}, which has no directly testable statement`);
+  }
+  for (const e of spec.sections) {
+    if (e.statements.some(isDirect) && !cited.has(e.id)) problems.push(`${e.id} has a testable statement but no check cites it (cite it, or mark the statement untestable with the reason)`);
+    for (const s of e.statements) {
+      for (const v of s.via ?? []) {
+        if (!entries.has(v)) problems.push(`${e.id}: via ${v}, which specs/rules.yaml does not have`);
+        else if (!cited.has(v)) problems.push(`${e.id}: via ${v}, which no check cites`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Where an entry's text is: the anchor SPEC.md sets for it. */
+export function anchorOf(id: string): string {
+  return `section-${id}`;
+}
+
+export function specLink(id: string, from = ''): string {
+  return `${from}${SPEC_LINK}#${anchorOf(id)}`;
+}
+
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const depth = (id: string): number => id.split('.').length;
+
+function statementLine(e: Entry, s: Statement): string {
+  const parts: string[] = [];
+  if (s.rule !== undefined) parts.push(`<a id="${anchorOf(e.id)}-rule-${s.rule}"></a>**Rule ${s.rule}.**`);
+  parts.push(s.text.trim());
+  if (s.untestable) parts.push(`— *not testable:* ${s.untestable}`);
+  if (s.via) parts.push(`— *enforced through* ${s.via.map((v) => `[${v}](#${anchorOf(v)})`).join(', ')}`);
+  if (s.note) parts.push(`(${s.note})`);
+  return parts.join(' ');
+}
+
+/** specs/SPEC.md: the spec in readable form, generated from rules.yaml. */
+export function renderSpec(spec: Spec): string {
+  const out: string[] = [
+    '<!-- Generated from specs/rules.yaml by `npm run docs` (src/cli/docs.ts). Do not edit by hand: edit rules.yaml and regenerate; a test fails when this file is stale. -->',
+    '',
+    `# ${spec.title}`,
+    '',
+    `Spec version ${spec.version}, restated in this project's own words. ${spec.summary.trim()}`,
+    '',
+    'Section numbers and titles follow the source document. A check cites the sections it enforces',
+    "in its `section` field (`'4.5'`, `'4.3, 5.2'`); numbered items of a section without",
+    'subsections (1.4, 5.2, 9.1) are cited the same way. Every statement is testable unless marked',
+    '*not testable* with the reason; *enforced through* names the sections that restate it in detail.',
+    'Which check cites which section: the traceability matrix in [README.md](../README.md#traceability-which-check-enforces-which-rule).',
+  ];
+  for (const e of spec.sections) {
+    out.push('', `<a id="${anchorOf(e.id)}"></a>`);
+    if (e.title !== undefined) {
+      out.push(`${'#'.repeat(depth(e.id) + 1)} ${depth(e.id) === 1 ? `${e.id}.` : e.id} ${e.title}`);
+      const rest: string[] = [];
+      if (e.text) rest.push(e.text.trim());
+      if (e.table) {
+        rest.push(
+          [`| ${e.table.columns.join(' | ')} |`, `|${e.table.columns.map(() => '---').join('|')}|`, ...e.table.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n'),
+        );
+      }
+      if (e.statements.length) rest.push(e.statements.map((s) => `- ${statementLine(e, s)}`).join('\n'));
+      for (const r of rest) out.push('', r);
+    } else {
+      // A numbered item: the source gives it a number, not a heading.
+      const [first, ...more] = e.statements;
+      out.push(`**${e.id}** ${first ? statementLine(e, first) : ''}`.trimEnd());
+      for (const s of more) out.push('', statementLine(e, s));
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * The traceability matrix as a Markdown table (README): one row per entry, the checks citing it
+ * (inverted from the checks' own `section` fields) and its statements no check can judge.
+ */
+export function renderMatrix(spec: Spec, checks: Citing[]): string {
+  const cited = citedBy(checks);
+  const rows = ['| section | enforced by | not testable |', '|---|---|---|'];
+  for (const e of spec.sections) {
+    if (!e.statements.length && !cited.has(e.id)) continue;
+    const label = e.title ?? e.statements.map((s) => s.text.trim()).join(' ');
+    const by = (cited.get(e.id) ?? []).map((c) => `\`${c.id}\`${c.level === 'advisory' ? ' (advisory)' : ''}`);
+    const via = [...new Set(e.statements.flatMap((s) => s.via ?? []))];
+    if (via.length) by.push(`through ${via.map((v) => `[${v}](${specLink(v)})`).join(', ')}`);
+    const untestable = e.statements
+      .filter((s) => s.untestable)
+      .map((s) => (e.title === undefined && e.statements.length === 1 ? s.untestable! : `${s.rule !== undefined ? `rule ${s.rule}: ` : ''}${s.text.trim()} — ${s.untestable!}`));
+    rows.push(`| [${e.id}](${specLink(e.id)}) ${cell(label)} | ${by.join(', ')} | ${cell(untestable.join(' <br> '))} |`);
   }
   return rows.join('\n');
 }

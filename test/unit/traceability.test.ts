@@ -1,53 +1,175 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
 import { allChecks } from '../../suites';
 import { README, readmeWithGenerated } from '../../src/cli/docs';
-import { sectionsOf } from '../../src/harness/check';
-import { checksOf, globToRegExp, loadRules, SPEC_FILE, specOutline } from '../../src/harness/traceability';
+import { SPEC_VERSION } from '../../src/cli/results';
+import { ROOT } from '../../src/harness/paths';
+import {
+  citedBy,
+  isDirect,
+  loadSpec,
+  parseSpec,
+  renderMatrix,
+  renderSpec,
+  RULES_FILE,
+  SPEC_MD,
+  traceabilityProblems,
+  type Citing,
+} from '../../src/harness/traceability';
 
-const spec = specOutline(readFileSync(SPEC_FILE, 'utf8'));
-const rules = loadRules();
+const spec = loadSpec();
 const checks = allChecks();
+const ids = spec.sections.map((e) => e.id);
 
-describe('spec outline parser', () => {
-  it('finds the sections and numbered rules of the spec', () => {
-    for (const s of ['1', '2.1', '2.5', '4.1', '4.6', '5', '7', '9', '1.4', '5.2', '9.1']) expect(spec.sections).toContain(s);
-    expect(spec.rules).toEqual(expect.arrayContaining(['2.1 rule 2', '4.1 rule 2', '7 rule 2', '1.4', '5.1']));
+/** A small spec for exercising the rules on known input. */
+const TOY = `
+title: Toy
+version: 0.0.1
+summary: A toy spec.
+sections:
+  - id: "1"
+    title: One
+  - id: "1.1"
+    statements: [{ text: testable }]
+  - id: "1.2"
+    statements: [{ text: not testable, untestable: not shown }]
+  - id: "2"
+    title: Two
+    statements: [{ text: overview, via: ["1.1"] }]
+`;
+
+describe('specs/rules.yaml: the spec restated', () => {
+  it('has the title and version, and the version is the one the suite reports and the API documents carry', () => {
+    expect(spec.title).toBe('Tokenized Stock Listing API and Chain JSON-RPC Methods');
+    expect(spec.version).toBe('1.0.0');
+    expect(SPEC_VERSION).toBe(spec.version);
+    const openapi = YAML.parse(readFileSync(path.join(ROOT, 'specs/tokenized-stocks.openapi.yaml'), 'utf8')) as { info: { version: string } };
+    const openrpc = JSON.parse(readFileSync(path.join(ROOT, 'specs/node-rpc.openrpc.json'), 'utf8')) as { info: { version: string } };
+    const results = JSON.parse(readFileSync(path.join(ROOT, 'schemas/results.json'), 'utf8')) as { properties: { spec: { properties: { version: { const: string } } } } };
+    expect([openapi.info.version, openrpc.info.version, results.properties.spec.properties.version.const]).toEqual([spec.version, spec.version, spec.version]);
   });
-  it('globs match within and across segments, and nothing else', () => {
-    expect(globToRegExp('rpc.*.block.pending').test('rpc.getCode.block.pending')).toBe(true);
-    expect(globToRegExp('rpc.getCode.block.pending').test('rpcXgetCode.block.pending')).toBe(false);
+
+  it('has every top-level section 1-9 of the source, ids unique and in document order, every parent present', () => {
+    expect(ids.filter((id) => !id.includes('.'))).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(new Set(ids).size).toBe(ids.length);
+    const key = (id: string): number[] => id.split('.').map(Number);
+    const sorted = [...ids].sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
+      return 0;
+    });
+    expect(ids).toEqual(sorted);
+    const missingParents = ids.filter((id) => id.includes('.') && !ids.includes(id.slice(0, id.lastIndexOf('.'))));
+    expect(missingParents).toEqual([]);
+  });
+
+  it('gives every heading-less entry (a numbered item) statements, and leaves no entry empty', () => {
+    const hasChildren = (id: string): boolean => ids.some((o) => o.startsWith(`${id}.`));
+    expect(spec.sections.filter((e) => !e.statements.length && !hasChildren(e.id)).map((e) => e.id)).toEqual([]);
+    expect(spec.sections.filter((e) => e.title === undefined && !e.statements.length).map((e) => e.id)).toEqual([]);
+    expect(spec.sections.filter((e) => e.title !== undefined).map((e) => `${e.id} ${e.title}`)).toEqual(
+      expect.arrayContaining(['4.5 eth_getTransactionCount', '2.1 Tokenized equity token (`v1TokenizedEquityToken`)', '7 Errors']),
+    );
+  });
+
+  it('keeps the numbered "Rules:" of 2.1, 4.1 and 7, and a reason for every untestable statement', () => {
+    const rules = spec.sections.flatMap((e) => e.statements.filter((s) => s.rule !== undefined).map((s) => `${e.id} rule ${s.rule}`));
+    expect(rules).toEqual(['2.1 rule 1', '2.1 rule 2', '2.1 rule 3', '4.1 rule 1', '4.1 rule 2', '4.1 rule 3', '7 rule 1', '7 rule 2']);
+    for (const e of spec.sections) for (const s of e.statements) if (s.untestable !== undefined) expect(s.untestable.length).toBeGreaterThan(10);
+  });
+
+  it('lists no checks: the checks cite the spec, not the other way round', () => {
+    expect(readFileSync(RULES_FILE, 'utf8')).not.toMatch(/^\s*checks:/m);
+    expect(() => parseSpec(`${TOY}    checks: [rest.list.status-200]\n`)).toThrow(/unknown key\(s\) checks/);
+  });
+
+  it('rejects malformed entries', () => {
+    expect(() => parseSpec(TOY.replace('id: "1.2"', 'id: 1.2.x'))).toThrow(/section number/);
+    expect(() => parseSpec(TOY.replace('untestable: not shown', 'untestable: not shown, via: ["1.1"]'))).toThrow(/not both/);
+    expect(() => parseSpec(`${TOY}    table: { columns: [a, b], rows: [[x]] }\n`)).toThrow(/2 string cells/);
   });
 });
 
-describe('rule traceability (specs/rules.yaml)', () => {
-  it('covers every numbered rule and every section of the spec', () => {
-    const ids = new Set(rules.map((r) => r.id));
-    for (const r of spec.rules) expect(ids).toContain(r);
-    const covered = new Set(rules.map((r) => r.id.split(' ')[0]));
-    // A section with subsections is covered through them.
-    const leaves = [...spec.sections].filter((s) => ![...spec.sections].some((t) => t.startsWith(`${s}.`)));
-    expect(leaves.filter((s) => !covered.has(s))).toEqual([]);
+describe('traceability: generated from the checks\' own citations', () => {
+  it('every cited section exists and has something testable; every testable section is cited', () => {
+    expect(traceabilityProblems(spec, checks)).toEqual([]);
   });
 
-  it.each(rules.map((r) => [`${r.id}: ${r.rule}`, r] as const))('%s is enforced by a check or says why it cannot be', (_name, rule) => {
-    expect(spec.sections).toContain(rule.id.split(' ')[0]);
-    if (rule.untestable) {
-      expect(rule.checks ?? []).toEqual([]);
-      return;
+  it('the rules catch each kind of disagreement (toy spec)', () => {
+    const toy = parseSpec(TOY);
+    const c = (id: string, section: string): Citing => ({ id, section, level: 'required' });
+    expect(traceabilityProblems(toy, [c('rest.a', '1.1')])).toEqual([]);
+    expect(traceabilityProblems(toy, [])).toEqual([
+      '1.1 has a testable statement but no check cites it (cite it, or mark the statement untestable with the reason)',
+      '2: via 1.1, which no check cites',
+    ]);
+    expect(traceabilityProblems(toy, [c('rest.a', '1.1, 3.7'), c('rest.b', '1.2')])).toEqual([
+      'rest.a cite(s) 3.7, which specs/rules.yaml does not have',
+      'rest.b cite(s) 1.2, which has no directly testable statement',
+    ]);
+  });
+
+  it('inverts the citations: a check citing two sections appears under both, in check order', () => {
+    const by = citedBy(checks);
+    const latency = checks.find((c) => c.id === 'preconf.latency.about-200ms');
+    expect(latency?.section).toBe('4.5, 8');
+    expect(by.get('4.5')).toContain(latency);
+    expect(by.get('8')).toContain(latency);
+    const matrix = renderMatrix(spec, checks);
+    const row = (id: string): string | undefined => matrix.split('\n').find((l) => l.startsWith(`| [${id}](`));
+    expect(row('8')).toContain('`preconf.latency.about-200ms` (advisory)');
+    expect(row('4.5')).toContain('`preconf.latency.about-200ms` (advisory)');
+    expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
+    expect(row('2.5')).toContain('through [4.4](specs/SPEC.md#section-4.4)');
+  });
+
+  it('every section a failure detail cites in the source names an entry of rules.yaml', () => {
+    // Checks' own sections are covered above; this covers `fail(..., { section: '4.2' })` too.
+    // Walked, not `git ls-files`: the copy the standalone test runs this in has no .git.
+    const files = ['src', 'suites', 'bench'].flatMap((dir) =>
+      readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => path.join(dir, f)),
+    );
+    const cited: string[] = [];
+    for (const f of files) {
+      for (const m of readFileSync(path.join(ROOT, f), 'utf8').matchAll(/section: '([^']+)'/g)) cited.push(...m[1]!.split(',').map((s) => `${f}: ${s.trim()}`));
     }
-    expect(rule.checks?.length).toBeGreaterThan(0);
-    for (const glob of rule.checks ?? []) expect({ glob, matches: checks.filter((c) => globToRegExp(glob).test(c.id)).length > 0 }).toEqual({ glob, matches: true });
+    expect(cited.length).toBeGreaterThan(50);
+    expect(cited.filter((c) => !ids.includes(c.split(': ')[1]!))).toEqual([]);
   });
 
-  it('every check is named by a rule and cites sections that exist', () => {
-    const named = new Set(rules.flatMap((r) => checksOf(r, checks).map((c) => c.id)));
-    expect(checks.filter((c) => !named.has(c.id)).map((c) => c.id)).toEqual([]);
-    const bad = checks.flatMap((c) => sectionsOf(c.section).filter((s) => !spec.sections.has(s)).map((s) => `${c.id} cites ${s}`));
-    expect(bad).toEqual([]);
+  it('each testable statement is reachable: via targets have direct statements', () => {
+    const direct = new Set(spec.sections.filter((e) => e.statements.some(isDirect)).map((e) => e.id));
+    const vias = spec.sections.flatMap((e) => e.statements.flatMap((s) => s.via ?? []));
+    expect(vias.length).toBeGreaterThan(0);
+    expect(vias.filter((v) => !direct.has(v))).toEqual([]);
+  });
+});
+
+describe('generated documents are current (run `npm run docs` after changing rules.yaml, checks or flags)', () => {
+  it('specs/SPEC.md', () => {
+    const md = readFileSync(SPEC_MD, 'utf8');
+    expect(md.split('\n')[0]).toMatch(/Generated from specs\/rules\.yaml by `npm run docs`/);
+    expect(md).toBe(renderSpec(spec));
+    // Anchors the README matrix and citations link to.
+    for (const id of ids) expect(md).toContain(`<a id="section-${id}"></a>`);
+    expect(md).toContain('### 4.5 eth_getTransactionCount');
   });
 
-  it('the README shows the current matrix and flag table (run `npm run docs` after changing rules, checks or flags)', () => {
+  it('the README (flag table and traceability matrix)', () => {
     const readme = readFileSync(README, 'utf8');
     expect(readme).toBe(readmeWithGenerated(readme));
+  });
+
+  it("every link from README.md into specs/SPEC.md lands on an anchor SPEC.md sets", () => {
+    const md = readFileSync(SPEC_MD, 'utf8');
+    const links = [...readFileSync(README, 'utf8').matchAll(/\]\(specs\/SPEC\.md#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(20);
+    expect(links.filter((a) => !md.includes(`<a id="${a}"></a>`))).toEqual([]);
+    // And SPEC.md's link back lands on the matrix's heading (GitHub's slug of it).
+    expect(md).toContain('(../README.md#traceability-which-check-enforces-which-rule)');
+    expect(readFileSync(README, 'utf8')).toMatch(/^## Traceability: which check enforces which rule$/m);
   });
 });
