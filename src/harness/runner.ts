@@ -1,5 +1,5 @@
 import { Check, CheckContext, CheckMeta, CheckSettings, Status } from './check';
-import { CheckFailure, Inconclusive, Skip } from './verdict';
+import { Blocked, CheckFailure, Inconclusive, Skip } from './verdict';
 import { TransportError } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
@@ -23,6 +23,10 @@ export interface CheckResult extends CheckMeta {
   exchangeCount: number;
   /** Set when an expectations file names this check. */
   expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
+  /** Not judged because a prerequisite failed: the id of the root check, or `target unreachable: rest|rpc`. Status is `inconclusive`. */
+  blockedBy?: string;
+  /** Skipped by the user's own choice of scope (a missing URL, no --signer-key, the profile, --only/--grep, no --archive, no --nav-max-age): what was left out, e.g. `no --signer-key`. */
+  outOfScope?: string;
 }
 
 export interface RunEnv {
@@ -45,23 +49,45 @@ export interface RunOptions {
   onResult?(result: CheckResult): void;
 }
 
-/** Why a check cannot run in this environment, or undefined when it can. */
-export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>): string | undefined {
+/**
+ * Why a check cannot run in this environment, or undefined when it can. Every unmet need is the
+ * user's choice of scope (a URL or key not given, the profile chosen): `outOfScope` names it.
+ */
+export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>): { reason: string; outOfScope: string } | undefined {
   for (const need of check.needs) {
-    if (need === 'rest' && !env.baseUrl) return 'needs --base-url (REST target)';
-    if (need === 'rpc' && !env.rpcUrl) return 'needs --rpc-url (JSON-RPC target)';
-    if (need === 'signer' && !env.signer) return 'needs --signer-key';
-    if (need === 'profile:public' && env.settings.profile !== 'public') return 'applies to --profile public only';
-    if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return 'applies to --profile dedicated only';
+    if (need === 'rest' && !env.baseUrl) return { reason: 'needs --base-url (REST target)', outOfScope: 'no --base-url' };
+    if (need === 'rpc' && !env.rpcUrl) return { reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: 'no --rpc-url' };
+    if (need === 'signer' && !env.signer) return { reason: 'needs --signer-key', outOfScope: 'no --signer-key' };
+    if (need === 'profile:public' && env.settings.profile !== 'public') return { reason: 'applies to --profile public only', outOfScope: `profile ${env.settings.profile}` };
+    if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return { reason: 'applies to --profile dedicated only', outOfScope: `profile ${env.settings.profile}` };
   }
   return undefined;
 }
 
-function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual'> {
-  if (err instanceof CheckFailure) {
+/** The result of a check the user left out of the run (--only, --grep): skipped, never dropped. */
+export function notSelected(check: CheckMeta, outOfScope: string): CheckResult {
+  const { id, title, section, level, needs } = check;
+  return { id, title, section, level, needs, status: 'skipped', reason: `not selected (${outOfScope})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope };
+}
+
+type Interface = 'rest' | 'rpc';
+
+/**
+ * The check that states "target unreachable" for an interface, when it is selected: the most
+ * basic rule of each (the list answers 200, 4.1; a call is answered with HTTP 200, 4.2). Every
+ * other check of the interface is blocked by `target unreachable: <interface>`.
+ */
+const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string }>> = {
+  rest: { id: 'rest.list.status-200', section: '4.1' },
+  rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
+};
+
+function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'outOfScope'> {
+  // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
+  if (err instanceof CheckFailure || err instanceof Blocked) {
     return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual) };
   }
-  if (err instanceof Skip) return { status: 'skipped', reason: err.message };
+  if (err instanceof Skip) return { status: 'skipped', reason: err.message, ...(err.outOfScope ? { outOfScope: err.outOfScope } : {}) };
   if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
   if (err instanceof TransportError) return { status: 'failed', reason: `no answer: ${err.message}` };
@@ -69,7 +95,14 @@ function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'statu
   return { status: 'inconclusive', reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}` };
 }
 
-async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<CheckResult> {
+/** A result and, when the check could not observe its subject, what blocked it (settled later). */
+interface Outcome {
+  result: CheckResult;
+  /** The root check id, or `target unreachable: rest|rpc`. */
+  cause?: string;
+}
+
+async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Outcome> {
   const started = performance.now();
   const base = { id: check.id, title: check.title, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
@@ -79,10 +112,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
   };
 
   const unmet = unmetNeed(check, env);
-  if (unmet) return done({ status: 'skipped', reason: unmet });
-  if (env.signal.aborted) return done({ status: 'skipped', reason: `not run: ${String(env.signal.reason)}` });
-  const down = check.needs.includes('rest') && env.unreachable?.rest ? env.unreachable.rest : check.needs.includes('rpc') && env.unreachable?.rpc ? env.unreachable.rpc : undefined;
-  if (down) return done({ status: 'failed', reason: `target unreachable: ${down}` });
+  if (unmet) return { result: done({ status: 'skipped', ...unmet }) };
+  if (env.signal.aborted) return { result: done({ status: 'skipped', reason: `not run: ${String(env.signal.reason)}` }) };
+  const down = (['rest', 'rpc'] as const).find((i) => check.needs.includes(i) && env.unreachable?.[i]);
+  if (down) {
+    // Recorded as the failure this check states if it stands in for the interface; settleBlocked decides.
+    const failure = done({ status: 'failed', reason: `target unreachable: ${env.unreachable![down]}`, failedSection: UNREACHABLE_ROOT[down].section });
+    return { result: failure, cause: `target unreachable: ${down}` };
+  }
 
   const transcript = new Transcript();
   const limit = opts.checkTimeoutMs ?? 120_000;
@@ -111,9 +148,11 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
   });
   try {
     await Promise.race([check.run(ctx), stopped]);
-    return done({ status: 'passed', reason: '', ...extras() }, transcript);
+    return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
   } catch (err) {
-    return done({ ...errorDetail(err, env.redactor), ...extras() }, transcript);
+    const result = done({ ...errorDetail(err, env.redactor), ...extras() }, transcript);
+    // Blocked by its own rule is this check's own failure.
+    return err instanceof Blocked && err.root !== check.id ? { result, cause: err.root } : { result };
   } finally {
     clearTimeout(timer);
   }
@@ -125,9 +164,13 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
  */
 export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
   const results = new Array<CheckResult>(checks.length);
+  const causes = new Map<number, string>();
   const execute = async (i: number): Promise<void> => {
-    results[i] = await runOne(checks[i], env, opts);
-    opts.onResult?.(results[i]);
+    const { result, cause } = await runOne(checks[i], env, opts);
+    results[i] = result;
+    // A blocked check is reported once its root's verdict is known, after the run.
+    if (cause) causes.set(i, cause);
+    else opts.onResult?.(result);
   };
   const inSignerLane = (c: Check) => c.needs.includes('signer') && !unmetNeed(c, env);
   const lane = checks.map((c, i) => (inSignerLane(c) ? i : -1)).filter((i) => i >= 0);
@@ -137,5 +180,55 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
   await Promise.all([sequential(lane), ...Array.from({ length: workers }, () => sequential(pool))]);
+  settleBlocked(results, causes);
+  for (const i of [...causes.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;
+}
+
+/**
+ * One root cause, one failure. Each check that could not observe its subject was recorded as
+ * the failure it saw, with its cause: a root check id (thrown as Blocked) or an unreachable
+ * interface. Per cause:
+ * - the root check failed in this run: every blocked check becomes `inconclusive`, blockedBy it;
+ * - otherwise (the root was not selected, or passed on its own request, or the interface is
+ *   unreachable) one blocked check stands in and keeps its failure, which cites the root's
+ *   rule: the designated root of an unreachable interface when selected, else the first
+ *   required one in report order. The others are blocked by it (by `target unreachable: …`
+ *   for an interface).
+ * A root that was itself blocked passes its own blocker on, so a chain names its first link.
+ */
+function settleBlocked(results: CheckResult[], causes: Map<number, string>): void {
+  const groups = new Map<string, number[]>();
+  for (const [i, cause] of [...causes.entries()].sort(([a], [b]) => a - b)) groups.set(cause, [...(groups.get(cause) ?? []), i]);
+  const indexOf = new Map(results.map((r, i) => [r.id, i]));
+  const settled = new Set<string>();
+  const settle = (cause: string, visiting: Set<string>): void => {
+    if (settled.has(cause)) return;
+    settled.add(cause);
+    const members = groups.get(cause) ?? [];
+    const unreachable = cause.startsWith('target unreachable: ') ? (cause.slice('target unreachable: '.length) as Interface) : undefined;
+    const rootIndex = unreachable ? undefined : indexOf.get(cause);
+    // The root is itself blocked: settle its cause first (a cycle, impossible in practice, is cut).
+    const rootCause = rootIndex === undefined ? undefined : causes.get(rootIndex);
+    if (rootCause && !visiting.has(rootCause)) settle(rootCause, new Set([...visiting, cause]));
+    const root = rootIndex === undefined ? undefined : results[rootIndex];
+    let by: string | undefined = root?.status === 'failed' ? cause : root?.status === 'inconclusive' ? root.blockedBy : undefined;
+    let standIn: number | undefined;
+    if (!by) {
+      const designated = unreachable ? members.find((i) => results[i].id === UNREACHABLE_ROOT[unreachable].id) : undefined;
+      standIn = designated ?? members.find((i) => results[i].level === 'required') ?? members[0];
+      const stated = results[standIn];
+      if (!unreachable) {
+        const why = root ? `${cause} passed on its own request, so the answer changed between requests` : `${cause}, which judges that rule, was not selected`;
+        results[standIn] = { ...stated, reason: `${stated.reason} (stated here: ${why})` };
+      }
+      by = unreachable ? cause : stated.id;
+    }
+    for (const i of members) {
+      if (i === standIn) continue;
+      const { failedSection: _s, expected: _e, actual: _a, ...rest } = results[i];
+      results[i] = { ...rest, status: 'inconclusive', reason: `blocked by ${by}: ${rest.reason}`, blockedBy: by };
+    }
+  };
+  for (const cause of groups.keys()) settle(cause, new Set());
 }

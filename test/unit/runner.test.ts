@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { check, type Check } from '../../src/harness/check';
-import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
-import { runChecks, type RunEnv } from '../../src/harness/runner';
+import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 
 let server: http.Server;
@@ -86,21 +86,23 @@ describe('runChecks', () => {
       env({ baseUrl: undefined }),
       { concurrency: 2 },
     );
-    expect(results.map((r) => [r.status, r.reason])).toEqual([
-      ['skipped', 'needs --base-url (REST target)'],
-      ['passed', ''],
-      ['skipped', 'needs --signer-key'],
-      ['skipped', 'applies to --profile public only'],
+    expect(results.map((r) => [r.status, r.reason, r.outOfScope])).toEqual([
+      ['skipped', 'needs --base-url (REST target)', 'no --base-url'],
+      ['passed', '', undefined],
+      ['skipped', 'needs --signer-key', 'no --signer-key'],
+      ['skipped', 'applies to --profile public only', 'profile dedicated'],
     ]);
   });
 
-  it('fails checks of an unreachable interface without running them', async () => {
-    let ran = false;
-    const [r] = await runChecks([check(meta('x'), async () => void (ran = true))], env({ unreachable: { rest: 'ECONNREFUSED' } }), { concurrency: 1 });
-    expect(ran).toBe(false);
-    expect(r).toMatchObject({ status: 'failed', reason: 'target unreachable: ECONNREFUSED' });
+  it('names what a skip by the user\'s choice left out, and nothing for other skips', async () => {
+    const results = await runChecks(
+      [check(meta('max-age'), async () => skip('no --nav-max-age given', { outOfScope: 'no --nav-max-age' })), check(meta('empty'), async () => skip('the list is empty'))],
+      env(),
+      { concurrency: 1 },
+    );
+    expect(results.map((r) => [r.status, r.outOfScope])).toEqual([['skipped', 'no --nav-max-age'], ['skipped', undefined]]);
+    expect(notSelected(meta('x'), '--grep ^rpc')).toMatchObject({ status: 'skipped', reason: 'not selected (--grep ^rpc)', outOfScope: '--grep ^rpc', exchanges: [], exchangeCount: 0 });
   });
-
   it('runs signer checks one at a time, beside the read-only pool', async () => {
     let active = 0;
     let maxActive = 0;
@@ -150,6 +152,88 @@ describe('runChecks', () => {
     );
     expect(JSON.stringify(r)).not.toContain('sup3r-s3cret');
     expect(r.exchanges[0].response?.body).toContain('***');
+  });
+});
+
+describe('one root cause, one failure', () => {
+  const byId = (rs: CheckResult[]) => Object.fromEntries(rs.map((r) => [r.id, r]));
+  const seen: string[] = [];
+  const collect = { concurrency: 3, onResult: (r: CheckResult) => void seen.push(r.id) };
+  beforeEach(() => void (seen.length = 0));
+
+  it('an unreachable interface fails once, in its designated root check; the others are blocked without running', async () => {
+    let ran = 0;
+    const checks = [
+      check(meta('first'), async () => void ran++),
+      check({ ...meta('root'), id: 'rest.list.status-200' }, async () => void ran++),
+      check({ ...meta('advisory'), level: 'advisory' }, async () => void ran++),
+      check({ ...meta('cross'), id: 'cross.x.y', needs: ['rest', 'rpc'] }, async () => void ran++),
+      check({ ...meta('rpc'), id: 'rpc.x.y', needs: ['rpc'] }, async () => void ran++),
+    ];
+    const by = byId(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED 127.0.0.1:9' } }), collect));
+    expect(ran).toBe(1); // only the RPC check
+    expect(by['rest.list.status-200']).toMatchObject({ status: 'failed', reason: 'target unreachable: ECONNREFUSED 127.0.0.1:9', failedSection: '4.1' });
+    for (const id of ['rest.test.first', 'rest.test.advisory', 'cross.x.y']) {
+      expect(by[id]).toMatchObject({ status: 'inconclusive', blockedBy: 'target unreachable: rest', reason: 'blocked by target unreachable: rest: target unreachable: ECONNREFUSED 127.0.0.1:9' });
+    }
+    expect(by['rpc.x.y'].status).toBe('passed');
+    expect(seen.sort()).toEqual(checks.map((c) => c.id).sort()); // every result reported once
+  });
+
+  it('without the designated root selected, the first required check of the interface states the failure', async () => {
+    const checks = [check({ ...meta('advisory'), level: 'advisory' }, async () => undefined), check(meta('a'), async () => undefined), check(meta('b'), async () => undefined)];
+    const rs = await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED' } }), collect);
+    expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.test.advisory', 'inconclusive', 'target unreachable: rest'],
+      ['rest.test.a', 'failed', undefined],
+      ['rest.test.b', 'inconclusive', 'target unreachable: rest'],
+    ]);
+  });
+
+  const root = (id: string, outcome: () => Promise<void>) => check({ ...meta(id), id }, outcome);
+  const dependent = (name: string, rootId = 'rest.root.check', extra: Partial<Check> = {}) =>
+    check(meta(name, extra), async () => blocked(rootId, `GET /list: expected HTTP 200, got 500`, { section: '4.1', expected: 200, actual: 500 }));
+
+  it('a check blocked by a root that failed is inconclusive, blockedBy the root, and keeps what it saw', async () => {
+    const checks = [dependent('a'), root('rest.root.check', async () => fail('expected HTTP 200, got 500')), dependent('b')];
+    const by = byId(await runChecks(checks, env(), collect));
+    expect(by['rest.root.check'].status).toBe('failed');
+    for (const id of ['rest.test.a', 'rest.test.b']) {
+      expect(by[id]).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check', reason: 'blocked by rest.root.check: GET /list: expected HTTP 200, got 500' });
+      expect(by[id].failedSection).toBeUndefined();
+    }
+    expect(seen.sort()).toEqual(checks.map((c) => c.id).sort());
+  });
+
+  it('a root not selected: the first required blocked check fails citing the root rule, the rest blocked by it', async () => {
+    const checks = [dependent('adv', undefined, { level: 'advisory', section: '2.1' }), dependent('a', undefined, { section: '2.1' }), dependent('b', undefined, { section: '2.1' })];
+    const rs = await runChecks(checks, env(), collect);
+    expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.test.adv', 'inconclusive', 'rest.test.a'],
+      ['rest.test.a', 'failed', undefined],
+      ['rest.test.b', 'inconclusive', 'rest.test.a'],
+    ]);
+    expect(rs[1]).toMatchObject({ section: '2.1', failedSection: '4.1', expected: 200, actual: 500 });
+    expect(rs[1].reason).toBe('GET /list: expected HTTP 200, got 500 (stated here: rest.root.check, which judges that rule, was not selected)');
+  });
+
+  it('a root that passed on its own request leaves the evidence standing once', async () => {
+    const rs = await runChecks([root('rest.root.check', async () => undefined), dependent('a'), dependent('b')], env(), collect);
+    expect(rs.map((r) => [r.status, r.blockedBy])).toEqual([['passed', undefined], ['failed', undefined], ['inconclusive', 'rest.test.a']]);
+    expect(rs[1].reason).toMatch(/rest\.root\.check passed on its own request, so the answer changed between requests/);
+  });
+
+  it('Blocked thrown by the root itself is its own failure; a blocked root passes its blocker on', async () => {
+    const checks = [
+      root('rest.root.check', async () => blocked('rest.root.check', 'not JSON', { section: '4.1' })),
+      // A second-level root blocked by the first: checks blocked by it name the first link.
+      check({ ...meta('mid'), id: 'rest.mid.check' }, async () => blocked('rest.root.check', 'not JSON', { section: '4.1' })),
+      dependent('leaf', 'rest.mid.check'),
+    ];
+    const by = byId(await runChecks(checks, env(), collect));
+    expect(by['rest.root.check']).toMatchObject({ status: 'failed', reason: 'not JSON', failedSection: '4.1' });
+    expect(by['rest.mid.check']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
+    expect(by['rest.test.leaf']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
   });
 });
 
