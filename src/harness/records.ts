@@ -3,10 +3,18 @@
  * by one (spec 2.1). The rules themselves live in the check files; this file only gets the
  * records and renders failures so that they name the record (index and contract_address) and
  * the bad value.
+ *
+ * Two readings are written here once for every check:
+ * - A list that cannot be had (no answer, not HTTP 200, not JSON, not an object with a `tokens`
+ *   array) blocks the checks that need it: they throw Blocked naming the root check whose rule
+ *   the answer breaks, so one root cause is one failure (see runner.ts, settleBlocked).
+ * - The list is protobuf JSON served by a grpc-gateway, whose encoder omits a field that holds
+ *   its proto3 default. An absent field is read as that default (PROTO3_DEFAULTS) and judged by
+ *   the same rules as if it had been sent; a JSON null is not a default (it stays a type error).
  */
-import { fail, skip } from './verdict';
+import { blocked, fail, skip } from './verdict';
 import type { CheckContext } from './check';
-import { expectJsonResponse } from './expect';
+import { TransportError } from './http';
 import { show, isRecord } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
@@ -31,25 +39,53 @@ export function envelopeErrors(body: unknown): string[] {
 }
 
 /**
- * GET {base_url}/v1/tokenized-stocks and return its `tokens`, failing when the answer is not a
- * 200 application/json (4.1) or the body is not a list envelope (2.2). Records are returned
+ * The root checks of the list, each judging one prerequisite of every check that reads records:
+ * an HTTP 200 answer (4.1), then a JSON body that is an object with a `tokens` array (4.1, 2.2).
+ * The media type is judged by rest.list.content-type alone: a JSON body served under another
+ * Content-Type still shows its records, so the record checks judge them.
+ */
+export const LIST_ROOT = { status: 'rest.list.status-200', envelope: 'rest.list.tokens-array' } as const;
+
+/** GET the list, or Blocked by rest.list.status-200 when no HTTP answer came (4.1). */
+export async function getListOrBlocked(ctx: Pick<CheckContext, 'rest'>, anonymous = false): Promise<RestResponse> {
+  try {
+    return await getList(ctx, anonymous);
+  } catch (err) {
+    if (err instanceof TransportError) blocked(LIST_ROOT.status, `GET ${LIST_PATH}: no answer: ${err.message}`, { section: '4.1', expected: 'an HTTP 200 answer', actual: err.message });
+    throw err;
+  }
+}
+
+/** Blocked by rest.list.status-200 unless the answer is HTTP 200 (4.1). */
+export function expectListStatus(res: RestResponse, what: string): void {
+  if (res.status !== 200) blocked(LIST_ROOT.status, `${what}: expected HTTP 200, got ${res.status}`, { section: '4.1', expected: 200, actual: res.status });
+}
+
+/**
+ * GET {base_url}/v1/tokenized-stocks and return its `tokens`; Blocked when the answer is not an
+ * HTTP 200 (4.1) or the body is not JSON (4.1) or not a list envelope (2.2). Records are returned
  * unjudged, in the order served (no order is assumed by the checks).
  */
 export async function fetchList(ctx: Pick<CheckContext, 'rest'>, opts: { anonymous?: boolean } = {}): Promise<unknown[]> {
-  const res = await getList(ctx, opts.anonymous);
+  const res = await getListOrBlocked(ctx, opts.anonymous);
   return listOf(res, `GET ${LIST_PATH}${opts.anonymous ? ' (without configured headers)' : ''}`);
 }
 
 /** The `tokens` of an answer to GET {base_url}/v1/tokenized-stocks, judged as fetchList does. */
 export function listOf(res: RestResponse, what: string): unknown[] {
-  expectJsonResponse(res, 200, what, '4.1');
+  expectListStatus(res, what);
+  return tokensOf(res, what);
+}
+
+/** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
+export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
-    fail(`${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, { section: '4.1', expected: 'a JSON body', actual: res.text.slice(0, 200) });
+    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, { section: '4.1', expected: 'a JSON body', actual: res.text.slice(0, 200) });
   }
   const errors = envelopeErrors(res.json);
   const tokens = isRecord(res.json) ? res.json.tokens : undefined;
   if (errors.length > 0 || !Array.isArray(tokens)) {
-    fail(`${what}: the 200 body is not a v1ListTokenizedEquityTokensResponse (an object whose "tokens" is an array): ${errors.slice(0, 3).join('; ') || 'tokens is not an array'}`, {
+    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not a v1ListTokenizedEquityTokensResponse (an object whose "tokens" is an array): ${errors.slice(0, 3).join('; ') || 'tokens is not an array'}`, {
       section: '2.2',
       expected: 'an object with a "tokens" array',
       actual: isRecord(res.json) ? { tokens: res.json.tokens } : res.json,
@@ -61,7 +97,46 @@ export function listOf(res: RestResponse, what: string): unknown[] {
 /** How a record is named in messages: its index, and its contract_address when it has one. */
 export function recordLabel(record: unknown, index: number): string {
   const address = isRecord(record) ? record.contract_address : undefined;
-  return typeof address === 'string' ? `tokens[${index}] (${address.length > 60 ? `${address.slice(0, 60)}…` : address})` : `tokens[${index}]`;
+  return typeof address === 'string' && address !== '' ? `tokens[${index}] (${address.length > 60 ? `${address.slice(0, 60)}…` : address})` : `tokens[${index}]`;
+}
+
+/**
+ * The proto3 default of each field of 2.1, the value a grpc-gateway leaves out of its JSON.
+ * The 2.1 table has no "required" column (2.5 has one), so an absent field is this value and is
+ * judged by the same rules: `paused_features` [] passes, `isin` or `contract_address` "" is not
+ * an ISIN or an address, `multiplier` 0 is not positive. `nav_price_updated_at` has no entry:
+ * "string (date-time)" is how a google.protobuf.Timestamp is rendered, a message whose absence
+ * is no value at all, so an absent time is no time (and fails its field check).
+ */
+export const PROTO3_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({
+  contract_address: '',
+  symbol: '',
+  name: '',
+  decimals: 0,
+  icon_url: '',
+  total_supply: 0,
+  isin: '',
+  multiplier: 0,
+  paused_features: Object.freeze([]),
+  nav_price: 0,
+});
+
+/** Whether the record leaves out a field that has a proto3 default (so it is read as that default). */
+export function isDefaulted(record: unknown, field: string): boolean {
+  return isRecord(record) && !Object.hasOwn(record, field) && Object.hasOwn(PROTO3_DEFAULTS, field);
+}
+
+/** A record with every absent field that has a proto3 default filled in (the record itself is unchanged). */
+export function withDefaults(record: unknown): unknown {
+  if (!isRecord(record)) return record;
+  const filled: Record<string, unknown> = { ...record };
+  for (const [field, value] of Object.entries(PROTO3_DEFAULTS)) if (!Object.hasOwn(record, field)) filled[field] = structuredClone(value);
+  return filled;
+}
+
+/** A list body whose records have their proto3 defaults filled in, for whole-body schema validation. */
+export function listWithDefaults(body: unknown): unknown {
+  return isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: body.tokens.map(withDefaults) } : body;
 }
 
 /** A record's verdict under one rule. */
@@ -84,6 +159,8 @@ export interface RecordRule {
   expected: string;
   /** The section a violation breaks, when it differs from the check's own. */
   section?: string;
+  /** The field the rule reads: records that omit it are noted, and their failures say the value was the proto3 default. */
+  field?: string;
 }
 
 /**
@@ -97,11 +174,18 @@ export async function judgeRecords(ctx: CheckContext, rule: RecordRule, judge: (
   if (tokens.length === 0) skip(EMPTY_LIST);
   const problems: { record: string; problem: string; value: unknown }[] = [];
   const unjudged: string[] = [];
+  const defaulted: string[] = [];
   tokens.forEach((record, index) => {
+    const absent = rule.field !== undefined && isDefaulted(record, rule.field);
+    if (absent) defaulted.push(recordLabel(record, index));
     const j = judge(record, index);
-    if ('bad' in j) problems.push({ record: recordLabel(record, index), problem: j.bad, value: j.value });
+    const why = (text: string) => (absent ? `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${text}` : text);
+    if ('bad' in j) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
     else if ('cannotJudge' in j) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
   });
+  if (defaulted.length > 0) {
+    ctx.note(`${defaulted.length} of ${tokens.length} records omit ${rule.field} (protobuf JSON leaves out default values): read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${defaulted.slice(0, 5).join(', ')}${defaulted.length > 5 ? ', …' : ''}`);
+  }
   if (problems.length > 0) {
     const shown = problems.slice(0, 10).map((p) => `${p.record}: ${p.problem} (got ${show(p.value, 120)})`);
     const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : '';
@@ -116,11 +200,16 @@ export async function judgeRecords(ctx: CheckContext, rule: RecordRule, judge: (
   ctx.note(`${tokens.length - unjudged.length} record(s) judged`);
 }
 
-/** The value of `field` in a record, or a cannot-judge verdict when the record/field is absent. */
+/**
+ * The value of `field` in a record: as sent, or its proto3 default when the record leaves it out
+ * (PROTO3_DEFAULTS). A cannot-judge verdict when the record is not an object, or the field is
+ * absent and has no default (nav_price_updated_at: its field check fails that).
+ */
 export function fieldOf(record: unknown, field: string): { value: unknown } | { missing: Judgement } {
   if (!isRecord(record)) return { missing: cannotJudge('the record is not an object') };
-  if (!(field in record)) return { missing: cannotJudge(`no ${field} field`) };
-  return { value: record[field] };
+  if (Object.hasOwn(record, field)) return { value: record[field] };
+  if (Object.hasOwn(PROTO3_DEFAULTS, field)) return { value: structuredClone(PROTO3_DEFAULTS[field]) };
+  return { missing: cannotJudge(`no ${field} field (and it has no proto3 default)`) };
 }
 
 /** A finite JSON number, or a cannot-judge verdict (wrong type: the field check's rule). */

@@ -1,15 +1,19 @@
 /**
- * Spec 2.1, the field table: every record carries each of the 11 fields with its Type and
- * Format. One check per field, listed in FIELD_CHECKS (the schema's `required`, in table
- * order); each field is judged by its own sub-schema `token.json#/properties/<field>`, so the
- * shape is written once, in schemas/token.json. Formats judged there include the ISIN check
- * digit, EIP-55 for mixed-case addresses and RFC 3339 date-times.
+ * Spec 2.1, the field table: each of the 11 fields of every record has its Type and Format.
+ * The table has no "required" column and the list is protobuf JSON, which leaves out default
+ * values: an absent field is read as its proto3 default (records.ts, PROTO3_DEFAULTS) and judged
+ * like a sent one, so an absent isin ("") is no ISIN, an absent paused_features ([]) is fine, and
+ * an absent nav_price_updated_at (a Timestamp, no default) is no time. A JSON null is no default.
+ * One check per field, listed in FIELD_CHECKS (the schema's `required`, in table order); each
+ * field is judged by its own sub-schema `token.json#/properties/<field>`, so the shape is
+ * written once, in schemas/token.json. Formats judged there include the ISIN check digit,
+ * EIP-55 for mixed-case addresses and RFC 3339 date-times.
  */
 import { check, type Check } from '../../src/harness/check';
 import { eip55, hasAddressShape, hasIsinShape, isIsin } from '../../src/harness/formats';
 import { rawSchemaAt, validateRef } from '../../src/harness/schemas';
-import { isRecord } from '../../src/harness/json';
-import { bad, fieldOf, judgeRecords, OK } from '../../src/harness/records';
+import { isRecord, show } from '../../src/harness/json';
+import { bad, fieldOf, judgeRecords, OK, PROTO3_DEFAULTS } from '../../src/harness/records';
 
 type Schema = { type?: string; format?: string; $ref?: string; title?: string; items?: Schema };
 
@@ -54,19 +58,20 @@ export const FIELD_CHECKS: Array<[id: string, field: string]> = [
 function fieldCheck([id, field]: (typeof FIELD_CHECKS)[number]): Check {
   const ref = `token.json#/properties/${field}`;
   const type = describe(rawSchemaAt(ref) as Schema);
+  const absent = Object.hasOwn(PROTO3_DEFAULTS, field) ? `absent = proto3 default ${show(PROTO3_DEFAULTS[field])}` : 'present: a Timestamp has no default';
   return check(
     {
       id,
       section: '2.1',
       level: 'required',
       needs: ['rest'],
-      title: `every record has the field ${field}: ${type}`,
+      title: `every record's ${field} is ${type} (${absent})`,
     },
     (ctx) =>
-      judgeRecords(ctx, { expected: `${field} is present: ${type}` }, (record) => {
+      judgeRecords(ctx, { expected: `${field} is ${type} (${absent})`, field }, (record) => {
         if (!isRecord(record)) return bad('the record is not an object', record);
         const f = fieldOf(record, field);
-        if ('missing' in f) return bad(`${field} is missing`, record);
+        if ('missing' in f) return bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
         const verdict = validateRef(ref, f.value);
         if (verdict.valid) return OK;
         return bad(`${field} is not of type ${type}${hint(field, f.value)} [${verdict.errors.join('; ')}]`, f.value);

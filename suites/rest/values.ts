@@ -55,7 +55,7 @@ export const decimalsRange = check(
     title: 'decimals is within 0..255 (the ERC-20 decimals, a uint8)',
   },
   (ctx) =>
-    judgeRecords(ctx, { expected: 'decimals is an integer 0..255' }, (record) => {
+    judgeRecords(ctx, { expected: 'decimals is an integer 0..255', field: 'decimals' }, (record) => {
       const f = numberField(record, 'decimals');
       if ('verdict' in f) return f.verdict;
       if (!Number.isInteger(f.n)) return cannotJudge(`decimals is not an integer (${f.n}; judged by rest.token.field.decimals)`);
@@ -82,7 +82,7 @@ export const totalSupplyNonNegative = check(
     needs: ['rest'],
     title: 'total_supply is a finite number >= 0 (a token-unit amount)',
   },
-  (ctx) => judgeRecords(ctx, { expected: 'total_supply is finite and >= 0' }, numberAtLeast('total_supply', 0, false)),
+  (ctx) => judgeRecords(ctx, { expected: 'total_supply is finite and >= 0', field: 'total_supply' }, numberAtLeast('total_supply', 0, false)),
 );
 
 export const multiplierPositive = check(
@@ -93,7 +93,7 @@ export const multiplierPositive = check(
     needs: ['rest'],
     title: 'multiplier is a finite number > 0 (shares = total_supply * multiplier; 1.0 means no adjustment)',
   },
-  (ctx) => judgeRecords(ctx, { expected: 'multiplier is finite and > 0' }, numberAtLeast('multiplier', 0, true)),
+  (ctx) => judgeRecords(ctx, { expected: 'multiplier is finite and > 0', field: 'multiplier' }, numberAtLeast('multiplier', 0, true)),
 );
 
 /**
@@ -116,7 +116,7 @@ export const multiplierNormalized = check(
     title: 'multiplier is the 18-decimal fixed-point value already adjusted (1.0 = no adjustment), not the raw 1e18-scaled integer',
   },
   (ctx) =>
-    judgeRecords(ctx, { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)` }, (record) => {
+    judgeRecords(ctx, { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`, field: 'multiplier' }, (record) => {
       const f = numberField(record, 'multiplier');
       if ('verdict' in f) return f.verdict;
       if (!Number.isFinite(f.n)) return cannotJudge('multiplier is not finite (judged by rest.token.multiplier.positive)');
@@ -165,7 +165,7 @@ export const pausedFeaturesInt64 = check(
   (ctx) =>
     judgeRecords(
       ctx,
-      { expected: 'every paused_features element is an integer in the int64 range' },
+      { expected: 'every paused_features element is an integer in the int64 range', field: 'paused_features' },
       eachPausedFeature((v) => (v < INT64_MIN || v > INT64_MAX_AS_DOUBLE ? `is outside the int64 range (${v})` : undefined)),
     ),
 );
@@ -186,7 +186,7 @@ export const pausedFeaturesNonNegative = check(
   (ctx) =>
     judgeRecords(
       ctx,
-      { expected: 'every paused_features element is >= 0' },
+      { expected: 'every paused_features element is >= 0', field: 'paused_features' },
       eachPausedFeature((v) => (v < 0 ? `is negative (${v})` : undefined)),
     ),
 );
@@ -199,7 +199,7 @@ export const navPriceNonNegative = check(
     needs: ['rest'],
     title: 'nav_price is a finite number >= 0 (a NAV/reference value)',
   },
-  (ctx) => judgeRecords(ctx, { expected: 'nav_price is finite and >= 0' }, numberAtLeast('nav_price', 0, false)),
+  (ctx) => judgeRecords(ctx, { expected: 'nav_price is finite and >= 0', field: 'nav_price' }, numberAtLeast('nav_price', 0, false)),
 );
 
 /** nav_price_updated_at as a Date, or a cannot-judge verdict (the format is fields.ts's rule). */
@@ -248,7 +248,7 @@ export const navUpdatedMaxAge = check(
   },
   async (ctx) => {
     const maxAge = ctx.settings.navMaxAgeSec;
-    if (maxAge === undefined) skip('no --nav-max-age given');
+    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: 'no --nav-max-age' });
     await judgeRecords(ctx, { expected: `nav_price_updated_at no older than ${duration(maxAge)} (--nav-max-age)` }, (record) => {
       const t = updatedAt(record);
       if ('verdict' in t) return t.verdict;
@@ -257,6 +257,35 @@ export const navUpdatedMaxAge = check(
     });
   },
 );
+
+/**
+ * 2.1: symbol is the "Ticker symbol of the token" and name the "Name of the underlying equity".
+ * An empty string is neither, whether sent or left out by protobuf JSON (its proto3 default).
+ * Only emptiness is judged: no ticker syntax or length is stated. Whitespace alone counts as empty.
+ */
+const NON_EMPTY: Array<[id: string, field: 'symbol' | 'name', what: string]> = [
+  ['rest.token.symbol.non-empty', 'symbol', 'a ticker symbol'],
+  ['rest.token.name.non-empty', 'name', 'the name of the underlying equity'],
+];
+
+function nonEmptyCheck([id, field, what]: (typeof NON_EMPTY)[number]): Check {
+  return check(
+    {
+      id,
+      section: '2.1',
+      level: 'required',
+      needs: ['rest'],
+      title: `${field} is not empty (an empty string is not ${what}; absent = proto3 default "")`,
+    },
+    (ctx) =>
+      judgeRecords(ctx, { expected: `${field} is a non-empty string (${what})`, field }, (record) => {
+        const f = fieldOf(record, field);
+        if ('missing' in f) return f.missing;
+        if (typeof f.value !== 'string') return cannotJudge(`${field} is not a string (${show(f.value, 60)}; judged by its field check)`);
+        return f.value.trim() === '' ? bad(`${field} is empty: not ${what}`, f.value) : OK;
+      }),
+  );
+}
 
 export const iconUrlHttp = check(
   {
@@ -267,7 +296,7 @@ export const iconUrlHttp = check(
     title: 'icon_url is an absolute http(s) URL (not fetched)',
   },
   (ctx) =>
-    judgeRecords(ctx, { expected: 'icon_url is an absolute http: or https: URL with a host' }, (record) => {
+    judgeRecords(ctx, { expected: 'icon_url is an absolute http: or https: URL with a host', field: 'icon_url' }, (record) => {
       const f = fieldOf(record, 'icon_url');
       if ('missing' in f) return f.missing;
       if (typeof f.value !== 'string') return cannotJudge(`icon_url is not a string (${show(f.value, 60)})`);
@@ -277,6 +306,7 @@ export const iconUrlHttp = check(
 
 export const valueChecks: Check[] = [
   addressUnique,
+  ...NON_EMPTY.map(nonEmptyCheck),
   decimalsRange,
   totalSupplyNonNegative,
   multiplierPositive,

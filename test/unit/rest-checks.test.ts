@@ -141,7 +141,7 @@ describe('REST checks against a conformant target', () => {
     ];
     const by = await run(target({ list: () => json(200, { tokens, next_page_token: '' }, 'application/json; charset=utf-8') }));
     const notPassed = Object.values(by).filter((r) => r.status !== 'passed');
-    expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'no --nav-max-age given']]);
+    expect(notPassed.map((r) => [r.id, r.status, r.reason, r.outOfScope])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'no --nav-max-age given', 'no --nav-max-age']]);
     expect(restChecks.length).toBeGreaterThanOrEqual(25);
   });
 
@@ -197,11 +197,15 @@ describe('REST checks against a broken target', () => {
     expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
   });
 
-  it('fail the envelope check (2.2) when tokens is not an array, and every per-record check with it', async () => {
+  it('fail the envelope check (2.2) when tokens is not an array, and block every per-record check on it', async () => {
     const by = await run(target({ list: listOf([], { tokens: { a: record(0) } }) }));
     expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed', failedSection: '2.2' });
-    expect(by['rest.token.field.isin']).toMatchObject({ status: 'failed', failedSection: '2.2' });
+    expect(by['rest.token.field.isin']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
+    expect(by['rest.token.field.isin'].reason).toMatch(/^blocked by rest\.list\.tokens-array: GET \/v1\/tokenized-stocks: the 200 body is not a v1ListTokenizedEquityTokensResponse/);
+    expect(by['rest.token.field.isin'].failedSection).toBeUndefined();
+    expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
     expect(by['rest.list.status-200'].status).toBe('passed');
+    expect(Object.values(by).filter((r) => r.status === 'failed').map((r) => r.id)).toEqual(['rest.list.tokens-array']);
   });
 
   it('fail the media type (4.1) of a 200 list served as text/plain', async () => {
@@ -254,6 +258,106 @@ describe('REST checks against a broken target', () => {
   });
 });
 
+describe('one root cause, one failure', () => {
+  const rpcStatus500 = () => json(500, rpcStatus(13, 'internal'));
+
+  it('a list answering 500 fails rest.list.status-200 once; every check that needs the list is blocked by it', async () => {
+    const by = await run(target({ list: rpcStatus500 }));
+    const failed = Object.values(by).filter((r) => r.status === 'failed');
+    expect(failed.map((r) => r.id)).toEqual(['rest.list.status-200']);
+    const blocked = Object.values(by).filter((r) => r.status === 'inconclusive');
+    expect(blocked.length).toBeGreaterThanOrEqual(25);
+    for (const r of blocked) {
+      expect([r.id, r.blockedBy]).toEqual([r.id, 'rest.list.status-200']);
+      expect(r.reason).toMatch(/^blocked by rest\.list\.status-200: GET \/v1\/tokenized-stocks.*expected HTTP 200, got 500/);
+      expect(r.exchangeCount).toBeGreaterThan(0); // what was seen is kept
+    }
+    for (const id of ['rest.list.content-type', 'rest.list.tokens-array', 'rest.list.schema', 'rest.list.no-credentials', 'rest.token.field.isin', 'rest.token.symbol.non-empty']) {
+      expect([id, by[id].status]).toEqual([id, 'inconclusive']);
+    }
+    // What does not need the list is judged as usual.
+    for (const id of ['rest.readonly.post', 'rest.error.write-methods', 'rest.error.unknown-path']) expect([id, by[id].status]).toEqual([id, 'passed']);
+  });
+
+  it('when the root check is not selected, the first blocked check states the failure once, citing the root rule', async () => {
+    const only = restChecks.filter((c) => c.id.startsWith('rest.token.'));
+    const by = await run(target({ list: rpcStatus500 }), only);
+    const failed = Object.values(by).filter((r) => r.status === 'failed');
+    expect(failed).toHaveLength(1);
+    const [standIn] = failed;
+    expect(standIn).toMatchObject({ id: only[0].id, level: 'required', failedSection: '4.1', actual: 500 });
+    expect(standIn.reason).toMatch(/expected HTTP 200, got 500 \(stated here: rest\.list\.status-200, which judges that rule, was not selected\)/);
+    const others = Object.values(by).filter((r) => r.id !== standIn.id && r.status !== 'skipped');
+    expect(others.length).toBeGreaterThan(10);
+    for (const r of others) expect([r.id, r.status, r.blockedBy]).toEqual([r.id, 'inconclusive', standIn.id]);
+  });
+
+  it('a list body that is not JSON fails rest.list.tokens-array (4.1) and blocks the record checks on it', async () => {
+    const by = await run(target({ list: () => ({ status: 200, contentType: 'application/json', body: '{"tokens": [' }) }));
+    expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed', failedSection: '4.1' });
+    expect(by['rest.token.field.name']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
+    expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
+    expect(by['rest.list.status-200'].status).toBe('passed');
+    expect(by['rest.list.content-type'].status).toBe('passed');
+  });
+
+  it('a JSON list under a wrong media type fails rest.list.content-type alone: the records it shows are judged', async () => {
+    const by = await run(target({ list: () => json(200, { tokens: [record(0), record(1)] }, 'text/html') }));
+    expect(Object.values(by).filter((r) => r.status === 'failed').map((r) => r.id)).toEqual(['rest.list.content-type']);
+    expect(by['rest.token.field.isin'].status).toBe('passed');
+  });
+});
+
+describe('protobuf JSON: an absent field is its proto3 default, judged by the same rules', () => {
+  const omit = (r: Record<string, unknown>, ...fields: string[]) => Object.fromEntries(Object.entries(r).filter(([k]) => !fields.includes(k)));
+
+  it('pass records that omit default values the rules accept: [] paused_features, 0 decimals, supply and NAV, noting each', async () => {
+    const tokens = [
+      omit(record(0), 'paused_features'),
+      omit(record(1, { decimals: 0, total_supply: 0, nav_price: 0 }), 'paused_features', 'decimals', 'total_supply', 'nav_price'),
+      record(2, { paused_features: [3] }),
+    ];
+    const by = await run(target({ list: listOf(tokens) }));
+    const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && r.id !== 'rest.token.nav-price-updated-at.max-age');
+    expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
+    expect(by['rest.token.field.paused-features'].notes?.join(' ')).toMatch(/2 of 3 records omit paused_features \(protobuf JSON leaves out default values\): read as its proto3 default \[\]: tokens\[0\] \(0x[0-9a-fA-F]{40}\), tokens\[1\]/);
+    expect(by['rest.token.decimals.range'].notes?.join(' ')).toMatch(/1 of 3 records omit decimals.*proto3 default 0/);
+    expect(by['rest.list.schema'].status).toBe('passed');
+  });
+
+  it.each<[string, (r: Record<string, unknown>) => Record<string, unknown>, string, RegExp]>([
+    ['isin omitted', (r) => omit(r, 'isin'), 'rest.token.field.isin', /isin is absent, read as its proto3 default "": isin is not of type string \(isin\)/],
+    ['contract_address omitted', (r) => omit(r, 'contract_address'), 'rest.token.field.contract-address', /tokens\[1\]: contract_address is absent, read as its proto3 default ""/],
+    ['nav_price_updated_at omitted', (r) => omit(r, 'nav_price_updated_at'), 'rest.token.field.nav-price-updated-at', /nav_price_updated_at is absent, and as a google\.protobuf\.Timestamp it has no default: no time is given/],
+    ['multiplier omitted', (r) => omit(r, 'multiplier'), 'rest.token.multiplier.positive', /multiplier is absent, read as its proto3 default 0: multiplier is not greater than 0/],
+    ['icon_url omitted', (r) => omit(r, 'icon_url'), 'rest.token.icon-url.http', /icon_url is absent, read as its proto3 default "": icon_url is not an absolute http\(s\) URL/],
+    ['symbol ""', (r) => ({ ...r, symbol: '' }), 'rest.token.symbol.non-empty', /tokens\[1\] .*symbol is empty: not a ticker symbol/],
+    ['symbol omitted', (r) => omit(r, 'symbol'), 'rest.token.symbol.non-empty', /symbol is absent, read as its proto3 default "": symbol is empty/],
+    ['name "  "', (r) => ({ ...r, name: '  ' }), 'rest.token.name.non-empty', /name is empty: not the name of the underlying equity/],
+    ['decimals null (null is no default)', (r) => ({ ...r, decimals: null }), 'rest.token.field.decimals', /decimals is not of type integer \(int64\).*\(got null\)/],
+    ['decimals "18" (the int64-as-string of protojson)', (r) => ({ ...r, decimals: '18' }), 'rest.token.field.decimals', /decimals is not of type integer \(int64\)/],
+  ])('fail %s', async (_what, change, id, reason) => {
+    const by = await run(target({ list: listOf([record(0), change(record(1))]) }));
+    expect(by[id]).toMatchObject({ status: 'failed', section: '2.1' });
+    expect(by[id].reason).toMatch(reason);
+  });
+
+  it('keep the field checks to the type: an omitted multiplier is a number (0), which the value rule fails', async () => {
+    const by = await run(target({ list: listOf([omit(record(0), 'multiplier')]) }));
+    expect(by['rest.token.field.multiplier'].status).toBe('passed');
+    expect(by['rest.token.multiplier.positive'].status).toBe('failed');
+    // The whole-body schema reads the same default: 0 is a number.
+    expect(by['rest.list.schema'].status).toBe('passed');
+  });
+
+  it('fail the whole-body schema on an absent field without a default, as the field check does', async () => {
+    const by = await run(target({ list: listOf([omit(record(0), 'nav_price_updated_at', 'paused_features')]) }));
+    expect(by['rest.list.schema']).toMatchObject({ status: 'failed' });
+    expect(by['rest.list.schema'].reason).toMatch(/must have required property 'nav_price_updated_at'/);
+    expect(by['rest.list.schema'].reason).not.toMatch(/paused_features/);
+  });
+});
+
 describe('rest.list.no-credentials (5.1)', () => {
   const only = restChecks.filter((c) => c.id === 'rest.list.no-credentials' || c.id === 'rest.list.status-200');
 
@@ -264,6 +368,19 @@ describe('rest.list.no-credentials (5.1)', () => {
     const anonymous = seen.filter((s) => s.headers['x-api-key'] === undefined);
     expect(anonymous).toHaveLength(1);
     expect(anonymous[0].headers.accept).toBe('application/json');
+  });
+
+  it('is blocked by rest.list.status-200 when the list fails with and without the headers alike', async () => {
+    const by = await run(target({ list: () => json(503, rpcStatus(14, 'unavailable')) }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    expect(by['rest.list.status-200'].status).toBe('failed');
+    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.status-200' });
+  });
+
+  it('fails on an error answered only without the configured headers', async () => {
+    const h = target({ list: listOf([record(0)]) });
+    const by = await run((req) => (req.path === '/v1/tokenized-stocks' && !req.headers['x-api-key'] ? json(500, rpcStatus(13, 'no tenant')) : h(req)), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: 500 });
+    expect(by['rest.list.no-credentials'].reason).toMatch(/while the same GET with the configured headers answers 200/);
   });
 
   it('passes when the list answers without a key', async () => {
@@ -292,7 +409,14 @@ describe('cross checks (REST x eth_getCode)', () => {
     const by = await run(target({ list: listOf([]), code: () => '0x60' }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
     expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: EMPTY_LIST });
     const without = await run(target({ list: listOf(tokens) }), crossChecks);
-    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: 'needs --rpc-url (JSON-RPC target)' });
+    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: 'no --rpc-url' });
+  });
+
+  it('state a list answering 500 once when run without the REST checks, the other blocked by it', async () => {
+    const by = await run(target({ list: () => json(500, rpcStatus(13, 'internal')), code: () => '0x60' }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'failed', failedSection: '4.1' });
+    expect(by['cross.token.has-code.pending']).toMatchObject({ status: 'inconclusive', blockedBy: 'cross.token.has-code.latest' });
+    expect(seen.filter((s) => s.path === '/rpc')).toHaveLength(0);
   });
 });
 
