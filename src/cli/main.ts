@@ -8,7 +8,7 @@ import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
-import { runChecks, type RunEnv } from '../harness/runner';
+import { notSelected, runChecks, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { Transcript } from '../harness/transcript';
 import { allChecks } from '../../suites';
@@ -46,7 +46,14 @@ function helpText(): string {
 }
 
 export function selectChecks(checks: Check[], cfg: Pick<RunConfig, 'only' | 'grep'>): Check[] {
-  return checks.filter((c) => cfg.only.has(groupOf(c.id)) && (!cfg.grep || cfg.grep.test(c.id)));
+  return checks.filter((c) => !deselectedBy(c, cfg));
+}
+
+/** The flag that leaves a check out of the run (`--only rest`, `--grep …`), or undefined when it is selected. */
+export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): string | undefined {
+  if (!cfg.only.has(groupOf(c.id))) return `--only ${[...cfg.only].join(',')}`;
+  if (cfg.grep && !cfg.grep.test(c.id)) return `--grep ${cfg.grep.source}`;
+  return undefined;
 }
 
 interface Target {
@@ -176,7 +183,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       unreachable,
       signal: controller.signal,
     };
-    const results = await runChecks(checks, env, { concurrency: cfg.concurrency, onResult: (r) => reporter.result(r) });
+    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
+    // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
+    const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
     if (expectations) applyExpectations(results, expectations);
     const finishedAt = new Date();
     const interrupted = controller.signal.aborted ? String(controller.signal.reason) : undefined;

@@ -32,6 +32,11 @@ export interface Variant {
   gap?: string;
   /** Conformant only: checks (id regex) that must have judged and passed, so exit 0 is earned. */
   mustPass?: string;
+  /**
+   * One root cause, one failure: exactly these checks fail (required or not), and at least
+   * `blockedAtLeast` others are inconclusive, blocked by `blockedBy`.
+   */
+  oneRoot?: { failed: string[]; blockedBy: string; blockedAtLeast: number };
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -148,7 +153,11 @@ const isEmptyCode = (r: Json) => r === '0x';
 export const VARIANTS: Variant[] = [
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   { name: 'rest.list-500-html', kind: 'faulty', section: '4.1', only: ['rest'], what: 'GET of the list answers 500 with an nginx HTML error page',
+    oneRoot: { failed: ['rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 25 },
     rest: answerList(() => Raw.text(500, 'text/html', HTML_500)) },
+  { name: 'rest.list-500-rpcstatus', kind: 'faulty', section: '4.1', only: ['rest', 'cross'], what: 'GET of the list answers 500 with an rpcStatus (a failing backend behind the gateway)',
+    oneRoot: { failed: ['rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 30 },
+    rest: answerList(() => Raw.json(500, { code: 13, message: 'upstream connect error', details: [] })) },
   { name: 'rest.list-200-text-html', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the list is served with Content-Type text/html',
     rest: async (req, next) => { const r = await next(); return req.method === 'GET' && isList(req) && r.status === 200 ? new Raw(200, { ...r.headers, 'content-type': 'text/html; charset=utf-8' }, r.body) : r; } },
   { name: 'rest.list-200-not-json', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the list is an HTML page with status 200',
@@ -179,6 +188,21 @@ export const VARIANTS: Variant[] = [
     rest: oneToken((t) => delete t.isin) },
   { name: 'rest.record-missing-nav-updated-at', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no nav_price_updated_at',
     rest: oneToken((t) => delete t.nav_price_updated_at) },
+  // Protobuf JSON leaves out default values: an absent field is its proto3 default, judged as sent.
+  { name: 'rest.record-missing-contract-address', kind: 'faulty', section: '2.1', only: ['rest', 'cross'], what: 'one record has no contract_address (its proto3 default "" is no address)',
+    rest: oneToken((t) => delete t.contract_address) },
+  { name: 'rest.record-missing-multiplier', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no multiplier (its proto3 default 0 is not positive)',
+    rest: oneToken((t) => delete t.multiplier) },
+  { name: 'rest.record-missing-icon-url', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no icon_url (its proto3 default "" is no URL)',
+    rest: oneToken((t) => delete t.icon_url) },
+  { name: 'rest.symbol-empty', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record\'s symbol is "" (not a ticker)',
+    rest: oneToken((t) => (t.symbol = '')) },
+  { name: 'rest.name-empty', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record\'s name is "" (not the name of an equity)',
+    rest: oneToken((t) => (t.name = '')) },
+  { name: 'rest.name-missing', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no name (its proto3 default "" is no name)',
+    rest: oneToken((t) => delete t.name) },
+  { name: 'rest.decimals-null', kind: 'faulty', section: '2.1', only: ['rest'], what: 'decimals null for one record (null is not a proto3 default on the wire: a type error)',
+    rest: oneToken((t) => (t.decimals = null)) },
   { name: 'rest.isin-bad-check-digit', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one ISIN has a wrong check digit',
     rest: oneToken((t) => (t.isin = badIsin(String(t.isin)))) },
   { name: 'rest.isin-lowercase', kind: 'faulty', section: '2.1', only: ['rest'], what: 'ISINs are lower-cased',
@@ -255,7 +279,8 @@ export const VARIANTS: Variant[] = [
   // ==== transport faults on the REST interface ====
   { name: 'rest.list-truncated-json', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the 200 body is cut off halfway (application/json, invalid JSON)',
     rest: async (req, next) => { const r = await next(); return req.method === 'GET' && isList(req) && r.status === 200 ? new Raw(200, r.headers, r.body.slice(0, Math.floor(r.body.length / 2))) : r; } },
-  { name: 'rest.connection-reset', kind: 'faulty', section: '4.1', only: ['rest'], what: 'the REST server resets every connection',
+  { name: 'rest.connection-reset', kind: 'faulty', section: '4.1', only: ['rest', 'cross'], what: 'the REST server resets every connection',
+    oneRoot: { failed: ['rest.list.status-200'], blockedBy: 'target unreachable: rest', blockedAtLeast: 35 },
     rest: async () => RESET },
   { name: 'rest.list-hangs', kind: 'faulty', section: '4.1', only: ['rest'], what: 'GET of the list never answers', args: ['--timeout-ms', '1000'],
     rest: answerList(() => HANG) },
@@ -274,6 +299,7 @@ export const VARIANTS: Variant[] = [
 
   // ==== 5.1 REST needs no API key ====
   { name: 'rest.api-key-required', kind: 'faulty', section: '5.1', only: ['rest'], what: 'GET without an X-API-Key header answers 401',
+    oneRoot: { failed: ['rest.list.no-credentials', 'rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 25 },
     rest: async (req, next) => (req.headers['x-api-key'] || req.headers.authorization ? next() : Raw.json(401, { code: 16, message: 'missing API key', details: [] })) },
 
   // ==== 4.2 the JSON-RPC envelope ====
@@ -405,6 +431,11 @@ export const VARIANTS: Variant[] = [
       const ms = Date.parse(String(t.nav_price_updated_at)) + 330 * 60_000;
       t.nav_price_updated_at = iso(ms).replace(/\.\d+Z$/, '+05:30');
     }) },
+  { name: 'ok.proto3-omits-empty-paused-features', kind: 'conformant', only: ['rest', 'cross'], mustPass: '^rest\\.token\\.(field\\.paused-features|paused-features\\.int64-range)$|^rest\\.list\\.schema$', what: 'records with no paused feature omit paused_features (protobuf JSON leaves out the default [])',
+    rest: eachToken((t) => { if ((t.paused_features as Json[]).length === 0) delete t.paused_features; }) },
+  { name: 'ok.proto3-omits-zero-values', kind: 'conformant', only: ['rest'], mustPass: '^rest\\.token\\.(field\\.(decimals|total-supply|nav-price|paused-features)|decimals\\.range|total-supply\\.non-negative|nav-price\\.non-negative)$|^rest\\.list\\.schema$',
+    what: 'a newly listed token with 0 decimals, no supply, no NAV yet and nothing paused: the gateway omits all four zero values',
+    rest: oneToken((t) => { delete t.decimals; delete t.total_supply; delete t.nav_price; delete t.paused_features; }) },
   { name: 'ok.error-without-details', kind: 'conformant', only: ['rest'], mustPass: '^rest\\.error\\.', what: 'rpcStatus error bodies omit the empty details list (proto3 JSON default)',
     rest: errors((r, b) => { const { details: _, ...rest } = (b ?? {}) as Rec; return Raw.json(r.status, rest); }) },
   { name: 'ok.revert-reason-in-message', kind: 'conformant', only: ['rpc'], mustPass: '^rpc\\.estimateGas\\.revert\\.|^rpc\\.envelope\\.error-response$', what: 'the reason appended to the message, anvil style ("execution reverted: revert: conformance")',

@@ -41,6 +41,8 @@ interface Outcome {
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
+  /** Checks not judged because a prerequisite failed (inconclusive with blockedBy). */
+  blocked: CheckResult[];
   hits: number;
   exchanges: number;
   durationMs: number;
@@ -86,7 +88,8 @@ async function run(v: Variant): Promise<Outcome> {
     const must = v.mustPass ? new RegExp(v.mustPass) : undefined;
     const named = must ? (doc?.checks ?? []).filter((c) => must.test(c.id)) : [];
     const unjudged = must ? (named.length ? named.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason.slice(0, 200)}`) : [`no check matches ${v.mustPass}`]) : [];
-    const o: Outcome = { variant: v, exitCode, crash, counts, unjudged, failing, matching, hits: proxy.hits, exchanges: proxy.exchanges, durationMs, console: out.text() };
+    const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && c.blockedBy);
+    const o: Outcome = { variant: v, exitCode, crash, counts, unjudged, failing, matching, blocked, hits: proxy.hits, exchanges: proxy.exchanges, durationMs, console: out.text() };
     outcomes.push(o);
     return o;
   } finally {
@@ -174,6 +177,11 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
     it(`${v.name} [${v.section}]`, async () => {
       const o = await outcomeOf(v);
       if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+      if (v.oneRoot) {
+        // One root cause, one failure: the root fails, what needed it says it was blocked.
+        const blockedByRoot = o.blocked.filter((c) => c.blockedBy === v.oneRoot!.blockedBy).length;
+        expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({ failed: v.oneRoot.failed, blockedByRoot: v.oneRoot.blockedAtLeast });
+      }
     }, 60_000);
   }
 });
