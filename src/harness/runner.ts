@@ -22,6 +22,10 @@ export interface CheckResult extends CheckMeta {
   exchangeCount: number;
   /** Set when an expectations file names this check. */
   expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
+  /** Not judged because a prerequisite failed: the id of the root check, or `target unreachable: rest|rpc`. Status is `inconclusive`. */
+  blockedBy?: string;
+  /** Skipped by the user's own choice of scope (a missing URL, no --signer-key, the profile, --only/--grep, no --archive, no --nav-max-age): what was left out, e.g. `no --signer-key`. */
+  outOfScope?: string;
 }
 
 export interface RunEnv {
