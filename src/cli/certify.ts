@@ -110,13 +110,14 @@ export function renderBadge(cert: Pick<Certificate, 'badge'>): string {
 `;
 }
 
-/** Leaf paths of a JSON value with their values, for a readable difference. */
+/** Leaf paths of a JSON value with their values, for a readable difference; a list of plain values is one leaf. */
 function leaves(v: unknown, at = '', out = new Map<string, string>()): Map<string, string> {
-  if (v !== null && typeof v === 'object') {
+  const plainList = Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object');
+  if (v !== null && typeof v === 'object' && !plainList) {
     const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
     if (entries.length === 0) out.set(at, JSON.stringify(v));
     for (const [k, x] of entries) leaves(x, at ? `${at}.${k}` : k, out);
-  } else out.set(at, JSON.stringify(v));
+  } else if (v !== undefined) out.set(at, JSON.stringify(v));
   return out;
 }
 

@@ -116,7 +116,8 @@ const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${WORDS[v]}` :
 const counts = (d: RunDocument) => `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
 
 export function renderCompareMd(c: Comparison): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  // Redacted URLs hold `***`, which Markdown would read as emphasis.
+  const cell = (s: string) => s.replace(/([|*_`])/g, '\\$1').replace(/\r?\n/g, ' ');
   const head = `| | ${c.runs.map((r) => `**${cell(r.label)}**`).join(' | ')} |`;
   const sep = `|---|${c.runs.map(() => '---').join('|')}|`;
   const out = [

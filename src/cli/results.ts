@@ -250,7 +250,12 @@ export function scopeWords(scope: RunScope): string {
   const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile));
   const where = scope.target === 'embedded' ? ', embedded reference target' : '';
   if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
-  return `${limits.length ? limits.join('; ') : 'scope not full'} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+  if (limits.length === 0) {
+    // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
+    for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);
+    if (!scope.signer) limits.push('pre-confirmed state not judged (no --signer-key)');
+  }
+  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
 }
 
 /** "conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)": the one status line every reporter prints. */
