@@ -144,7 +144,7 @@ export function renderCompareMd(c: Comparison): string {
 
 export function renderCompareHtml(c: Comparison): string {
   const style = `${BASE_STYLE}
-.cols th{min-width:150px}.head td{vertical-align:top}.pill{font-size:.85rem}
+.cols th{min-width:150px}.cols th:nth-child(2){min-width:0;width:70px}.head td{vertical-align:top}.pill{font-size:.85rem}
 tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-run-failure{color:#cf222e;font-weight:600}td.v-passed{color:#1a7f37}td.v-inconclusive,td.v-blocked{color:#8250df}td.v-skipped,td.v-out-of-scope,td.v-none{color:#57606a}td.v-advisory,td.v-expected{color:#9a6700}
 details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
   const th = c.runs.map((r) => `<th>${esc(r.label)}</th>`).join('');

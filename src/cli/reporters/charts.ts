@@ -49,7 +49,7 @@ export function timelineSvg(t: PreconfTimeline): string {
   const rel = (v: number | null, s: { sentAtMs: number }) => (v === null ? null : Math.max(0, v - s.sentAtMs));
   const ends = sends.flatMap((s) => [rel(s.visibleAtMs, s), rel(s.sealedAtMs, s)]).filter((v): v is number => v !== null);
   const span = Math.max(t.flashblockMs * 2, ...ends, t.blockTimeMs ?? 0) * 1.04;
-  const left = 190;
+  const left = 240;
   const width = 900;
   const plot = width - left - 20;
   const rowH = 14;
@@ -63,7 +63,8 @@ export function timelineSvg(t: PreconfTimeline): string {
     parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${top - 4}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${k === 0 ? 'axis' : 'tick'}"/>`);
     if (k % labelEvery === 0) parts.push(`<text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${ms} ms</text>`);
   }
-  if (t.blockTimeMs) parts.push(`<line x1="${x(t.blockTimeMs).toFixed(1)}" y1="${top - 8}" x2="${x(t.blockTimeMs).toFixed(1)}" y2="${height - 28}" class="block"/><text x="${x(t.blockTimeMs).toFixed(1)}" y="${top - 12}" class="lbl" text-anchor="middle">block time ${t.blockTimeMs} ms</text>`);
+  // One block time after the send: the latest a transaction accepted at once can be sealed.
+  if (t.blockTimeMs) parts.push(`<line x1="${x(t.blockTimeMs).toFixed(1)}" y1="${top - 4}" x2="${x(t.blockTimeMs).toFixed(1)}" y2="${height - 28}" class="block"/><text x="${(x(t.blockTimeMs) - 4).toFixed(1)}" y="${height - 2}" class="lbl" text-anchor="end">one block time (${t.blockTimeMs} ms) after the send</text>`);
   sends.forEach((s, i) => {
     const y = top + i * rowH;
     const visible = rel(s.visibleAtMs, s);
@@ -80,10 +81,11 @@ export function timelineSvg(t: PreconfTimeline): string {
       parts.push(`<path d="M${cx.toFixed(1)} ${y + 1} l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"><title>${esc(`sealed ${Math.round(sealed)} ms after the send`)}</title></path>`);
     }
   });
+  const sealAt = left + methods.reduce((w, m) => w + 24 + m.length * 6.4, 0) + 6;
   const more = t.sends.length > MAX_ROWS ? `<text x="${left}" y="${height - 2}" class="lbl">… ${t.sends.length - MAX_ROWS} more sends not drawn</text>` : '';
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation timeline">
 <style>.lbl{font:11px system-ui,sans-serif;fill:#57606a}.miss{fill:#cf222e}.tick{stroke:#d0d7de;stroke-dasharray:2 3}.axis{stroke:#8c959f}.block{stroke:#1b1f24;stroke-width:1.5}.seal{fill:#1b1f24}</style>
-${legend(methods, left, 14)}<path d="M${left + methods.reduce((a, m) => a + 24 + m.length * 6.4, 0) + 6} 8 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${left + methods.reduce((a, m) => a + 24 + m.length * 6.4, 0) + 14}" y="18" class="lbl">seal · dotted lines: flashblock ticks every ${t.flashblockMs} ms</text>
+${legend(methods, left, 14)}<path d="M${sealAt} 8 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${sealAt + 8}" y="18" class="lbl">seal · dotted: ${t.flashblockMs} ms ticks</text>
 ${parts.join('\n')}${more}
 </svg>`;
 }
@@ -96,7 +98,7 @@ export function latencySvg(d: LatencyDistribution): string {
   const methods = d.byMethod.map((m) => m.method);
   const rows = d.byMethod.length ? d.byMethod : [{ method: 'all', stats: d, samples: undefined }];
   const maxMs = Math.max(d.flashblockMs * 1.2, ...rows.map((r) => r.stats.max), d.boundsMs?.p95 ?? 0) * 1.06;
-  const left = 190;
+  const left = 240;
   const width = 900;
   const plot = width - left - 20;
   const rowH = 34;
@@ -108,7 +110,11 @@ export function latencySvg(d: LatencyDistribution): string {
   for (let ms = 0; ms <= maxMs; ms += step) {
     parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${top}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${ms === 0 ? 'axis' : 'grid'}"/><text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${Math.round(ms)} ms</text>`);
   }
-  const vline = (ms: number, cls: string, label: string, dy: number) => `<line x1="${x(ms).toFixed(1)}" y1="${top - 4}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${cls}"/><text x="${(x(ms) + 4).toFixed(1)}" y="${top + dy}" class="lbl ${cls}t">${esc(label)}</text>`;
+  // A label near the right edge goes on the left of its line.
+  const vline = (ms: number, cls: string, label: string, dy: number) => {
+    const flip = x(ms) > width - 140;
+    return `<line x1="${x(ms).toFixed(1)}" y1="${top - 4}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${cls}"/><text x="${(x(ms) + (flip ? -4 : 4)).toFixed(1)}" y="${top + dy}" class="lbl ${cls}t"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
+  };
   parts.push(vline(d.flashblockMs, 'spec', `spec: about ${d.flashblockMs} ms`, 4));
   if (d.boundsMs?.p50 !== undefined) parts.push(vline(d.boundsMs.p50, 'bound', `p50 bound ${d.boundsMs.p50} ms`, 16));
   if (d.boundsMs?.p95 !== undefined) parts.push(vline(d.boundsMs.p95, 'bound', `p95 bound ${d.boundsMs.p95} ms`, 28));

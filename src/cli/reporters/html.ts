@@ -29,10 +29,10 @@ const STYLE = `${BASE_STYLE}
 .root{border:1px solid #ffcecb;background:#fff8f7;border-radius:6px;padding:8px 12px;margin:8px 0}.root.soft{border-color:#d8b9ff;background:#fbf7ff}
 .toolbar{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid #d8dee4;display:flex;gap:6px;align-items:center;flex-wrap:wrap;z-index:2}
 .toolbar button{border:1px solid #d0d7de;background:#f6f8fa;border-radius:6px;padding:3px 10px;cursor:pointer;font:inherit}.toolbar button.on{background:#0969da;color:#fff;border-color:#0969da}
-.toolbar input{border:1px solid #d0d7de;border-radius:6px;padding:4px 8px;font:inherit;min-width:260px;margin-left:auto}
+.toolbar input{border:1px solid #d0d7de;border-radius:6px;padding:4px 8px;font:inherit;min-width:320px;margin-left:auto}
 details.section{border:1px solid #d8dee4;border-radius:6px;margin:10px 0}details.section>summary{padding:8px 12px;cursor:pointer;background:#f6f8fa;border-radius:6px;font-weight:600}
 .counts{font-weight:400;font-size:13px;margin-left:8px}.counts span{margin-right:10px}
-.check{padding:6px 12px;border-top:1px solid #eaeef2}.check>summary{cursor:pointer;list-style-position:outside}
+.check{padding:6px 12px;border-top:1px solid #eaeef2}.check>summary{cursor:pointer}
 .check .id{font-weight:600}.tag{font-size:11px;border:1px solid #d0d7de;border-radius:8px;padding:0 6px;margin-left:6px;color:#57606a}
 .detail{margin:6px 0 4px 4px}.detail div{margin:2px 0}
 details.passed-group{margin:0;padding:4px 12px;border-top:1px solid #eaeef2}details.passed-group>summary{cursor:pointer;color:#1a7f37}
@@ -139,6 +139,10 @@ export function renderHtml(doc: RunDocument): string {
         })
         .join('\n')
     : '';
+  const unjudged = doc.checks.filter((c) => outcomeOf(c) === 'inconclusive');
+  const unjudgedHtml = unjudged.length
+    ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${c.level}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
+    : '';
   const skipped = skippedByReason(doc.checks);
   const skippedHtml = skipped.length ? `<h2>Skipped and out of scope</h2><ul>${skipped.map((g) => `<li>${g.outOfScope ? '<b>out of scope</b>' : 'skipped'}: ${esc(g.reason)} — ${g.ids.length} check(s): ${g.ids.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</li>`).join('')}</ul>` : '';
 
@@ -178,6 +182,7 @@ export function renderHtml(doc: RunDocument): string {
 <div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-run-failure"><b>${s.requiredFailed + s.unexpectedPasses}</b>fail the run</div><div class="tile st-advisory"><b>${s.advisoryFailed + s.expectedFailures}</b>advisory / known</div><div class="tile st-inconclusive"><b>${s.inconclusive}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
 ${scope}
 ${rootHtml}
+${unjudgedHtml}
 ${charts(doc)}
 ${skippedHtml}
 <h2>Checks by spec section</h2>
