@@ -67,6 +67,11 @@ const SCRIPT = `
   });
   var box=document.getElementById('search');
   box.addEventListener('input',function(){query=box.value.trim();apply();});
+  // A link can carry a view: report.html#filter=failing or #q=rpc.getCode
+  var f=/[#&]filter=([a-z-]+)/.exec(location.hash), q=/[#&]q=([^&]+)/.exec(location.hash);
+  if(f){filter=f[1];[].forEach.call(document.querySelectorAll('.toolbar button'),function(x){x.classList.toggle('on',x.getAttribute('data-filter')===filter)});}
+  if(q){query=decodeURIComponent(q[1]);box.value=query;}
+  if(f||q)apply();
 })();`;
 
 const OUTCOME_WORDS: Record<Outcome, string> = {
