@@ -4,6 +4,7 @@ import path from 'node:path';
 import { badgeOf, buildCertificate, renderBadge, sha256, verifyCertificate, VerifyError } from '../../src/cli/certify';
 import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
+import { loadConfig } from '../../src/harness/config';
 import type { CheckResult } from '../../src/harness/runner';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
@@ -147,5 +148,20 @@ describe('badge', () => {
     expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4</title>');
     expect(svg).not.toMatch(/<script|href=|<image|@import|url\(http/);
     expect(svg.length).toBeLessThan(2000);
+  });
+});
+
+describe('--certify', () => {
+  it('is a flag with an environment variable, off by default', () => {
+    expect(loadConfig([], {}).certify).toBe(false);
+    expect(loadConfig(['--certify'], {}).certify).toBe(true);
+    expect(loadConfig([], { CERTIFY: '1' }).certify).toBe(true);
+    expect(loadConfig([], { CERTIFY: 'true' }).certify).toBe(true);
+    expect(loadConfig([], { CERTIFY: '0' }).certify).toBe(false);
+  });
+
+  it('without it, no certificate or badge is written', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
+    expect(writeReports(doc(passing()), dir).map((f) => path.basename(f))).toEqual(['results.json', 'junit.xml', 'summary.md', 'report.html']);
   });
 });
