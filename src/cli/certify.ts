@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { latencyOf } from './reporters/metrics';
-import { bySection } from './reporters/shared';
+import { bySection, escapeHtml } from './reporters/shared';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type RunScope, type RunStatus } from './results';
 
 export const CERTIFICATE_FORMAT = 'tokenized-stocks-conformance-certificate/1';
@@ -81,9 +81,7 @@ export function buildCertificate(doc: RunDocument, resultsJson: string | Buffer)
   };
 }
 
-function xml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const xml = escapeHtml;
 
 /** Approximate advance widths of 11 px Verdana/DejaVu Sans, enough to size the two halves. */
 function textWidth(s: string): number {

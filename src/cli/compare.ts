@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../harness/runner';
-import { BASE_STYLE, esc, STATUS_COLORS } from './reporters/html';
-import { compareSections, outcomeOf, type Outcome } from './reporters/shared';
+import { BASE_STYLE, STATUS_COLORS } from './reporters/html';
+import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { exitWords, primarySection, scopeWords, type RunDocument } from './results';
 
@@ -101,18 +101,8 @@ export function compareRuns(sources: string[]): Comparison {
   return { runs, rows, differences: rows.filter((r) => r.differs).length };
 }
 
-const WORDS: Record<Outcome, string> = {
-  'run-failure': 'FAILED',
-  advisory: 'failed (advisory)',
-  expected: 'failed (expected)',
-  passed: 'passed',
-  inconclusive: 'not judged',
-  blocked: 'not judged (blocked)',
-  skipped: 'skipped',
-  'out-of-scope': 'out of scope',
-};
 const ICON: Record<Outcome, string> = { 'run-failure': '❌', advisory: '⚠️', expected: '➖', passed: '✅', inconclusive: '❔', blocked: '⛔', skipped: '⏭️', 'out-of-scope': '⏭️' };
-const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${WORDS[v]}` : '— (not in this run)');
+const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${OUTCOME_WORDS[v]}` : '— (not in this run)');
 const counts = (d: RunDocument) => `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
 
 export function renderCompareMd(c: Comparison): string {
@@ -155,7 +145,7 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
   ].join('\n');
   const row = (r: ComparedRow) =>
-    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v) => `<td class="v v-${v ?? 'none'}">${esc(v ? WORDS[v] : '—')}</td>`).join('')}</tr>`;
+    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v) => `<td class="v v-${v ?? 'none'}">${esc(v ? OUTCOME_WORDS[v] : '—')}</td>`).join('')}</tr>`;
   const diff = c.rows.filter((r) => r.differs);
   const same = c.rows.filter((r) => !r.differs);
   const table = (rows: ComparedRow[]) => `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;

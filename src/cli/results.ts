@@ -93,7 +93,7 @@ export function isRunFailure(r: CheckResult): boolean {
 }
 
 /** A required check in scope that was not judged: it keeps the run from being called conformant. */
-export function isUnjudged(r: CheckResult): boolean {
+function isUnjudged(r: CheckResult): boolean {
   return r.level === 'required' && r.status === 'inconclusive';
 }
 

@@ -1,10 +1,9 @@
 import type { LatencyDistribution, PreconfTimeline } from './metrics';
+import { escapeHtml } from './shared';
 
 /** Inline SVG charts for report.html: no script, no font or file to fetch. */
 
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const esc = escapeHtml;
 
 /** One colour per "pending" view, stable across charts. */
 const METHOD_COLORS: Record<string, string> = {

@@ -2,11 +2,9 @@ import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, exchangeText, json, outcomeOf, rootReason, skippedByReason, verdictOf, type Outcome } from './shared';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, rootReason, skippedByReason } from './shared';
 
-export function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const esc = escapeHtml;
 
 export const STATUS_COLORS: Record<RunStatus, string> = { conformant: '#1a7f37', 'non-conformant': '#cf222e', incomplete: '#bc4c00' };
 
@@ -73,17 +71,6 @@ const SCRIPT = `
   if(q){query=decodeURIComponent(q[1]);box.value=query;}
   if(f||q)apply();
 })();`;
-
-const OUTCOME_WORDS: Record<Outcome, string> = {
-  'run-failure': 'FAILED',
-  advisory: 'failed (advisory)',
-  expected: 'failed (expected)',
-  passed: 'passed',
-  inconclusive: 'not judged',
-  blocked: 'not judged (blocked)',
-  skipped: 'skipped',
-  'out-of-scope': 'out of scope',
-};
 
 function checkDetail(c: CheckResult): string {
   const d: string[] = [];

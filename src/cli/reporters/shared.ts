@@ -14,6 +14,18 @@ export function outcomeOf(r: CheckResult): Outcome {
   return 'passed';
 }
 
+/** An outcome in a word or two, as report.html and compare print it. */
+export const OUTCOME_WORDS: Record<Outcome, string> = {
+  'run-failure': 'FAILED',
+  advisory: 'failed (advisory)',
+  expected: 'failed (expected)',
+  passed: 'passed',
+  inconclusive: 'not judged',
+  blocked: 'not judged (blocked)',
+  skipped: 'skipped',
+  'out-of-scope': 'out of scope',
+};
+
 export function verdictOf(r: CheckResult): string {
   if (r.expectation?.outcome === 'expected-failure') return 'failed (expected)';
   if (r.expectation?.outcome === 'unexpected-pass') return 'passed (UNEXPECTED: listed as a known failure)';
@@ -21,6 +33,11 @@ export function verdictOf(r: CheckResult): string {
   if (r.blockedBy) return `not judged (blocked by ${r.blockedBy})`;
   if (r.outOfScope) return `skipped (out of scope: ${r.outOfScope})`;
   return r.status;
+}
+
+/** Text made safe inside HTML, SVG or XML text and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function json(v: unknown): string {

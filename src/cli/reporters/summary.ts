@@ -26,7 +26,8 @@ export function renderSummary(doc: RunDocument): string {
   );
   if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${l}`), '');
 
-  const roots = rootCauses(doc.checks, factsOf(doc)).filter((r) => r.failsRun);
+  const allRoots = rootCauses(doc.checks, factsOf(doc));
+  const roots = allRoots.filter((r) => r.failsRun);
   if (roots.length) {
     out.push(`## What fails the run (${roots.length})`, '');
     for (const root of roots) {
@@ -52,8 +53,7 @@ export function renderSummary(doc: RunDocument): string {
     for (const c of other) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${verdictOf(c)} | ${cell(c.reason || c.expectation?.reason || '')} |`);
     out.push('');
   }
-  const blockedElsewhere = rootCauses(doc.checks, factsOf(doc)).filter((r) => !r.failsRun);
-  for (const root of blockedElsewhere) out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
+  for (const root of allRoots.filter((r) => !r.failsRun)) out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
 
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {
