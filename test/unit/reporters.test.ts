@@ -118,6 +118,13 @@ describe('scope', () => {
     ]);
   });
 
+  it('every report says in its first line when the target was the embedded reference', () => {
+    const d = doc([result('rpc.a', 'passed')], {}, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined });
+    expect(renderSummary(d).split('\n')[0]).toBe('# ✅ Tokenized stocks conformance: conformant (embedded reference target)');
+    expect(renderJunit(d).split('\n')[1]).toMatch(/^<testsuites name="s: conformant \(embedded reference target\)"/);
+    expect(renderHtml(d)).toMatch(/<title>Conformance: conformant — embedded reference target<\/title>/);
+  });
+
   it('the embedded target says so', () => {
     expect(statusLine({ status: 'conformant', scope: deriveScope(all, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined }) })).toBe('conformant — full scope (profile dedicated, embedded reference target)');
   });

@@ -168,7 +168,7 @@ export function renderHtml(doc: RunDocument): string {
     ['passed', `passed ${s.passed}`],
   ];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Conformance: ${esc(doc.status)} — ${esc(doc.target.embedded ? 'embedded reference target' : (doc.target.baseUrl ?? doc.target.rpcUrl ?? ''))}</title><style>${STYLE}</style></head><body><main>
-<h1>Tokenized stocks conformance <span class="pill" style="background:${color}">${esc(doc.status)}</span></h1>
+<h1>Tokenized stocks conformance <span class="pill" style="background:${color}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
 <div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
 <div class="status" style="border-color:${color}"><div class="line" style="color:${color}">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
 <div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-run-failure"><b>${s.requiredFailed + s.unexpectedPasses}</b>fail the run</div><div class="tile st-advisory"><b>${s.advisoryFailed + s.expectedFailures}</b>advisory / known</div><div class="tile st-inconclusive"><b>${s.inconclusive}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>

@@ -92,7 +92,7 @@ export function renderJunit(doc: RunDocument): string {
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${esc(`${doc.suite.name}: ${doc.status}`)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${secs(doc.durationMs)}">`,
+    `<testsuites name="${esc(`${doc.suite.name}: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${secs(doc.durationMs)}">`,
     ...suites,
     '</testsuites>',
     '',

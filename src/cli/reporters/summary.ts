@@ -12,7 +12,7 @@ export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-
 export function renderSummary(doc: RunDocument): string {
   const s = doc.summary;
   const out = [
-    `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}`,
+    `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
     `**Status: ${statusLine(doc)}** · ${exitWords(doc.exitCode)}`,
     '',
