@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from '../harness/config';
@@ -14,11 +13,9 @@ import { Transcript } from '../harness/transcript';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
-import { renderHtml } from './reporters/html';
-import { renderJson } from './reporters/json';
-import { renderJunit } from './reporters/junit';
-import { renderSummary } from './reporters/summary';
-import { exitCodeOf, SPEC_VERSION, summarize, type RunDocument } from './results';
+import { EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { buildRunDocument, writeReports } from './run-document';
+import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 
 export const EXIT = { ok: 0, failed: 1, config: 2, interrupted: 130 } as const;
 
@@ -40,8 +37,9 @@ function helpText(): string {
     '',
     ...rows,
     '',
-    'exit codes: 0 no required check failed · 1 a required check failed or the target could not be reached',
-    '            2 bad invocation or configuration · 130 interrupted (reports of what was measured are still written)',
+    SUBCOMMAND_HELP,
+    '',
+    EXIT_CODES_HELP,
   ].join('\n');
 }
 
@@ -98,23 +96,10 @@ async function probe(target: Target, cfg: RunConfig, redactor: Redactor): Promis
   return Object.keys(down).length ? down : undefined;
 }
 
-function writeReports(doc: RunDocument, dir: string): string[] {
-  const files: Array<[string, string]> = [
-    ['results.json', renderJson(doc)],
-    ['junit.xml', renderJunit(doc)],
-    ['summary.md', renderSummary(doc)],
-    ['report.html', renderHtml(doc)],
-  ];
-  mkdirSync(dir, { recursive: true });
-  return files.map(([name, body]) => {
-    const file = path.join(dir, name);
-    writeFileSync(file, body);
-    return file;
-  });
-}
-
 /** The whole run; returns the exit code. Never throws for bad input. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const subcommand = subcommandOf(argv);
+  if (subcommand) return subcommand(io);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
   const catalogue = allChecks();
@@ -183,33 +168,32 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       unreachable,
       signal: controller.signal,
     };
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
+    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
     if (expectations) applyExpectations(results, expectations);
-    const finishedAt = new Date();
-    const interrupted = controller.signal.aborted ? String(controller.signal.reason) : undefined;
-    const exitCode = interrupted?.startsWith('interrupted') ? EXIT.interrupted : interrupted ? EXIT.failed : exitCodeOf(results);
-    const doc: RunDocument = redactor.value({
-      suite: { name: pkg.name, version: pkg.version },
-      spec: { version: SPEC_VERSION },
-      target: { baseUrl: target.baseUrl ?? null, rpcUrl: target.rpcUrl ?? null, profile: cfg.profile, embedded: cfg.embedded, ...(cfg.expectationsFile ? { expectations: cfg.expectationsFile } : {}) },
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: finishedAt.getTime() - startedAt.getTime(),
-      summary: summarize(results),
-      exitCode,
-      ...(interrupted ? { interrupted } : {}),
-      checks: results,
-    });
+    const stopReason = controller.signal.aborted ? String(controller.signal.reason) : undefined;
+    const doc = buildRunDocument(
+      {
+        suite: { name: pkg.name, version: pkg.version },
+        cfg,
+        target,
+        startedAt,
+        finishedAt: new Date(),
+        results,
+        ...(stopReason ? { stopped: { by: stopReason.startsWith('interrupted') ? 'signal' : 'deadline', reason: stopReason } } : {}),
+        unreachable,
+      },
+      redactor,
+    );
     let files: string[] = [];
     try {
-      files = writeReports(doc, cfg.reportDir);
+      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify });
     } catch (err) {
       io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${(err as Error).message}\n`);
     }
     reporter.finished(doc, files);
-    return exitCode;
+    return doc.exitCode;
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

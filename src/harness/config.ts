@@ -26,6 +26,8 @@ export interface RunConfig {
   maxSpendWei: bigint;
   expectationsFile?: string;
   blockTimeMs: number;
+  /** Also write certificate.json and badge.svg beside the reports. */
+  certify: boolean;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -63,12 +65,13 @@ export const OPTIONS = [
   ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
   ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
+  ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help'],
   ['version', '', '', 'print the suite version'],
 ] as const;
 
-const BOOLEAN = new Set(['list', 'help', 'version']);
+const BOOLEAN = new Set(['certify', 'list', 'help', 'version']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header']);
 
 function describe(flag: string, env: string): string {
@@ -218,6 +221,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     maxSpendWei,
     expectationsFile: get('expectations'),
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
+    certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

@@ -46,6 +46,8 @@ export interface RunOptions {
   concurrency: number;
   /** Upper bound for one check, whatever it waits for. */
   checkTimeoutMs?: number;
+  /** A check begins (the console's progress line shows what is running). */
+  onStart?(check: Check): void;
   onResult?(result: CheckResult): void;
 }
 
@@ -166,6 +168,7 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   const results = new Array<CheckResult>(checks.length);
   const causes = new Map<number, string>();
   const execute = async (i: number): Promise<void> => {
+    opts.onStart?.(checks[i]);
     const { result, cause } = await runOne(checks[i], env, opts);
     results[i] = result;
     // A blocked check is reported once its root's verdict is known, after the run.

@@ -98,7 +98,7 @@ describe('CLI', () => {
       expect(body).not.toContain(DEV_KEY); // the signer key never appears in output
     }
     expect(r.stdout + r.stderr).not.toContain(DEV_KEY);
-    expect(r.stdout).toMatch(/verdict: no required check failed \(exit 0\)/);
+    expect(r.stdout).toMatch(/status: conformant — full scope \(profile dedicated, embedded reference target\)\nexit 0: conformant\n$/);
   }, 300_000);
 
   it('SIGINT stops the run, keeps what was measured, and exits 130', async () => {

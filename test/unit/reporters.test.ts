@@ -1,12 +1,14 @@
-import { applyExpectations, loadExpectations } from '../../src/cli/expectations';
-import { renderHtml } from '../../src/cli/reporters/html';
-import { renderJunit } from '../../src/cli/reporters/junit';
-import { renderSummary } from '../../src/cli/reporters/summary';
-import { exitCodeOf, summarize, type RunDocument } from '../../src/cli/results';
-import type { CheckResult } from '../../src/harness/runner';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { applyExpectations, loadExpectations } from '../../src/cli/expectations';
+import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
+import { renderHtml } from '../../src/cli/reporters/html';
+import { renderJunit } from '../../src/cli/reporters/junit';
+import { renderSummary } from '../../src/cli/reporters/summary';
+import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import type { CheckResult } from '../../src/harness/runner';
+import { validateRef } from '../../src/harness/schemas';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
@@ -22,29 +24,128 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
   ...over,
 });
 
-function doc(checks: CheckResult[]): RunDocument {
+const FULL: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', signer: true, archive: false };
+
+function doc(checks: CheckResult[], facts: RunFacts = {}, scope: ScopeFacts = FULL): RunDocument {
+  const { status, reasons } = deriveStatus(checks, facts);
   return {
     suite: { name: 's', version: '0' },
     spec: { version: '1.0.0' },
-    target: { baseUrl: null, rpcUrl: 'http://127.0.0.1:1', profile: 'dedicated', embedded: false },
+    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:00:01.000Z',
     durationMs: 1000,
+    status,
+    statusReasons: reasons,
+    scope: deriveScope(checks, scope),
     summary: summarize(checks),
-    exitCode: exitCodeOf(checks),
+    exitCode: exitCodeFor(status, facts),
+    ...facts,
     checks,
   };
 }
 
-describe('verdict arithmetic', () => {
-  it('advisory failures, skips and inconclusive results never fail the run', () => {
-    const checks = [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' }), result('rpc.c', 'skipped'), result('rpc.d', 'inconclusive')];
-    expect(exitCodeOf(checks)).toBe(0);
-    expect(summarize(checks)).toMatchObject({ passed: 1, failed: 1, advisoryFailed: 1, requiredFailed: 0, skipped: 1, inconclusive: 1 });
+/** A writable stream stand-in that records what was written. */
+function sink(isTTY: boolean) {
+  const chunks: string[] = [];
+  return { stream: { isTTY, write: (s: string) => (chunks.push(s), true) }, text: () => chunks.join('') };
+}
+
+describe('run status: derived once, every branch', () => {
+  const expected = (id: string, status: CheckResult['status']) => {
+    const r = result(id, status);
+    applyExpectations([r], { expectations: [{ id, reason: 'known bug' }] });
+    return r;
+  };
+  it.each<[string, CheckResult[], RunFacts, string, number]>([
+    ['every required check judged and passed', [result('rpc.a', 'passed'), result('rpc.b', 'passed')], {}, 'conformant', 0],
+    ['advisory failures and advisory inconclusive results leave it conformant', [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' }), result('rpc.c', 'inconclusive', { level: 'advisory' })], {}, 'conformant', 0],
+    ['skipped checks (nothing to judge, or out of scope) are neutral', [result('rpc.a', 'passed'), result('rpc.b', 'skipped'), result('preconf.c', 'skipped', { outOfScope: 'no --signer-key' })], {}, 'conformant', 0],
+    ['an expected failure is covered', [result('rpc.a', 'passed'), expected('rpc.b', 'failed')], {}, 'conformant', 0],
+    ['a required failure', [result('rpc.a', 'failed'), result('rpc.b', 'passed')], {}, 'non-conformant', 1],
+    ['an expected failure that passes: stale expectations', [expected('rpc.a', 'passed')], {}, 'non-conformant', 1],
+    ['an unreachable target (probe)', [result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }, 'non-conformant', 1],
+    ['an unreachable target named only by blocked checks', [result('rest.a', 'inconclusive', { blockedBy: 'target unreachable: rest' })], {}, 'non-conformant', 1],
+    ['a failure outranks what was not judged', [result('rpc.a', 'failed'), result('rpc.b', 'inconclusive')], {}, 'non-conformant', 1],
+    ['a required check inconclusive (throttled)', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { reason: 'throttled: HTTP 429 three times' })], {}, 'incomplete', 3],
+    ['a required check blocked by an inconclusive prerequisite', [result('rest.list', 'inconclusive', { reason: 'throttled' }), result('rest.b', 'inconclusive', { blockedBy: 'rest.list' })], {}, 'incomplete', 3],
+    ["a check's own error", [result('rpc.a', 'inconclusive', { reason: 'internal error in check (not a verdict): TypeError' })], {}, 'incomplete', 3],
+    ['interrupted by a signal: incomplete, exit 130', [result('rpc.a', 'passed'), result('rpc.b', 'skipped', { reason: 'not run: interrupted by SIGINT' })], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' }, 'incomplete', 130],
+    ['interrupted with a failure: non-conformant, still exit 130', [result('rpc.a', 'failed')], { interrupted: 'interrupted by SIGTERM', stoppedBy: 'signal' }, 'non-conformant', 130],
+    ['the deadline passed: incomplete, exit 1', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { reason: 'stopped: run deadline of 10 ms reached' })], { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' }, 'incomplete', 1],
+  ])('%s', (_what, checks, facts, status, code) => {
+    const d = deriveStatus(checks, facts);
+    expect(d.status).toBe(status);
+    expect(exitCodeFor(d.status, facts)).toBe(code);
+    expect(d.reasons.length > 0).toBe(status !== 'conformant');
   });
 
-  it('a required failure fails the run', () => {
-    expect(exitCodeOf([result('rpc.a', 'failed')])).toBe(1);
+  it('says why in words', () => {
+    const { reasons } = deriveStatus([result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
+    expect(reasons).toEqual(['2 required checks not judged (throttled: 1, blocked by a prerequisite: 1)']);
+  });
+});
+
+describe('scope', () => {
+  const all = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] }), result('rpc.pub', 'skipped', { needs: ['rpc', 'profile:public'] })];
+
+  it('full: both interfaces, a signer, every group; the other profile is named but does not limit it', () => {
+    const s = deriveScope(all, FULL);
+    expect(s).toMatchObject({ full: true, interfaces: ['rest', 'rpc'], signer: true, archive: false, target: 'remote' });
+    expect(s.notJudged).toEqual(['public-profile checks not judged (profile dedicated)']);
+    expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
+  });
+
+  it('a run without a key never says just "conformant"', () => {
+    const s = deriveScope(all, { ...FULL, signer: false });
+    expect(s.full).toBe(false);
+    expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)');
+  });
+
+  it('one URL, --only, --grep, --archive and the runner\'s own reasons', () => {
+    const checks = [...all, result('rest.nav', 'skipped', { needs: ['rest'], outOfScope: 'no --nav-max-age' }), result('rpc.old', 'skipped', { outOfScope: 'no --archive' }), result('rpc.odd', 'skipped', { outOfScope: 'something new' })];
+    const s = deriveScope(checks, { ...FULL, baseUrl: undefined, only: ['rest', 'rpc'], grep: /^r/ });
+    expect(s.interfaces).toEqual(['rpc']);
+    expect(s.groups).toEqual(['rest', 'rpc']);
+    expect(s.notJudged).toEqual([
+      'REST interface not judged (no --base-url)',
+      'cross-interface, pre-confirmation checks not run (--only rest,rpc)',
+      'only checks matching --grep ^r ran',
+      'NAV staleness (advisory) not judged (no --nav-max-age)',
+      "history beyond a full node's retention not judged (no --archive)",
+      '1 check not judged (something new)',
+      'public-profile checks not judged (profile dedicated)',
+    ]);
+  });
+
+  it('every report says in its first line when the target was the embedded reference', () => {
+    const d = doc([result('rpc.a', 'passed')], {}, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined });
+    expect(renderSummary(d).split('\n')[0]).toBe('# ✅ Tokenized stocks conformance: conformant (embedded reference target)');
+    expect(renderJunit(d).split('\n')[1]).toMatch(/^<testsuites name="s: conformant \(embedded reference target\)"/);
+    expect(renderHtml(d)).toMatch(/<title>Conformance: conformant — embedded reference target<\/title>/);
+  });
+
+  it('the embedded target says so', () => {
+    expect(statusLine({ status: 'conformant', scope: deriveScope(all, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined }) })).toBe('conformant — full scope (profile dedicated, embedded reference target)');
+  });
+});
+
+describe('root causes', () => {
+  it('a failure that blocked others is stated once, with what it blocked; unreachable targets are roots', () => {
+    const checks = [
+      result('rest.list.status-200', 'failed', { needs: ['rest'] }),
+      ...['a', 'b', 'c'].map((x) => result(`rest.token.${x}`, 'inconclusive', { needs: ['rest'], blockedBy: 'rest.list.status-200' })),
+      result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }),
+      result('rpc.throttled', 'inconclusive', { reason: 'throttled' }),
+      result('rpc.after', 'inconclusive', { blockedBy: 'rpc.throttled' }),
+    ];
+    const roots = rootCauses(checks, { unreachable: { rpc: 'connect ECONNREFUSED' } });
+    expect(roots.map((r) => [r.id, r.failsRun, r.blocked])).toEqual([
+      ['rest.list.status-200', true, ['rest.token.a', 'rest.token.b', 'rest.token.c']],
+      ['target unreachable: rpc', true, ['rpc.a']],
+      ['rpc.throttled', false, ['rpc.after']],
+    ]);
+    expect(roots[1].reason).toBe('connect ECONNREFUSED');
   });
 });
 
@@ -59,8 +160,8 @@ describe('expectations', () => {
     applyExpectations(checks, exp);
     expect(checks[0].expectation?.outcome).toBe('expected-failure');
     expect(checks[1].expectation?.outcome).toBe('unexpected-pass');
-    expect(exitCodeOf(checks)).toBe(1);
-    expect(exitCodeOf([checks[0]])).toBe(0);
+    expect(deriveStatus(checks, {}).status).toBe('non-conformant');
+    expect(deriveStatus([checks[0]], {}).status).toBe('conformant');
     expect(summarize(checks)).toMatchObject({ expectedFailures: 1, unexpectedPasses: 1, requiredFailed: 0 });
   });
 
@@ -75,36 +176,157 @@ describe('expectations', () => {
   });
 });
 
-describe('reports', () => {
-  const exchange = { request: { method: 'POST', url: 'http://127.0.0.1:1', headers: { 'content-type': 'application/json' }, body: '{"x":1}' }, response: { status: 200, headers: {}, body: '<b>' }, durationMs: 1, curl: "curl -sS -i -X POST 'http://127.0.0.1:1'" };
-  const d = doc([result('rpc.ok', 'passed'), result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }), result('rest.adv', 'failed', { level: 'advisory' }), result('rest.skip', 'skipped')]);
+const exchange = { request: { method: 'POST', url: 'http://127.0.0.1:1', headers: { 'content-type': 'application/json' }, body: '{"x":1}' }, response: { status: 200, headers: {}, body: '<b>' }, durationMs: 1, curl: "curl -sS -i -X POST 'http://127.0.0.1:1'" };
+const failing = doc([
+  result('rpc.ok', 'passed'),
+  result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }),
+  result('rpc.blocked1', 'inconclusive', { blockedBy: 'rpc.bad' }),
+  result('rpc.blocked2', 'inconclusive', { blockedBy: 'rpc.bad' }),
+  result('rest.adv', 'failed', { level: 'advisory', needs: ['rest'], section: '2.1' }),
+  result('rest.skip', 'skipped', { needs: ['rest'], section: '2.1' }),
+  result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], outOfScope: 'no --signer-key' }),
+], {}, { ...FULL, signer: false });
 
-  it('junit: one testcase per check, only run-failing checks as <failure>, no raw control characters', () => {
-    const xml = renderJunit(d);
-    expect(xml.match(/<testcase /g)).toHaveLength(4);
+describe('reports', () => {
+  it('junit: classnames per group, run failures as <failure>, blocked as <skipped> naming the root, properties', () => {
+    const xml = renderJunit(failing);
+    expect(xml.match(/<testcase /g)).toHaveLength(7);
     expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('classname="conformance.rpc"');
+    expect(xml).toContain('classname="conformance.rest"');
+    expect(xml).toContain('<testsuite name="conformance.rpc" tests="4" failures="1" errors="0" skipped="2"');
+    expect(xml).toContain('<skipped message="not judged: blocked by rpc.bad"/>');
+    expect(xml).toContain('blocked 2 check(s): rpc.blocked1, rpc.blocked2');
     expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;&quot;"/>');
+    expect(xml).toContain('<skipped message="out of scope (no --signer-key): why preconf.x');
+    for (const p of ['suite.version" value="0"', 'spec.version" value="1.0.0"', 'status" value="non-conformant"', 'target.rpc" value="https://rpc.example"', 'exitCode" value="1"']) expect(xml).toContain(`<property name="${p}`);
     expect(xml).not.toMatch(/\u0000/);
     expect(xml).toContain('reproduce: curl');
   });
 
-  it('summary.md names the failing check, its section, expected vs actual and the curl line', () => {
-    const md = renderSummary(d);
-    expect(md).toContain('❌ not conformant');
-    expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
-    expect(md).toContain('- expected: `"0x1"`');
-    expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
-    expect(md).toMatch(/^1 passed, 2 failed, 1 skipped$/m);
+  it('junit: a required inconclusive check is an <error> with the reason; an advisory one is skipped', () => {
+    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { reason: 'throttled' }), result('rpc.b', 'inconclusive', { level: 'advisory', reason: 'timing' })]));
+    expect(xml).toContain('<error message="not judged: throttled" type="inconclusive">');
+    expect(xml).toContain('<skipped message="inconclusive (advisory): timing"/>');
+    expect(xml).toContain('errors="1"');
   });
 
-  it('report.html is self-contained and escapes what the target sent', () => {
-    const html = renderHtml(d);
-    expect(html).not.toMatch(/<script|<link|src="http/);
+  it('junit: an unreachable target is one failure of its own', () => {
+    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }), result('rpc.b', 'inconclusive', { blockedBy: 'target unreachable: rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }));
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('<failure message="target unreachable: rpc: ECONNREFUSED" type="unreachable">blocked 2 check(s): rpc.a, rpc.b</failure>');
+  });
+
+  it('summary.md leads with status and scope, then the root cause with what it blocked, expected vs actual and the curl line', () => {
+    const md = renderSummary(failing);
+    expect(md.split('\n')[0]).toBe('# ❌ Tokenized stocks conformance: non-conformant');
+    expect(md).toContain('**Status: non-conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)** · exit 1');
+    expect(md.indexOf('## What fails the run (1)')).toBeLessThan(md.indexOf('## By spec section'));
+    expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
+    expect(md).toContain('- blocked 2 check(s), not judged because of it: `rpc.blocked1`, `rpc.blocked2`');
+    expect(md).toContain('- expected: `"0x1"`');
+    expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
+    expect(md).toContain('| out of scope | no --signer-key | 1: preconf.x |');
+    expect(md).toMatch(/^1 passed, 2 failed, 2 not judged, 2 skipped — status non-conformant, exit 1/m);
+  });
+
+  it('report.html: self-contained, status and scope first, root causes, sections with counts, passed folded, filter and search', () => {
+    const html = renderHtml(failing);
+    expect(html).not.toMatch(/<script[^>]+src|<link|src="http|url\(http/);
     expect(html).toContain('&lt;b&gt;');
     expect(html).not.toContain('<b>why');
-    // What fails the run is listed first, linked to its row.
-    expect(html.indexOf('What fails the run')).toBeLessThan(html.indexOf('<table>'));
-    expect(html).toContain('<a href="#check-rpc.bad">');
-    expect(html).toContain('<tr id="check-rpc.bad">');
+    const at = (s: string) => {
+      const i = html.indexOf(s);
+      if (i < 0) throw new Error(`report.html lacks ${s}`);
+      return i;
+    };
+    expect(at('non-conformant — pre-confirmed state not judged (no --signer-key)')).toBeLessThan(at('What fails the run'));
+    expect(at('What fails the run')).toBeLessThan(at('Checks by spec section'));
+    expect(html).toContain('blocked 2 check(s), not judged because of it');
+    expect(html).toContain('<summary>2.1 Tokenized equity token <span class="counts">');
+    expect(html).toMatch(/<details class="passed-group"><summary>1 passed<\/summary><details class="check" id="check-rpc.ok"/);
+    expect(html).toContain('<details class="check" id="check-rpc.bad" data-id="rpc.bad" data-outcome="run-failure" open>');
+    expect(html).toContain('data-filter="unjudged"');
+    expect(html).toContain('id="search"');
+    expect(html).toContain('Nothing measured in this run');
+  });
+
+  it('every reporter states the same status, scope and exit code', () => {
+    for (const d of [failing, doc([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive')]), doc([result('rpc.a', 'passed')], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' })]) {
+      const line = statusLine(d);
+      const words = { 0: 'exit 0: conformant', 1: 'exit 1', 3: 'exit 3: incomplete', 130: 'exit 130: interrupted' }[d.exitCode as 0 | 1 | 3 | 130];
+      const out = sink(false);
+      new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+      const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+      for (const [name, text] of [
+        ['console', out.text()],
+        ['summary.md', renderSummary(d)],
+        ['report.html', renderHtml(d)],
+        ['junit.xml', renderJunit(d)],
+      ]) {
+        const plain = name === 'junit.xml' || name === 'report.html' ? esc(line) : line;
+        if (!text.includes(plain)) throw new Error(`${name} does not state "${line}"`);
+        if (!text.includes(name === 'junit.xml' || name === 'report.html' ? esc(words) : words)) throw new Error(`${name} does not state "${words}"`);
+      }
+      // The console's last lines are the status and the exit code.
+      expect(out.text().trimEnd().split('\n').slice(-2)).toEqual([`status: ${line}`, expect.stringContaining(words)]);
+    }
+  });
+});
+
+describe('console', () => {
+  it('colour only on a TTY, never with NO_COLOR', () => {
+    expect(useColor({ isTTY: true }, {})).toBe(true);
+    expect(useColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(useColor({ isTTY: false }, {})).toBe(false);
+    const tty = sink(true);
+    new ConsoleReporter(tty.stream, failing.checks.length, { NO_COLOR: '1', CI: 'true' }).finished(failing, []);
+    expect(tty.text()).not.toMatch(/\u001b\[/);
+    const coloured = sink(true);
+    new ConsoleReporter(coloured.stream, failing.checks.length, { CI: 'true' }).finished(failing, []);
+    expect(coloured.text()).toMatch(/\u001b\[31m/);
+  });
+
+  it('plain lines off a TTY; on a TTY one progress line rewritten in place, failures printed above it', () => {
+    const plain = sink(false);
+    const r = new ConsoleReporter(plain.stream, 2, {});
+    r.result(result('rpc.ok', 'passed'));
+    r.result(result('rpc.bad', 'failed'));
+    expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "\u0000"\n');
+    const tty = sink(true);
+    const t = new ConsoleReporter(tty.stream, 2, { NO_COLOR: '1' });
+    t.started({ ...result('rpc.ok', 'passed'), run: async () => {} });
+    t.result(result('rpc.ok', 'passed'));
+    t.result(result('rpc.bad', 'failed'));
+    t.finished(doc([result('rpc.ok', 'passed'), result('rpc.bad', 'failed')]), []);
+    expect(tty.text()).toContain('\r\u001b[2K[1/2] · 4.5 eth_getTransactionCount · 0 s');
+    expect(tty.text()).toContain('✗ FAIL rpc.bad (4.5) — why rpc.bad');
+    expect(tty.text()).not.toContain('✓ pass rpc.ok');
+  });
+
+  it('ends with a table by section, failures in two or three lines, skipped grouped by reason', () => {
+    const out = sink(false);
+    new ConsoleReporter(out.stream, failing.checks.length, {}).finished(failing, ['r/results.json']);
+    const text = out.text();
+    expect(text).toMatch(/ {2}2\.1 Tokenized equity token +0 +1 +0 +1\n/);
+    expect(text).toMatch(/ {2}total +1 +2 +2 +2\n/);
+    expect(text).toContain('✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "\u0000"\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n');
+    expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
+    expect(text).toContain('skipped (1): why rest.skip');
+    expect(text).toContain('reports: r/results.json');
+  });
+});
+
+describe('schemas/results.json', () => {
+  it('accepts a document with status, scope, blocked and out-of-scope checks, and the run facts', () => {
+    const d = doc([result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }), result('preconf.b', 'skipped', { outOfScope: 'no --signer-key' })], { unreachable: { rpc: 'ECONNREFUSED' }, interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' });
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
+  });
+
+  it('rejects a document without a status or with one it does not know', () => {
+    const { status: _status, ...without } = failing;
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(without))).valid).toBe(false);
+    expect(validateRef('results.json', { ...JSON.parse(JSON.stringify(failing)), status: 'mostly-fine' }).valid).toBe(false);
+    expect(validateRef('results.json', { ...JSON.parse(JSON.stringify(failing)), scope: { ...failing.scope, full: 'yes' } }).valid).toBe(false);
   });
 });

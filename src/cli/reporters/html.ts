@@ -1,52 +1,185 @@
-import { type RunDocument, isRunFailure } from '../results';
-import { exchangeText, json, verdictOf } from './shared';
+import type { CheckResult } from '../../harness/runner';
+import { exitWords, factsOf, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { latencySvg, timelineSvg } from './charts';
+import { latencyOf, timelinesOf } from './metrics';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, rootReason, skippedByReason } from './shared';
 
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = escapeHtml;
+
+export const STATUS_COLORS: Record<RunStatus, string> = { conformant: '#1a7f37', 'non-conformant': '#cf222e', incomplete: '#bc4c00' };
+
+/** Shared by report.html and compare.html. */
+export const BASE_STYLE = `
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 60px;background:#fff;min-height:100vh}
+h1{font-size:1.45rem;margin:0 0 6px}h2{font-size:1.1rem;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid #d8dee4}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8fa;border:1px solid #eaeef2;border-radius:6px;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,monospace;max-height:420px}
+.pill{display:inline-block;color:#fff;border-radius:14px;padding:2px 12px;font-weight:600;font-size:.95rem;vertical-align:middle}
+.muted{color:#57606a}.small{font-size:12px}
+.st-passed{color:#1a7f37}.st-run-failure{color:#cf222e;font-weight:600}.st-advisory,.st-expected{color:#9a6700}.st-inconclusive,.st-blocked{color:#8250df}.st-skipped,.st-out-of-scope{color:#57606a}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top}th{font-weight:600;background:#f6f8fa}`;
+
+const STYLE = `${BASE_STYLE}
+.status{border-left:6px solid;padding:10px 16px;margin:14px 0;background:#f6f8fa;border-radius:4px}
+.status .line{font-size:1.05rem;font-weight:600}.why{margin:6px 0 0 18px;padding:0}
+.tiles{display:flex;gap:10px;margin:12px 0;flex-wrap:wrap}.tile{border:1px solid #d8dee4;border-radius:6px;padding:6px 14px;min-width:110px}.tile b{font-size:1.3rem;display:block}
+.scope{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}.scope dt{color:#57606a}.scope dd{margin:0}
+.root{border:1px solid #ffcecb;background:#fff8f7;border-radius:6px;padding:8px 12px;margin:8px 0}.root.soft{border-color:#d8b9ff;background:#fbf7ff}
+.toolbar{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid #d8dee4;display:flex;gap:6px;align-items:center;flex-wrap:wrap;z-index:2}
+.toolbar button{border:1px solid #d0d7de;background:#f6f8fa;border-radius:6px;padding:3px 10px;cursor:pointer;font:inherit}.toolbar button.on{background:#0969da;color:#fff;border-color:#0969da}
+.toolbar input{border:1px solid #d0d7de;border-radius:6px;padding:4px 8px;font:inherit;min-width:320px;margin-left:auto}
+details.section{border:1px solid #d8dee4;border-radius:6px;margin:10px 0}details.section>summary{padding:8px 12px;cursor:pointer;background:#f6f8fa;border-radius:6px;font-weight:600}
+.counts{font-weight:400;font-size:13px;margin-left:8px}.counts span{margin-right:10px}
+.check{padding:6px 12px;border-top:1px solid #eaeef2}.check>summary{cursor:pointer}
+.check .id{font-weight:600}.tag{font-size:11px;border:1px solid #d0d7de;border-radius:8px;padding:0 6px;margin-left:6px;color:#57606a}
+.detail{margin:6px 0 4px 4px}.detail div{margin:2px 0}
+details.passed-group{margin:0;padding:4px 12px;border-top:1px solid #eaeef2}details.passed-group>summary{cursor:pointer;color:#1a7f37}
+.chart{max-width:100%;height:auto;border:1px solid #eaeef2;border-radius:6px;background:#fff}
+[hidden]{display:none!important}`;
+
+/** Filter by status and search by id; the page works (everything shown) without it. */
+const SCRIPT = `
+(function(){
+  var filter='all', query='';
+  var checks=[].slice.call(document.querySelectorAll('[data-outcome]'));
+  function apply(){
+    checks.forEach(function(el){
+      var o=el.getAttribute('data-outcome'), id=el.getAttribute('data-id');
+      var byStatus = filter==='all' || (filter==='failing' ? (o==='run-failure') : filter==='warn' ? (o==='advisory'||o==='expected') : filter==='unjudged' ? (o==='inconclusive'||o==='blocked') : filter==='skipped' ? (o==='skipped'||o==='out-of-scope') : o===filter);
+      el.hidden = !(byStatus && (!query || id.indexOf(query)>=0));
+    });
+    [].forEach.call(document.querySelectorAll('details.passed-group'),function(g){
+      var shown=g.querySelectorAll('[data-outcome]:not([hidden])').length;
+      g.hidden = shown===0; if(query||filter==='passed') g.open = shown>0;
+    });
+    [].forEach.call(document.querySelectorAll('details.section'),function(s){
+      s.hidden = s.querySelectorAll('[data-outcome]:not([hidden])').length===0;
+    });
+  }
+  [].forEach.call(document.querySelectorAll('.toolbar button'),function(b){
+    b.addEventListener('click',function(){
+      filter=b.getAttribute('data-filter');
+      [].forEach.call(document.querySelectorAll('.toolbar button'),function(x){x.classList.toggle('on',x===b)});
+      apply();
+    });
+  });
+  var box=document.getElementById('search');
+  box.addEventListener('input',function(){query=box.value.trim();apply();});
+  // A link can carry a view: report.html#filter=failing or #q=rpc.getCode
+  var f=/[#&]filter=([a-z-]+)/.exec(location.hash), q=/[#&]q=([^&]+)/.exec(location.hash);
+  if(f){filter=f[1];[].forEach.call(document.querySelectorAll('.toolbar button'),function(x){x.classList.toggle('on',x.getAttribute('data-filter')===filter)});}
+  if(q){query=decodeURIComponent(q[1]);box.value=query;}
+  if(f||q)apply();
+})();`;
+
+function checkDetail(c: CheckResult): string {
+  const d: string[] = [];
+  if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
+  if (c.failedSection && c.failedSection !== c.section) d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
+  if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
+  if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
+  if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
+  if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope)}</div>`);
+  if (c.expectation) d.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
+  for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
+  if (c.metrics) d.push(`<details><summary class="small">metrics</summary><pre>${esc(json(c.metrics))}</pre></details>`);
+  for (const e of c.exchanges) d.push(`<details><summary class="small"><code>${esc(`${e.request.method} ${e.request.url} → ${e.response ? `HTTP ${e.response.status}` : e.error}`)}</code></summary><pre>${esc(exchangeText(e))}</pre></details>`);
+  if (c.exchangeCount > c.exchanges.length) d.push(`<div class="muted small">${c.exchangeCount} exchange(s); kept only for checks that did not pass</div>`);
+  return d.join('');
 }
 
-const STYLE = `
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;max-width:1200px}
-h1{font-size:1.4rem}h2{font-size:1.1rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
-.passed{color:#1a7f37}.failed{color:#cf222e;font-weight:600}.advisory,.expected{color:#9a6700}.skipped,.inconclusive{color:#57606a}
-pre{background:#f6f8fa;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
-details{margin:4px 0}code{font-size:12px}.tag{font-size:11px;border:1px solid #d0d7de;border-radius:8px;padding:0 6px}`;
-
-function cls(c: RunDocument['checks'][number]): string {
-  if (c.expectation?.outcome === 'expected-failure') return 'expected';
-  if (isRunFailure(c)) return 'failed';
-  if (c.status === 'failed') return 'advisory';
-  return c.status;
+function checkRow(c: CheckResult): string {
+  const o = outcomeOf(c);
+  const body = checkDetail(c);
+  const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>`;
+  const open = o === 'run-failure' ? ' open' : '';
+  return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
 }
 
-/** A self-contained page: no scripts, no external assets. */
+function charts(doc: RunDocument): string {
+  const latency = latencyOf(doc.checks);
+  const timelines = timelinesOf(doc.checks);
+  if (!latency && timelines.length === 0) {
+    const why = !doc.scope.groups.includes('preconf') ? 'the pre-confirmation group did not run' : !doc.scope.signer ? 'no signer was given (--signer-key)' : 'no check recorded a measurement';
+    return `<h2>Pre-confirmation timing</h2><p class="muted">Nothing measured in this run: ${esc(why)}.</p>`;
+  }
+  const out = ['<h2>Pre-confirmation timing</h2>'];
+  for (const { id, timeline } of timelines) {
+    out.push(`<p class="muted small">Timeline recorded by <code>${esc(id)}</code>: each row is one transaction looked for in one "pending" view, from eth_sendRawTransaction (0 ms) to the first answer that showed it; ◆ marks the seal.</p>`, timelineSvg(timeline));
+  }
+  if (timelines.length === 0) out.push('<p class="muted small">No per-transaction timeline recorded in this run (a check records one as <code>metrics.timeline</code>); the distribution below is drawn from the percentiles measured.</p>');
+  if (latency) {
+    out.push(`<p class="muted small">Latency send → visible at "pending" (${esc(latency.source)}): p50 <b>${latency.p50} ms</b>, p95 <b>${latency.p95} ms</b>, max ${latency.max} ms over ${latency.n}. Bars span p50–p95, the thin line min–max.</p>`, latencySvg(latency));
+  }
+  return out.join('\n');
+}
+
+/** One self-contained page: status and scope first, root causes, charts, then checks by spec section. */
 export function renderHtml(doc: RunDocument): string {
   const s = doc.summary;
-  const rows = doc.checks
-    .map((c) => {
-      const detail: string[] = [];
-      if (c.reason) detail.push(`<div>${esc(c.reason)}</div>`);
-      if (c.expected !== undefined) detail.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
-      if (c.actual !== undefined) detail.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
-      if (c.expectation) detail.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
-      for (const n of c.notes ?? []) detail.push(`<div>note: ${esc(n)}</div>`);
-      if (c.metrics) detail.push(`<pre>${esc(json(c.metrics))}</pre>`);
-      for (const e of c.exchanges) detail.push(`<details><summary>${esc(`${e.request.method} ${e.request.url} → ${e.response ? `HTTP ${e.response.status}` : e.error}`)}</summary><pre>${esc(exchangeText(e))}</pre></details>`);
-      return `<tr id="check-${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${esc(c.failedSection ?? c.section)}</td><td><span class="tag">${c.level}</span></td><td class="${cls(c)}">${esc(verdictOf(c))}</td><td>${detail.join('')}</td><td>${c.durationMs}</td></tr>`;
+  const color = STATUS_COLORS[doc.status];
+  const roots = rootCauses(doc.checks, factsOf(doc));
+  const rootHtml = roots.length
+    ? `<h2>${roots.some((r) => r.failsRun) ? 'What fails the run' : 'What kept checks from being judged'}</h2>` +
+      roots
+        .map((r) => {
+          const c = r.result;
+          const head = c ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(c.failedSection ?? c.section)})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}` : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
+          const eva = c && (c.expected !== undefined || c.actual !== undefined) ? `<div class="small">expected <code>${esc(JSON.stringify(c.expected) ?? '—')}</code>, actual <code>${esc((JSON.stringify(c.actual) ?? '—').slice(0, 300))}</code></div>` : '';
+          const blocked = r.blocked.length ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>` : '';
+          return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${eva}${blocked}</div>`;
+        })
+        .join('\n')
+    : '';
+  const unjudged = doc.checks.filter((c) => outcomeOf(c) === 'inconclusive');
+  const unjudgedHtml = unjudged.length
+    ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${c.level}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
+    : '';
+  const skipped = skippedByReason(doc.checks);
+  const skippedHtml = skipped.length ? `<h2>Skipped and out of scope</h2><ul>${skipped.map((g) => `<li>${g.outOfScope ? '<b>out of scope</b>' : 'skipped'}: ${esc(g.reason)} — ${g.ids.length} check(s): ${g.ids.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</li>`).join('')}</ul>` : '';
+
+  const sections = bySection(doc.checks)
+    .map((g) => {
+      const shown = g.checks.filter((c) => c.status !== 'passed' || c.expectation);
+      const passed = g.checks.filter((c) => c.status === 'passed' && !c.expectation);
+      const counts = `<span class="counts"><span class="st-passed">${g.passed} passed</span>${g.failed ? `<span class="st-run-failure">${g.failed} failed</span>` : ''}${g.inconclusive ? `<span class="st-inconclusive">${g.inconclusive} not judged</span>` : ''}${g.skipped ? `<span class="st-skipped">${g.skipped} skipped</span>` : ''}</span>`;
+      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map(checkRow).join('\n')}</details>` : '';
+      return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map(checkRow).join('\n')}${folded}</details>`;
     })
     .join('\n');
-  // A person opens the report to see what failed: those come first, linked to their rows.
-  const failing = doc.checks.filter(isRunFailure);
-  const failures = failing.length
-    ? `<h2 class="failed">What fails the run</h2><ul>${failing.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> (spec ${esc(c.failedSection ?? c.section)}): ${esc(c.reason)}</li>`).join('')}</ul>`
-    : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance report — ${doc.exitCode === 0 ? 'conformant' : 'not conformant'}</title><style>${STYLE}</style></head><body>
-<h1>Tokenized stocks conformance: ${doc.exitCode === 0 ? '<span class="passed">no required check failed</span>' : '<span class="failed">a required check failed</span>'}</h1>
-<p>Spec ${esc(doc.spec.version)} · suite ${esc(doc.suite.name)} ${esc(doc.suite.version)} · profile <code>${doc.target.profile}</code> · REST <code>${esc(doc.target.baseUrl ?? '—')}</code> · JSON-RPC <code>${esc(doc.target.rpcUrl ?? '—')}</code> · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</p>
-<p><b>${s.passed}</b> passed · <b>${s.requiredFailed}</b> required failed · ${s.advisoryFailed} advisory failed · ${s.expectedFailures} expected failures · ${s.unexpectedPasses} unexpected passes · ${s.inconclusive} inconclusive · ${s.skipped} skipped · ${s.total} total</p>
-${failures}
-<table><thead><tr><th>check</th><th>section</th><th>level</th><th>verdict</th><th>details</th><th>ms</th></tr></thead><tbody>
-${rows}
-</tbody></table></body></html>
+
+  const sc = doc.scope;
+  const scope = `<dl class="scope">
+<dt>target</dt><dd>${doc.target.embedded ? '<b>embedded reference target</b> (started by the suite on loopback) — ' : ''}REST <code>${esc(doc.target.baseUrl ?? '—')}</code> · JSON-RPC <code>${esc(doc.target.rpcUrl ?? '—')}</code></dd>
+<dt>groups run</dt><dd>${esc(sc.groups.join(', '))}${sc.grep !== undefined ? ` (only ids matching <code>${esc(sc.grep)}</code>)` : ''}</dd>
+<dt>interfaces judged</dt><dd>${esc(sc.interfaces.join(', ') || 'none')}</dd>
+<dt>profile</dt><dd><code>${sc.profile}</code></dd>
+<dt>signer</dt><dd>${sc.signer ? 'given: the pre-confirmed state was judged by sending transactions' : 'not given: the pre-confirmed state was not judged by sending transactions'}</dd>
+<dt>history</dt><dd>${sc.archive ? 'required (--archive)' : 'not required (a full node may prune old state)'}</dd>
+<dt>not judged</dt><dd>${sc.notJudged.length ? sc.notJudged.map(esc).join('<br>') : 'nothing left out'}</dd>
+</dl>`;
+
+  const filters = [
+    ['all', `all ${s.total}`],
+    ['failing', `fails the run ${doc.checks.filter((c) => outcomeOf(c) === 'run-failure').length}`],
+    ['warn', `advisory/known ${doc.checks.filter((c) => ['advisory', 'expected'].includes(outcomeOf(c))).length}`],
+    ['unjudged', `not judged ${s.inconclusive}`],
+    ['skipped', `skipped ${s.skipped}`],
+    ['passed', `passed ${s.passed}`],
+  ];
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Conformance: ${esc(doc.status)} — ${esc(doc.target.embedded ? 'embedded reference target' : (doc.target.baseUrl ?? doc.target.rpcUrl ?? ''))}</title><style>${STYLE}</style></head><body><main>
+<h1>Tokenized stocks conformance <span class="pill" style="background:${color}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
+<div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
+<div class="status" style="border-color:${color}"><div class="line" style="color:${color}">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
+<div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-run-failure"><b>${s.requiredFailed + s.unexpectedPasses}</b>fail the run</div><div class="tile st-advisory"><b>${s.advisoryFailed + s.expectedFailures}</b>advisory / known</div><div class="tile st-inconclusive"><b>${s.inconclusive}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
+${scope}
+${rootHtml}
+${unjudgedHtml}
+${charts(doc)}
+${skippedHtml}
+<h2>Checks by spec section</h2>
+<div class="toolbar">${filters.map(([f, label], i) => `<button type="button" data-filter="${f}"${i === 0 ? ' class="on"' : ''}>${esc(label)}</button>`).join('')}<input id="search" type="search" placeholder="search by check id, e.g. rpc.getCode" aria-label="search by check id"></div>
+${sections}
+</main><script>${SCRIPT}</script></body></html>
 `;
 }

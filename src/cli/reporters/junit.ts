@@ -1,6 +1,7 @@
 import { groupOf } from '../../harness/check';
-import { type RunDocument, isRunFailure } from '../results';
-import { exchangeText, failureText, verdictOf } from './shared';
+import type { CheckResult } from '../../harness/runner';
+import { exitWords, factsOf, rootCauses, scopeWords, statusLine, type RunDocument } from '../results';
+import { exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
 
 function esc(s: string): string {
   // XML 1.0 forbids most control characters even when escaped; drop them.
@@ -12,28 +13,88 @@ function esc(s: string): string {
     .replace(/"/g, '&quot;');
 }
 
-/** One testcase per check; only failures that fail the run are <failure>, so CI agrees with the exit code. */
+const secs = (ms: number) => (ms / 1000).toFixed(3);
+
+/**
+ * How a check shows in a JUnit viewer, so CI agrees with the exit code: failures that fail the run
+ * are <failure>; required checks not judged on their own account are <error> (they make the run
+ * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
+ * cause is one red line; advisory results and skipped checks never turn a viewer red.
+ */
+function caseBody(c: CheckResult, blocked: Map<string, string[]>): string | undefined {
+  const details = () => [failureText(c), ...c.exchanges.map(exchangeText)].join('\n\n');
+  const kind = outcomeOf(c);
+  const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
+  if (kind === 'run-failure') return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
+  if (kind === 'inconclusive' && c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
+  if (kind === 'inconclusive') return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
+  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${c.blockedBy}`)}"/>`;
+  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope})` : 'skipped'}: ${c.reason}`)}"/>`;
+  if (kind === 'advisory' || kind === 'expected') return `<system-out>${esc(`${verdictOf(c)}\n${details()}`)}</system-out>`;
+  return undefined;
+}
+
+/** One testsuite per group (classname `conformance.<group>`), the run's status and scope as properties. */
 export function renderJunit(doc: RunDocument): string {
-  const groups = new Map<string, RunDocument['checks']>();
+  const groups = new Map<string, CheckResult[]>();
   for (const c of doc.checks) groups.set(groupOf(c.id), [...(groups.get(groupOf(c.id)) ?? []), c]);
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const failures = doc.checks.filter(isRunFailure).length;
-  const skipped = doc.checks.filter((c) => c.status === 'skipped' || c.status === 'inconclusive').length;
-  out.push(`<testsuites name="${esc(doc.suite.name)}" tests="${doc.checks.length}" failures="${failures}" skipped="${skipped}" time="${(doc.durationMs / 1000).toFixed(3)}">`);
-  for (const [group, checks] of groups) {
-    const f = checks.filter(isRunFailure).length;
-    const s = checks.filter((c) => c.status === 'skipped' || c.status === 'inconclusive').length;
-    out.push(`  <testsuite name="${esc(group)}" tests="${checks.length}" failures="${f}" skipped="${s}" time="${(checks.reduce((t, c) => t + c.durationMs, 0) / 1000).toFixed(3)}">`);
-    for (const c of checks) {
-      out.push(`    <testcase classname="${esc(`${group} (spec ${c.section})`)}" name="${esc(`${c.id}: ${c.title}`)}" time="${(c.durationMs / 1000).toFixed(3)}">`);
-      const details = [failureText(c), ...c.exchanges.map(exchangeText)].join('\n\n');
-      if (isRunFailure(c)) out.push(`      <failure message="${esc(`[${c.failedSection ?? c.section}] ${c.reason}`)}" type="${esc(verdictOf(c))}">${esc(details)}</failure>`);
-      else if (c.status === 'skipped' || c.status === 'inconclusive') out.push(`      <skipped message="${esc(`${c.status}: ${c.reason}`)}"/>`);
-      else if (c.status === 'failed') out.push(`      <system-out>${esc(`${verdictOf(c)}\n${details}`)}</system-out>`);
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
+  const roots = rootCauses(doc.checks, factsOf(doc));
+  const blocked = new Map(roots.map((r) => [r.id, r.blocked]));
+  const properties = [
+    ['suite.name', doc.suite.name],
+    ['suite.version', doc.suite.version],
+    ['spec.version', doc.spec.version],
+    ['target', doc.target.embedded ? 'embedded reference target' : 'remote target'],
+    ['target.rest', doc.target.baseUrl ?? '—'],
+    ['target.rpc', doc.target.rpcUrl ?? '—'],
+    ['profile', doc.target.profile],
+    ['status', doc.status],
+    ['status.line', statusLine(doc)],
+    ['status.reasons', doc.statusReasons.join('; ') || '—'],
+    ['scope', scopeWords(doc.scope)],
+    ['scope.notJudged', doc.scope.notJudged.join('; ') || '—'],
+    ['exitCode', String(doc.exitCode)],
+    ['exit', exitWords(doc.exitCode)],
+  ];
+  const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
+
+  const count = (cs: CheckResult[]) => {
+    const bodies = cs.map((c) => caseBody(c, blocked) ?? '');
+    return { bodies, failures: bodies.filter((b) => b.startsWith('<failure')).length, errors: bodies.filter((b) => b.startsWith('<error')).length, skipped: bodies.filter((b) => b.startsWith('<skipped')).length };
+  };
+  // An unreachable interface is one failure of its own (its checks show as blocked by it).
+  const unreachable = roots.filter((r) => !r.result && r.failsRun);
+  for (const r of unreachable) {
+    const iface = r.id.replace('target unreachable: ', '');
+    if (!groups.has(iface)) groups.set(iface, []);
   }
-  out.push('</testsuites>');
-  return out.join('\n') + '\n';
+
+  const suites: string[] = [];
+  let totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  for (const [group, checks] of groups) {
+    const { bodies, failures, errors, skipped } = count(checks);
+    const down = unreachable.filter((r) => r.id === `target unreachable: ${group}`);
+    const tests = checks.length + down.length;
+    totals = { tests: totals.tests + tests, failures: totals.failures + failures + down.length, errors: totals.errors + errors, skipped: totals.skipped + skipped };
+    suites.push(`  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`);
+    suites.push(...props);
+    for (const r of down) {
+      suites.push(`    <testcase classname="conformance.${esc(group)}" name="${esc(`${r.id}: the target answers`)}" time="0.000">`);
+      suites.push(`      <failure message="${esc(`${r.id}${r.reason ? `: ${r.reason}` : ''}`)}" type="unreachable">${esc(`blocked ${r.blocked.length} check(s): ${r.blocked.join(', ')}`)}</failure>`, '    </testcase>');
+    }
+    checks.forEach((c, i) => {
+      suites.push(`    <testcase classname="conformance.${esc(group)}" name="${esc(`${c.id}: ${c.title}`)}" time="${secs(c.durationMs)}">`);
+      if (bodies[i]) suites.push(`      ${bodies[i]}`);
+      suites.push('    </testcase>');
+    });
+    suites.push(`    <system-out>${esc(`status: ${statusLine(doc)} (${exitWords(doc.exitCode)})`)}</system-out>`);
+    suites.push('  </testsuite>');
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${esc(`${doc.suite.name}: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${secs(doc.durationMs)}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
 }

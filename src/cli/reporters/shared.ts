@@ -1,11 +1,43 @@
 import type { CheckResult } from '../../harness/runner';
 import type { Exchange } from '../../harness/transcript';
+import { isRunFailure, primarySection } from '../results';
+
+/** How a reader sorts a result: what fails the run first, what was left out last. */
+export type Outcome = 'run-failure' | 'advisory' | 'expected' | 'passed' | 'inconclusive' | 'blocked' | 'skipped' | 'out-of-scope';
+
+export function outcomeOf(r: CheckResult): Outcome {
+  if (isRunFailure(r)) return 'run-failure';
+  if (r.expectation?.outcome === 'expected-failure') return 'expected';
+  if (r.status === 'failed') return 'advisory';
+  if (r.status === 'inconclusive') return r.blockedBy ? 'blocked' : 'inconclusive';
+  if (r.status === 'skipped') return r.outOfScope ? 'out-of-scope' : 'skipped';
+  return 'passed';
+}
+
+/** An outcome in a word or two, as report.html and compare print it. */
+export const OUTCOME_WORDS: Record<Outcome, string> = {
+  'run-failure': 'FAILED',
+  advisory: 'failed (advisory)',
+  expected: 'failed (expected)',
+  passed: 'passed',
+  inconclusive: 'not judged',
+  blocked: 'not judged (blocked)',
+  skipped: 'skipped',
+  'out-of-scope': 'out of scope',
+};
 
 export function verdictOf(r: CheckResult): string {
   if (r.expectation?.outcome === 'expected-failure') return 'failed (expected)';
   if (r.expectation?.outcome === 'unexpected-pass') return 'passed (UNEXPECTED: listed as a known failure)';
   if (r.status === 'failed' && r.level === 'advisory') return 'failed (advisory)';
+  if (r.blockedBy) return `not judged (blocked by ${r.blockedBy})`;
+  if (r.outOfScope) return `skipped (out of scope: ${r.outOfScope})`;
   return r.status;
+}
+
+/** Text made safe inside HTML, SVG or XML text and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function json(v: unknown): string {
@@ -35,4 +67,100 @@ export function failureText(r: CheckResult): string {
   if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);
   if (r.expectation) lines.push(`  expectation: ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ''}`);
   return lines.join('\n');
+}
+
+/** Expected vs actual on one line, cut to fit, or undefined when the check recorded neither. */
+export function expectedVsActual(r: CheckResult, max = 160): string | undefined {
+  if (r.expected === undefined && r.actual === undefined) return undefined;
+  const cut = (v: unknown) => {
+    const s = JSON.stringify(v) ?? String(v);
+    return s.length > max ? `${s.slice(0, max)}…` : s;
+  };
+  return `expected ${cut(r.expected)}, actual ${cut(r.actual)}`;
+}
+
+/** Section titles of spec 1.0.0, so a reader of a section table need not open the spec. */
+const SECTION_TITLES: Record<string, string> = {
+  '1': 'What the service does',
+  '2': 'Resources and their fields',
+  '2.1': 'Tokenized equity token',
+  '2.2': 'List response',
+  '2.3': 'Error status (rpcStatus)',
+  '2.4': 'Receipt object',
+  '2.5': 'Transaction object',
+  '3': 'States and transitions',
+  '4': 'Endpoints',
+  '4.1': 'REST: list tokenized stocks',
+  '4.2': 'JSON-RPC common envelope',
+  '4.3': 'eth_getBlockReceipts',
+  '4.4': 'eth_estimateGas',
+  '4.5': 'eth_getTransactionCount',
+  '4.6': 'eth_getCode',
+  '5': 'Authentication',
+  '6': 'Events',
+  '7': 'Errors',
+  '8': 'Limits',
+  '9': 'Versioning',
+};
+
+export function sectionTitle(section: string): string {
+  return SECTION_TITLES[section] ?? SECTION_TITLES[section.split('.')[0]] ?? '';
+}
+
+/** "4.10" after "4.9": sections compare as numbers, part by part. */
+export function compareSections(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? -1) - (pb[i] ?? -1);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+export interface SectionGroup {
+  section: string;
+  title: string;
+  passed: number;
+  failed: number;
+  inconclusive: number;
+  skipped: number;
+  checks: CheckResult[];
+}
+
+/** Checks grouped by their primary spec section, in the spec's order, with counts. */
+export function bySection(checks: CheckResult[]): SectionGroup[] {
+  const groups = new Map<string, SectionGroup>();
+  for (const c of checks) {
+    const s = primarySection(c);
+    let g = groups.get(s);
+    if (!g) groups.set(s, (g = { section: s, title: sectionTitle(s), passed: 0, failed: 0, inconclusive: 0, skipped: 0, checks: [] }));
+    g[c.status] += 1;
+    g.checks.push(c);
+  }
+  return [...groups.values()].sort((a, b) => compareSections(a.section, b.section));
+}
+
+/** Skipped checks grouped by reason: out-of-scope ones (the user's choice) apart from nothing-to-judge ones. */
+export function skippedByReason(checks: CheckResult[]): Array<{ reason: string; outOfScope: boolean; ids: string[] }> {
+  const groups = new Map<string, { reason: string; outOfScope: boolean; ids: string[] }>();
+  for (const c of checks) {
+    if (c.status !== 'skipped') continue;
+    const reason = c.outOfScope ?? c.reason.split('\n')[0];
+    const key = `${c.outOfScope ? 'o' : 's'}:${reason}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { reason, outOfScope: !!c.outOfScope, ids: [] }));
+    g.ids.push(c.id);
+  }
+  return [...groups.values()].sort((a, b) => Number(b.outOfScope) - Number(a.outOfScope) || b.ids.length - a.ids.length);
+}
+
+/** A list of ids cut to `max`, with how many more. */
+export function idList(ids: string[], max = 6): string {
+  return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max} more)`;
+}
+
+/** Why a run-failing check fails the run, in words (an unexpected pass has no failure reason of its own). */
+export function rootReason(r: CheckResult): string {
+  return r.expectation?.outcome === 'unexpected-pass' ? `passes, but the expectations file lists it as a known failure (${r.expectation.reason}): the file is stale` : r.reason;
 }

@@ -1,49 +1,74 @@
-import { type RunDocument, isRunFailure } from '../results';
-import { exchangeText, json, verdictOf } from './shared';
+import { exitWords, factsOf, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { latencyOf } from './metrics';
+import { bySection, exchangeText, idList, outcomeOf, rootReason, skippedByReason, verdictOf } from './shared';
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-/** Markdown for a CI step summary or a PR comment. */
+export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-conformant': '❌', incomplete: '⚠️' };
+
+/** Markdown for a CI step summary or a PR comment: status and scope, root causes, then the rest. */
 export function renderSummary(doc: RunDocument): string {
   const s = doc.summary;
-  const head = doc.exitCode === 0 ? '✅ conformant: no required check failed' : '❌ not conformant: a required check failed';
   const out = [
-    `# Tokenized stocks conformance — ${head}`,
+    `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
-    `Spec ${doc.spec.version} · suite ${doc.suite.version} · profile \`${doc.target.profile}\` · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${doc.interrupted}**` : ''}`,
-    '',
-    `| target | URL |`,
-    `|---|---|`,
-    `| REST (base_url) | ${doc.target.baseUrl ?? '—'} |`,
-    `| JSON-RPC (rpc_url) | ${doc.target.rpcUrl ?? '—'} |`,
-    '',
-    `| passed | failed (required) | failed (advisory) | expected failures | unexpected passes | inconclusive | skipped | total |`,
-    `|---|---|---|---|---|---|---|---|`,
-    `| ${s.passed} | ${s.requiredFailed} | ${s.advisoryFailed} | ${s.expectedFailures} | ${s.unexpectedPasses} | ${s.inconclusive} | ${s.skipped} | ${s.total} |`,
+    `**Status: ${statusLine(doc)}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
-  const notable = doc.checks.filter((c) => c.status !== 'passed' || c.expectation);
-  if (notable.length) {
-    out.push('## Checks that did not simply pass', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
-    for (const c of notable) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${verdictOf(c)} | ${cell(c.reason || c.expectation?.reason || '')} |`);
+  if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${r}`), '');
+  out.push(
+    `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST \`${doc.target.baseUrl ?? '—'}\` · JSON-RPC \`${doc.target.rpcUrl ?? '—'}\` · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${doc.interrupted}**` : ''}`,
+    '',
+    `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · signer ${doc.scope.signer ? 'given (pre-confirmed state judged)' : 'not given'} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
+    '',
+  );
+  if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${l}`), '');
+
+  const allRoots = rootCauses(doc.checks, factsOf(doc));
+  const roots = allRoots.filter((r) => r.failsRun);
+  if (roots.length) {
+    out.push(`## What fails the run (${roots.length})`, '');
+    for (const root of roots) {
+      const c = root.result;
+      out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
+      if (c) out.push(c.title, '', `**${cell(rootReason(c))}**`, '');
+      else if (root.reason) out.push(`**${cell(root.reason)}**`, '');
+      if (c?.expected !== undefined) out.push(`- expected: \`${cell(JSON.stringify(c.expected) ?? '')}\``);
+      if (c?.actual !== undefined) out.push(`- actual: \`${cell((JSON.stringify(c.actual) ?? '').slice(0, 300))}\``);
+      if (root.blocked.length) out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
+      for (const e of c?.exchanges.slice(-3) ?? []) out.push('', '```', exchangeText(e).slice(0, 4000), '```');
+      out.push('');
+    }
+  }
+
+  out.push('## By spec section', '', '| section | passed | failed | not judged | skipped |', '|---|---|---|---|---|');
+  for (const g of bySection(doc.checks)) out.push(`| ${g.section} ${g.title} | ${g.passed} | ${g.failed} | ${g.inconclusive} | ${g.skipped} |`);
+  out.push(`| **total** | **${s.passed}** | **${s.failed}** | **${s.inconclusive}** | **${s.skipped}** |`, '');
+
+  const other = doc.checks.filter((c) => ['advisory', 'expected', 'inconclusive'].includes(outcomeOf(c)));
+  if (other.length) {
+    out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
+    for (const c of other) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${verdictOf(c)} | ${cell(c.reason || c.expectation?.reason || '')} |`);
     out.push('');
   }
-  const failing = doc.checks.filter(isRunFailure);
-  for (const c of failing) {
-    out.push(`### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})`, '', c.title, '', `**${c.reason}**`, '');
-    if (c.expected !== undefined) out.push(`- expected: \`${cell(JSON.stringify(c.expected) ?? '')}\``);
-    if (c.actual !== undefined) out.push(`- actual: \`${cell((JSON.stringify(c.actual) ?? '').slice(0, 300))}\``);
-    for (const e of c.exchanges.slice(-3)) out.push('', '```', exchangeText(e).slice(0, 4000), '```');
+  for (const root of allRoots.filter((r) => !r.failsRun)) out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
+
+  const skipped = skippedByReason(doc.checks);
+  if (skipped.length) {
+    out.push('## Skipped and out of scope, by reason', '', '| | reason | checks |', '|---|---|---|');
+    for (const g of skipped) out.push(`| ${g.outOfScope ? 'out of scope' : 'skipped'} | ${cell(g.reason)} | ${g.ids.length}: ${cell(idList(g.ids, 8))} |`);
     out.push('');
   }
-  const measured = doc.checks.filter((c) => c.metrics);
-  if (measured.length) {
-    out.push('## Measurements', '');
-    for (const c of measured) out.push(`- \`${c.id}\`: \`${cell(json(c.metrics).replace(/\s+/g, ' '))}\``);
-    out.push('');
+
+  const latency = latencyOf(doc.checks);
+  if (latency) {
+    out.push('## Pre-confirmation latency (send → visible at "pending")', '', '| method | n | p50 ms | p95 ms | max ms |', '|---|---|---|---|---|');
+    for (const m of latency.byMethod) out.push(`| ${m.method} | ${m.stats.n} | ${m.stats.p50} | ${m.stats.p95} | ${m.stats.max} |`);
+    out.push(`| all | ${latency.n} | ${latency.p50} | ${latency.p95} | ${latency.max} |`, '');
   }
-  out.push(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`, '');
+
+  out.push(`${s.passed} passed, ${s.failed} failed, ${s.inconclusive} not judged, ${s.skipped} skipped — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
   return out.join('\n');
 }

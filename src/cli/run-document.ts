@@ -1,0 +1,88 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RunConfig } from '../harness/config';
+import type { Redactor } from '../harness/redact';
+import type { CheckResult } from '../harness/runner';
+import { renderBadge, buildCertificate } from './certify';
+import { renderHtml } from './reporters/html';
+import { renderJson } from './reporters/json';
+import { renderJunit } from './reporters/junit';
+import { renderSummary } from './reporters/summary';
+import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
+
+export interface RunRecord {
+  suite: { name: string; version: string };
+  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean };
+  target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
+  startedAt: Date;
+  finishedAt: Date;
+  results: CheckResult[];
+  /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
+  stopped?: { by: 'signal' | 'deadline'; reason: string };
+  unreachable?: RunFacts['unreachable'];
+}
+
+/** Assemble results.json: the status and scope are derived here, once, from the results and the run facts. */
+export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocument {
+  const facts: RunFacts = {
+    ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
+    ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
+  };
+  const { status, reasons } = deriveStatus(run.results, facts);
+  const scope = deriveScope(run.results, {
+    only: run.cfg.only,
+    grep: run.cfg.grep,
+    profile: run.cfg.profile,
+    embedded: run.cfg.embedded,
+    baseUrl: run.target.baseUrl,
+    rpcUrl: run.target.rpcUrl,
+    signer: !!run.target.signerKey,
+    // Set by --archive once the configuration has it; absent means history is not required.
+    archive: run.cfg.archive === true,
+  });
+  return redactor.value({
+    suite: run.suite,
+    spec: { version: SPEC_VERSION },
+    target: {
+      baseUrl: run.target.baseUrl ?? null,
+      rpcUrl: run.target.rpcUrl ?? null,
+      profile: run.cfg.profile,
+      embedded: run.cfg.embedded,
+      ...(run.cfg.expectationsFile ? { expectations: run.cfg.expectationsFile } : {}),
+    },
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt.toISOString(),
+    durationMs: run.finishedAt.getTime() - run.startedAt.getTime(),
+    status,
+    statusReasons: reasons,
+    scope,
+    summary: summarize(run.results),
+    exitCode: exitCodeFor(status, facts),
+    ...facts,
+    checks: run.results,
+  });
+}
+
+/**
+ * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json
+ * and badge.svg, made from the very bytes of results.json written here). Returns the paths.
+ */
+export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean } = {}): string[] {
+  const resultsJson = renderJson(doc);
+  const files: Array<[string, string]> = [
+    ['results.json', resultsJson],
+    ['junit.xml', renderJunit(doc)],
+    ['summary.md', renderSummary(doc)],
+    ['report.html', renderHtml(doc)],
+  ];
+  if (opts.certify) {
+    const certificate = buildCertificate(doc, resultsJson);
+    files.push(['certificate.json', JSON.stringify(certificate, null, 2) + '\n'], ['badge.svg', renderBadge(certificate)]);
+  }
+  mkdirSync(dir, { recursive: true });
+  return files.map(([name, body]) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, body);
+    return file;
+  });
+}

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { validateRef } from '../../src/harness/schemas';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real CLI, as a CI job runs it (no TTY, NO_COLOR), bounded in time. */
+function cli(args: string[], timeoutMs = 90_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), ...args], {
+      cwd: mkdtempSync(path.join(tmpdir(), 'cwd-')),
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const dir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
+
+describe('certify, verify-certificate and compare on real runs of the embedded reference', () => {
+  const publicDir = dir();
+  const dedicatedDir = dir();
+  let runs: Run[] = [];
+
+  beforeAll(async () => {
+    // One after the other: each starts its own anvil, and the machine has two cores.
+    runs = [
+      await cli(['--profile', 'public', '--only', 'rest,rpc', '--certify', '--report-dir', publicDir]),
+      await cli(['--profile', 'dedicated', '--only', 'rest,rpc', '--certify', '--report-dir', dedicatedDir]),
+    ];
+  }, 200_000);
+
+  it('each run exits 0, says what its scope left out, and writes a certificate and badge that verify', async () => {
+    for (const [i, d] of [publicDir, dedicatedDir].entries()) {
+      const r = runs[i];
+      if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
+      const doc = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
+      expect(validateRef('results.json', doc).errors).toEqual([]);
+      expect(doc.status).toBe('conformant');
+      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], full: false, target: 'embedded', signer: true });
+      const tail = r.stdout.trimEnd().split('\n').slice(-2);
+      expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
+      expect(tail[1]).toBe('exit 0: conformant');
+      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8'));
+      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · ${doc.target.profile} · \\d+/\\d+$`));
+      expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
+      const v = await cli(['verify-certificate', d]);
+      expect(v.code).toBe(0);
+      expect(v.stdout).toMatch(/^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant/);
+    }
+  });
+
+  it('verify-certificate exits 1 naming what differs when results.json is altered', async () => {
+    const copy = dir();
+    for (const f of ['results.json', 'certificate.json', 'badge.svg']) writeFileSync(path.join(copy, f), readFileSync(path.join(dedicatedDir, f)));
+    const doc = JSON.parse(readFileSync(path.join(copy, 'results.json'), 'utf8'));
+    const victim = doc.checks.findIndex((c: { status: string; level: string }) => c.status === 'passed' && c.level === 'required');
+    doc.checks[victim].status = 'failed';
+    writeFileSync(path.join(copy, 'results.json'), JSON.stringify(doc, null, 2));
+    const v = await cli(['verify-certificate', copy]);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toMatch(/^certificate does NOT match: \d+ difference\(s\)/);
+    expect(v.stdout).toContain('results.json: SHA-256 is');
+    expect(v.stdout).toContain('results.json status: says "conformant", results.json gives "non-conformant"');
+  });
+
+  it('compare puts the two profiles side by side, the profile-specific checks first', async () => {
+    const out = dir();
+    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out]);
+    if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+    const md = readFileSync(path.join(out, 'compare.md'), 'utf8');
+    expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences/);
+    expect(md).toContain('| | **embedded reference (public)** | **embedded reference (dedicated)** |');
+    const diffs = md.slice(md.indexOf('## Differences'), md.indexOf('## Same verdict everywhere'));
+    // The 403 checks apply to the public profile only; the receipts checks to the dedicated one.
+    expect(diffs).toContain('| `rpc.getBlockReceipts.public-403` | 4.3 | ✅ passed | ⏭️ skipped |');
+    expect(diffs).toMatch(/\| `rpc\.getBlockReceipts\.block\.latest` \| 4\.3 \| ⏭️ skipped \| ✅ passed \|/);
+    expect(readFileSync(path.join(out, 'compare.html'), 'utf8')).toContain('<th>embedded reference (public)</th><th>embedded reference (dedicated)</th>');
+    expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts\nreports: .*compare\.md, .*compare\.html/);
+  });
+
+  it('compare refuses results of another suite version', async () => {
+    const other = dir();
+    const doc = JSON.parse(readFileSync(path.join(publicDir, 'results.json'), 'utf8'));
+    writeFileSync(path.join(other, 'results.json'), JSON.stringify({ ...doc, suite: { ...doc.suite, version: '9.9.9' } }));
+    const r = await cli(['compare', publicDir, other, '--report-dir', dir()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/different suite versions cannot be compared/);
+  });
+});

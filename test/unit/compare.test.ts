@@ -1,0 +1,87 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { compareRuns, CompareError, renderCompareHtml, renderCompareMd, writeComparison } from '../../src/cli/compare';
+import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import { writeReports } from '../../src/cli/run-document';
+import type { CheckResult } from '../../src/harness/runner';
+
+const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
+
+function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version = '0.1.0'): string {
+  const scope: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: null, rpcUrl: 'https://rpc.staging.example', signer: false, archive: false, ...over };
+  const { status, reasons } = deriveStatus(checks, {});
+  const doc: RunDocument = {
+    suite: { name: 'tokenized-stocks-conformance', version },
+    spec: { version: '1.0.0' },
+    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    durationMs: 1000,
+    status,
+    statusReasons: reasons,
+    scope: deriveScope(checks, scope),
+    summary: summarize(checks),
+    exitCode: exitCodeFor(status, {}),
+    checks,
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'run-'));
+  writeReports(doc, dir);
+  return dir;
+}
+
+describe('compare', () => {
+  const staging = runDir([result('rpc.a', 'passed'), result('rpc.b', 'passed'), result('rpc.c', 'failed', '4.3'), result('rpc.only-here', 'passed', '4.6')]);
+  const production = runDir([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive'), result('rpc.c', 'passed', '4.3')], { rpcUrl: 'https://rpc.example/v2/***' });
+
+  it('one row per check, one column per target, differences first in the spec order', () => {
+    const c = compareRuns([staging, production]);
+    expect(c.runs.map((r) => r.label)).toEqual(['rpc.staging.example', 'rpc.example/v2/***']);
+    expect(c.rows.map((r) => [r.id, r.verdicts, r.differs])).toEqual([
+      ['rpc.c', ['run-failure', 'passed'], true],
+      ['rpc.b', ['passed', 'inconclusive'], true],
+      ['rpc.only-here', ['passed', undefined], true],
+      ['rpc.a', ['passed', 'passed'], false],
+    ]);
+    expect(c.differences).toBe(3);
+  });
+
+  it('compare.md and compare.html head each column with its target, status and scope', () => {
+    const c = compareRuns([staging, production]);
+    const md = renderCompareMd(c);
+    expect(md).toContain('# Conformance compared: 2 targets, 3 differences');
+    expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
+    expect(md).toContain('| status | ❌ **non-conformant** (exit 1: not conformant, or the run could not finish) | ⚠️ **incomplete** (exit 3: incomplete');
+    expect(md).toContain('| scope | REST interface not judged; pre-confirmed state not judged (no --signer-key) (profile dedicated) |');
+    expect(md.indexOf('## Differences (3)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
+    expect(md).toContain('| `rpc.c` | 4.3 | ❌ FAILED | ✅ passed |');
+    expect(md).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');
+    const html = renderCompareHtml(c);
+    expect(html).not.toMatch(/<script|<link|src="http/);
+    expect(html).toContain('<th>rpc.staging.example</th><th>rpc.example/v2/***</th>');
+    expect(html).toContain('<tr class="diff"><td><code>rpc.c</code>');
+    const out = mkdtempSync(path.join(tmpdir(), 'cmp-'));
+    const files = writeComparison(c, out);
+    expect(files.map((f) => path.basename(f))).toEqual(['compare.md', 'compare.html']);
+    expect(readFileSync(files[0], 'utf8')).toBe(md);
+  });
+
+  it('columns with the same target are told apart by profile, then by directory', () => {
+    const a = runDir([result('rpc.a', 'passed')], { profile: 'public' });
+    const b = runDir([result('rpc.a', 'passed')], { profile: 'dedicated' });
+    expect(compareRuns([a, b]).runs.map((r) => r.label)).toEqual(['rpc.staging.example (public)', 'rpc.staging.example (dedicated)']);
+    const twin = compareRuns([a, a]).runs.map((r) => r.label);
+    expect(new Set(twin).size).toBe(1); // same directory twice: nothing to tell apart
+  });
+
+  it('refuses results of different suite versions, naming them', () => {
+    const old = runDir([result('rpc.a', 'passed')], {}, '0.0.9');
+    expect(() => compareRuns([staging, old])).toThrow(CompareError);
+    expect(() => compareRuns([staging, old])).toThrow(/different suite versions cannot be compared: .*0\.1\.0.*; .*0\.0\.9/);
+  });
+
+  it('refuses fewer than two runs, and a directory without results.json', () => {
+    expect(() => compareRuns([staging])).toThrow(/at least two/);
+    expect(() => compareRuns([staging, mkdtempSync(path.join(tmpdir(), 'empty-'))])).toThrow(/cannot read .*results\.json/);
+  });
+});
