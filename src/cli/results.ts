@@ -245,9 +245,12 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   };
 }
 
-/** The scope in one phrase: what limits the verdict (the other profile's checks never do). */
+/**
+ * The scope in one phrase: what limits the verdict. The other profile's checks never do, nor do
+ * advisory checks left out (they could not have failed the run either way).
+ */
 export function scopeWords(scope: RunScope): string {
-  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile));
+  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && !l.includes('(advisory)'));
   const where = scope.target === 'embedded' ? ', embedded reference target' : '';
   if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
   if (limits.length === 0) {

@@ -118,6 +118,12 @@ describe('scope', () => {
     ]);
   });
 
+  it('an advisory check left out (no --nav-max-age) is named in the scope but never limits the status line', () => {
+    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], outOfScope: 'no --nav-max-age' })], FULL);
+    expect(s.notJudged).toContain('NAV staleness (advisory) not judged (no --nav-max-age)');
+    expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
+  });
+
   it('every report says in its first line when the target was the embedded reference', () => {
     const d = doc([result('rpc.a', 'passed')], {}, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined });
     expect(renderSummary(d).split('\n')[0]).toBe('# ✅ Tokenized stocks conformance: conformant (embedded reference target)');
