@@ -53,6 +53,7 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
     if (need === 'signer' && !env.signer) return 'needs --signer-key';
     if (need === 'profile:public' && env.settings.profile !== 'public') return 'applies to --profile public only';
     if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return 'applies to --profile dedicated only';
+    if (need === 'openapi' && !env.settings.openapi) return "needs --openapi (the API's published OpenAPI document)";
   }
   return undefined;
 }
