@@ -11,7 +11,10 @@ export class ConfigError extends Error {
 export interface RunConfig {
   baseUrl?: string;
   rpcUrl?: string;
-  /** True when no URL was given: the embedded reference target is started for the run. */
+  /**
+   * True when no URL was given: the embedded reference target is started for the run. An
+   * --openapi document alone is judged alone: the reference is not the team's API.
+   */
   embedded: boolean;
   profile: Profile;
   signerKey?: `0x${string}`;
@@ -225,10 +228,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     return v === undefined ? undefined : parseDuration(v, flag, envOf(flag));
   };
 
+  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
+
   return {
     baseUrl,
     rpcUrl,
-    embedded: baseUrl === undefined && rpcUrl === undefined,
+    embedded: baseUrl === undefined && rpcUrl === undefined && openapi === undefined,
     profile,
     signerKey: signerKey as `0x${string}` | undefined,
     reportDir: get('report-dir') ?? DEFAULTS.reportDir,
@@ -243,7 +248,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     clockSkewSec: dur('clock-skew') ?? DEFAULTS.clockSkewSec,
     maxSpendWei,
     expectationsFile: get('expectations'),
-    openapi: get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined,
+    openapi,
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
     list: values.list === true,
     help: values.help === true,

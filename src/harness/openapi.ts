@@ -335,7 +335,8 @@ function compareNode(spec: Json, docNode: unknown, path: string, out: Finding[],
       out.push({ path, severity: 'advisory', message: `${path}: the document also admits ${types.filter((t) => t !== wanted).join(', ')}; the spec says ${wanted}`, expected: specSummary(spec), actual: docSummary(d) });
     }
   }
-  if (typeof spec.format === 'string') compareFormat(spec.format, d, path, out, spec);
+  // With no type declared the finding above already says the field admits anything.
+  if (typeof spec.format === 'string' && (types.length > 0 || !wanted)) compareFormat(spec.format, d, path, out, spec);
   if (depth >= MAX_DEPTH) return;
 
   if (wanted === 'array' && isRecord(spec.items)) {
@@ -350,6 +351,7 @@ function compareProperties(spec: Json, d: Json, path: string, out: Finding[], de
   const docProps = isRecord(d.properties) ? d.properties : {};
   const at = (name: string) => (path ? `${path}.${name}` : name);
   const unmatched = Object.keys(docProps).filter((n) => !(n in specProps));
+  let renamedOnce = false;
   for (const [name, sp] of Object.entries(specProps)) {
     if (!isRecord(sp)) continue;
     if (name in docProps) {
@@ -357,17 +359,14 @@ function compareProperties(spec: Json, d: Json, path: string, out: Finding[], de
       continue;
     }
     const renamed = unmatched.find((n) => normalizedName(n) === normalizedName(name));
-    out.push(
-      renamed
-        ? {
-            path: at(name),
-            severity: 'fail',
-            message: `${at(name)}: renamed: the document has "${renamed}" where the spec names "${name}" (protoc-gen-openapiv2 writes lowerCamelCase JSON names unless json_names_for_fields=false, and the gateway must marshal with UseProtoNames)`,
-            expected: name,
-            actual: renamed,
-          }
-        : { path: at(name), severity: 'fail', message: `${at(name)}: missing from the document`, expected: { [name]: specSummary(sp) }, actual: Object.keys(docProps) },
-    );
+    if (renamed) {
+      // The likely cause is said once, on the first renamed field.
+      const why = renamedOnce ? '' : ' (protoc-gen-openapiv2 writes lowerCamelCase JSON names unless json_names_for_fields=false, and the gateway must then marshal with UseProtoNames)';
+      renamedOnce = true;
+      out.push({ path: at(name), severity: 'fail', message: `${at(name)}: renamed: the document has "${renamed}" where the spec names "${name}"${why}`, expected: name, actual: renamed });
+    } else {
+      out.push({ path: at(name), severity: 'fail', message: `${at(name)}: missing from the document`, expected: specSummary(sp), actual: `absent (the document has ${Object.keys(docProps).join(', ') || 'no fields'})` });
+    }
   }
   const extra = unmatched.filter((n) => !Object.keys(specProps).some((s) => normalizedName(s) === normalizedName(n)));
   if (extra.length) out.push({ path: path || '(root)', severity: 'note', message: `${path || 'the object'}: fields beyond the spec's: ${extra.join(', ')} (tolerated)` });
@@ -406,6 +405,14 @@ function docSummary(d: Json): unknown {
   const out: Json = Object.fromEntries(pick.map((k) => [k, d[k]]));
   if (isRecord(d.items)) out.items = docSummary(d.items);
   return Object.keys(out).length ? out : '(no type, no format)';
+}
+
+/** The record schema of a list response schema (`tokens` items, through allOf), when it is an object schema. */
+export function listItemsSchema(listSchema: unknown): Json | undefined {
+  const list = flatten(listSchema);
+  const tokens = flatten(isRecord(list?.properties) ? list.properties.tokens : undefined);
+  const items = flatten(tokens?.items);
+  return items && declaredType(items).types.includes('object') ? items : undefined;
 }
 
 /** The spec shapes a document schema is compared with, by the schemas/ file that holds them. */
