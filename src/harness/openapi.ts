@@ -12,10 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import SwaggerParser from '@apidevtools/swagger-parser';
+import type SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
 import { FORMATS } from './formats';
 import { TransportError } from './http';
 import { isRecord, show } from './json';
@@ -93,6 +92,10 @@ export interface Analysis {
  */
 const PARSER_OPTIONS = { resolve: { http: false } } as unknown as SwaggerParser.Options;
 
+// Loaded on the first document only: a run without --openapi never pays for them (~60 ms).
+const swaggerParser = (): typeof SwaggerParser => require('@apidevtools/swagger-parser') as typeof SwaggerParser;
+const parseYaml = (text: string): unknown => (require('yaml') as typeof import('yaml')).parse(text);
+
 const analyses = new Map<string, Promise<Analysis>>();
 
 /** Parse, validate, dereference and bundle once per distinct document (checks share the work). */
@@ -125,6 +128,7 @@ async function analyseNow(text: string, base: string): Promise<Analysis> {
       return { error: String((err as Error).message ?? err).trim() };
     }
   };
+  const SwaggerParser = swaggerParser();
   const [validated, dereferenced, bundled] = await Promise.all([
     attempt(() => SwaggerParser.validate(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
     attempt(() => SwaggerParser.dereference(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
