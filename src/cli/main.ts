@@ -132,7 +132,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  const redactor = new Redactor().add(cfg.signerKey).addHeaders(cfg.restHeaders).addHeaders(cfg.rpcHeaders).addUrl(cfg.baseUrl).addUrl(cfg.rpcUrl);
+  const redactor = new Redactor().add(cfg.signerKey).addHeaders(cfg.restHeaders).addHeaders(cfg.rpcHeaders).addUrl(cfg.baseUrl).addUrl(cfg.rpcUrl).addUrl(cfg.openapi);
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -162,7 +162,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       rpcUrl: target.rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs },
+      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi: cfg.openapi },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,

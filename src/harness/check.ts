@@ -4,7 +4,7 @@ import type { Signer } from './signer';
 
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
-export type Need = 'rest' | 'rpc' | 'signer' | 'profile:public' | 'profile:dedicated';
+export type Need = 'rest' | 'rpc' | 'signer' | 'profile:public' | 'profile:dedicated' | 'openapi';
 export type Group = 'rest' | 'rpc' | 'cross' | 'preconf';
 export type Status = 'passed' | 'failed' | 'skipped' | 'inconclusive';
 export type Profile = 'public' | 'dedicated';
@@ -25,6 +25,8 @@ export interface CheckSettings {
   clockSkewSec: number;
   navMaxAgeSec?: number;
   timeoutMs: number;
+  /** The API's own published OpenAPI document (--openapi): an absolute file path or a URL. */
+  openapi?: string;
 }
 
 export interface CheckContext {

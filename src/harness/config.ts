@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Group, Profile } from './check';
 
@@ -9,7 +11,10 @@ export class ConfigError extends Error {
 export interface RunConfig {
   baseUrl?: string;
   rpcUrl?: string;
-  /** True when no URL was given: the embedded reference target is started for the run. */
+  /**
+   * True when no URL was given: the embedded reference target is started for the run. An
+   * --openapi document alone is judged alone: the reference is not the team's API.
+   */
   embedded: boolean;
   profile: Profile;
   signerKey?: `0x${string}`;
@@ -25,6 +30,8 @@ export interface RunConfig {
   clockSkewSec: number;
   maxSpendWei: bigint;
   expectationsFile?: string;
+  /** The API's published OpenAPI document: an http(s) URL, or a file path made absolute (relative to the working directory). */
+  openapi?: string;
   blockTimeMs: number;
   /** Also write certificate.json and badge.svg beside the reports. */
   certify: boolean;
@@ -64,6 +71,7 @@ export const OPTIONS = [
   ['nav-max-age', 'NAV_MAX_AGE', '<duration>', 'your staleness bound for nav_price_updated_at (e.g. 36h); advisory only, spec 2.1 rule 2'],
   ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
   ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
+  ['openapi', 'OPENAPI', '<file|url>', "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too"],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
   ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
@@ -117,6 +125,27 @@ export function parseHeader(line: string, flag: string, env: string): [string, s
   const name = i > 0 ? line.slice(0, i).trim() : '';
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${describe(flag, env)}: expected 'Name: value', got a header without a valid name`);
   return [name, line.slice(i + 1).trim()];
+}
+
+/**
+ * --openapi: a URL (fetched during the run, through the recording client) or a readable file,
+ * resolved against the working directory now so that a typo is a configuration error.
+ */
+function parseOpenApiSource(value: string): string {
+  if (/^https?:\/\//i.test(value)) {
+    const { url, authorization } = parseUrl(value, 'openapi', 'OPENAPI');
+    if (authorization) throw new ConfigError('--openapi (or OPENAPI): credentials in the URL are not supported; serve the document from the --base-url origin and give them with --rest-header');
+    return url;
+  }
+  const file = path.resolve(value);
+  let isFile = false;
+  try {
+    isFile = statSync(file).isFile();
+  } catch {
+    // Reported below with the path as given.
+  }
+  if (!isFile) throw new ConfigError(`--openapi (or OPENAPI): no readable file ${value} (resolved to ${file})`);
+  return file;
 }
 
 /** Build the run configuration from flags over environment (which dotenv filled from .env). */
@@ -202,10 +231,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     return v === undefined ? undefined : parseDuration(v, flag, envOf(flag));
   };
 
+  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
+
   return {
     baseUrl,
     rpcUrl,
-    embedded: baseUrl === undefined && rpcUrl === undefined,
+    embedded: baseUrl === undefined && rpcUrl === undefined && openapi === undefined,
     profile,
     signerKey: signerKey as `0x${string}` | undefined,
     reportDir: get('report-dir') ?? DEFAULTS.reportDir,
@@ -220,6 +251,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     clockSkewSec: dur('clock-skew') ?? DEFAULTS.clockSkewSec,
     maxSpendWei,
     expectationsFile: get('expectations'),
+    openapi,
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
     certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
     list: values.list === true,

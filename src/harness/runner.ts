@@ -62,6 +62,7 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
     if (need === 'signer' && !env.signer) return { reason: 'needs --signer-key', outOfScope: 'no --signer-key' };
     if (need === 'profile:public' && env.settings.profile !== 'public') return { reason: 'applies to --profile public only', outOfScope: `profile ${env.settings.profile}` };
     if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return { reason: 'applies to --profile dedicated only', outOfScope: `profile ${env.settings.profile}` };
+    if (need === 'openapi' && !env.settings.openapi) return { reason: "needs --openapi (the API's published OpenAPI document)", outOfScope: 'no --openapi' };
   }
   return undefined;
 }

@@ -140,7 +140,8 @@ describe('REST checks against a conformant target', () => {
       record(2, { multiplier: 1.0523, decimals: 6, nav_price: 0 }),
     ];
     const by = await run(target({ list: () => json(200, { tokens, next_page_token: '' }, 'application/json; charset=utf-8') }));
-    const notPassed = Object.values(by).filter((r) => r.status !== 'passed');
+    // The rest.openapi.* checks judge a published document, not this target (test/unit/openapi.test.ts).
+    const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && !r.needs.includes('openapi'));
     expect(notPassed.map((r) => [r.id, r.status, r.reason, r.outOfScope])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'no --nav-max-age given', 'no --nav-max-age']]);
     expect(restChecks.length).toBeGreaterThanOrEqual(25);
   });

@@ -1,0 +1,57 @@
+/**
+ * One jest test per selected check, named by its id, asserting the result the conformance run
+ * (global-setup.ts) wrote to results.json: so `-t`, jest-junit and jest's GitHub Actions
+ * reporter work on conformance results. No rule is judged here.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { allChecks } from '../../../suites';
+import { loadConfig } from '../../harness/config';
+import type { CheckResult } from '../../harness/runner';
+import { selectChecks } from '../main';
+import type { RunDocument } from '../results';
+import { RESULTS_ENV, STARTED_ENV } from './global-setup';
+import { jestOutcome } from './outcome';
+
+function results(): Map<string, CheckResult> {
+  // Without the config's globalSetup nothing ran: say how to run it instead of failing every test.
+  if (!process.env[STARTED_ENV]) throw new Error('no conformance run: use npx jest -c jest.conformance.config.ts (its globalSetup runs the suite)');
+  const file = process.env[RESULTS_ENV];
+  if (!file) return new Map(); // -t matched no check: nothing ran, and jest filters out every test
+  if (!existsSync(file)) throw new Error(`the conformance run wrote no ${file} (see its output above)`);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
+  if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000) throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
+  if (doc.interrupted) console.warn(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`);
+  return new Map(doc.checks.map((r) => [r.id, r]));
+}
+
+const byId = results();
+const skipped: string[] = [];
+// The same selection as the run (ONLY, GREP from the environment): names are known now, synchronously.
+for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
+  const r = byId.get(c.id);
+  if (!r) {
+    test(c.id, () => {
+      throw new Error(`${c.id}: no result in results.json (the run did not reach it)`);
+    });
+    continue;
+  }
+  const outcome = jestOutcome(r);
+  if (outcome.kind === 'skip') {
+    skipped.push(`${c.id}: ${outcome.reason}`);
+    test.skip(c.id, () => undefined);
+  } else {
+    test(c.id, () => {
+      if (outcome.kind === 'fail') {
+        // The message is the whole story: no stack frame of this adapter beneath it.
+        const failure = new Error(outcome.message);
+        failure.stack = outcome.message;
+        throw failure;
+      }
+      if (outcome.warning) console.warn(outcome.warning);
+    });
+  }
+}
+
+afterAll(() => {
+  if (skipped.length) console.info(`skipped (not judged in this run's scope):\n${skipped.join('\n')}`);
+});

@@ -1,0 +1,40 @@
+/**
+ * jest's globalSetup for jest.conformance.config.ts: the conformance run itself, once, before jest
+ * collects any test. It is the CLI's own run (same configuration from the environment and .env,
+ * same runner, same reports, the embedded reference when no URL is set); the test file then maps
+ * each result of reports/results.json to a test named by the check id.
+ *
+ * `jest -t <pattern>` narrows the run to the checks whose id it matches, as --grep would.
+ */
+import path from 'node:path';
+import { config as loadDotenv } from 'dotenv';
+import type { Config } from '@jest/types';
+import { allChecks } from '../../../suites';
+import { loadConfig } from '../../harness/config';
+import { EXIT, main, selectChecks } from '../main';
+
+/** Set for the test file: where results.json is, and when this run started (older files are stale). */
+export const RESULTS_ENV = 'CONFORMANCE_JEST_RESULTS';
+export const STARTED_ENV = 'CONFORMANCE_JEST_STARTED';
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
+  loadDotenv({ quiet: true });
+  process.env[STARTED_ENV] = String(Date.now());
+  const argv: string[] = [];
+  const cfg = loadConfig([], process.env); // a configuration error is thrown here, before any target starts
+  if (globalConfig.testNamePattern) {
+    // jest matches test names case-insensitively; the run takes the ids it would keep.
+    const pattern = new RegExp(globalConfig.testNamePattern, 'i');
+    const ids = selectChecks(allChecks(), cfg).filter((c) => pattern.test(c.id)).map((c) => c.id);
+    if (ids.length === 0) return; // nothing to run: jest reports every test skipped
+    argv.push('--grep', `^(${ids.map(escapeRegExp).join('|')})$`);
+  }
+  // The run's console goes to stderr: stdout stays jest's (--json writes there).
+  const code = await main(argv, process.env, { out: process.stderr, err: process.stderr });
+  if (code === EXIT.config) throw new Error(`the conformance run refused its configuration (exit ${code}); see the message above`);
+  process.env[RESULTS_ENV] = path.resolve(cfg.reportDir, 'results.json');
+}

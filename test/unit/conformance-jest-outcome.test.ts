@@ -1,0 +1,66 @@
+/**
+ * How a check's result reads as a jest test (src/cli/jest/outcome.ts): the run's own verdicts,
+ * carried by jest's states. Each case is a result as the runner returns it.
+ */
+import { jestOutcome } from '../../src/cli/jest/outcome';
+import type { CheckResult } from '../../src/harness/runner';
+
+const base: CheckResult = {
+  id: 'rest.list.status-200',
+  title: 'GET /v1/tokenized-stocks answers HTTP 200',
+  section: '4.1',
+  level: 'required',
+  needs: ['rest'],
+  status: 'passed',
+  reason: '',
+  durationMs: 3,
+  exchanges: [],
+  exchangeCount: 0,
+};
+const exchange = {
+  request: { method: 'GET', url: 'http://127.0.0.1:1/v1/tokenized-stocks', headers: {} },
+  response: { status: 500, headers: {}, body: '{}' },
+  durationMs: 1,
+  curl: "curl -sS 'http://127.0.0.1:1/v1/tokenized-stocks'",
+};
+const failed: CheckResult = { ...base, status: 'failed', reason: 'GET /v1/tokenized-stocks: expected HTTP 200, got 500', expected: 200, actual: 500, exchanges: [exchange], exchangeCount: 2 };
+
+test('passed passes; skipped is skipped with its reason', () => {
+  expect(jestOutcome(base)).toEqual({ kind: 'pass' });
+  expect(jestOutcome({ ...base, status: 'skipped', reason: 'needs --base-url (REST target)' })).toEqual({ kind: 'skip', reason: 'needs --base-url (REST target)' });
+});
+
+test('a required failure fails with the reason, section, expected vs actual and the curl line', () => {
+  const o = jestOutcome(failed);
+  expect(o.kind).toBe('fail');
+  const message = (o as { message: string }).message;
+  expect(message).toContain('spec section: 4.1');
+  expect(message).toContain('expected HTTP 200, got 500');
+  expect(message).toContain('expected: 200');
+  expect(message).toContain('actual:   500');
+  expect(message).toContain("reproduce: curl -sS 'http://127.0.0.1:1/v1/tokenized-stocks'");
+  expect(message).toContain('2 exchange(s)');
+});
+
+test('an advisory failure and an expected failure pass with a warning', () => {
+  const advisory = jestOutcome({ ...failed, level: 'advisory' });
+  expect(advisory).toMatchObject({ kind: 'pass' });
+  expect((advisory as { warning: string }).warning).toContain('expected HTTP 200, got 500');
+  const known = jestOutcome({ ...failed, expectation: { reason: 'ticket 12', outcome: 'expected-failure' } });
+  expect(known).toMatchObject({ kind: 'pass' });
+  expect((known as { warning: string }).warning).toContain('expectation: ticket 12');
+});
+
+test('a listed known failure that passes fails the test, as it fails the run', () => {
+  const o = jestOutcome({ ...base, expectation: { reason: 'ticket 12', outcome: 'unexpected-pass' } });
+  expect(o).toMatchObject({ kind: 'fail' });
+  expect((o as { message: string }).message).toMatch(/passed, but the expectations file lists it.*ticket 12.*remove the entry/);
+});
+
+test('inconclusive: required fails (the run is incomplete), advisory passes with a warning', () => {
+  const required = jestOutcome({ ...base, status: 'inconclusive', reason: 'target unreachable: rest' });
+  expect(required).toMatchObject({ kind: 'fail' });
+  expect((required as { message: string }).message).toMatch(/^INCONCLUSIVE, not a verdict on the target[\s\S]*target unreachable: rest/);
+  const advisory = jestOutcome({ ...base, level: 'advisory', status: 'inconclusive', reason: 'stayed ambiguous' });
+  expect(advisory).toEqual({ kind: 'pass', warning: 'inconclusive (advisory): rest.list.status-200: stayed ambiguous' });
+});
