@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// Transpiles src/ and suites/ to dist/ (one file per module, CommonJS) for fast start-up.
+// Repository tool, not shipped: transpiles src/ and suites/ to dist/ (one file per module,
+// CommonJS), which the package's commands run (bin/start.js). `npm run build`; `prepare` runs it.
 // Type checking is `npm run typecheck` / `npm test`; this step only strips types.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -28,4 +29,4 @@ for (const f of ['src', 'suites'].flatMap((d) => files(path.join(ROOT, d), /\.js
   fs.mkdirSync(path.dirname(to), { recursive: true });
   fs.copyFileSync(f, to);
 }
-fs.writeFileSync(path.join(DIST, '.build-stamp'), new Date().toISOString());
+

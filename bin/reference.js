@@ -1,3 +1,4 @@
 #!/usr/bin/env node
 'use strict';
-require('./load').load('src/reference/main');
+// The `conformance-reference` command: always the prebuilt dist/ (see bin/start.js for the rule).
+require('./start').startBuilt('src/reference/main');

@@ -19,7 +19,8 @@ interface Run {
 /** Run the real CLI as a user would, with a clean environment and a bounded time. */
 function cli(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (s: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), ...args], {
+    // The source, as `npm run conformance` runs it (the built dist/ is tested by scripts/pack-check.sh).
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args], {
       cwd: mkdtempSync(path.join(tmpdir(), 'cwd-')), // no stray .env is read
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
