@@ -75,7 +75,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     headers: redactor.headers(req.headers),
     ...(req.body !== undefined ? { body: capBody(redactor.text(req.body)).body } : {}),
   };
-  const exchange: Exchange = { request: shown, durationMs: 0, curl: curlLine(shown) };
+  const exchange: Exchange = { request: shown, durationMs: 0, curl: curlLine(shown, redactor.curlVariables(req)) };
   opts.transcript.add(exchange);
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
