@@ -94,7 +94,7 @@ describe('curl lines that still work: shell variables where a secret was', () =>
 
   /** Runs the line in a shell with `curl` replaced by a function that prints its arguments. */
   function shell(sh: string, curl: string, env: Record<string, string>) {
-    return spawnSync(sh, ['-c', `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${curl}`], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 10_000 });
+    return spawnSync(sh, ['-c', `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${curl}`], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
   }
 
   it.each(['sh', 'bash'])('in %s, with the variables exported the line sends exactly the original request', (sh) => {
