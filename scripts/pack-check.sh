@@ -3,6 +3,7 @@
 # `npx conformance --list`, a remote run against the installed `conformance-reference`, an
 # embedded run, SIGTERM through npx leaving no process behind, and the same install with
 # `--omit=optional` (no anvil): remote runs still work, the embedded target exits 2 in one line.
+# Last, `npm ci --omit=optional` of the repository itself still installs and builds.
 # Every wait is bounded; everything it starts is stopped on exit. Prints figures as it goes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -111,4 +112,13 @@ status=0
 [ "$status" = 2 ] || fail "conformance-reference without anvil exited $status, not 2"
 LIMIT=60 conformance --base-url "$BASE" --rpc-url "$RPC" --only rest,rpc,cross --report-dir "$WORK/remote-no-anvil" >"$WORK/remote2.out" 2>&1 || { tail -20 "$WORK/remote2.out" >&2; fail "remote run without anvil"; }
 step "without anvil: remote run exits 0; the embedded target exits 2 with: $(cat "$WORK/none.out")"
+
+# ---- the repository itself with --omit=optional: installs and builds (prepare) -------------
+REPO="$WORK/repo"
+mkdir -p "$REPO"
+(cd "$ROOT" && git ls-files -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$REPO"
+t=$(ms)
+(cd "$REPO" && timeout 180 npm ci --omit=optional --no-audit --no-fund --prefer-offline --loglevel=error >"$WORK/repo-ci.log" 2>&1) || { tail -30 "$WORK/repo-ci.log" >&2; fail "npm ci --omit=optional in the repository"; }
+[ "$("${run_env[@]}" timeout 60 node "$REPO/bin/conformance.js" --list | wc -l)" = "$checks" ] || fail "the repository's dist/ after npm ci --omit=optional"
+step "repository: npm ci --omit=optional installs and builds dist/ in $(( $(ms) - t )) ms"
 step "all good"
