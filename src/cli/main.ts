@@ -34,7 +34,7 @@ function helpText(): string {
   return [
     `${pkg.name} ${pkg.version} — conformance checks for the Tokenized Stock Listing API and chain JSON-RPC (spec ${SPEC_VERSION})`,
     '',
-    'usage: npx conformance [flags]      (in the repository: npm run conformance -- [flags])',
+    'usage: conformance [flags]    (npx tokenized-stocks-conformance [flags]; in its repository: npm run conformance -- [flags])',
     '',
     'With neither BASE_URL nor RPC_URL set (nor --base-url/--rpc-url), an embedded reference target',
     '(anvil + gateway + REST server) is started on loopback; a URL set but empty is an error (exit 2).',
