@@ -75,7 +75,7 @@ async function run(): Promise<void> {
   const rows: Row[] = [];
   const starts = await referenceStartup(3);
   rows.push({ what: 'embedded reference start-up (median of 3)', measured: median(starts), unit: 'ms', budget: 1000 });
-  rows.push({ what: 'CLI start-up to --list (median of 3; dist/ when fresh, else tsx)', measured: median(cliStartup(3)), unit: 'ms', budget: 1500 });
+  rows.push({ what: 'CLI start-up to --list from dist/ (median of 3)', measured: median(cliStartup(3)), unit: 'ms', budget: 1500 });
   const full = await fullRun();
   rows.push({ what: `full run against the embedded target (${full.checks} checks, exit ${full.exit})`, measured: full.ms, unit: 'ms', budget: 60_000 });
   rows.push({ what: 'peak RSS during the full run (in-process)', measured: full.peakRssMb, unit: 'MiB', budget: 400 });

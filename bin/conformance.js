@@ -1,3 +1,4 @@
 #!/usr/bin/env node
 'use strict';
-require('./load').load('src/cli/main').runCli();
+// The `conformance` command: always the prebuilt dist/ (see bin/start.js for the rule).
+require('./start').startBuilt('src/cli/run');

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Runs a TypeScript entry point through tsx's loader, so the package works from a clean
-// checkout (and with npx) without a build step.
+// Repository tool, not shipped: runs a TypeScript entry point from source through tsx's require
+// hook, in this process (no child to orphan). `npm run conformance`, `reference`, `docs`,
+// `bench` and `build:contracts` use it; the package's commands run dist/ instead (bin/start.js).
 'use strict';
 const path = require('node:path');
-require('tsx/cjs/api').register();
 const entry = process.argv[2];
 if (!entry) {
   process.stderr.write('usage: run-ts.js <file.ts> [args...]\n');
   process.exit(2);
 }
+require('./start').stopWithParentUnderNpm();
+require('tsx/cjs/api').register();
 process.argv.splice(1, 2, path.resolve(entry));
 require(path.resolve(entry));

@@ -10,6 +10,7 @@ import { RpcClient } from '../harness/rpc';
 import { notSelected, runChecks, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { Transcript } from '../harness/transcript';
+import { ANVIL_PACKAGE, locateAnvil } from '../reference/anvil-binary';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
@@ -30,10 +31,11 @@ function helpText(): string {
   return [
     `${pkg.name} ${pkg.version} — conformance checks for the Tokenized Stock Listing API and chain JSON-RPC (spec ${SPEC_VERSION})`,
     '',
-    'usage: npm run conformance -- [flags]      (or: npx conformance [flags])',
+    'usage: conformance [flags]    (npx tokenized-stocks-conformance [flags]; in its repository: npm run conformance -- [flags])',
     '',
-    'With no URL, an embedded reference target (anvil + gateway + REST server) is started on loopback.',
-    'Flags override environment variables; a .env file in the working directory is read too.',
+    'With neither BASE_URL nor RPC_URL set (nor --base-url/--rpc-url), an embedded reference target',
+    '(anvil + gateway + REST server) is started on loopback; a URL set but empty is an error (exit 2).',
+    'Flags override environment variables [shown in brackets]; a .env file in the working directory is read too.',
     '',
     ...rows,
     '',
@@ -61,13 +63,18 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function openTarget(cfg: RunConfig, io: Io): Promise<Target> {
-  if (!cfg.embedded) return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
+/** The first line of the console output: what is being judged, so an embedded run is never mistaken for a deployment. */
+async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<Target> {
+  if (!cfg.embedded) {
+    const shown = (url: string | undefined, flag: string) => (url ? redactor.text(url) : `none (no ${flag})`);
+    io.out.write(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
+    return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
+  }
   const started = performance.now();
   // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
   const { startReference } = require('../reference') as typeof import('../reference');
   const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs });
-  io.err.write(`embedded reference target up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${cfg.blockTimeMs} ms)\n`);
+  io.out.write(`target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${cfg.blockTimeMs} ms)\n`);
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 
@@ -116,13 +123,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   if (cfg.help) return io.out.write(helpText() + '\n'), EXIT.ok;
   if (cfg.version) return io.out.write(`${pkg.version}\n`), EXIT.ok;
   const checks = selectChecks(catalogue, cfg);
+  // The same answer for --list as for a run: a selection of nothing is a mistake in either.
+  if (checks.length === 0) {
+    io.err.write('conformance: --only/--grep selected no check (--list without them shows every id)\n');
+    return EXIT.config;
+  }
   if (cfg.list) {
     for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
     return EXIT.ok;
   }
-  if (checks.length === 0) {
-    io.err.write('conformance: --only/--grep selected no check (see --list)\n');
-    return EXIT.config;
+  if (cfg.embedded) {
+    const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
+    if (!anvil.found) {
+      io.err.write(`conformance: ${anvil.problem}\n`);
+      return EXIT.config;
+    }
   }
   try {
     mkdirSync(cfg.reportDir, { recursive: true });
@@ -132,7 +147,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  const redactor = new Redactor().add(cfg.signerKey).addHeaders(cfg.restHeaders).addHeaders(cfg.rpcHeaders).addUrl(cfg.baseUrl).addUrl(cfg.rpcUrl).addUrl(cfg.openapi);
+  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
+  const redactor = new Redactor()
+    .add(cfg.signerKey)
+    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
+    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
+  redactor.addUrl(cfg.openapi);
+  for (const secret of cfg.secrets) redactor.add(secret);
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -146,7 +167,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const startedAt = new Date();
   let target: Target;
   try {
-    target = await openTarget(cfg, io);
+    target = await openTarget(cfg, io, redactor);
   } catch (err) {
     io.err.write(`conformance: the embedded reference target could not start: ${redactor.text((err as Error).message)}\n`);
     clearTimeout(deadline);
@@ -204,6 +225,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
 /** The process entry point (bin/conformance.js): .env, the run, and the exit code. */
 export function runCli(argv: string[] = process.argv.slice(2)): void {
   loadDotenv({ quiet: true });
+  // `conformance --list | head -1`: the reader is gone, which is no error of ours. Later writes
+  // are dropped; a run still finishes, writes its reports and exits with its verdict.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+  });
   main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
     (code) => process.exit(code),
     (err) => {

@@ -35,6 +35,8 @@ export interface RunConfig {
   blockTimeMs: number;
   /** Also write certificate.json and badge.svg beside the reports. */
   certify: boolean;
+  /** Extra values to redact (--secret / SECRETS) that the heuristics cannot recognise. */
+  secrets: string[];
   list: boolean;
   help: boolean;
   version: boolean;
@@ -65,22 +67,27 @@ export const OPTIONS = [
   ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
-  ['header', '', "'Name: value'", 'header sent to both targets (repeatable)'],
+  ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
   ['rpc-header', 'RPC_HEADERS', "'Name: value'", 'header sent to the JSON-RPC target only, e.g. provider credentials (repeatable; env: one per line)'],
   ['nav-max-age', 'NAV_MAX_AGE', '<duration>', 'your staleness bound for nav_price_updated_at (e.g. 36h); advisory only, spec 2.1 rule 2'],
   ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
   ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
   ['openapi', 'OPENAPI', '<file|url>', "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too"],
+  ['secret', 'SECRETS', '<value>', 'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
   ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
-  ['help', '', '', 'show this help'],
+  ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
 ] as const;
 
 const BOOLEAN = new Set(['certify', 'list', 'help', 'version']);
-const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header']);
+const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
+/** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
+export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
+/** Shorter than this, a value would be replaced inside ordinary words: refused rather than half-redacted. */
+export const MIN_SECRET_LENGTH = 4;
 
 function describe(flag: string, env: string): string {
   return env ? `--${flag} (or ${env})` : `--${flag}`;
@@ -150,8 +157,9 @@ function parseOpenApiSource(value: string): string {
 
 /** Build the run configuration from flags over environment (which dotenv filled from .env). */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const [flag] of OPTIONS) options[flag] = { type: BOOLEAN.has(flag) ? 'boolean' : 'string', ...(MULTIPLE.has(flag) ? { multiple: true } : {}) };
+  options.help.short = 'h';
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -167,8 +175,19 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   };
   const envOf = (flag: string): string => OPTIONS.find(([f]) => f === flag)?.[1] ?? '';
 
-  const base = get('base-url') !== undefined ? parseUrl(get('base-url')!, 'base-url', 'BASE_URL') : undefined;
-  const rpc = get('rpc-url') !== undefined ? parseUrl(get('rpc-url')!, 'rpc-url', 'RPC_URL') : undefined;
+  // An empty URL is never "no URL": a CI secret that is missing would otherwise silently turn
+  // a run against staging into a run against the embedded reference, reported conformant.
+  const url = (flag: 'base-url' | 'rpc-url', name: 'BASE_URL' | 'RPC_URL') => {
+    const fromFlag = values[flag];
+    if (typeof fromFlag === 'string' && !fromFlag.trim()) throw new ConfigError(`--${flag} is empty: give a URL, or leave the flag out`);
+    if (typeof fromFlag !== 'string' && env[name] !== undefined && !env[name]!.trim()) {
+      throw new ConfigError(`${name} is set but empty (a missing CI secret?): set it to a URL, or unset it; the embedded reference target runs only when neither BASE_URL nor RPC_URL is set`);
+    }
+    const value = get(flag);
+    return value === undefined ? undefined : parseUrl(value, flag, name);
+  };
+  const base = url('base-url', 'BASE_URL');
+  const rpc = url('rpc-url', 'RPC_URL');
   const baseUrl = base?.url;
   const rpcUrl = rpc?.url;
 
@@ -215,6 +234,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   };
   const common = headers('header');
 
+  // SECRETS: one per line when the value has several lines (a secret may contain a comma), else comma-separated.
+  const secretList = (values.secret as string[] | undefined) ?? (env.SECRETS ?? '').split(env.SECRETS?.includes('\n') ? '\n' : ',').map((s) => s.trim());
+  const givenSecrets = secretList.filter((s) => s !== '');
+  if (givenSecrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
+    throw new ConfigError(`--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`);
+  }
+
   let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
   const spend = get('max-spend-wei');
   if (spend !== undefined) {
@@ -254,6 +280,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     openapi,
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
     certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
+    secrets: givenSecrets,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

@@ -1,3 +1,4 @@
+import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 import { capBody, curlLine, Exchange, ExchangeRequest, Transcript } from './transcript';
 
@@ -30,6 +31,41 @@ export interface HttpOptions {
   transcript: Transcript;
   /** Aborts everything in flight when the run deadline passes or the user interrupts. */
   signal?: AbortSignal;
+  /** Where HTTP(S)_PROXY / NO_PROXY come from; the process environment unless a test says otherwise. */
+  proxy?: ProxySettings;
+}
+
+type Fetch = typeof fetch;
+type UndiciModule = { fetch: unknown; ProxyAgent: new (uri: string) => object };
+const proxyAgents = new Map<string, object>();
+
+/**
+ * fetch through a proxy. Node's own fetch has no proxy support, so proxied requests use the
+ * undici package's fetch with its ProxyAgent (CONNECT tunnels, Proxy-Authorization from the
+ * proxy URL's credentials); loaded only when a proxy is used. Direct requests keep Node's fetch.
+ */
+function fetchThrough(proxy: string): Fetch {
+  const undici = require('undici') as UndiciModule;
+  let agent = proxyAgents.get(proxy);
+  if (!agent) proxyAgents.set(proxy, (agent = new undici.ProxyAgent(proxy)));
+  const dispatcher = agent;
+  return ((url: string, init: RequestInit) => (undici.fetch as Fetch)(url, { ...init, dispatcher } as RequestInit)) as Fetch;
+}
+
+function proxyPassword(proxy: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(proxy).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function proxyOrigin(proxy: string): string {
+  try {
+    return new URL(proxy).origin;
+  } catch {
+    return 'the proxy';
+  }
 }
 
 export function mediaType(contentType: string | undefined): string {
@@ -75,12 +111,15 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     headers: redactor.headers(req.headers),
     ...(req.body !== undefined ? { body: capBody(redactor.text(req.body)).body } : {}),
   };
-  const exchange: Exchange = { request: shown, durationMs: 0, curl: curlLine(shown) };
+  const exchange: Exchange = { request: shown, durationMs: 0, curl: curlLine(shown, redactor.curlVariables(req)) };
   opts.transcript.add(exchange);
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  const proxy = proxyFor(req.url, opts.proxy ?? PROXY_FROM_ENVIRONMENT);
+  // The proxy URL may carry a password; it must not reach an error message.
+  if (proxy) redactor.add(proxyPassword(proxy));
   try {
-    const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
+    const res = await (proxy ? fetchThrough(proxy) : fetch)(req.url, { method: req.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
     const text = await readCapped(res, MAX_RESPONSE_BYTES);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => (headers[name] = value));
@@ -95,7 +134,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     exchange.durationMs = Math.round(durationMs);
     return { status: res.status, headers, contentType: mediaType(headers['content-type']), text, durationMs };
   } catch (err) {
-    const message = redactor.text(describeFetchError(err, opts.timeoutMs, opts.signal));
+    const message = redactor.text(describeFetchError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : ''));
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
     throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange);

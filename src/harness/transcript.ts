@@ -33,13 +33,17 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A curl line that reproduces the request (already redacted by the caller). */
-export function curlLine(req: ExchangeRequest): string {
+/**
+ * A curl line that reproduces the request (already redacted by the caller). Where the redacted
+ * URL or a header carried a secret, `vars` supplies a shell variable word instead (see
+ * Redactor.curlVariables), so the line still works once those variables are exported.
+ */
+export function curlLine(req: ExchangeRequest, vars?: { url?: string; headers: Record<string, string> }): string {
   const parts = ['curl', '-sS', '-i'];
   if (req.method !== 'GET') parts.push('-X', req.method);
-  for (const [name, value] of Object.entries(req.headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
+  for (const [name, value] of Object.entries(req.headers)) parts.push('-H', vars?.headers[name] ?? shellQuote(`${name}: ${value}`));
   if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body));
-  parts.push(shellQuote(req.url));
+  parts.push(vars?.url ?? shellQuote(req.url));
   return parts.join(' ');
 }
 

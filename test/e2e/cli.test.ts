@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { validateRef } from '../../src/harness/schemas';
+import { startReference, type ReferenceTarget } from '../../src/reference';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEV_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -19,7 +20,8 @@ interface Run {
 /** Run the real CLI as a user would, with a clean environment and a bounded time. */
 function cli(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (s: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), ...args], {
+    // The source, as `npm run conformance` runs it (the built dist/ is tested by scripts/pack-check.sh).
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args], {
       cwd: mkdtempSync(path.join(tmpdir(), 'cwd-')), // no stray .env is read
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,10 +48,27 @@ const reportDir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
 
 describe('CLI', () => {
-  it('--help lists every flag with its environment variable and the exit codes', async () => {
-    const r = await cli(['--help']);
+  it.each([['--help'], ['-h']])('%s lists every flag with its environment variable and the exit codes, exit 0', async (flag) => {
+    const r = await cli([flag]);
     expect(r.code).toBe(0);
-    for (const s of ['--base-url', '[BASE_URL]', '--rpc-url', '--profile', '--signer-key', '--only', '--grep', '--timeout-ms', '--header', '--nav-max-age', '--expectations', 'exit codes']) expect(r.stdout).toContain(s);
+    for (const s of ['--base-url', '[BASE_URL]', '--rpc-url', '--profile', '--signer-key', '--only', '--grep', '--timeout-ms', '--header', '[HEADERS]', '--secret', '[SECRETS]', '--nav-max-age', '--expectations', 'exit codes']) expect(r.stdout).toContain(s);
+  });
+
+  it('--list with a selection of nothing answers like a run with it: exit 2, the same message', async () => {
+    const [list, run] = await Promise.all([cli(['--list', '--grep', 'no-such-check-id-at-all']), cli(['--grep', 'no-such-check-id-at-all'])]);
+    expect([list.code, run.code]).toEqual([2, 2]);
+    expect(list.stderr).toMatch(/selected no check/);
+    expect(list.stderr).toBe(run.stderr);
+    expect(list.stdout).toBe('');
+  });
+
+  it('--list | head -1 prints one line and no EPIPE stack', () => {
+    const command = `"${process.execPath}" "${path.join(ROOT, 'bin/run-ts.js')}" "${path.join(ROOT, 'src/cli/run.ts')}" --list | head -1; echo "exit \${PIPESTATUS[0]}" >&2`;
+    // stdin not a socket: Debian's bash reads ~/.bashrc when stdin is one (its rsh detection).
+    const r = spawnSync('bash', ['-c', command], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/^rest\./);
+    expect(r.stderr.trim()).toBe('exit 0');
   });
 
   it.each([
@@ -58,6 +77,10 @@ describe('CLI', () => {
     [['--only', 'nothing'], {}, /--only/],
     [['--expectations', '/nonexistent/file.yml'], {}, /--expectations.*cannot read/],
     [['--grep', 'no-such-check-id-at-all'], {}, /selected no check/],
+    [[], { BASE_URL: '' }, /^conformance: BASE_URL is set but empty/],
+    [[], { RPC_URL: '' }, /^conformance: RPC_URL is set but empty/],
+    [['--rpc-url', ''], {}, /^conformance: --rpc-url is empty/],
+    [['--secret', 'ab'], {}, /--secret \(or SECRETS\)/],
   ])('bad invocation %j exits 2 naming the flag or variable', async (args, env, message) => {
     const r = await cli(args as string[], { env: env as Record<string, string> });
     expect(r.code).toBe(2);
@@ -87,6 +110,7 @@ describe('CLI', () => {
     const verdict = validateRef('results.json', doc);
     expect(verdict.errors).toEqual([]);
     expect(doc.target.embedded).toBe(true);
+    expect(r.stdout.split('\n')[0]).toMatch(/^target: the embedded reference target \(no BASE_URL or RPC_URL given\)/);
     expect(doc.checks.length).toBeGreaterThanOrEqual(40);
     expect(doc.summary.requiredFailed).toBe(0);
     // Signer checks ran with the reference's dev key: none may be skipped for want of a key.
@@ -120,4 +144,187 @@ describe('CLI', () => {
     expect(doc.summary.passed).toBeGreaterThanOrEqual(3);
     expect(doc.checks.some((c: { reason: string }) => /not run: interrupted/.test(c.reason))).toBe(true);
   }, 150_000);
+});
+
+/**
+ * A gate in front of the reference target, as a provider puts one in front of a node: every
+ * request needs the API key header and a short key as the first path segment (short enough
+ * that only --secret can tell it is one), and the answer echoes the key back in a header. It
+ * also accepts DELETE, which the read-only REST endpoint must refuse (4.1 rule 1): a failure
+ * whose exchange carries the key header.
+ */
+async function startGate(upstream: string, pathKey: string, apiKey: string) {
+  const server = http.createServer((req, res) => {
+    const prefix = `/${pathKey}`;
+    if (req.headers['x-api-key'] !== apiKey || !req.url?.startsWith(prefix)) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 16, message: `key required (path ${req.url})`, details: [] }));
+      return;
+    }
+    if (req.method === 'DELETE') {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-echo-key': apiKey }).end('{}');
+      return;
+    }
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', async () => {
+      try {
+        const up = await fetch(upstream + (req.url!.slice(prefix.length) || '/'), {
+          method: req.method,
+          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+          body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(body),
+          signal: AbortSignal.timeout(10_000),
+        });
+        const text = await up.text();
+        res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json', 'x-echo-key': apiKey }).end(text);
+      } catch (err) {
+        res.writeHead(502).end(String(err));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${pathKey}`, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+}
+
+describe('secrets in a remote run', () => {
+  let ref: ReferenceTarget;
+  beforeAll(async () => {
+    ref = await startReference({ blockTimeMs: 1000 });
+  }, 60_000);
+  afterAll(() => ref?.stop());
+
+  it('never appear in any report or console line; curl lines name the variables instead', async () => {
+    const PATH_KEY = 'pk7Q2x';
+    const API_KEY = 'gate-api-key-9f8e7d';
+    const [rest, rpc] = [await startGate(ref.baseUrl, PATH_KEY, API_KEY), await startGate(ref.rpcUrl, PATH_KEY, API_KEY)];
+    try {
+      const dir = reportDir();
+      const r = await cli(['--report-dir', dir, '--only', 'rest,rpc,cross', '--header', `X-Api-Key: ${API_KEY}`, '--secret', PATH_KEY, '--signer-key', `0x${DEV_KEY}`], {
+        env: { BASE_URL: rest.url, RPC_URL: rpc.url },
+        timeoutMs: 120_000,
+      });
+      expect(r.stdout.split('\n')[0]).toMatch(/^target: REST http:\/\/127\.0\.0\.1:\d+\/\*\*\*, JSON-RPC http:\/\/127\.0\.0\.1:\d+\/\*\*\* \(profile dedicated\)$/);
+      const doc = results(dir);
+      expect(doc.target.embedded).toBe(false);
+      // The gate refuses a request without the key, so 5.1 (no API key needed) fails: a failure with exchanges.
+      const noCredentials = doc.checks.find((c: { id: string }) => c.id === 'rest.list.no-credentials');
+      expect(noCredentials.status).toBe('failed');
+      const curls: string[] = doc.checks.flatMap((c: { exchanges?: Array<{ curl: string }> }) => (c.exchanges ?? []).map((e) => e.curl));
+      expect(curls.length).toBeGreaterThan(0);
+      expect(curls.every((c) => c.includes('"${BASE_URL:?export BASE_URL') || c.includes('"${RPC_URL:?export RPC_URL'))).toBe(true);
+      const del = doc.checks.find((c: { id: string }) => c.id === 'rest.readonly.delete');
+      expect(del.status).toBe('failed');
+      expect(del.exchanges[0].curl).toContain('-H "${REST_HEADER_1:?export REST_HEADER_1: your X-Api-Key header line, Name: value}"');
+      // And the line works: with the two variables exported, curl gets the gate's answer again.
+      // (Asynchronously: the gate answers from this very process.)
+      const replay = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+        const sh = spawn('bash', ['-c', del.exchanges[0].curl], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', BASE_URL: rest.url, REST_HEADER_1: `X-Api-Key: ${API_KEY}` } });
+        let [stdout, stderr] = ['', ''];
+        sh.stdout.on('data', (d) => (stdout += d));
+        sh.stderr.on('data', (d) => (stderr += d));
+        const timer = setTimeout(() => (sh.kill('SIGKILL'), reject(new Error('curl did not finish within 20 s'))), 20_000);
+        sh.on('exit', () => (clearTimeout(timer), resolve({ stdout, stderr })));
+      });
+      expect(replay.stderr).toBe('');
+      expect(replay.stdout).toMatch(/^HTTP\/1\.1 200/);
+      for (const f of readdirSync(dir)) {
+        const body = readFileSync(path.join(dir, f), 'utf8');
+        for (const secret of [PATH_KEY, API_KEY, DEV_KEY]) expect({ file: f, leaks: body.includes(secret) }).toEqual({ file: f, leaks: false });
+      }
+      for (const secret of [PATH_KEY, API_KEY, DEV_KEY]) expect(r.stdout + r.stderr).not.toContain(secret);
+    } finally {
+      await rest.close();
+      await rpc.close();
+    }
+  }, 150_000);
+});
+
+// ---- signals through npm run -------------------------------------------------------------
+
+/** Running (not zombie) processes by pid, with their parent, from /proc. */
+function processTable(): Map<number, { ppid: number; state: string }> {
+  const table = new Map<number, { ppid: number; state: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(entry), { ppid: Number(ppid), state });
+    } catch {
+      // gone while reading
+    }
+  }
+  return table;
+}
+
+function descendants(root: number): number[] {
+  const table = processTable();
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.shift()!;
+    for (const [child, { ppid }] of table) if (ppid === pid && !out.includes(child)) out.push(child), queue.push(child);
+  }
+  return out;
+}
+
+const running = (pid: number) => {
+  const p = processTable().get(pid);
+  return p !== undefined && p.state !== 'Z';
+};
+
+/**
+ * `npm run <script>` in its own process group; once `ready` matches stdout, SIGTERM goes to npm
+ * alone (as a CI runner or a supervisor sends it), and every process the run started must be
+ * gone within a bounded wait.
+ */
+async function sigtermThroughNpm(script: string[], ready: RegExp): Promise<{ stdout: string; before: number[]; left: number[] }> {
+  const npm = spawn('npm', ['run', '-s', ...script], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  let before: number[] = [];
+  npm.stderr.on('data', (d) => (stderr += d));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready within 60 s\n${stdout}\n${stderr}`)), 60_000);
+      npm.stdout.on('data', (d) => {
+        stdout += d;
+        if (ready.test(stdout)) clearTimeout(timer), resolve();
+      });
+      npm.once('exit', (code) => (clearTimeout(timer), reject(new Error(`npm exited ${code} early\n${stdout}\n${stderr}`))));
+    });
+    before = descendants(npm.pid!);
+    npm.kill('SIGTERM');
+    const deadline = Date.now() + 15_000;
+    let left = before.filter(running);
+    while (left.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = before.filter(running);
+    }
+    return { stdout, before, left };
+  } finally {
+    // Whatever the outcome, nothing of this run outlives the test (an orphan is no longer below npm).
+    for (const pid of [...descendants(npm.pid!), ...before.filter(running), npm.pid!]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}
+
+describe('signals through npm run', () => {
+  it('SIGTERM to `npm run reference` stops node and anvil', async () => {
+    const { before, left } = await sigtermThroughNpm(['reference', '--', '--json'], /"rpcUrl"/);
+    expect(before.length).toBeGreaterThanOrEqual(2); // node, and anvil's guard with anvil under it
+    expect(left).toEqual([]);
+  }, 90_000);
+
+  it('SIGTERM to `npm run conformance` stops the run (reports written) and the embedded target', async () => {
+    const dir = reportDir();
+    const { before, left } = await sigtermThroughNpm(['conformance', '--', '--report-dir', dir, '--concurrency', '1'], /\[\s*2\//);
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    expect(left).toEqual([]);
+    expect(results(dir).interrupted).toMatch(/interrupted by SIGTERM/);
+  }, 90_000);
 });

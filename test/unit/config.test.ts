@@ -1,4 +1,4 @@
-import { ConfigError, DEFAULTS, loadConfig, parseDuration } from '../../src/harness/config';
+import { ConfigError, DEFAULTS, loadConfig, OPTIONS, parseDuration, QUESTIONS } from '../../src/harness/config';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 
@@ -55,6 +55,75 @@ describe('loadConfig', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).not.toContain('deadbeef');
+    }
+  });
+});
+
+describe('empty URLs (a missing CI secret)', () => {
+  it.each([
+    [{ BASE_URL: '' }, /^BASE_URL is set but empty/],
+    [{ RPC_URL: '  ' }, /^RPC_URL is set but empty/],
+    [{ BASE_URL: 'http://127.0.0.1:1', RPC_URL: '' }, /^RPC_URL is set but empty/],
+  ])('%j is an error naming the variable, never the embedded target', (env, message) => {
+    expect(() => load([], env)).toThrow(ConfigError);
+    expect(() => load([], env)).toThrow(message);
+  });
+
+  it('an empty flag is an error naming the flag', () => {
+    expect(() => load(['--base-url', ''])).toThrow(/^--base-url is empty/);
+    expect(() => load(['--rpc-url=', '--base-url', 'http://127.0.0.1:1'])).toThrow(/^--rpc-url is empty/);
+  });
+
+  it('a flag with a value wins over an empty variable (flags override the environment)', () => {
+    expect(load(['--rpc-url', 'http://127.0.0.1:1'], { RPC_URL: '' }).rpcUrl).toBe('http://127.0.0.1:1');
+  });
+
+  it('only when neither URL is set at all does the embedded target run', () => {
+    expect(load([], {}).embedded).toBe(true);
+    expect(load([], { BASE_URL: 'http://127.0.0.1:1' }).embedded).toBe(false);
+    expect(load([], { RPC_URL: 'http://127.0.0.1:1' }).embedded).toBe(false);
+  });
+});
+
+describe('flags and their environment variables', () => {
+  it('every flag that configures a run has an environment variable; only the questions do not', () => {
+    const without = OPTIONS.filter(([, env]) => !env).map(([flag]) => flag);
+    expect(without.sort()).toEqual([...QUESTIONS].sort());
+    expect(new Set(OPTIONS.map(([, env]) => env).filter(Boolean)).size).toBe(OPTIONS.length - QUESTIONS.size);
+  });
+
+  it('HEADERS goes to both targets, one per line', () => {
+    const c = load([], { HEADERS: 'X-A: 1\nX-B: 2', RPC_HEADERS: 'X-R: 3' });
+    expect(c.restHeaders).toEqual({ 'X-A': '1', 'X-B': '2' });
+    expect(c.rpcHeaders).toEqual({ 'X-A': '1', 'X-B': '2', 'X-R': '3' });
+  });
+
+  it('-h is --help', () => {
+    expect(load(['-h']).help).toBe(true);
+  });
+});
+
+describe('--secret / SECRETS', () => {
+  it('takes repeated flags as given', () => {
+    expect(load(['--secret', 'k3y1', '--secret', 'with,comma']).secrets).toEqual(['k3y1', 'with,comma']);
+  });
+
+  it('splits SECRETS on commas, or on lines when it has several (a secret may hold a comma)', () => {
+    expect(load([], { SECRETS: 'abcd, efgh ,,' }).secrets).toEqual(['abcd', 'efgh']);
+    expect(load([], { SECRETS: 'ab,cd\r\nefgh\n' }).secrets).toEqual(['ab,cd', 'efgh']);
+  });
+
+  it('flags replace the variable, like every other repeatable flag', () => {
+    expect(load(['--secret', 'from-flag'], { SECRETS: 'from-env' }).secrets).toEqual(['from-flag']);
+  });
+
+  it('refuses a value too short to redact, without echoing it', () => {
+    expect(() => load(['--secret', 'ab1'])).toThrow(/--secret \(or SECRETS\): a value shorter than 4/);
+    expect(() => load([], { SECRETS: 'long-enough,zq9' })).toThrow(ConfigError);
+    try {
+      load(['--secret', 'zq9']);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('zq9');
     }
   });
 });

@@ -319,7 +319,7 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
       record(2, { paused_features: [3] }),
     ];
     const by = await run(target({ list: listOf(tokens) }));
-    const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && r.id !== 'rest.token.nav-price-updated-at.max-age');
+    const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && r.id !== 'rest.token.nav-price-updated-at.max-age' && !r.needs.includes('openapi'));
     expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
     expect(by['rest.token.field.paused-features'].notes?.join(' ')).toMatch(/2 of 3 records omit paused_features \(protobuf JSON leaves out default values\): read as its proto3 default \[\]: tokens\[0\] \(0x[0-9a-fA-F]{40}\), tokens\[1\]/);
     expect(by['rest.token.decimals.range'].notes?.join(' ')).toMatch(/1 of 3 records omit decimals.*proto3 default 0/);

@@ -1,0 +1,42 @@
+'use strict';
+// How the package's commands start. The rule, with no exception and no override:
+//   - `conformance` / `conformance-reference` (this package's `bin`) run the prebuilt JavaScript
+//     in dist/ (made by `npm run build`, which `prepare` runs on `npm ci`, `npm install` of the
+//     repository and `npm pack`);
+//   - `npm run conformance` / `npm run reference` inside the repository run the TypeScript
+//     source through tsx (bin/run-ts.js), so an edit needs no build.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * Under npm (`npm run`, `npx`) a shell may sit between npm and this process; when npm is
+ * signalled the shell dies without passing the signal on, and this process would be left
+ * running with nobody to stop it. So when run by npm, the loss of the parent counts as a
+ * SIGTERM (the process's own handlers then stop cleanly: reports written, anvil stopped).
+ * Outside npm a changed parent is ordinary (`nohup`, a shell that exits), so nothing is watched.
+ */
+function stopWithParentUnderNpm(env = process.env) {
+  if (!env.npm_lifecycle_event && !env.npm_command) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, 500);
+  timer.unref();
+}
+
+/** Runs a module of dist/ that starts the command when loaded; without dist/, one line and exit 2. */
+function startBuilt(moduleInDist) {
+  const file = path.join(ROOT, 'dist', `${moduleInDist}.js`);
+  if (!fs.existsSync(file)) {
+    process.stderr.write(`${path.basename(process.argv[1] || 'conformance')}: ${path.relative(process.cwd(), file) || file} is missing: run \`npm run build\` in ${ROOT} first\n`);
+    process.exit(2);
+  }
+  stopWithParentUnderNpm();
+  require(file);
+}
+
+module.exports = { ROOT, startBuilt, stopWithParentUnderNpm };
