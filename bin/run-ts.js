@@ -11,5 +11,7 @@ if (!entry) {
 }
 require('./start').stopWithParentUnderNpm();
 require('tsx/cjs/api').register();
-process.argv.splice(1, 2, path.resolve(entry));
-require(path.resolve(entry));
+// The entry is a path inside this package (as npm scripts give it), whatever the working directory.
+const file = path.resolve(__dirname, '..', entry);
+process.argv.splice(1, 2, file);
+require(file);

@@ -195,7 +195,10 @@ const profileLine = (p: Profile) => `${otherProfile(p)}-profile checks not judge
 const OUT_OF_SCOPE_WORDS: Array<[RegExp, (reason: string) => string]> = [
   [/--archive/, () => "history beyond a full node's retention not judged (no --archive)"],
   [/--nav-max-age/, () => 'NAV staleness (advisory) not judged (no --nav-max-age)'],
+  [/--openapi/, () => OPENAPI_LINE],
 ];
+/** The API's own OpenAPI document is an extra the user may bring, not part of the target's interfaces. */
+const OPENAPI_LINE = 'published OpenAPI document not judged (no --openapi)';
 
 /**
  * The scope, from the configuration and the results: which groups and interfaces were judged,
@@ -246,11 +249,12 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
 }
 
 /**
- * The scope in one phrase: what limits the verdict. The other profile's checks never do, nor do
- * advisory checks left out (they could not have failed the run either way).
+ * The scope in one phrase: what limits the verdict. The other profile's checks never do, nor does
+ * an OpenAPI document not given (an extra, not the target), nor advisory checks left out (they
+ * could not have failed the run either way).
  */
 export function scopeWords(scope: RunScope): string {
-  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && !l.includes('(advisory)'));
+  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && l !== OPENAPI_LINE && !l.includes('(advisory)'));
   const where = scope.target === 'embedded' ? ', embedded reference target' : '';
   if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
   if (limits.length === 0) {

@@ -118,9 +118,10 @@ describe('scope', () => {
     ]);
   });
 
-  it('an advisory check left out (no --nav-max-age) is named in the scope but never limits the status line', () => {
-    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], outOfScope: 'no --nav-max-age' })], FULL);
+  it('an advisory check left out (no --nav-max-age) or no --openapi is named in the scope but never limits the status line', () => {
+    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], outOfScope: 'no --nav-max-age' }), result('rest.openapi.valid', 'skipped', { needs: ['openapi'], outOfScope: 'no --openapi' })], FULL);
     expect(s.notJudged).toContain('NAV staleness (advisory) not judged (no --nav-max-age)');
+    expect(s.notJudged).toContain('published OpenAPI document not judged (no --openapi)');
     expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
   });
 
