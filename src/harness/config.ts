@@ -26,6 +26,8 @@ export interface RunConfig {
   maxSpendWei: bigint;
   expectationsFile?: string;
   blockTimeMs: number;
+  /** Flashblock interval of the embedded reference target; 0 = instant pre-confirmation. */
+  flashblockMs: number;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -41,6 +43,7 @@ export const DEFAULTS = {
   /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
   maxSpendWei: 10n ** 16n,
   blockTimeMs: 2000,
+  flashblockMs: 200,
 } as const;
 
 /** Flag name, its environment variable, and what it takes: the one table --help is made from. */
@@ -63,6 +66,7 @@ export const OPTIONS = [
   ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
   ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
+  ['flashblock-ms', 'FLASHBLOCK_MS', '<ms>', `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help'],
   ['version', '', '', 'print the suite version'],
@@ -218,6 +222,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     maxSpendWei,
     expectationsFile: get('expectations'),
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
+    // 0 is meaningful here (no flashblocks), so not num(), which wants a positive integer.
+    flashblockMs: get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,
