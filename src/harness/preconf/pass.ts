@@ -281,7 +281,6 @@ interface Track {
   /** A round that showed it, waiting for the round after to bracket it. */
   awaiting?: number;
   final?: number;
-  sawVisible: boolean;
 }
 
 type AttemptEnd =
@@ -434,7 +433,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
   const acceptedBy = Math.max(...sent.map((t) => t.acceptedAt));
 
   // 4. rounds of reads until everything is established or sealed
-  const tracks = new Map<Behaviour, Track>(st.behaviours.map((b) => [b, { looks: [], values: new Map(), sawVisible: false }]));
+  const tracks = new Map<Behaviour, Track>(st.behaviours.map((b) => [b, { looks: [], values: new Map() }]));
   const sealedIn = new Map<string, bigint>();
   const sealSeenAt = new Map<string, number>();
   const firstSeen = new Map<string, number>(); // `${method} ${hash}` -> round end
@@ -500,10 +499,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
       t.looks.push(i);
       t.values.set(i, r.value);
       const def = DEFS[b] as Def<unknown, unknown>;
-      if (def.visible(r.value, a)) {
-        t.sawVisible = true;
-        t.awaiting = i;
-      }
+      if (def.visible(r.value, a)) t.awaiting = i;
       pendingShows.push({ round: i, method: METHOD_OF[b], txs: def.shows(r.value, a) });
     });
 
@@ -553,16 +549,16 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
       results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b} showed at "pending" but its transactions were not all sealed within the wait` };
     } else {
       const sealed = firstSealed(rel);
-      const lastRound = t.looks[t.looks.length - 1];
-      const last = lastRound !== undefined ? def.shown(t.values.get(lastRound), a) : undefined;
+      const shownAt = (round: number | undefined) => (round !== undefined ? def.shown(t.values.get(round), a) : undefined);
       if (sealed === undefined) {
+        const last = shownAt(t.looks[t.looks.length - 1]);
         results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b} neither showed at "pending" nor was sealed within ${Math.round(st.time.now() - sent[0].startedAt)} ms of the first send (last read ${show(last)})` };
-      } else if (t.sawVisible) {
-        results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b} showed at "pending" only in reads a seal may have preceded` };
       } else {
+        // A read that showed it but that a seal may have preceded proves nothing either way:
+        // only pre-seal rounds count, and none of them showed it.
         const miss = weighMiss(rounds, t.looks, Math.max(...rel.map((x) => x.acceptedAt)), sealed);
         if (!miss) results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b}: sealed in block ${sealed} before the first read after the send` };
-        else results[b] = { kind: 'miss', record: { attempt: n, sealedIn: sealed, miss, last } };
+        else results[b] = { kind: 'miss', record: { attempt: n, sealedIn: sealed, miss, last: shownAt(miss.lastLook) } };
       }
     }
   }
@@ -689,8 +685,8 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 export function describeMiss(b: Behaviour, m: MissRecord): string {
   const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
   return (
-    `attempt ${m.attempt}: ${METHOD_OF[b]} never showed it at "pending" (last ${show(m.last)}) before block ${toQuantity(m.sealedIn)} sealed it, ` +
-    `${Math.round(m.miss.marginMs)} ms or more after it was accepted; ${m.miss.looks} looks, at most ${gap} apart`
+    `attempt ${m.attempt}: accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
+    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})`
   );
 }
 

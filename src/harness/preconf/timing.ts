@@ -150,6 +150,8 @@ export interface Miss {
   /** Longest stretch between two looks at "pending" up to then (from one look's start to the next one's answer). */
   maxGapMs: number;
   looks: number;
+  /** The index of the last of those looks (the last pre-seal read), if any. */
+  lastLook?: number;
   /** Sent at least EARLY_MS before the seal and watched with no gap over MAX_LOOK_GAP_MS: it counts. */
   counts: boolean;
 }
@@ -170,24 +172,5 @@ export function weighMiss(rounds: readonly Round[], looks: readonly number[], ac
   for (let k = 1; k < seen.length; k++) maxGapMs = Math.max(maxGapMs, rounds[seen[k]].endedAt - rounds[seen[k - 1]].startedAt);
   if (seen.length > 0) maxGapMs = Math.max(maxGapMs, sealAfter - rounds[seen[seen.length - 1]].startedAt);
   const marginMs = sealAfter - acceptedAt;
-  return { marginMs, maxGapMs, looks: seen.length, counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS };
-}
-
-/** Polls until done(value) or the deadline; returns the last value and whether it was reached. */
-export async function pollUntil<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  opts: { timeoutMs: number; intervalMs?: number | ((waitedMs: number) => number); clock?: Clock; signal?: AbortSignal },
-): Promise<{ ok: boolean; value: T; waitedMs: number }> {
-  const clock = opts.clock ?? realClock;
-  const start = clock.now();
-  for (;;) {
-    if (opts.signal?.aborted) stopped(opts.signal);
-    const value = await probe();
-    const waited = clock.now() - start;
-    if (done(value)) return { ok: true, value, waitedMs: waited };
-    if (waited >= opts.timeoutMs) return { ok: false, value, waitedMs: waited };
-    const iv = typeof opts.intervalMs === 'function' ? opts.intervalMs(waited) : (opts.intervalMs ?? POLL_INTERVAL_MS);
-    await clock.sleep(Math.min(iv, Math.max(0, opts.timeoutMs - waited)), opts.signal);
-  }
+  return { marginMs, maxGapMs, looks: seen.length, ...(seen.length ? { lastLook: seen[seen.length - 1] } : {}), counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS };
 }
