@@ -19,22 +19,49 @@ export interface ProxyOptions {
   countOneLow?: 'pending' | 'every-tag';
   /** Refuse every eth_sendRawTransaction with this JSON-RPC error. */
   refuseSends?: { code: number; message: string };
+  /**
+   * After each forwarded send, ask the target itself for the transaction's receipt every 25 ms
+   * until it is sealed, counting receipts answered before the seal (zero block hash): proof that
+   * the run met a Flashblocks-style node that answers receipts of pre-confirmed transactions.
+   */
+  watchReceipts?: boolean;
 }
 
 export interface RpcProxy {
   url: string;
   /** Requests whose params or answers were rewritten, sends that were delayed or refused. */
-  stats: { rewritten: number; delayed: number; refused: number };
+  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number };
   close(): Promise<void>;
 }
 
 type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
 
 export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
-  const stats = { rewritten: 0, delayed: 0, refused: 0 };
+  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0 };
+  let closing = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
   const forward = (body: string): Promise<Response> => fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  const ZERO_HASH = `0x${'0'.repeat(64)}`;
+  const watch = (hash: Hex): void => {
+    const p = (async () => {
+      let counted = false;
+      for (let i = 0; i < 400 && !closing; i++) {
+        const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }))).json()) as { result?: { blockHash?: string } | null };
+        const blockHash = env.result?.blockHash;
+        if (blockHash === ZERO_HASH && !counted) {
+          counted = true;
+          stats.preconfirmedReceipts += 1;
+        }
+        if (blockHash && blockHash !== ZERO_HASH) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
 
   const rewrite = (r: Req): Req => {
     if (opts.pendingAsLatest && r.method === opts.pendingAsLatest && Array.isArray(r.params) && r.params.includes('pending')) {
@@ -84,6 +111,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
         try {
           const answer = await forward(out);
           let text = await answer.text();
+          if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
           if (lowered) {
             const env = JSON.parse(text) as { result?: unknown };
             if (typeof env.result === 'string' && BigInt(env.result) > 0n) {
@@ -105,6 +133,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stats,
     close: async () => {
+      closing = true;
       for (const t of timers) clearTimeout(t);
       await Promise.all([...inFlight]);
       server.closeAllConnections();
