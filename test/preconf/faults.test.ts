@@ -84,3 +84,26 @@ it('a node that refuses the signer\'s transactions leaves every check unjudged, 
   // Required checks left unjudged: by the results contract such a run is incomplete, never conformant.
   expect(results.filter((r) => r.level === 'required' && r.status === 'inconclusive')).toHaveLength(4);
 });
+
+describe('blocks too short to send early in (400 ms blocks, 100 ms flashblocks)', () => {
+  let short: ReferenceTarget;
+  beforeAll(async () => {
+    short = await startReference({ profile: 'dedicated', blockTimeMs: 400, flashblockMs: 100 });
+  });
+  afterAll(async () => {
+    await short?.stop();
+  });
+
+  it('never fails on invisibility alone: pending code ignored is inconclusive after three attempts, with their timelines', async () => {
+    const proxy = await startRpcProxy(short.rpcUrl, { pendingAsLatest: 'eth_getCode' });
+    try {
+      const results = await runPreconf(checks, proxy.url, short.signerKey);
+      const code = byId(results, 'preconf.code.deployment-visible');
+      // No transaction can be accepted 600 ms before a seal 400 ms away: a miss never counts.
+      expect(`${code.status}: ${code.reason}`).toMatch(/^inconclusive: pre-confirmed state was not established in 3 attempt\(s\), and not yet visible is never a failure by itself: attempt 1: accepted \d+ ms or more before block 0x[0-9a-f]+ sealed it, never pre-confirmed in \d+ looks with eth_getCode .*; attempt 2: .*; attempt 3: /);
+      expect(results.filter((r) => r.status === 'failed')).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -26,7 +26,7 @@
 // is retried, then left inconclusive with the timeline.
 import type { Hex } from 'viem';
 import type { SharedScope, CheckContext } from '../check';
-import { CheckFailure, fail, inconclusive, skip } from '../verdict';
+import { CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
 import { randomAddress, toQuantity } from '../hex';
 import { show } from '../json';
 import type { BlockView } from '../chain';
@@ -287,7 +287,9 @@ type AttemptEnd =
   | { kind: 'observed'; results: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> | { kind: 'miss'; record: MissRecord } | { kind: 'unclear'; reason: string } } }
   | { kind: 'void'; reason: string }
   | { kind: 'nonce-evidence'; failure: CheckFailure }
-  | { kind: 'refused'; reason: string };
+  | { kind: 'refused'; reason: string }
+  /** Nothing more can be attempted (the spend cap, a wait that ran out): what is judged stays. */
+  | { kind: 'stopped'; reason: string };
 
 interface PassState {
   s: Session;
@@ -388,7 +390,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
   const refusedBudget = s.reserve(limits);
   if (refusedBudget) {
     if (n === 1) skip(refusedBudget);
-    return { kind: 'refused', reason: refusedBudget };
+    return { kind: 'stopped', reason: refusedBudget };
   }
   const signed: Signed[] = await Promise.all(
     TX_PLAN.map((role, i) => {
@@ -609,6 +611,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
   let nonceEvidence: CheckFailure | undefined;
   let refused: string | undefined;
   let plain: bigint | undefined;
+  let attempts = 0;
 
   // One round trip: chain id and fees, the balance, gas limits, the code-less estimate, the latest count.
   const [, balance, sizes, plainRead, latestFirst] = await Promise.all([
@@ -634,14 +637,27 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
   for (let n = 1; n <= MAX_ATTEMPTS; n++) {
     const open = behaviours.filter((b) => outcomes[b] === undefined);
     if (open.length === 0) break;
+    attempts = n;
     st.behaviours = open;
-    const end = await attempt(st, n, n === 1 ? latestFirst.value : undefined);
+    let end: AttemptEnd;
+    try {
+      end = await attempt(st, n, n === 1 ? latestFirst.value : undefined);
+    } catch (err) {
+      // A wait that ran out or the run's deadline: what earlier attempts judged stays judged.
+      if (!(err instanceof Inconclusive) || n === 1) throw err;
+      end = { kind: 'stopped', reason: `attempt ${n}: ${err.message}` };
+    }
     if (end.kind === 'nonce-evidence') {
       nonceEvidence = end.failure;
       break;
     }
     if (end.kind === 'refused') {
       refused = end.reason;
+      break;
+    }
+    if (end.kind === 'stopped') {
+      st.notes.push(end.reason);
+      for (const b of open) (unclear.get(b) ?? unclear.set(b, []).get(b)!).push(end.reason);
       break;
     }
     if (end.kind === 'void') {
@@ -674,7 +690,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
         ? `not judged: the nonce the signer must use could not be had (see preconf.nonce.back-to-back: ${nonceEvidence.message})`
         : refused
           ? `the node refused the signer's transactions (${refused}), so pre-confirmed state could not be observed`
-          : `pre-confirmed state was not established in ${MAX_ATTEMPTS} attempts, and is never a failure by itself: ${history.join('; ')}`;
+          : `pre-confirmed state was not established in ${attempts} attempt(s), and not yet visible is never a failure by itself: ${history.join('; ')}`;
       (outcomes as Record<string, unknown>)[b] = { kind: 'unjudged', reason: why };
     }
     return result();
