@@ -62,7 +62,7 @@ async function openTarget(cfg: RunConfig, io: Io): Promise<Target> {
   // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
   const { startReference } = require('../reference') as typeof import('../reference');
   const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
-  io.err.write(`embedded reference target up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${cfg.blockTimeMs} ms, flashblocks ${cfg.flashblockMs ? `every ${cfg.flashblockMs} ms` : 'off'})\n`);
+  io.err.write(`embedded reference target up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`);
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 

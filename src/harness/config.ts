@@ -26,8 +26,8 @@ export interface RunConfig {
   maxSpendWei: bigint;
   expectationsFile?: string;
   blockTimeMs: number;
-  /** Flashblock interval of the embedded reference target; 0 = instant pre-confirmation. */
-  flashblockMs: number;
+  /** Flashblock interval of the embedded reference target (its default when not given); 0 = instant. */
+  flashblockMs?: number;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -222,8 +222,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     maxSpendWei,
     expectationsFile: get('expectations'),
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
-    // 0 is meaningful here (no flashblocks), so not num(), which wants a positive integer.
-    flashblockMs: get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
+    // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
+    flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

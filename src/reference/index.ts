@@ -23,7 +23,8 @@ export interface ReferenceOptions {
   blockTimeMs?: number;
   /**
    * Flashblock interval: an accepted transaction shows at "pending" at the next flashblock;
-   * default 200 (Base). 0: the instant model, visible at "pending" as soon as accepted.
+   * default 200 (Base; 0 when blockTimeMs is 200 or less). 0: the instant model, visible at
+   * "pending" as soon as accepted.
    */
   flashblockMs?: number;
   /**
@@ -72,7 +73,8 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   const profile = opts.profile ?? 'dedicated';
   const blockTimeMs = opts.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS;
   if (profile !== 'public' && profile !== 'dedicated') throw new Error(`unknown profile ${String(profile)}`);
-  const flashblockMs = opts.flashblockMs ?? DEFAULT_FLASHBLOCK_MS;
+  // Blocks too short for 200 ms flashblocks get none unless asked for (the instant model).
+  const flashblockMs = opts.flashblockMs ?? (blockTimeMs > DEFAULT_FLASHBLOCK_MS ? DEFAULT_FLASHBLOCK_MS : 0);
   const inclusionDelayFlashblocks = opts.inclusionDelayFlashblocks ?? 0;
   const blockNumberMode = opts.blockNumberMode ?? 'sealed';
   if (!Number.isInteger(blockTimeMs) || blockTimeMs < 10) throw new Error(`blockTimeMs must be an integer >= 10, got ${blockTimeMs}`);

@@ -121,16 +121,19 @@ export class Preconf {
     const params = Array.isArray(req.params) ? req.params : [];
     const first = params[0];
     const decoded = req.method === 'eth_sendRawTransaction' && typeof first === 'string' ? await decodeSigned(first) : undefined;
-    const sender = decoded?.from ?? (isObject(first) && typeof first.from === 'string' ? first.from.toLowerCase() : undefined);
+    // eth_sendTransaction names its sender, and maybe its nonce (else anvil picks the next).
+    const request = isObject(first) ? first : {};
+    const sender = decoded?.from ?? (typeof request.from === 'string' ? request.from.toLowerCase() : undefined);
+    const nonce = decoded?.nonce ?? (typeof request.nonce === 'string' && /^0x[0-9a-f]+$/i.test(request.nonce) ? Number(request.nonce) : undefined);
     if (this.held.length >= MAX_HELD) return rpcError(-32003, 'txpool is full');
 
     return this.upstream.exclusive(async (raw) => {
-      if (decoded) {
+      if (sender !== undefined && nonce !== undefined) {
         // anvil would take a nonce below its pending count as a replacement of a transaction
         // already pre-confirmed (still in its pool); a Flashblocks node has executed that
         // one, its pending nonce has moved on, so the send is "nonce too low" (anvil's words).
-        const pending = Number(await raw.call<Hex>('eth_getTransactionCount', [decoded.from, 'pending']));
-        if (decoded.nonce < pending) return rpcError(-32003, 'nonce too low');
+        const pending = Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
+        if (nonce < pending) return rpcError(-32003, 'nonce too low');
       }
       // anvil validates against its pool, so the sender's held transactions go in first: a
       // duplicate is "already imported", a same-nonce one must outbid, later nonces queue up.

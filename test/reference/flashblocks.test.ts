@@ -265,6 +265,26 @@ describe('invalid sends', () => {
   });
 });
 
+describe('eth_sendTransaction (an unlocked dev account)', () => {
+  test('is held like a raw transaction: back-to-back sends get consecutive nonces and show at the next flashblock', async () => {
+    const url = ref.rpcUrl;
+    const from: Hex = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // anvil's second dev account
+    await nextBlock(url); // both land in the block's first flashblock, long before the seal
+    const start = await pendingCount(ref, from);
+    const tx = { from, to: RECIPIENT, value: '0x1' };
+    const a = await rpc<Hex>(url, 'eth_sendTransaction', [tx]);
+    // anvil numbers a new transaction from its pool; the first one is held outside it, and
+    // must still count: the second gets the next nonce, not the same one.
+    const b = await rpc<Hex>(url, 'eth_sendTransaction', [tx]);
+    expect(b).not.toBe(a);
+    await waitFor('both at "pending"', async () => ((await pendingCount(ref, from)) === start + 2 ? true : undefined), 2 * FB + SLACK_MS, 2);
+    const receipts = await Promise.all([a, b].map((h) => rpc<Receipt>(url, 'eth_getTransactionReceipt', [h])));
+    expect(receipts.map((r) => r.status)).toEqual(['0x1', '0x1']);
+    const txs = await Promise.all([a, b].map((h) => rpc<{ nonce: Hex }>(url, 'eth_getTransactionByHash', [h])));
+    expect(txs.map((t) => Number(t.nonce))).toEqual([start, start + 1]);
+  });
+});
+
 describe('knobs', () => {
   // inclusionDelayFlashblocks 4 with 100 ms flashblocks: a transaction lands in the fifth
   // flashblock after its acceptance, i.e. 400..500 ms later; long enough to hold transactions
