@@ -17,6 +17,8 @@ export interface ProxyOptions {
    * pending one is a nonce already used: the send fails with "nonce too low").
    */
   countOneLow?: 'pending' | 'every-tag';
+  /** Lower only this many answers (default: all), e.g. 1 for a replica that lagged once. */
+  countOneLowTimes?: number;
   /** Refuse every eth_sendRawTransaction with this JSON-RPC error. */
   refuseSends?: { code: number; message: string };
   /**
@@ -112,7 +114,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           const answer = await forward(out);
           let text = await answer.text();
           if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
-          if (lowered) {
+          if (lowered && stats.rewritten < (opts.countOneLowTimes ?? Infinity)) {
             const env = JSON.parse(text) as { result?: unknown };
             if (typeof env.result === 'string' && BigInt(env.result) > 0n) {
               stats.rewritten += 1;

@@ -321,20 +321,28 @@ async function readHead(st: PassState): Promise<{ block: BlockView; startedAt: n
 
 /**
  * The base nonce: "latest", then "pending" read just after it. A pending count below it is
- * direct evidence (4.5, 1.4); a pending count above it means something of the signer is still
- * unsealed, so it waits (bounded) until everything this session sent is sealed.
+ * direct evidence (4.5, 1.4) once the same pair of reads shows it again (so one answer from a
+ * replica a block behind is not taken for the node's rule); a pending count above it means
+ * something of the signer is still unsealed, so it waits (bounded) until everything this session
+ * sent is sealed.
  */
 async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint> {
   const started = st.time.now();
   let latestHint = latestFirst;
+  let below: string | undefined;
   for (;;) {
     const latest = latestHint ?? (await st.s.count('nonce', 'latest'));
     latestHint = undefined;
     const pending = await st.s.count('nonce', 'pending');
     if (pending < latest) {
+      const seen = `"pending" ${pending} right after "latest" ${latest}`;
+      if (below === undefined) {
+        below = seen;
+        continue;
+      }
       fail(
-        `eth_getTransactionCount(signer, "pending") answered ${pending} right after "latest" answered ${latest}: the pending count includes everything sealed plus what is pre-confirmed (1.4), ` +
-          'and it is the nonce to use next (4.5), so it can never be below the latest count',
+        `eth_getTransactionCount(signer, "pending") answered ${pending} right after "latest" answered ${latest} (twice: ${below}, then ${seen}): ` +
+          'the pending count includes everything sealed plus what is pre-confirmed (1.4), and it is the nonce to use next (4.5), so it can never be below the latest count',
         { expected: `>= ${toQuantity(latest)}`, actual: toQuantity(pending) },
       );
     }
@@ -348,19 +356,19 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint> {
 }
 
 /** Waits for a seal, so the sends start a block interval; the round of the read that saw it. */
-async function align(st: PassState): Promise<{ round: Round; sealAfter?: number }> {
+async function align(st: PassState): Promise<{ round: Round; sealSeen: boolean }> {
   let prev = await readHead(st);
   const started = st.time.now();
-  if (!st.aligned) return { round: { startedAt: prev.startedAt, endedAt: prev.endedAt, head: prev.block.number! } };
+  if (!st.aligned) return { round: { startedAt: prev.startedAt, endedAt: prev.endedAt, head: prev.block.number! }, sealSeen: false };
   for (;;) {
     await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
     const cur = await readHead(st);
-    if (cur.block.number! > prev.block.number!) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealAfter: prev.startedAt };
+    if (cur.block.number! > prev.block.number!) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: true };
     prev = cur;
     if (st.time.now() - started >= ALIGN_WAIT_MS) {
       st.aligned = false;
       st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
-      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! } };
+      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: false };
     }
   }
 }
@@ -484,7 +492,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
         knownHead = blk.number!;
       }
       // The first seal after the aligned one gives the block time; the deadline follows it.
-      if (aligned.sealAfter !== undefined && head.number === aligned.round.head + 1n && st.blockTimes.length < n) {
+      if (aligned.sealSeen && head.number === aligned.round.head + 1n && st.blockTimes.length < n) {
         const blockTime = endedAt - aligned.round.endedAt;
         st.blockTimes.push(blockTime);
         deadline = Math.min(deadline, sent[0].startedAt + 3 * blockTime + 2000);
@@ -583,7 +591,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
   }
   const sealedBlocks = [...new Set(sealedIn.values())].map(toQuantity).join(', ');
   st.notes.push(
-    `attempt ${n}: ${aligned.sealAfter !== undefined ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +
+    `attempt ${n}: ${aligned.sealSeen ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +
       `nonces ${base}..${base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${timelineNote.join(', ') || 'nothing established at "pending"'}; ` +
       `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${rounds.length - 1} rounds of reads)`,
   );
