@@ -43,9 +43,10 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
       expect(describeResults(results)).toBe(allPassed(results));
       // The target did what breaks "a receipt exists means sealed": receipts with a zero block hash before the seal.
       expect(proxy.stats.preconfirmedReceipts).toBeGreaterThanOrEqual(1);
-      // One pass: five transactions (one attempt), within the default --max-spend-wei (1e16).
-      const notes = results[0].notes!.filter((n) => /^attempt \d/.test(n));
-      expect(notes).toHaveLength(1);
+      // One pass (on a loaded machine maybe retried as a whole), within the default --max-spend-wei (1e16).
+      const attempts = results[0].notes!.filter((n) => /^attempt \d: sent /.test(n));
+      expect(attempts.length).toBeGreaterThanOrEqual(1);
+      expect(attempts.length).toBeLessThanOrEqual(3);
       expect(budget.spentWei).toBeGreaterThan(0n);
       expect(budget.spentWei).toBeLessThan(10n ** 16n / 2n);
       // Only the first check waited for the pass; the others judged the same observation.
@@ -67,10 +68,13 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
     }
     expect(timeline.flashblockMs).toBe(200);
     expect(timeline.blockTimeMs).toBeGreaterThan(0);
-    // 5 nonce + 5 receipts + 2 code + 1 estimate observations of one attempt.
-    expect(timeline.sends).toHaveLength(13);
-    for (const s of timeline.sends) {
-      expect(s.sentAtMs).toBeGreaterThanOrEqual(0);
+    // Every check passed, so each view was established once: 5 nonce + 5 receipts + 2 code + 1
+    // estimate observations seen before their seal (more entries only if a loaded machine made
+    // the pass retry).
+    const seen = timeline.sends.filter((s) => s.visibleAtMs !== undefined);
+    expect(seen.length).toBeGreaterThanOrEqual(13);
+    for (const s of timeline.sends) expect(s.sentAtMs).toBeGreaterThanOrEqual(0);
+    for (const s of seen) {
       expect(s.visibleAtMs).toBeGreaterThan(s.sentAtMs);
       expect(s.sealedAtMs).toBeGreaterThan(s.visibleAtMs!);
     }
