@@ -73,8 +73,8 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
   const started = performance.now();
   // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
   const { startReference } = require('../reference') as typeof import('../reference');
-  const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs });
-  io.out.write(`target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${cfg.blockTimeMs} ms)\n`);
+  const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
+  io.out.write(`target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`);
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 

@@ -29,6 +29,17 @@ export interface CheckSettings {
   openapi?: string;
 }
 
+/** What a run-scoped shared observation may use (see CheckContext.shared). */
+export interface SharedScope {
+  /** A JSON-RPC client whose exchanges are kept under `lane`, for the checks that name that lane. */
+  rpc(lane: string): RpcClient;
+  /** Present when the run has a signer. */
+  signer?: Signer;
+  settings: CheckSettings;
+  /** Aborted at the run deadline, on interrupt, or after one check's time limit. */
+  signal: AbortSignal;
+}
+
 export interface CheckContext {
   meta: CheckMeta;
   rest: RestClient;
@@ -42,6 +53,13 @@ export interface CheckContext {
   metric(name: string, value: unknown): void;
   /** A line of explanation kept with the result (shown in reports). */
   note(text: string): void;
+  /**
+   * One observation that several checks of the run judge (e.g. the pre-confirmation pass): the
+   * first check to ask for `key` runs `observe`; the others get the same outcome (its value, or
+   * the same skip / inconclusive). The observation records its exchanges per lane; this check's
+   * transcript receives those of the lanes it names, so each check shows what it judged.
+   */
+  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
 }
 
 export type CheckFn = (ctx: CheckContext) => Promise<void>;

@@ -37,6 +37,8 @@ export interface RunConfig {
   certify: boolean;
   /** Extra values to redact (--secret / SECRETS) that the heuristics cannot recognise. */
   secrets: string[];
+  /** Flashblock interval of the embedded reference target (its default when not given); 0 = instant. */
+  flashblockMs?: number;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -52,6 +54,7 @@ export const DEFAULTS = {
   /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
   maxSpendWei: 10n ** 16n,
   blockTimeMs: 2000,
+  flashblockMs: 200,
 } as const;
 
 /** Flag name, its environment variable, and what it takes: the one table --help is made from. */
@@ -77,6 +80,7 @@ export const OPTIONS = [
   ['secret', 'SECRETS', '<value>', 'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
   ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
+  ['flashblock-ms', 'FLASHBLOCK_MS', '<ms>', `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
@@ -281,6 +285,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
     certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
     secrets: givenSecrets,
+    // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
+    flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

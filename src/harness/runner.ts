@@ -1,4 +1,4 @@
-import { Check, CheckContext, CheckMeta, CheckSettings, Status } from './check';
+import { Check, CheckContext, CheckMeta, CheckSettings, SharedScope, Status } from './check';
 import { Blocked, CheckFailure, Inconclusive, Skip } from './verdict';
 import { TransportError } from './http';
 import { Redactor } from './redact';
@@ -98,6 +98,30 @@ function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'statu
   return { status: 'inconclusive', reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}` };
 }
 
+/** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
+type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
+
+function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: number, key: string, observe: (scope: SharedScope) => Promise<unknown>) {
+  let entry = shared.get(key);
+  if (!entry) {
+    const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
+    // Bounded like a check: the run's signal, and the same per-check time limit.
+    const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
+    const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
+    const scope: SharedScope = {
+      rpc: (lane) => new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal }),
+      signer: env.signer,
+      settings: env.settings,
+      signal,
+    };
+    entry = { outcome: observe(scope), exchanges };
+    // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
+    entry.outcome.catch(() => undefined);
+    shared.set(key, entry);
+  }
+  return entry;
+}
+
 /** A result and, when the check could not observe its subject, what blocked it (settled later). */
 interface Outcome {
   result: CheckResult;
@@ -105,7 +129,7 @@ interface Outcome {
   cause?: string;
 }
 
-async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Outcome> {
+async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations): Promise<Outcome> {
   const started = performance.now();
   const base = { id: check.id, title: check.title, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
@@ -139,6 +163,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Outc
     signal: checkSignal,
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),
     note: (text) => void notes.push(env.redactor.text(text)),
+    shared: async <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> => {
+      const entry = shareObservation(shared, env, limit, key, observe);
+      try {
+        return (await entry.outcome) as T;
+      } finally {
+        for (const { lane, exchange } of entry.exchanges) if (lanes.includes(lane)) transcript.add(exchange);
+      }
+    },
   };
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });
 
@@ -168,9 +200,10 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Outc
 export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
   const results = new Array<CheckResult>(checks.length);
   const causes = new Map<number, string>();
+  const shared: SharedObservations = new Map();
   const execute = async (i: number): Promise<void> => {
     opts.onStart?.(checks[i]);
-    const { result, cause } = await runOne(checks[i], env, opts);
+    const { result, cause } = await runOne(checks[i], env, opts, shared);
     results[i] = result;
     // A blocked check is reported once its root's verdict is known, after the run.
     if (cause) causes.set(i, cause);

@@ -62,6 +62,9 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilProcess> {
 async function launch(port: number, opts: AnvilOptions): Promise<AnvilProcess> {
   const args = [
     '--no-mining', // blocks are sealed by the gateway's timer, see preconf.ts
+    // Pool (and so block) order is arrival order: a later flashblock appends to the block
+    // being built and never moves earlier pre-confirmed transactions, whatever their fees.
+    '--order', 'fifo',
     '--host', '127.0.0.1',
     '--port', String(port),
     '--chain-id', String(opts.chainId),

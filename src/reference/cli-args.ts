@@ -1,13 +1,23 @@
 // Command-line flags of the standalone reference target (kept apart from main.ts, which runs
 // on load, so the parser can be tested).
-import { DEFAULT_BLOCK_TIME_MS } from './defaults';
+import { DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS } from './defaults';
 import type { ReferenceOptions } from './index';
 
-export const USAGE = `usage: reference [--profile public|dedicated] [--block-time <ms>] [--port-rest <n>] [--port-rpc <n>] [--json] [--controls]
+export const USAGE = `usage: reference [--profile public|dedicated] [--block-time <ms>] [--flashblock-ms <ms>]
+                 [--inclusion-delay-flashblocks <n>] [--block-number-mode sealed|building]
+                 [--port-rest <n>] [--port-rpc <n>] [--json] [--controls]
 
 Starts the embedded reference target (anvil + JSON-RPC gateway + REST listing) on 127.0.0.1.
   --profile      public: eth_getBlockReceipts answers HTTP 403; dedicated (default): served
   --block-time   block seal interval in ms (default ${DEFAULT_BLOCK_TIME_MS})
+  --flashblock-ms
+                 flashblock interval in ms (default ${DEFAULT_FLASHBLOCK_MS}): accepted transactions show at
+                 "pending" at the next flashblock; 0 shows them as soon as accepted
+  --inclusion-delay-flashblocks
+                 extra flashblocks a transaction waits beyond the next one (default 0)
+  --block-number-mode
+                 sealed (default): eth_blockNumber is the head; building: the block being
+                 built once it has a flashblock, as some Flashblocks nodes report
   --port-rest    REST port (default: a free port)
   --port-rpc     JSON-RPC port (default: a free port)
   --json         print one JSON line {baseUrl, rpcUrl, profile, signerKey} first on stdout
@@ -48,6 +58,18 @@ export function parseArgs(argv: readonly string[]): Cli {
       case '--block-time':
         cli.blockTimeMs = integer(flag, value(), 10, 3_600_000);
         break;
+      case '--flashblock-ms':
+        cli.flashblockMs = integer(flag, value(), 0, 3_600_000);
+        break;
+      case '--inclusion-delay-flashblocks':
+        cli.inclusionDelayFlashblocks = integer(flag, value(), 0, 1000);
+        break;
+      case '--block-number-mode': {
+        const v = value();
+        if (v !== 'sealed' && v !== 'building') throw new UsageError(`--block-number-mode must be sealed or building, got ${JSON.stringify(v)}`);
+        cli.blockNumberMode = v;
+        break;
+      }
       case '--port-rest':
         cli.portRest = integer(flag, value(), 0, 65535);
         break;
@@ -68,6 +90,11 @@ export function parseArgs(argv: readonly string[]): Cli {
         throw new UsageError(`unknown argument ${JSON.stringify(arg)}`);
     }
   }
+  const blockTimeMs = cli.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS;
+  if (cli.flashblockMs !== undefined && cli.flashblockMs !== 0 && (cli.flashblockMs < 10 || cli.flashblockMs >= blockTimeMs)) {
+    throw new UsageError(`--flashblock-ms must be 0 or from 10 to the block time - 1 (${blockTimeMs - 1}), got ${cli.flashblockMs}`);
+  }
+  if (cli.inclusionDelayFlashblocks && cli.flashblockMs === 0) throw new UsageError('--inclusion-delay-flashblocks needs flashblocks (--flashblock-ms > 0)');
   if (cli.portRest !== undefined && cli.portRest !== 0 && cli.portRest === cli.portRpc) {
     throw new UsageError('--port-rest and --port-rpc must differ');
   }

@@ -7,3 +7,5 @@ export const SIGNER_KEY: `0x${string}` = '0xac0974bec39a17e36ba4a6b4d238ff944bac
 export const SIGNER_ADDRESS: `0x${string}` = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 /** Base's block time. */
 export const DEFAULT_BLOCK_TIME_MS = 2000;
+/** Base's flashblock interval: ten flashblocks per 2 s block. */
+export const DEFAULT_FLASHBLOCK_MS = 200;

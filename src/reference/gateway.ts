@@ -1,11 +1,13 @@
 // The node interface at {rpc_url}: a JSON-RPC server in front of anvil. It passes requests
-// through, except where the spec and anvil differ:
+// through, except where the spec and anvil differ or a Flashblocks node answers otherwise:
 //   - public profile: any request naming eth_getBlockReceipts gets HTTP 403 (spec 4.3);
-//   - eth_getBlockReceipts("pending") is answered from the pre-confirmed block (preconf.ts);
-//   - eth_estimateGas reverts become code -32000 "execution reverted" (anvil says code 3);
-//   - transaction submissions invalidate the cached pre-confirmed receipts.
+//   - transaction submissions go to the pre-confirmation model, which publishes them on the
+//     next flashblock (preconf.ts);
+//   - eth_getBlockReceipts("pending"), eth_getBlockByNumber("pending") and receipts of
+//     pre-confirmed transactions are answered from the pre-confirmed block (preconf.ts);
+//   - eth_blockNumber may report the block being built (blockNumberMode 'building');
+//   - eth_estimateGas reverts become code -32000 "execution reverted" (anvil says code 3).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hex } from 'viem';
 import { BodyTooLarge, listenLoopback, readBody, sendJson, type Listening } from './http-util';
 import type { Preconf } from './preconf';
 import type { Json, JsonRpcError, JsonRpcResponse, Upstream } from './rpc';
@@ -22,7 +24,6 @@ export interface GatewayOptions {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_BATCH = 1000;
-const SUBMISSIONS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction']);
 
 interface RpcRequest {
   jsonrpc: '2.0';
@@ -111,26 +112,27 @@ async function answerRequest(opts: GatewayOptions, req: RpcRequest): Promise<Jso
   const id = req.id ?? null;
   const params = Array.isArray(req.params) ? req.params : [];
   switch (req.method) {
+    case 'eth_sendRawTransaction':
+    case 'eth_sendTransaction':
+      return opts.preconf.submit(req);
     case 'eth_getBlockReceipts':
       if (params[0] === 'pending') return { jsonrpc: '2.0', id, result: await opts.preconf.pendingReceipts() };
       break;
+    case 'eth_getBlockByNumber':
+      if (params[0] === 'pending') return opts.preconf.pendingBlock(params);
+      break;
+    case 'eth_getTransactionReceipt': {
+      const answer = await opts.upstream.forward(req);
+      if (answer.error || answer.result !== null || typeof params[0] !== 'string') return answer;
+      return { ...answer, result: await opts.preconf.preconfirmedReceipt(params[0]) };
+    }
+    case 'eth_blockNumber':
+      return opts.preconf.blockNumber();
     case 'eth_estimateGas': {
       const answer = await opts.upstream.forward(req);
       if (answer.error && isRevert(answer.error)) answer.error = translateRevert(answer.error);
       return answer;
     }
-    default:
-      if (SUBMISSIONS.has(req.method)) {
-        const answer = await opts.upstream.forward(req);
-        if (answer.error) return answer;
-        const [raw] = params;
-        if (typeof answer.result === 'string') {
-          opts.preconf.accepted(answer.result as Hex, req.method === 'eth_sendRawTransaction' && typeof raw === 'string' ? (raw as Hex) : undefined);
-        } else {
-          opts.preconf.poolChanged();
-        }
-        return answer;
-      }
   }
   return opts.upstream.forward(req);
 }

@@ -1,23 +1,42 @@
 // The embedded reference target: a real anvil node with the tokenized-stock contracts,
 // a JSON-RPC gateway (rpcUrl) that adds the pre-confirmation model and the profile rules,
 // and the REST listing (baseUrl). Everything binds 127.0.0.1.
+import type { Server } from 'node:http';
 import { startAnvil, type AnvilProcess } from './anvil';
 import { deployCatalog } from './contracts/deploy';
 import { createControls, type Controls } from './controls';
 import { startGateway, type Profile } from './gateway';
-import { Preconf } from './preconf';
+import { Preconf, type BlockNumberMode } from './preconf';
 import { startRestServer } from './rest-server';
 import { AnvilRpc, Upstream } from './rpc';
-import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
+import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
 export type { Controls } from './controls';
 export type { Profile } from './gateway';
-export { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
+export type { BlockNumberMode } from './preconf';
+export { ZERO_HASH } from './preconf';
+export { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
 export interface ReferenceOptions {
   profile?: Profile;
   /** Block seal interval; default 2000 (Base). */
   blockTimeMs?: number;
+  /**
+   * Flashblock interval: an accepted transaction shows at "pending" at the next flashblock;
+   * default 200 (Base; 0 when blockTimeMs is 200 or less). 0: the instant model, visible at
+   * "pending" as soon as accepted.
+   */
+  flashblockMs?: number;
+  /**
+   * Flashblocks a transaction waits beyond the next one (default 0), as when earlier
+   * flashblocks are full or the first of a block carries only deposits. Needs flashblockMs > 0.
+   */
+  inclusionDelayFlashblocks?: number;
+  /**
+   * What eth_blockNumber reports: 'sealed' (default) the head; 'building' the block being
+   * built once it has a flashblock, as some Flashblocks nodes do.
+   */
+  blockNumberMode?: BlockNumberMode;
   /** 0 (default) picks a free port. */
   portRest?: number;
   portRpc?: number;
@@ -30,8 +49,14 @@ export interface ReferenceTarget {
   baseUrl: string;
   rpcUrl: string;
   profile: Profile;
+  blockTimeMs: number;
+  flashblockMs: number;
+  inclusionDelayFlashblocks: number;
+  blockNumberMode: BlockNumberMode;
   signerKey: `0x${string}`;
   chainId: number;
+  /** The REST listing's own node http.Server (listening on baseUrl), for in-process tests. */
+  restServer: Server;
   /** Raw anvil, for runs that bypass the gateway. */
   anvilUrl: string;
   anvilPid: number;
@@ -48,7 +73,19 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   const profile = opts.profile ?? 'dedicated';
   const blockTimeMs = opts.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS;
   if (profile !== 'public' && profile !== 'dedicated') throw new Error(`unknown profile ${String(profile)}`);
+  // Blocks too short for 200 ms flashblocks get none unless asked for (the instant model).
+  const flashblockMs = opts.flashblockMs ?? (blockTimeMs > DEFAULT_FLASHBLOCK_MS ? DEFAULT_FLASHBLOCK_MS : 0);
+  const inclusionDelayFlashblocks = opts.inclusionDelayFlashblocks ?? 0;
+  const blockNumberMode = opts.blockNumberMode ?? 'sealed';
   if (!Number.isInteger(blockTimeMs) || blockTimeMs < 10) throw new Error(`blockTimeMs must be an integer >= 10, got ${blockTimeMs}`);
+  if (!Number.isInteger(flashblockMs) || (flashblockMs !== 0 && (flashblockMs < 10 || flashblockMs >= blockTimeMs))) {
+    throw new Error(`flashblockMs must be 0 or an integer from 10 to blockTimeMs - 1 (${blockTimeMs - 1}), got ${flashblockMs}`);
+  }
+  if (!Number.isInteger(inclusionDelayFlashblocks) || inclusionDelayFlashblocks < 0 || inclusionDelayFlashblocks > 1000) {
+    throw new Error(`inclusionDelayFlashblocks must be an integer from 0 to 1000, got ${inclusionDelayFlashblocks}`);
+  }
+  if (inclusionDelayFlashblocks > 0 && flashblockMs === 0) throw new Error('inclusionDelayFlashblocks needs flashblockMs > 0');
+  if (blockNumberMode !== 'sealed' && blockNumberMode !== 'building') throw new Error(`unknown blockNumberMode ${String(blockNumberMode)}`);
 
   const cleanups: Array<() => Promise<void>> = [];
   const stopAll = async (): Promise<void> => {
@@ -75,7 +112,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     const owner = SIGNER_ADDRESS;
     const tokens = await deployCatalog(raw, owner, new Date());
 
-    const preconf = new Preconf(upstream, { blockTimeMs, log });
+    const preconf = new Preconf(upstream, { blockTimeMs, flashblockMs, inclusionDelayFlashblocks, blockNumberMode, log });
     cleanups.push(() => preconf.stop());
     const controls = createControls({ upstream, preconf, tokens, owner });
 
@@ -92,15 +129,21 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     preconf.start();
 
     const startupMs = Math.round(performance.now() - started);
-    log(`reference target ready in ${startupMs} ms (profile ${profile}, block time ${blockTimeMs} ms, ${tokens.length} tokens)`);
+    const flashblocks = flashblockMs === 0 ? 'no flashblocks (instant pre-confirmation)' : `flashblocks every ${flashblockMs} ms`;
+    log(`reference target ready in ${startupMs} ms (profile ${profile}, block time ${blockTimeMs} ms, ${flashblocks}, ${tokens.length} tokens)`);
 
     let stopping: Promise<void> | undefined;
     return {
       baseUrl: `http://127.0.0.1:${rest.port}`,
       rpcUrl: `http://127.0.0.1:${gateway.port}`,
       profile,
+      blockTimeMs,
+      flashblockMs,
+      inclusionDelayFlashblocks,
+      blockNumberMode,
       signerKey: SIGNER_KEY,
       chainId: CHAIN_ID,
+      restServer: rest.server,
       anvilUrl: anvil.url,
       anvilPid: anvil.pid,
       startupMs,

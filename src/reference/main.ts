@@ -1,6 +1,7 @@
 // Standalone reference target:
-//   npm run reference -- [--profile public|dedicated] [--block-time <ms>] [--port-rest N]
-//                        [--port-rpc N] [--json] [--controls]
+//   npm run reference -- [--profile public|dedicated] [--block-time <ms>] [--flashblock-ms <ms>]
+//                        [--inclusion-delay-flashblocks N] [--block-number-mode sealed|building]
+//                        [--port-rest N] [--port-rpc N] [--json] [--controls]
 // stdout carries only the "where it listens" answer (one JSON line with --json); logs go to
 // stderr. Serves until SIGINT/SIGTERM, then stops cleanly and exits 0. Bad flags: exit 2.
 import { parseArgs, USAGE, UsageError, type Cli } from './cli-args';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
       [
         `REST     ${ref.baseUrl}/v1/tokenized-stocks`,
         `JSON-RPC ${ref.rpcUrl}  (profile ${ref.profile}, chain id ${ref.chainId})`,
+        `blocks   every ${ref.blockTimeMs} ms, ${ref.flashblockMs ? `flashblocks every ${ref.flashblockMs} ms` : 'no flashblocks (instant pre-confirmation)'}`,
         `signer   ${ref.signerKey}`,
         cli.controls ? `controls ${ref.baseUrl}/_dev/{corporate-action,round,pause,unpause,seal}` : '',
         'Ctrl-C to stop.',

@@ -1,45 +1,93 @@
-// The pre-confirmation model (Base with Flashblocks): transactions accepted into anvil's pool
-// are visible at "pending" at once; a timer seals a block every blockTimeMs.
+// The pre-confirmation model: a Flashblocks sequencer in front of anvil.
 //
-// anvil --no-mining already answers eth_getTransactionCount / eth_getCode / eth_estimateGas at
-// "pending" from its pool, but eth_getBlockReceipts("pending") is null. Receipts are real
-// ones: under the exclusive lock we snapshot, mine the pool into a temporary block, read its
+// What it imitates (Base with Flashblocks; the RPC side is base/base crates/flashblocks-rpc,
+// spec at specs.base.org/protocol/execution/evm/rpc, and its successor crates/client/flashblocks):
+//   - Blocks seal every blockTimeMs; inside each block the sequencer publishes a flashblock
+//     every flashblockMs, counted from the block's start. A transaction accepted by
+//     eth_sendRawTransaction is executed into the next flashblock (or, with
+//     inclusionDelayFlashblocks = N, N flashblocks later: earlier ones full, or the first one
+//     of a block carrying only deposits), and only then shows at "pending".
+//   - The send itself answers at once: the hash, or the mempool's error (nonce too low,
+//     insufficient funds, replacement underpriced, already imported) right away.
+//   - Until the first flashblock of a block exists, "pending" answers as "latest" (the RPC
+//     falls back to the canonical state when it has no pending flashblock state).
+//   - eth_getTransactionReceipt answers a pre-confirmed transaction before the seal, with the
+//     number of the block being built and block hash 0x000…0 (the published spec's example;
+//     the implementation fills in a provisional hash, see README); eth_getBlockByNumber
+//     ("pending") shows the block being built under that number; eth_getBlockReceipts
+//     ("pending") follows the same convention. After the seal the canonical receipt wins.
+//
+// How: anvil runs with --no-mining, so its transaction pool is the pre-confirmed state, and
+// anvil already answers eth_getTransactionCount / eth_getCode / eth_estimateGas / eth_call at
+// "pending" from it. Accepted transactions are held by us (not in anvil's pool) until their
+// flashblock, then submitted; a timer seals with evm_mine. Receipts of the pool are real ones:
+// under the exclusive lock we snapshot, mine the pool into a temporary block, read its
 // receipts, revert, and resubmit the raw transactions in block order (evm_revert drops mined
-// transactions from the pool). Raw bytes come from what the gateway saw submitted, else from
-// eth_getRawTransactionByHash (about 1 ms per transaction, so worth avoiding). Nobody else
-// talks to anvil meanwhile, so the temporary block and the briefly emptied pool are never
-// observable through us. Results are cached per pool state; a seal starts an empty block.
+// transactions from the pool). Nobody else talks to anvil meanwhile, so the temporary block,
+// the briefly emptied pool and transactions validated-then-held are never observable through
+// us. flashblockMs = 0 keeps the instant model: every acceptance is published at once.
 import type { Hex } from 'viem';
-import { AnvilRpc, RpcError, type Json, type Upstream } from './rpc';
+import { decodeSigned, type SignedTx } from './decode';
+import { AnvilRpc, RpcError, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
+
+export type BlockNumberMode = 'sealed' | 'building';
 
 export interface PreconfOptions {
   blockTimeMs: number;
+  /** Flashblock interval; 0 publishes every accepted transaction at once (no flashblocks). */
+  flashblockMs: number;
+  /** Extra flashblocks a transaction waits beyond the next one (0: lands in the next). */
+  inclusionDelayFlashblocks: number;
+  /** 'building': eth_blockNumber reports the block being built once it has a flashblock. */
+  blockNumberMode: BlockNumberMode;
   log: (line: string) => void;
 }
+
+export const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`;
 
 interface Block {
   number: Hex;
   transactions: Hex[];
 }
 
+interface Receipt {
+  transactionHash: Hex;
+  from: Hex;
+  [field: string]: Json;
+}
+
+/** An accepted transaction waiting for its flashblock. */
+interface Held extends SignedTx {
+  raw: Hex;
+  /** Published at the first tick (flashblock or seal) whose count reaches this. */
+  dueTick: number;
+}
+
 /** Bound on remembered raw transactions (replaced or dropped ones are never sealed). */
 const MAX_REMEMBERED = 50_000;
+/** Bound on held transactions: a flood of sends must not grow memory without limit. */
+const MAX_HELD = 10_000;
 /**
  * anvil answers a batch with futures::join_all, which polls up to 30 futures in order and
  * uses FuturesOrdered above that; with larger batches we measured cross-sender swaps.
  */
 const RESUBMIT_CHUNK = 30;
 
-interface Receipt {
-  transactionHash: Hex;
-  from: Hex;
-}
-
 export class Preconf {
-  /** Bumped on every pool change we see; part of the pending-receipts cache key. */
+  /** Bumped on every pool change we make; part of the pending-receipts cache key. */
   private poolVersion = 0;
   private readonly rawByHash = new Map<string, Hex>();
-  private cache?: { key: string; receipts: Json[] };
+  private cache?: { key: string; receipts: Receipt[] };
+  private held: Held[] = [];
+  /** Ticks so far: every published flashblock and every seal counts one. */
+  private ticks = 0;
+  /**
+   * Whether the block being built has a flashblock yet; until then "pending" falls back to
+   * "latest". Changed only inside exclusive sections, so a shared section reads it stably.
+   */
+  private building: boolean;
+  private clock?: ClockState;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private refreshQueued = false;
@@ -48,46 +96,140 @@ export class Preconf {
   constructor(
     private readonly upstream: Upstream,
     private readonly opts: PreconfOptions,
-  ) {}
+  ) {
+    this.building = this.instant;
+  }
 
-  poolChanged(): void {
+  private get instant(): boolean {
+    return this.opts.flashblockMs === 0;
+  }
+
+  private poolChanged(): void {
     this.poolVersion += 1;
   }
 
-  /**
-   * A transaction entered the pool through the gateway. The pre-confirmed block is rebuilt
-   * right away, as a sequencer publishes it, rather than when someone first asks: a reader
-   * then finds it ready. Submissions that arrive while one rebuild waits share it.
-   */
-  accepted(hash: Hex, raw?: Hex): void {
-    if (raw) {
-      this.rawByHash.set(hash.toLowerCase(), raw);
-      if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
+  private remember(hash: string, raw: Hex): void {
+    this.rawByHash.set(hash.toLowerCase(), raw);
+    if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
+  }
+
+  // ---- submissions ---------------------------------------------------------------------
+
+  /** eth_sendRawTransaction / eth_sendTransaction: the answer comes at once, visibility later. */
+  async submit(req: { method: string; params?: Json }): Promise<JsonRpcResponse> {
+    if (this.instant) return this.submitInstant(req);
+    const params = Array.isArray(req.params) ? req.params : [];
+    const first = params[0];
+    const decoded = req.method === 'eth_sendRawTransaction' && typeof first === 'string' ? await decodeSigned(first) : undefined;
+    // eth_sendTransaction names its sender, and maybe its nonce (else anvil picks the next).
+    const request = isObject(first) ? first : {};
+    const sender = decoded?.from ?? (typeof request.from === 'string' ? request.from.toLowerCase() : undefined);
+    const nonce = decoded?.nonce ?? (typeof request.nonce === 'string' && /^0x[0-9a-f]+$/i.test(request.nonce) ? Number(request.nonce) : undefined);
+    if (this.held.length >= MAX_HELD) return rpcError(-32003, 'txpool is full');
+
+    return this.upstream.exclusive(async (raw) => {
+      if (sender !== undefined && nonce !== undefined) {
+        // anvil would take a nonce below its pending count as a replacement of a transaction
+        // already pre-confirmed (still in its pool); a Flashblocks node has executed that
+        // one, its pending nonce has moved on, so the send is "nonce too low" (anvil's words).
+        const pending = Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
+        if (nonce < pending) return rpcError(-32003, 'nonce too low');
+      }
+      // anvil validates against its pool, so the sender's held transactions go in first: a
+      // duplicate is "already imported", a same-nonce one must outbid, later nonces queue up.
+      const prefix = sender ? this.held.filter((h) => h.from === sender) : [];
+      const answers = await raw.batchResponses([
+        ...prefix.map((h): [string, Json[]] => ['eth_sendRawTransaction', [h.raw]]),
+        [req.method, (req.params ?? []) as Json[]],
+      ]);
+      const answer = answers[answers.length - 1];
+      const added = prefix.filter((_, i) => !answers[i].error).map((h) => h.hash as string);
+      let accepted: Held | undefined;
+      if (!answer.error && typeof answer.result === 'string') {
+        const hash = answer.result as Hex;
+        const tx = decoded?.hash.toLowerCase() === hash.toLowerCase() ? { ...decoded, raw: first as Hex } : await this.readBack(raw, hash);
+        if (tx) {
+          added.push(hash);
+          accepted = { ...tx, dueTick: this.ticks + 1 + this.opts.inclusionDelayFlashblocks };
+        } else {
+          // Not resubmittable from raw bytes (e.g. an impersonated sender): it stays in
+          // anvil's pool, i.e. pre-confirmed at once.
+          this.opts.log(`flashblocks: ${hash} cannot be held (no raw bytes); published at once`);
+          this.poolChanged();
+        }
+      }
+      // Dropping a hash a replacement already evicted is a harmless no-op.
+      if (added.length > 0) await raw.batchResponses(added.map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
+      if (accepted) {
+        const { from, nonce } = accepted;
+        this.held = this.held.filter((h) => !(h.from === from && h.nonce === nonce));
+        this.held.push(accepted);
+      }
+      return answer;
+    });
+  }
+
+  private async readBack(raw: AnvilRpc, hash: Hex): Promise<(SignedTx & { raw: Hex }) | undefined> {
+    const [bytes, tx] = await raw.batch<Json>([
+      ['eth_getRawTransactionByHash', [hash]],
+      ['eth_getTransactionByHash', [hash]],
+    ]);
+    if (typeof bytes !== 'string' || !isObject(tx) || typeof tx.from !== 'string' || typeof tx.nonce !== 'string') return undefined;
+    return { hash, raw: bytes as Hex, from: tx.from.toLowerCase(), nonce: Number(tx.nonce) };
+  }
+
+  private async submitInstant(req: { method: string; params?: Json }): Promise<JsonRpcResponse> {
+    const answer = await this.upstream.forward(req);
+    if (answer.error) return answer;
+    const first = Array.isArray(req.params) ? req.params[0] : undefined;
+    if (typeof answer.result === 'string') {
+      this.accepted(answer.result as Hex, req.method === 'eth_sendRawTransaction' && typeof first === 'string' ? (first as Hex) : undefined);
+    } else {
+      this.poolChanged();
     }
+    return answer;
+  }
+
+  /**
+   * Instant model: a transaction entered the pool. The pre-confirmed block is rebuilt right
+   * away, as a sequencer publishes it, rather than when someone first asks: a reader then
+   * finds it ready. Submissions that arrive while one rebuild waits share it.
+   */
+  private accepted(hash: Hex, raw?: Hex): void {
+    if (raw) this.remember(hash, raw);
     this.poolChanged();
     if (this.refreshQueued || this.stopped) return;
     this.refreshQueued = true;
     setImmediate(() => {
       if (this.stopped) return;
-      this.pendingReceipts((): void => void (this.refreshQueued = false)).catch((err: Error) =>
-        this.opts.log(`pending receipts: refresh failed: ${err.message}`),
-      );
+      this.upstream
+        .exclusive(async (anvil) => {
+          this.refreshQueued = false; // from here on, later submissions need a rebuild of their own
+          await this.preview(anvil);
+        })
+        .catch((err: Error) => this.opts.log(`pending receipts: refresh failed: ${err.message}`));
     });
   }
 
-  /** Starts sealing on a fixed cadence (ticks that fall behind are skipped, not queued). */
+  // ---- the clock -----------------------------------------------------------------------
+
+  /** Starts the flashblock and seal timers (ticks that fall behind are skipped, not queued). */
   start(): void {
-    const origin = Date.now();
+    const cadence: Cadence = { blockTimeMs: this.opts.blockTimeMs, flashblockMs: this.opts.flashblockMs };
+    this.clock = startClock(cadence, Date.now());
     const schedule = (): void => {
-      if (this.stopped) return;
-      const elapsed = Date.now() - origin;
-      const wait = this.opts.blockTimeMs - (elapsed % this.opts.blockTimeMs);
+      if (this.stopped || !this.clock) return;
+      const event: ClockEvent = nextEvent(cadence, this.clock, Date.now());
       this.timer = setTimeout(() => {
-        this.ticking = this.seal()
-          .then(() => undefined)
-          .catch((err: Error) => this.opts.log(`seal failed: ${err.message}`))
-          .finally(schedule);
-      }, wait);
+        const run = event.kind === 'seal' ? this.sealTick(false).then(() => undefined) : this.flashblockTick();
+        this.ticking = run
+          .catch((err: Error) => this.opts.log(`${event.kind} failed: ${err.message}`))
+          .finally(() => {
+            if (!this.clock) return;
+            this.clock = event.kind === 'seal' ? afterSeal(cadence, this.clock, Date.now()) : { ...this.clock, lastFlashblock: event.index };
+            schedule();
+          });
+      }, Math.max(0, event.at - Date.now()));
       this.timer.unref();
     };
     schedule();
@@ -99,51 +241,148 @@ export class Preconf {
     await this.ticking;
     // Wait out a rebuild or seal in flight, so anvil is not stopped under it.
     await this.upstream.exclusive(async () => undefined);
+    this.held = [];
   }
 
-  /** Seals the pending block now; returns its number. */
-  seal(): Promise<Hex> {
-    return this.upstream.exclusive((raw) => this.mine(raw));
-  }
-
-  /** Runs fn with exclusive access to anvil, then seals; for scenario controls. */
-  sealWith<T>(fn: (raw: AnvilRpc) => Promise<T>): Promise<T> {
+  /** Publishes a flashblock: the due transactions enter the pool, the receipts are computed. */
+  private flashblockTick(): Promise<void> {
     return this.upstream.exclusive(async (raw) => {
+      this.ticks += 1;
+      await this.publish(raw, this.due());
+      this.building = true;
+      // Computed now, as part of the flashblock, so readers find the receipts ready.
+      await this.preview(raw);
+    });
+  }
+
+  /** The seal is the block's last tick: due transactions go into it (all with flushAll). */
+  private sealTick(flushAll: boolean, before?: (raw: AnvilRpc) => Promise<void>): Promise<Hex> {
+    return this.upstream.exclusive(async (raw) => {
+      this.ticks += 1;
+      await this.publish(raw, flushAll ? this.held.splice(0) : this.due());
+      let sealed: Hex = '0x0';
       try {
-        return await fn(raw);
+        await before?.(raw);
       } finally {
-        await this.mine(raw);
+        sealed = await this.mine(raw);
       }
+      return sealed;
     });
   }
 
-  /** Receipts of the current pre-confirmed block, in block order; [] when the pool is empty. */
-  pendingReceipts(onLocked?: () => void): Promise<Json[]> {
-    return this.upstream.exclusive(async (raw) => {
-      onLocked?.(); // from here on, later submissions need a rebuild of their own
-      const [latest, status] = await raw.batch<Json>([
-        ['eth_blockNumber', []],
-        ['txpool_status', []],
-      ]);
-      const pending = Number((status as { pending: Hex }).pending);
-      // Transactions sent to anvil directly (not through the gateway) change these too.
-      const key = `${this.poolVersion}/${String(latest)}/${JSON.stringify(status)}`;
-      if (this.cache?.key === key) return this.cache.receipts;
-      const receipts = pending === 0 ? [] : await this.simulate(raw);
-      this.cache = { key, receipts };
-      return receipts;
+  /** Seals the pending block now (with the transactions due by now); returns its number. */
+  seal(): Promise<Hex> {
+    return this.sealTick(false);
+  }
+
+  /**
+   * Runs fn with exclusive access to anvil, then seals; for scenario controls. Held
+   * transactions are published first: fn may send from the same account (the owner is the
+   * signer), and anvil numbers its nonces from the pool.
+   */
+  async sealWith<T>(fn: (raw: AnvilRpc) => Promise<T>): Promise<T> {
+    let result: T | undefined;
+    await this.sealTick(true, async (raw) => {
+      result = await fn(raw);
     });
+    return result as T;
+  }
+
+  private due(): Held[] {
+    const due = this.held.filter((h) => h.dueTick <= this.ticks);
+    if (due.length > 0) this.held = this.held.filter((h) => h.dueTick > this.ticks);
+    return due;
+  }
+
+  /** Submits held transactions to anvil's pool, in acceptance order. */
+  private async publish(raw: AnvilRpc, txs: Held[]): Promise<void> {
+    if (txs.length === 0) return;
+    for (let start = 0; start < txs.length; start += RESUBMIT_CHUNK) {
+      const chunk = txs.slice(start, start + RESUBMIT_CHUNK);
+      const answers = await raw.batchResponses(chunk.map((h): [string, Json[]] => ['eth_sendRawTransaction', [h.raw]]));
+      answers.forEach((a, i) => {
+        // Valid when accepted, but something sealed meanwhile made it invalid (e.g. another
+        // transaction took its nonce): a sequencer drops it too.
+        if (a.error) this.opts.log(`flashblocks: dropped ${chunk[i].hash}: ${a.error.message}`);
+        else this.remember(chunk[i].hash, chunk[i].raw);
+      });
+    }
+    this.poolChanged();
   }
 
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
     this.poolChanged();
+    this.cache = undefined;
+    this.building = this.instant;
     const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);
     for (const hash of block.transactions) this.rawByHash.delete(hash.toLowerCase());
     return block.number;
   }
 
-  private async simulate(raw: AnvilRpc): Promise<Json[]> {
+  // ---- reads at "pending" --------------------------------------------------------------
+
+  /** eth_blockNumber: the head, or in 'building' mode the block being built once it has a flashblock. */
+  blockNumber(): Promise<JsonRpcResponse> {
+    return this.upstream.shared(async (raw) => {
+      const answer = await raw.forward({ method: 'eth_blockNumber', params: [] });
+      if (this.opts.blockNumberMode === 'building' && this.building && typeof answer.result === 'string') {
+        answer.result = `0x${(BigInt(answer.result) + 1n).toString(16)}`;
+      }
+      return answer;
+    });
+  }
+
+  /** eth_getBlockByNumber("pending", full): the block being built, or "latest" before its first flashblock. */
+  pendingBlock(params: Json[]): Promise<JsonRpcResponse> {
+    return this.upstream.shared(async (raw) => {
+      if (!this.building) return raw.forward({ method: 'eth_getBlockByNumber', params: ['latest', ...params.slice(1)] });
+      // anvil's own pending block is built from the same pool as the receipts (restore()
+      // checks the order), numbered head+1; only its provisional hash is replaced.
+      const answer = await raw.forward({ method: 'eth_getBlockByNumber', params });
+      if (isObject(answer.result)) answer.result = preconfirmedBlock(answer.result);
+      return answer;
+    });
+  }
+
+  /** eth_getBlockReceipts("pending"): receipts of the pre-confirmed block, or of "latest" before its first flashblock. */
+  pendingReceipts(): Promise<Json> {
+    return this.upstream.exclusive(async (raw) => {
+      if (!this.building) return raw.call('eth_getBlockReceipts', ['latest']);
+      return (await this.preview(raw)).map(preconfirmedReceipt);
+    });
+  }
+
+  /**
+   * eth_getTransactionReceipt for a transaction anvil has no receipt for: its pre-confirmed
+   * receipt, if published. Canonical first (as base's RPC does), re-read here under the lock
+   * so a seal between the caller's read and ours cannot make a pre-confirmed one vanish.
+   */
+  preconfirmedReceipt(hash: string): Promise<Json> {
+    return this.upstream.exclusive(async (raw) => {
+      const sealed = await raw.call<Json>('eth_getTransactionReceipt', [hash]);
+      if (sealed !== null || !this.building) return sealed;
+      const found = (await this.preview(raw)).find((r) => r.transactionHash.toLowerCase() === hash.toLowerCase());
+      return found ? preconfirmedReceipt(found) : null;
+    });
+  }
+
+  /** Receipts of the pool, in block order; [] when empty. Call with the exclusive lock held. */
+  private async preview(raw: AnvilRpc): Promise<Receipt[]> {
+    const [latest, status] = await raw.batch<Json>([
+      ['eth_blockNumber', []],
+      ['txpool_status', []],
+    ]);
+    const pending = Number((status as { pending: Hex }).pending);
+    // Transactions sent to anvil directly (not through the gateway) change these too.
+    const key = `${this.poolVersion}/${String(latest)}/${JSON.stringify(status)}`;
+    if (this.cache?.key === key) return this.cache.receipts;
+    const receipts = pending === 0 ? [] : await this.simulate(raw);
+    this.cache = { key, receipts };
+    return receipts;
+  }
+
+  private async simulate(raw: AnvilRpc): Promise<Receipt[]> {
     const snapshot = await raw.call<Hex>('evm_snapshot');
     let receipts: Receipt[];
     let rawTxs: Hex[];
@@ -160,22 +399,24 @@ export class Preconf {
       missing.forEach((h, i) => {
         const tx = fetched[i];
         if (typeof tx !== 'string') throw new RpcError(-32603, `raw transaction ${h} unavailable`);
-        this.rawByHash.set(h.toLowerCase(), tx);
+        this.remember(h, tx);
       });
       rawTxs = receipts.map((r) => this.rawByHash.get(r.transactionHash.toLowerCase()) as Hex);
     } catch (err) {
       // Without the raw transactions a revert would lose them: keep the block instead, which
       // is simply an early seal.
       this.poolChanged();
+      this.building = this.instant;
       this.opts.log(`pending receipts: kept the block as sealed, could not read it back: ${(err as Error).message}`);
       throw err;
     }
     if (!(await raw.call<boolean>('evm_revert', [snapshot]))) {
       this.poolChanged();
+      this.building = this.instant;
       throw new RpcError(-32603, 'evm_revert refused; the pre-confirmed block was sealed early');
     }
     await this.restore(raw, rawTxs, receipts);
-    return receipts as unknown as Json[];
+    return receipts;
   }
 
   /**
@@ -206,4 +447,23 @@ export class Preconf {
       });
     }
   }
+}
+
+/** A pre-confirmed receipt: the block being built has no hash yet (spec: 0x000…0), nor do its logs. */
+function preconfirmedReceipt(receipt: Receipt): Json {
+  const logs = Array.isArray(receipt.logs) ? receipt.logs.map((l) => (isObject(l) ? { ...l, blockHash: ZERO_HASH } : l)) : receipt.logs;
+  return { ...receipt, blockHash: ZERO_HASH, logs };
+}
+
+function preconfirmedBlock(block: { [key: string]: Json }): Json {
+  const txs = Array.isArray(block.transactions) ? block.transactions.map((t) => (isObject(t) ? { ...t, blockHash: ZERO_HASH } : t)) : block.transactions;
+  return { ...block, hash: ZERO_HASH, transactions: txs };
+}
+
+function isObject(v: unknown): v is { [key: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function rpcError(code: number, message: string): JsonRpcResponse {
+  return { jsonrpc: '2.0', id: null, error: { code, message } };
 }

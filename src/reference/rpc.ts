@@ -110,6 +110,14 @@ export class Upstream {
     return this.lock.shared(() => this.raw.batch<T>(calls));
   }
 
+  /**
+   * Runs fn beside other readers but never during an exclusive section: state that only
+   * exclusive sections change (the pre-confirmation model's) stays put while fn runs.
+   */
+  shared<T>(fn: (raw: AnvilRpc) => Promise<T>): Promise<T> {
+    return this.lock.shared(() => fn(this.raw));
+  }
+
   /** Runs fn alone: no other upstream request is in flight or starts until it returns. */
   exclusive<T>(fn: (raw: AnvilRpc) => Promise<T>): Promise<T> {
     return this.lock.exclusive(() => fn(this.raw));

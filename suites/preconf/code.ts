@@ -1,8 +1,10 @@
 // Spec 4.6 (and 1.4): with "pending", contract deployments are visible before the block seals.
+// Judged from the one pre-confirmation pass (src/harness/preconf/pass.ts), which deploys two
+// contracts of a few bytes among its back-to-back transactions.
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
-import { initCodeFor, RUNTIME_RETURNS_42, withSession } from '../../src/harness/preconf/session';
+import { DEPLOYED, judgedOf, outcomeOf, preconfPass } from '../../src/harness/preconf/pass';
 
 export const codeDeploymentVisible = check(
   {
@@ -10,43 +12,25 @@ export const codeDeploymentVisible = check(
     section: '4.6, 1.4',
     level: 'required',
     needs: ['rpc', 'signer'],
-    title: 'eth_getCode "pending" returns a pre-confirmed deployment\'s exact runtime bytecode before the seal while "latest" returns "0x"; "latest" has it after the seal',
+    title: 'eth_getCode "pending" returns each pre-confirmed deployment\'s exact runtime bytecode before the seal while "latest" returns "0x"; "latest" has it after the seal',
   },
-  (ctx) =>
-    withSession(ctx, async (s) => {
-      const init = initCodeFor(RUNTIME_RETURNS_42);
-      const gas = await s.gasFor({ data: init });
-      await s.ensureFunds([gas]);
-
-      const seen = await s.observeBeforeSeal('pending code of a deployment', {
-        prepare: async (base) => [await s.sign({ data: init, nonce: base, gas })],
-        observe: (sent) => s.code(sent[0].contractAddress!, 'pending'),
-        visible: (code) => code !== '0x',
-        notVisible: (code, ms, sent) =>
-          `eth_getCode(${sent[0].contractAddress}, "pending") stayed ${show(code)} for ${ms} ms after the deployment ${sent[0].hash} was accepted, while no block was sealed; ` +
-          `expected the runtime ${RUNTIME_RETURNS_42} (deployments are visible at "pending" before the block seals)`,
-        final: async (sent) => {
-          const address = sent[0].contractAddress!;
-          const [pending, latest] = await Promise.all([s.code(address, 'pending'), s.code(address, 'latest')]);
-          return { address, pending, latest };
-        },
-      });
-
-      const { address, pending, latest } = seen.final;
-      ctx.note(`contract ${address} (nonce ${seen.base}): before the seal (block ${seen.startBlock}) pending ${pending}, latest ${latest}; visible ${seen.visibleAfterMs} ms after the send`);
-      ctx.metric('visibleAfterMs', seen.visibleAfterMs);
-      if (pending.toLowerCase() !== RUNTIME_RETURNS_42) {
-        fail(`eth_getCode(${address}, "pending") before the seal is ${show(pending)}; expected exactly the deployed runtime ${RUNTIME_RETURNS_42}`, { expected: RUNTIME_RETURNS_42, actual: pending });
+  async (ctx) => {
+    const pass = await preconfPass(ctx, ['code']);
+    const { before, after, sent, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'code'), 'code', 'eth_getCode(deployment, "pending")');
+    ctx.metric('visibleAfterMs', visibleAfterMs);
+    DEPLOYED.forEach(([role, runtime], i) => {
+      const address = sent.find((t) => t.role === role)!.contractAddress!;
+      ctx.note(`contract ${address}: before the seal pending ${before.pending[i]}, latest ${before.latest[i]}; after the seal latest ${after.latest[i]}`);
+      if (before.pending[i] !== runtime) {
+        fail(`eth_getCode(${address}, "pending") before the seal is ${show(before.pending[i])}; expected exactly the deployed runtime ${runtime}`, { expected: runtime, actual: before.pending[i] });
       }
-      if (latest !== '0x') {
-        fail(`eth_getCode(${address}, "latest") is ${show(latest)} before the block holding the deployment was sealed; expected "0x"`, { expected: '0x', actual: latest });
+      if (before.latest[i] !== '0x') {
+        fail(`eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, { expected: '0x', actual: before.latest[i] });
       }
-
-      const receipt = await s.sealed(seen.sent[0].hash);
-      const after = await s.code(address, 'latest');
-      if (receipt.status !== '0x1') ctx.note(`the sealed deployment has status ${show(receipt.status)}`);
-      if (after.toLowerCase() !== RUNTIME_RETURNS_42) {
-        fail(`after the seal (block ${show(receipt.blockNumber)}) eth_getCode(${address}, "latest") is ${show(after)}; expected ${RUNTIME_RETURNS_42}`, { expected: RUNTIME_RETURNS_42, actual: after });
+      if (after.latest[i] !== runtime) {
+        fail(`after the seal eth_getCode(${address}, "latest") is ${show(after.latest[i])}; expected ${runtime}`, { expected: runtime, actual: after.latest[i] });
       }
-    }),
+    });
+    ctx.note(`visible at "pending" ${visibleAfterMs} ms after the first send`);
+  },
 );

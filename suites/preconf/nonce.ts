@@ -1,11 +1,15 @@
 // Spec 4.5 (and 1.4): eth_getTransactionCount(addr, "pending") includes all pre-confirmed
 // transactions; it is the value to use as the next nonce, which avoids nonce gaps.
+//
+// Judged from the one pre-confirmation pass (src/harness/preconf/pass.ts): its transactions are
+// sent back to back with consecutive nonces starting at the pending count. Besides the counts
+// before and after the seal, the node's own answers can prove a violation directly: a "pending"
+// count below the "latest" count read just before it, or "nonce too low" for the very nonce the
+// pending count gave (re-read once: another sender of the key could only have raised it).
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
-import { withSession } from '../../src/harness/preconf/session';
-
-/** Transactions sent back to back, without waiting for a seal. */
-export const BACK_TO_BACK = 3;
+import { toQuantity } from '../../src/harness/hex';
+import { judgedOf, outcomeOf, preconfPass, TX_COUNT } from '../../src/harness/preconf/pass';
 
 export const nonceBackToBack = check(
   {
@@ -13,56 +17,40 @@ export const nonceBackToBack = check(
     section: '4.5, 1.4',
     level: 'required',
     needs: ['rpc', 'signer'],
-    title: `eth_getTransactionCount "pending" counts ${BACK_TO_BACK} back-to-back pre-confirmed transactions exactly (no gap, no double count) before the seal; "latest" catches up at the seal`,
+    title: `eth_getTransactionCount "pending" counts ${TX_COUNT} back-to-back pre-confirmed transactions exactly (no gap, no double count) before the seal, is never below "latest", and its value is accepted as the next nonce; "latest" catches up at the seal`,
   },
-  (ctx) =>
-    withSession(ctx, async (s) => {
-      const k = BigInt(BACK_TO_BACK);
-      const gas = await s.gasFor({ to: s.address });
-      await s.ensureFunds(Array.from({ length: BACK_TO_BACK }, () => gas));
-
-      const seen = await s.observeBeforeSeal('pending transaction count', {
-        // Explicit nonces from the pending count; sent one after the other without waiting.
-        prepare: (base) => Promise.all(Array.from({ length: BACK_TO_BACK }, (_, i) => s.sign({ to: s.address, nonce: base + BigInt(i), gas }))),
-        observe: () => s.count('pending'),
-        visible: (pending, _sent, base) => pending >= base + k,
-        notVisible: (pending, ms, _sent, base) =>
-          `eth_getTransactionCount(signer, "pending") stayed ${pending} for ${ms} ms after ${BACK_TO_BACK} transactions with nonces ${base}..${base + k - 1n} were accepted, ` +
-          `while no block was sealed; expected ${base + k} (pending must include pre-confirmed transactions, refreshed about every 200 ms)`,
-        final: async () => {
-          const [pending, latest] = await Promise.all([s.count('pending'), s.count('latest')]);
-          return { pending, latest };
-        },
+  async (ctx) => {
+    const pass = await preconfPass(ctx, ['nonce']);
+    if (pass.nonceEvidence) {
+      for (const line of pass.notes) ctx.note(line);
+      throw pass.nonceEvidence;
+    }
+    const { base, before, after, sent, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'nonce'), 'nonce', 'eth_getTransactionCount(signer, "pending")');
+    const k = BigInt(sent.length);
+    ctx.note(`before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`);
+    ctx.metric('visibleAfterMs', visibleAfterMs);
+    if (before.pending !== base + k) {
+      fail(
+        `eth_getTransactionCount(signer, "pending") is ${before.pending} with ${sent.length} pre-confirmed transactions on a sealed count of ${base}: ` +
+          (before.pending < base + k ? 'a gap (not all pre-confirmed transactions are counted)' : 'a double count'),
+        { expected: toQuantity(base + k), actual: toQuantity(before.pending) },
+      );
+    }
+    if (before.latest !== base) {
+      fail(`eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`, {
+        expected: toQuantity(base),
+        actual: toQuantity(before.latest),
       });
-
-      const { base, final, startBlock } = seen;
-      ctx.note(`before the seal (block ${startBlock}): latest ${final.latest}, pending ${final.pending}; visible at "pending" ${seen.visibleAfterMs} ms after the first send`);
-      ctx.metric('visibleAfterMs', seen.visibleAfterMs);
-      if (final.pending !== base + k) {
-        fail(
-          `eth_getTransactionCount(signer, "pending") is ${final.pending} with ${BACK_TO_BACK} pre-confirmed transactions on a sealed count of ${base}: ` +
-            (final.pending < base + k ? 'a gap (not all pre-confirmed transactions are counted)' : 'a double count'),
-          { expected: `0x${(base + k).toString(16)}`, actual: `0x${final.pending.toString(16)}` },
-        );
-      }
-      if (final.latest !== base) {
-        fail(`eth_getTransactionCount(signer, "latest") is ${final.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`, {
-          expected: `0x${base.toString(16)}`,
-          actual: `0x${final.latest.toString(16)}`,
-        });
-      }
-
-      // After the seal: latest catches up, and pending equals latest.
-      for (const tx of seen.sent) await s.sealed(tx.hash);
-      const [pending, latest] = await Promise.all([s.count('pending'), s.count('latest')]);
-      if (latest !== base + k) {
-        fail(`after the seal eth_getTransactionCount(signer, "latest") is ${latest}; expected ${base + k}`, { expected: `0x${(base + k).toString(16)}`, actual: `0x${latest.toString(16)}` });
-      }
-      if (pending !== latest) {
-        fail(`after the seal eth_getTransactionCount(signer, "pending") is ${pending} but "latest" is ${latest}; with nothing pre-confirmed they must be equal`, {
-          expected: `0x${latest.toString(16)}`,
-          actual: `0x${pending.toString(16)}`,
-        });
-      }
-    }),
+    }
+    // After the seal: latest catches up, and pending equals latest.
+    if (after.latest !== base + k) {
+      fail(`after the seal eth_getTransactionCount(signer, "latest") is ${after.latest}; expected ${base + k}`, { expected: toQuantity(base + k), actual: toQuantity(after.latest) });
+    }
+    if (after.pending !== after.latest) {
+      fail(`after the seal eth_getTransactionCount(signer, "pending") is ${after.pending} but "latest" is ${after.latest}; with nothing pre-confirmed they must be equal`, {
+        expected: toQuantity(after.latest),
+        actual: toQuantity(after.pending),
+      });
+    }
+  },
 );

@@ -1,30 +1,34 @@
 // Spec 4.3 (and 1.4): eth_getBlockReceipts("pending") returns the receipts of all pre-confirmed
 // transactions in the current pre-confirmed block. Dedicated nodes only (public ones answer 403).
+// Judged from the one pre-confirmation pass (src/harness/preconf/pass.ts). The number the
+// receipts give the pre-confirmed block is judged against the window the observations allow
+// (src/harness/pending-block.ts), as every check that needs it does.
 import { check } from '../../src/harness/check';
-import { fail, inconclusive } from '../../src/harness/verdict';
+import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
-import { withSession, type Sent } from '../../src/harness/preconf/session';
+import { judgedOf, outcomeOf, preconfPass, type SentTx } from '../../src/harness/preconf/pass';
+import type { Receipt } from '../../src/harness/preconf/session';
 import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
-
-/** Self-transfers sent back to back. */
-export const RECEIPT_TXS = 2;
-
-type Receipt = Record<string, unknown>;
+import { judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 
 const hashOf = (r: Receipt): string => (typeof r.transactionHash === 'string' ? r.transactionHash.toLowerCase() : '');
-const ours = (receipts: Receipt[], sent: Sent[]): Map<string, Receipt[]> => {
-  const by = new Map<string, Receipt[]>(sent.map((t) => [t.hash.toLowerCase(), []]));
-  for (const r of receipts) by.get(hashOf(r))?.push(r);
-  return by;
-};
+const ours = (receipts: Receipt[], sent: SentTx[]): Receipt[] => receipts.filter((r) => sent.some((t) => t.hash.toLowerCase() === hashOf(r)));
+
+/** The block number the receipts name (all the same, judgeReceipts checks), or a 2.4 failure. */
+function numberOf(where: string, receipts: Receipt[]): bigint | undefined {
+  for (const r of receipts) {
+    if (quantity(r.blockNumber) === undefined) fail(`${where}: the receipt of ${hashOf(r)} has blockNumber ${show(r.blockNumber)}, not a hex quantity`, { section: '2.4', expected: 'hex quantity', actual: r.blockNumber });
+  }
+  return receipts.length === 0 ? undefined : quantity(receipts[0].blockNumber);
+}
 
 /** Each of our transactions exactly once, in block `number` (judgeReceipts), and succeeded. */
-function judgeOurs(receipts: Receipt[], sent: Sent[], number: bigint, where: string): void {
-  const mine = [...ours(receipts, sent).values()].flat();
+function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: bigint | undefined): void {
+  const mine = ours(receipts, sent);
   judgeReceipts(where, mine as unknown as BlockReceipt[], number, sent.map((t) => t.hash.toLowerCase()));
   for (const r of mine) {
-    if (r.status !== '0x1') fail(`${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the 0-value self-transfer succeeded, expected "0x1"`, { expected: '0x1', actual: r.status });
+    if (r.status !== '0x1') fail(`${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the transaction succeeded (a 0-value self-transfer or a tiny deployment), expected "0x1"`, { expected: '0x1', actual: r.status });
   }
 }
 
@@ -34,48 +38,26 @@ export const receiptsPendingBlock = check(
     section: '4.3, 1.4',
     level: 'required',
     needs: ['rpc', 'signer', 'profile:dedicated'],
-    title: `eth_getBlockReceipts "pending" holds the receipts of ${RECEIPT_TXS} pre-confirmed transactions (status 0x1, the pending block number) before the seal, and the sealing block's receipts hold them after`,
+    title: 'eth_getBlockReceipts "pending" holds the receipts of the pre-confirmed transactions (status 0x1, numbered as the pre-confirmed block) before the seal and "latest" none of them; the sealing block\'s receipts hold them after',
   },
-  (ctx) =>
-    withSession(ctx, async (s) => {
-      const gas = await s.gasFor({ to: s.address });
-      await s.ensureFunds(Array.from({ length: RECEIPT_TXS }, () => gas));
-
-      const seen = await s.observeBeforeSeal('pending block receipts', {
-        prepare: (base) => Promise.all(Array.from({ length: RECEIPT_TXS }, (_, i) => s.sign({ to: s.address, nonce: base + BigInt(i), gas }))),
-        observe: () => s.receipts('pending'),
-        visible: (receipts, sent) => [...ours(receipts, sent).values()].every((found) => found.length > 0),
-        notVisible: (receipts, ms, sent) => {
-          const missing = [...ours(receipts, sent)].filter(([, f]) => f.length === 0).map(([h]) => h);
-          return (
-            `eth_getBlockReceipts("pending") (${receipts.length} receipts) still lacked ${missing.join(', ')} ${ms} ms after they were accepted, while no block was sealed; ` +
-            'it must hold the receipts of all pre-confirmed transactions'
-          );
-        },
-        shown: (receipts) => ({ receipts: receipts.length, transactionHashes: receipts.slice(0, 20).map(hashOf) }),
-        final: async () => {
-          const [pending, latest] = await Promise.all([s.receipts('pending'), s.receipts('latest')]);
-          return { pending, latest };
-        },
-      });
-
-      const { final, sent, startBlock } = seen;
-      const pendingNumber = startBlock + 1n;
-      ctx.note(`before the seal (latest block ${startBlock}): ${final.pending.length} pending receipts; visible ${seen.visibleAfterMs} ms after the first send`);
-      ctx.metric('visibleAfterMs', seen.visibleAfterMs);
-      judgeOurs(final.pending, sent, pendingNumber, 'eth_getBlockReceipts("pending") before the seal');
-      const early = [...ours(final.latest, sent)].filter(([, f]) => f.length > 0).map(([h]) => h);
-      if (early.length > 0) {
-        fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while latest is still block ${startBlock}, sealed before they were sent`, { expected: 'no receipts of unsealed transactions', actual: early });
-      }
-
-      // After the seal: the block that holds each transaction has its receipt.
-      for (const tx of sent) {
-        const receipt = await s.sealed(tx.hash);
-        const number = quantity(receipt.blockNumber);
-        if (number === undefined) inconclusive(`eth_getTransactionReceipt(${tx.hash}).blockNumber is ${show(receipt.blockNumber)}, not a hex quantity: the sealing block is unknown`);
-        const block = await s.receipts(toQuantity(number));
-        judgeOurs(block, [tx], number, `eth_getBlockReceipts(${toQuantity(number)}) of the block that sealed ${tx.hash}`);
-      }
-    }),
+  async (ctx) => {
+    const pass = await preconfPass(ctx, ['receipts']);
+    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'receipts'), 'receipts', 'eth_getBlockReceipts("pending")');
+    ctx.metric('visibleAfterMs', visibleAfterMs);
+    const where = 'eth_getBlockReceipts("pending") before the seal';
+    const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });
+    const number = numberOf(where, ours(before.pending, sent));
+    if (number !== undefined) judgePendingBlockNumber(where, number, window, '4.3');
+    judgeOurs(where, before.pending, sent, number);
+    ctx.note(`before the seal (${window.basis}): ${before.pending.length} pending receipts numbered ${number === undefined ? '?' : toQuantity(number)}; visible ${visibleAfterMs} ms after the first send`);
+    const early = ours(before.latest, sent).map(hashOf);
+    if (early.length > 0) {
+      fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, { expected: 'no receipts of unsealed transactions', actual: early });
+    }
+    // After the seal: the block that holds each transaction has its receipt.
+    for (const { number: n, receipts } of after.blocks) {
+      const txs = sent.filter((t) => sealedIn.get(t.hash.toLowerCase()) === n);
+      judgeOurs(`eth_getBlockReceipts(${toQuantity(n)}) of the block that sealed ${txs.length} of them`, receipts, txs, n);
+    }
+  },
 );

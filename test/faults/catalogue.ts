@@ -147,6 +147,9 @@ const pendingAsLatest = (m: string): RpcMutation =>
 const pendingRejected = (m: string): RpcMutation => answerCall(m, (c) => rpcError(c, -32602, 'invalid block tag "pending": unsupported'), isPending);
 const hexInt = (v: Json) => BigInt(v as string);
 const isEmptyCode = (r: Json) => r === '0x';
+/** A hex count one lower (never below 0), and a hex number one higher. */
+const oneLess = (r: Json) => (hexInt(r) > 0n ? `0x${(hexInt(r) - 1n).toString(16)}` : r);
+const plusOne = (r: Json | undefined) => (typeof r === 'string' ? `0x${(hexInt(r) + 1n).toString(16)}` : (r ?? null));
 
 // ---- the catalogue -----------------------------------------------------------------------
 
@@ -408,6 +411,11 @@ export const VARIANTS: Variant[] = [
     rpc: pendingAsLatest('eth_estimateGas') },
   { name: 'preconf.pending-receipts-empty', kind: 'faulty', section: '4.3', only: ['preconf'], grep: '^preconf\\.receipts\\.', what: 'pending receipts are always an empty list',
     rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: [] }), isPending) },
+  // Direct evidence from the node's own answers (issue 8): the count it gives as the next nonce.
+  { name: 'preconf.pending-count-below-latest', kind: 'faulty', section: '4.5', only: ['preconf'], grep: '^preconf\\.nonce\\.', what: 'the pending count is one below the latest count read just before it',
+    rpc: onResult('eth_getTransactionCount', oneLess, isPending) },
+  { name: 'preconf.pending-nonce-too-low', kind: 'faulty', section: '4.5', only: ['preconf'], grep: '^preconf\\.nonce\\.', what: 'both counts lag one behind: the pending count is a used nonce, and sending with it fails "nonce too low"',
+    rpc: onResult('eth_getTransactionCount', oneLess) },
 
   // ======================== conformant variants: must exit 0 ========================
   { name: 'ok.reordered-list', kind: 'conformant', only: ['rest', 'cross'], mustPass: '^rest\\.list\\.schema$|^cross\\.token\\.has-code\\.latest$', what: 'records in reverse order',
@@ -460,6 +468,16 @@ export const VARIANTS: Variant[] = [
   // more than the 1 s block time of the test's reference (they would only be inconclusive).
   { name: 'ok.latency-150ms', kind: 'conformant', only: ['rest', 'rpc', 'cross'], mustPass: '^rest\\.list\\.schema$|^rpc\\.getBlockReceipts\\.block\\.latest$|^cross\\.token\\.has-code\\.', what: '150 ms added to every answer',
     latencyMs: 150 },
+  // Flashblocks nodes (issue 8): a transaction may land several flashblocks after acceptance,
+  // and the pre-confirmed block may be numbered past head + 1 while the canonical head lags.
+  { name: 'ok.preconf-2-flashblocks-late', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'submissions acknowledged at once, pre-confirmed two flashblocks later than the next one (earlier flashblocks full)',
+    rpc: async (call, next, ctx) => {
+      if (call.method !== 'eth_sendRawTransaction') return next();
+      ctx.forwardLater(call, 2 * 200);
+      return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
+    } },
+  { name: 'ok.preconf-pending-block-ahead', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.receipts\\.', what: 'the pre-confirmed block numbered head + 2 by eth_getBlockByNumber("pending") and its receipts (the canonical head lags one block)',
+    rpc: onResult(['eth_getBlockByNumber', 'eth_getBlockReceipts'], (r, c) => (c.method === 'eth_getBlockReceipts' ? (r as Rec[]).map((x) => ({ ...x, blockNumber: plusOne(x.blockNumber) })) : { ...(r as Rec), number: plusOne((r as Rec).number) }), (c) => c.params[0] === 'pending') },
   { name: 'ok.preconf-250ms-late', kind: 'conformant', only: ['rpc', 'preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'submissions acknowledged at once, pre-confirmed state visible 250 ms later',
     rpc: async (call, next, ctx) => {
       if (call.method !== 'eth_sendRawTransaction') return next();

@@ -1,6 +1,7 @@
 // A small loopback JSON-RPC proxy in front of the embedded reference, to make it misbehave in
-// exactly one way: answer "pending" from "latest" for one method, or show pre-confirmed state
-// only after a lag (eth_sendRawTransaction answered at once, forwarded upstream later).
+// exactly one way: answer "pending" from "latest" for one method, show pre-confirmed state only
+// after a lag (eth_sendRawTransaction answered at once, forwarded upstream later), answer the
+// signer's transaction count one below the truth, or refuse every transaction.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, type Hex } from 'viem';
@@ -10,22 +11,59 @@ export interface ProxyOptions {
   pendingAsLatest?: string;
   /** Answer eth_sendRawTransaction with keccak256(raw) at once, forward it this much later. */
   sendLagMs?: number;
+  /**
+   * Answer eth_getTransactionCount one below the truth (when above 0): at "pending" only (the
+   * pending count falls below the latest one), or at every tag (the counts agree, but the
+   * pending one is a nonce already used: the send fails with "nonce too low").
+   */
+  countOneLow?: 'pending' | 'every-tag';
+  /** Lower only this many answers (default: all), e.g. 1 for a replica that lagged once. */
+  countOneLowTimes?: number;
+  /** Refuse every eth_sendRawTransaction with this JSON-RPC error. */
+  refuseSends?: { code: number; message: string };
+  /**
+   * After each forwarded send, ask the target itself for the transaction's receipt every 25 ms
+   * until it is sealed, counting receipts answered before the seal (zero block hash): proof that
+   * the run met a Flashblocks-style node that answers receipts of pre-confirmed transactions.
+   */
+  watchReceipts?: boolean;
 }
 
 export interface RpcProxy {
   url: string;
-  /** Requests whose params were rewritten, and sends that were delayed. */
-  stats: { rewritten: number; delayed: number };
+  /** Requests whose params or answers were rewritten, sends that were delayed or refused. */
+  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number };
   close(): Promise<void>;
 }
 
 type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
 
 export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
-  const stats = { rewritten: 0, delayed: 0 };
+  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0 };
+  let closing = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
   const forward = (body: string): Promise<Response> => fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  const ZERO_HASH = `0x${'0'.repeat(64)}`;
+  const watch = (hash: Hex): void => {
+    const p = (async () => {
+      let counted = false;
+      for (let i = 0; i < 400 && !closing; i++) {
+        const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }))).json()) as { result?: { blockHash?: string } | null };
+        const blockHash = env.result?.blockHash;
+        if (blockHash === ZERO_HASH && !counted) {
+          counted = true;
+          stats.preconfirmedReceipts += 1;
+        }
+        if (blockHash && blockHash !== ZERO_HASH) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
 
   const rewrite = (r: Req): Req => {
     if (opts.pendingAsLatest && r.method === opts.pendingAsLatest && Array.isArray(r.params) && r.params.includes('pending')) {
@@ -46,6 +84,14 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
         } catch {
           parsed = undefined as unknown as Req;
         }
+        const single = Array.isArray(parsed) ? undefined : parsed;
+        if (opts.refuseSends && single?.method === 'eth_sendRawTransaction') {
+          stats.refused += 1;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id ?? null, error: opts.refuseSends }));
+          return;
+        }
+        const lowered = opts.countOneLow && single?.method === 'eth_getTransactionCount' && Array.isArray(single.params) && (opts.countOneLow === 'every-tag' || single.params[1] === 'pending');
         if (opts.sendLagMs !== undefined && !Array.isArray(parsed) && parsed?.method === 'eth_sendRawTransaction' && Array.isArray(parsed.params)) {
           const raw = parsed.params[0] as Hex;
           const body = JSON.stringify(parsed);
@@ -66,7 +112,15 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
         const out = parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
         try {
           const answer = await forward(out);
-          const text = await answer.text();
+          let text = await answer.text();
+          if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
+          if (lowered && stats.rewritten < (opts.countOneLowTimes ?? Infinity)) {
+            const env = JSON.parse(text) as { result?: unknown };
+            if (typeof env.result === 'string' && BigInt(env.result) > 0n) {
+              stats.rewritten += 1;
+              text = JSON.stringify({ ...env, result: `0x${(BigInt(env.result) - 1n).toString(16)}` });
+            }
+          }
           res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
           res.end(text);
         } catch (err) {
@@ -81,6 +135,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stats,
     close: async () => {
+      closing = true;
       for (const t of timers) clearTimeout(t);
       await Promise.all([...inFlight]);
       server.closeAllConnections();

@@ -101,6 +101,12 @@ describe('flag parsing', () => {
     [['--port-rest', '9000', '--port-rpc', '9000']],
     [['--bogus']],
     [['--json=yes']],
+    [['--flashblock-ms', '5']],
+    [['--flashblock-ms', '2000']], // not below the default block time
+    [['--block-time', '500', '--flashblock-ms', '500']],
+    [['--flashblock-ms', '0', '--inclusion-delay-flashblocks', '2']],
+    [['--inclusion-delay-flashblocks', '-1']],
+    [['--block-number-mode', 'pending']],
   ])('%j is a usage error', (args) => {
     expect(() => parseArgs(args)).toThrow(UsageError);
   });
@@ -116,5 +122,12 @@ describe('flag parsing', () => {
       help: false,
     });
     expect(parseArgs([])).toEqual({ json: false, help: false });
+    expect(parseArgs(['--flashblock-ms', '0'])).toMatchObject({ flashblockMs: 0 });
+    expect(parseArgs(['--block-time=1000', '--flashblock-ms=100', '--inclusion-delay-flashblocks', '3', '--block-number-mode', 'building'])).toMatchObject({
+      blockTimeMs: 1000,
+      flashblockMs: 100,
+      inclusionDelayFlashblocks: 3,
+      blockNumberMode: 'building',
+    });
   });
 });

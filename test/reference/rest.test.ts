@@ -1,9 +1,12 @@
 // The REST listing at {base_url}: records built from chain state, rpcStatus errors, and the
-// scenario controls (library and dev HTTP endpoints) showing up in the next answer.
+// scenario controls (library and dev HTTP endpoints) showing up in the next answer. Requests
+// go through supertest against the reference's own node http.Server (in-process, already
+// listening on 127.0.0.1, so supertest neither starts nor stops it).
+import request from 'supertest';
 import { getAddress } from 'viem';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import type { TokenRecord } from '../../src/reference/listing';
-import { isValidIsin, post, rpc } from './helpers';
+import { isValidIsin, rpc } from './helpers';
 
 const FIELDS = [
   'contract_address', 'decimals', 'icon_url', 'isin', 'multiplier', 'name',
@@ -23,13 +26,21 @@ beforeAll(async () => {
 
 afterAll(() => ref?.stop());
 
+const RPC_STATUS = { code: expect.any(Number), message: expect.any(String), details: [] };
+
 async function list(): Promise<TokenRecord[]> {
-  const res = await fetch(`${ref.baseUrl}/v1/tokenized-stocks`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toBe('application/json');
-  const body = (await res.json()) as { tokens: TokenRecord[] };
+  const res = await request(ref.restServer).get('/v1/tokenized-stocks').expect(200).expect('Content-Type', 'application/json');
+  const body = res.body as { tokens: TokenRecord[] };
   expect(Object.keys(body)).toEqual(['tokens']);
   return body.tokens;
+}
+
+/** POST to a dev endpoint; a string body is sent as it is (for malformed JSON). */
+function dev(path: string, body: unknown) {
+  return request(ref.restServer)
+    .post(`/_dev/${path}`)
+    .set('Content-Type', 'application/json')
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
 async function bySymbol(symbol: string): Promise<TokenRecord> {
@@ -66,28 +77,37 @@ describe('GET /v1/tokenized-stocks', () => {
   });
 
   test('HEAD answers like GET without a body', async () => {
-    const res = await fetch(`${ref.baseUrl}/v1/tokenized-stocks`, { method: 'HEAD' });
+    const get = await request(ref.restServer).get('/v1/tokenized-stocks').expect(200);
+    const head = await request(ref.restServer).head('/v1/tokenized-stocks').expect(200).expect('Content-Type', 'application/json');
+    expect(head.text ?? '').toBe('');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+  });
+
+  test('the same server answers at baseUrl, where the suite reaches it', async () => {
+    expect(ref.baseUrl).toBe(`http://127.0.0.1:${(ref.restServer.address() as { port: number }).port}`);
+    const res = await fetch(`${ref.baseUrl}/v1/tokenized-stocks`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.text()).toBe('');
+    expect(((await res.json()) as { tokens: unknown[] }).tokens.length).toBe(ref.tokens.length);
   });
 
   test('an unknown path is 404 with an rpcStatus body', async () => {
     for (const path of ['/v1/tokenized-stock', '/', '/v2/tokenized-stocks', '/_dev/nothing']) {
-      const res = await fetch(`${ref.baseUrl}${path}`);
-      expect(res.status).toBe(404);
-      expect(res.headers.get('content-type')).toBe('application/json');
-      expect(await res.json()).toEqual({ code: 5, message: expect.any(String), details: [] });
+      const res = await request(ref.restServer).get(path).expect(404).expect('Content-Type', 'application/json');
+      expect(res.body).toEqual({ ...RPC_STATUS, code: 5 });
     }
   });
 
   test('other methods are 405 with an rpcStatus body and an Allow header', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const res = await fetch(`${ref.baseUrl}/v1/tokenized-stocks`, { method, body: method === 'DELETE' ? undefined : '{}' });
-      expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toContain('GET');
-      expect(res.headers.get('content-type')).toBe('application/json');
-      expect(await res.json()).toEqual({ code: 12, message: expect.any(String), details: [] });
+    const agent = request(ref.restServer);
+    const calls = [
+      agent.post('/v1/tokenized-stocks').send({}),
+      agent.put('/v1/tokenized-stocks').send({}),
+      agent.patch('/v1/tokenized-stocks').send({}),
+      agent.delete('/v1/tokenized-stocks'),
+    ];
+    for (const call of calls) {
+      const res = await call.expect(405).expect('Content-Type', 'application/json').expect('Allow', /GET/);
+      expect(res.body).toEqual({ ...RPC_STATUS, code: 12 });
     }
   });
 });
@@ -112,7 +132,6 @@ describe('scenario controls', () => {
   });
 
   test('dev HTTP endpoints change the listing and reject bad input as rpcStatus', async () => {
-    const dev = (path: string, body: unknown) => post(`${ref.baseUrl}/_dev/${path}`, body);
     expect((await dev('corporate-action', { symbol: 'NVDA', multiplier: 20 })).status).toBe(200);
     expect((await bySymbol('NVDA')).multiplier).toBe(20);
 
@@ -126,15 +145,16 @@ describe('scenario controls', () => {
     expect((await bySymbol('NVDA')).paused_features).toEqual([]);
 
     const before = Number(await rpc(ref.rpcUrl, 'eth_blockNumber'));
-    expect((await dev('seal', {})).status).toBe(200);
+    await dev('seal', {}).expect(200, { ok: true });
     expect(Number(await rpc(ref.rpcUrl, 'eth_blockNumber'))).toBeGreaterThan(before);
 
-    const unknown = await dev('pause', { symbol: 'ZZZZ', feature: 1 });
-    expect([unknown.status, unknown.body.code]).toEqual([404, 5]);
-    const bad = await dev('corporate-action', { symbol: 'NVDA', multiplier: 'two' });
-    expect([bad.status, bad.body.code, bad.body.details]).toEqual([400, 3, []]);
-    const malformed = await dev('round', '{nope');
-    expect([malformed.status, malformed.body.code]).toEqual([400, 3]);
+    const unknown = await dev('pause', { symbol: 'ZZZZ', feature: 1 }).expect(404);
+    expect(unknown.body).toEqual({ ...RPC_STATUS, code: 5 });
+    const bad = await dev('corporate-action', { symbol: 'NVDA', multiplier: 'two' }).expect(400);
+    expect(bad.body).toEqual({ ...RPC_STATUS, code: 3 });
+    const malformed = await dev('round', '{nope').expect(400);
+    expect(malformed.body).toEqual({ ...RPC_STATUS, code: 3 });
+    await request(ref.restServer).get('/_dev/seal').expect(405).expect('Allow', 'POST');
   });
 });
 
@@ -142,8 +162,8 @@ describe('without --controls', () => {
   test('the dev endpoints do not exist', async () => {
     const other = await startReference({ blockTimeMs: 1000 });
     try {
-      const res = await post(`${other.baseUrl}/_dev/seal`, {});
-      expect([res.status, res.body.code]).toEqual([404, 5]);
+      const res = await request(other.restServer).post('/_dev/seal').send({}).expect(404);
+      expect(res.body).toEqual({ ...RPC_STATUS, code: 5 });
     } finally {
       await other.stop();
     }
