@@ -5,7 +5,7 @@
 // the pipe, the wrapper's `read` sees EOF and it kills anvil. No polling, no extra node.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
-import path from 'node:path';
+import { locateAnvil } from './anvil-binary';
 
 export interface AnvilOptions {
   chainId: number;
@@ -38,9 +38,11 @@ const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 3_000;
 const PORT_ATTEMPTS = 5;
 
+/** The anvil binary of the optional dependency; throws the one-line install hint when absent. */
 export function anvilBinary(): string {
-  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
-  return path.join(path.dirname(pkg), 'bin', 'anvil');
+  const where = locateAnvil();
+  if (!where.found) throw new Error(where.problem);
+  return where.binary;
 }
 
 export async function startAnvil(opts: AnvilOptions): Promise<AnvilProcess> {

@@ -4,11 +4,8 @@
  * Also: the hand-assembled reverting init code, executed by a minimal interpreter of its few
  * opcodes and (when the binary is installed) by anvil, yields the Error("conformance") payload.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { decodeErrorResult, getContractAddress, type Hex } from 'viem';
 import type { Check, Profile } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
@@ -16,6 +13,8 @@ import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
 import { revertingInitCode } from '../../src/harness/evm';
+import { startAnvil } from '../../src/reference/anvil';
+import { locateAnvil } from '../../src/reference/anvil-binary';
 
 // ---- a fake node --------------------------------------------------------------------------
 
@@ -428,33 +427,22 @@ describe('revertingInitCode', () => {
     expect(() => revertingInitCode('x'.repeat(1025))).toThrow(/longer than 1024 bytes/);
   });
 
-  const anvilBin = path.resolve(__dirname, '../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
-  const withAnvil = fs.existsSync(anvilBin) ? test : test.skip;
+  const withAnvil = locateAnvil().found ? test : test.skip;
 
   withAnvil('a real EVM (anvil) reverts the deployment with the same payload', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const anvil: ChildProcess = spawn(anvilBin, ['--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' });
+    // The reference's launcher: a free port, readiness awaited, and no orphan if the test dies.
+    const anvil = await startAnvil({ chainId: 31337, log: () => undefined });
     try {
-      const url = `http://127.0.0.1:${port}`;
       const rpc = async (method: string, params: unknown[]) => {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
         return (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: string } };
       };
-      for (let i = 0; ; i++) {
-        try {
-          await rpc('eth_chainId', []);
-          break;
-        } catch (err) {
-          if (i >= 100) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
       const answer = await rpc('eth_estimateGas', [{ data: revertingInitCode(REVERT_REASON) }]);
       expect(answer.error?.message).toMatch(/^execution reverted/);
       expect(answer.error?.data).toBe(expectedRevertData());
       expect(decodeErrorResult({ abi, data: answer.error!.data as Hex }).args).toEqual([REVERT_REASON]);
     } finally {
-      anvil.kill();
+      await anvil.stop();
     }
   });
 });
