@@ -25,6 +25,8 @@ export interface CheckSettings {
   clockSkewSec: number;
   navMaxAgeSec?: number;
   timeoutMs: number;
+  /** --archive: the node must serve state and history at any block; pruned-history errors fail (absent: false, they skip). */
+  archive?: boolean;
 }
 
 export interface CheckContext {

@@ -1,6 +1,6 @@
 import { Check, CheckContext, CheckMeta, CheckSettings, Status } from './check';
 import { CheckFailure, Inconclusive, Skip } from './verdict';
-import { TransportError } from './http';
+import { RateLimiter, ThrottledError, TransportError } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
@@ -23,6 +23,10 @@ export interface CheckResult extends CheckMeta {
   exchangeCount: number;
   /** Set when an expectations file names this check. */
   expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
+  /** Not judged because a prerequisite failed: the id of the root check, or `target unreachable: rest|rpc`. Status is `inconclusive`. */
+  blockedBy?: string;
+  /** Skipped by the user's own choice of scope (a missing URL, no --signer-key, the profile, --only/--grep, no --archive, no --nav-max-age): what was left out, e.g. `no --signer-key`. */
+  outOfScope?: string;
 }
 
 export interface RunEnv {
@@ -36,6 +40,8 @@ export interface RunEnv {
   /** Interfaces found unreachable before the run, with the transport error. */
   unreachable?: { rest?: string; rpc?: string };
   signal: AbortSignal;
+  /** --max-rps: one limiter shared by every client of the run. */
+  limiter?: RateLimiter;
 }
 
 export interface RunOptions {
@@ -57,12 +63,14 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
   return undefined;
 }
 
-function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual'> {
+function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'outOfScope'> {
   if (err instanceof CheckFailure) {
     return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual) };
   }
-  if (err instanceof Skip) return { status: 'skipped', reason: err.message };
+  if (err instanceof Skip) return { status: 'skipped', reason: err.message, ...(err.outOfScope ? { outOfScope: err.outOfScope } : {}) };
   if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
+  // The provider kept asking us to slow down: nothing was observed about the interface.
+  if (err instanceof ThrottledError) return { status: 'inconclusive', reason: `throttled: ${redactor.text(err.message)}` };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
   if (err instanceof TransportError) return { status: 'failed', reason: `no answer: ${err.message}` };
   // A bug in a check must never turn into a verdict about the target.
@@ -87,7 +95,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions): Promise<Chec
   const transcript = new Transcript();
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
-  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal };
+  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
   const ctx: CheckContext = {

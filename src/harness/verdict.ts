@@ -25,6 +25,13 @@ export class CheckFailure extends Error {
 /** The check cannot judge here (missing prerequisite, nothing to judge); never a pass. */
 export class Skip extends Error {
   override name = 'Skip';
+  constructor(
+    message: string,
+    /** Set when the user's own choice of scope left this out (e.g. `no --archive`); see CheckResult.outOfScope. */
+    readonly outOfScope?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The observation stayed ambiguous after bounded retries; never a guess either way. */
@@ -36,8 +43,8 @@ export function fail(message: string, detail?: FailureDetail): never {
   throw new CheckFailure(message, detail);
 }
 
-export function skip(reason: string): never {
-  throw new Skip(reason);
+export function skip(reason: string, opts: { outOfScope?: string } = {}): never {
+  throw new Skip(reason, opts.outOfScope);
 }
 
 export function inconclusive(reason: string): never {
