@@ -152,11 +152,31 @@ export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what
 }
 
 /**
- * Call a method with a block parameter and return its result; a refusal (an error, or no
- * JSON-RPC result) fails with the section of that parameter (see sectionOfParam). Before any
- * verdict: a block near the head that the node did not know is re-read (head re-read first,
- * at most SKEW_PAUSES_MS.length times) and then inconclusive; pruned history is handled by
- * prunedHistory.
+ * Call a method with a block parameter and return the answer, once it is neither skew nor pruned
+ * history: a block near the head that the node did not know is re-read (head re-read first, at
+ * most SKEW_PAUSES_MS.length times) and then inconclusive; pruned history goes to prunedHistory.
+ */
+export async function answerAt(ctx: ChainContext, method: string, params: unknown[], key: BlockParamKey | 'omitted' | 'number'): Promise<RpcAnswer> {
+  const block = key === 'omitted' ? 'latest' : params[BLOCK_POSITION[method] ?? params.length - 1];
+  for (let retry = 0; ; retry++) {
+    const answer = await ctx.rpc.call(method, params);
+    const trouble = await troubleAt(ctx, answer, block);
+    if (!trouble) return answer;
+    const said = answer.hasError ? answer.error ?? (answer.json as Record<string, unknown>).error : answer.result;
+    if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
+    const seen = `${method} at ${show(block)} answered ${show(said)}${trouble.head !== undefined ? ` while the head read just after was ${toQuantity(trouble.head)}` : ''}`;
+    if (retry >= SKEW_PAUSES_MS.length) {
+      inconclusive(`${seen}, in each of ${retry + 1} attempts: a block at or near the observed head stayed unknown (load-balanced backends a block or more apart?)`);
+    }
+    ctx.note(`attempt ${retry + 1}: ${seen}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
+    await pause(SKEW_PAUSES_MS[retry], ctx.signal);
+  }
+}
+
+/**
+ * Call a method with a block parameter and return its result (after answerAt's handling of skew
+ * and pruned history); a refusal (an error, or no JSON-RPC result) fails with the section of
+ * that parameter (see sectionOfParam).
  */
 export async function resultAt<T = unknown>(
   ctx: ChainContext,
@@ -165,31 +185,16 @@ export async function resultAt<T = unknown>(
   key: BlockParamKey | 'omitted' | 'number',
   section403?: { section: string; hint: string },
 ): Promise<T> {
-  const block = key === 'omitted' ? 'latest' : params[BLOCK_POSITION[method] ?? params.length - 1];
-  for (let retry = 0; ; retry++) {
-    const answer = await ctx.rpc.call(method, params);
-    const trouble = await troubleAt(ctx, answer, block);
-    const said = answer.hasError ? answer.error ?? (answer.json as Record<string, unknown>).error : answer.result;
-    if (trouble?.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
-    if (trouble?.kind === 'skew') {
-      const seen = `${method} at ${show(block)} answered ${show(said)}${trouble.head !== undefined ? ` while the head read just after was ${toQuantity(trouble.head)}` : ''}`;
-      if (retry >= SKEW_PAUSES_MS.length) {
-        inconclusive(`${seen}, in each of ${retry + 1} attempts: a block at or near the observed head stayed unknown (load-balanced backends a block or more apart?)`);
-      }
-      ctx.note(`attempt ${retry + 1}: ${seen}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
-      await pause(SKEW_PAUSES_MS[retry], ctx.signal);
-      continue;
-    }
-    const section = sectionOfParam(key);
-    if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
-      fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
-        section,
-        expected: 'a result (each of the four methods accepts "pending")',
-        actual: (answer.json as Record<string, unknown>).error,
-      });
-    }
-    return resultOf<T>(method, answer, section403);
+  const answer = await answerAt(ctx, method, params, key);
+  const section = sectionOfParam(key);
+  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
+    fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
+      section,
+      expected: 'a result (each of the four methods accepts "pending")',
+      actual: (answer.json as Record<string, unknown>).error,
+    });
   }
+  return resultOf<T>(method, answer, section403);
 }
 
 /** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */
@@ -214,6 +219,7 @@ export async function readBlock(ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal
     if (!isHexQuantity(param) || retry >= SKEW_PAUSES_MS.length || ctx.signal.aborted) return undefined;
     const head = await headNumber(ctx);
     if (BigInt(param) + SKEW_WINDOW < head || BigInt(param) > head + SKEW_WINDOW) return undefined;
+    ctx.note(`eth_getBlockByNumber(${show(param)}) answered ${show(a.json ?? a.http.status, 80)} with the head at ${toQuantity(head)}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
     await pause(SKEW_PAUSES_MS[retry], ctx.signal);
   }
 }
