@@ -126,6 +126,11 @@ async function troubleAt(ctx: ChainContext, answer: RpcAnswer, block: unknown): 
   return kind === 'unknown-block' ? { kind: 'pruned', head } : undefined;
 }
 
+/** The pause before the `retry`-th re-read (0-based) of something skew made ambiguous; ends early when the check is stopped. */
+export function skewPause(ctx: Pick<CheckContext, 'signal'>, retry: number): Promise<void> {
+  return pause(SKEW_PAUSES_MS[Math.min(retry, SKEW_PAUSES_MS.length - 1)], ctx.signal);
+}
+
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();

@@ -165,7 +165,8 @@ function rpcThrottle(v: unknown): string | undefined {
 export function throttleOf(res: Pick<HttpResult, 'status' | 'text'>): string | undefined {
   if (res.status === 429) return 'HTTP 429 Too Many Requests';
   if (res.status === 503) return 'HTTP 503 Service Unavailable';
-  if (!res.text.includes('error')) return undefined;
+  // Throttle answers are short; large answers (receipts, blocks) are not parsed twice.
+  if (res.text.length > 65_536 || !res.text.includes('error')) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(res.text);

@@ -17,7 +17,7 @@ import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, SKEW_PAUSES_MS, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
+import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, skewPause, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
@@ -212,7 +212,7 @@ function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Chec
       beyondEveryTime = false;
       ctx.note(`attempt ${attempt}: ${outcome.ambiguous}; retrying`);
       // A backend behind catches up within a block time or so.
-      if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, SKEW_PAUSES_MS[attempt - 1] ?? 0));
+      if (attempt < ATTEMPTS) await skewPause(ctx, attempt - 1);
     }
     inconclusive(`block ${show(param)}: the receipts could not be paired with a block in any of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block apart; see notes)`);
   });

@@ -8,7 +8,7 @@ import { callResult, expectEqual, expectSchema } from '../../src/harness/expect'
 import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { randomAddress } from '../../src/harness/hex';
-import { blockParam, describeParam, recentBlocks, resultAt, SKEW_PAUSES_MS, type BlockParamKey } from '../../src/harness/chain';
+import { blockParam, describeParam, recentBlocks, resultAt, skewPause, SKEW_PAUSES_MS, type BlockParamKey } from '../../src/harness/chain';
 
 /**
  * A fresh random address has sent no transaction, so its count is 0 at every block: "0x0" is
@@ -81,7 +81,7 @@ const pendingNotBelowLatest = check({
         });
       }
       ctx.note(`attempt ${attempt}: ${account} "pending" ${show(pendingCount)} below "latest" ${show(latest)}; re-reading (backends a block apart?)`);
-      await new Promise((r) => setTimeout(r, SKEW_PAUSES_MS[attempt - 1]));
+      await skewPause(ctx, attempt - 1);
     }
   }
 });
