@@ -37,6 +37,8 @@ import { TRANSFER_GAS } from './estimate-gas';
 /** Where to look: the latest blocks, then the first ones (a young chain's deployments). */
 const RECENT_BLOCKS = 16;
 const FIRST_BLOCKS = 8;
+/** Fewer latest blocks for deployments: five checks look for one, and each look reads whole blocks. */
+const RECENT_BLOCKS_FOR_CREATION = 8;
 /** Blocks this close to the head are left alone (a backend a block behind may lack them). */
 const HEAD_MARGIN = 2n;
 /** At most this many deployments are probed with eth_getCode. */
@@ -46,12 +48,12 @@ const PROBE_DATA = '0xc0f0a11e';
 const OP_DEPOSIT = '0x7e';
 const EIP7702 = '0x4';
 
-const LOOKED = `the latest ${RECENT_BLOCKS} and the first ${FIRST_BLOCKS} blocks (at least ${HEAD_MARGIN} below the head)`;
+const looked = (recent: number) => `the latest ${recent} and the first ${FIRST_BLOCKS} blocks (at least ${HEAD_MARGIN} below the head)`;
 
-/** Blocks below the head worth reading history at, newest first. */
-async function* pastBlocks(ctx: CheckContext) {
+/** Blocks below the head worth reading history at: the latest `recent`, then the first ones. */
+async function* pastBlocks(ctx: CheckContext, recent = RECENT_BLOCKS) {
   const head = await headNumber(ctx);
-  for await (const b of recentBlocks(ctx, { recent: RECENT_BLOCKS + Number(HEAD_MARGIN), first: FIRST_BLOCKS })) {
+  for await (const b of recentBlocks(ctx, { recent: recent + Number(HEAD_MARGIN), first: FIRST_BLOCKS })) {
     if (b.number !== undefined && b.number >= 1n && b.number + HEAD_MARGIN <= head) yield { ...b, number: b.number };
   }
 }
@@ -98,7 +100,7 @@ interface Creation {
 /** A contract created by a transaction (not a deposit) of a block below the head, still holding code. */
 async function findCreation(ctx: CheckContext): Promise<Creation | undefined> {
   let probed = 0;
-  for await (const b of pastBlocks(ctx)) {
+  for await (const b of pastBlocks(ctx, RECENT_BLOCKS_FOR_CREATION)) {
     for (const t of b.txs) {
       if ((t.to !== null && t.to !== undefined) || t.type === OP_DEPOSIT || !isEvmAddress(t.from) || !isHexQuantity(t.nonce)) continue;
       if (probed++ >= MAX_PROBES) return undefined;
@@ -110,8 +112,8 @@ async function findCreation(ctx: CheckContext): Promise<Creation | undefined> {
   return undefined;
 }
 
-const NO_SENDER = `no transaction sender found in ${LOOKED}`;
-const NO_CREATION = `no contract created by a transaction of ${LOOKED} still holds code (at most ${MAX_PROBES} deployments probed)`;
+const NO_SENDER = `no transaction sender found in ${looked(RECENT_BLOCKS)}`;
+const NO_CREATION = `no contract created by a transaction of ${looked(RECENT_BLOCKS_FOR_CREATION)} still holds code (at most ${MAX_PROBES} deployments probed)`;
 
 /** On a failure: the same read at "latest", to say so when the node seems to answer from the head. */
 async function headHint(ctx: CheckContext, method: string, params: unknown[], got: unknown): Promise<string> {
@@ -254,7 +256,7 @@ const receiptsOfPastBlock = check({
       break;
     }
   }
-  if (target === undefined) skip(`no block with transactions in ${LOOKED}`);
+  if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
   const param = toQuantity(target);
   const block = await readBlock(ctx, param);
   if (!block || block.hash === undefined) skip(`eth_getBlockByNumber(${show(param)}, false) gives no block with a hash to compare with (it is not a method of the spec)`);
