@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from '../harness/config';
-import { TransportError } from '../harness/http';
+import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
@@ -79,8 +79,8 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
 }
 
 /** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-async function probe(target: Target, cfg: RunConfig, redactor: Redactor): Promise<RunEnv['unreachable']> {
-  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript() };
+async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
+  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
   const down: NonNullable<RunEnv['unreachable']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
   const attempt = async (key: 'rest' | 'rpc', f: () => Promise<unknown>) => {
@@ -90,6 +90,8 @@ async function probe(target: Target, cfg: RunConfig, redactor: Redactor): Promis
         delete down[key];
         return;
       } catch (err) {
+        // A throttled answer is an HTTP answer: the target is there, only busy.
+        if (err instanceof ThrottledError) return void delete down[key];
         if (!(err instanceof TransportError)) throw err;
         down[key] = err.message;
         if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
@@ -176,18 +178,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   redactor.add(target.signerKey);
   const reporter = new ConsoleReporter(io.out, checks.length);
   try {
-    const unreachable = await probe(target, cfg, redactor);
+    const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
+    const unreachable = await probe(target, cfg, redactor, limiter);
     for (const [k, why] of Object.entries(unreachable ?? {})) io.err.write(`conformance: ${k} target unreachable: ${why}\n`);
     const env: RunEnv = {
       baseUrl: target.baseUrl,
       rpcUrl: target.rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi: cfg.openapi },
+      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi: cfg.openapi, archive: cfg.archive },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,
       signal: controller.signal,
+      limiter,
     };
     const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.

@@ -3,12 +3,16 @@
  * head block number, reading a block to compare receipts with, and turning an answer into a
  * result with a section-precise failure. The rules themselves live in the check files.
  */
-import { fail, skip } from './verdict';
+import { fail, inconclusive, skip } from './verdict';
 import type { CheckContext } from './check';
 import { show, isRecord } from './json';
 import { isHexQuantity } from './formats';
 import { BLOCK_TAGS, toQuantity, type BlockTag } from './hex';
 import { resultOf } from './expect';
+import type { RpcAnswer } from './rpc';
+
+/** What the chain helpers need of a check's context. */
+export type ChainContext = Pick<CheckContext, 'rpc' | 'note' | 'signal' | 'settings'>;
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
@@ -52,22 +56,141 @@ export async function blockParam(ctx: Pick<CheckContext, 'rpc' | 'note'>, key: B
  * tag and a hex number. A method that refuses a block parameter violates these: the failure
  * cites 1.4 (and 4.2) for "pending", 4.2 for the others.
  */
-export function sectionOfParam(key: BlockParamKey | 'omitted'): string {
+export function sectionOfParam(key: BlockParamKey | 'omitted' | 'number'): string {
   return key === 'pending' ? '1.4, 4.2' : '4.2';
 }
 
+// ---- load-balancer skew and pruned history -------------------------------------------------
+//
+// Behind one address, consecutive requests may reach backends a block or more apart: the head
+// read from one may be unknown to the next ("header not found", null), "latest" may be one
+// behind. And full nodes keep state (and some, history) for recent blocks only: older reads
+// answer "missing trie node", "state ... is pruned" and the like. Neither is a violation on
+// first sight: a block at or near the observed head is re-read after a pause (head re-read
+// first) and, if it stays unknown, the check is inconclusive; a pruned answer is out of scope
+// unless the user asked for an archive node (--archive), where it fails 4.2.
+
+/** Backends behind one address may be this many blocks apart. */
+export const SKEW_WINDOW = 4n;
+/** Pauses before the re-reads of a block that skew made unknown (a lagging backend catches up). */
+export const SKEW_PAUSES_MS: readonly number[] = [250, 500, 1000];
+
+/** Why a pruned-history read is skipped, and what the user's scope left out. */
+export const PRUNED_REASON = 'node keeps no state this old (run with --archive to require it)';
+export const NO_ARCHIVE = 'no --archive';
+
 /**
- * Call a method with a block parameter and return its result; a refusal (an error, or no
- * JSON-RPC result) fails with the section of that parameter (see sectionOfParam).
+ * Error texts of pruned state or history, from geth/op-geth ("missing trie node", "required
+ * historical state unavailable", "historical state not available in path scheme yet"), reth
+ * and providers ("state at block #N is pruned", "pruned history unavailable"), Nethermind
+ * (MissingTrieNodeException, in `data`), Erigon and plan limits ("state histories haven't been
+ * fully indexed yet", "... archive data ..."). Matched on message and data.
+ */
+const PRUNED_TEXT = /missing trie node|MissingTrieNode|\b(is|been|was) pruned|pruned (history|state|node|block)|historical state|state histor|\b(state|data) (is )?(not|no longer) available|no (historical )?state (available|found|data)|state not found|state already discarded|archiv|old data not available|lowest height|earliest available/i;
+/** Error texts of a block the node does not know (yet): geth "header not found", anvil BlockOutOfRangeError, and others. */
+const UNKNOWN_BLOCK_TEXT = /header not found|header for hash not found|unknown block|block not found|could not find block|block (#?\d+ )?(does not exist|not found)|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
+
+/** What an error answer says about the block it was asked at, from its message and data. */
+export function blockErrorKind(answer: Pick<RpcAnswer, 'error'>): 'pruned' | 'unknown-block' | undefined {
+  const e = answer.error;
+  if (!isRecord(e)) return undefined;
+  const text = `${typeof e.message === 'string' ? e.message : ''} ${typeof e.data === 'string' ? e.data : e.data === undefined ? '' : JSON.stringify(e.data)}`;
+  if (PRUNED_TEXT.test(text)) return 'pruned';
+  if (UNKNOWN_BLOCK_TEXT.test(text)) return 'unknown-block';
+  return undefined;
+}
+
+/** Where each method of the spec takes its block parameter. */
+const BLOCK_POSITION: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
+
+/**
+ * Whether an answer at `block` is pruned history, load-balancer skew, or neither (then the
+ * check judges it). Unknown-block texts mean skew near the head (re-read now) and expired
+ * history far below it; pruned-state texts mean pruning below the head or at "earliest",
+ * "safe", "finalized". Null for a number near the head is skew too (eth_getBlockReceipts of a
+ * block the backend has not imported).
+ */
+async function troubleAt(ctx: ChainContext, answer: RpcAnswer, block: unknown): Promise<{ kind: 'pruned' | 'skew'; head?: bigint } | undefined> {
+  const kind = blockErrorKind(answer);
+  const isNull = !answer.hasError && answer.hasResult && answer.result === null;
+  if ((!kind && !isNull) || typeof block !== 'string' || block === 'pending') return undefined;
+  if (block === 'earliest') return kind ? { kind: 'pruned' } : undefined;
+  if (block === 'safe' || block === 'finalized') return kind === 'pruned' ? { kind: 'pruned' } : undefined;
+  if (block === 'latest') return kind === 'unknown-block' ? { kind: 'skew' } : undefined;
+  if (!isHexQuantity(block)) return undefined;
+  const n = BigInt(block);
+  const head = await headNumber(ctx);
+  if (kind === 'pruned') return n < head ? { kind: 'pruned', head } : undefined;
+  if (n > head + SKEW_WINDOW) return undefined;
+  if (n + SKEW_WINDOW >= head) return { kind: 'skew', head };
+  return kind === 'unknown-block' ? { kind: 'pruned', head } : undefined;
+}
+
+/** The pause before the `retry`-th re-read (0-based) of something skew made ambiguous; ends early when the check is stopped. */
+export function skewPause(ctx: Pick<CheckContext, 'signal'>, retry: number): Promise<void> {
+  return pause(SKEW_PAUSES_MS[Math.min(retry, SKEW_PAUSES_MS.length - 1)], ctx.signal);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * A read the node answered as pruned: out of the run's scope without --archive (skipped, with
+ * outOfScope), a failure of 4.2 with it (the block parameter accepts any number and "earliest").
+ */
+export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what: string, error: unknown): never {
+  if (!ctx.settings.archive) {
+    ctx.note(`${what} answered ${show(error)}: pruned state or history`);
+    skip(PRUNED_REASON, { outOfScope: NO_ARCHIVE });
+  }
+  fail(`${what} answered ${show(error)}: the node keeps no state or history at that block, and --archive requires it (the block parameter accepts any block number and "earliest")`, {
+    section: '4.2',
+    expected: 'a result: the state or history at that block (--archive)',
+    actual: error,
+  });
+}
+
+/**
+ * Call a method with a block parameter and return the answer, once it is neither skew nor pruned
+ * history: a block near the head that the node did not know is re-read (head re-read first, at
+ * most SKEW_PAUSES_MS.length times) and then inconclusive; pruned history goes to prunedHistory.
+ */
+export async function answerAt(ctx: ChainContext, method: string, params: unknown[], key: BlockParamKey | 'omitted' | 'number'): Promise<RpcAnswer> {
+  const block = key === 'omitted' ? 'latest' : params[BLOCK_POSITION[method] ?? params.length - 1];
+  for (let retry = 0; ; retry++) {
+    const answer = await ctx.rpc.call(method, params);
+    const trouble = await troubleAt(ctx, answer, block);
+    if (!trouble) return answer;
+    const said = answer.hasError ? answer.error ?? (answer.json as Record<string, unknown>).error : answer.result;
+    if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
+    const seen = `${method} at ${show(block)} answered ${show(said)}${trouble.head !== undefined ? ` while the head read just after was ${toQuantity(trouble.head)}` : ''}`;
+    if (retry >= SKEW_PAUSES_MS.length) {
+      inconclusive(`${seen}, in each of ${retry + 1} attempts: a block at or near the observed head stayed unknown (load-balanced backends a block or more apart?)`);
+    }
+    ctx.note(`attempt ${retry + 1}: ${seen}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
+    await pause(SKEW_PAUSES_MS[retry], ctx.signal);
+  }
+}
+
+/**
+ * Call a method with a block parameter and return its result (after answerAt's handling of skew
+ * and pruned history); a refusal (an error, or no JSON-RPC result) fails with the section of
+ * that parameter (see sectionOfParam).
  */
 export async function resultAt<T = unknown>(
-  ctx: Pick<CheckContext, 'rpc'>,
+  ctx: ChainContext,
   method: string,
   params: unknown[],
-  key: BlockParamKey | 'omitted',
+  key: BlockParamKey | 'omitted' | 'number',
   section403?: { section: string; hint: string },
 ): Promise<T> {
-  const answer = await ctx.rpc.call(method, params);
+  const answer = await answerAt(ctx, method, params, key);
   const section = sectionOfParam(key);
   if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
@@ -91,13 +214,24 @@ export interface BlockView {
  * Read a block with eth_getBlockByNumber(param, false). That method is not one of the spec's
  * four, so an answer that is not a usable block object is "not offered" (undefined), never a
  * verdict. A block without a number or hash (as some nodes show "pending") keeps them undefined.
+ * A block number at or near the head that reads as nothing is re-read (skew, see resultAt).
  */
-export async function readBlock(ctx: Pick<CheckContext, 'rpc'>, param: string): Promise<BlockView | undefined> {
-  const a = await ctx.rpc.call('eth_getBlockByNumber', [param, false]);
-  const b = a.http.status === 200 ? a.result : undefined;
-  if (!isRecord(b) || !Array.isArray(b.transactions)) return undefined;
+export async function readBlock(ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal'>, param: string): Promise<BlockView | undefined> {
+  for (let retry = 0; ; retry++) {
+    const a = await ctx.rpc.call('eth_getBlockByNumber', [param, false]);
+    const b = a.http.status === 200 ? a.result : undefined;
+    if (isRecord(b) && Array.isArray(b.transactions)) return blockView(b);
+    if (!isHexQuantity(param) || retry >= SKEW_PAUSES_MS.length || ctx.signal.aborted) return undefined;
+    const head = await headNumber(ctx);
+    if (BigInt(param) + SKEW_WINDOW < head || BigInt(param) > head + SKEW_WINDOW) return undefined;
+    ctx.note(`eth_getBlockByNumber(${show(param)}) answered ${show(a.json ?? a.http.status, 80)} with the head at ${toQuantity(head)}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
+    await pause(SKEW_PAUSES_MS[retry], ctx.signal);
+  }
+}
+
+function blockView(b: Record<string, unknown>): BlockView | undefined {
   const txs: string[] = [];
-  for (const t of b.transactions) {
+  for (const t of b.transactions as unknown[]) {
     if (typeof t === 'string') txs.push(t.toLowerCase());
     else if (isRecord(t) && typeof t.hash === 'string') txs.push(t.hash.toLowerCase());
     else return undefined;
@@ -115,6 +249,8 @@ export interface TxView {
   to?: string | null;
   nonce?: string;
   hash?: string;
+  /** "0x7e" for OP-stack deposits, "0x4" for EIP-7702 transactions. */
+  type?: string;
 }
 
 /**
@@ -125,12 +261,17 @@ export interface TxView {
 export async function* recentBlocks(
   ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal'>,
   opts: { recent: number; first?: number; pending?: boolean },
-): AsyncGenerator<{ param: string; number?: bigint; txs: TxView[] }> {
+): AsyncGenerator<{ param: string; number?: bigint; hash?: string; txs: TxView[] }> {
   const read = async (param: string) => {
     const a = await ctx.rpc.call('eth_getBlockByNumber', [param, true]);
     const b = a.http.status === 200 ? a.result : undefined;
     if (!isRecord(b) || !Array.isArray(b.transactions)) return undefined;
-    return { param, number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined, txs: b.transactions.filter(isRecord) as TxView[] };
+    return {
+      param,
+      number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined,
+      hash: typeof b.hash === 'string' ? b.hash.toLowerCase() : undefined,
+      txs: b.transactions.filter(isRecord) as TxView[],
+    };
   };
   if (opts.pending) {
     const p = await read('pending');

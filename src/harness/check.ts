@@ -27,6 +27,8 @@ export interface CheckSettings {
   timeoutMs: number;
   /** The API's own published OpenAPI document (--openapi): an absolute file path or a URL. */
   openapi?: string;
+  /** --archive: the node must serve state and history at any block; pruned-history errors fail (absent: false, they skip). */
+  archive?: boolean;
 }
 
 /** What a run-scoped shared observation may use (see CheckContext.shared). */

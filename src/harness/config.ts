@@ -39,6 +39,10 @@ export interface RunConfig {
   secrets: string[];
   /** Flashblock interval of the embedded reference target (its default when not given); 0 = instant. */
   flashblockMs?: number;
+  /** --max-rps: requests per second across the whole run; undefined = no cap. */
+  maxRps?: number;
+  /** --archive: require state and history at any block (pruned-history errors fail instead of skipping). */
+  archive: boolean;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -70,6 +74,8 @@ export const OPTIONS = [
   ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
+  ['max-rps', 'MAX_RPS', '<n>', 'cap on requests per second across the whole run, e.g. a provider plan\'s limit (default: no cap; throttled answers are waited out and retried anyway)'],
+  ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
   ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
   ['rpc-header', 'RPC_HEADERS', "'Name: value'", 'header sent to the JSON-RPC target only, e.g. provider credentials (repeatable; env: one per line)'],
@@ -86,7 +92,7 @@ export const OPTIONS = [
   ['version', '', '', 'print the suite version'],
 ] as const;
 
-const BOOLEAN = new Set(['certify', 'list', 'help', 'version']);
+const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
 /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
 export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
@@ -261,6 +267,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     return v === undefined ? undefined : parseDuration(v, flag, envOf(flag));
   };
 
+  // A boolean flag with an environment variable: ARCHIVE=1/true/yes or 0/false/no.
+  const archiveEnv = env.ARCHIVE?.trim().toLowerCase();
+  if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv)) throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
+  const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
+  const maxRpsRaw = get('max-rps');
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
   return {
@@ -287,6 +298,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     secrets: givenSecrets,
     // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
     flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
+    ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
+    archive,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

@@ -33,6 +33,10 @@ export interface HttpOptions {
   signal?: AbortSignal;
   /** Where HTTP(S)_PROXY / NO_PROXY come from; the process environment unless a test says otherwise. */
   proxy?: ProxySettings;
+  /** The run's --max-rps limiter, shared by every client of the run (see httpCall). */
+  limiter?: RateLimiter;
+  /** Bounds of the retries of throttled answers (see httpCall); THROTTLE when absent. */
+  throttle?: Partial<ThrottlePolicy>;
 }
 
 type Fetch = typeof fetch;
@@ -138,5 +142,155 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
     throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange);
+  }
+}
+
+// ---- throttling: providers' rate limits, observed and waited out ---------------------------
+//
+// A provider that answers "slow down" has said nothing about the interface: the HTTP layer
+// waits (honouring Retry-After), asks again a bounded number of times, and when the target
+// keeps refusing it reports so with ThrottledError, an observation the runner turns into an
+// inconclusive result. Every attempt stays in the transcript.
+
+/** The target kept answering "too many requests" past the bounded retries: an observation, not a verdict. */
+export class ThrottledError extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = 'ThrottledError';
+  }
+}
+
+export interface ThrottlePolicy {
+  /** Retries after the first throttled answer. */
+  maxRetries: number;
+  /** Total time one request may spend waiting between its attempts. */
+  maxWaitMs: number;
+  /** First pause when the answer names none (Retry-After absent); doubled at each retry. */
+  baseDelayMs: number;
+}
+
+export const THROTTLE: ThrottlePolicy = { maxRetries: 3, maxWaitMs: 10_000, baseDelayMs: 500 };
+
+/**
+ * Messages providers use for rate limits (Infura -32005 "project ID request rate exceeded",
+ * Alchemy 429 "exceeded its compute units per second capacity", QuickNode "request limit
+ * reached", nginx/Cloudflare "Too Many Requests"). Revert reasons are excluded: a contract may
+ * say anything.
+ */
+const RATE_LIMIT_TEXT = /rate[ _-]?limit|too many requests|request limit|requests? per second|compute units? per second|exceeded [^.]*\b(rate|capacity|quota)\b|\b(capacity|quota) exceeded|throttl/i;
+
+function rpcThrottle(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const error = (v as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  // EIP-1474: -32005 "limit exceeded"; some providers put the HTTP status in the code.
+  const byCode = code === -32005 || code === 429;
+  const byText = text !== '' && !/^execution reverted/i.test(text) && RATE_LIMIT_TEXT.test(text);
+  return byCode || byText ? `JSON-RPC error ${JSON.stringify(code)} ${JSON.stringify(text.slice(0, 120))}` : undefined;
+}
+
+/**
+ * Why an answer means "too many requests" rather than an answer, or undefined. HTTP 429 always;
+ * HTTP 503 too: RFC 9110 gives it to a server that is overloaded or down for maintenance, which
+ * says nothing about the interface (a target that answers 503 for good cannot be judged, and
+ * the run says so). In a JSON body (any status): a JSON-RPC error -32005 (EIP-1474 "limit
+ * exceeded") or 429, or a message naming a rate limit; for a batch, any of its members.
+ */
+export function throttleOf(res: Pick<HttpResult, 'status' | 'text'>): string | undefined {
+  if (res.status === 429) return 'HTTP 429 Too Many Requests';
+  if (res.status === 503) return 'HTTP 503 Service Unavailable';
+  // Throttle answers are short; large answers (receipts, blocks) are not parsed twice.
+  if (res.text.length > 65_536 || !res.text.includes('error')) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    return undefined;
+  }
+  const members = Array.isArray(body) ? body : [body];
+  for (const m of members) {
+    const why = rpcThrottle(m);
+    if (why) return `HTTP ${res.status} with ${why}`;
+  }
+  return undefined;
+}
+
+/** Retry-After (RFC 9110 10.2.3): delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Resolves after `ms`, or at once when the signal aborts (the next fetch then fails as aborted). */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * --max-rps: requests of the whole run get turns at least 1000/N ms apart, whatever client sends
+ * them (a token bucket holding one token: no bursts, so no one-second window sees more than N).
+ */
+export class RateLimiter {
+  private next = 0;
+  constructor(
+    readonly perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
+  }
+
+  /** Wait for this request's turn (returns early when the signal aborts). */
+  async take(signal?: AbortSignal): Promise<void> {
+    const t = this.now();
+    const turn = Math.max(t, this.next);
+    this.next = turn + 1000 / this.perSecond;
+    if (turn > t) await pause(turn - t, signal);
+  }
+}
+
+/**
+ * One request as the clients make it: waits for its --max-rps turn, sends (httpRequest), and
+ * when the answer is a throttle (throttleOf) waits as Retry-After asks, or 0.5 s, 1 s, 2 s when
+ * it does not, and sends again: at most THROTTLE.maxRetries retries and THROTTLE.maxWaitMs of
+ * waiting, never past the abort signal. Throws ThrottledError when the target still throttles.
+ */
+export async function httpCall(req: ExchangeRequest, opts: HttpOptions): Promise<HttpResult> {
+  const policy: ThrottlePolicy = { ...THROTTLE, ...opts.throttle };
+  let waited = 0;
+  for (let retry = 0; ; retry++) {
+    await opts.limiter?.take(opts.signal);
+    const res = await httpRequest(req, opts);
+    const why = throttleOf(res);
+    if (!why) return res;
+    const where = `${req.method} ${opts.redactor.text(req.url)}`;
+    const asked = retryAfterMs(res.headers['retry-after']);
+    const told = asked !== undefined ? ` (Retry-After ${JSON.stringify(res.headers['retry-after'])})` : '';
+    if (retry >= policy.maxRetries) {
+      throw new ThrottledError(`${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`, retry + 1);
+    }
+    const delay = asked ?? policy.baseDelayMs * 2 ** retry;
+    if (waited + delay > policy.maxWaitMs) {
+      throw new ThrottledError(`${where}: ${why}${told}; waiting ${(delay / 1000).toFixed(1)} s more would pass the ${policy.maxWaitMs / 1000} s a request may wait`, retry + 1);
+    }
+    await pause(delay, opts.signal);
+    if (opts.signal?.aborted) throw new ThrottledError(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
+    waited += delay;
   }
 }

@@ -1,4 +1,4 @@
-import { httpRequest, HttpOptions, HttpResult } from './http';
+import { httpCall, HttpOptions, HttpResult } from './http';
 import { parseJson } from './json';
 
 export interface RestResponse extends HttpResult {
@@ -7,7 +7,7 @@ export interface RestResponse extends HttpResult {
   jsonError?: string;
 }
 
-/** REST client for {base_url}: every call is one recorded, timed, redacted exchange. */
+/** REST client for {base_url}: every attempt of a call is one recorded, timed, redacted exchange (throttled answers are retried, see httpCall). */
 export class RestClient {
   constructor(
     readonly baseUrl: string,
@@ -35,7 +35,7 @@ export class RestClient {
     if (init.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const res = await httpRequest({ method, url: this.url(path), headers, body: init.body }, this.http);
+    const res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http);
     return { ...res, ...(res.text.length > 0 ? parseJson(res.text) : { jsonError: 'empty body' }) };
   }
 

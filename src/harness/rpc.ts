@@ -1,4 +1,4 @@
-import { httpRequest, HttpOptions, HttpResult } from './http';
+import { httpCall, HttpOptions, HttpResult } from './http';
 import { isRecord, parseJson } from './json';
 
 export interface RpcError {
@@ -36,7 +36,7 @@ export class RpcClient {
   async post(body: unknown, opts: { headers?: Record<string, string>; omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const configured = opts.omitConfiguredHeaders ? {} : this.headers;
-    const http = await httpRequest({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http);
+    const http = await httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http);
     const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
     const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };
     if (isRecord(parsed.json)) {

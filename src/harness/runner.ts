@@ -1,6 +1,6 @@
 import { Check, CheckContext, CheckMeta, CheckSettings, SharedScope, Status } from './check';
 import { Blocked, CheckFailure, Inconclusive, Skip } from './verdict';
-import { TransportError } from './http';
+import { RateLimiter, ThrottledError, TransportError } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
@@ -40,6 +40,8 @@ export interface RunEnv {
   /** Interfaces found unreachable before the run, with the transport error. */
   unreachable?: { rest?: string; rpc?: string };
   signal: AbortSignal;
+  /** --max-rps: one limiter shared by every client of the run. */
+  limiter?: RateLimiter;
 }
 
 export interface RunOptions {
@@ -92,6 +94,8 @@ function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'statu
   }
   if (err instanceof Skip) return { status: 'skipped', reason: err.message, ...(err.outOfScope ? { outOfScope: err.outOfScope } : {}) };
   if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
+  // The provider kept asking us to slow down: nothing was observed about the interface.
+  if (err instanceof ThrottledError) return { status: 'inconclusive', reason: `throttled: ${redactor.text(err.message)}` };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
   if (err instanceof TransportError) return { status: 'failed', reason: `no answer: ${err.message}` };
   // A bug in a check must never turn into a verdict about the target.
@@ -151,7 +155,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const transcript = new Transcript();
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
-  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal };
+  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
   const ctx: CheckContext = {

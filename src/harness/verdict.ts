@@ -25,9 +25,9 @@ export class CheckFailure extends Error {
 /** The check cannot judge here (missing prerequisite, nothing to judge); never a pass. */
 export class Skip extends Error {
   override name = 'Skip';
-  /** Set when the user's own choice of scope left this out (e.g. `no --nav-max-age`). */
   constructor(
     message: string,
+    /** Set when the user's own choice of scope left this out (e.g. `no --archive`); see CheckResult.outOfScope. */
     readonly outOfScope?: string,
   ) {
     super(message);

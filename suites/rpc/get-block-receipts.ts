@@ -8,7 +8,8 @@
  * be the block's number. A tag can move between the reads (a block sealed in between): the
  * receipts are then paired with a block only when that is certain (judgeSealed, judgePending);
  * otherwise the attempt is repeated, at most ATTEMPTS times, before the check reports
- * inconclusive. Never a guess either way.
+ * inconclusive. The same holds for a load balancer whose backends are a block apart (a tag
+ * answered from an older block): never a guess either way.
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
@@ -16,7 +17,7 @@ import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, type BlockParamKey, type BlockView } from '../../src/harness/chain';
+import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, skewPause, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
@@ -27,7 +28,7 @@ const DEDICATED_403 = {
 };
 
 /** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
-async function getReceipts(ctx: CheckContext, param: string, key: BlockParamKey): Promise<Receipt[]> {
+export async function getReceipts(ctx: CheckContext, param: string, key: BlockParamKey | 'number'): Promise<Receipt[]> {
   const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, DEDICATED_403);
   if (!Array.isArray(result)) {
     fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
@@ -50,42 +51,83 @@ async function getReceipts(ctx: CheckContext, param: string, key: BlockParamKey)
  * numbered as the head); it fails only for a number below the head read before or beyond the
  * block after the head read after, which cannot be "the current pre-confirmed block".
  */
-function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext): void {
+function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext): boolean {
   if (receipts.length === 0) {
     ctx.note('no pre-confirmed receipts; eth_getBlockByNumber("pending") not offered, so only the shape was judged');
-    return;
+    return true;
   }
   const n = BigInt(receipts[0].blockNumber);
-  if (n < l1 || n > l2 + 1n) {
-    fail(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, but the head was ${toQuantity(l1)} before and ${toQuantity(l2)} after the call, so the pre-confirmed block is at most ${toQuantity(l2 + 1n)}`, {
+  const lo = l1 < l2 ? l1 : l2;
+  const hi = (l1 > l2 ? l1 : l2) + 1n;
+  if (n < lo || n > hi) {
+    // Head reads from a backend a block or two behind (or ahead) of the one that answered the
+    // receipts: re-read before any verdict (see chain.ts).
+    if (n + SKEW_WINDOW >= lo && n <= hi + SKEW_WINDOW) {
+      ctx.note(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, the head read ${toQuantity(l1)} before and ${toQuantity(l2)} after: backends a block apart?`);
+      return false;
+    }
+    fail(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, but the head was ${toQuantity(l1)} before and ${toQuantity(l2)} after the call, so the pre-confirmed block is at most ${toQuantity(hi)}`, {
       section: '4.3',
-      expected: `${toQuantity(l1)}..${toQuantity(l2 + 1n)}`,
+      expected: `${toQuantity(lo)}..${toQuantity(hi)}`,
       actual: receipts[0].blockNumber,
     });
   }
-  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within head ${toQuantity(l1)}..head+1 ${toQuantity(l2 + 1n)}`);
+  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within head ${toQuantity(lo)}..head+1 ${toQuantity(hi)}`);
+  return true;
 }
+
+/** What one attempt at a sealed block came to: judged (a note), ambiguous (retry), or beyond the head. */
+type Outcome = { judged: string } | { ambiguous: string } | { beyondHead: () => never };
 
 /**
  * A sealed block (tags other than "pending", or a number): judged when the pairing is certain.
- * Either the block read the same before and after the call, or the receipts name their block
- * and it is one the tag designated meanwhile (before, after, or a block sealed in between, read
- * by number). Returns a note when judged, undefined when ambiguous (empty receipts while the
- * tag moved, or a block number outside the range the tag covered, e.g. a reorganisation).
+ * Either the block read the same before and after the call and the receipts name it, or the
+ * receipts name another block that the tag may have designated meanwhile, read by number and
+ * compared with them. Moving tags ("latest", "safe", "finalized") behind a load balancer may be
+ * answered by a backend a block or more behind or ahead (see chain.ts): receipts of an older
+ * block, or none from a block that has transactions, are ambiguous, never a failure on first
+ * sight; receipts of a block beyond every head read are a failure only when every attempt shows
+ * it (beyondHead). A number or "earliest" designates one block: any mismatch fails.
  */
-async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
+  const what = `eth_getBlockReceipts(${show(param)})`;
   const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
-  if (before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs)) {
-    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, before.number, before.txs);
-    return summary(before.number, before.txs);
+  const steady = before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs);
+  const moving = param === 'latest' || param === 'safe' || param === 'finalized';
+  const judge = (block: BlockView, n: bigint | undefined, tail = ''): Outcome => {
+    judgeReceipts(what, receipts, n, block.txs);
+    return { judged: `${summary(n, block.txs)}${tail}` };
+  };
+  if (receipts.length === 0 || before.number === undefined || after.number === undefined) {
+    if (!steady) return { ambiguous: `block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}) and the receipts name no block` };
+    if (moving && receipts.length === 0 && before.txs.length > 0) return { ambiguous: `no receipts, but block ${before.number ?? '?'} read before and after has ${before.txs.length} transaction(s): a backend behind may have answered from an older, empty block` };
+    return judge(before, before.number);
   }
-  if (receipts.length === 0 || before.number === undefined || after.number === undefined) return undefined;
   const n = BigInt(receipts[0].blockNumber);
-  if (n < before.number || n > after.number) return undefined;
-  const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
-  if (!block) return undefined;
-  judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, n, block.txs);
-  return `${summary(n, block.txs)}; the tag moved from ${toQuantity(before.number)} to ${toQuantity(after.number)} meanwhile, paired by the receipts' blockNumber`;
+  if (steady && (n === before.number || !moving)) return judge(before, before.number);
+  const low = before.number < after.number ? before.number : after.number;
+  const high = before.number > after.number ? before.number : after.number;
+  const moved = `; the tag moved from ${toQuantity(before.number)} to ${toQuantity(after.number)} meanwhile, paired by the receipts' blockNumber`;
+  if (n >= low && n <= high) {
+    const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
+    return block ? judge(block, n, moved) : { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
+  }
+  if (n < low) return { ambiguous: `the receipts name block ${toQuantity(n)}, older than the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}): a backend behind?` };
+  // Beyond both reads of the tag: judged against that block if the head (re-read) has reached it.
+  const head = await headNumber(ctx);
+  if (n <= head) {
+    const block = await readBlock(ctx, toQuantity(n));
+    if (block) return judge(block, n, `; named by the receipts while the tag read ${toQuantity(low)}..${toQuantity(high)} (a backend ahead), paired by their blockNumber`);
+    return { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
+  }
+  return {
+    beyondHead: () =>
+      fail(`${what}: the receipts name block ${toQuantity(n)}, beyond the head (${toQuantity(head)}) and the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}), in every attempt`, {
+        section: '4.3',
+        expected: `receipts of block ${toQuantity(low)}..${toQuantity(high)}`,
+        actual: receipts[0].blockNumber,
+      }),
+  };
 }
 
 /**
@@ -138,6 +180,7 @@ function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Chec
   }, async (ctx) => {
     const param = await blockParam(ctx, key);
     const pending = key === 'pending';
+    let beyondEveryTime = true;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const l1 = pending ? await headNumber(ctx) : 0n;
       const before = await readBlock(ctx, param);
@@ -145,17 +188,33 @@ function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Chec
       const after = await readBlock(ctx, param);
       const l2 = pending ? await headNumber(ctx) : 0n;
       if (!before || !after) {
-        if (pending) return judgePendingRange(receipts, l1, l2, ctx);
+        if (pending) {
+          if (judgePendingRange(receipts, l1, l2, ctx)) return;
+          beyondEveryTime = false;
+          continue;
+        }
         skip(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness cannot be judged`);
       }
-      const done = pending ? await judgePending(ctx, param, receipts, before, after) : await judgeSealed(ctx, param, receipts, before, after);
-      if (done) {
-        ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-        return;
+      if (pending) {
+        const done = await judgePending(ctx, param, receipts, before, after);
+        if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        beyondEveryTime = false;
+        ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
+        continue;
       }
-      ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
+      const outcome = await judgeSealed(ctx, param, receipts, before, after);
+      if ('judged' in outcome) return void ctx.note(`${outcome.judged}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      if ('beyondHead' in outcome) {
+        if (attempt === ATTEMPTS && beyondEveryTime) outcome.beyondHead();
+        ctx.note(`attempt ${attempt}: the receipts name a block beyond the head read; retrying`);
+        continue;
+      }
+      beyondEveryTime = false;
+      ctx.note(`attempt ${attempt}: ${outcome.ambiguous}; retrying`);
+      // A backend behind catches up within a block time or so.
+      if (attempt < ATTEMPTS) await skewPause(ctx, attempt - 1);
     }
-    inconclusive(`block ${show(param)} changed between the reads around eth_getBlockReceipts in each of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile)`);
+    inconclusive(`block ${show(param)}: the receipts could not be paired with a block in any of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block apart; see notes)`);
   });
 }
 

@@ -37,6 +37,10 @@ export interface Variant {
    * `blockedAtLeast` others are inconclusive, blocked by `blockedBy`.
    */
   oneRoot?: { failed: string[]; blockedBy: string; blockedAtLeast: number };
+  /** Conformant only: checks (id regex) that must end with this status and a reason matching the regex (e.g. skipped as pruned, inconclusive as throttled). */
+  mustBe?: Array<[ids: string, status: 'skipped' | 'inconclusive', reason: string]>;
+  /** Conformant only: nothing required could be judged, so the run is incomplete: exit 3. */
+  incomplete?: boolean;
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -150,6 +154,97 @@ const isEmptyCode = (r: Json) => r === '0x';
 /** A hex count one lower (never below 0), and a hex number one higher. */
 const oneLess = (r: Json) => (hexInt(r) > 0n ? `0x${(hexInt(r) - 1n).toString(16)}` : r);
 const plusOne = (r: Json | undefined) => (typeof r === 'string' ? `0x${(hexInt(r) + 1n).toString(16)}` : (r ?? null));
+
+
+// ---- providers and load balancers (throttling, backends a block apart, pruned history) ----
+
+/** Answer the first sight of every n-th distinct call with `answer`; its retry (same body) is served. */
+const onceEvery = (n: number, answer: (call: RpcCall, k: number) => Envelope | Answer): RpcMutation => {
+  const seen = new Set<string>();
+  let k = 0;
+  return async (call, next) => {
+    const body = JSON.stringify(call);
+    if (seen.has(body)) return next();
+    seen.add(body);
+    return ++k % n === 0 ? answer(call, k / n) : next();
+  };
+};
+
+/** A provider's rate limit on the REST gateway: a token bucket; requests beyond it get 429 + rpcStatus + Retry-After. */
+const restRateLimit = (perSecond: number): RestMutation => {
+  let tokens = perSecond;
+  let last = Date.now();
+  return async (_req, next) => {
+    const now = Date.now();
+    tokens = Math.min(perSecond, tokens + ((now - last) / 1000) * perSecond);
+    last = now;
+    if (tokens < 1) return new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify({ code: 8, message: 'rate limit exceeded: retry later', details: [] }));
+    tokens -= 1;
+    return next();
+  };
+};
+
+const STATE_READS = new Set(['eth_getTransactionCount', 'eth_getCode', 'eth_estimateGas', 'eth_call', 'eth_getBalance', 'eth_getStorageAt']);
+const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promise<bigint | undefined> => {
+  const h = await next({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
+  return h instanceof Raw || typeof h.result !== 'string' ? undefined : hexInt(h.result);
+};
+const blockIndex = (call: RpcCall): number => (call.method in BLOCK_PARAM ? BLOCK_PARAM[call.method] : call.method === 'eth_getStorageAt' ? 2 : 1);
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+/**
+ * A full node keeping state for the latest `retention` blocks (op-geth keeps 128): state reads at
+ * "earliest", and at numbers or "safe"/"finalized" older than that, answer geth's error.
+ */
+const prunedState = (retention: bigint): RpcMutation => async (call, next) => {
+  if (!STATE_READS.has(call.method)) return next();
+  const tag = call.params[blockIndex(call)];
+  let n: bigint | undefined;
+  if (tag === 'earliest') n = -1n;
+  else if (typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag)) n = hexInt(tag);
+  else if (tag === 'safe' || tag === 'finalized') {
+    const b = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: [tag, false] });
+    n = b instanceof Raw || typeof b.result !== 'object' || b.result === null ? undefined : hexInt((b.result as Rec).number);
+  }
+  const head = n === undefined ? undefined : await headOf(next);
+  if (n === undefined || head === undefined || (n >= 0n && n + retention >= head)) return next();
+  return rpcError(call, -32000, 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )');
+};
+
+/**
+ * A load balancer over two backends, the second importing each block `lagMs` after the first:
+ * half the calls (in a fixed scrambled order, so no worker keeps one backend) reach it, and
+ * while it lags it answers as a node one block behind: its head is head-1, "latest" is that
+ * block, and the head block is unknown to it ("header not found", or null for blocks and receipts).
+ */
+const laggingBackend = (lagMs: number): RpcMutation => {
+  let calls = 0;
+  let head = -1n;
+  let seenAt = 0;
+  return async (call, next) => {
+    calls++;
+    if (((calls * 2654435761) >>> 13) % 2 === 0) return next();
+    const now = await headOf(next);
+    if (now === undefined) return next();
+    if (now !== head) [head, seenAt] = [now, Date.now()];
+    if (Date.now() - seenAt >= lagMs) return next();
+    const mine = head - 1n;
+    const reply = (result: Json): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, result });
+    if (call.method === 'eth_blockNumber') return reply(hex(mine));
+    const i = call.method === 'eth_getBlockByNumber' ? 0 : call.method in BLOCK_PARAM || STATE_READS.has(call.method) ? blockIndex(call) : -1;
+    if (i < 0) return next();
+    const tag = call.params[i] ?? 'latest';
+    if (tag === 'latest') {
+      const c = clone(call);
+      c.params[i] = hex(mine);
+      return next(c);
+    }
+    if (typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag) && hexInt(tag) > mine) {
+      return call.method === 'eth_getBlockByNumber' || call.method === 'eth_getBlockReceipts' ? reply(null) : rpcError(call, -32000, 'header not found');
+    }
+    return next();
+  };
+};
 
 // ---- the catalogue -----------------------------------------------------------------------
 
@@ -417,7 +512,30 @@ export const VARIANTS: Variant[] = [
   { name: 'preconf.pending-nonce-too-low', kind: 'faulty', section: '4.5', only: ['preconf'], grep: '^preconf\\.nonce\\.', what: 'both counts lag one behind: the pending count is a used nonce, and sending with it fails "nonce too low"',
     rpc: onResult('eth_getTransactionCount', oneLess) },
 
+
+  // ==== 4.2: a node that ignores the block parameter answers from the head ====
+  { name: 'rpc.block-param-ignored', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'every block parameter of the four methods is answered as "latest" (state and receipts from the head)',
+    rpc: rewriteCall(Object.keys(BLOCK_PARAM), (c) => ((c.params[BLOCK_PARAM[c.method]] = 'latest'), c)) },
+  // ==== providers: pruned history, throttling; load balancers ====
+  { name: 'rpc.pruned-history-archive', kind: 'faulty', section: '4.2', only: ['rpc'], args: ['--archive'], what: 'a full node (state kept for 16 blocks: "missing trie node" at "earliest" and older blocks), run with --archive',
+    rpc: prunedState(16n) },
   // ======================== conformant variants: must exit 0 ========================
+  // Providers and load balancers are not the node's fault (throttled answers are retried by
+  // the HTTP layer; skew re-read; pruned history out of scope without --archive).
+  { name: 'ok.rpc-429-retry-after', kind: 'conformant', only: ['rpc'], grep: '^rpc\\.(envelope|getTransactionCount|history\\.getTransactionCount)\\.', mustPass: '^rpc\\.(envelope\\.http-200|getTransactionCount\\.block\\.head-number|history\\.getTransactionCount\\.before-block)$', what: 'a provider answers every 5th distinct call HTTP 429 with Retry-After: 1, then serves it',
+    rpc: onceEvery(5, (c) => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify(rpcError(c, 429, 'Too Many Requests')))) },
+  { name: 'ok.rpc-32005-or-503-once', kind: 'conformant', only: ['rpc'], grep: '^rpc\\.(envelope|getCode|history\\.getCode)\\.', mustPass: '^rpc\\.(envelope\\.jsonrpc-version|getCode\\.block\\.head-number|history\\.getCode\\.at-creation)$', what: 'every 4th distinct call answered once with JSON-RPC -32005 "rate limit exceeded" (HTTP 200) or, alternately, HTTP 503 without Retry-After',
+    rpc: onceEvery(4, (c, k) => (k % 2 ? rpcError(c, -32005, 'rate limit exceeded') : Raw.text(503, 'text/html', '<html><body>503 Service Temporarily Unavailable</body></html>'))) },
+  { name: 'ok.rest-429-rpc-status', kind: 'conformant', only: ['rest'], mustPass: '^rest\\.list\\.(status-200|schema)$', what: 'the REST gateway rate-limits at 10 requests per second: 429 with an rpcStatus body and Retry-After: 1',
+    rest: restRateLimit(10) },
+  { name: 'ok.rpc-throttled-for-good', kind: 'conformant', only: ['rpc'], incomplete: true, grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest)$', what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged',
+    mustBe: [['^rpc\\.', 'inconclusive', '^throttled: POST .*HTTP 429 Too Many Requests \\(Retry-After "1"\\), still after 3 retries']],
+    rpc: async (c) => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify(rpcError(c, 429, 'Too Many Requests'))) },
+  { name: 'ok.lb-one-block-apart', kind: 'conformant', only: ['rpc'], mustPass: '^rpc\\.(getTransactionCount|getCode|estimateGas|getBlockReceipts)\\.block\\.(latest|head-number)$|^rpc\\.history\\.(getTransactionCount|getBlockReceipts)\\.', what: 'a load balancer whose second backend imports each block 400 ms late: half the calls meet "latest" one behind and the head block unknown',
+    rpc: laggingBackend(400) },
+  { name: 'ok.pruned-history', kind: 'conformant', only: ['rpc'], mustPass: '^rpc\\.history\\.getTransactionCount\\.(before|at)-block$|^rpc\\.getCode\\.block\\.head-number$', what: 'a full node keeping state for 16 blocks: "missing trie node" at "earliest" and older blocks (no --archive: out of scope)',
+    mustBe: [['^rpc\\.(getTransactionCount|getCode|estimateGas)\\.block\\.earliest$|^rpc\\.history\\.(getTransactionCount|getCode|estimateGas)\\.earliest$', 'skipped', '^node keeps no state this old \\(run with --archive to require it\\)$']],
+    rpc: prunedState(16n) },
   { name: 'ok.reordered-list', kind: 'conformant', only: ['rest', 'cross'], mustPass: '^rest\\.list\\.schema$|^cross\\.token\\.has-code\\.latest$', what: 'records in reverse order',
     rest: tokens((ts) => [...ts].reverse()) },
   { name: 'ok.empty-list', kind: 'conformant', only: ['rest', 'cross'], what: 'no record exposed: {"tokens": []}',

@@ -372,7 +372,7 @@ describe('rest.list.no-credentials (5.1)', () => {
   });
 
   it('is blocked by rest.list.status-200 when the list fails with and without the headers alike', async () => {
-    const by = await run(target({ list: () => json(503, rpcStatus(14, 'unavailable')) }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    const by = await run(target({ list: () => json(500, rpcStatus(13, 'internal')) }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
     expect(by['rest.list.status-200'].status).toBe('failed');
     expect(by['rest.list.no-credentials']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.status-200' });
   });

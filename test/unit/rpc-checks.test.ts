@@ -53,18 +53,31 @@ interface Faults {
   pendingGrows?: boolean;
   /** The pre-confirmed block is sealed just before or just after eth_getBlockReceipts("pending") answers. */
   sealAtPendingReceipts?: 'before' | 'after';
+  /** The block parameter is ignored: state and receipts come from the head, whatever block is asked. */
+  ignoresBlock?: boolean;
+  /** A full node: state at "earliest" and more than 8 blocks below the head answers "missing trie node". */
+  pruned?: boolean;
+  /** A load balancer: half the requests reach a backend one block behind during the first 300 ms of each second. */
+  lagging?: boolean;
+  /** The first request naming the head block by number reaches a backend one block behind; its repetition does not. */
+  firstReadLags?: boolean;
+  /** eth_blockNumber names a block one past the head, which every read then calls unknown (a backend ahead, for good). */
+  headUnknown?: boolean;
+  /** Every n-th request is answered HTTP 429 with Retry-After: 0 (its retry is served, unless n is 1). */
+  throttleEvery?: number;
 }
 
 const SENDER = '0x00000000000000000000000000000000000000aa';
 const EOA = '0x00000000000000000000000000000000000000bb';
-/** Deployed by SENDER's transaction with nonce 0 (the creation transactions of the fake chain). */
+/** Deployed by SENDER's transaction with nonce 0, the first transaction of block 2. */
 const CONTRACT = getContractAddress({ from: SENDER, nonce: 0n }).toLowerCase();
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const q = (n: number) => `0x${n.toString(16)}`;
 
 function fakeNode(faults: Faults) {
   // Sealed blocks 1..16: the even ones hold two transactions. The pre-confirmed block holds
-  // one, plus those pre-confirmed since (pendingGrows).
+  // one, plus those pre-confirmed since (pendingGrows). Every transaction is SENDER's, its nonce
+  // counting all before it; the first (block 2) creates CONTRACT, the others pay EOA.
   let head = 16;
   const sealed = new Map<number, string[]>();
   for (let n = 1; n <= head; n++) sealed.set(n, faults.quiet || n % 2 === 1 ? [] : [hash(n * 10 + 1), hash(n * 10 + 2)]);
@@ -77,19 +90,52 @@ function fakeNode(faults: Faults) {
   };
   let extra = 0;
   const txsOf = (n: number): string[] => (n === head + 1 ? [...preconf] : sealed.get(n) ?? []);
-  const resolve = (param: unknown): number | undefined => {
-    switch (param) {
-      case 'latest': return head;
-      case 'pending': return head + 1;
-      case 'safe': return head - 2;
-      case 'finalized': return head - 4;
-      case 'earliest': return 0;
-      default: return typeof param === 'string' && /^0x[0-9a-f]+$/.test(param) ? Number(param) : undefined;
-    }
+  /** SENDER's count at the end of block n: its transactions in blocks 1..n. */
+  const countAt = (n: number): number => {
+    let c = 0;
+    for (let k = 1; k <= n; k++) c += txsOf(k).length;
+    return c;
   };
+  const CREATED_IN = 2;
+  const started = Date.now();
+  let requests = 0;
   const num = (n: number) => (faults.decimal ? String(n) : q(n));
 
-  function answer(method: string, params: unknown[]): { result?: unknown; error?: unknown; status?: number } {
+  const throttled = new Set<string>();
+  const seen = new Set<string>();
+  function answer(method: string, params: unknown[], body: string): { result?: unknown; error?: unknown; status?: number; retryAfter?: string } {
+    requests++;
+    if (faults.throttleEvery && requests % faults.throttleEvery === 0 && (faults.throttleEvery === 1 || !throttled.has(body))) {
+      throttled.add(body);
+      return { status: 429, retryAfter: '0' };
+    }
+    // The backend this request reached (half the requests, in a fixed scrambled order, so that
+    // no worker of the run keeps meeting the same one): one block behind during the first 300 ms
+    // of each second, as a replica that imports each block late.
+    const firstSight = faults.firstReadLags && method !== 'eth_blockNumber' && !seen.has(JSON.stringify([method, params])) && JSON.stringify(params).includes(`"${q(head)}"`);
+    if (faults.firstReadLags) seen.add(JSON.stringify([method, params]));
+    const behind = firstSight || (faults.lagging && ((requests * 2654435761) >>> 13) % 2 === 1 && (Date.now() - started) % 1000 < 300);
+    // A function: seals during a request (sealOnReceipts) move the head it answers from.
+    const top = () => (behind ? head - 1 : head);
+    const resolve = (param: unknown): number | undefined => {
+      switch (param) {
+        case 'latest': return top();
+        case 'pending': return head + 1;
+        case 'safe': return top() - 2;
+        case 'finalized': return top() - 4;
+        case 'earliest': return 0;
+        default: return typeof param === 'string' && /^0x[0-9a-f]+$/.test(param) ? Number(param) : undefined;
+      }
+    };
+    /** The block a state read or receipts request is answered at, or an error. */
+    const stateBlock = (param: unknown, state: boolean): number | { error: unknown } => {
+      const n = resolve(param ?? 'latest');
+      if (n === undefined) return { error: { code: -32602, message: 'invalid block' } };
+      if (param !== 'pending' && (n > top() || (faults.headUnknown && n === head + 1))) return { error: { code: -32000, message: 'header not found' } };
+      if (faults.ignoresBlock && param !== 'pending') return top();
+      if (state && faults.pruned && (param === 'earliest' || n < head - 8)) return { error: { code: -32000, message: 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )' } };
+      return n;
+    };
     if (faults.all403 && method !== 'eth_blockNumber' && method !== 'eth_getBlockByNumber') return { status: 403 };
     const blockAt: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
     if (faults.pendingRejected && method in blockAt && params[blockAt[method]] === 'pending') {
@@ -97,20 +143,20 @@ function fakeNode(faults: Faults) {
     }
     switch (method) {
       case 'eth_blockNumber':
-        return { result: q(head) };
+        return { result: q(faults.headUnknown ? head + 1 : top()) };
       case 'eth_getBlockByNumber': {
         if (faults.sealEveryRead && params[0] !== 'pending') seal();
         if (faults.pendingGrows && params[0] === 'pending' && !faults.quiet) preconf.push(hash(2000 + extra++));
         if (params[0] === 'pending' && faults.noPendingBlock) return { result: null };
         const n = resolve(params[0]);
-        if (n === undefined || n > head + 1) return { result: null };
+        if (n === undefined || (params[0] !== 'pending' && n > top())) return { result: null };
         const txs = txsOf(n);
+        const base = countAt(n - 1);
         return {
           result: {
             number: q(n),
             hash: n === head + 1 ? null : hash(5000 + n),
-            // Full objects: a deployment (no `to`) by SENDER at nonce 0, then transfers to an EOA.
-            transactions: params[1] ? txs.map((h, i) => ({ hash: h, from: SENDER, to: i === 0 ? null : EOA, nonce: q(i) })) : txs,
+            transactions: params[1] ? txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' })) : txs,
           },
         };
       }
@@ -119,22 +165,24 @@ function fakeNode(faults: Faults) {
         if (faults.sealOnReceipts) (seal(), seal());
         if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
-        const n = resolve(params[0]);
-        if (n === undefined || n > head + 1) return { result: null };
-        const txs = txsOf(n).slice(faults.receiptMissing ? 1 : 0);
+        const at = stateBlock(params[0], false);
+        if (typeof at !== 'number') return { result: null };
+        const txs = txsOf(at).slice(faults.receiptMissing ? 1 : 0);
         if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
-        return { result: txs.map((h) => ({ transactionHash: h, blockNumber: num(n), status: '0x1', gasUsed: num(21000), type: '0x2', logs: [] })) };
+        return { result: txs.map((h) => ({ transactionHash: h, blockNumber: num(at), ...(at === head + 1 ? {} : { blockHash: hash(5000 + at) }), status: '0x1', gasUsed: num(21000), type: '0x2', logs: [] })) };
       }
       case 'eth_getTransactionCount': {
         const [address, block] = params as [string, string];
         if (typeof address !== 'string' || address.length !== 42) return { error: { code: -32602, message: 'invalid address' } };
+        const at = stateBlock(block, true);
+        if (typeof at !== 'number') return at;
         if (address.toLowerCase() !== SENDER) return { result: num(0) };
-        return { result: num(block === 'pending' ? (faults.pendingBelowLatest ? 4 : 6) : 5) };
+        return { result: num(block === 'pending' && faults.pendingBelowLatest ? countAt(head) - 1 : countAt(at)) };
       }
       case 'eth_getCode': {
-        const n = resolve(params[1]);
-        if (n === undefined || n > head + 1) return { error: { code: -32602, message: 'unknown block' } };
-        if (String(params[0]).toLowerCase() === CONTRACT) return { result: faults.codeUppercase ? '0x6080604052FE' : '0x6080604052fe' };
+        const at = stateBlock(params[1], true);
+        if (typeof at !== 'number') return at;
+        if (String(params[0]).toLowerCase() === CONTRACT && at >= CREATED_IN) return { result: faults.codeUppercase ? '0x6080604052FE' : '0x6080604052fe' };
         return { result: '0x' };
       }
       case 'eth_estimateGas': {
@@ -143,6 +191,10 @@ function fakeNode(faults: Faults) {
           const data = faults.revertData === 'wrong' ? '0x08c379a0' : expectedRevertData();
           return { error: { code: faults.revertCode3 ? 3 : -32000, message: `execution reverted: ${REVERT_REASON}`, ...(faults.revertData === 'absent' ? {} : { data }) } };
         }
+        const at = stateBlock(params[1], true);
+        if (typeof at !== 'number') return at;
+        // CONTRACT has no function but reverts every call (from its creation on).
+        if (tx.to.toLowerCase() === CONTRACT && at >= CREATED_IN) return { error: { code: -32000, message: 'execution reverted' } };
         return { result: num(21000) };
       }
       default:
@@ -155,9 +207,9 @@ function fakeNode(faults: Faults) {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
-      const a = answer(call.method, call.params ?? []);
+      const a = answer(call.method, call.params ?? [], body);
       if (a.status) {
-        res.writeHead(a.status, { 'content-type': 'application/json' }).end('{"code":7,"message":"forbidden"}');
+        res.writeHead(a.status, { 'content-type': 'application/json', ...(a.retryAfter !== undefined ? { 'retry-after': a.retryAfter } : {}) }).end('{"code":7,"message":"forbidden"}');
         return;
       }
       const id = faults.idAsString ? String(call.id) : call.id;
@@ -167,7 +219,7 @@ function fakeNode(faults: Faults) {
   });
 }
 
-async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp } = {}): Promise<Map<string, CheckResult>> {
+async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp; archive?: boolean } = {}): Promise<Map<string, CheckResult>> {
   const server = fakeNode(faults);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
@@ -177,7 +229,7 @@ async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp } = 
       rpcUrl: `http://127.0.0.1:${port}`,
       restHeaders: {},
       rpcHeaders: {},
-      settings: { profile: opts.profile ?? 'dedicated', clockSkewSec: 300, timeoutMs: 5000 },
+      settings: { profile: opts.profile ?? 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.archive ? { archive: true } : {}) },
       redactor: new Redactor(),
       signal: new AbortController().signal,
     }, { concurrency: 4 });
@@ -207,7 +259,7 @@ describe('RPC checks against a conformant fake node', () => {
   test('public profile: the 403 checks pass and the receipts checks are skipped', async () => {
     const results = await run({ receipts403: true }, { profile: 'public' });
     for (const [id, r] of results) {
-      if (id.startsWith('rpc.getBlockReceipts.block.') || id === 'rpc.getBlockReceipts.nonempty-block') expect([id, r.status]).toEqual([id, 'skipped']);
+      if (id.startsWith('rpc.getBlockReceipts.block.') || id === 'rpc.getBlockReceipts.nonempty-block' || id === 'rpc.history.getBlockReceipts.past-block') expect([id, r.status]).toEqual([id, 'skipped']);
       else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
     }
   });
@@ -319,7 +371,7 @@ describe('RPC checks against faulty fake nodes', () => {
   test('pending count below latest fails the invariant', async () => {
     const r = (await run({ pendingBelowLatest: true }, { only: /pending-ge-latest/ })).get('rpc.getTransactionCount.pending-ge-latest')!;
     expect(r.status).toBe('failed');
-    expect(r.reason).toContain('"pending" count "0x4" is below the "latest" count "0x5"');
+    expect(r.reason).toContain('"pending" count "0xf" is below the "latest" count "0x10" read just before, in each of 4 attempts');
   });
 
   test('HTTP 403 on a dedicated profile fails the receipts checks with 4.3, 5.2', async () => {
@@ -339,7 +391,8 @@ describe('RPC checks against faulty fake nodes', () => {
     const results = await run({ sealEveryRead: true, quiet: true }, { only: /getBlockReceipts\.block\.latest$/ });
     const r = results.get('rpc.getBlockReceipts.block.latest')!;
     expect(r.status).toBe('inconclusive');
-    expect(r.reason).toMatch(/changed between the reads .* in each of 3 attempts/);
+    expect(r.reason).toMatch(/could not be paired with a block in any of 3 attempts/);
+    expect(r.notes?.join(' ')).toMatch(/changed between reads/);
   });
 
   test('upper-case contract bytecode fails the contract code checks with 4.6', async () => {
@@ -374,6 +427,122 @@ describe('RPC checks against faulty fake nodes', () => {
     const r = (await run({ quiet: true }, { only: /pending-ge-latest/ })).get('rpc.getTransactionCount.pending-ge-latest')!;
     expect(r.status).toBe('skipped');
     expect(r.reason).toMatch(/^no active sender found in the latest blocks/);
+  });
+});
+
+// ---- history, pruning, load-balancer skew, throttling -------------------------------------
+
+const HISTORY = /^rpc\.history\./;
+
+describe('history checks tell history from the head', () => {
+  test('a conformant node passes all nine, with the state they used named in a note', async () => {
+    const results = await run({}, { only: HISTORY });
+    expect([...results.values()].map((r) => [r.id, r.status, r.reason])).toEqual([...results.keys()].map((id) => [id, 'passed', '']));
+    expect(results.size).toBe(9);
+    // The newest block with transactions at least two below the head (16): block 14, nonces 12 and 13.
+    expect(results.get('rpc.history.getTransactionCount.before-block')!.notes).toEqual([`sender ${SENDER}: 2 transaction(s) in block 0xe (14), nonces 12..13`]);
+    expect(results.get('rpc.history.getCode.before-creation')!.notes!.join(' ').toLowerCase()).toContain(`contract ${CONTRACT}, created in block 0x2 (2)`);
+    expect(results.get('rpc.history.getBlockReceipts.past-block')!.notes).toEqual(['block 0xe: 2 receipt(s) for 2 transaction(s); every receipt names the block hash']);
+  });
+
+  test('a node answering from the head whatever the block fails every one that can tell, citing 4.2', async () => {
+    const results = await run({ ignoresBlock: true }, { only: /^rpc\.history\.|^rpc\.getBlockReceipts\.block\.earliest$/ });
+    for (const r of results.values()) {
+      // Code never changes after creation: at the creation block the head's code is the right answer.
+      const expected = r.id === 'rpc.history.getCode.at-creation' ? 'passed' : 'failed';
+      expect([r.id, r.status]).toEqual([r.id, expected]);
+      if (expected === 'failed') expect(r.section.split(', ')).toContain('4.2');
+    }
+    expect(results.get('rpc.history.getTransactionCount.before-block')!.reason).toMatch(/is 0x10 \(16\), but the sender's first transaction in block 0xe carries nonce 12: .*the node seems to ignore the block parameter and answer from the head$/);
+    expect(results.get('rpc.history.estimateGas.before-creation')!.reason).toMatch(/answered error .*the very error it gives at "latest".*cannot revert: the node seems to ignore the block parameter/);
+  });
+
+  test('no transactions in the blocks looked at: skipped with the reason, never passed', async () => {
+    const results = await run({ quiet: true }, { only: HISTORY });
+    for (const r of results.values()) expect([r.id, r.status]).toEqual([r.id, 'skipped']);
+    expect(results.get('rpc.history.getTransactionCount.at-block')!.reason).toBe('no transaction sender found in the latest 16 and the first 8 blocks (at least 2 below the head)');
+  });
+});
+
+describe('pruned history (a full node)', () => {
+  const READS_AT_OLD_STATE = [
+    'rpc.getTransactionCount.block.earliest',
+    'rpc.getCode.block.earliest',
+    'rpc.estimateGas.block.earliest',
+    'rpc.history.getTransactionCount.earliest',
+    'rpc.history.getCode.before-creation', // block 1, more than 8 below the head
+    'rpc.history.getCode.at-creation',
+    'rpc.history.getCode.earliest',
+    'rpc.history.estimateGas.before-creation',
+    'rpc.history.estimateGas.earliest',
+  ];
+
+  test('without --archive: reads of old state are skipped as out of scope, the rest still judged', async () => {
+    const results = await run({ pruned: true });
+    for (const id of READS_AT_OLD_STATE) {
+      const r = results.get(id)!;
+      expect([id, r.status, r.reason, r.outOfScope]).toEqual([id, 'skipped', 'node keeps no state this old (run with --archive to require it)', 'no --archive']);
+      expect(r.notes?.join(' ')).toMatch(/missing trie node .*: pruned state or history/);
+    }
+    // Recent state (block 13 and 14) and receipts are kept: judged and passed.
+    for (const id of ['rpc.history.getTransactionCount.before-block', 'rpc.history.getTransactionCount.at-block', 'rpc.history.getBlockReceipts.past-block', 'rpc.getCode.block.head-number']) {
+      expect([id, results.get(id)!.status]).toEqual([id, 'passed']);
+    }
+    expect([...results.values()].filter((r) => r.status === 'failed' || r.status === 'inconclusive').map((r) => r.id)).toEqual([]);
+  });
+
+  test('with --archive: the same reads fail, citing 4.2', async () => {
+    const results = await run({ pruned: true }, { archive: true, only: /earliest|^rpc\.history\.getCode\./ });
+    for (const id of READS_AT_OLD_STATE.filter((i) => results.has(i))) {
+      const r = results.get(id)!;
+      expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '4.2']);
+      expect(r.reason).toMatch(/answered \{"code":-32000,"message":"missing trie node .*--archive requires it/);
+    }
+    expect(results.get('rpc.getBlockReceipts.block.earliest')!.status).toBe('passed'); // receipts are history, not pruned here
+  });
+});
+
+describe('load-balancer skew (backends a block apart)', () => {
+  test('a backend lagging one block on every other request: every check passes (re-reads), none fails', async () => {
+    const results = await run({ lagging: true });
+    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && /profile public/.test(r.reason)));
+    expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
+  });
+
+  test('the head just read is unknown on the first read of it: re-read, then judged and passed', async () => {
+    const results = await run({ firstReadLags: true }, { only: /\.head-number$/ });
+    expect(results.size).toBe(4);
+    for (const r of results.values()) {
+      expect([r.id, r.status, r.reason]).toEqual([r.id, 'passed', '']);
+      expect(r.notes?.join(' ')).toMatch(/at "0x10" answered .* while the head read just after was 0x10; re-reading after 250 ms \(backends a block apart\?\)|eth_getBlockByNumber\("0x10"\) answered .* re-reading after 250 ms/);
+    }
+  });
+
+  test('a head the node then never knows: the head-number checks are inconclusive after the re-reads, never failed', async () => {
+    const results = await run({ headUnknown: true }, { only: /\.head-number$/ });
+    expect(results.size).toBe(4);
+    for (const r of results.values()) {
+      expect([r.id, r.status]).toEqual([r.id, 'inconclusive']);
+      // eth_getBlockReceipts answers null for a block it does not know; the others an error.
+      expect(r.reason).toMatch(/at "0x11" answered (\{"code":-32000,"message":"header not found"\}|null) while the head read just after was 0x11, in each of 4 attempts: a block at or near the observed head stayed unknown/);
+      expect(r.notes?.filter((n) => n.startsWith('attempt '))).toHaveLength(3);
+    }
+  }, 20_000);
+});
+
+describe('throttling by the provider', () => {
+  test('every fifth request answered 429 (Retry-After: 0): retried, every check passes as without', async () => {
+    const results = await run({ throttleEvery: 5 });
+    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && /profile public/.test(r.reason)));
+    expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
+  });
+
+  test('every request answered 429: each check that asks is inconclusive "throttled", none failed', async () => {
+    const results = await run({ throttleEvery: 1 }, { only: /^rpc\.(envelope|history|getCode)\./ });
+    for (const r of results.values()) {
+      expect([r.id, r.status]).toEqual([r.id, 'inconclusive']);
+      expect(r.reason).toMatch(/^throttled: POST http:\/\/127\.0\.0\.1:\d+\/?: HTTP 429 Too Many Requests \(Retry-After "0"\), still after 3 retries/);
+    }
   });
 });
 

@@ -119,18 +119,26 @@ export class Session {
   }
 
   /**
+   * What the chain helpers need: a lane's client and the pass's signal. Their notes (a re-read of
+   * a block a load balancer did not have yet) are dropped: the re-reads stay in the exchanges.
+   */
+  private chain(lane: string) {
+    return { rpc: this.rpc(lane), signal: this.scope.signal, note: () => undefined };
+  }
+
+  /**
    * The block at a tag or number (eth_getBlockByNumber, hashes only). Seals are established
    * with it, so a node that does not offer it leaves the pass unjudged.
    */
   async block(lane: string, param: string): Promise<BlockView> {
-    const b = await readBlock({ rpc: this.rpc(lane) }, param);
+    const b = await readBlock(this.chain(lane), param);
     if (!b || b.number === undefined) inconclusive(`eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`);
     return b;
   }
 
   /** eth_getBlockByNumber("pending") as a number, when the node offers one (never judged itself). */
   async pendingBlockNumber(lane: string): Promise<bigint | undefined> {
-    return (await readBlock({ rpc: this.rpc(lane) }, 'pending'))?.number;
+    return (await readBlock(this.chain(lane), 'pending'))?.number;
   }
 
   /** eth_getTransactionCount (spec 4.5) of the signer at a tag. */
