@@ -89,7 +89,8 @@ async function run(v: Variant): Promise<Outcome> {
     const named = must ? (doc?.checks ?? []).filter((c) => must.test(c.id)) : [];
     const unjudged = must ? (named.length ? named.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason.slice(0, 200)}`) : [`no check matches ${v.mustPass}`]) : [];
     for (const [ids, status, reason] of v.mustBe ?? []) {
-      const these = (doc?.checks ?? []).filter((c) => new RegExp(ids).test(c.id));
+      // Checks the variant's --only/--grep left out are listed too (skipped, out of scope): not these.
+      const these = (doc?.checks ?? []).filter((c) => new RegExp(ids).test(c.id) && !/^--(only|grep) /.test(c.outOfScope ?? ''));
       if (these.length === 0) unjudged.push(`no check matches ${ids} (mustBe ${status})`);
       for (const c of these) if (c.status !== status || !new RegExp(reason).test(c.reason)) unjudged.push(`${c.id}: ${c.status} ${c.reason.slice(0, 200)} (mustBe ${status} /${reason}/)`);
     }
