@@ -7,8 +7,8 @@
 // are compared with the spec's figure plus the measured round-trip time (timing.ts,
 // latencyBounds). Advisory: the spec gives the figure as "about".
 import { check } from '../../src/harness/check';
-import { fail, inconclusive } from '../../src/harness/verdict';
-import { preconfPass } from '../../src/harness/preconf/pass';
+import { blocked, fail, inconclusive } from '../../src/harness/verdict';
+import { NONCE_ROOT, preconfPass } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 
 export const latencyAbout200ms = check(
@@ -33,11 +33,8 @@ export const latencyAbout200ms = check(
     if (pass.refused) inconclusive(`the node refused the signer's transactions (${pass.refused}), so there is no latency to measure`);
     const all = percentiles(Object.values(samples).flat());
     if (!all || !rtt) {
-      inconclusive(
-        pass.nonceEvidence
-          ? `nothing was sent: the nonce the signer must use could not be had (see preconf.nonce.back-to-back)`
-          : 'no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)',
-      );
+      if (pass.nonceEvidence) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
+      inconclusive('no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)');
     }
     const bounds = latencyBounds(rtt);
     ctx.metric('latencyJudged', { ...all, rttMs: { p50: rtt.p50, p95: rtt.p95 }, pollIntervalMs: POLL_INTERVAL_MS, specRefreshMs: SPEC_REFRESH_MS, boundsMs: bounds });

@@ -13,6 +13,7 @@
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
+import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
@@ -57,22 +58,15 @@ function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: Che
     return true;
   }
   const n = BigInt(receipts[0].blockNumber);
-  const lo = l1 < l2 ? l1 : l2;
-  const hi = (l1 > l2 ? l1 : l2) + 1n;
-  if (n < lo || n > hi) {
-    // Head reads from a backend a block or two behind (or ahead) of the one that answered the
-    // receipts: re-read before any verdict (see chain.ts).
-    if (n + SKEW_WINDOW >= lo && n <= hi + SKEW_WINDOW) {
-      ctx.note(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, the head read ${toQuantity(l1)} before and ${toQuantity(l2)} after: backends a block apart?`);
-      return false;
-    }
-    fail(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, but the head was ${toQuantity(l1)} before and ${toQuantity(l2)} after the call, so the pre-confirmed block is at most ${toQuantity(hi)}`, {
-      section: '4.3',
-      expected: `${toQuantity(lo)}..${toQuantity(hi)}`,
-      actual: receipts[0].blockNumber,
-    });
+  const window = pendingBlockWindow({ headBefore: l1, headAfter: l2 });
+  // Head reads from a backend a block or two behind (or ahead) of the one that answered the
+  // receipts: re-read before any verdict (see chain.ts).
+  if (!inPendingBlockWindow(n, window) && n + SKEW_WINDOW >= window.low && n <= window.high + SKEW_WINDOW) {
+    ctx.note(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, the head read ${toQuantity(l1)} before and ${toQuantity(l2)} after: backends a block apart?`);
+    return false;
   }
-  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within head ${toQuantity(lo)}..head+1 ${toQuantity(hi)}`);
+  judgePendingBlockNumber('eth_getBlockReceipts("pending"): the receipts\' blockNumber', n, window, '4.3');
+  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within ${toQuantity(window.low)}..${toQuantity(window.high)} (${window.basis})`);
   return true;
 }
 

@@ -26,7 +26,7 @@
 // is retried, then left inconclusive with the timeline.
 import type { Hex } from 'viem';
 import type { SharedScope, CheckContext } from '../check';
-import { CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
+import { blocked, CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
 import { randomAddress, toQuantity } from '../hex';
 import { show } from '../json';
 import type { BlockView } from '../chain';
@@ -162,7 +162,7 @@ export type Outcome<V, A> =
   | { kind: 'malformed'; failure: CheckFailure }
   /** Sealed without ever showing at "pending" although sent early and watched closely, on EVIDENCE_ATTEMPTS attempts. */
   | { kind: 'missed'; misses: MissRecord[] }
-  | { kind: 'unjudged'; reason: string };
+  | { kind: 'unjudged'; reason: string; blockedBy?: typeof NONCE_ROOT };
 
 /** The chart data of the latency check (the report renders it): times in ms from the first send. */
 export interface Timeline {
@@ -699,7 +699,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
         : refused
           ? `the node refused the signer's transactions (${refused}), so pre-confirmed state could not be observed`
           : `pre-confirmed state was not established in ${attempts} attempt(s), and not yet visible is never a failure by itself: ${history.join('; ')}`;
-      (outcomes as Record<string, unknown>)[b] = { kind: 'unjudged', reason: why };
+      (outcomes as Record<string, unknown>)[b] = { kind: 'unjudged', reason: why, ...(nonceEvidence ? { blockedBy: NONCE_ROOT } : {}) };
     }
     return result();
   }
@@ -741,5 +741,10 @@ export function judgedOf<B extends Behaviour>(o: Outcome<Views[B], Afters[B]>, b
       { expected: `visible at "pending" before the seal`, actual: o.misses.map((m) => m.last) },
     );
   }
+  // Not observed because the nonce evidence stopped the pass: one root cause, stated by its check.
+  if (o.blockedBy) blocked(o.blockedBy.root, o.reason, { section: o.blockedBy.section });
   return inconclusive(o.reason);
 }
+
+/** The check that states direct nonce evidence (4.5, 1.4); the pass stops there, so it blocks the others. */
+export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', section: '4.5, 1.4' } as const;
