@@ -11,6 +11,9 @@ import { startRestServer } from './rest-server';
 import { AnvilRpc, Upstream } from './rpc';
 import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
+
+/** Empty blocks sealed on top of the deployment before the target serves (see startReference). */
+const HISTORY_BLOCKS = 2;
 export type { Controls } from './controls';
 export type { Profile } from './gateway';
 export type { BlockNumberMode } from './preconf';
@@ -111,6 +114,9 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     const upstream = new Upstream(raw);
     const owner = SIGNER_ADDRESS;
     const tokens = await deployCatalog(raw, owner, new Date());
+    // A little history on top of the deployment block, as any live chain has: the suite's
+    // history checks read state that differs over time from blocks at least 2 below the head.
+    for (let i = 0; i < HISTORY_BLOCKS; i++) await raw.call('evm_mine');
 
     const preconf = new Preconf(upstream, { blockTimeMs, flashblockMs, inclusionDelayFlashblocks, blockNumberMode, log });
     cleanups.push(() => preconf.stop());

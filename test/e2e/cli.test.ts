@@ -117,6 +117,10 @@ describe('CLI', () => {
     expect(doc.checks.filter((c: { reason: string }) => /needs --signer-key/.test(c.reason))).toEqual([]);
     const sections = new Set(doc.checks.filter((c: { status: string }) => c.status === 'passed').flatMap((c: { section: string }) => c.section.split(', ')));
     for (const s of ['2.1', '2.2', '2.3', '4.1', '4.2', '4.3', '4.4', '4.5', '4.6', '5.1']) expect(sections).toContain(s);
+    // The embedded chain has history and a signer: the history and pre-confirmation checks are judged, not skipped.
+    const notPassed = (prefix: string) => doc.checks.filter((c: { id: string; status: string }) => c.id.startsWith(prefix) && c.status !== 'passed').map((c: { id: string; status: string; reason: string }) => `${c.id}: ${c.status} ${c.reason}`);
+    expect(notPassed('rpc.history.')).toEqual([]);
+    expect(notPassed('preconf.')).toEqual([]);
     for (const f of ['results.json', 'junit.xml', 'summary.md', 'report.html']) {
       const body = readFileSync(path.join(dir, f), 'utf8');
       expect(body).not.toContain(DEV_KEY); // the signer key never appears in output
