@@ -52,7 +52,7 @@ export function timelineSvg(t: PreconfTimeline): string {
   const width = 900;
   const plot = width - left - 20;
   const rowH = 14;
-  const top = 34;
+  const top = 48;
   const height = top + sends.length * rowH + 34;
   const x = (ms: number) => left + (ms / span) * plot;
   const parts: string[] = [];
@@ -80,11 +80,10 @@ export function timelineSvg(t: PreconfTimeline): string {
       parts.push(`<path d="M${cx.toFixed(1)} ${y + 1} l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"><title>${esc(`sealed ${Math.round(sealed)} ms after the send`)}</title></path>`);
     }
   });
-  const sealAt = left + methods.reduce((w, m) => w + 24 + m.length * 6.4, 0) + 6;
   const more = t.sends.length > MAX_ROWS ? `<text x="${left}" y="${height - 2}" class="lbl">… ${t.sends.length - MAX_ROWS} more sends not drawn</text>` : '';
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation timeline">
 <style>.lbl{font:11px system-ui,sans-serif;fill:#57606a}.miss{fill:#cf222e}.tick{stroke:#d0d7de;stroke-dasharray:2 3}.axis{stroke:#8c959f}.block{stroke:#1b1f24;stroke-width:1.5}.seal{fill:#1b1f24}</style>
-${legend(methods, left, 14)}<path d="M${sealAt} 8 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${sealAt + 8}" y="18" class="lbl">seal · dotted: ${t.flashblockMs} ms ticks</text>
+${legend(methods, left, 14)}<path d="M${left + 5} 24 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${left + 14}" y="34" class="lbl">seal · dotted lines: the ${t.flashblockMs} ms flashblock ticks</text>
 ${parts.join('\n')}${more}
 </svg>`;
 }
@@ -99,9 +98,11 @@ export function latencySvg(d: LatencyDistribution): string {
   const maxMs = Math.max(d.flashblockMs * 1.2, ...rows.map((r) => r.stats.max), d.boundsMs?.p95 ?? 0) * 1.06;
   const left = 240;
   const width = 900;
-  const plot = width - left - 20;
+  // Room on the right for each row's "p50 · p95 · max" label.
+  const plot = width - left - 190;
   const rowH = 34;
-  const top = 26;
+  // Room above the rows for the three vertical lines' labels, so none lands on a row's label.
+  const top = 52;
   const height = top + rows.length * rowH + 34;
   const x = (ms: number) => left + (Math.min(ms, maxMs) / maxMs) * plot;
   const parts: string[] = [];
@@ -112,7 +113,7 @@ export function latencySvg(d: LatencyDistribution): string {
   // A label near the right edge goes on the left of its line.
   const vline = (ms: number, cls: string, label: string, dy: number) => {
     const flip = x(ms) > width - 140;
-    return `<line x1="${x(ms).toFixed(1)}" y1="${top - 4}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${cls}"/><text x="${(x(ms) + (flip ? -4 : 4)).toFixed(1)}" y="${top + dy}" class="lbl ${cls}t"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
+    return `<line x1="${x(ms).toFixed(1)}" y1="${top - 30 + dy - 10}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${cls}"/><text x="${(x(ms) + (flip ? -4 : 4)).toFixed(1)}" y="${top + dy - 30}" class="lbl ${cls}t"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
   };
   parts.push(vline(d.flashblockMs, 'spec', `spec: about ${d.flashblockMs} ms`, 4));
   if (d.boundsMs?.p50 !== undefined) parts.push(vline(d.boundsMs.p50, 'bound', `p50 bound ${d.boundsMs.p50} ms`, 16));

@@ -92,16 +92,14 @@ function readPercentiles(v: unknown): Percentiles | undefined {
   return { n: isNum(v.n) ? v.n : 0, min: isNum(v.min) ? v.min : v.p50, p50: v.p50, p95: v.p95, max: isNum(v.max) ? v.max : v.p95 };
 }
 
-/** The kinds preconf.latency.about-200ms records (metric preconfLatencyMs.byKind), by the method each observes. */
-const KIND_METHOD: Record<string, string> = { nonce: 'eth_getTransactionCount', receipts: 'eth_getBlockReceipts', code: 'eth_getCode' };
-
 /**
  * Send → visible at "pending": from the timelines' samples when a check recorded one, else from
- * the percentiles a check recorded as `preconfLatencyMs` ({n, min, p50, p95, max, byKind, boundsMs}).
+ * the percentiles preconf.latency.about-200ms records: `latencyJudged` ({n, min, p50, p95, max,
+ * specRefreshMs, boundsMs}) overall and `latency` ({[method]: {p50, p95, max, n}}) per method.
  */
 export function latencyOf(checks: CheckResult[]): LatencyDistribution | undefined {
   const timelines = timelinesOf(checks);
-  const recorded = checks.map((c) => ({ id: c.id, m: c.metrics?.preconfLatencyMs })).find((x) => readPercentiles(x.m));
+  const recorded = checks.map((c) => ({ id: c.id, m: c.metrics?.latencyJudged, byMethod: c.metrics?.latency })).find((x) => readPercentiles(x.m));
   const bounds = isRecord(recorded?.m) && isRecord(recorded.m.boundsMs) ? { ...(isNum(recorded.m.boundsMs.p50) ? { p50: recorded.m.boundsMs.p50 } : {}), ...(isNum(recorded.m.boundsMs.p95) ? { p95: recorded.m.boundsMs.p95 } : {}) } : undefined;
   const specMs = isRecord(recorded?.m) && isNum(recorded.m.specRefreshMs) ? recorded.m.specRefreshMs : SPEC_FLASHBLOCK_MS;
 
@@ -121,13 +119,12 @@ export function latencyOf(checks: CheckResult[]): LatencyDistribution | undefine
     };
   }
   if (!recorded) return undefined;
-  const m = recorded.m as Record<string, unknown>;
-  const kinds = isRecord(m.byKind) ? m.byKind : {};
+  const methods = isRecord(recorded.byMethod) ? recorded.byMethod : {};
   return {
-    ...readPercentiles(m)!,
-    byMethod: Object.entries(kinds).flatMap(([kind, v]) => {
+    ...readPercentiles(recorded.m)!,
+    byMethod: Object.entries(methods).flatMap(([method, v]) => {
       const stats = readPercentiles(v);
-      return stats ? [{ method: KIND_METHOD[kind] ?? kind, stats }] : [];
+      return stats ? [{ method, stats }] : [];
     }),
     ...(bounds ? { boundsMs: bounds } : {}),
     flashblockMs: specMs,
