@@ -29,7 +29,8 @@ export function describeParam(key: BlockParamKey): string {
 /**
  * The head (latest sealed) block number. eth_blockNumber is not one of the four methods of the
  * spec but a standard one; when it fails, `eth_getBlockByNumber("latest")` is asked instead.
- * Neither method is judged here: when both fail the check cannot pick a number and skips.
+ * Neither method is judged here: when both fail the check could not observe what it needs, so it
+ * is inconclusive (not a skip: the rule is in scope, it just was not judged).
  */
 export async function headNumber(ctx: Pick<CheckContext, 'rpc' | 'note'>): Promise<bigint> {
   const a = await ctx.rpc.call('eth_blockNumber', []);
@@ -39,7 +40,7 @@ export async function headNumber(ctx: Pick<CheckContext, 'rpc' | 'note'>): Promi
     ctx.note(`eth_blockNumber gave no hex quantity (${show(a.json ?? a.http.status)}); head taken from eth_getBlockByNumber("latest")`);
     return BigInt(b.result.number as string);
   }
-  skip('cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)');
+  inconclusive('cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)');
 }
 
 /** The value to send for a block parameter key. */

@@ -113,7 +113,8 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
     const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
     const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
     const scope: SharedScope = {
-      rpc: (lane) => new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal }),
+      // The run's --max-rps limiter too: the pass is the busiest part of a run.
+      rpc: (lane) => new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter }),
       signer: env.signer,
       settings: env.settings,
       signal,

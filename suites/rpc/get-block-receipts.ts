@@ -187,7 +187,7 @@ function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Chec
           beyondEveryTime = false;
           continue;
         }
-        skip(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness cannot be judged`);
+        inconclusive(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness could not be judged`);
       }
       if (pending) {
         const done = await judgePending(ctx, param, receipts, before, after);
@@ -237,7 +237,7 @@ const receiptsOfBusyBlock = check({
   }
   if (!target) skip(`no block with transactions among the latest ${RECENT_BLOCKS} and the first ${FIRST_BLOCKS} blocks`);
   const block = await readBlock(ctx, target);
-  if (!block) skip(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
+  if (!block) inconclusive(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
   const receipts = await getReceipts(ctx, target, 'head-number');
   judgeReceipts(`eth_getBlockReceipts(${show(target)})`, receipts, block.number, block.txs);
   ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);

@@ -3,7 +3,7 @@
 // with a zero block hash) and its conformant variations: transactions landing three flashblocks
 // late, eth_blockNumber reporting the block being built, the instant model, and a front end that
 // forwards submissions 250 ms late. Everything required passes; nothing is sent without a key,
-// with an unfunded key, or past the spend cap.
+// with an unfunded key, or past the spend cap (those two: inconclusive, the run incomplete).
 import { generatePrivateKey } from 'viem/accounts';
 import { SpendBudget } from '../../src/harness/signer';
 import type { CheckResult } from '../../src/harness/runner';
@@ -93,16 +93,18 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
     }
   });
 
-  it('sends nothing without a key, with an unfunded key, or past the spend cap', async () => {
+  // Without a key the checks are out of scope (skipped); with a key they are in scope, so an
+  // unfunded key or the spend cap leaves them unjudged: inconclusive, and the run incomplete.
+  it('sends nothing without a key (skipped), with an unfunded key or past the spend cap (inconclusive)', async () => {
     const none = await runPreconf(checks, ref().rpcUrl, undefined);
     expect(none.map((r) => `${r.status}: ${r.reason}`)).toEqual(checks.map(() => 'skipped: needs --signer-key'));
 
     const poor = await runPreconf(checks, ref().rpcUrl, generatePrivateKey());
-    for (const r of poor) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: skipped: signer balance too low \(needs [1-9]\d* wei\)$/);
+    for (const r of poor) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: inconclusive: signer balance too low \(needs [1-9]\d* wei, has 0\): fund 0x[0-9a-fA-F]{40} to judge pre-confirmed state$/);
 
     const budget = new SpendBudget(10n ** 9n);
     const capped = await runPreconf(checks, ref().rpcUrl, ref().signerKey, budget);
-    for (const r of capped) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: skipped: spend cap reached/);
+    for (const r of capped) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: inconclusive: spend cap reached.*raise --max-spend-wei/);
     expect(budget.spentWei).toBe(0n);
   });
 });

@@ -29,7 +29,7 @@ import type { SharedScope, CheckContext } from '../check';
 import { blocked, CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
 import { randomAddress, toQuantity } from '../hex';
 import { show } from '../json';
-import type { BlockView } from '../chain';
+import { skewPause, type BlockView } from '../chain';
 import { initCodeFor, isNonceTooLow, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session, SSTORE_MIN_GAS, type Receipt, type Sent, type Signed } from './session';
 import {
   blockPollMs,
@@ -338,6 +338,9 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint> {
       const seen = `"pending" ${pending} right after "latest" ${latest}`;
       if (below === undefined) {
         below = seen;
+        // A replica a block behind may have answered one of them: re-read after a pause, as the
+        // read-only check does (chain.ts skewPause), before taking it as evidence.
+        await skewPause(st.s.scope, 0);
         continue;
       }
       fail(
@@ -397,7 +400,8 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
   const limits = TX_PLAN.map((r) => st.gas[r]);
   const refusedBudget = s.reserve(limits);
   if (refusedBudget) {
-    if (n === 1) skip(refusedBudget);
+    // In scope (a key was given) but not judged: inconclusive, so the run cannot read as conformant.
+    if (n === 1) inconclusive(`${refusedBudget} (raise --max-spend-wei to judge pre-confirmed state)`);
     return { kind: 'stopped', reason: refusedBudget };
   }
   const signed: Signed[] = await Promise.all(

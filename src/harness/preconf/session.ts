@@ -6,7 +6,7 @@
 // reserving its worst-case cost (gas limit x max fee) in the run's SpendBudget, and only after
 // the balance was seen to cover an attempt. Nonces are the "pending" count (spec 4.5).
 import { getContractAddress, keccak256, type Hex, type TransactionSerializable } from 'viem';
-import { fail, inconclusive, skip } from '../verdict';
+import { fail, inconclusive } from '../verdict';
 import type { SharedScope } from '../check';
 import type { RpcClient, RpcError } from '../rpc';
 import type { Signer } from '../signer';
@@ -208,10 +208,14 @@ export class Session {
     return this.helperQuantity(lane, 'eth_getBalance', [this.address, 'latest']);
   }
 
-  /** Skips (the whole pass) unless the balance covers the worst case of the given gas limits; a note otherwise. */
+  /**
+   * Stops the whole pass unless the balance covers the worst case of the given gas limits; a note
+   * otherwise. A key was given, so these checks are in scope: not judged is inconclusive (the run
+   * is incomplete), never a skip that would leave it "conformant".
+   */
   ensureFunds(balance: bigint, gasLimits: bigint[]): string {
     const needed = gasLimits.reduce((sum, g) => sum + g * this.maxFeePerGas, 0n);
-    if (balance < needed) skip(`signer balance too low (needs ${needed} wei)`);
+    if (balance < needed) inconclusive(`signer balance too low (needs ${needed} wei, has ${balance}): fund ${this.address} to judge pre-confirmed state`);
     return `signer ${this.address} has ${balance} wei; an attempt's worst case is ${needed} wei`;
   }
 
