@@ -30,7 +30,7 @@ import { isRecord, show } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import { judgeReceipts } from '../../src/harness/receipts';
-import { answerAt, headNumber, readBlock, recentBlocks, resultAt } from '../../src/harness/chain';
+import { answerAt, headNumber, readBlock, recentBlocks, resultAt, type ChainContext } from '../../src/harness/chain';
 import { getReceipts } from './get-block-receipts';
 import { TRANSFER_GAS } from './estimate-gas';
 
@@ -51,7 +51,7 @@ const EIP7702 = '0x4';
 const looked = (recent: number) => `the latest ${recent} and the first ${FIRST_BLOCKS} blocks (at least ${HEAD_MARGIN} below the head)`;
 
 /** Blocks below the head worth reading history at: the latest `recent`, then the first ones. */
-async function* pastBlocks(ctx: CheckContext, recent = RECENT_BLOCKS) {
+async function* pastBlocks(ctx: ChainContext, recent = RECENT_BLOCKS) {
   const head = await headNumber(ctx);
   for await (const b of recentBlocks(ctx, { recent: recent + Number(HEAD_MARGIN), first: FIRST_BLOCKS })) {
     if (b.number !== undefined && b.number >= 1n && b.number + HEAD_MARGIN <= head) yield { ...b, number: b.number };
@@ -72,7 +72,7 @@ interface SenderInBlock {
  * transactions are passed over (an authorization moves its signer's nonce mid-block), and so
  * are OP-stack deposits (their nonce field is not the sender's count).
  */
-async function findSender(ctx: CheckContext): Promise<SenderInBlock | undefined> {
+async function findSender(ctx: ChainContext): Promise<SenderInBlock | undefined> {
   for await (const b of pastBlocks(ctx)) {
     if (b.txs.some((t) => t.type === EIP7702)) continue;
     const nonces = new Map<string, bigint[]>();
@@ -98,7 +98,7 @@ interface Creation {
 }
 
 /** A contract created by a transaction (not a deposit) of a block below the head, still holding code. */
-async function findCreation(ctx: CheckContext): Promise<Creation | undefined> {
+async function findCreation(ctx: ChainContext): Promise<Creation | undefined> {
   let probed = 0;
   for await (const b of pastBlocks(ctx, RECENT_BLOCKS_FOR_CREATION)) {
     for (const t of b.txs) {
@@ -112,6 +112,21 @@ async function findCreation(ctx: CheckContext): Promise<Creation | undefined> {
   return undefined;
 }
 
+/** A block below the head with transactions, for its receipts. */
+async function findBusyBlock(ctx: ChainContext): Promise<bigint | undefined> {
+  for await (const b of pastBlocks(ctx)) if (b.txs.length > 0) return b.number;
+  return undefined;
+}
+
+/**
+ * What the checks judge is found by scanning blocks: done once per run and shared by the checks
+ * that need it (its exchanges shown with each of them), so nine checks do not scan nine times.
+ */
+function scanned<T>(ctx: CheckContext, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
+  return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) => scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }));
+}
+const SCAN_LANE = 'history-scan';
+
 const NO_SENDER = `no transaction sender found in ${looked(RECENT_BLOCKS)}`;
 const NO_CREATION = `no contract created by a transaction of ${looked(RECENT_BLOCKS_FOR_CREATION)} still holds code (at most ${MAX_PROBES} deployments probed)`;
 
@@ -123,7 +138,7 @@ async function headHint(ctx: CheckContext, method: string, params: unknown[], go
 }
 
 async function senderCheck(ctx: CheckContext): Promise<SenderInBlock> {
-  const s = await findSender(ctx);
+  const s = await scanned(ctx, 'sender', findSender);
   if (!s) skip(NO_SENDER);
   ctx.note(`sender ${s.sender}: ${s.count} transaction(s) in block ${toQuantity(s.block)} (${s.block}), nonces ${s.first}..${s.last}`);
   return s;
@@ -200,7 +215,7 @@ const countEarliest = check({
 });
 
 async function creationCheck(ctx: CheckContext): Promise<Creation> {
-  const c = await findCreation(ctx);
+  const c = await scanned(ctx, 'creation', findCreation);
   if (!c) skip(NO_CREATION);
   ctx.note(`contract ${c.address}, created in block ${toQuantity(c.block)} (${c.block})`);
   return c;
@@ -259,13 +274,7 @@ const receiptsOfPastBlock = check({
   needs: ['rpc', 'profile:dedicated'],
   title: 'eth_getBlockReceipts of a block below the head (hex number) answers that block\'s receipts, each naming its number and hash',
 }, async (ctx) => {
-  let target: bigint | undefined;
-  for await (const b of pastBlocks(ctx)) {
-    if (b.txs.length > 0) {
-      target = b.number;
-      break;
-    }
-  }
+  const target = await scanned(ctx, 'busy-block', findBusyBlock);
   if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
   const param = toQuantity(target);
   const block = await readBlock(ctx, param);
