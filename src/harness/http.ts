@@ -271,12 +271,33 @@ export class RateLimiter {
  * it does not, and sends again: at most THROTTLE.maxRetries retries and THROTTLE.maxWaitMs of
  * waiting, never past the abort signal. Throws ThrottledError when the target still throttles.
  */
-export async function httpCall(req: ExchangeRequest, opts: HttpOptions): Promise<HttpResult> {
+/**
+ * A connection dropped under a request (a keep-alive race behind a load balancer: reset, closed
+ * early), as opposed to no answer at all (refused, timed out): worth one more try for a read.
+ */
+export function droppedConnection(err: unknown): boolean {
+  return err instanceof TransportError && /ECONNRESET|EPIPE|other side closed|socket hang up|UND_ERR_SOCKET/i.test(err.message);
+}
+
+/** DROP_RETRY_MS after a dropped connection, a read is sent once more (both attempts recorded). */
+const DROP_RETRY_MS = 200;
+
+async function requestOnceMore(req: ExchangeRequest, opts: HttpOptions, idempotent: boolean): Promise<HttpResult> {
+  try {
+    return await httpRequest(req, opts);
+  } catch (err) {
+    if (!idempotent || !droppedConnection(err) || opts.signal?.aborted) throw err;
+    await pause(DROP_RETRY_MS, opts.signal);
+    return httpRequest(req, opts);
+  }
+}
+
+export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { idempotent?: boolean } = {}): Promise<HttpResult> {
   const policy: ThrottlePolicy = { ...THROTTLE, ...opts.throttle };
   let waited = 0;
   for (let retry = 0; ; retry++) {
     await opts.limiter?.take(opts.signal);
-    const res = await httpRequest(req, opts);
+    const res = await requestOnceMore(req, opts, call.idempotent === true);
     const why = throttleOf(res);
     if (!why) return res;
     const where = `${req.method} ${opts.redactor.text(req.url)}`;

@@ -35,7 +35,8 @@ export class RestClient {
     if (init.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http);
+    // A read may be sent once more after a dropped connection; a write attempt never is.
+    const res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent: method === 'GET' || method === 'HEAD' });
     return { ...res, ...(res.text.length > 0 ? parseJson(res.text) : { jsonError: 'empty body' }) };
   }
 
