@@ -266,12 +266,6 @@ export class RateLimiter {
 }
 
 /**
- * One request as the clients make it: waits for its --max-rps turn, sends (httpRequest), and
- * when the answer is a throttle (throttleOf) waits as Retry-After asks, or 0.5 s, 1 s, 2 s when
- * it does not, and sends again: at most THROTTLE.maxRetries retries and THROTTLE.maxWaitMs of
- * waiting, never past the abort signal. Throws ThrottledError when the target still throttles.
- */
-/**
  * A connection dropped under a request (a keep-alive race behind a load balancer: reset, closed
  * early), as opposed to no answer at all (refused, timed out): worth one more try for a read.
  */
@@ -292,6 +286,13 @@ async function requestOnceMore(req: ExchangeRequest, opts: HttpOptions, idempote
   }
 }
 
+/**
+ * One request as the clients make it: waits for its --max-rps turn, sends (httpRequest), and
+ * when the answer is a throttle (throttleOf) waits as Retry-After asks, or 0.5 s, 1 s, 2 s when
+ * it does not, and sends again: at most THROTTLE.maxRetries retries and THROTTLE.maxWaitMs of
+ * waiting, never past the abort signal. Throws ThrottledError when the target still throttles.
+ * An idempotent request meeting a dropped connection is sent once more (requestOnceMore).
+ */
 export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { idempotent?: boolean } = {}): Promise<HttpResult> {
   const policy: ThrottlePolicy = { ...THROTTLE, ...opts.throttle };
   let waited = 0;
