@@ -49,3 +49,10 @@ export function revertingInitCode(reason: string): Hex {
   code += op(OP.PUSH2, hexOf(4 + 64 + 32 * words, 2)) + op(OP.PUSH1, '1c') + op(OP.REVERT); //     revert(28, size)
   return `0x${code}`;
 }
+
+/**
+ * Intrinsic gas of a transaction without data: every transfer uses at least this much, so an
+ * estimate below it could not be used as a gas limit ("may be larger than the gas used", 4.4,
+ * never smaller).
+ */
+export const TRANSFER_GAS = 21_000n;

@@ -35,12 +35,6 @@ export function expectJsonMediaType(res: Pick<HttpResult, 'contentType' | 'heade
   if (problem) fail(`${what}: ${problem}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, section });
 }
 
-/** HTTP status and an application/json media type. */
-export function expectJsonResponse(res: HttpResult, status: number, what: string, section?: string): void {
-  if (res.status !== status) fail(`${what}: expected HTTP ${status}, got ${res.status}`, { expected: status, actual: res.status, section });
-  expectJsonMediaType(res, what, section);
-}
-
 /** The parsed body of a JSON-RPC answer as an object, or a 4.2 failure. */
 export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown> {
   if (!isRecord(answer.json)) {

@@ -3,7 +3,10 @@
  * receipt per transaction in the block; 2.4: each names its block). Shared by the read-only
  * eth_getBlockReceipts checks and the pre-confirmation checks.
  */
+import { resultAt, type BlockParamKey, type ChainContext } from './chain';
+import { expectSchema } from './expect';
 import { toQuantity } from './hex';
+import { show } from './json';
 import { fail } from './verdict';
 
 /** The receipt fields of 2.4 the checks read (the receipt schema guarantees their encodings). */
@@ -55,3 +58,23 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
   }
 }
 
+/** An HTTP 403 under --profile dedicated breaks the profile rule of 4.3 / 5.2, not the envelope. */
+const DEDICATED_403 = {
+  section: '4.3, 5.2',
+  hint: 'the method is refused, but this run uses --profile dedicated, where eth_getBlockReceipts must be served (4.3); if the target is a public node address, run with --profile public',
+};
+
+/** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
+export async function getReceipts(ctx: ChainContext, param: string, key: BlockParamKey | 'number'): Promise<Receipt[]> {
+  const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, DEDICATED_403);
+  if (!Array.isArray(result)) {
+    fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
+  }
+  result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, '2.4, 4.3'));
+  const receipts = result as Receipt[];
+  const numbers = new Set(receipts.map((r) => r.blockNumber));
+  if (numbers.size > 1) {
+    fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, { section: '4.3', expected: 'the receipts of one block', actual: [...numbers] });
+  }
+  return receipts;
+}

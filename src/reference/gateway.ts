@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLarge, listenLoopback, readBody, sendJson, type Listening } from './http-util';
 import type { Preconf } from './preconf';
-import type { Json, JsonRpcError, JsonRpcResponse, Upstream } from './rpc';
+import { isObject, type Json, type JsonRpcError, type JsonRpcResponse, type Upstream } from './rpc';
 
 export type Profile = 'public' | 'dedicated';
 
@@ -157,10 +157,6 @@ function translateRevert(error: JsonRpcError): JsonRpcError {
 function namesBlockReceipts(parsed: unknown): boolean {
   const items = Array.isArray(parsed) ? parsed : [parsed];
   return items.some((item) => isObject(item) && item.method === 'eth_getBlockReceipts');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isId(v: unknown): v is Json {

@@ -28,7 +28,7 @@
 // us. flashblockMs = 0 keeps the instant model: every acceptance is published at once.
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
-import { AnvilRpc, RpcError, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { AnvilRpc, isObject, RpcError, type Json, type JsonRpcResponse, type Upstream } from './rpc';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
 export type BlockNumberMode = 'sealed' | 'building';
@@ -458,10 +458,6 @@ function preconfirmedReceipt(receipt: Receipt): Json {
 function preconfirmedBlock(block: { [key: string]: Json }): Json {
   const txs = Array.isArray(block.transactions) ? block.transactions.map((t) => (isObject(t) ? { ...t, blockHash: ZERO_HASH } : t)) : block.transactions;
   return { ...block, hash: ZERO_HASH, transactions: txs };
-}
-
-function isObject(v: unknown): v is { [key: string]: Json } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function rpcError(code: number, message: string): JsonRpcResponse {

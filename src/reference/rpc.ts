@@ -4,6 +4,11 @@ import { RwLock } from './lock';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/** A JSON object (not null, not an array). The reference keeps its own: it shares no code with the judge. */
+export function isObject(v: unknown): v is { [key: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export interface JsonRpcError {
   code: number;
   message: string;

@@ -1,4 +1,5 @@
 /** Spec 4.4 (eth_estimateGas) of a plain transfer, without and with every block parameter of 4.2. */
+import { TRANSFER_GAS } from '../../src/harness/evm';
 import { check, type Check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
@@ -6,12 +7,6 @@ import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import { blockParam, describeParam, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
-/**
- * Intrinsic gas of a transaction without data: every transfer uses at least this much, so an
- * estimate below it could not be used as a gas limit ("may be larger than the gas used", 4.4,
- * never smaller).
- */
-export const TRANSFER_GAS = 21_000n;
 
 /**
  * A 0-value transfer between two fresh addresses: it needs no balance, no code and no nonce,

@@ -12,36 +12,15 @@
  * answered from an older block): never a guess either way.
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
-import { judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
+import { getReceipts, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
 import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
-import { expectSchema } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { blockParam, describeParam, headNumber, readBlock, recentBlocks, resultAt, skewPause, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
+import { blockParam, describeParam, headNumber, readBlock, recentBlocks, skewPause, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
-
-const DEDICATED_403 = {
-  section: '4.3, 5.2',
-  hint: 'the method is refused, but this run uses --profile dedicated, where eth_getBlockReceipts must be served (4.3); if the target is a public node address, run with --profile public',
-};
-
-/** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
-export async function getReceipts(ctx: CheckContext, param: string, key: BlockParamKey | 'number'): Promise<Receipt[]> {
-  const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, DEDICATED_403);
-  if (!Array.isArray(result)) {
-    fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
-  }
-  result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, '2.4, 4.3'));
-  const receipts = result as Receipt[];
-  const numbers = new Set(receipts.map((r) => r.blockNumber));
-  if (numbers.size > 1) {
-    fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, { section: '4.3', expected: 'the receipts of one block', actual: [...numbers] });
-  }
-  return receipts;
-}
 
 /**
  * "pending" when the node does not show the pre-confirmed block with eth_getBlockByNumber:

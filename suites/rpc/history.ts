@@ -29,10 +29,9 @@ import { expectSchema, resultOf } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
-import { judgeReceipts } from '../../src/harness/receipts';
+import { getReceipts, judgeReceipts } from '../../src/harness/receipts';
 import { answerAt, headNumber, readBlock, recentBlocks, resultAt, type ChainContext } from '../../src/harness/chain';
-import { getReceipts } from './get-block-receipts';
-import { TRANSFER_GAS } from './estimate-gas';
+import { TRANSFER_GAS } from '../../src/harness/evm';
 
 /** Where to look: the latest blocks, then the first ones (a young chain's deployments). */
 const RECENT_BLOCKS = 16;

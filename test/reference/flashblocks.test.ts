@@ -142,7 +142,6 @@ describe('pre-confirmed receipts and the pending block', () => {
       ]);
       const latestAfter = await rpc<Block>(url, 'eth_getBlockByNumber', ['latest', false]);
       if (pending.number !== latest.number || latestAfter.hash !== latest.hash) {
-        // eslint-disable-next-line no-console
         console.log(`fallback window missed (attempt ${attempt}): pending ${pending.number}, latest ${latest.number}`);
         continue;
       }
@@ -189,14 +188,12 @@ describe('flashblock timing', () => {
       const probe = await look();
       const probeMs = performance.now() - answeredAt;
       if (Object.values(probe).some(Boolean)) {
-        // eslint-disable-next-line no-console
         console.log(`attempt ${attempt}: a tick fell within the ${probeMs.toFixed(1)} ms probe after the send (${JSON.stringify(probe)}); again`);
         continue;
       }
       const latency = await visibleAfter(ref, nonce, answeredAt);
       // One flashblock publishes it for every method at once.
       expect(await look()).toEqual({ count: true, code: true, estimate: true, receipt: true, block: true, receipts: true });
-      // eslint-disable-next-line no-console
       console.log(`send answered in ${sendMs.toFixed(1)} ms; not visible in a ${probeMs.toFixed(1)} ms probe; visible ${latency.toFixed(1)} ms after the answer`);
       expect(latency).toBeLessThan(FB + SLACK_MS);
       judged = true;
@@ -222,7 +219,6 @@ describe('flashblock timing', () => {
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const [p10, p50, p90, p95, max] = [0.1, 0.5, 0.9, 0.95, 1].map((p) => percentile(sorted, p));
-    // eslint-disable-next-line no-console
     console.log(`send -> visible at "pending" with ${FB} ms flashblocks, 20 sends: p10 ${p10.toFixed(0)} p50 ${p50.toFixed(0)} p90 ${p90.toFixed(0)} p95 ${p95.toFixed(0)} max ${max.toFixed(0)} ms (round trip ${rtt.toFixed(1)} ms); all: ${sorted.map((l) => l.toFixed(0)).join(' ')}`);
     // Not instant: most sends wait for a tick (an instant model shows nearly all within a round trip or two).
     expect(latencies.filter((l) => l > 10 + 2 * rtt).length).toBeGreaterThanOrEqual(14);
@@ -260,7 +256,6 @@ describe('invalid sends', () => {
     const pauper = privateKeyToAccount(generatePrivateKey());
     const poor = await errorOf(await sign(ref, 0, {}, pauper));
     expect(poor.error).toMatchObject({ code: -32003, message: expect.stringMatching(/insufficient funds/i) });
-    // eslint-disable-next-line no-console
     console.log(`error answers: nonce below latest ${stale.ms.toFixed(1)} ms, pre-confirmed nonce ${spent.ms.toFixed(1)} ms, insufficient funds ${poor.ms.toFixed(1)} ms`);
   });
 });
@@ -308,7 +303,6 @@ describe('knobs', () => {
       const { answeredAt } = await send(late, raw);
       latencies.push(await visibleAfter(late, nonce, answeredAt));
     }
-    // eslint-disable-next-line no-console
     console.log(`inclusionDelayFlashblocks ${DELAY}, ${FAST_FB} ms flashblocks: visible after ${latencies.map((l) => l.toFixed(0)).join(' ')} ms`);
     // Never before the (DELAY+1)-th tick: at least DELAY whole periods after the answer
     // (less a little: the answer travels after the acceptance).
@@ -353,7 +347,6 @@ describe('knobs', () => {
         if (before.hash === after.hash) seen.push({ head: Number(before.number), reported });
         await sleep(10);
       }
-      // eslint-disable-next-line no-console
       console.log(`building mode: ${seen.length} stable reads, ${seen.filter((s) => s.reported === s.head + 1).length} reported head+1`);
       for (const s of seen) expect([s.head, s.head + 1]).toContain(s.reported);
       // 9 of 10 flashblock periods of a block have a flashblock: head+1 dominates.
