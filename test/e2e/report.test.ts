@@ -57,12 +57,14 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       const doc = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
       expect(validateRef('results.json', doc).errors).toEqual([]);
       expect(doc.status).toBe('conformant');
-      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], full: false, target: 'embedded', signer: true });
+      // The embedded target comes with a key, but --only rest,rpc selected no check that sends transactions.
+      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], interfaces: ['rest', 'rpc'], full: false, target: 'embedded', signer: false });
       const tail = r.stdout.trimEnd().split('\n').slice(-2);
       expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
       expect(tail[1]).toBe('exit 0: conformant');
       const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8'));
-      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · ${doc.target.profile} · \\d+/\\d+$`));
+      expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
+      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+$`));
       expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
       const v = await cli(['verify-certificate', d]);
       expect(v.code).toBe(0);
