@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { latencyOf } from './reporters/metrics';
 import { bySection, escapeHtml } from './reporters/shared';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type RunScope, type RunStatus } from './results';
+import { deriveScope, deriveStatus, exitCodeFor, factsOf, NO_SIGNER_KEY, preconfNotJudged, summarize, type RunDocument, type RunScope, type RunStatus } from './results';
 
 export const CERTIFICATE_FORMAT = 'tokenized-stocks-conformance-certificate/1';
 
@@ -39,23 +39,26 @@ const COLORS = { green: '#2c9a48', limited: '#8a9a1b', incomplete: '#d9822b', re
 
 /**
  * The badge's words. Only a complete, conformant run in full scope (both interfaces, a signer,
- * every group) against a remote target says plainly "conformant"; anything less says what it is.
+ * every group) against a remote target says plainly "conformant"; anything less says what it is:
+ * what limited the scope (one qualifier, the most consequential), and whenever the target was the
+ * embedded reference, that too ("embedded reference" alone, "embedded" after another, to stay short).
  */
 export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'summary'>): Certificate['badge'] {
   const s = doc.summary;
-  const judged = s.passed + s.failed + s.inconclusive;
-  const tail = `${doc.scope.profile} · ${s.passed}/${judged}`;
-  const label = 'tokenized-stocks conformance';
-  if (doc.status === 'non-conformant') return { label, message: `non-conformant · ${tail}`, color: COLORS.red };
-  if (doc.status === 'incomplete') return { label, message: `incomplete · ${tail}`, color: COLORS.incomplete };
   const sc = doc.scope;
+  const judged = s.passed + s.failed + s.inconclusive;
+  const label = 'tokenized-stocks conformance';
   let limit: string | undefined;
-  if (sc.interfaces.length === 1) limit = `${sc.interfaces[0]} only`;
-  else if (sc.interfaces.length === 0) limit = 'nothing judged';
-  else if (!sc.signer) limit = 'no signer';
-  else if (!sc.full) limit = 'partial';
-  else if (sc.target === 'embedded') limit = 'embedded reference';
-  return limit ? { label, message: `conformant · ${limit} · ${tail}`, color: COLORS.limited } : { label, message: `conformant · ${tail}`, color: COLORS.green };
+  if (doc.status === 'conformant') {
+    if (sc.interfaces.length === 1) limit = `${sc.interfaces[0]} only`;
+    else if (sc.interfaces.length === 0) limit = 'nothing judged';
+    else if (preconfNotJudged(sc) === NO_SIGNER_KEY) limit = 'no signer';
+    else if (!sc.full) limit = 'partial';
+  }
+  const embedded = sc.target === 'embedded' ? (limit ? 'embedded' : 'embedded reference') : undefined;
+  const message = [doc.status, limit, embedded, sc.profile, `${s.passed}/${judged}`].filter((w) => w !== undefined).join(' · ');
+  const color = doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
+  return { label, message, color };
 }
 
 /** Build the certificate of a run from its document and the exact text written as results.json. */
@@ -75,7 +78,7 @@ export function buildCertificate(doc: RunDocument, resultsJson: string | Buffer)
     date: doc.finishedAt,
     totals: { passed: doc.summary.passed, failed: doc.summary.failed, inconclusive: doc.summary.inconclusive, skipped: doc.summary.skipped },
     sections,
-    preconfLatencyMs: latency ? { n: latency.n, p50: latency.p50, p95: latency.p95 } : null,
+    preconfLatencyMs: latency?.all ? { n: latency.all.n, p50: latency.all.p50, p95: latency.all.p95 } : null,
     badge: badgeOf(doc),
     results: { file: 'results.json', sha256: sha256(resultsJson) },
   };

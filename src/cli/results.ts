@@ -1,4 +1,5 @@
 import type { Group, Profile } from '../harness/check';
+import { GROUPS } from '../harness/config';
 import type { CheckResult } from '../harness/runner';
 
 export const SPEC_VERSION = '1.0.0';
@@ -30,7 +31,7 @@ export interface RunScope {
   /** Interfaces judged: a URL was given (or the embedded target served it) and a selected check needs it. */
   interfaces: Interface[];
   profile: Profile;
-  /** A signer key was given, so the pre-confirmed state was judged by sending transactions. */
+  /** The pre-confirmed state was judged by sending transactions: a signer key was given and checks needing it were selected. */
   signer: boolean;
   /** History beyond a full node's retention was required (--archive). */
   archive: boolean;
@@ -184,7 +185,6 @@ export function exitWords(code: number): string {
 }
 
 const GROUP_WORDS: Record<Group, string> = { rest: 'REST', rpc: 'JSON-RPC', cross: 'cross-interface', preconf: 'pre-confirmation' };
-const ALL_GROUPS: Group[] = ['rest', 'rpc', 'cross', 'preconf'];
 const otherProfile = (p: Profile): Profile => (p === 'public' ? 'dedicated' : 'public');
 const profileLine = (p: Profile) => `${otherProfile(p)}-profile checks not judged (profile ${p})`;
 
@@ -200,15 +200,25 @@ const OUT_OF_SCOPE_WORDS: Array<[RegExp, (reason: string) => string]> = [
 /** The API's own OpenAPI document is an extra the user may bring, not part of the target's interfaces. */
 const OPENAPI_LINE = 'published OpenAPI document not judged (no --openapi)';
 
+/** Why the pre-confirmed state was not judged when no key was given (preconfNotJudged). */
+export const NO_SIGNER_KEY = 'no --signer-key';
+const NO_SIGNER_LINE = `pre-confirmed state not judged (${NO_SIGNER_KEY})`;
+
+/** Left out by --only or --grep: results.json lists such checks as skipped, `outOfScope: '--only …'` or `'--grep …'`. */
+const DESELECTED = /^--(only|grep)\b/;
+export const isSelected = (r: Pick<CheckResult, 'outOfScope'>): boolean => !DESELECTED.test(r.outOfScope ?? '');
+
 /**
- * The scope, from the configuration and the results: which groups and interfaces were judged,
- * and what the user's own choices left out (missing URL, no signer, profile, --only/--grep,
- * no --archive, and any further outOfScope reason the runner gave).
+ * The scope, from the configuration and the selected checks (never those --only or --grep left
+ * out): which groups and interfaces were judged, whether the pre-confirmed state was, and what
+ * the user's own choices left out (missing URL, no signer, profile, --only/--grep, no --archive,
+ * and any further outOfScope reason the runner gave).
  */
 export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope {
   const only = new Set(facts.only);
-  const groups = ALL_GROUPS.filter((g) => only.has(g));
-  const needs = (n: string) => results.some((r) => (r.needs as string[]).includes(n));
+  const groups = GROUPS.filter((g) => only.has(g));
+  const selected = results.filter(isSelected);
+  const needs = (n: string) => selected.some((r) => (r.needs as string[]).includes(n));
   const hasRest = facts.embedded || !!facts.baseUrl;
   const hasRpc = facts.embedded || !!facts.rpcUrl;
   const interfaces = ([['rest', hasRest], ['rpc', hasRpc]] as const).filter(([i, has]) => has && needs(i)).map(([i]) => i);
@@ -218,14 +228,14 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   const covered: RegExp[] = [];
   if (!hasRest && needs('rest')) lines.push('REST interface not judged (no --base-url)'), covered.push(/--base-url/);
   if (!hasRpc && needs('rpc')) lines.push('JSON-RPC interface not judged (no --rpc-url)'), covered.push(/--rpc-url/);
-  if (!facts.signer && needs('signer')) lines.push('pre-confirmed state not judged (no --signer-key)'), covered.push(/--signer-key/);
-  const left = ALL_GROUPS.filter((g) => !only.has(g));
+  if (!facts.signer && needs('signer')) lines.push(NO_SIGNER_LINE), covered.push(/--signer-key/);
+  const left = GROUPS.filter((g) => !only.has(g));
   if (left.length) lines.push(`${left.map((g) => GROUP_WORDS[g]).join(', ')} checks not run (--only ${groups.join(',')})`), covered.push(/--only/);
   if (grep !== undefined) lines.push(`only checks matching --grep ${grep} ran`), covered.push(/--grep/);
   covered.push(/profile/);
 
   const extra = new Map<string, number>();
-  for (const r of results) {
+  for (const r of selected) {
     if (!r.outOfScope || covered.some((c) => c.test(r.outOfScope!))) continue;
     const known = OUT_OF_SCOPE_WORDS.find(([re]) => re.test(r.outOfScope!));
     const line = known ? known[1](r.outOfScope) : `not judged (${r.outOfScope})`;
@@ -234,13 +244,14 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   for (const [line, n] of extra) lines.push(line.startsWith('not judged') ? `${plural(n, 'check')} ${line}` : line);
   if (needs(`profile:${otherProfile(facts.profile)}`)) lines.push(profileLine(facts.profile));
 
-  const full = interfaces.length === 2 && facts.signer && left.length === 0 && grep === undefined;
+  const signer = facts.signer && needs('signer');
+  const full = interfaces.length === 2 && signer && left.length === 0 && grep === undefined;
   return {
     groups,
     ...(grep !== undefined ? { grep } : {}),
     interfaces,
     profile: facts.profile,
-    signer: facts.signer,
+    signer,
     archive: facts.archive,
     target: facts.embedded ? 'embedded' : 'remote',
     full,
@@ -260,9 +271,15 @@ export function scopeWords(scope: RunScope): string {
   if (limits.length === 0) {
     // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
     for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);
-    if (!scope.signer) limits.push('pre-confirmed state not judged (no --signer-key)');
+    if (!scope.signer) limits.push(`pre-confirmed state not judged (${preconfNotJudged(scope)})`);
   }
   return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+}
+
+/** Why the pre-confirmed state was not judged (undefined when it was): no key, or no check needing one selected. */
+export function preconfNotJudged(scope: Pick<RunScope, 'signer' | 'notJudged'>): string | undefined {
+  if (scope.signer) return undefined;
+  return scope.notJudged.includes(NO_SIGNER_LINE) ? NO_SIGNER_KEY : 'no check that sends transactions was selected';
 }
 
 /** "conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)": the one status line every reporter prints. */

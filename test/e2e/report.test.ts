@@ -40,6 +40,8 @@ const dir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 describe('certify, verify-certificate and compare on real runs of the embedded reference', () => {
   const publicDir = dir();
   const dedicatedDir = dir();
+  const fullDir = dir();
+  const restDir = dir();
   let runs: Run[] = [];
 
   beforeAll(async () => {
@@ -47,8 +49,10 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     runs = [
       await cli(['--profile', 'public', '--only', 'rest,rpc', '--certify', '--report-dir', publicDir]),
       await cli(['--profile', 'dedicated', '--only', 'rest,rpc', '--certify', '--report-dir', dedicatedDir]),
+      await cli(['--certify', '--report-dir', fullDir]),
+      await cli(['--only', 'rest', '--certify', '--report-dir', restDir]),
     ];
-  }, 200_000);
+  }, 300_000);
 
   it('each run exits 0, says what its scope left out, and writes a certificate and badge that verify', async () => {
     for (const [i, d] of [publicDir, dedicatedDir].entries()) {
@@ -57,17 +61,51 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       const doc = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
       expect(validateRef('results.json', doc).errors).toEqual([]);
       expect(doc.status).toBe('conformant');
-      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], full: false, target: 'embedded', signer: true });
+      // The embedded target comes with a key, but --only rest,rpc selected no check that sends transactions.
+      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], interfaces: ['rest', 'rpc'], full: false, target: 'embedded', signer: false });
       const tail = r.stdout.trimEnd().split('\n').slice(-2);
       expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
       expect(tail[1]).toBe('exit 0: conformant');
       const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8'));
-      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · ${doc.target.profile} · \\d+/\\d+$`));
+      expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
+      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+$`));
       expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
       const v = await cli(['verify-certificate', d]);
       expect(v.code).toBe(0);
       expect(v.stdout).toMatch(/^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant/);
     }
+  });
+
+  it('a full run: the reports show the latency the real latency check recorded and judged, the badge names the embedded reference', async () => {
+    const r = runs[2];
+    if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
+    const doc = JSON.parse(readFileSync(path.join(fullDir, 'results.json'), 'utf8'));
+    expect(doc.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true, target: 'embedded' });
+    const judged = doc.checks.find((c: { id: string }) => c.id === 'preconf.latency.about-200ms').metrics.latencyJudged;
+    expect(judged).toMatchObject({ n: expect.any(Number), p50: expect.any(Number), p95: expect.any(Number), boundsMs: { p50: expect.any(Number), p95: expect.any(Number) } });
+    const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8'));
+    expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
+    expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.summary.passed}/${doc.summary.passed}`);
+    const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
+    expect(html).toContain('aria-label="pre-confirmation timeline"');
+    expect(html).toContain('aria-label="pre-confirmation latency distribution"');
+    expect(html).toContain(`p50 <b>${judged.p50} ms</b>, p95 <b>${judged.p95} ms</b>, max ${judged.max} ms over ${judged.n} (judged against p50 ≤ ${judged.boundsMs.p50} ms, p95 ≤ ${judged.boundsMs.p95} ms)`);
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>judged by sending transactions (a signer key was given)</dd>');
+    expect(readFileSync(path.join(fullDir, 'summary.md'), 'utf8')).toContain(`| all | ${judged.n} | ${judged.p50} | ${judged.p95} | ${judged.max} |`);
+    expect((await cli(['verify-certificate', fullDir])).code).toBe(0);
+  });
+
+  it('--only rest: one interface judged, no pre-confirmed state, and the badge says "rest only · embedded"', async () => {
+    const r = runs[3];
+    if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
+    const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8'));
+    expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
+    expect(cert.preconfLatencyMs).toBeNull();
+    expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+$/);
+    const html = readFileSync(path.join(restDir, 'report.html'), 'utf8');
+    expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
+    expect((await cli(['verify-certificate', restDir])).code).toBe(0);
   });
 
   it('verify-certificate exits 1 naming what differs when results.json is altered', async () => {

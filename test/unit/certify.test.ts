@@ -74,6 +74,16 @@ describe('certificate', () => {
     expect(cert.results.sha256).toBe(sha256(readFileSync(path.join(dir, 'results.json'))));
   });
 
+  it('--only rest with a key: the certificate names one interface and no pre-confirmed state, and round-trips', () => {
+    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', reason: 'not selected (--only rest)', outOfScope: '--only rest', metrics: undefined }));
+    const dir = certified(doc(checks, { ...FULL, only: ['rest'] }));
+    const cert = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'));
+    expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
+    expect(cert.preconfLatencyMs).toBeNull();
+    expect(cert.badge.message).toBe('conformant · rest only · dedicated · 1/1');
+    expect(verifyCertificate(dir).differences).toEqual([]);
+  });
+
   it('round-trips: verify-certificate finds nothing altered', () => {
     expect(verifyCertificate(certified(doc(passing()))).differences).toEqual([]);
   });
@@ -95,7 +105,7 @@ describe('certificate', () => {
   });
 
   it('a status that its own checks contradict is caught even when the hash is made to match', () => {
-    const failing = [result('rest.a', 'passed'), result('rpc.c', 'failed')];
+    const failing = [result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')];
     const d = doc(failing);
     const forged = { ...d, status: 'conformant' as const, statusReasons: [], exitCode: 0 };
     const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
@@ -106,9 +116,9 @@ describe('certificate', () => {
       'results.json exitCode: says 0, results.json gives 1',
       'certificate.json status: says "conformant", results.json gives "non-conformant"',
       'certificate.json exitCode: says 0, results.json gives 1',
-      'certificate.json badge.message: says "conformant · dedicated · 1/2", results.json gives "non-conformant · dedicated · 1/2"',
+      'certificate.json badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
       'certificate.json badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
-      'badge.svg does not show what results.json gives ("non-conformant · dedicated · 1/2")',
+      'badge.svg does not show what results.json gives ("non-conformant · dedicated · 2/3")',
     ]);
   });
 
@@ -132,6 +142,10 @@ describe('certificate', () => {
 describe('badge', () => {
   const badge = (checks: CheckResult[], scope: ScopeFacts = FULL) => badgeOf(doc(checks, scope)).message;
   const rpcOnly = [result('rpc.c', 'passed'), result('preconf.x', 'passed')];
+  // As results.json lists a run: the checks --only left out are there, skipped with outOfScope '--only …'.
+  const leftOut = (r: CheckResult, flag: string): CheckResult => ({ ...r, status: 'skipped', reason: `not selected (${flag})`, outOfScope: flag, metrics: undefined });
+  const onlyRest = passing().map((r) => (r.id.startsWith('rest.') ? r : leftOut(r, '--only rest')));
+  const onlyRestRpc = passing().map((r) => (r.id.startsWith('preconf.') ? leftOut(r, '--only rest,rpc') : r));
 
   it.each<[string, () => string, string]>([
     ['complete, conformant, full scope', () => badge(passing()), 'conformant · dedicated · 4/4'],
@@ -141,6 +155,10 @@ describe('badge', () => {
     ['no signer', () => badge(passing(), { ...FULL, signer: false }), 'conformant · no signer · dedicated · 4/4'],
     ['--only', () => badge(passing(), { ...FULL, only: ['rest', 'rpc', 'preconf'] }), 'conformant · partial · dedicated · 4/4'],
     ['the embedded reference', () => badge(passing(), { ...FULL, embedded: true }), 'conformant · embedded reference · dedicated · 4/4'],
+    ['--only rest, a key given: the checks left out do not count', () => badge(onlyRest, { ...FULL, only: ['rest'] }), 'conformant · rest only · dedicated · 1/1'],
+    ['--only rest against the embedded reference says both', () => badge(onlyRest, { ...FULL, only: ['rest'], embedded: true }), 'conformant · rest only · embedded · dedicated · 1/1'],
+    ['--only rest,rpc with a key: partial, not "no signer"', () => badge(onlyRestRpc, { ...FULL, only: ['rest', 'rpc'], embedded: true }), 'conformant · partial · embedded · dedicated · 3/3'],
+    ['incomplete against the embedded reference', () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')], { ...FULL, embedded: true }), 'incomplete · embedded reference · dedicated · 1/2'],
     ['the public profile', () => badge(passing(), { ...FULL, profile: 'public' }), 'conformant · public · 4/4'],
   ])('%s', (_what, make, text) => {
     expect(make()).toBe(text);

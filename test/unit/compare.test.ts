@@ -52,7 +52,8 @@ describe('compare', () => {
     expect(md).toContain('# Conformance compared: 2 targets, 3 differences');
     expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
     expect(md).toContain('| status | ❌ **non-conformant** (exit 1: not conformant, or the run could not finish) | ⚠️ **incomplete** (exit 3: incomplete');
-    expect(md).toContain('| scope | REST interface not judged; pre-confirmed state not judged (no --signer-key) (profile dedicated) |');
+    // Only JSON-RPC checks ran: nothing that sends transactions was in the run, key or not.
+    expect(md).toContain('| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |');
     expect(md.indexOf('## Differences (3)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
     expect(md).toContain('| `rpc.c` | 4.3 | ❌ FAILED | ✅ passed |');
     expect(md).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');

@@ -7,6 +7,10 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { buildCertificate } from '../../src/cli/certify';
+import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
+import type { Timeline } from '../../src/harness/preconf/pass';
+import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
 import type { CheckResult } from '../../src/harness/runner';
 import { validateRef } from '../../src/harness/schemas';
 
@@ -134,6 +138,119 @@ describe('scope', () => {
 
   it('the embedded target says so', () => {
     expect(statusLine({ status: 'conformant', scope: deriveScope(all, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined }) })).toBe('conformant — full scope (profile dedicated, embedded reference target)');
+  });
+});
+
+describe('scope under --only and --grep: from the selected checks only', () => {
+  // As results.json lists a run: every check of the catalogue, those left out skipped with outOfScope '--only …' / '--grep …'.
+  const catalogue = (outOfScope: (id: string) => string | undefined) =>
+    [
+      result('rest.a', 'passed', { needs: ['rest'] }),
+      result('rpc.b', 'passed'),
+      result('cross.c', 'passed', { needs: ['rest', 'rpc'] }),
+      result('preconf.d', 'passed', { needs: ['rpc', 'signer'] }),
+    ].map((r) => {
+      const why = outOfScope(r.id);
+      return why ? { ...r, status: 'skipped' as const, reason: `not selected (${why})`, outOfScope: why } : r;
+    });
+  const onlyRest = catalogue((id) => (id.startsWith('rest.') ? undefined : '--only rest'));
+
+  it('--only rest with every URL and a key: REST judged, JSON-RPC and the pre-confirmed state not', () => {
+    const d = doc(onlyRest, {}, { ...FULL, only: ['rest'] });
+    expect(d.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
+    expect(d.scope.notJudged).toEqual(['JSON-RPC, cross-interface, pre-confirmation checks not run (--only rest)']);
+    const html = renderHtml(d);
+    expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
+    expect(html).toContain('Nothing measured in this run: the pre-confirmation group did not run.');
+    expect(renderSummary(d)).toContain('interfaces judged: rest · profile `dedicated` · pre-confirmed state not judged (no check that sends transactions was selected)');
+  });
+
+  it('--grep that selects only JSON-RPC checks: one interface, no pre-confirmed state, whatever the groups', () => {
+    const d = doc(catalogue((id) => (id.startsWith('rpc.') ? undefined : '--grep ^rpc\\.')), {}, { ...FULL, grep: /^rpc\./ });
+    expect(d.scope).toMatchObject({ groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rpc'], signer: false, full: false });
+    expect(renderHtml(d)).toContain('Nothing measured in this run: no check that sends transactions was selected.');
+  });
+
+  it('a key given and the pre-confirmation checks selected: judged; no key: said so', () => {
+    const all = catalogue(() => undefined);
+    expect(doc(all).scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true });
+    const noKey = doc(all.map((r) => (r.id.startsWith('preconf.') ? { ...r, status: 'skipped' as const, outOfScope: 'no --signer-key' } : r)), {}, { ...FULL, signer: false });
+    expect(noKey.scope.signer).toBe(false);
+    expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not judged: no --signer-key</dd>');
+    expect(renderSummary(noKey)).toContain('pre-confirmed state not judged (no --signer-key)');
+  });
+});
+
+describe('pre-confirmation figures: read as preconf.latency.about-200ms records them', () => {
+  // Built exactly as suites/preconf/latency.ts builds its metrics, from the harness's own types and
+  // functions: a change of shape there breaks this file's compilation, not just a chart.
+  const timeline: Timeline = {
+    flashblockMs: SPEC_REFRESH_MS,
+    blockTimeMs: 1000,
+    sends: [
+      { method: 'eth_getTransactionCount', sentAtMs: 0, visibleAtMs: 180, sealedAtMs: 990 },
+      { method: 'eth_getTransactionCount', sentAtMs: 3, visibleAtMs: 203, sealedAtMs: 990 },
+      { method: 'eth_getCode', sentAtMs: 1, visibleAtMs: 390, sealedAtMs: 990 },
+      // Not seen at "pending" before the seal: the pass leaves visibleAtMs out.
+      { method: 'eth_getCode', sentAtMs: 2, sealedAtMs: 990 },
+    ],
+  };
+  const samples: Record<string, number[]> = { eth_getTransactionCount: [180, 200], eth_getCode: [389] };
+  const rtt: Percentiles = percentiles([4, 5, 6])!;
+  const byMethod: Record<string, { p50: number; p95: number; max: number; n: number }> = {};
+  for (const [method, xs] of Object.entries(samples)) {
+    const p = percentiles(xs)!;
+    byMethod[method] = { p50: p.p50, p95: p.p95, max: p.max, n: p.n };
+  }
+  const all = percentiles(Object.values(samples).flat())!;
+  const judged = { ...all, rttMs: { p50: rtt.p50, p95: rtt.p95 }, pollIntervalMs: POLL_INTERVAL_MS, specRefreshMs: SPEC_REFRESH_MS, boundsMs: latencyBounds(rtt) };
+  const latencyCheck = (metrics: Record<string, unknown>) => result('preconf.latency.about-200ms', 'passed', { level: 'advisory', needs: ['rpc', 'signer'], metrics });
+  // Through JSON, as a report read back from results.json sees it.
+  const stored = (m: Record<string, unknown>) => JSON.parse(JSON.stringify(m)) as Record<string, unknown>;
+
+  it('the judged figures are the check\'s own; the timeline adds the samples; a time not observed stays unobserved', () => {
+    const d = doc([result('rpc.a', 'passed'), latencyCheck(stored({ timeline, latency: byMethod, latencyJudged: judged }))]);
+    const l = latencyOf(d.checks)!;
+    expect(l).toEqual({
+      id: 'preconf.latency.about-200ms',
+      all,
+      byMethod: [
+        { method: 'eth_getTransactionCount', stats: byMethod.eth_getTransactionCount, samples: [180, 200] },
+        { method: 'eth_getCode', stats: byMethod.eth_getCode, samples: [389] },
+      ],
+      boundsMs: latencyBounds(rtt),
+      specRefreshMs: 200,
+    });
+    expect(readTimeline(d.checks[1].metrics)).toEqual(timeline);
+
+    const md = renderSummary(d);
+    expect(md).toContain('| eth_getTransactionCount | 2 | 180 | 200 | 200 |');
+    expect(md).toContain(`| all | 3 | ${all.p50} | ${all.p95} | ${all.max} |`);
+    const html = renderHtml(d);
+    expect(html).toContain('aria-label="pre-confirmation timeline"');
+    expect(html).toMatch(/#4 eth_getCode<\/text>\n<text [^>]+class="lbl miss">not seen at "pending" before the seal<\/text>/);
+    expect(html.match(/class="lbl miss"/g)).toHaveLength(1);
+    expect(html).toContain('aria-label="pre-confirmation latency distribution"');
+    expect(html).toContain(`judged against p50 ≤ ${latencyBounds(rtt).p50} ms, p95 ≤ ${latencyBounds(rtt).p95} ms`);
+    expect(html).toContain(`p95 bound ${latencyBounds(rtt).p95} ms`);
+    expect(html.match(/<circle /g)).toHaveLength(3);
+    expect(buildCertificate(d, '{}').preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
+  });
+
+  it('not judged (no latencyJudged): per-method figures only, no overall figure and none in the certificate', () => {
+    const d = doc([result('rpc.a', 'passed'), latencyCheck(stored({ timeline, latency: byMethod }))]);
+    const l = latencyOf(d.checks)!;
+    expect(l.all).toBeUndefined();
+    expect(l.boundsMs).toBeUndefined();
+    expect(renderSummary(d)).not.toContain('| all |');
+    expect(renderHtml(d)).toContain('recorded it: not judged over all methods.');
+    expect(buildCertificate(d, '{}').preconfLatencyMs).toBeNull();
+  });
+
+  it('nothing seen (latency {}), or nothing recorded: no distribution', () => {
+    expect(latencyOf([latencyCheck(stored({ timeline: { ...timeline, sends: [] }, latency: {} }))])).toBeUndefined();
+    expect(latencyOf([result('rpc.a', 'passed')])).toBeUndefined();
   });
 });
 

@@ -1,4 +1,6 @@
-import type { LatencyDistribution, PreconfTimeline } from './metrics';
+import type { Timeline } from '../../harness/preconf/pass';
+import { SPEC_REFRESH_MS } from '../../harness/preconf/timing';
+import type { LatencyDistribution } from './metrics';
 import { escapeHtml } from './shared';
 
 /** Inline SVG charts for report.html: no script, no font or file to fetch. */
@@ -42,12 +44,14 @@ const MAX_ROWS = 40;
  * One row per send (per method looked at): a bar from the send to visibility at "pending", the
  * seal marked with a diamond; vertical lines at each flashblock tick (200 ms) and at the block time.
  */
-export function timelineSvg(t: PreconfTimeline): string {
+export function timelineSvg(t: Timeline): string {
+  const flashblockMs = t.flashblockMs ?? SPEC_REFRESH_MS;
   const sends = t.sends.slice(0, MAX_ROWS);
   const methods = [...new Set(sends.map((s) => s.method))];
-  const rel = (v: number | null, s: { sentAtMs: number }) => (v === null ? null : Math.max(0, v - s.sentAtMs));
-  const ends = sends.flatMap((s) => [rel(s.visibleAtMs, s), rel(s.sealedAtMs, s)]).filter((v): v is number => v !== null);
-  const span = Math.max(t.flashblockMs * 2, ...ends, t.blockTimeMs ?? 0) * 1.04;
+  // A time the pass did not observe is absent from the timeline.
+  const rel = (v: number | undefined, s: { sentAtMs: number }) => (v === undefined ? undefined : Math.max(0, v - s.sentAtMs));
+  const ends = sends.flatMap((s) => [rel(s.visibleAtMs, s), rel(s.sealedAtMs, s)]).filter((v): v is number => v !== undefined);
+  const span = Math.max(flashblockMs * 2, ...ends, t.blockTimeMs ?? 0) * 1.04;
   const left = 240;
   const width = 900;
   const plot = width - left - 20;
@@ -57,8 +61,8 @@ export function timelineSvg(t: PreconfTimeline): string {
   const x = (ms: number) => left + (ms / span) * plot;
   const parts: string[] = [];
   // Flashblock ticks; labelled sparsely so the labels never overlap.
-  const labelEvery = Math.max(1, Math.ceil(niceStep(span, 8) / t.flashblockMs));
-  for (let k = 0, ms = 0; ms <= span && k < 200; k++, ms += t.flashblockMs) {
+  const labelEvery = Math.max(1, Math.ceil(niceStep(span, 8) / flashblockMs));
+  for (let k = 0, ms = 0; ms <= span && k < 200; k++, ms += flashblockMs) {
     parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${top - 4}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${k === 0 ? 'axis' : 'tick'}"/>`);
     if (k % labelEvery === 0) parts.push(`<text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${ms} ms</text>`);
   }
@@ -70,12 +74,12 @@ export function timelineSvg(t: PreconfTimeline): string {
     const sealed = rel(s.sealedAtMs, s);
     const color = colorOf(s.method, methods);
     parts.push(`<text x="${left - 8}" y="${y + 10}" class="lbl" text-anchor="end">#${i + 1} ${esc(s.method)}</text>`);
-    if (visible !== null) {
-      parts.push(`<rect x="${x(0).toFixed(1)}" y="${y + 2}" width="${Math.max(2, x(visible) - x(0)).toFixed(1)}" height="${rowH - 5}" rx="2" fill="${color}"><title>${esc(`${s.method}: visible at "pending" ${Math.round(visible)} ms after the send${sealed !== null ? `; sealed at ${Math.round(sealed)} ms` : ''}`)}</title></rect>`);
+    if (visible !== undefined) {
+      parts.push(`<rect x="${x(0).toFixed(1)}" y="${y + 2}" width="${Math.max(2, x(visible) - x(0)).toFixed(1)}" height="${rowH - 5}" rx="2" fill="${color}"><title>${esc(`${s.method}: visible at "pending" ${Math.round(visible)} ms after the send${sealed !== undefined ? `; sealed at ${Math.round(sealed)} ms` : ''}`)}</title></rect>`);
     } else {
       parts.push(`<text x="${x(0) + 4}" y="${y + 10}" class="lbl miss">not seen at "pending" before the seal</text>`);
     }
-    if (sealed !== null) {
+    if (sealed !== undefined) {
       const cx = x(sealed);
       parts.push(`<path d="M${cx.toFixed(1)} ${y + 1} l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"><title>${esc(`sealed ${Math.round(sealed)} ms after the send`)}</title></path>`);
     }
@@ -83,19 +87,20 @@ export function timelineSvg(t: PreconfTimeline): string {
   const more = t.sends.length > MAX_ROWS ? `<text x="${left}" y="${height - 2}" class="lbl">… ${t.sends.length - MAX_ROWS} more sends not drawn</text>` : '';
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation timeline">
 <style>.lbl{font:11px system-ui,sans-serif;fill:#57606a}.miss{fill:#cf222e}.tick{stroke:#d0d7de;stroke-dasharray:2 3}.axis{stroke:#8c959f}.block{stroke:#1b1f24;stroke-width:1.5}.seal{fill:#1b1f24}</style>
-${legend(methods, left, 14)}<path d="M${left + 5} 24 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${left + 14}" y="34" class="lbl">seal · dotted lines: the ${t.flashblockMs} ms flashblock ticks</text>
+${legend(methods, left, 14)}<path d="M${left + 5} 24 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${left + 14}" y="34" class="lbl">seal · dotted lines: the ${flashblockMs} ms flashblock ticks</text>
 ${parts.join('\n')}${more}
 </svg>`;
 }
 
 /**
- * Per method: the samples as dots (when a timeline recorded them) over a bar from p50 to p95, the
- * range min–max as a thin line; the spec's "about 200 ms" and the judged bounds as vertical lines.
+ * Per method: the timeline's samples as dots over a bar from p50 to p95 (as the check recorded
+ * them), a thin line from the lowest sample (or p50) to the max; the spec's "about 200 ms" and
+ * the judged bounds as vertical lines.
  */
 export function latencySvg(d: LatencyDistribution): string {
   const methods = d.byMethod.map((m) => m.method);
-  const rows = d.byMethod.length ? d.byMethod : [{ method: 'all', stats: d, samples: undefined }];
-  const maxMs = Math.max(d.flashblockMs * 1.2, ...rows.map((r) => r.stats.max), d.boundsMs?.p95 ?? 0) * 1.06;
+  const rows = d.byMethod;
+  const maxMs = Math.max(d.specRefreshMs * 1.2, ...rows.map((r) => r.stats.max), d.boundsMs?.p95 ?? 0) * 1.06;
   const left = 240;
   const width = 900;
   // Room on the right for each row's "p50 · p95 · max" label.
@@ -115,18 +120,19 @@ export function latencySvg(d: LatencyDistribution): string {
     const flip = x(ms) > width - 140;
     return `<line x1="${x(ms).toFixed(1)}" y1="${top - 30 + dy - 10}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${cls}"/><text x="${(x(ms) + (flip ? -4 : 4)).toFixed(1)}" y="${top + dy - 30}" class="lbl ${cls}t"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
   };
-  parts.push(vline(d.flashblockMs, 'spec', `spec: about ${d.flashblockMs} ms`, 4));
+  parts.push(vline(d.specRefreshMs, 'spec', `spec: about ${d.specRefreshMs} ms`, 4));
   if (d.boundsMs?.p50 !== undefined) parts.push(vline(d.boundsMs.p50, 'bound', `p50 bound ${d.boundsMs.p50} ms`, 16));
   if (d.boundsMs?.p95 !== undefined) parts.push(vline(d.boundsMs.p95, 'bound', `p95 bound ${d.boundsMs.p95} ms`, 28));
   rows.forEach((r, i) => {
     const y = top + i * rowH + 8;
-    const color = r.method === 'all' ? '#0969da' : colorOf(r.method, methods);
+    const color = colorOf(r.method, methods);
     const s = r.stats;
+    const low = Math.min(s.p50, ...r.samples);
     parts.push(`<text x="${left - 8}" y="${y + 12}" class="lbl" text-anchor="end">${esc(r.method)} (n=${s.n})</text>`);
-    parts.push(`<line x1="${x(s.min).toFixed(1)}" y1="${y + 8}" x2="${x(s.max).toFixed(1)}" y2="${y + 8}" stroke="${color}" stroke-width="1.5"/>`);
-    parts.push(`<rect x="${x(s.p50).toFixed(1)}" y="${y}" width="${Math.max(2, x(s.p95) - x(s.p50)).toFixed(1)}" height="16" rx="2" fill="${color}" fill-opacity=".35" stroke="${color}"><title>${esc(`${r.method}: min ${s.min} ms, p50 ${s.p50} ms, p95 ${s.p95} ms, max ${s.max} ms over ${s.n}`)}</title></rect>`);
+    parts.push(`<line x1="${x(low).toFixed(1)}" y1="${y + 8}" x2="${x(s.max).toFixed(1)}" y2="${y + 8}" stroke="${color}" stroke-width="1.5"/>`);
+    parts.push(`<rect x="${x(s.p50).toFixed(1)}" y="${y}" width="${Math.max(2, x(s.p95) - x(s.p50)).toFixed(1)}" height="16" rx="2" fill="${color}" fill-opacity=".35" stroke="${color}"><title>${esc(`${r.method}: p50 ${s.p50} ms, p95 ${s.p95} ms, max ${s.max} ms over ${s.n}`)}</title></rect>`);
     parts.push(`<line x1="${x(s.p50).toFixed(1)}" y1="${y - 2}" x2="${x(s.p50).toFixed(1)}" y2="${y + 18}" stroke="${color}" stroke-width="2.5"/>`);
-    (r.samples ?? []).forEach((v, k) => parts.push(`<circle cx="${x(v).toFixed(1)}" cy="${(y + 3 + ((k * 7) % 11)).toFixed(1)}" r="2.3" fill="${color}"/>`));
+    r.samples.forEach((v, k) => parts.push(`<circle cx="${x(v).toFixed(1)}" cy="${(y + 3 + ((k * 7) % 11)).toFixed(1)}" r="2.3" fill="${color}"/>`));
     parts.push(`<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 12}" class="lbl">p50 ${s.p50} · p95 ${s.p95} · max ${s.max}</text>`);
   });
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation latency distribution">

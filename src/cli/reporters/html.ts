@@ -1,5 +1,5 @@
 import type { CheckResult } from '../../harness/runner';
-import { exitWords, factsOf, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, rootReason, skippedByReason } from './shared';
@@ -100,16 +100,16 @@ function charts(doc: RunDocument): string {
   const latency = latencyOf(doc.checks);
   const timelines = timelinesOf(doc.checks);
   if (!latency && timelines.length === 0) {
-    const why = !doc.scope.groups.includes('preconf') ? 'the pre-confirmation group did not run' : !doc.scope.signer ? 'no signer was given (--signer-key)' : 'no check recorded a measurement';
+    const why = !doc.scope.groups.includes('preconf') ? 'the pre-confirmation group did not run' : (preconfNotJudged(doc.scope) ?? 'no check recorded a measurement');
     return `<h2>Pre-confirmation timing</h2><p class="muted">Nothing measured in this run: ${esc(why)}.</p>`;
   }
   const out = ['<h2>Pre-confirmation timing</h2>'];
   for (const { id, timeline } of timelines) {
     out.push(`<p class="muted small">Timeline recorded by <code>${esc(id)}</code>: each row is one transaction looked for in one "pending" view, from eth_sendRawTransaction (0 ms) to the first answer that showed it; ◆ marks the seal.</p>`, timelineSvg(timeline));
   }
-  if (timelines.length === 0) out.push('<p class="muted small">No per-transaction timeline recorded in this run (a check records one as <code>metrics.timeline</code>); the distribution below is drawn from the percentiles measured.</p>');
   if (latency) {
-    out.push(`<p class="muted small">Latency send → visible at "pending" (${esc(latency.source)}): p50 <b>${latency.p50} ms</b>, p95 <b>${latency.p95} ms</b>, max ${latency.max} ms over ${latency.n}. Bars span p50–p95, the thin line min–max.</p>`, latencySvg(latency));
+    const all = latency.all ? `p50 <b>${latency.all.p50} ms</b>, p95 <b>${latency.all.p95} ms</b>, max ${latency.all.max} ms over ${latency.all.n}${latency.boundsMs ? ` (judged against p50 ≤ ${latency.boundsMs.p50} ms, p95 ≤ ${latency.boundsMs.p95} ms)` : ''}` : 'not judged over all methods';
+    out.push(`<p class="muted small">Latency send → visible at "pending", as <code>${esc(latency.id)}</code> recorded it: ${all}. Bars span p50–p95, the thin line reaches the max, dots are the timeline's samples.</p>`, latencySvg(latency));
   }
   return out.join('\n');
 }
@@ -154,7 +154,7 @@ export function renderHtml(doc: RunDocument): string {
 <dt>groups run</dt><dd>${esc(sc.groups.join(', '))}${sc.grep !== undefined ? ` (only ids matching <code>${esc(sc.grep)}</code>)` : ''}</dd>
 <dt>interfaces judged</dt><dd>${esc(sc.interfaces.join(', ') || 'none')}</dd>
 <dt>profile</dt><dd><code>${sc.profile}</code></dd>
-<dt>signer</dt><dd>${sc.signer ? 'given: the pre-confirmed state was judged by sending transactions' : 'not given: the pre-confirmed state was not judged by sending transactions'}</dd>
+<dt>pre-confirmed state</dt><dd>${sc.signer ? 'judged by sending transactions (a signer key was given)' : `not judged: ${esc(preconfNotJudged(sc)!)}`}</dd>
 <dt>history</dt><dd>${sc.archive ? 'required (--archive)' : 'not required (a full node may prune old state)'}</dd>
 <dt>not judged</dt><dd>${sc.notJudged.length ? sc.notJudged.map(esc).join('<br>') : 'nothing left out'}</dd>
 </dl>`;

@@ -1,133 +1,92 @@
+import { isRecord } from '../../harness/json';
+import type { Timeline } from '../../harness/preconf/pass';
+import { SPEC_REFRESH_MS, type Percentiles } from '../../harness/preconf/timing';
 import type { CheckResult } from '../../harness/runner';
 
 /**
- * The pre-confirmation timeline a check records with `ctx.metric('timeline', …)`; report.html
- * draws it (send → visible at "pending" per method, the flashblock ticks, the seal). Times are
- * milliseconds from one origin inside the check (e.g. its first send):
+ * The report reads what preconf.latency.about-200ms (suites/preconf/latency.ts) records, and
+ * nothing else:
  *
- *   metrics.timeline = {
- *     flashblockMs: 200,          // the pre-confirmation tick to mark (spec 8: "about every 200 ms")
- *     blockTimeMs: 2000 | null,   // the measured block cadence, when known
- *     sends: [{
- *       method: 'eth_getTransactionCount', // the "pending" view the transaction was looked for in
- *       sentAtMs: 0,              // eth_sendRawTransaction posted
- *       acceptedAtMs: 4,          // (optional) its answer arrived
- *       visibleAtMs: 31 | null,   // first "pending" answer that showed it; null: not seen before seal/deadline
- *       sealedAtMs: 1980 | null,  // first sealed ("latest") block seen holding it; null: not observed
- *     }, …],                      // one entry per transaction and method looked at
- *   }
+ *   metrics.timeline      the pass's Timeline (src/harness/preconf/pass.ts): times in ms from the
+ *                         first send; a time not observed is left out
+ *   metrics.latency       {[method]: {p50, p95, max, n}}: send → visible at "pending", per method
+ *   metrics.latencyJudged {n, min, p50, p95, max, rttMs, pollIntervalMs, specRefreshMs, boundsMs}:
+ *                         over all methods, written only when the check could judge it
  *
- * Read defensively: a malformed entry is dropped, a missing timeline draws no chart.
+ * The figures shown are the ones the check recorded (and judged); the timeline only adds the
+ * individual samples as dots. Read defensively: results.json may come from elsewhere.
  */
-export interface PreconfTimeline {
-  flashblockMs: number;
-  blockTimeMs: number | null;
-  sends: TimelineSend[];
-}
 
-export interface TimelineSend {
-  method: string;
-  sentAtMs: number;
-  acceptedAtMs?: number;
-  visibleAtMs: number | null;
-  sealedAtMs: number | null;
-}
+/** What metrics.latency holds per method. */
+export type MethodLatency = Pick<Percentiles, 'n' | 'p50' | 'p95' | 'max'>;
 
-export interface Percentiles {
-  n: number;
-  min: number;
-  p50: number;
-  p95: number;
-  max: number;
-}
-
-export interface LatencyDistribution extends Percentiles {
-  /** Per method: percentiles, and the samples when the check recorded a timeline. */
-  byMethod: Array<{ method: string; stats: Percentiles; samples?: number[] }>;
-  /** The bounds the latency check judged against, when it recorded them. */
-  boundsMs?: { p50?: number; p95?: number };
-  flashblockMs: number;
-  /** Where the figures come from: a timeline's samples, or the percentiles a check recorded. */
-  source: string;
+export interface LatencyDistribution {
+  /** The check that recorded it. */
+  id: string;
+  /** Over all methods, as judged (metrics.latencyJudged); absent when the check could not judge. */
+  all?: Percentiles;
+  /** Per method: the recorded percentiles, and the samples the timeline shows (send → visible, ms). */
+  byMethod: Array<{ method: string; stats: MethodLatency; samples: number[] }>;
+  /** The bounds the p50 and p95 were judged against. */
+  boundsMs?: { p50: number; p95: number };
+  /** The spec's refresh period the check used ("about every 200 ms"). */
+  specRefreshMs: number;
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const SPEC_FLASHBLOCK_MS = 200;
+const num = <K extends string>(o: Record<string, unknown>, k: K): { [P in K]?: number } => (isNum(o[k]) ? ({ [k]: o[k] } as { [P in K]?: number }) : {});
 
-export function readTimeline(metrics: Record<string, unknown> | undefined): PreconfTimeline | undefined {
+export function readTimeline(metrics: Record<string, unknown> | undefined): Timeline | undefined {
   const t = metrics?.timeline;
   if (!isRecord(t) || !Array.isArray(t.sends)) return undefined;
-  const sends = t.sends
+  const sends: Timeline['sends'] = t.sends
     .filter((s): s is Record<string, unknown> => isRecord(s) && typeof s.method === 'string' && isNum(s.sentAtMs))
-    .map((s) => ({
-      method: s.method as string,
-      sentAtMs: s.sentAtMs as number,
-      ...(isNum(s.acceptedAtMs) ? { acceptedAtMs: s.acceptedAtMs } : {}),
-      visibleAtMs: isNum(s.visibleAtMs) ? s.visibleAtMs : null,
-      sealedAtMs: isNum(s.sealedAtMs) ? s.sealedAtMs : null,
-    }));
+    .map((s) => ({ method: s.method as string, sentAtMs: s.sentAtMs as number, ...num(s, 'visibleAtMs'), ...num(s, 'sealedAtMs') }));
   if (sends.length === 0) return undefined;
-  return { flashblockMs: isNum(t.flashblockMs) && t.flashblockMs > 0 ? t.flashblockMs : SPEC_FLASHBLOCK_MS, blockTimeMs: isNum(t.blockTimeMs) ? t.blockTimeMs : null, sends };
+  return { ...(isNum(t.flashblockMs) && t.flashblockMs > 0 ? { flashblockMs: t.flashblockMs } : {}), ...(isNum(t.blockTimeMs) && t.blockTimeMs > 0 ? { blockTimeMs: t.blockTimeMs } : {}), sends };
 }
 
-export function timelinesOf(checks: CheckResult[]): Array<{ id: string; timeline: PreconfTimeline }> {
+export function timelinesOf(checks: CheckResult[]): Array<{ id: string; timeline: Timeline }> {
   return checks.flatMap((c) => {
     const timeline = readTimeline(c.metrics);
     return timeline ? [{ id: c.id, timeline }] : [];
   });
 }
 
-/** Nearest-rank percentiles, as the latency check computes them. */
-export function percentiles(samples: readonly number[]): Percentiles | undefined {
-  if (samples.length === 0) return undefined;
-  const s = [...samples].sort((a, b) => a - b);
-  const rank = (p: number) => s[Math.min(s.length, Math.max(1, Math.ceil((p / 100) * s.length))) - 1];
-  const r = (v: number) => Math.round(v * 10) / 10;
-  return { n: s.length, min: r(s[0]), p50: r(rank(50)), p95: r(rank(95)), max: r(s[s.length - 1]) };
+function readMethod(v: unknown): MethodLatency | undefined {
+  if (!isRecord(v) || !isNum(v.n) || !isNum(v.p50) || !isNum(v.p95) || !isNum(v.max)) return undefined;
+  return { n: v.n, p50: v.p50, p95: v.p95, max: v.max };
 }
 
-function readPercentiles(v: unknown): Percentiles | undefined {
-  if (!isRecord(v) || !isNum(v.p50) || !isNum(v.p95)) return undefined;
-  return { n: isNum(v.n) ? v.n : 0, min: isNum(v.min) ? v.min : v.p50, p50: v.p50, p95: v.p95, max: isNum(v.max) ? v.max : v.p95 };
+function readJudged(v: unknown): { all: Percentiles; boundsMs?: { p50: number; p95: number }; specRefreshMs?: number } | undefined {
+  if (!isRecord(v) || !isNum(v.n) || !isNum(v.min) || !isNum(v.p50) || !isNum(v.p95) || !isNum(v.max)) return undefined;
+  const b = v.boundsMs;
+  return {
+    all: { n: v.n, min: v.min, p50: v.p50, p95: v.p95, max: v.max },
+    ...(isRecord(b) && isNum(b.p50) && isNum(b.p95) ? { boundsMs: { p50: b.p50, p95: b.p95 } } : {}),
+    ...(isNum(v.specRefreshMs) && v.specRefreshMs > 0 ? { specRefreshMs: v.specRefreshMs } : {}),
+  };
 }
 
-/**
- * Send → visible at "pending": from the timelines' samples when a check recorded one, else from
- * the percentiles preconf.latency.about-200ms records: `latencyJudged` ({n, min, p50, p95, max,
- * specRefreshMs, boundsMs}) overall and `latency` ({[method]: {p50, p95, max, n}}) per method.
- */
+/** Send → visible at "pending", from the first check that recorded per-method latency. */
 export function latencyOf(checks: CheckResult[]): LatencyDistribution | undefined {
-  const timelines = timelinesOf(checks);
-  const recorded = checks.map((c) => ({ id: c.id, m: c.metrics?.latencyJudged, byMethod: c.metrics?.latency })).find((x) => readPercentiles(x.m));
-  const bounds = isRecord(recorded?.m) && isRecord(recorded.m.boundsMs) ? { ...(isNum(recorded.m.boundsMs.p50) ? { p50: recorded.m.boundsMs.p50 } : {}), ...(isNum(recorded.m.boundsMs.p95) ? { p95: recorded.m.boundsMs.p95 } : {}) } : undefined;
-  const specMs = isRecord(recorded?.m) && isNum(recorded.m.specRefreshMs) ? recorded.m.specRefreshMs : SPEC_FLASHBLOCK_MS;
-
-  const byMethod = new Map<string, number[]>();
-  for (const { timeline } of timelines) {
-    for (const s of timeline.sends) if (s.visibleAtMs !== null) byMethod.set(s.method, [...(byMethod.get(s.method) ?? []), s.visibleAtMs - s.sentAtMs]);
-  }
-  const all = [...byMethod.values()].flat();
-  const overall = percentiles(all);
-  if (overall) {
+  for (const c of checks) {
+    const recorded = c.metrics?.latency;
+    if (!isRecord(recorded)) continue;
+    const methods = Object.entries(recorded).flatMap(([method, v]) => {
+      const stats = readMethod(v);
+      return stats ? [{ method, stats }] : [];
+    });
+    if (methods.length === 0) continue;
+    const sends = readTimeline(c.metrics)?.sends ?? [];
+    const judged = readJudged(c.metrics?.latencyJudged);
     return {
-      ...overall,
-      byMethod: [...byMethod].map(([method, samples]) => ({ method, stats: percentiles(samples)!, samples })),
-      ...(bounds ? { boundsMs: bounds } : {}),
-      flashblockMs: timelines[0].timeline.flashblockMs,
-      source: `timeline of ${timelines.map((t) => t.id).join(', ')}`,
+      id: c.id,
+      ...(judged ? { all: judged.all } : {}),
+      byMethod: methods.map((m) => ({ ...m, samples: sends.filter((s) => s.method === m.method && s.visibleAtMs !== undefined).map((s) => s.visibleAtMs! - s.sentAtMs) })),
+      ...(judged?.boundsMs ? { boundsMs: judged.boundsMs } : {}),
+      specRefreshMs: judged?.specRefreshMs ?? SPEC_REFRESH_MS,
     };
   }
-  if (!recorded) return undefined;
-  const methods = isRecord(recorded.byMethod) ? recorded.byMethod : {};
-  return {
-    ...readPercentiles(recorded.m)!,
-    byMethod: Object.entries(methods).flatMap(([method, v]) => {
-      const stats = readPercentiles(v);
-      return stats ? [{ method, stats }] : [];
-    }),
-    ...(bounds ? { boundsMs: bounds } : {}),
-    flashblockMs: specMs,
-    source: `percentiles recorded by ${recorded.id}`,
-  };
+  return undefined;
 }

@@ -1,4 +1,5 @@
 import type { CheckResult } from '../../harness/runner';
+import { jsonSafe } from '../../harness/json';
 import type { Exchange } from '../../harness/transcript';
 import { isRunFailure, primarySection } from '../results';
 
@@ -40,8 +41,9 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/** Indented JSON; bigints as the harness's jsonSafe writes them (decimal strings). */
 export function json(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2);
+  return JSON.stringify(jsonSafe(v), null, 2);
 }
 
 /** The exchange as a person reads it: request line, headers, body; status, headers, body; curl. */

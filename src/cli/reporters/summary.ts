@@ -1,4 +1,4 @@
-import { exitWords, factsOf, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencyOf } from './metrics';
 import { bySection, exchangeText, idList, outcomeOf, rootReason, skippedByReason, verdictOf } from './shared';
 
@@ -21,7 +21,7 @@ export function renderSummary(doc: RunDocument): string {
   out.push(
     `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST \`${doc.target.baseUrl ?? '—'}\` · JSON-RPC \`${doc.target.rpcUrl ?? '—'}\` · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${doc.interrupted}**` : ''}`,
     '',
-    `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · signer ${doc.scope.signer ? 'given (pre-confirmed state judged)' : 'not given'} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
+    `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'judged (signer given)' : `not judged (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
     '',
   );
   if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${l}`), '');
@@ -66,7 +66,8 @@ export function renderSummary(doc: RunDocument): string {
   if (latency) {
     out.push('## Pre-confirmation latency (send → visible at "pending")', '', '| method | n | p50 ms | p95 ms | max ms |', '|---|---|---|---|---|');
     for (const m of latency.byMethod) out.push(`| ${m.method} | ${m.stats.n} | ${m.stats.p50} | ${m.stats.p95} | ${m.stats.max} |`);
-    out.push(`| all | ${latency.n} | ${latency.p50} | ${latency.p95} | ${latency.max} |`, '');
+    if (latency.all) out.push(`| all | ${latency.all.n} | ${latency.all.p50} | ${latency.all.p95} | ${latency.all.max} |`);
+    out.push('');
   }
 
   out.push(`${s.passed} passed, ${s.failed} failed, ${s.inconclusive} not judged, ${s.skipped} skipped — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
