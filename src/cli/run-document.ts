@@ -37,7 +37,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     baseUrl: run.target.baseUrl,
     rpcUrl: run.target.rpcUrl,
     signer: !!run.target.signerKey,
-    // Set by --archive once the configuration has it; absent means history is not required.
+    // --archive: history beyond a full node's retention required.
     archive: run.cfg.archive === true,
   });
   return redactor.value({

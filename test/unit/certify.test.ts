@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { badgeOf, buildCertificate, renderBadge, sha256, verifyCertificate, VerifyError } from '../../src/cli/certify';
-import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import type { RunDocument, ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import { loadConfig } from '../../src/harness/config';
 import type { CheckResult } from '../../src/harness/runner';
+import { runDocument } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
@@ -29,21 +30,7 @@ const LATENCY = {
 };
 
 function doc(checks: CheckResult[], scope: ScopeFacts = FULL): RunDocument {
-  const { status, reasons } = deriveStatus(checks, {});
-  return {
-    suite: { name: 'tokenized-stocks-conformance', version: '0.1.0' },
-    spec: { version: '1.0.0' },
-    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:20.000Z',
-    durationMs: 20000,
-    status,
-    statusReasons: reasons,
-    scope: deriveScope(checks, scope),
-    summary: summarize(checks),
-    exitCode: exitCodeFor(status, {}),
-    checks,
-  };
+  return runDocument(checks, scope, { durationMs: 20_000 });
 }
 
 const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { outOfScope: 'no --nav-max-age' }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];

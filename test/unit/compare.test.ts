@@ -2,31 +2,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareRuns, CompareError, renderCompareHtml, renderCompareMd, writeComparison } from '../../src/cli/compare';
-import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import type { ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
+import { runDocument } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
 
 function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version = '0.1.0'): string {
   const scope: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: null, rpcUrl: 'https://rpc.staging.example', signer: false, archive: false, ...over };
-  const { status, reasons } = deriveStatus(checks, {});
-  const doc: RunDocument = {
-    suite: { name: 'tokenized-stocks-conformance', version },
-    spec: { version: '1.0.0' },
-    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:01.000Z',
-    durationMs: 1000,
-    status,
-    statusReasons: reasons,
-    scope: deriveScope(checks, scope),
-    summary: summarize(checks),
-    exitCode: exitCodeFor(status, {}),
-    checks,
-  };
   const dir = mkdtempSync(path.join(tmpdir(), 'run-'));
-  writeReports(doc, dir);
+  writeReports(runDocument(checks, scope, { suite: { name: 'tokenized-stocks-conformance', version } }), dir);
   return dir;
 }
 

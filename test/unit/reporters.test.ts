@@ -13,6 +13,7 @@ import type { Timeline } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
 import type { CheckResult } from '../../src/harness/runner';
 import { validateRef } from '../../src/harness/schemas';
+import { runDocument } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
@@ -31,22 +32,7 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
 const FULL: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', signer: true, archive: false };
 
 function doc(checks: CheckResult[], facts: RunFacts = {}, scope: ScopeFacts = FULL): RunDocument {
-  const { status, reasons } = deriveStatus(checks, facts);
-  return {
-    suite: { name: 's', version: '0' },
-    spec: { version: '1.0.0' },
-    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:01.000Z',
-    durationMs: 1000,
-    status,
-    statusReasons: reasons,
-    scope: deriveScope(checks, scope),
-    summary: summarize(checks),
-    exitCode: exitCodeFor(status, facts),
-    ...facts,
-    checks,
-  };
+  return runDocument(checks, scope, { facts, suite: { name: 's', version: '0' } });
 }
 
 /** A writable stream stand-in that records what was written. */

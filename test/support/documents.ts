@@ -1,0 +1,27 @@
+/**
+ * A results.json document for reporter tests, with status and scope derived by the same
+ * functions the CLI uses (src/cli/results.ts), so a fixture can never disagree with them.
+ */
+import type { CheckResult } from '../../src/harness/runner';
+import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+
+export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {}): RunDocument {
+  const facts = opts.facts ?? {};
+  const durationMs = opts.durationMs ?? 1000;
+  const { status, reasons } = deriveStatus(checks, facts);
+  return {
+    suite: opts.suite ?? { name: 'tokenized-stocks-conformance', version: '0.1.0' },
+    spec: { version: '1.0.0' },
+    target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + durationMs).toISOString(),
+    durationMs,
+    status,
+    statusReasons: reasons,
+    scope: deriveScope(checks, scope),
+    summary: summarize(checks),
+    exitCode: exitCodeFor(status, facts),
+    ...facts,
+    checks,
+  };
+}
