@@ -31,15 +31,18 @@ export interface ProxyOptions {
 
 export interface RpcProxy {
   url: string;
-  /** Requests whose params or answers were rewritten, sends that were delayed or refused. */
-  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number };
+  /**
+   * Requests whose params or answers were rewritten, sends that were delayed or refused; and
+   * when each request reached the proxy (performance.now(), ms), to measure the client's rate.
+   */
+  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number; arrivals: number[] };
   close(): Promise<void>;
 }
 
 type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
 
 export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
-  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0 };
+  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0, arrivals: [] as number[] };
   let closing = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
@@ -74,6 +77,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
   };
 
   const server = http.createServer((req, res) => {
+    stats.arrivals.push(performance.now());
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
