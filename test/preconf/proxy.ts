@@ -27,6 +27,11 @@ export interface ProxyOptions {
    * the run met a Flashblocks-style node that answers receipts of pre-confirmed transactions.
    */
   watchReceipts?: boolean;
+  /**
+   * Answer eth_getTransactionCount at "latest" from this many blocks below the head: what a
+   * backend that far behind a load balancer answers, for longer than the pass re-reads.
+   */
+  latestCountLagBlocks?: number;
 }
 
 export interface RpcProxy {
@@ -112,6 +117,12 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id ?? null, result: keccak256(raw) }));
           return;
+        }
+        if (opts.latestCountLagBlocks && single?.method === 'eth_getTransactionCount' && Array.isArray(single.params) && single.params[1] === 'latest') {
+          const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }))).json()) as { result?: string };
+          const behind = BigInt(env.result ?? '0x0') - BigInt(opts.latestCountLagBlocks);
+          stats.rewritten += 1;
+          parsed = { ...single, params: [single.params[0], `0x${(behind > 0n ? behind : 0n).toString(16)}`] };
         }
         const out = parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
         try {

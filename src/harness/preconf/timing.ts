@@ -7,7 +7,8 @@
 // "we looked" turns pre-confirmed state into sealed state, and a comparison of "pending" with
 // "latest" becomes meaningless. So only reads bracketed by unchanged head reads count as
 // pre-confirmed (preSeal), and "not yet visible" is never a verdict by itself: only a
-// transaction sent early, watched closely and sealed without ever showing, twice (weighMiss).
+// transaction sent early, watched closely and sealed without ever showing before its own block
+// sealed, twice (weighTxMisses, weighMiss).
 import { inconclusive } from '../verdict';
 
 /** Spec 4.5 and 8: the pre-confirmed state "is updated about every 200 ms". */
