@@ -598,6 +598,11 @@ export const VARIANTS: Variant[] = [
     } },
   { name: 'ok.preconf-pending-block-ahead', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.receipts\\.', what: 'the pre-confirmed block numbered head + 2 by eth_getBlockByNumber("pending") and its receipts (the canonical head lags one block)',
     rpc: onResult(['eth_getBlockByNumber', 'eth_getBlockReceipts'], (r, c) => (c.method === 'eth_getBlockReceipts' ? (r as Rec[]).map((x) => ({ ...x, blockNumber: plusOne(x.blockNumber) })) : { ...(r as Rec), number: plusOne((r as Rec).number) }), (c) => c.params[0] === 'pending') },
+  // A load balancer a block apart (issue 9) in front of a Flashblocks node: reads right after a
+  // seal may meet the backend that has not imported the sealing block yet (its "latest" one
+  // behind, the new block unknown). The pass re-reads after-seal state before judging it.
+  { name: 'ok.preconf-lb-one-block-apart', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'a load balancer whose second backend imports each block 400 ms late, in front of the Flashblocks node: half the calls meet "latest" one behind and the newest block unknown',
+    rpc: laggingBackend(400) },
   { name: 'ok.preconf-250ms-late', kind: 'conformant', only: ['rpc', 'preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'submissions acknowledged at once, pre-confirmed state visible 250 ms later',
     rpc: async (call, next, ctx) => {
       if (call.method !== 'eth_sendRawTransaction') return next();

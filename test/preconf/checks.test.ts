@@ -18,6 +18,22 @@ jest.setTimeout(90_000);
 const BLOCK_TIME_MS = 1000;
 const required = (results: CheckResult[]) => results.filter((r) => r.level === 'required');
 const allPassed = (results: CheckResult[]) => describeResults(results.map((r) => ({ ...r, status: 'passed', reason: '' })));
+const LATENCY = 'preconf.latency.about-200ms';
+/**
+ * Every required check passed, and the advisory latency check was judged (passed or failed on
+ * the figures it measured): its bound depends on this machine's load, so no test here that does
+ * not control the timing requires it to pass.
+ */
+function expectRequiredPassedLatencyJudged(results: CheckResult[]): void {
+  expect(describeResults(required(results))).toBe(allPassed(required(results)));
+  const latency = results.find((r) => r.id === LATENCY)!;
+  expect(latency.level).toBe('advisory');
+  expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency p50 \d+(\.\d)? ms, p95 )/);
+  const judged = (latency.metrics as { latencyJudged?: { n: number; p50: number; p95: number; boundsMs: { p50: number; p95: number } } }).latencyJudged;
+  expect(judged).toBeDefined();
+  expect(judged!.n).toBeGreaterThanOrEqual(1);
+  expect(latency.status === 'passed').toBe(judged!.p50 <= judged!.boundsMs.p50 && judged!.p95 <= judged!.boundsMs.p95);
+}
 const latencyOf = (results: CheckResult[]) => results.find((r) => r.id === 'preconf.latency.about-200ms')!.metrics as { latency: Record<string, { p50: number; p95: number; max: number; n: number }>; timeline: Timeline };
 
 /** Starts a reference for one describe block. */
@@ -35,12 +51,12 @@ function withReference(opts: ReferenceOptions): () => ReferenceTarget {
 describe('Flashblocks mode (200 ms flashblocks)', () => {
   const ref = withReference({});
 
-  it('passes every check in one pass, although the node answers receipts of pre-confirmed transactions before the seal', async () => {
+  it('passes every required check in one pass, although the node answers receipts of pre-confirmed transactions before the seal', async () => {
     const proxy = await startRpcProxy(ref().rpcUrl, { watchReceipts: true });
     const budget = new SpendBudget(10n ** 18n);
     try {
       const results = await runPreconf(checks, proxy.url, ref().signerKey, budget);
-      expect(describeResults(results)).toBe(allPassed(results));
+      expectRequiredPassedLatencyJudged(results);
       // The target did what breaks "a receipt exists means sealed": receipts with a zero block hash before the seal.
       expect(proxy.stats.preconfirmedReceipts).toBeGreaterThanOrEqual(1);
       // One pass (on a loaded machine maybe retried as a whole), within the default --max-spend-wei (1e16).
@@ -58,7 +74,7 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
 
   it('reports latency per method and a timeline in which every transaction shows before its seal', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
-    expect(describeResults(results)).toBe(allPassed(results));
+    expectRequiredPassedLatencyJudged(results);
     const { latency, timeline } = latencyOf(results);
     expect(Object.keys(latency).sort()).toEqual(['eth_estimateGas', 'eth_getBlockReceipts', 'eth_getCode', 'eth_getTransactionCount']);
     for (const p of Object.values(latency)) {
@@ -123,17 +139,17 @@ describe('transactions landing three flashblocks late (conformant)', () => {
 describe('eth_blockNumber reporting the block being built (conformant)', () => {
   const ref = withReference({ blockNumberMode: 'building' });
 
-  it('passes every check: the pending block number is judged against what the observations allow', async () => {
+  it('passes every required check: the pending block number is judged against what the observations allow', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
-    expect(describeResults(results)).toBe(allPassed(results));
+    expectRequiredPassedLatencyJudged(results);
   });
 });
 
 describe('the instant model (no flashblocks)', () => {
   const ref = withReference({ flashblockMs: 0 });
 
-  it('passes every check', async () => {
+  it('passes every required check', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
-    expect(describeResults(results)).toBe(allPassed(results));
+    expectRequiredPassedLatencyJudged(results);
   });
 });

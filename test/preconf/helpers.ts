@@ -2,9 +2,10 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import type { Check } from '../../src/harness/check';
+import type { RateLimiter } from '../../src/harness/http';
 
 /** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer. */
-export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}` | undefined, budget = new SpendBudget(10n ** 18n)): Promise<CheckResult[]> {
+export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}` | undefined, budget = new SpendBudget(10n ** 18n), opts: { limiter?: RateLimiter } = {}): Promise<CheckResult[]> {
   const env: RunEnv = {
     rpcUrl,
     restHeaders: {},
@@ -13,6 +14,7 @@ export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${stri
     redactor: new Redactor(),
     signer: signerKey ? createSigner(signerKey, budget) : undefined,
     signal: new AbortController().signal,
+    ...(opts.limiter ? { limiter: opts.limiter } : {}),
   };
   return runChecks(checks, env, { concurrency: 1 });
 }

@@ -27,19 +27,27 @@ export interface ProxyOptions {
    * the run met a Flashblocks-style node that answers receipts of pre-confirmed transactions.
    */
   watchReceipts?: boolean;
+  /**
+   * Answer eth_getTransactionCount at "latest" from this many blocks below the head: what a
+   * backend that far behind a load balancer answers, for longer than the pass re-reads.
+   */
+  latestCountLagBlocks?: number;
 }
 
 export interface RpcProxy {
   url: string;
-  /** Requests whose params or answers were rewritten, sends that were delayed or refused. */
-  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number };
+  /**
+   * Requests whose params or answers were rewritten, sends that were delayed or refused; and
+   * when each request reached the proxy (performance.now(), ms), to measure the client's rate.
+   */
+  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number; arrivals: number[] };
   close(): Promise<void>;
 }
 
 type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
 
 export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
-  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0 };
+  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0, arrivals: [] as number[] };
   let closing = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
@@ -74,6 +82,7 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
   };
 
   const server = http.createServer((req, res) => {
+    stats.arrivals.push(performance.now());
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -108,6 +117,12 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id ?? null, result: keccak256(raw) }));
           return;
+        }
+        if (opts.latestCountLagBlocks && single?.method === 'eth_getTransactionCount' && Array.isArray(single.params) && single.params[1] === 'latest') {
+          const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }))).json()) as { result?: string };
+          const behind = BigInt(env.result ?? '0x0') - BigInt(opts.latestCountLagBlocks);
+          stats.rewritten += 1;
+          parsed = { ...single, params: [single.params[0], `0x${(behind > 0n ? behind : 0n).toString(16)}`] };
         }
         const out = parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
         try {

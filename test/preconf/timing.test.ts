@@ -1,5 +1,5 @@
 import { Inconclusive } from '../../src/harness/verdict';
-import { blockPollMs, EARLY_MS, latencyBounds, MAX_LOOK_GAP_MS, percentiles, POLL_INTERVAL_MS, preSeal, realClock, weighMiss, type Round } from '../../src/harness/preconf/timing';
+import { blockPollMs, EARLY_MS, latencyBounds, MAX_LOOK_GAP_MS, percentiles, POLL_INTERVAL_MS, preSeal, realClock, weighMiss, weighTxMisses, type Round } from '../../src/harness/preconf/timing';
 
 /**
  * Rounds of reads every `every` ms, each taking `rtt` ms, against a chain whose head is 100 and
@@ -106,6 +106,48 @@ describe('weighMiss: when "sealed without ever showing at pending" counts', () =
     expect(weighMiss(slow, looks(slow), 160, 101n)!.counts).toBe(true);
     const slower = roundsOf({ count: 8, every: 300, rtt: 150, sealAt: 1900 });
     expect(weighMiss(slower, looks(slower), 160, 101n)!.counts).toBe(false);
+  });
+});
+
+describe('weighTxMisses: each transaction against the block that sealed it', () => {
+  /**
+   * Five transactions accepted at 10 ms, read every 20 ms: head 100 until 1900 ms, 101 until
+   * 3900 ms, then 102. The view stops being read at the first seal, as the pass does.
+   */
+  function chain(): Round[] {
+    const rounds: Round[] = [];
+    for (let t = 0; t < 4100; t += 20) rounds.push({ startedAt: t, endedAt: t + 4, head: t + 2 >= 3900 ? 102n : t + 2 >= 1900 ? 101n : 100n });
+    return rounds;
+  }
+  const rounds = chain();
+  const firstSeal = rounds.findIndex((r) => r.head === 101n);
+  const looks = rounds.map((_, i) => i).filter((i) => i > 0 && i <= firstSeal);
+  const shownFrom = (from: number) => looks.filter((i) => i >= from);
+  const tx = (nonce: number, sealedIn: bigint | undefined, shownIn: number[]) => ({ tx: nonce, acceptedAt: 10, sealedIn, shownIn });
+
+  it('finds no miss when txs 1-4 showed before block 101 sealed them and tx 5 landed in block 102 (never all visible at once)', () => {
+    const txs = [1, 2, 3, 4].map((n) => tx(n, 101n, shownFrom(15))).concat([tx(5, 102n, [])]);
+    // Tx 5 was looked at only until the first seal: the 2 s gap to its own seal is no close watch.
+    const misses = weighTxMisses(rounds, looks, txs);
+    expect(misses.map((m) => [m.tx, m.miss.counts])).toEqual([[5, false]]);
+  });
+
+  it('counts a transaction sealed in its block without ever showing, although another showed', () => {
+    const txs = [tx(1, 101n, shownFrom(15)), tx(2, 101n, [])];
+    const misses = weighTxMisses(rounds, looks, txs);
+    expect(misses).toHaveLength(1);
+    expect(misses[0]).toMatchObject({ tx: 2, sealedIn: 101n, miss: { counts: true } });
+  });
+
+  it('does not take a showing in the last round before the seal (its reads may follow it) as shown before the seal', () => {
+    const last = firstSeal - 1;
+    expect(weighTxMisses(rounds, looks, [tx(1, 101n, [last])]).map((m) => m.miss.counts)).toEqual([true]);
+    expect(weighTxMisses(rounds, looks, [tx(1, 101n, [last - 1])])).toEqual([]);
+  });
+
+  it('finds no miss for a transaction not sealed, or sealed before any read saw its block unsealed', () => {
+    expect(weighTxMisses(rounds, looks, [tx(1, undefined, [])])).toEqual([]);
+    expect(weighTxMisses(rounds, looks, [tx(1, 100n, [])])).toEqual([]);
   });
 });
 

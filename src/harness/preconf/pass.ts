@@ -20,16 +20,21 @@
 //   5. the seal: each transaction is sealed when a block with a non-zero hash, at or below the
 //      head, holds it — never because a receipt exists (Flashblocks nodes answer receipts of
 //      pre-confirmed transactions with a zero block hash);
-//   6. one round of reads after the seal.
-// A view never seen pre-confirmed is a miss; it counts when the transaction was sent early and
-// watched closely (timing.ts, weighMiss), and two counted misses are a failure. Anything else
+//   6. the reads after the seal, re-read (head first, then a skewPause) until they show the
+//      sealed state or the pauses run out: behind a load balancer a read right after the seal
+//      may reach a backend that has not imported the sealing block yet (issue 9), so a stale
+//      answer is never a failure on first sight; one that stays stale leaves the behaviour
+//      unjudged in that attempt.
+// A transaction sealed without its view ever showing it at "pending" before ITS block sealed is a
+// miss; it counts when it was sent early and watched closely (timing.ts, weighTxMisses), and two
+// counted misses are a failure. Anything else
 // is retried, then left inconclusive with the timeline.
 import type { Hex } from 'viem';
 import type { SharedScope, CheckContext } from '../check';
 import { blocked, CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
 import { randomAddress, toQuantity } from '../hex';
 import { show } from '../json';
-import { skewPause, type BlockView } from '../chain';
+import { skewPause, SKEW_PAUSES_MS, type BlockView } from '../chain';
 import { initCodeFor, isNonceTooLow, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session, SSTORE_MIN_GAS, type Receipt, type Sent, type Signed } from './session';
 import {
   blockPollMs,
@@ -42,7 +47,7 @@ import {
   SEAL_WAIT_MS,
   ALIGN_WAIT_MS,
   SPEC_REFRESH_MS,
-  weighMiss,
+  weighTxMisses,
   type Clock,
   type Miss,
   type Percentiles,
@@ -107,7 +112,7 @@ export interface EstimateAfter {
 }
 export interface ReceiptsAfter {
   /** eth_getBlockReceipts of each block that sealed one of the transactions. */
-  blocks: Array<{ number: bigint; receipts: Receipt[] }>;
+  blocks: Array<{ number: bigint; receipts: Receipt[]; /** What the node said of a block it did not know (yet); never in a judged outcome. */ unknown?: string }>;
 }
 
 interface Views {
@@ -150,6 +155,8 @@ export interface Judged<V, A> {
 
 export interface MissRecord {
   attempt: number;
+  /** The transaction missed (the first whose miss counts) and the block that sealed it. */
+  nonce: bigint;
   sealedIn: bigint;
   miss: Miss;
   /** The last value read at "pending", as shown. */
@@ -200,6 +207,12 @@ interface Def<V, A> {
   /** The transactions the view shows (latency samples). */
   shows(v: V, a: AttemptTxs): SentTx[];
   after(s: Session, a: AttemptTxs, sealedIn: Map<string, bigint>): Promise<A>;
+  /**
+   * What of the after-seal reads does not show the sealed state yet (undefined: all of it
+   * does). Only decides whether to re-read (a backend behind a load balancer may not have the
+   * sealing block yet); the checks judge the settled reads.
+   */
+  unsettled(after: A, a: AttemptTxs, sealedIn: Map<string, bigint>, plain: bigint | undefined): string | undefined;
   shown(v: V, a: AttemptTxs): unknown;
 }
 
@@ -220,6 +233,10 @@ const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       const [pending, latest] = await Promise.all([s.count('nonce', 'pending'), s.count('nonce', 'latest')]);
       return { pending, latest };
     },
+    unsettled: (after, a) => {
+      const sealed = a.base + BigInt(a.sent.length);
+      return after.latest === sealed && after.pending === sealed ? undefined : `counts pending ${after.pending}, latest ${after.latest} (sealed count ${sealed})`;
+    },
     shown: (v) => ({ pending: toQuantity(v.pending), latest: toQuantity(v.latest) }),
   },
   code: {
@@ -231,6 +248,7 @@ const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     visible: (v) => v.pending.every((c) => c !== '0x'),
     shows: (v, a) => deployments(a).filter((_, i) => v.pending[i] !== '0x'),
     after: async (s, a) => ({ latest: await Promise.all(deployments(a).map((t) => s.code('code', t.contractAddress!, 'latest'))) }),
+    unsettled: (after) => (after.latest.every((c, i) => c === DEPLOYED[i][1]) ? undefined : `"latest" code ${after.latest.join(', ')}`),
     shown: (v, a) => Object.fromEntries(deployments(a).map((t, i) => [t.contractAddress!, { pending: v.pending[i], latest: v.latest[i] }])),
   },
   estimate: {
@@ -242,6 +260,7 @@ const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     visible: (v) => v.pending >= v.latest + SSTORE_MIN_GAS,
     shows: (v, a) => (v.pending >= v.latest + SSTORE_MIN_GAS ? [sstore(a)] : []),
     after: async (s, a) => ({ latest: await s.estimate('estimate', a.call, 'latest') }),
+    unsettled: (after, _a, _sealedIn, plain) => (plain === undefined || after.latest >= plain + SSTORE_MIN_GAS ? undefined : `"latest" estimate ${after.latest} (code-less ${plain})`),
     shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString() }),
   },
   receipts: {
@@ -254,7 +273,20 @@ const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     shows: (v, a) => a.sent.filter((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
     after: async (s, _a, sealedIn) => {
       const numbers = [...new Set(sealedIn.values())].sort((x, y) => (x < y ? -1 : 1));
-      return { blocks: await Promise.all(numbers.map(async (number) => ({ number, receipts: await s.receipts('receipts', toQuantity(number)) }))) };
+      return {
+        blocks: await Promise.all(
+          numbers.map(async (number) => {
+            const r = await s.receiptsAt('receipts', number);
+            return Array.isArray(r) ? { number, receipts: r } : { number, receipts: [], unknown: r.unknown };
+          }),
+        ),
+      };
+    },
+    // Only a block the node did not know is re-read: an array of receipts for a sealed block
+    // comes from a backend that has it, and what it holds is the check's to judge.
+    unsettled: (after) => {
+      const unknown = after.blocks.filter((blk) => blk.unknown !== undefined);
+      return unknown.length === 0 ? undefined : unknown.map((blk) => blk.unknown).join('; ');
     },
     shown: (v) => ({ receipts: v.pending.length, transactionHashes: v.pending.slice(0, 20).map(hashOf) }),
   },
@@ -305,6 +337,8 @@ interface PassState {
   samples: Record<string, number[]>;
   timeline: Timeline;
   blockTimes: number[];
+  /** eth_estimateGas at "latest" of the call into an address without code (undefined: not read). */
+  plain?: bigint;
 }
 
 const sleep = (st: PassState, ms: number) => st.time.sleep(Math.max(0, ms), st.signal);
@@ -358,20 +392,25 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint> {
   }
 }
 
-/** Waits for a seal, so the sends start a block interval; the round of the read that saw it. */
+/**
+ * Waits for a seal, so the sends start a block interval; the round of the read that saw it. A
+ * seal is a head above every head read before: behind a load balancer a backend a block behind
+ * may answer between two current ones, and its head going back up is no seal.
+ */
 async function align(st: PassState): Promise<{ round: Round; sealSeen: boolean }> {
   let prev = await readHead(st);
+  const highest = prev.block.number!;
   const started = st.time.now();
   if (!st.aligned) return { round: { startedAt: prev.startedAt, endedAt: prev.endedAt, head: prev.block.number! }, sealSeen: false };
   for (;;) {
     await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
     const cur = await readHead(st);
-    if (cur.block.number! > prev.block.number!) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: true };
+    if (cur.block.number! > highest) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: true };
     prev = cur;
     if (st.time.now() - started >= ALIGN_WAIT_MS) {
       st.aligned = false;
       st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
-      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: false };
+      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest }, sealSeen: false };
     }
   }
 }
@@ -386,6 +425,37 @@ async function settle(st: PassState): Promise<void> {
     }
   } catch {
     // a later attempt or run waits again and says so
+  }
+}
+
+/**
+ * The after-seal reads of one behaviour, re-read until they show the sealed state: behind a load
+ * balancer a read right after the seal may reach a backend that has not imported the sealing
+ * block (its "latest" one behind, the block unknown). Issue 9: never a failure on first sight;
+ * the head is re-read, then the reads after a skewPause, at most SKEW_PAUSES_MS.length times.
+ * Reads that still do not show it leave the behaviour unjudged in this attempt (unsettled); an
+ * answer that is itself a violation on every read is kept for the check (failure).
+ */
+async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: Map<string, bigint>): Promise<Captured<unknown> | { unsettled: string }> {
+  const def = DEFS[b] as Def<unknown, unknown>;
+  const seen: string[] = [];
+  for (let retry = 0; ; retry++) {
+    const read = await capture(() => def.after(st.s, a, sealedIn));
+    const stale = 'failure' in read ? read.failure.message : def.unsettled(read.value, a, sealedIn, st.plain);
+    if (stale === undefined) return read;
+    if (retry >= SKEW_PAUSES_MS.length || st.signal.aborted) {
+      if ('failure' in read) return read;
+      const sealed = [...new Set(def.relevant(a).map((t) => sealedIn.get(t.hash.toLowerCase())!))].map(toQuantity).join(', ');
+      return {
+        unsettled:
+          `${b}: after the seal (block ${sealed}) the reads still did not show the sealed state in ${retry + 1} reads over ${SKEW_PAUSES_MS.slice(0, retry).reduce((x, y) => x + y, 0)} ms ` +
+          `(${seen.concat(stale).join('; then ')}): a backend behind a load balancer that has not imported the block cannot be told from a node that does not catch up, so this is not judged`,
+      };
+    }
+    // The head first (it shows whether the sealing block is known at all), then the pause.
+    const head = await capture(() => st.s.block('heads', 'latest'));
+    seen.push(`${stale} with the head read at ${'value' in head ? toQuantity(head.value.number!) : 'nothing'}`);
+    await skewPause(st.s.scope, retry);
   }
 }
 
@@ -453,6 +523,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
   const firstSeen = new Map<string, number>(); // `${method} ${hash}` -> round end
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
+  let highestHead = aligned.round.head;
   let deadline = sent[0].startedAt + SEAL_WAIT_MS;
   const firstSealed = (txs: SentTx[]): bigint | undefined => {
     let min: bigint | undefined;
@@ -477,7 +548,10 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
     const [head, ...reads] = await Promise.all([st.s.block('heads', 'latest'), ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(s, a)))]);
     const endedAt = st.time.now();
     st.rttSamples.push(endedAt - startedAt);
-    rounds.push({ startedAt, endedAt, head: head.number! });
+    // A round's head is the highest read so far: a backend a block behind answering "latest"
+    // must not make a round after a seal look like one before it (preSeal compares heads).
+    if (head.number! > highestHead) highestHead = head.number!;
+    rounds.push({ startedAt, endedAt, head: highestHead });
 
     // Seals: every block from the last known head up to this one, read by number when skipped.
     if (head.number! > knownHead) {
@@ -536,10 +610,10 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
     await sleep(st, (establishing ? POLL_INTERVAL_MS : blockPollMs(st.time.now() - sent[0].startedAt)) - since);
   }
 
-  // 5./6. after the seal: one round for every established behaviour whose transactions are sealed
+  // 5./6. after the seal: the reads of every established behaviour whose transactions are sealed
   const results: Extract<AttemptEnd, { kind: 'observed' }>['results'] = {};
   const judgedNow = st.behaviours.filter((b) => tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => sealedIn.has(t.hash.toLowerCase())));
-  const afters = await Promise.all(judgedNow.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).after(s, a, sealedIn))));
+  const afters = await Promise.all(judgedNow.map((b) => afterSeal(st, b, a, sealedIn)));
   const timelineNote: string[] = [];
   for (const b of st.behaviours) {
     const t = tracks.get(b)!;
@@ -551,6 +625,7 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
     } else if (k >= 0) {
       const after = afters[k];
       if ('failure' in after) results[b] = { kind: 'malformed', failure: after.failure };
+      else if ('unsettled' in after) results[b] = { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
       else {
         const c = t.final!;
         (results as Record<string, unknown>)[b] = {
@@ -568,11 +643,21 @@ async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<
         const last = shownAt(t.looks[t.looks.length - 1]);
         results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b} neither showed at "pending" nor was sealed within ${Math.round(st.time.now() - sent[0].startedAt)} ms of the first send (last read ${show(last)})` };
       } else {
-        // A read that showed it but that a seal may have preceded proves nothing either way:
-        // only pre-seal rounds count, and none of them showed it.
-        const miss = weighMiss(rounds, t.looks, Math.max(...rel.map((x) => x.acceptedAt)), sealed);
-        if (!miss) results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b}: sealed in block ${sealed} before the first read after the send` };
-        else results[b] = { kind: 'miss', record: { attempt: n, sealedIn: sealed, miss, last: shownAt(miss.lastLook) } };
+        // Each transaction against the block that sealed IT: one shown before its own seal is no
+        // miss, although the view never showed them all at once (a later one may land a block
+        // later). A read that showed it but that a seal may have preceded proves nothing either
+        // way: only pre-seal rounds count.
+        const misses = weighTxMisses(
+          rounds,
+          t.looks,
+          rel.map((tx) => ({ tx, acceptedAt: tx.acceptedAt, sealedIn: sealedIn.get(tx.hash.toLowerCase()), shownIn: t.looks.filter((i) => def.shows(t.values.get(i), a).includes(tx)) })),
+        );
+        const pick = misses.find((m) => m.miss.counts) ?? misses[0];
+        if (pick) results[b] = { kind: 'miss', record: { attempt: n, nonce: pick.tx.nonce, sealedIn: pick.sealedIn, miss: pick.miss, last: shownAt(pick.miss.lastLook) } };
+        else {
+          const blocks = [...new Set(rel.map((tx) => sealedIn.get(tx.hash.toLowerCase())).filter((x): x is bigint => x !== undefined))].map(toQuantity).join(', ');
+          results[b] = { kind: 'unclear', reason: `attempt ${n}: ${b}: no transaction was sealed unseen (each showed at "pending" before its own block sealed, or was sealed before the first read), but the view never showed them all before the first seal (sealed in ${blocks})` };
+        }
       }
     }
   }
@@ -640,7 +725,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
   st.gas = { transfer: sizes[0], 'deploy-returns-42': sizes[1], 'deploy-sstore': sizes[2] };
   st.notes.push(s.ensureFunds(balance, TX_PLAN.map((r) => st.gas[r])));
   if ('failure' in plainRead) outcomes.estimate = { kind: 'malformed', failure: plainRead.failure };
-  else plain = plainRead.value;
+  else plain = st.plain = plainRead.value;
   if ('failure' in latestFirst) {
     nonceEvidence = latestFirst.failure;
     return finish();
@@ -713,7 +798,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 export function describeMiss(b: Behaviour, m: MissRecord): string {
   const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
   return (
-    `attempt ${m.attempt}: accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
+    `attempt ${m.attempt}: nonce ${m.nonce} accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
     `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})`
   );
 }

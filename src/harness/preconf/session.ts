@@ -10,10 +10,10 @@ import { fail, inconclusive } from '../verdict';
 import type { SharedScope } from '../check';
 import type { RpcClient, RpcError } from '../rpc';
 import type { Signer } from '../signer';
-import { callResult } from '../expect';
-import { readBlock, type BlockView } from '../chain';
+import { callResult, resultOf } from '../expect';
+import { blockErrorKind, readBlock, type BlockView } from '../chain';
 import { isRecord, show } from '../json';
-import { quantity } from '../hex';
+import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 
 // ---- tiny contracts -------------------------------------------------------------------------
@@ -172,9 +172,20 @@ export class Session {
 
   /** eth_getBlockReceipts (spec 4.3) at a tag or hex number; must be an array. */
   async receipts(lane: string, block: string): Promise<Receipt[]> {
-    const r = await callResult(this.rpc(lane), 'eth_getBlockReceipts', [block]);
-    if (!Array.isArray(r)) fail(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
-    return r.filter(isRecord);
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block])));
+  }
+
+  /**
+   * eth_getBlockReceipts of a sealed block by number, or what the node said when it did not know
+   * the block (null, or an unknown-block error such as "header not found"): behind a load
+   * balancer a backend may not have imported it yet, so that is an observation, not a verdict.
+   */
+  async receiptsAt(lane: string, number: bigint): Promise<Receipt[] | { unknown: string }> {
+    const block = toQuantity(number);
+    const a = await this.rpc(lane).call('eth_getBlockReceipts', [block]);
+    if (a.http.status === 200 && !a.hasError && a.hasResult && a.result === null) return { unknown: `eth_getBlockReceipts(${show(block)}) answered null` };
+    if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block') return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', a));
   }
 
   // ---- fees, funds, signing, sending ----------------------------------------------------------
@@ -249,6 +260,12 @@ export class Session {
     const { raw: _raw, ...rest } = signed;
     return { sent: { ...rest, startedAt, acceptedAt: answeredAt } };
   }
+}
+
+/** An answer of eth_getBlockReceipts as receipts: an array (4.3), or a failure. */
+function receiptsOf(block: string, r: unknown): Receipt[] {
+  if (!Array.isArray(r)) fail(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
+  return r.filter(isRecord);
 }
 
 /** An eth_sendRawTransaction error saying the nonce was already used ("nonce too low" in geth, reth and anvil). */

@@ -7,7 +7,8 @@
 // "we looked" turns pre-confirmed state into sealed state, and a comparison of "pending" with
 // "latest" becomes meaningless. So only reads bracketed by unchanged head reads count as
 // pre-confirmed (preSeal), and "not yet visible" is never a verdict by itself: only a
-// transaction sent early, watched closely and sealed without ever showing, twice (weighMiss).
+// transaction sent early, watched closely and sealed without ever showing before its own block
+// sealed, twice (weighTxMisses, weighMiss).
 import { inconclusive } from '../verdict';
 
 /** Spec 4.5 and 8: the pre-confirmed state "is updated about every 200 ms". */
@@ -173,4 +174,40 @@ export function weighMiss(rounds: readonly Round[], looks: readonly number[], ac
   if (seen.length > 0) maxGapMs = Math.max(maxGapMs, sealAfter - rounds[seen[seen.length - 1]].startedAt);
   const marginMs = sealAfter - acceptedAt;
   return { marginMs, maxGapMs, looks: seen.length, ...(seen.length ? { lastLook: seen[seen.length - 1] } : {}), counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS };
+}
+
+/** One transaction of a view: when it was accepted, the block that sealed it (if any), the rounds whose read showed it. */
+export interface TxSighting<T = unknown> {
+  tx: T;
+  acceptedAt: number;
+  sealedIn?: bigint;
+  /** Indices of the rounds whose read of the view showed this transaction. */
+  shownIn: readonly number[];
+}
+
+/**
+ * Weighs misses per transaction, each against the block that sealed IT (issue 8): a
+ * transaction that a look showed before its own block was sealed is no miss, even when the view
+ * never showed all of them at once (a later one may legitimately land a block later, e.g. when a
+ * flashblock's gas budget is full). `looks` are the rounds that read the view. Returns the
+ * transactions sealed without any look showing them before their seal, with their Miss (whether
+ * it counts: sent early, watched closely; see weighMiss); transactions not sealed, or sealed
+ * before any read saw their block unsealed, are no misses.
+ */
+export function weighTxMisses<T>(rounds: readonly Round[], looks: readonly number[], txs: ReadonlyArray<TxSighting<T>>): Array<{ tx: T; sealedIn: bigint; miss: Miss }> {
+  const misses: Array<{ tx: T; sealedIn: bigint; miss: Miss }> = [];
+  for (const t of txs) {
+    if (t.sealedIn === undefined) continue;
+    const sealedIn = t.sealedIn;
+    // The last round that still read a head below its block: its own reads may follow the seal,
+    // so only earlier rounds prove it was shown before the seal (as weighMiss counts looks).
+    let last = -1;
+    rounds.forEach((r, i) => {
+      if (r.head < sealedIn) last = i;
+    });
+    if (t.shownIn.some((i) => i >= 1 && i < last)) continue;
+    const miss = weighMiss(rounds, looks, t.acceptedAt, sealedIn);
+    if (miss) misses.push({ tx: t.tx, sealedIn, miss });
+  }
+  return misses;
 }
