@@ -245,10 +245,15 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * --max-rps: requests of the whole run get turns at least 1000/N ms apart, whatever client sends
- * them (a token bucket holding one token: no bursts, so no one-second window sees more than N).
+ * them. Turns are handed out one at a time, in order, each measured from when the previous one
+ * was actually granted: a stalled process (timers firing late, together) cannot release a burst
+ * afterwards, so no one-second window sees more than N. Only one waiter sleeps at a time.
  */
 export class RateLimiter {
-  private next = 0;
+  /** When the last turn was granted (-Infinity: none yet). */
+  private lastGrant = -Infinity;
+  /** The end of the queue: the next taker waits for it. */
+  private tail: Promise<void> = Promise.resolve();
   constructor(
     readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
@@ -258,10 +263,17 @@ export class RateLimiter {
 
   /** Wait for this request's turn (returns early when the signal aborts). */
   async take(signal?: AbortSignal): Promise<void> {
-    const t = this.now();
-    const turn = Math.max(t, this.next);
-    this.next = turn + 1000 / this.perSecond;
-    if (turn > t) await pause(turn - t, signal);
+    const before = this.tail;
+    let done!: () => void;
+    this.tail = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      const wait = this.lastGrant + 1000 / this.perSecond - this.now();
+      if (wait > 0) await pause(wait, signal);
+      this.lastGrant = this.now();
+    } finally {
+      done();
+    }
   }
 }
 

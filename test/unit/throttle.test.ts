@@ -197,15 +197,28 @@ describe('--max-rps', () => {
     }
   });
 
-  test('a limiter with a fake clock hands out evenly spaced turns', async () => {
+  test('a limiter grants the first turn at once, later ones 1000/N ms after the previous grant', async () => {
     let now = 0;
     const limiter = new RateLimiter(4, () => now);
+    await limiter.take(); // first turn: no wait
+    now = 1000; // long after: the next turn is due, no wait either
+    const t0 = performance.now();
     await limiter.take();
-    expect((limiter as unknown as { next: number }).next).toBe(250);
-    now = 1000;
-    await limiter.take();
-    expect((limiter as unknown as { next: number }).next).toBe(1250);
+    expect(performance.now() - t0).toBeLessThan(50);
     expect(() => new RateLimiter(0)).toThrow(RangeError);
+  });
+
+  test('a stalled process releases no burst: turns after a stall are still spaced from the last grant', async () => {
+    const limiter = new RateLimiter(20);
+    const granted: number[] = [];
+    const takers = Array.from({ length: 5 }, () => limiter.take().then(() => granted.push(performance.now())));
+    // Block the event loop for 300 ms: a scheduler of fixed turns would now fire them together.
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // busy wait (the stall being simulated)
+    }
+    await Promise.all(takers);
+    for (let k = 1; k < granted.length; k++) expect(granted[k] - granted[k - 1]).toBeGreaterThanOrEqual(50 - 5);
   });
 
   test('flags: --max-rps N, MAX_RPS; --archive, ARCHIVE', () => {
