@@ -104,6 +104,14 @@ it('"latest" still stale after the re-reads that follow a seal (a backend three 
   for (const r of results.filter((x) => x.level === 'required' && x.id !== nonce.id)) expect(`${r.id}: ${r.status}`).toBe(`${r.id}: passed`);
 });
 
+it('wrong code at "latest" after the seal (not merely behind) fails the code check (4.6, 1.4) instead of being waited out', async () => {
+  const { results, stats } = await runThrough({ latestCodeWrong: true });
+  expect(stats.rewritten).toBeGreaterThan(0);
+  const code = byId(results, 'preconf.code.deployment-visible');
+  expect(code.status).toBe('failed');
+  expect(code.reason).toMatch(/latest/);
+});
+
 describe('blocks too short to send early in (400 ms blocks, 100 ms flashblocks)', () => {
   let short: ReferenceTarget;
   beforeAll(async () => {

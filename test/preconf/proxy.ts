@@ -32,6 +32,11 @@ export interface ProxyOptions {
    * backend that far behind a load balancer answers, for longer than the pass re-reads.
    */
   latestCountLagBlocks?: number;
+  /**
+   * Answer eth_getCode at "latest" with 0xfe wherever there is code: a node whose sealed state is
+   * wrong (not merely behind), which must fail, never be waited out as a lagging backend.
+   */
+  latestCodeWrong?: boolean;
 }
 
 export interface RpcProxy {
@@ -129,6 +134,13 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           const answer = await forward(out);
           let text = await answer.text();
           if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
+          if (opts.latestCodeWrong && single?.method === 'eth_getCode' && Array.isArray(single.params) && single.params[1] === 'latest') {
+            const env = JSON.parse(text) as { result?: unknown };
+            if (typeof env.result === 'string' && env.result !== '0x') {
+              stats.rewritten += 1;
+              text = JSON.stringify({ ...env, result: '0xfe' });
+            }
+          }
           if (lowered && stats.rewritten < (opts.countOneLowTimes ?? Infinity)) {
             const env = JSON.parse(text) as { result?: unknown };
             if (typeof env.result === 'string' && BigInt(env.result) > 0n) {
