@@ -244,7 +244,8 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   for (const [line, n] of extra) lines.push(line.startsWith('not judged') ? `${plural(n, 'check')} ${line}` : line);
   if (needs(`profile:${otherProfile(facts.profile)}`)) lines.push(profileLine(facts.profile));
 
-  const signer = facts.signer && needs('signer');
+  // Transactions were sent only with a key, a check that sends selected, and a node to send to.
+  const signer = facts.signer && needs('signer') && hasRpc;
   const full = interfaces.length === 2 && signer && left.length === 0 && grep === undefined;
   return {
     groups,

@@ -254,7 +254,7 @@ export interface TxView {
   type?: string;
 }
 
-/** Blocks a scan reads at once: a batch costs one round trip instead of one per block. */
+/** Blocks a scan reads at once, concurrently: a batch costs about one round trip instead of four (under --max-rps the limiter still spaces them). */
 export const BLOCK_READS_AT_ONCE = 4;
 
 /**
@@ -289,7 +289,8 @@ export async function* recentBlocks(
   for (let n = head; n >= oldest; n--) numbers.push(n);
   for (let n = 1n; n <= BigInt(opts.first ?? 0) && n <= head; n++) if (n < oldest) numbers.push(n);
   for (let i = 0; i < numbers.length; i += BLOCK_READS_AT_ONCE) {
-    if (ctx.signal.aborted) return;
+    // Stopped part-way is not "nothing found": a shared scan's result would be kept for the run.
+    if (ctx.signal.aborted) inconclusive(`the block scan was stopped after ${i} of ${numbers.length} blocks (${String(ctx.signal.reason ?? 'run stopped')})`);
     const batch = await Promise.all(numbers.slice(i, i + BLOCK_READS_AT_ONCE).map((n) => read(toQuantity(n))));
     for (const b of batch) if (b) yield b;
   }

@@ -270,7 +270,8 @@ export class RateLimiter {
       await before;
       const wait = this.lastGrant + 1000 / this.perSecond - this.now();
       if (wait > 0) await pause(wait, signal);
-      this.lastGrant = this.now();
+      // A waiter whose check was stopped sends nothing: its turn is not spent.
+      if (!signal?.aborted) this.lastGrant = this.now();
     } finally {
       done();
     }
@@ -294,6 +295,8 @@ async function requestOnceMore(req: ExchangeRequest, opts: HttpOptions, idempote
   } catch (err) {
     if (!idempotent || !droppedConnection(err) || opts.signal?.aborted) throw err;
     await pause(DROP_RETRY_MS, opts.signal);
+    // The second attempt is a request like any other: it takes its --max-rps turn too.
+    await opts.limiter?.take(opts.signal);
     return httpRequest(req, opts);
   }
 }

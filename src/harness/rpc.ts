@@ -36,8 +36,10 @@ export class RpcClient {
   async post(body: unknown, opts: { headers?: Record<string, string>; omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const configured = opts.omitConfiguredHeaders ? {} : this.headers;
-    // Every call of the suite reads, except a send: that one is never repeated behind its back.
-    const idempotent = !/"method"\s*:\s*"eth_send/.test(text);
+    // Every call of the suite reads, and a raw send carries signed bytes with a fixed hash (sent
+    // again, the node answers "already known"); only eth_sendTransaction, signed by the node, is
+    // never repeated behind its back.
+    const idempotent = !/"method"\s*:\s*"eth_sendTransaction"/.test(text);
     const http = await httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http, { idempotent });
     const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
     const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };

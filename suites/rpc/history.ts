@@ -69,14 +69,17 @@ interface SenderInBlock {
 /**
  * An account that sent transactions in a block below the head. Blocks holding EIP-7702
  * transactions are passed over (an authorization moves its signer's nonce mid-block), and so
- * are OP-stack deposits (their nonce field is not the sender's count).
+ * are OP-stack deposits and their senders (a deposit's nonce field is not the sender's count,
+ * yet it raises it).
  */
 async function findSender(ctx: ChainContext): Promise<SenderInBlock | undefined> {
   for await (const b of pastBlocks(ctx)) {
     if (b.txs.some((t) => t.type === EIP7702)) continue;
+    // A deposit raises its sender's count too, without a nonce of its own: leave such senders out.
+    const depositors = new Set(b.txs.filter((t) => t.type === OP_DEPOSIT && typeof t.from === 'string').map((t) => t.from!.toLowerCase()));
     const nonces = new Map<string, bigint[]>();
     for (const t of b.txs) {
-      if (t.type === OP_DEPOSIT || !isEvmAddress(t.from) || !isHexQuantity(t.nonce)) continue;
+      if (t.type === OP_DEPOSIT || !isEvmAddress(t.from) || !isHexQuantity(t.nonce) || depositors.has(t.from!.toLowerCase())) continue;
       const from = t.from!.toLowerCase();
       nonces.set(from, [...(nonces.get(from) ?? []), BigInt(t.nonce!)]);
     }

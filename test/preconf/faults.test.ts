@@ -112,6 +112,12 @@ it('wrong code at "latest" after the seal (not merely behind) fails the code che
   expect(code.reason).toMatch(/latest/);
 });
 
+it('a send whose connection drops after it was forwarded is sent again; "already known" counts as accepted, and everything is judged', async () => {
+  const { results, stats } = await runThrough({ dropFirstSendAnswer: true });
+  expect(stats.rewritten).toBe(1);
+  for (const r of results.filter((x) => x.level === 'required')) expect(`${r.id}: ${r.status} ${r.reason}`).toBe(`${r.id}: passed `);
+});
+
 describe('blocks too short to send early in (400 ms blocks, 100 ms flashblocks)', () => {
   let short: ReferenceTarget;
   beforeAll(async () => {

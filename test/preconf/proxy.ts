@@ -37,6 +37,11 @@ export interface ProxyOptions {
    * wrong (not merely behind), which must fail, never be waited out as a lagging backend.
    */
   latestCodeWrong?: boolean;
+  /**
+   * Forward the first eth_sendRawTransaction, then reset the connection instead of answering: a
+   * keep-alive race behind a load balancer. The client sends the same bytes again.
+   */
+  dropFirstSendAnswer?: boolean;
 }
 
 export interface RpcProxy {
@@ -133,6 +138,11 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
         try {
           const answer = await forward(out);
           let text = await answer.text();
+          if (opts.dropFirstSendAnswer && single?.method === 'eth_sendRawTransaction' && stats.rewritten === 0) {
+            stats.rewritten += 1;
+            res.socket?.destroy();
+            return;
+          }
           if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
           if (opts.latestCodeWrong && single?.method === 'eth_getCode' && Array.isArray(single.params) && single.params[1] === 'latest') {
             const env = JSON.parse(text) as { result?: unknown };

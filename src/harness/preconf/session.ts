@@ -253,6 +253,12 @@ export class Session {
     if (signed.nonce > this.highestNonce) this.highestNonce = signed.nonce;
     const a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
     const answeredAt = this.time.now();
+    // The same signed bytes sent again (after a dropped connection or a throttled answer) meet
+    // the first copy: "already known" means it was accepted.
+    if (a.hasError && isAlreadyKnown(a.error)) {
+      const { raw: _raw, ...rest } = signed;
+      return { sent: { ...rest, startedAt, acceptedAt: answeredAt } };
+    }
     if (a.http.status !== 200 || a.hasError || !a.hasResult) {
       const why = a.error ? `error ${a.error.code} ${show(a.error.message)}` : `HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`;
       return { refused: `eth_sendRawTransaction of nonce ${signed.nonce} answered ${why}`, error: a.error, startedAt, answeredAt };
@@ -266,6 +272,11 @@ export class Session {
 function receiptsOf(block: string, r: unknown): Receipt[] {
   if (!Array.isArray(r)) fail(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
   return r.filter(isRecord);
+}
+
+/** An eth_sendRawTransaction error saying this very transaction is already in the pool (geth, reth, erigon, nethermind wording). */
+export function isAlreadyKnown(error: RpcError | undefined): boolean {
+  return error !== undefined && /already known(?! nonce)|already imported|AlreadyKnown|transaction already exists/i.test(String(error.message));
 }
 
 /** An eth_sendRawTransaction error saying the nonce was already used ("nonce too low" in geth, reth and anvil). */
