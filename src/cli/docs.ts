@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../../suites';
-import { OPTIONS } from '../harness/config';
+import { OPTIONS } from './config';
 import { fromRoot } from '../harness/paths';
-import { loadSpec, renderMatrix, renderSpec, SPEC_MD } from '../harness/traceability';
+import { loadSpec, renderMatrix, renderSpec, SPEC_MD } from './traceability';
 
 /**
  * Generated documentation (`npm run docs`): the README's flag table from the option table the

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { ConfigError } from '../harness/config';
+import { ConfigError } from './config';
 import type { CheckResult } from '../harness/runner';
 
 /** A known failure of a given target, as data (WPT / hive expectation lists). */

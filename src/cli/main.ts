@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
-import { ConfigError, loadConfig, OPTIONS, type RunConfig } from '../harness/config';
+import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
 import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
@@ -14,12 +14,9 @@ import { ANVIL_PACKAGE, locateAnvil } from '../reference/anvil-binary';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
-import { EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { buildRunDocument, writeReports } from './run-document';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
-
-export const EXIT = { ok: 0, failed: 1, config: 2, interrupted: 130 } as const;
-
 
 export interface Io {
   out: NodeJS.WriteStream;
@@ -118,34 +115,34 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);
-      return EXIT.config;
+      return EXIT_CODE.config;
     }
     throw err;
   }
-  if (cfg.help) return io.out.write(helpText() + '\n'), EXIT.ok;
-  if (cfg.version) return io.out.write(`${pkg.version}\n`), EXIT.ok;
+  if (cfg.help) return io.out.write(helpText() + '\n'), EXIT_CODE.conformant;
+  if (cfg.version) return io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant;
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
     io.err.write('conformance: --only/--grep selected no check (--list without them shows every id)\n');
-    return EXIT.config;
+    return EXIT_CODE.config;
   }
   if (cfg.list) {
     for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
-    return EXIT.ok;
+    return EXIT_CODE.conformant;
   }
   if (cfg.embedded) {
     const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
     if (!anvil.found) {
       io.err.write(`conformance: ${anvil.problem}\n`);
-      return EXIT.config;
+      return EXIT_CODE.config;
     }
   }
   try {
     mkdirSync(cfg.reportDir, { recursive: true });
   } catch (err) {
     io.err.write(`conformance: --report-dir (or REPORT_DIR): cannot create ${cfg.reportDir}: ${(err as Error).message}\n`);
-    return EXIT.config;
+    return EXIT_CODE.config;
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
@@ -158,7 +155,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   for (const secret of cfg.secrets) redactor.add(secret);
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
     io.err.write(`\nconformance: ${sig} received: stopping; reports of what was measured will be written (again to quit now)\n`);
     controller.abort(`interrupted by ${sig}`);
   };
@@ -173,7 +170,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   } catch (err) {
     io.err.write(`conformance: the embedded reference target could not start: ${redactor.text((err as Error).message)}\n`);
     clearTimeout(deadline);
-    return EXIT.failed;
+    return EXIT_CODE.nonConformant;
   }
   redactor.add(target.signerKey);
   const reporter = new ConsoleReporter(io.out, checks.length);
@@ -238,7 +235,7 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
     (code) => process.exit(code),
     (err) => {
       process.stderr.write(`conformance: unexpected error: ${String((err as Error)?.stack ?? err)}\n`);
-      process.exit(EXIT.failed);
+      process.exit(EXIT_CODE.nonConformant);
     },
   );
 }

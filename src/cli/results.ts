@@ -1,5 +1,4 @@
-import type { Group, Profile } from '../harness/check';
-import { GROUPS } from '../harness/config';
+import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 
 export const SPEC_VERSION = '1.0.0';
@@ -20,7 +19,6 @@ export interface Summary {
 }
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
-export type Interface = 'rest' | 'rpc';
 
 /** What the run judged, and in words what the user's choices left out. */
 export interface RunScope {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RunConfig } from '../harness/config';
+import type { RunConfig } from './config';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
 import { renderBadge, buildCertificate } from './certify';

@@ -5,7 +5,11 @@ import type { Signer } from './signer';
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
 export type Need = 'rest' | 'rpc' | 'signer' | 'profile:public' | 'profile:dedicated' | 'openapi';
-export type Group = 'rest' | 'rpc' | 'cross' | 'preconf';
+/** The check groups, in the order the spec presents them: the one list the Group type, the id pattern and --only derive from. */
+export const GROUPS = ['rest', 'rpc', 'cross', 'preconf'] as const;
+export type Group = (typeof GROUPS)[number];
+/** The two interfaces a target serves: REST at --base-url, JSON-RPC at --rpc-url. */
+export type Interface = 'rest' | 'rpc';
 export type Status = 'passed' | 'failed' | 'skipped' | 'inconclusive';
 export type Profile = 'public' | 'dedicated';
 
@@ -70,12 +74,12 @@ export interface Check extends CheckMeta {
   run: CheckFn;
 }
 
-const ID = /^(rest|rpc|cross|preconf)\.[a-z0-9][a-zA-Z0-9-]*(\.[a-zA-Z0-9-]+)*$/;
+const ID = new RegExp(`^(${GROUPS.join('|')})\\.[a-z0-9][a-zA-Z0-9-]*(\\.[a-zA-Z0-9-]+)*$`);
 const SECTION = /^\d+(\.\d+)*(, \d+(\.\d+)*)*$/;
 
 /** Declare a check: one rule, the clause it enforces, and what it needs. */
 export function check(meta: CheckMeta, run: CheckFn): Check {
-  if (!ID.test(meta.id)) throw new Error(`check id "${meta.id}" must look like <rest|rpc|cross|preconf>.<subject>.<rule>`);
+  if (!ID.test(meta.id)) throw new Error(`check id "${meta.id}" must look like <${GROUPS.join('|')}>.<subject>.<rule>`);
   if (!SECTION.test(meta.section)) throw new Error(`check ${meta.id}: section "${meta.section}" must look like "4.5" or "4.3, 5.2"`);
   return { ...meta, run };
 }

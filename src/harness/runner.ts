@@ -1,4 +1,4 @@
-import { Check, CheckContext, CheckMeta, CheckSettings, SharedScope, Status } from './check';
+import { Check, CheckContext, CheckMeta, CheckSettings, Interface, SharedScope, Status } from './check';
 import { Blocked, CheckFailure, Inconclusive, Skip } from './verdict';
 import { RateLimiter, ThrottledError, TransportError } from './http';
 import { Redactor } from './redact';
@@ -75,7 +75,6 @@ export function notSelected(check: CheckMeta, outOfScope: string): CheckResult {
   return { id, title, section, level, needs, status: 'skipped', reason: `not selected (${outOfScope})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope };
 }
 
-type Interface = 'rest' | 'rpc';
 
 /**
  * The check that states "target unreachable" for an interface, when it is selected: the most

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { badgeOf, buildCertificate, renderBadge, sha256, verifyCertificate, VerifyError } from '../../src/cli/certify';
 import type { RunDocument, ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
-import { loadConfig } from '../../src/harness/config';
+import { loadConfig } from '../../src/cli/config';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';
 

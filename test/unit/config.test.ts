@@ -1,4 +1,4 @@
-import { ConfigError, DEFAULTS, loadConfig, OPTIONS, parseDuration, QUESTIONS } from '../../src/harness/config';
+import { ConfigError, DEFAULTS, loadConfig, OPTIONS, parseDuration, QUESTIONS } from '../../src/cli/config';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 

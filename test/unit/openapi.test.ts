@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/harness/config';
+import { ConfigError, loadConfig } from '../../src/cli/config';
 import { analyse, compareWithSpec, findListOperation, listItemsSchema, responsesOf, validateWithDocument, type Finding } from '../../src/harness/openapi';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';

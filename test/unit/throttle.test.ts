@@ -7,7 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { check } from '../../src/harness/check';
-import { loadConfig, ConfigError } from '../../src/harness/config';
+import { loadConfig, ConfigError } from '../../src/cli/config';
 import { httpCall, RateLimiter, retryAfterMs, ThrottledError, throttleOf, type HttpOptions } from '../../src/harness/http';
 import { Redactor } from '../../src/harness/redact';
 import { RpcClient } from '../../src/harness/rpc';

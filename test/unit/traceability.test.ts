@@ -16,7 +16,7 @@ import {
   SPEC_MD,
   traceabilityProblems,
   type Citing,
-} from '../../src/harness/traceability';
+} from '../../src/cli/traceability';
 
 const spec = loadSpec();
 const checks = allChecks();

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
-import { loadConfig } from '../../harness/config';
+import { loadConfig } from '../config';
 import type { CheckResult } from '../../harness/runner';
 import { selectChecks } from '../main';
 import type { RunDocument } from '../results';

@@ -10,8 +10,9 @@ import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import type { Config } from '@jest/types';
 import { allChecks } from '../../../suites';
-import { loadConfig } from '../../harness/config';
-import { EXIT, main, selectChecks } from '../main';
+import { loadConfig } from '../config';
+import { main, selectChecks } from '../main';
+import { EXIT_CODE } from '../results';
 
 /** Set for the test file: where results.json is, and when this run started (older files are stale). */
 export const RESULTS_ENV = 'CONFORMANCE_JEST_RESULTS';
@@ -35,6 +36,6 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   }
   // The run's console goes to stderr: stdout stays jest's (--json writes there).
   const code = await main(argv, process.env, { out: process.stderr, err: process.stderr });
-  if (code === EXIT.config) throw new Error(`the conformance run refused its configuration (exit ${code}); see the message above`);
+  if (code === EXIT_CODE.config) throw new Error(`the conformance run refused its configuration (exit ${code}); see the message above`);
   process.env[RESULTS_ENV] = path.resolve(cfg.reportDir, 'results.json');
 }

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Group, Profile } from './check';
+import { GROUPS, type Group, type Profile } from '../harness/check';
 
 /** A configuration problem: the CLI prints it and exits 2. */
 export class ConfigError extends Error {
@@ -48,7 +48,6 @@ export interface RunConfig {
   version: boolean;
 }
 
-export const GROUPS: readonly Group[] = ['rest', 'rpc', 'cross', 'preconf'];
 export const DEFAULTS = {
   reportDir: 'reports',
   timeoutMs: 10_000,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { sectionsOf, type Check } from './check';
-import { fromRoot } from './paths';
+import { sectionsOf, type Check } from '../harness/check';
+import { fromRoot } from '../harness/paths';
 
 /**
  * specs/rules.yaml is the spec restated in the project's own words: its sections, what their
