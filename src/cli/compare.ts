@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../harness/runner';
-import { BASE_STYLE, STATUS_COLORS } from './reporters/html';
+import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
 import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { exitWords, primarySection, scopeWords, type RunDocument } from './results';
@@ -136,10 +136,10 @@ export function renderCompareHtml(c: Comparison): string {
   const style = `${BASE_STYLE}
 .cols th{min-width:150px}.cols th:nth-child(2){min-width:0;width:70px}.head td{vertical-align:top}.pill{font-size:.85rem}
 tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-run-failure{color:#cf222e;font-weight:600}td.v-passed{color:#1a7f37}td.v-inconclusive,td.v-blocked{color:#8250df}td.v-skipped,td.v-out-of-scope,td.v-none{color:#57606a}td.v-advisory,td.v-expected{color:#9a6700}
-details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
+details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-top:14px}`;
   const th = c.runs.map((r) => `<th>${esc(r.label)}</th>`).join('');
   const headRows = [
-    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill" style="background:${STATUS_COLORS[r.doc.status]}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
+    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${statusClass(r.doc.status)}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
     `<tr><td class="muted">scope</td>${c.runs.map((r) => `<td class="small">${esc(scopeWords(r.doc.scope))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">checks</td>${c.runs.map((r) => `<td class="small">${esc(counts(r.doc))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
@@ -149,10 +149,10 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
   const diff = c.rows.filter((r) => r.differs);
   const same = c.rows.filter((r) => !r.differs);
   const table = (rows: ComparedRow[]) => `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Conformance compared: ${c.runs.length} targets, ${c.differences} differences</title><style>${style}</style></head><body><main>
+  return `<!doctype html><html lang="en">${pageHead(`Conformance compared: ${c.runs.length} targets, ${c.differences} differences`, style)}<body><main>
 <h1>Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}</h1>
 <div class="muted">${esc(c.runs[0].doc.suite.name)} ${esc(c.runs[0].doc.suite.version)} · spec ${esc(c.runs[0].doc.spec.version)}</div>
-<table class="cols head" style="margin-top:14px"><thead><tr><th></th>${th}</tr></thead><tbody>${headRows}</tbody></table>
+<table class="cols head"><thead><tr><th></th>${th}</tr></thead><tbody>${headRows}</tbody></table>
 <h2>Differences (${diff.length})</h2>
 ${diff.length ? table(diff) : '<p>Every check has the same verdict on every target.</p>'}
 <details><summary>Same verdict everywhere (${same.length})</summary>${table(same)}</details>

@@ -307,7 +307,7 @@ describe('reports', () => {
     expect(xml).toContain('<testsuite name="conformance.rpc" tests="4" failures="1" errors="0" skipped="2"');
     expect(xml).toContain('<skipped message="not judged: blocked by rpc.bad"/>');
     expect(xml).toContain('blocked 2 check(s): rpc.blocked1, rpc.blocked2');
-    expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;&quot;"/>');
+    expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;␀&quot;"/>');
     expect(xml).toContain('<skipped message="out of scope (no --signer-key): why preconf.x');
     for (const p of ['suite.version" value="0"', 'spec.version" value="1.0.0"', 'status" value="non-conformant"', 'target.rpc" value="https://rpc.example"', 'exitCode" value="1"']) expect(xml).toContain(`<property name="${p}`);
     expect(xml).not.toMatch(/\u0000/);
@@ -334,7 +334,7 @@ describe('reports', () => {
     expect(md.indexOf('## What fails the run (1)')).toBeLessThan(md.indexOf('## By spec section'));
     expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
     expect(md).toContain('- blocked 2 check(s), not judged because of it: `rpc.blocked1`, `rpc.blocked2`');
-    expect(md).toContain('- expected: `"0x1"`');
+    expect(md).toContain('- expected: ` "0x1" `');
     expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
     expect(md).toContain('| out of scope | no --signer-key | 1: preconf.x |');
     expect(md).toMatch(/^1 passed, 2 failed, 2 not judged, 2 skipped — status non-conformant, exit 1/m);
@@ -402,7 +402,7 @@ describe('console', () => {
     const r = new ConsoleReporter(plain.stream, 2, {});
     r.result(result('rpc.ok', 'passed'));
     r.result(result('rpc.bad', 'failed'));
-    expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "\u0000"\n');
+    expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "␀"\n');
     const tty = sink(true);
     const t = new ConsoleReporter(tty.stream, 2, { NO_COLOR: '1' });
     t.started({ ...result('rpc.ok', 'passed'), run: async () => {} });
@@ -420,7 +420,7 @@ describe('console', () => {
     const text = out.text();
     expect(text).toMatch(/ {2}2\.1 Tokenized equity token +0 +1 +0 +1\n/);
     expect(text).toMatch(/ {2}total +1 +2 +2 +2\n/);
-    expect(text).toContain('✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "\u0000"\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n');
+    expect(text).toContain('✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n');
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
     expect(text).toContain('reports: r/results.json');

@@ -2,6 +2,7 @@ import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, isRunFailure, primarySection, rootCauses, statusLine, factsOf, type RunDocument } from '../results';
 import { bySection, expectedVsActual, idList, outcomeOf, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import { cleanStrings, forTerminal } from './untrusted';
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
 export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -86,7 +87,9 @@ export class ConsoleReporter {
     }
   }
 
-  result(r: CheckResult): void {
+  result(result: CheckResult): void {
+    // Everything printed below may carry the target's text: no escape sequence or workflow command gets through.
+    const r = cleanStrings(result, forTerminal);
     this.done++;
     if (isRunFailure(r)) this.failing++;
     const why = r.status === 'passed' && !r.expectation ? '' : ` — ${firstLine(verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`, 160)}`;
@@ -95,7 +98,8 @@ export class ConsoleReporter {
     this.progress();
   }
 
-  finished(doc: RunDocument, reportFiles: string[]): void {
+  finished(document: RunDocument, reportFiles: string[]): void {
+    const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
     const { checks } = doc;

@@ -1,12 +1,14 @@
 import { groupOf } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, rootCauses, scopeWords, statusLine, type RunDocument } from '../results';
+import { forTerminal } from './untrusted';
 import { exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
 
 function esc(s: string): string {
-  // XML 1.0 forbids most control characters even when escaped; drop them.
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+  // XML 1.0 forbids most control characters even when escaped: they become visible pictures
+  // (forTerminal), which also keeps a CI log that prints this file free of workflow commands.
+  return forTerminal(s)
+    .replace(/[\ufffe\uffff]/g, '\ufffd')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
