@@ -1,6 +1,5 @@
 import { cleanStrings, forTerminal, jsonForLogs, mdCode, mdFence, mdText, neutraliseWorkflowCommands, stripControls } from '../../src/cli/reporters/untrusted';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string; renderInline(md: string): string };
 // GitHub's renderer (cmark-gfm) autolinks scheme URLs and www. names; linkify-it's fuzzy mode also
 // links bare domains and e-mail addresses, which GitHub does not, so that mode is off here.
