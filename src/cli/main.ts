@@ -10,7 +10,6 @@ import { RpcClient } from '../harness/rpc';
 import { notSelected, runChecks, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { Transcript } from '../harness/transcript';
-import { ANVIL_PACKAGE, locateAnvil } from '../reference/anvil-binary';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
@@ -132,6 +131,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     return EXIT_CODE.conformant;
   }
   if (cfg.embedded) {
+    // Loaded here, not at the top: a remote run loads nothing of the embedded target.
+    const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
     const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
     if (!anvil.found) {
       io.err.write(`conformance: ${anvil.problem}\n`);
