@@ -17,6 +17,7 @@ import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { buildRunDocument, writeReports } from './run-document';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
+import { didYouMean } from './suggest';
 
 export interface Io {
   out: NodeJS.WriteStream;
@@ -51,6 +52,17 @@ export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): s
   if (!cfg.only.has(groupOf(c.id))) return `--only ${[...cfg.only].join(',')}`;
   if (cfg.grep && !cfg.grep.test(c.id)) return `--grep ${cfg.grep.source}`;
   return undefined;
+}
+
+/**
+ * For a --grep that selected nothing: the ids closest to it. A pattern written as an id (letters,
+ * digits, dots, dashes, maybe escaped dots and anchors) is compared with the ids as text.
+ */
+function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'>): string {
+  const source = cfg.grep?.source;
+  if (!source || !/^\^?[\w.\\-]+\$?$/.test(source)) return '';
+  const literal = source.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
+  return didYouMean(literal, selectChecks(catalogue, { only: cfg.only }).map((c) => c.id), (id) => `--grep '${id}'`);
 }
 
 interface Target {
@@ -124,7 +136,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
-    io.err.write('conformance: --only/--grep selected no check (--list without them shows every id)\n');
+    io.err.write(`conformance: --only/--grep selected no check${grepSuggestion(catalogue, cfg)} (--list without them shows every id)\n`);
     return EXIT_CODE.config;
   }
   if (cfg.list) {
