@@ -7,7 +7,7 @@ import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
-import { notSelected, runChecks, type RunEnv } from '../harness/runner';
+import { notSelected, runChecks, type CheckResult, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { Transcript } from '../harness/transcript';
 import { ANVIL_PACKAGE, locateAnvil } from '../reference/anvil-binary';
@@ -202,7 +202,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       signal: controller.signal,
       limiter,
     };
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
+    // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
+    const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
+    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
     if (expectations) applyExpectations(results, expectations);
