@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
-import { REDACTED, Redactor } from '../harness/redact';
+import { REDACTED } from '../harness/redact';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
 import { didYouMean } from './suggest';
 
@@ -113,13 +113,24 @@ const LIST_PATH = '/v1/tokenized-stocks';
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#]|$)/i;
 
-/** A corrected URL as the user may paste it back: its credentials (userinfo, key-like parts) masked. */
-function masked(corrected: string, original: string): string {
+/** A path segment that cannot be a key: a short word or a version (`rpc`, `api`, `v2`). */
+const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
+
+/**
+ * A corrected URL as the user may paste it back, with nothing that may be a credential: userinfo,
+ * path segments other than plain words, the query and the fragment are masked.
+ */
+function masked(corrected: string): string {
   const url = new URL(corrected);
-  // Userinfo of any length: the Redactor leaves values too short to replace safely in prose.
-  if (url.username) url.username = REDACTED;
-  if (url.password) url.password = REDACTED;
-  return new Redactor().addUrl(original).addUrl(corrected).text(url.toString().replace(/\/+$/, ''));
+  const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
+  const path = url.pathname.split('/').map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED)).join('/').replace(/\/+$/, '');
+  return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
+}
+
+/** `--rpc-url http://localhost:8545`: the corrected flag, masked, saying so when something was. */
+function suggestUrl(flag: string, corrected: string): string {
+  const shown = masked(corrected);
+  return `--${flag} ${shown}${shown.includes(REDACTED) ? ` (with your own value where ${REDACTED} stands: it may be a credential, so it is not shown)` : ''}`;
 }
 
 /**
@@ -138,7 +149,7 @@ function parseUrl(value: string, flag: string, env: string): { url: string; auth
     } catch {
       parsed = false;
     }
-    if (parsed) throw new ConfigError(`${describe(flag, env)}: the URL has no scheme (http:// or https://); did you mean --${flag} ${masked(corrected, corrected)}?`);
+    if (parsed) throw new ConfigError(`${describe(flag, env)}: the URL has no scheme (http:// or https://); did you mean ${suggestUrl(flag, corrected)}?`);
   }
   let url: URL;
   try {
@@ -154,7 +165,7 @@ function parseUrl(value: string, flag: string, env: string): { url: string; auth
     base.search = '';
     base.hash = '';
     const corrected = base.toString().replace(/\/+$/, '');
-    throw new ConfigError(`${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): --base-url ${masked(corrected, trimmed)}`);
+    throw new ConfigError(`${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`);
   }
   let authorization: string | undefined;
   if (url.username || url.password) {

@@ -24,12 +24,12 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The candidates closest to `input`: those it is a prefix of (or that are a prefix of it) first,
- * then those within an edit distance of about a third of its length (at least 2), nearest first.
+ * then those within an edit distance of about a third of its length (at least 1), nearest first.
  */
 export function suggestions(input: string, candidates: Iterable<string>): string[] {
-  const typed = input.toLowerCase();
+  const typed = input.slice(0, MAX_LENGTH).toLowerCase();
   if (!typed) return [];
-  const limit = Math.max(2, Math.floor(typed.length / 3));
+  const limit = Math.max(1, Math.floor(typed.length / 3));
   const scored: Array<[string, number]> = [];
   for (const c of new Set(candidates)) {
     const lower = c.toLowerCase();

@@ -71,8 +71,30 @@ describe('run status: derived once, every branch', () => {
   });
 
   it('says why in words', () => {
-    const { reasons } = deriveStatus([result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
+    const { reasons } = deriveStatus([result('rpc.ok', 'passed'), result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
     expect(reasons).toEqual(['2 required checks not judged (throttled: 1, blocked by a prerequisite: 1)']);
+  });
+
+  it.each<[string, CheckResult[]]>([
+    ['every check skipped (a selection or scope that left nothing to judge)', [result('rest.openapi.a', 'skipped', { outOfScope: 'no --openapi' }), result('rest.openapi.b', 'skipped', { outOfScope: 'no --openapi' })]],
+    ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
+    ['no check at all', []],
+  ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
+    const d = deriveStatus(checks, {});
+    expect([d.status, exitCodeFor(d.status, {})]).toEqual(['incomplete', 3]);
+    expect(d.reasons.at(-1)).toMatch(/^nothing judged: no required check came to a verdict/);
+  });
+
+  it('--require full: a scope that is not full is incomplete (exit 3); the default judges what it could', () => {
+    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', { outOfScope: 'no --rpc-url' }), result('preconf.c', 'skipped', { needs: ['rpc', 'signer'], outOfScope: 'no --rpc-url' })];
+    const facts: ScopeFacts = { ...FULL, rpcUrl: undefined };
+    const lenient = doc(checks, {}, facts);
+    expect([lenient.scope.required, lenient.status, lenient.exitCode]).toEqual(['none', 'conformant', 0]);
+    const strict = doc(checks, {}, { ...facts, required: 'full' });
+    expect([strict.scope.required, strict.status, strict.exitCode]).toEqual(['full', 'incomplete', 3]);
+    expect(strict.statusReasons).toEqual(['--require full: JSON-RPC interface not judged (no --rpc-url)']);
+    const full = doc([...checks.slice(0, 1), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] })], {}, { ...FULL, required: 'full' });
+    expect([full.status, full.exitCode]).toEqual(['conformant', 0]);
   });
 });
 
