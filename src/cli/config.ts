@@ -330,8 +330,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv)) throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
   const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
   const maxRpsRaw = get('max-rps');
-  const require = (get('require') ?? 'none').trim().toLowerCase();
-  if (!REQUIRED_SCOPES.includes(require as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(require, REQUIRED_SCOPES)}`);
+  const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
+  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
   return {
@@ -360,7 +360,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
     archive,
-    require: require as RequiredScope,
+    require: requiredScope as RequiredScope,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,
