@@ -169,7 +169,7 @@ export function verifyCertificate(dir: string): { certificate: Certificate; diff
 
   // The verdict again, from the checks themselves.
   const facts = factsOf(doc);
-  const { status, reasons } = deriveStatus(doc.checks, facts);
+  const { status, reasons } = deriveStatus(doc.checks, facts, doc.scope);
   const summary = summarize(doc.checks);
   out.push(...differences('results.json', { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, summary: doc.summary }, { status, statusReasons: reasons, exitCode: exitCodeFor(status, facts), summary }));
   const scope = deriveScope(doc.checks, {
@@ -181,6 +181,7 @@ export function verifyCertificate(dir: string): { certificate: Certificate; diff
     rpcUrl: doc.target.rpcUrl,
     signer: doc.scope.signer,
     archive: doc.scope.archive,
+    required: doc.scope.required,
   });
   out.push(...differences('results.json scope', doc.scope, scope));
   const rederived: RunDocument = { ...doc, status, statusReasons: reasons, exitCode: exitCodeFor(status, facts), scope, summary };

@@ -2,6 +2,9 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
+import { REDACTED } from '../harness/redact';
+import { REQUIRED_SCOPES, type RequiredScope } from './results';
+import { didYouMean } from './suggest';
 
 /** A configuration problem: the CLI prints it and exits 2. */
 export class ConfigError extends Error {
@@ -43,6 +46,8 @@ export interface RunConfig {
   maxRps?: number;
   /** --archive: require state and history at any block (pruned-history errors fail instead of skipping). */
   archive: boolean;
+  /** --require full: a run that leaves an interface, a group or the signer out of scope is incomplete (exit 3). */
+  require: RequiredScope;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -74,6 +79,7 @@ export const OPTIONS = [
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
   ['max-rps', 'MAX_RPS', '<n>', 'cap on requests per second across the whole run, e.g. a provider plan\'s limit (default: no cap; throttled answers are waited out and retried anyway)'],
+  ['require', 'REQUIRE', 'full|none', 'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)'],
   ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
   ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
@@ -102,18 +108,65 @@ function describe(flag: string, env: string): string {
   return env ? `--${flag} (or ${env})` : `--${flag}`;
 }
 
+/** The list's path (spec 4.1): {base_url} is what comes before it. */
+const LIST_PATH = '/v1/tokenized-stocks';
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#]|$)/i;
+
+/** A path segment that cannot be a key: a short word or a version (`rpc`, `api`, `v2`). */
+const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
+
+/**
+ * A corrected URL as the user may paste it back, with nothing that may be a credential: userinfo,
+ * path segments other than plain words, the query and the fragment are masked.
+ */
+function masked(corrected: string): string {
+  const url = new URL(corrected);
+  const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
+  const path = url.pathname.split('/').map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED)).join('/').replace(/\/+$/, '');
+  return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
+}
+
+/** `--rpc-url http://localhost:8545`: the corrected flag, masked, saying so when something was. */
+function suggestUrl(flag: string, corrected: string): string {
+  const shown = masked(corrected);
+  return `--${flag} ${shown}${shown.includes(REDACTED) ? ` (with your own value where ${REDACTED} stands: it may be a credential, so it is not shown)` : ''}`;
+}
+
 /**
  * An absolute http(s) URL. Credentials in it (user:pass@) become a Basic Authorization header,
- * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key).
+ * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key):
+ * where the mistake is plain (no scheme, the list's path pasted into --base-url), the corrected
+ * value is spelled out with its credentials masked.
  */
 function parseUrl(value: string, flag: string, env: string): { url: string; authorization?: string } {
+  const trimmed = value.trim();
+  if (!SCHEME.test(trimmed)) {
+    const corrected = `${LOOPBACK_HOST.test(trimmed) ? 'http' : 'https'}://${trimmed.replace(/^\/+/, '')}`;
+    let parsed = true;
+    try {
+      new URL(corrected);
+    } catch {
+      parsed = false;
+    }
+    if (parsed) throw new ConfigError(`${describe(flag, env)}: the URL has no scheme (http:// or https://); did you mean ${suggestUrl(flag, corrected)}?`);
+  }
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(trimmed);
   } catch {
     throw new ConfigError(`${describe(flag, env)}: not an absolute URL such as https://node.example (value not shown: it may carry a key)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${describe(flag, env)}: only http and https URLs are supported`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (flag === 'base-url' && path.toLowerCase().endsWith(LIST_PATH)) {
+    const base = new URL(trimmed);
+    base.pathname = path.slice(0, -LIST_PATH.length) || '/';
+    base.search = '';
+    base.hash = '';
+    const corrected = base.toString().replace(/\/+$/, '');
+    throw new ConfigError(`${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`);
+  }
   let authorization: string | undefined;
   if (url.username || url.password) {
     authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
@@ -169,6 +222,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const [flag] of OPTIONS) options[flag] = { type: BOOLEAN.has(flag) ? 'boolean' : 'string', ...(MULTIPLE.has(flag) ? { multiple: true } : {}) };
   options.help.short = 'h';
+  const flags = OPTIONS.map(([f]) => f);
+  for (const token of parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true }).tokens ?? []) {
+    if (token.kind === 'option' && !(token.name in options)) {
+      throw new ConfigError(`unknown flag ${token.rawName}${didYouMean(token.name, flags, (f) => `--${f}`)} (see --help)`);
+    }
+  }
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -201,7 +260,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const rpcUrl = rpc?.url;
 
   const profile = get('profile') ?? 'dedicated';
-  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated`);
+  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
   const signerKey = get('signer-key');
   if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
@@ -213,7 +272,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (onlyRaw !== undefined) {
     only.clear();
     for (const g of onlyRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
-      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}`);
+      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
       only.add(g as Group);
     }
     if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
@@ -271,6 +330,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv)) throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
   const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
   const maxRpsRaw = get('max-rps');
+  const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
+  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
   return {
@@ -299,6 +360,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
     archive,
+    require: requiredScope as RequiredScope,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

@@ -7,7 +7,7 @@ import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
-import { notSelected, runChecks, type RunEnv } from '../harness/runner';
+import { notSelected, runChecks, type CheckResult, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { Transcript } from '../harness/transcript';
 import { allChecks } from '../../suites';
@@ -16,6 +16,7 @@ import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { buildRunDocument, writeReports } from './run-document';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
+import { didYouMean } from './suggest';
 
 export interface Io {
   out: NodeJS.WriteStream;
@@ -50,6 +51,17 @@ export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): s
   if (!cfg.only.has(groupOf(c.id))) return `--only ${[...cfg.only].join(',')}`;
   if (cfg.grep && !cfg.grep.test(c.id)) return `--grep ${cfg.grep.source}`;
   return undefined;
+}
+
+/**
+ * For a --grep that selected nothing: the ids closest to it. A pattern written as an id (letters,
+ * digits, dots, dashes, maybe escaped dots and anchors) is compared with the ids as text.
+ */
+function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'>): string {
+  const source = cfg.grep?.source;
+  if (!source || !/^\^?[\w.\\-]+\$?$/.test(source)) return '';
+  const literal = source.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
+  return didYouMean(literal, selectChecks(catalogue, { only: cfg.only }).map((c) => c.id), (id) => `--grep '${id}'`);
 }
 
 interface Target {
@@ -123,7 +135,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
-    io.err.write('conformance: --only/--grep selected no check (--list without them shows every id)\n');
+    io.err.write(`conformance: --only/--grep selected no check${grepSuggestion(catalogue, cfg)} (--list without them shows every id)\n`);
     return EXIT_CODE.config;
   }
   if (cfg.list) {
@@ -191,7 +203,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       signal: controller.signal,
       limiter,
     };
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
+    // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
+    const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
+    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
     if (expectations) applyExpectations(results, expectations);

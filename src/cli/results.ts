@@ -20,6 +20,10 @@ export interface Summary {
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
 
+/** --require: `full` makes a run that leaves an interface, a group or the signer out of scope incomplete (exit 3). */
+export type RequiredScope = 'full' | 'none';
+export const REQUIRED_SCOPES: readonly RequiredScope[] = ['full', 'none'];
+
 /** What the run judged, and in words what the user's choices left out. */
 export interface RunScope {
   /** Check groups that ran (after --only). */
@@ -36,6 +40,8 @@ export interface RunScope {
   target: 'embedded' | 'remote';
   /** Both interfaces, a signer, every group, no --grep: the only scope that earns a plain "conformant" badge. */
   full: boolean;
+  /** --require: with `full`, a scope that is not full keeps the run from being conformant (incomplete, exit 3). */
+  required: RequiredScope;
   /** Human lines: what this scope leaves out, most consequential first. */
   notJudged: string[];
 }
@@ -59,6 +65,8 @@ export interface ScopeFacts {
   rpcUrl?: string | null;
   signer: boolean;
   archive: boolean;
+  /** --require (default none). */
+  required?: RequiredScope;
 }
 
 /** The results.json contract other tools rely on. */
@@ -133,13 +141,21 @@ function unjudgedKind(r: CheckResult): string {
   return 'inconclusive';
 }
 
+/** The first words of the reason given when no required check was judged at all. */
+export const NOTHING_JUDGED = 'nothing judged';
+
+/** A required check that came to a verdict on the target (passed or failed, known failures included). */
+const isJudged = (r: CheckResult): boolean => r.level === 'required' && (r.status === 'passed' || r.status === 'failed');
+
 /**
  * The run status, derived once. non-conformant: a required failure (not an expected one), a
  * stale expectation, or an unreachable target. incomplete: none of those, but a required check
- * was not judged, or the run stopped early. conformant: every required check in scope judged
- * and none failed. Skipped checks (out of scope, or nothing to judge) leave the status alone.
+ * was not judged, no required check was judged at all (a selection or a scope that left nothing
+ * to judge is never a pass), --require full with a scope that is not full, or the run stopped
+ * early. conformant: every required check in scope judged and none failed. Skipped checks (out
+ * of scope, or nothing to judge) leave the status alone as long as something was judged.
  */
-export function deriveStatus(results: CheckResult[], facts: RunFacts): { status: RunStatus; reasons: string[] } {
+export function deriveStatus(results: CheckResult[], facts: RunFacts, scope?: Pick<RunScope, 'full' | 'required' | 'notJudged' | 'interfaces' | 'signer' | 'profile'>): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
   const failed = results.filter((r) => isRunFailure(r) && r.expectation?.outcome !== 'unexpected-pass');
   const stale = results.filter((r) => r.expectation?.outcome === 'unexpected-pass');
@@ -155,6 +171,11 @@ export function deriveStatus(results: CheckResult[], facts: RunFacts): { status:
     for (const k of unjudged.map(unjudgedKind)) kinds.set(k, (kinds.get(k) ?? 0) + 1);
     reasons.push(`${plural(unjudged.length, 'required check')} not judged (${[...kinds].map(([k, n]) => `${k}: ${n}`).join(', ')})`);
   }
+  if (!results.some(isJudged)) {
+    const skipped = results.filter((r) => r.level === 'required' && r.status === 'skipped').length;
+    reasons.push(`${NOTHING_JUDGED}: no required check came to a verdict (${plural(skipped, 'required check')} skipped${unjudged.length ? `, ${unjudged.length} not judged` : ''})`);
+  }
+  if (scope?.required === 'full' && !scope.full) reasons.push(`--require full: ${scopeLimits(scope).join('; ')}`);
   if (facts.interrupted) reasons.push(`run stopped early: ${facts.interrupted}`);
   return { status: nonConformant ? 'non-conformant' : reasons.length ? 'incomplete' : 'conformant', reasons };
 }
@@ -254,6 +275,7 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
     archive: facts.archive,
     target: facts.embedded ? 'embedded' : 'remote',
     full,
+    required: facts.required ?? 'none',
     notJudged: lines,
   };
 }
@@ -264,15 +286,21 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
  * could not have failed the run either way).
  */
 export function scopeWords(scope: RunScope): string {
-  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && l !== OPENAPI_LINE && !l.includes('(advisory)'));
+  const limits = scopeLimits(scope);
   const where = scope.target === 'embedded' ? ', embedded reference target' : '';
   if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
-  if (limits.length === 0) {
+  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+}
+
+/** What limits the verdict, one line each (see scopeWords); empty for a full scope. */
+export function scopeLimits(scope: Pick<RunScope, 'full' | 'notJudged' | 'interfaces' | 'signer' | 'profile'>): string[] {
+  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && l !== OPENAPI_LINE && !l.includes('(advisory)'));
+  if (limits.length === 0 && !scope.full) {
     // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
     for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);
     if (!scope.signer) limits.push(`pre-confirmed state not judged (${preconfNotJudged(scope)})`);
   }
-  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+  return limits;
 }
 
 /** Why the pre-confirmed state was not judged (undefined when it was): no key, or no check needing one selected. */
@@ -339,6 +367,7 @@ export const EXIT_CODES_HELP = [
   '            1 non-conformant: a required check failed, an expected failure passed (stale expectations),',
   '              a target was unreachable, or the run deadline passed',
   '            2 bad invocation or configuration',
-  '            3 incomplete: nothing failed, but a required check in scope could not be judged',
+  '            3 incomplete: nothing failed, but a required check in scope could not be judged, no required',
+  '              check was judged at all ("nothing judged"), or --require full and the scope was not full',
   '            130 interrupted (reports of what was measured are still written)',
 ].join('\n');

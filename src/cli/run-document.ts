@@ -12,7 +12,7 @@ import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type R
 
 export interface RunRecord {
   suite: { name: string; version: string };
-  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean };
+  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean; require?: RunConfig['require'] };
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
@@ -28,7 +28,6 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
   };
-  const { status, reasons } = deriveStatus(run.results, facts);
   const scope = deriveScope(run.results, {
     only: run.cfg.only,
     grep: run.cfg.grep,
@@ -39,7 +38,9 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     signer: !!run.target.signerKey,
     // --archive: history beyond a full node's retention required.
     archive: run.cfg.archive === true,
+    required: run.cfg.require ?? 'none',
   });
+  const { status, reasons } = deriveStatus(run.results, facts, scope);
   return redactor.value({
     suite: run.suite,
     spec: { version: SPEC_VERSION },

@@ -8,12 +8,14 @@ interface Io {
   err: Pick<NodeJS.WriteStream, 'write'>;
 }
 
-const COMPARE_HELP = `usage: conformance compare <report dir>… [--report-dir <out>]
+const COMPARE_HELP = `usage: conformance compare <report dir>… [--report-dir <out>] [--all]
 
-Puts the verdicts of several runs side by side (one row per check, one column per target,
-differences first) and writes compare.md and compare.html into --report-dir (default
-${'compare-report'}). Each argument is a report directory holding results.json (or the file
-itself). Runs of different suite versions are refused.
+Puts the verdicts of several runs side by side (one row per check, one column per target) and
+writes compare.md and compare.html into --report-dir (default ${'compare-report'}). First the
+checks judged in two or more runs whose verdicts differ; then a count of the differences of
+scope only (a check judged in one run, out of scope or not judged in another), listed with --all.
+Each argument is a report directory holding results.json (or the file itself). Runs of
+different suite versions are refused.
 
 exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
 
@@ -25,10 +27,10 @@ its checks, and compares them with certificate.json (and badge.svg, when present
 exit codes: 0 they match · 1 something was altered (each difference is printed) · 2 bad invocation`;
 
 function compare(argv: string[], io: Io): number {
-  let values: { 'report-dir'?: string; help?: boolean };
+  let values: { 'report-dir'?: string; all?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }));
   } catch (err) {
     io.err.write(`conformance compare: ${(err as Error).message}\n${COMPARE_HELP}\n`);
     return EXIT_CODE.config;
@@ -36,9 +38,10 @@ function compare(argv: string[], io: Io): number {
   if (values.help) return io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant;
   try {
     const comparison = compareRuns(positionals);
-    const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report');
+    const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report', { all: values.all });
     for (const r of comparison.runs) io.out.write(`${r.label}: ${statusLine(r.doc)} (exit ${r.doc.exitCode})\n`);
-    io.out.write(`${comparison.rows.length} checks, ${comparison.differences} with different verdicts\nreports: ${files.join(', ')}\n`);
+    for (const row of comparison.rows.filter((x) => x.differs)) io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
+    io.out.write(`${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`);
     return EXIT_CODE.conformant;
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
@@ -78,6 +81,6 @@ export function subcommandOf(argv: string[]): ((io: Io) => number) | undefined {
 
 export const SUBCOMMAND_HELP = [
   'subcommands:',
-  '  conformance compare <report dir>… [--report-dir <out>]   verdicts of several runs side by side (compare.md, compare.html)',
+  '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html)',
   '  conformance verify-certificate <report dir>             check certificate.json and badge.svg against results.json',
 ].join('\n');

@@ -189,18 +189,18 @@ export async function resultAt<T = unknown>(
   method: string,
   params: unknown[],
   key: BlockParamKey | 'omitted' | 'number',
-  section403?: { section: string; hint: string },
+  refused403?: () => never,
 ): Promise<T> {
   const answer = await answerAt(ctx, method, params, key);
   const section = sectionOfParam(key);
-  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
+  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && refused403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
       section,
       expected: 'a result (each of the four methods accepts "pending")',
       actual: (answer.json as Record<string, unknown>).error,
     });
   }
-  return resultOf<T>(method, answer, section403);
+  return resultOf<T>(method, answer, refused403);
 }
 
 /** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */

@@ -16,6 +16,8 @@ export interface CheckResult extends CheckMeta {
   failedSection?: string;
   expected?: unknown;
   actual?: unknown;
+  /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
+  hint?: string;
   notes?: string[];
   metrics?: Record<string, unknown>;
   /** Every exchange of a check that did not pass (bodies cut at 64 KiB); empty for passes. */
@@ -86,10 +88,11 @@ const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string
   rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
 };
 
-function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'outOfScope'> {
+function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'> {
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
-    return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual) };
+    const { hint } = err.detail;
+    return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual), ...(hint ? { hint } : {}) };
   }
   if (err instanceof Skip) return { status: 'skipped', reason: err.message, ...(err.outOfScope ? { outOfScope: err.outOfScope } : {}) };
   if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
@@ -267,7 +270,7 @@ function settleBlocked(results: CheckResult[], causes: Map<number, string>): voi
     }
     for (const i of members) {
       if (i === standIn) continue;
-      const { failedSection: _s, expected: _e, actual: _a, ...rest } = results[i];
+      const { failedSection: _s, expected: _e, actual: _a, hint: _h, ...rest } = results[i];
       results[i] = { ...rest, status: 'inconclusive', reason: `blocked by ${by}: ${rest.reason}`, blockedBy: by };
     }
   };

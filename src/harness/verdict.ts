@@ -9,6 +9,8 @@ export interface FailureDetail {
   section?: string;
   expected?: unknown;
   actual?: unknown;
+  /** What the user can do about it (e.g. run with --profile public): kept apart from the message so no display cuts it. */
+  hint?: string;
 }
 
 /** A real violation of a cited rule. */

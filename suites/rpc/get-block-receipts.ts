@@ -234,7 +234,7 @@ function public403(id: string, param: string): Check {
     // Without the run's configured headers: 5.2 is about calls made without credentials.
     const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
     if (http.status !== 403) {
-      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403 (if the target is a dedicated node, run with --profile dedicated)`, { expected: 403, actual: http.status });
+      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, { expected: 403, actual: http.status, hint: 'if the target is a dedicated node, run with --profile dedicated (the default)' });
     }
   });
 }

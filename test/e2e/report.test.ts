@@ -122,19 +122,19 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(v.stdout).toContain('results.json status: says "conformant", results.json gives "non-conformant"');
   });
 
-  it('compare puts the two profiles side by side, the profile-specific checks first', async () => {
+  it('compare puts the two profiles side by side, the profile-specific checks listed (--all) as differences of scope only', async () => {
     const out = dir();
-    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out]);
+    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out, '--all']);
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     const md = readFileSync(path.join(out, 'compare.md'), 'utf8');
-    expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences/);
+    expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences?/);
     expect(md).toContain('| | **embedded reference (public)** | **embedded reference (dedicated)** |');
-    const diffs = md.slice(md.indexOf('## Differences'), md.indexOf('## Same verdict everywhere'));
+    const diffs = md.slice(md.indexOf('## Scope only'), md.indexOf('## Same verdict everywhere'));
     // The 403 checks apply to the public profile only; the receipts checks to the dedicated one.
     expect(diffs).toContain('| `rpc.getBlockReceipts.public-403` | 4.3 | ✅ passed | ⏭️ out of scope |');
     expect(diffs).toMatch(/\| `rpc\.getBlockReceipts\.block\.latest` \| 4\.3 \| ⏭️ out of scope \| ✅ passed \|/);
     expect(readFileSync(path.join(out, 'compare.html'), 'utf8')).toContain('<th>embedded reference (public)</th><th>embedded reference (dedicated)</th>');
-    expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts\nreports: .*compare\.md, .*compare\.html/);
+    expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts, \d+ differing in scope only\nreports: .*compare\.md, .*compare\.html/);
   });
 
   it('compare refuses results of another suite version', async () => {

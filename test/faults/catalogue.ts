@@ -482,8 +482,10 @@ export const VARIANTS: Variant[] = [
     rpc: onResult('eth_getBlockReceipts', (rs) => ((rs as Rec[]).length ? [...(rs as Rec[]), (rs as Rec[])[0]] : rs)) },
   { name: 'rpc.receipts-pending-null', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'eth_getBlockReceipts("pending") is null',
     rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: null }), isPending) },
+  // A public node judged with the default profile: one failure naming --profile public, the rest blocked by it.
   { name: 'rpc.receipts-dedicated-403', kind: 'faulty', section: '4.3', only: ['rpc'], what: 'a dedicated node refuses eth_getBlockReceipts with HTTP 403',
-    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))) },
+    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))),
+    oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 } },
   { name: 'rpc.public-no-403', kind: 'faulty', section: '5.2', only: ['rpc'], what: 'a public node serves eth_getBlockReceipts (run with --profile public)',
     args: ['--profile', 'public'] },
   { name: 'rpc.public-403-for-everything', kind: 'faulty', section: '5.2', only: ['rpc'], what: 'a public node answers HTTP 403 to all four methods', args: ['--profile', 'public'],

@@ -71,8 +71,30 @@ describe('run status: derived once, every branch', () => {
   });
 
   it('says why in words', () => {
-    const { reasons } = deriveStatus([result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
+    const { reasons } = deriveStatus([result('rpc.ok', 'passed'), result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
     expect(reasons).toEqual(['2 required checks not judged (throttled: 1, blocked by a prerequisite: 1)']);
+  });
+
+  it.each<[string, CheckResult[]]>([
+    ['every check skipped (a selection or scope that left nothing to judge)', [result('rest.openapi.a', 'skipped', { outOfScope: 'no --openapi' }), result('rest.openapi.b', 'skipped', { outOfScope: 'no --openapi' })]],
+    ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
+    ['no check at all', []],
+  ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
+    const d = deriveStatus(checks, {});
+    expect([d.status, exitCodeFor(d.status, {})]).toEqual(['incomplete', 3]);
+    expect(d.reasons.at(-1)).toMatch(/^nothing judged: no required check came to a verdict/);
+  });
+
+  it('--require full: a scope that is not full is incomplete (exit 3); the default judges what it could', () => {
+    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', { outOfScope: 'no --rpc-url' }), result('preconf.c', 'skipped', { needs: ['rpc', 'signer'], outOfScope: 'no --rpc-url' })];
+    const facts: ScopeFacts = { ...FULL, rpcUrl: undefined };
+    const lenient = doc(checks, {}, facts);
+    expect([lenient.scope.required, lenient.status, lenient.exitCode]).toEqual(['none', 'conformant', 0]);
+    const strict = doc(checks, {}, { ...facts, required: 'full' });
+    expect([strict.scope.required, strict.status, strict.exitCode]).toEqual(['full', 'incomplete', 3]);
+    expect(strict.statusReasons).toEqual(['--require full: JSON-RPC interface not judged (no --rpc-url)']);
+    const full = doc([...checks.slice(0, 1), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] })], {}, { ...FULL, required: 'full' });
+    expect([full.status, full.exitCode]).toEqual(['conformant', 0]);
   });
 });
 
@@ -424,6 +446,77 @@ describe('console', () => {
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
     expect(text).toContain('reports: r/results.json');
+  });
+});
+
+describe('console: known failures, stale expectations, hints', () => {
+  const known = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => {
+    const r = result(id, status, over);
+    applyExpectations([r], { expectations: [{ id, reason: 'known bug', link: 'https://tracker.example/1' }] });
+    return r;
+  };
+  const countsAndStatus = (text: string) => [/^\d+ passed, .* checks in .* s$/m.exec(text)?.[0].replace(/ in .* s$/, ''), /^status: (\S+)/m.exec(text)?.[1]];
+
+  it('known failures stream as ⚠ KNOWN and are counted apart: 0 failed, conformant', () => {
+    const checks = [result('rpc.ok', 'passed'), known('rpc.k1', 'failed'), known('rpc.k2', 'failed')];
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, checks.length, {});
+    for (const c of checks) r.result(c);
+    r.finished(doc(checks), []);
+    const text = out.text();
+    expect(text).toContain('⚠ KNOWN rpc.k1 (4.5)');
+    expect(text).not.toContain('✗ FAIL');
+    expect(text).toContain('⚠ known failures (2): listed in the expectations file, they do not fail the run');
+    expect(text).toContain('      known: known bug (https://tracker.example/1)');
+    expect(countsAndStatus(text)).toEqual(['1 passed, 0 failed, 2 known failures, 0 not judged, 0 skipped of 3 checks', 'conformant']);
+  });
+
+  it('a stale expectation (a known failure that passes) is its own category and fails the run', () => {
+    const checks = [result('rpc.ok', 'passed'), known('rpc.fixed', 'passed')];
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, checks.length, {});
+    for (const c of checks) r.result(c);
+    r.finished(doc(checks), []);
+    const text = out.text();
+    expect(text).toContain('✗ STALE rpc.fixed (4.5) 3ms — passes, but the expectations file lists it as a known failure');
+    expect(countsAndStatus(text)).toEqual(['1 passed, 0 failed, 1 stale expectation (known failure now passing), 0 not judged, 0 skipped of 2 checks', 'non-conformant']);
+  });
+
+  it('the count line agrees with the status: failed > 0 or a stale expectation exactly when non-conformant', () => {
+    const cases: CheckResult[][] = [
+      [result('rpc.a', 'passed')],
+      [result('rpc.a', 'failed')],
+      [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' })],
+      [result('rpc.a', 'passed'), known('rpc.b', 'failed')],
+      [known('rpc.a', 'passed')],
+      [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive')],
+    ];
+    for (const checks of cases) {
+      const out = sink(false);
+      const d = doc(checks);
+      new ConsoleReporter(out.stream, checks.length, {}).finished(d, []);
+      const [line, status] = countsAndStatus(out.text());
+      const failing = /(?<!\d)([1-9]\d*) failed|stale expectation/.test(line!);
+      expect([checks.map((c) => c.id).join(','), failing]).toEqual([checks.map((c) => c.id).join(','), status === 'non-conformant']);
+    }
+  });
+
+  it('a hint is printed whole on its own line, however long the reason', () => {
+    const root = result('rpc.getBlockReceipts.block.latest', 'failed', { reason: `eth_getBlockReceipts("latest") answered HTTP 403: ${'x'.repeat(300)}`, hint: 'if the target is a public node address (where 5.2 refuses this method), run with --profile public' });
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, 1, {});
+    r.result(root);
+    r.finished(doc([root]), []);
+    const lines = out.text().split('\n');
+    const hintLines = lines.filter((l) => l.includes('run with --profile public'));
+    expect(hintLines).toEqual(['      → if the target is a public node address (where 5.2 refuses this method), run with --profile public', '      → if the target is a public node address (where 5.2 refuses this method), run with --profile public']);
+  });
+
+  it('a conformant run of less than the full scope says what --require full would do', () => {
+    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', { outOfScope: 'no --rpc-url' })];
+    const out = sink(false);
+    new ConsoleReporter(out.stream, checks.length, {}).finished(doc(checks, {}, { ...FULL, rpcUrl: undefined }), []);
+    expect(out.text()).toContain('note: not the full scope (JSON-RPC interface not judged (no --rpc-url)); with --require full (REQUIRE=full, recommended in CI) this run would exit 3');
   });
 });
 

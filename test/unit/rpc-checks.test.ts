@@ -374,11 +374,14 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(r.reason).toContain('"pending" count "0xf" is below the "latest" count "0x10" read just before, in each of 4 attempts');
   });
 
-  test('HTTP 403 on a dedicated profile fails the receipts checks with 4.3, 5.2', async () => {
+  test('HTTP 403 on a dedicated profile: one failure (4.3, 5.2) naming --profile public, the other receipts checks blocked by it', async () => {
     const results = await run({ receipts403: true }, { only: /getBlockReceipts\.block\./ });
-    for (const r of results.values()) {
-      expect([r.id, r.status, r.failedSection]).toEqual([r.id, 'failed', '4.3, 5.2']);
-    }
+    const root = results.get('rpc.getBlockReceipts.block.latest')!;
+    expect([root.status, root.failedSection]).toEqual(['failed', '4.3, 5.2']);
+    expect(root.hint).toMatch(/run with --profile public$/);
+    const others = [...results.values()].filter((r) => r.id !== root.id);
+    expect(others.length).toBeGreaterThan(0);
+    for (const r of others) expect([r.id, r.status, r.blockedBy, r.hint]).toEqual([r.id, 'inconclusive', root.id, undefined]);
   });
 
   test('HTTP 200 on a public profile fails the 403 checks', async () => {

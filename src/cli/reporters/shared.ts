@@ -67,6 +67,7 @@ export function failureText(r: CheckResult): string {
   const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`, `  ${r.status}: ${r.reason}`];
   if (r.expected !== undefined) lines.push(`  expected: ${JSON.stringify(r.expected)}`);
   if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);
+  if (r.hint) lines.push(`  hint: ${r.hint}`);
   if (r.expectation) lines.push(`  expectation: ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ''}`);
   return lines.join('\n');
 }
