@@ -15,6 +15,8 @@ import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { keyMaterial } from './certificate/dsse';
+import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 
@@ -75,8 +77,21 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 
+/** Every secret of the configuration, known before any request is made. */
+export function redactorFor(cfg: RunConfig): Redactor {
+  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
+  const redactor = new Redactor()
+    .add(cfg.signerKey)
+    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
+    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
+  redactor.addUrl(cfg.openapi);
+  for (const secret of cfg.secrets) redactor.add(secret);
+  for (const secret of cfg.signKey ? keyMaterial(cfg.signKey) : []) redactor.add(secret);
+  return redactor;
+}
+
 /** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
+export async function probe(target: Pick<Target, 'baseUrl' | 'rpcUrl'>, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
   const down: NonNullable<RunEnv['unreachable']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
@@ -104,7 +119,7 @@ async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter
 
 /** The whole run; returns the exit code. Never throws for bad input. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const subcommand = subcommandOf(argv);
+  const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
@@ -146,13 +161,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
-  const redactor = new Redactor()
-    .add(cfg.signerKey)
-    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
-    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
-  redactor.addUrl(cfg.openapi);
-  for (const secret of cfg.secrets) redactor.add(secret);
+  const redactor = redactorFor(cfg);
+  const ciUrl = ciRunUrl(env);
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
@@ -210,7 +220,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     );
     let files: string[] = [];
     try {
-      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify });
+      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl } });
     } catch (err) {
       io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${(err as Error).message}\n`);
     }
