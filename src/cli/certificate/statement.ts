@@ -83,7 +83,7 @@ export function maskUrl(url: string | null): string | null {
     return MASK;
   }
   const path = u.pathname.replace(/\/+$/, '');
-  const secret = u.search !== '' || u.hash !== '' || u.username !== '' || path.includes(MASK) || path.includes(encodeURIComponent(MASK));
+  const secret = u.search !== '' || u.hash !== '' || u.username !== '' || /\*\*\*|%2a%2a%2a/i.test(path);
   return u.origin + (secret ? `/${MASK}` : path);
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
+import { validateRef } from '../../harness/schemas';
 import { renderHtml } from '../reporters/html';
 import { renderSummary } from '../reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument } from '../results';
@@ -125,12 +126,12 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
   const resultsBytes = read('results.json');
   const out: string[] = [];
   const keyids = envelope ? envelope.signatures.map((s) => s.keyid ?? '(no keyid)') : [];
-  let verified = false;
+  const signature = envelope ? { keyids, verified: false } : null;
   if (opts.key) {
     if (!envelope) out.push(`${CERTIFICATE_FILE} is not signed (self-reported), but --key asks for a signature`);
     else {
       const v = verifyEnvelope(envelope, opts.key);
-      verified = v.ok;
+      signature!.verified = v.ok;
       if (!v.ok) out.push(`signature: ${v.why}`);
     }
   }
@@ -140,6 +141,9 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
   if (subject?.digest?.sha256 !== hash) out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject?.digest?.sha256} (results.json changed after it was certified)`);
   const doc = parseJson<RunDocument>(resultsBytes, 'results.json');
   if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target) throw new VerifyError('results.json lacks checks, scope or target: not a results document of this suite');
+  // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
+  const schema = validateRef('results.json', doc);
+  if (!schema.valid) return { statement, signature, differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)] };
   const stated = statement.predicate.conformance;
   if (stated.suite?.version !== doc.suite?.version) throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
 
@@ -169,5 +173,5 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
     const ageSec = ((opts.now ?? new Date()).getTime() - Date.parse(stated.date)) / 1000;
     if (!(ageSec <= opts.maxAgeSec)) out.push(`age: the run finished ${stated.date}, ${Number.isFinite(ageSec) ? `${hours(ageSec)} ago` : 'at no valid date'}, older than --max-age (${hours(opts.maxAgeSec)})`);
   }
-  return { statement, signature: envelope ? { keyids, verified } : null, differences: out };
+  return { statement, signature, differences: out };
 }
