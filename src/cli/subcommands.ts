@@ -101,7 +101,7 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
     if (!(err instanceof VerifyError)) throw err;
     return fail(err.message);
   }
-  const conformance = v.statement.predicate.conformance;
+  const conformance = v.statement.predicate.tokenizedStocksConformance;
   if (v.differences.length > 0) {
     io.out.write(`certificate REJECTED: ${v.differences.length} reason(s)\n${v.differences.map((d) => `  - ${d}`).join('\n')}\n`);
     return EXIT_CODE.nonConformant;

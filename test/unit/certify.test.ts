@@ -128,7 +128,7 @@ describe('certificate: an in-toto test-result statement', () => {
       { name: 'target:rest', uri: 'https://api.example', annotations: { embedded: false } },
       { name: 'target:rpc', uri: 'https://rpc.example', annotations: { embedded: false } },
     ]);
-    expect(st.predicate.conformance).toMatchObject({
+    expect(st.predicate.tokenizedStocksConformance).toMatchObject({
       suite: { name: 'tokenized-stocks-conformance', version: '0.1.0' },
       spec: { version: '1.0.0' },
       status: 'conformant',
@@ -196,7 +196,7 @@ describe('verify-certificate', () => {
   it('--only rest with a key: the certificate names one interface and no pre-confirmed state, and round-trips', () => {
     const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', reason: 'not selected (--only rest)', outOfScope: '--only rest', metrics: undefined }));
     const dir = certified(doc(checks, { ...FULL, only: ['rest'] }));
-    const c = statementOf(dir).predicate.conformance;
+    const c = statementOf(dir).predicate.tokenizedStocksConformance;
     expect(c.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(c.preconfLatencyMs).toBeNull();
     expect(c.badge.message).toBe('conformant · rest only · dedicated · 1/1');
@@ -277,7 +277,7 @@ describe('verify-certificate', () => {
     });
 
     it('every single-field edit of the badge is rejected', () => {
-      const c = statementOf(dir).predicate.conformance;
+      const c = statementOf(dir).predicate.tokenizedStocksConformance;
       for (const e of edits({ label: 'tokenized-stocks conformance', ...c.badge })) {
         const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
         cpSync(dir, copy, { recursive: true });
@@ -304,7 +304,7 @@ describe('verify-certificate', () => {
     // Written by the suite's own writer: unsigned, and signed with a key of the forger's.
     for (const opts of [{}, { signKey: loadSigningKey(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), 'forger') }]) {
       writeReports(forged, dir, { certify: opts });
-      expect(statementOf(dir).predicate.conformance.badge.message).toBe('conformant · rpc only · dedicated · 78/78');
+      expect(statementOf(dir).predicate.tokenizedStocksConformance.badge.message).toBe('conformant · rpc only · dedicated · 78/78');
       // Self-consistent, which is all an unsigned certificate can be ...
       expect(verifyCertificate(dir).differences).toEqual([]);
       // ... and rejected by whoever holds the real public key.
@@ -324,7 +324,7 @@ describe('verify-certificate', () => {
     const diffs = verifyCertificate(dir, { key: keys.Ed25519.publicKey }).differences;
     expect(diffs[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$/);
     expect(diffs).toContain('results.json summary.passed: says 2, results.json gives 3');
-    expect(diffs).toContain('certificate.json predicate.conformance.totals.passed: says 2, results.json gives 3');
+    expect(diffs).toContain('certificate.json predicate.tokenizedStocksConformance.totals.passed: says 2, results.json gives 3');
     expect(diffs).toContain('certificate.json predicate.failedTests: says ["rpc.c"], results.json gives []');
     expect(diffs.some((l) => l.startsWith('badge.svg does not say'))).toBe(true);
     expect(diffs.some((l) => l.startsWith('summary.md does not say'))).toBe(true);
@@ -339,10 +339,10 @@ describe('verify-certificate', () => {
       'results.json statusReasons: says [], results.json gives ["1 required check failed"]',
       'results.json exitCode: says 0, results.json gives 1',
       'certificate.json predicate.result: says "PASSED", results.json gives "FAILED"',
-      'certificate.json predicate.conformance.status: says "conformant", results.json gives "non-conformant"',
-      'certificate.json predicate.conformance.exitCode: says 0, results.json gives 1',
-      'certificate.json predicate.conformance.badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
-      'certificate.json predicate.conformance.badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
+      'certificate.json predicate.tokenizedStocksConformance.status: says "conformant", results.json gives "non-conformant"',
+      'certificate.json predicate.tokenizedStocksConformance.exitCode: says 0, results.json gives 1',
+      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
+      'certificate.json predicate.tokenizedStocksConformance.badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
       'badge.svg does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
       'summary.md does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
       'report.html does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
@@ -470,7 +470,7 @@ describe('badge', () => {
   });
 
   it('is a small self-contained SVG that says the same', () => {
-    const svg = renderBadge({ label: badgeLabel(true), ...buildStatement(doc(passing()), '{}').predicate.conformance.badge });
+    const svg = renderBadge({ label: badgeLabel(true), ...buildStatement(doc(passing()), '{}').predicate.tokenizedStocksConformance.badge });
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="\d+" height="20"/);
     expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4</title>');
     expect(svg).not.toMatch(/<script|href=|<image|@import|url\(http/);

@@ -221,7 +221,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(html).toContain(`judged against p50 ≤ ${latencyBounds(rtt).p50} ms, p95 ≤ ${latencyBounds(rtt).p95} ms`);
     expect(html).toContain(`p95 bound ${latencyBounds(rtt).p95} ms`);
     expect(html.match(/<circle /g)).toHaveLength(3);
-    expect(buildStatement(d, '{}').predicate.conformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
   });
 
   it('not judged (no latencyJudged): per-method figures only, no overall figure and none in the certificate', () => {
@@ -231,7 +231,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(l.boundsMs).toBeUndefined();
     expect(renderSummary(d)).not.toContain('| all |');
     expect(renderHtml(d)).toContain('recorded it: not judged over all methods.');
-    expect(buildStatement(d, '{}').predicate.conformance.preconfLatencyMs).toBeNull();
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toBeNull();
   });
 
   it('nothing seen (latency {}), or nothing recorded: no distribution', () => {

@@ -33,7 +33,7 @@ const origin = (url: string) => new URL(url).origin;
  * whole. Credentials come from the usual flags and environment, never from the certificate.
  */
 export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise<LiveOutcome> {
-  const { conformance } = statement.predicate;
+  const { tokenizedStocksConformance: conformance } = statement.predicate;
   const pick = (given: string | undefined, certified: string | null, flag: string): string | undefined => {
     if (!certified) return undefined;
     if (given) {

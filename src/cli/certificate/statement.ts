@@ -50,7 +50,8 @@ export interface TestResultPredicate {
   passedTests: string[];
   warnedTests: string[];
   failedTests: string[];
-  conformance: Conformance;
+  /** The suite's extension field: a name no other producer would use (in-toto parsing rules). */
+  tokenizedStocksConformance: Conformance;
 }
 
 export interface Statement {
@@ -149,7 +150,7 @@ export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, o
       configuration: configurationOf(doc, targets),
       ...(opts.url ? { url: opts.url } : {}),
       ...testsOf(doc),
-      conformance,
+      tokenizedStocksConformance: conformance,
     },
   };
 }

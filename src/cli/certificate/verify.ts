@@ -73,8 +73,8 @@ function openCertificate(bytes: Buffer): { statement: Statement; envelope?: Enve
     if (!Array.isArray(envelope.signatures) || envelope.signatures.some((s) => typeof s?.sig !== 'string')) throw new VerifyError(`${CERTIFICATE_FILE}: signatures is not a list of {keyid, sig}`);
     statement = parseJson<Statement>(Buffer.from(envelope.payload, 'base64'), `${CERTIFICATE_FILE}'s payload`);
   } else statement = cert as unknown as Statement;
-  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== TEST_RESULT_PREDICATE || statement.predicate?.conformance?.format !== CONFORMANCE_FORMAT) {
-    throw new VerifyError(`${CERTIFICATE_FILE} is not a certificate of this suite (expected an in-toto ${STATEMENT_TYPE} of ${TEST_RESULT_PREDICATE} with conformance.format ${CONFORMANCE_FORMAT}, optionally in a DSSE envelope)`);
+  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== TEST_RESULT_PREDICATE || statement.predicate?.tokenizedStocksConformance?.format !== CONFORMANCE_FORMAT) {
+    throw new VerifyError(`${CERTIFICATE_FILE} is not a certificate of this suite (expected an in-toto ${STATEMENT_TYPE} of ${TEST_RESULT_PREDICATE} with tokenizedStocksConformance.format ${CONFORMANCE_FORMAT}, optionally in a DSSE envelope)`);
   }
   return { statement, envelope };
 }
@@ -144,7 +144,7 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
   // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
   const schema = validateRef('results.json', doc);
   if (!schema.valid) return { statement, signature, differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)] };
-  const stated = statement.predicate.conformance;
+  const stated = statement.predicate.tokenizedStocksConformance;
   if (stated.suite?.version !== doc.suite?.version) throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
 
   const again = rederive(doc);
@@ -155,13 +155,13 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
   // The files beside it, when published, must say what the statement says.
   const keyid = envelope ? keyids[0] : undefined;
   const beside: Array<[string, () => string]> = [
-    [BADGE_FILE, () => renderBadge({ label: badgeLabel(!!envelope), ...expected.predicate.conformance.badge })],
+    [BADGE_FILE, () => renderBadge({ label: badgeLabel(!!envelope), ...expected.predicate.tokenizedStocksConformance.badge })],
     [PREDICATE_FILE, () => JSON.stringify(statement.predicate, null, 2) + '\n'],
     ['summary.md', () => summaryWithNote(renderSummary(again.doc), keyid)],
     ['report.html', () => htmlWithNote(renderHtml(again.doc), keyid)],
   ];
   for (const [name, render] of beside) {
-    if (existsSync(file(name)) && readFileSync(file(name), 'utf8') !== render()) out.push(`${name} does not say what the certificate and results.json say ("${badgeLabel(!!envelope)}: ${expected.predicate.conformance.badge.message}")`);
+    if (existsSync(file(name)) && readFileSync(file(name), 'utf8') !== render()) out.push(`${name} does not say what the certificate and results.json say ("${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}")`);
   }
 
   if (opts.target !== undefined) {

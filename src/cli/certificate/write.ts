@@ -41,6 +41,6 @@ export function certificateFiles(doc: RunDocument, resultsJson: string, opts: Ce
   return [
     [CERTIFICATE_FILE, certificate],
     [PREDICATE_FILE, JSON.stringify(statement.predicate, null, 2) + '\n'],
-    [BADGE_FILE, renderBadge({ label: badgeLabel(!!opts.signKey), ...statement.predicate.conformance.badge })],
+    [BADGE_FILE, renderBadge({ label: badgeLabel(!!opts.signKey), ...statement.predicate.tokenizedStocksConformance.badge })],
   ];
 }
