@@ -13,7 +13,8 @@ import { PREDICATE_FILE, type CertifyOptions } from '../../src/cli/certificate/w
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
-import { main, redactorFor } from '../../src/cli/main';
+import { main } from '../../src/cli/main';
+import { redactorFor } from '../../src/cli/target';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';

@@ -1,6 +1,6 @@
 import { allChecks } from '../../../suites';
 import type { RunConfig } from '../config';
-import { probe, redactorFor } from '../main';
+import { probe, redactorFor } from '../target';
 import { RateLimiter } from '../../harness/http';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import type { Statement } from './statement';
