@@ -123,9 +123,15 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
   }
   const where = [live.targets.baseUrl && `REST ${live.targets.baseUrl}`, live.targets.rpcUrl && `JSON-RPC ${live.targets.rpcUrl}`].filter(Boolean).join(', ');
   io.out.write(`live: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`);
-  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${r.section}): ${r.reason}\n`);
-  for (const r of live.unjudged) io.out.write(`  not judged now ${r.id}: ${r.reason}\n`);
+  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${r.failedSection ?? r.section}): ${oneLine(r.reason)}\n`);
+  for (const r of live.unjudged) io.out.write(`  not judged now ${r.id}: ${oneLine(r.reason)}\n`);
   return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
+}
+
+/** A reason as one bounded console line: it may quote what the target answered. */
+function oneLine(s: string, max = 200): string {
+  const line = s.split('\n')[0].replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
 function readKeyFile(file: string): string {

@@ -53,7 +53,7 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
   const unreachable = await probe({ baseUrl, rpcUrl }, cfg, redactor, limiter);
-  const results = await runChecks(
+  const raw = await runChecks(
     checks,
     {
       baseUrl,
@@ -68,6 +68,8 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
     },
     { concurrency: cfg.concurrency },
   );
+  // As results.json is made: nothing the target or a transport error echoed keeps a secret.
+  const results = redactor.value(raw);
   return {
     targets: { ...(baseUrl ? { baseUrl: redactor.text(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.text(rpcUrl) } : {}) },
     results,
