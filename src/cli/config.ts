@@ -299,8 +299,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
-  const signKey = signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY);
-  if (signKey && !certify) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE / CERT_SIGN_KEY) signs the certificate: add --certify (or CERTIFY=1)');
+  // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
+  if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
+  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
 
   return {
     baseUrl,

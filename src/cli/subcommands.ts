@@ -116,7 +116,8 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
 
   let live: LiveOutcome;
   try {
-    live = await liveRecheck(v.statement, loadConfig(args.runArgs, env));
+    // A re-check writes nothing: a certifying environment (CERTIFY, its key) is not its concern.
+    live = await liveRecheck(v.statement, loadConfig(args.runArgs, { ...env, CERTIFY: undefined }));
   } catch (err) {
     if (!(err instanceof LiveError) && !(err instanceof ConfigError)) throw err;
     return fail(`--live: ${err.message}`);

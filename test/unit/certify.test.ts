@@ -417,7 +417,7 @@ describe('conformance verify-certificate (the subcommand)', () => {
 });
 
 describe('--sign-key', () => {
-  it('from a file or the environment; refused without --certify, or when it is no usable key; never echoed', () => {
+  it('from a file or the environment; the flag refused without --certify; refused when it is no usable key; never echoed', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'key-')), 'k.pem');
     const text = pem(keys.Ed25519.privateKey);
     writeFileSync(file, text);
@@ -425,6 +425,9 @@ describe('--sign-key', () => {
     expect(loadConfig(['--certify'], { CERT_SIGN_KEY_FILE: file }).signKey?.keyid).toBe(keyIdOf(keys.Ed25519.publicKey));
     expect(loadConfig(['--certify'], { CERT_SIGN_KEY: text }).signKey?.keyid).toBe(keyIdOf(keys.Ed25519.publicKey));
     expect(() => loadConfig(['--sign-key', file], {})).toThrow(/add --certify/);
+    // From the environment, it waits for the runs that certify.
+    expect(loadConfig([], { CERT_SIGN_KEY: text }).signKey).toBeUndefined();
+    expect(loadConfig([], { CERT_SIGN_KEY: 'not a key at all' }).signKey).toBeUndefined();
     expect(() => loadConfig(['--certify', '--sign-key', file], { CERT_SIGN_KEY: text })).toThrow(/both set/);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
     const tries: Array<[NodeJS.ProcessEnv, RegExp]> = [
