@@ -66,7 +66,7 @@ export function sha256(text: string | Buffer): string {
 }
 
 /** Incomplete is never PASSED: only a conformant run is. */
-export const RESULT_OF: Record<RunStatus, TestResultPredicate['result']> = { conformant: 'PASSED', incomplete: 'WARNED', 'non-conformant': 'FAILED' };
+const RESULT_OF: Record<RunStatus, TestResultPredicate['result']> = { conformant: 'PASSED', incomplete: 'WARNED', 'non-conformant': 'FAILED' };
 
 const MASK = '***';
 

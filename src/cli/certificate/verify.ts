@@ -25,7 +25,7 @@ function leaves(v: unknown, at = '', out = new Map<string, string>()): Map<strin
   return out;
 }
 
-export function differences(what: string, stated: unknown, derived: unknown): string[] {
+function differences(what: string, stated: unknown, derived: unknown): string[] {
   const a = leaves(stated);
   const b = leaves(derived);
   const out: string[] = [];
