@@ -1,10 +1,11 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REDACTED } from '../harness/redact';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
 import { didYouMean } from './suggest';
+import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 /** A configuration problem: the CLI prints it and exits 2. */
 export class ConfigError extends Error {
@@ -36,8 +37,10 @@ export interface RunConfig {
   /** The API's published OpenAPI document: an http(s) URL, or a file path made absolute (relative to the working directory). */
   openapi?: string;
   blockTimeMs: number;
-  /** Also write certificate.json and badge.svg beside the reports. */
+  /** Also write certificate.json, predicate.json and badge.svg beside the reports. */
   certify: boolean;
+  /** Sign the certificate with this key (--sign-key, CERT_SIGN_KEY_FILE or CERT_SIGN_KEY); needs --certify. */
+  signKey?: SigningKey;
   /** Extra values to redact (--secret / SECRETS) that the heuristics cannot recognise. */
   secrets: string[];
   /** Flashblock interval of the embedded reference target (its default when not given); 0 = instant. */
@@ -90,7 +93,8 @@ export const OPTIONS = [
   ['openapi', 'OPENAPI', '<file|url>', "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too"],
   ['secret', 'SECRETS', '<value>', 'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
-  ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
+  ['certify', 'CERTIFY', '', 'also write certificate.json (an in-toto test-result statement), predicate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
+  ['sign-key', 'CERT_SIGN_KEY_FILE', '<PEM file>', 'sign the certificate (DSSE envelope) with this ECDSA P-256 or Ed25519 private key; the PEM itself may be given in CERT_SIGN_KEY instead; without a key the certificate is self-reported'],
   ['flashblock-ms', 'FLASHBLOCK_MS', '<ms>', `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
@@ -217,6 +221,27 @@ function parseOpenApiSource(value: string): string {
   return file;
 }
 
+/** The certificate's signing key: a PEM file (--sign-key, CERT_SIGN_KEY_FILE) or the PEM itself (CERT_SIGN_KEY). Never echoed. */
+function signingKeyOf(file: string | undefined, pem: string | undefined): SigningKey | undefined {
+  if (file !== undefined && pem?.trim()) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE) and CERT_SIGN_KEY are both set: give the key once');
+  let text = pem?.trim() ? pem : undefined;
+  const source = file !== undefined ? `--sign-key (or CERT_SIGN_KEY_FILE) ${file}` : 'CERT_SIGN_KEY';
+  if (file !== undefined) {
+    try {
+      text = readFileSync(path.resolve(file), 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${source}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (text === undefined) return undefined;
+  try {
+    return loadSigningKey(text, source);
+  } catch (err) {
+    if (err instanceof KeyError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 /** Build the run configuration from flags over environment (which dotenv filled from .env). */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
@@ -334,6 +359,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
+  const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
+  // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
+  if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
+  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
+
   return {
     baseUrl,
     rpcUrl,
@@ -354,7 +384,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     expectationsFile: get('expectations'),
     openapi,
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
-    certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
+    certify,
+    ...(signKey ? { signKey } : {}),
     secrets: givenSecrets,
     // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
     flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),

@@ -2,19 +2,18 @@ import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
-import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { RateLimiter } from '../harness/http';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
-import { RestClient } from '../harness/rest';
-import { RpcClient } from '../harness/rpc';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
-import { Transcript } from '../harness/transcript';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
+import { probe, redactorFor } from './target';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 
@@ -86,36 +85,9 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 
-/** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
-  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
-  const down: NonNullable<RunEnv['unreachable']> = {};
-  // Three tries, so one dropped connection does not fail every check of an interface.
-  const attempt = async (key: 'rest' | 'rpc', f: () => Promise<unknown>) => {
-    for (let i = 1; i <= 3; i++) {
-      try {
-        await f();
-        delete down[key];
-        return;
-      } catch (err) {
-        // A throttled answer is an HTTP answer: the target is there, only busy.
-        if (err instanceof ThrottledError) return void delete down[key];
-        if (!(err instanceof TransportError)) throw err;
-        down[key] = err.message;
-        if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
-      }
-    }
-  };
-  await Promise.all([
-    target.baseUrl ? attempt('rest', () => new RestClient(target.baseUrl!, cfg.restHeaders, http).get('/v1/tokenized-stocks')) : undefined,
-    target.rpcUrl ? attempt('rpc', () => new RpcClient(target.rpcUrl!, cfg.rpcHeaders, http).call('eth_chainId', [])) : undefined,
-  ]);
-  return Object.keys(down).length ? down : undefined;
-}
-
 /** The whole run; returns the exit code. Never throws for bad input. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const subcommand = subcommandOf(argv);
+  const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
@@ -159,13 +131,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
-  const redactor = new Redactor()
-    .add(cfg.signerKey)
-    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
-    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
-  redactor.addUrl(cfg.openapi);
-  for (const secret of cfg.secrets) redactor.add(secret);
+  const redactor = redactorFor(cfg);
+  const ciUrl = ciRunUrl(env);
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
@@ -225,7 +192,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     );
     let files: string[] = [];
     try {
-      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify });
+      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl } });
     } catch (err) {
       io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${(err as Error).message}\n`);
     }

@@ -66,7 +66,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       const tail = r.stdout.trimEnd().split('\n').slice(-2);
       expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
       expect(tail[1]).toBe('exit 0: conformant');
-      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8'));
+      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
       expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
       expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+$`));
       expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
@@ -83,7 +83,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(doc.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true, target: 'embedded' });
     const judged = doc.checks.find((c: { id: string }) => c.id === 'preconf.latency.about-200ms').metrics.latencyJudged;
     expect(judged).toMatchObject({ n: expect.any(Number), p50: expect.any(Number), p95: expect.any(Number), boundsMs: { p50: expect.any(Number), p95: expect.any(Number) } });
-    const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8'));
+    const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
     expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.summary.passed}/${doc.summary.passed}`);
     const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
@@ -98,7 +98,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
   it('--only rest: one interface judged, no pre-confirmed state, and the badge says "rest only · embedded"', async () => {
     const r = runs[3];
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
-    const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8'));
+    const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(cert.preconfLatencyMs).toBeNull();
     expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+$/);
@@ -117,7 +117,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     writeFileSync(path.join(copy, 'results.json'), JSON.stringify(doc, null, 2));
     const v = await cli(['verify-certificate', copy]);
     expect(v.code).toBe(1);
-    expect(v.stdout).toMatch(/^certificate does NOT match: \d+ difference\(s\)/);
+    expect(v.stdout).toMatch(/^certificate REJECTED: \d+ reason\(s\)/);
     expect(v.stdout).toContain('results.json: SHA-256 is');
     expect(v.stdout).toContain('results.json status: says "conformant", results.json gives "non-conformant"');
   });

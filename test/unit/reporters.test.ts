@@ -7,7 +7,7 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
-import { buildCertificate } from '../../src/cli/certify';
+import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
@@ -243,7 +243,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(html).toContain(`judged against p50 ≤ ${latencyBounds(rtt).p50} ms, p95 ≤ ${latencyBounds(rtt).p95} ms`);
     expect(html).toContain(`p95 bound ${latencyBounds(rtt).p95} ms`);
     expect(html.match(/<circle /g)).toHaveLength(3);
-    expect(buildCertificate(d, '{}').preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
   });
 
   it('not judged (no latencyJudged): per-method figures only, no overall figure and none in the certificate', () => {
@@ -253,7 +253,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(l.boundsMs).toBeUndefined();
     expect(renderSummary(d)).not.toContain('| all |');
     expect(renderHtml(d)).toContain('recorded it: not judged over all methods.');
-    expect(buildCertificate(d, '{}').preconfLatencyMs).toBeNull();
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toBeNull();
   });
 
   it('nothing seen (latency {}), or nothing recorded: no distribution', () => {
