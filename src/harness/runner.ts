@@ -75,8 +75,11 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
   return undefined;
 }
 
+/** How --only or --grep left a check out of the run. */
+export type Deselection = OutOfScope & { flag: '--only' | '--grep' };
+
 /** The result of a check the user left out of the run (--only, --grep): skipped, never dropped. */
-export function notSelected(check: CheckMeta, by: OutOfScope & { flag: '--only' | '--grep' }): CheckResult {
+export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
   const { id, title, section, level, needs } = check;
   return { id, title, section, level, needs, status: 'skipped', cause: 'deselected', reason: `not selected (${by.words})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope: by };
 }
