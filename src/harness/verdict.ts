@@ -43,22 +43,25 @@ export class CheckFailure extends Error {
  *   profile; `outOfScope.flag` names it.
  * - `deselected` (skipped): --only or --grep did not select it; `outOfScope.flag` names which.
  */
-export type Cause =
-  | 'violation'
-  | 'transport'
-  | 'unreachable'
-  | 'blocked'
-  | 'throttled'
-  | 'stopped'
-  | 'timeout'
-  | 'internal'
-  | 'ambiguous'
-  | 'nothing-to-judge'
-  | 'out-of-scope'
-  | 'deselected';
+export const CAUSES = [
+  'violation',
+  'transport',
+  'unreachable',
+  'blocked',
+  'throttled',
+  'stopped',
+  'timeout',
+  'internal',
+  'ambiguous',
+  'nothing-to-judge',
+  'out-of-scope',
+  'deselected',
+] as const;
+export type Cause = (typeof CAUSES)[number];
 
 /** The flags whose absence or value leaves checks out of a run. */
-export type ScopeFlag = '--only' | '--grep' | '--base-url' | '--rpc-url' | '--signer-key' | '--profile' | '--openapi' | '--archive' | '--nav-max-age';
+export const SCOPE_FLAGS = ['--only', '--grep', '--base-url', '--rpc-url', '--signer-key', '--profile', '--openapi', '--archive', '--nav-max-age'] as const;
+export type ScopeFlag = (typeof SCOPE_FLAGS)[number];
 
 /** What the user's choice of scope left out: the flag (for code) and in words (for people, e.g. `no --signer-key`, `--only rest`). */
 export interface OutOfScope {
