@@ -325,6 +325,18 @@ describe('the context holds exactly the clients a check declared', () => {
     );
     expect(seen).toEqual({ rest: ['rest'], rpc: ['rpc'], signer: ['rpc', 'signer'], openapi: ['openapi'] });
   });
+
+  it('types them the same way: an undeclared client does not compile (tsc checks this file)', () => {
+    const c = check({ ...meta('typed'), id: 'rpc.x.typed', needs: ['rpc', 'signer'] }, async (ctx) => {
+      void ctx.rpc.call('eth_chainId', []);
+      void ctx.signer.address;
+      // @ts-expect-error rest was not declared
+      void ctx.rest;
+      // @ts-expect-error nor was openapi
+      void ctx.openapi;
+    });
+    expect(c.needs).toEqual(['rpc', 'signer']);
+  });
 });
 
 describe('SpendBudget', () => {
