@@ -61,7 +61,7 @@ export function loadRun(source: string): RunDocument {
     throw new CompareError(`cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target) throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
-  if (!doc.status || !doc.scope) throw new CompareError(`${file} has no run status or scope: it was written by an older suite version; re-run it with this one`);
+  if (!doc.status || !Array.isArray(doc.scope?.leftOut)) throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
   return doc;
 }
 

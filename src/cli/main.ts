@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
 import { RateLimiter } from '../harness/http';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
-import { notSelected, runChecks, type CheckResult, type RunEnv } from '../harness/runner';
+import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
@@ -46,9 +46,9 @@ export function selectChecks(checks: Check[], cfg: Pick<RunConfig, 'only' | 'gre
 }
 
 /** The flag that leaves a check out of the run (`--only rest`, `--grep …`), or undefined when it is selected. */
-export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): string | undefined {
-  if (!cfg.only.has(groupOf(c.id))) return `--only ${[...cfg.only].join(',')}`;
-  if (cfg.grep && !cfg.grep.test(c.id)) return `--grep ${cfg.grep.source}`;
+export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): Deselection | undefined {
+  if (!cfg.only.has(groupOf(c.id))) return { flag: '--only', words: `--only ${[...cfg.only].join(',')}` };
+  if (cfg.grep && !cfg.grep.test(c.id)) return { flag: '--grep', words: `--grep ${cfg.grep.source}` };
   return undefined;
 }
 
@@ -134,13 +134,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const redactor = redactorFor(cfg);
   const ciUrl = ciRunUrl(env);
   const controller = new AbortController();
+  // What stopped the run, as a fact beside the words the abort carries.
+  let stoppedBy: 'signal' | 'deadline' | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
     io.err.write(`\nconformance: ${sig} received: stopping; reports of what was measured will be written (again to quit now)\n`);
+    stoppedBy = 'signal';
     controller.abort(`interrupted by ${sig}`);
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-  const deadline = setTimeout(() => controller.abort(`run deadline of ${cfg.deadlineMs} ms reached`), cfg.deadlineMs);
+  const deadline = setTimeout(() => {
+    if (controller.signal.aborted) return;
+    stoppedBy = 'deadline';
+    controller.abort(`run deadline of ${cfg.deadlineMs} ms reached`);
+  }, cfg.deadlineMs);
   deadline.unref();
 
   const startedAt = new Date();
@@ -174,9 +181,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
     const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
-    const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
+    const results = catalogue.map((c) => {
+      const leftOut = deselectedBy(c, cfg);
+      return leftOut ? notSelected(c, leftOut) : ran.get(c.id)!;
+    });
     if (expectations) applyExpectations(results, expectations);
-    const stopReason = controller.signal.aborted ? String(controller.signal.reason) : undefined;
     const doc = buildRunDocument(
       {
         suite: { name: pkg.name, version: pkg.version },
@@ -185,7 +194,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         startedAt,
         finishedAt: new Date(),
         results,
-        ...(stopReason ? { stopped: { by: stopReason.startsWith('interrupted') ? 'signal' : 'deadline', reason: stopReason } } : {}),
+        ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
         unreachable,
       },
       redactor,

@@ -33,14 +33,14 @@ import {
 type Json = Record<string, unknown>;
 
 /** The document as the run was given it; inconclusive when it cannot be obtained at all. */
-async function documentOf(ctx: CheckContext): Promise<Analysis> {
-  const got = await readDocument(ctx.settings.openapi!, ctx.rest);
+async function documentOf(ctx: CheckContext<'openapi'>): Promise<Analysis> {
+  const got = await readDocument(ctx.openapi.source, ctx.openapi.client);
   if ('unavailable' in got) inconclusive(`the OpenAPI document could not be obtained: ${got.unavailable}`);
   return analyse(got);
 }
 
 /** The dereferenced document, for the checks that compare it; rest.openapi.valid judges what stops them. */
-async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json }> {
+async function readableDocument(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json }> {
   const analysis = await documentOf(ctx);
   if (analysis.parseError) inconclusive(`not compared: the document could not be read (${analysis.parseError}); see rest.openapi.valid`);
   if (!analysis.dereferenced) inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
@@ -50,7 +50,7 @@ async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis
 
 const NO_LIST_OPERATION = `not compared: the document has no GET ${LIST_PATH}; see rest.openapi.list-operation`;
 
-async function listOperationOf(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
+async function listOperationOf(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
   const { analysis, doc } = await readableDocument(ctx);
   const found = findListOperation(doc);
   if (!found) inconclusive(NO_LIST_OPERATION);

@@ -69,10 +69,10 @@ describe('npx jest -c jest.conformance.config.ts', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/target: the embedded reference target .*up in/);
     // The same run, the same reports: results.json agrees with jest test for test.
-    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { target: { embedded: boolean }; checks: Array<{ id: string; status: string; outOfScope?: string }> };
+    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { target: { embedded: boolean }; checks: Array<{ id: string; status: string; cause?: string }> };
     expect(doc.target.embedded).toBe(true);
-    // results.json also lists the checks ONLY left out (skipped, out of scope); jest has a test per selected check.
-    const selected = doc.checks.filter((c) => c.outOfScope !== '--only rest');
+    // results.json also lists the checks ONLY left out (skipped, deselected); jest has a test per selected check.
+    const selected = doc.checks.filter((c) => c.cause !== 'deselected');
     expect(selected.map((c) => c.id).sort()).toEqual([...tests.keys()].sort());
     for (const c of selected) expect(tests.get(c.id)!.status).toBe(c.status === 'skipped' ? 'pending' : 'passed');
     expect(existsSync(path.join(run.reportDir, 'junit.xml'))).toBe(true);

@@ -44,7 +44,7 @@ function doc(checks: CheckResult[], scope: ScopeFacts = FULL): RunDocument {
   return runDocument(checks, scope, { durationMs: 20_000 });
 }
 
-const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { outOfScope: 'no --nav-max-age' }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];
+const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--nav-max-age', words: 'no --nav-max-age' } }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];
 
 const keys = {
   'ECDSA P-256': generateKeyPairSync('ec', { namedCurve: 'P-256' }),
@@ -196,7 +196,7 @@ describe('verify-certificate', () => {
   });
 
   it('--only rest with a key: the certificate names one interface and no pre-confirmed state, and round-trips', () => {
-    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', reason: 'not selected (--only rest)', outOfScope: '--only rest', metrics: undefined }));
+    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', cause: 'deselected', reason: 'not selected (--only rest)', outOfScope: { flag: '--only', words: '--only rest' }, metrics: undefined }));
     const dir = certified(doc(checks, { ...FULL, only: ['rest'] }));
     const c = statementOf(dir).predicate.tokenizedStocksConformance;
     expect(c.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
@@ -452,8 +452,8 @@ describe('--sign-key', () => {
 describe('badge', () => {
   const badge = (checks: CheckResult[], scope: ScopeFacts = FULL) => badgeOf(doc(checks, scope)).message;
   const rpcOnly = [result('rpc.c', 'passed'), result('preconf.x', 'passed')];
-  // As results.json lists a run: the checks --only left out are there, skipped with outOfScope '--only …'.
-  const leftOut = (r: CheckResult, flag: string): CheckResult => ({ ...r, status: 'skipped', reason: `not selected (${flag})`, outOfScope: flag, metrics: undefined });
+  // As results.json lists a run: the checks --only left out are there, skipped, deselected by --only.
+  const leftOut = (r: CheckResult, words: string): CheckResult => ({ ...r, status: 'skipped', cause: 'deselected', reason: `not selected (${words})`, outOfScope: { flag: '--only', words }, metrics: undefined });
   const onlyRest = passing().map((r) => (r.id.startsWith('rest.') ? r : leftOut(r, '--only rest')));
   const onlyRestRpc = passing().map((r) => (r.id.startsWith('preconf.') ? leftOut(r, '--only rest,rpc') : r));
 

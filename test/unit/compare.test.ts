@@ -33,9 +33,9 @@ describe('compare', () => {
   });
 
   it('runs of different scope: only checks judged in two or more runs with different verdicts count as differences', () => {
-    const rest = (id: string, status: CheckResult['status'], outOfScope?: string) => ({ ...result(id, status, '4.1'), needs: ['rest'] as CheckResult['needs'], ...(outOfScope ? { outOfScope } : {}) });
+    const rest = (id: string, status: CheckResult['status']) => ({ ...result(id, status, '4.1'), needs: ['rest'] as CheckResult['needs'] });
     const full = runDir([rest('rest.a', 'passed'), rest('rest.b', 'failed'), result('rpc.x', 'passed'), result('rpc.y', 'passed')], { baseUrl: 'https://api.example' });
-    const restOnly = runDir([rest('rest.a', 'passed'), rest('rest.b', 'passed'), result('rpc.x', 'skipped'), { ...result('rpc.y', 'skipped'), outOfScope: 'no --rpc-url' }], { baseUrl: 'https://api.example', rpcUrl: null });
+    const restOnly = runDir([rest('rest.a', 'passed'), rest('rest.b', 'passed'), result('rpc.x', 'skipped'), { ...result('rpc.y', 'skipped'), cause: 'out-of-scope', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } }], { baseUrl: 'https://api.example', rpcUrl: null });
     const c = compareRuns([full, restOnly]);
     expect(c.rows.map((r) => r.id)).toEqual(['rest.b', 'rpc.x', 'rpc.y', 'rest.a']);
     expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);

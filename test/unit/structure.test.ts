@@ -86,6 +86,19 @@ describe('one-way dependencies', () => {
   });
 });
 
+describe('a check gets exactly what it declared', () => {
+  // CheckContext<N> types the clients a check's needs name; the runner builds them, none is forced.
+  const text = files.filter((f) => f.startsWith('src/') || f.startsWith('suites/')).map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')] as const);
+  test('no cast to a client, a signer or a context', () => {
+    const casts = text.flatMap(([f, t]) => (t.match(/\bas (Signer|RestClient|RpcClient|CheckContext|RunContext|OpenApiSource)\b/g) ?? []).map((m) => `${f}: ${m}`));
+    expect(casts).toEqual([]);
+  });
+  test('no placeholder client: an absent URL gives no client at all', () => {
+    const placeholders = text.filter(([f, t]) => !f.startsWith('src/reference/') && /127\.0\.0\.1:9\b/.test(t)).map(([f]) => f);
+    expect(placeholders).toEqual([]);
+  });
+});
+
 describe('every check findable', () => {
   const suiteText = files.filter((f) => f.startsWith('suites/')).map((f) => readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
   const ids = allChecks().map((c) => c.id);

@@ -103,7 +103,8 @@ function checkDetail(c: CheckResult): string {
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
-  if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope)}</div>`);
+  else if (c.unreachable && c.status === 'inconclusive') d.push(`<div>not judged: ${c.unreachable === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable</div>`);
+  if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope.words)}</div>`);
   if (c.expectation) d.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
   for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
   if (c.metrics) d.push(`<details><summary class="small">metrics</summary><pre>${esc(json(c.metrics))}</pre></details>`);
