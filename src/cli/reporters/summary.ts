@@ -1,6 +1,6 @@
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencyOf } from './metrics';
-import { bySection, exchangeText, idList, outcomeOf, rootReason, skippedByReason, verdictOf } from './shared';
+import { bySection, exchangeText, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -34,6 +34,8 @@ export function renderSummary(doc: RunDocument): string {
       const c = root.result;
       out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${cell(rootReason(c))}**`, '');
+      const quoted = c && quoteStatements(c, doc.statements);
+      if (quoted) out.push(`> enforces: ${cell(quoted)}`, '');
       else if (root.reason) out.push(`**${cell(root.reason)}**`, '');
       if (c?.expected !== undefined) out.push(`- expected: \`${cell(JSON.stringify(c.expected) ?? '')}\``);
       if (c?.actual !== undefined) out.push(`- actual: \`${cell((JSON.stringify(c.actual) ?? '').slice(0, 300))}\``);
