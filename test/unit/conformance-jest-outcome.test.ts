@@ -8,6 +8,7 @@ import type { CheckResult } from '../../src/harness/runner';
 const base: CheckResult = {
   id: 'rest.list.status-200',
   title: 'GET /v1/tokenized-stocks answers HTTP 200',
+  statements: ['4.1.1'],
   section: '4.1',
   level: 'required',
   needs: ['rest'],
