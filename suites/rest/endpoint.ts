@@ -72,7 +72,7 @@ export const listSchema = check(
 export const listNoCredentials = check(
   {
     id: 'rest.list.no-credentials',
-    statements: ['5.1.1', '4.1.3'],
+    statements: ['5.1.1'],
     level: 'required',
     needs: ['rest'],
     title: `GET ${LIST_PATH} succeeds without any API key or configured header`,
