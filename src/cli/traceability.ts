@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { sectionsOf, type Check } from '../harness/check';
+import { sectionOfStatement, sectionsOf, type Check } from '../harness/check';
 import { fromRoot } from '../harness/paths';
 
 /**
@@ -252,7 +252,8 @@ export function renderSpec(spec: Spec): string {
 
 /**
  * The traceability matrix as a Markdown table (README): one row per entry, the checks citing it
- * (inverted from the checks' own `section` fields) and its statements no check can judge.
+ * with the statements of it each enforces (inverted from the checks' own `statements` fields),
+ * and its statements no check can judge.
  */
 export function renderMatrix(spec: Spec, checks: Citing[]): string {
   const cited = citedBy(checks);
@@ -260,7 +261,10 @@ export function renderMatrix(spec: Spec, checks: Citing[]): string {
   for (const e of spec.sections) {
     if (!e.statements.length && !cited.has(e.id)) continue;
     const label = e.title ?? e.statements.map((s) => s.text.trim()).join(' ');
-    const by = (cited.get(e.id) ?? []).map((c) => `\`${c.id}\`${c.level === 'advisory' ? ' (advisory)' : ''}`);
+    const by = (cited.get(e.id) ?? []).map((c) => {
+      const here = c.statements.filter((s) => sectionOfStatement(s) === e.id);
+      return `\`${c.id}\` (${here.join(', ')}${c.level === 'advisory' ? '; advisory' : ''})`;
+    });
     const via = [...new Set(e.statements.flatMap((s) => s.via ?? []))];
     if (via.length) by.push(`through ${via.map((v) => `[${v}](${specLink(v)})`).join(', ')}`);
     const untestable = e.statements

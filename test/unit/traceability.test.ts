@@ -161,8 +161,10 @@ describe('traceability: generated from the checks\' own citations', () => {
     expect(by.get('8')).toContain(latency);
     const matrix = renderMatrix(spec, checks);
     const row = (id: string): string | undefined => matrix.split('\n').find((l) => l.startsWith(`| [${id}](`));
-    expect(row('8')).toContain('`preconf.latency.about-200ms` (advisory)');
-    expect(row('4.5')).toContain('`preconf.latency.about-200ms` (advisory)');
+    expect(row('8')).toContain('`preconf.latency.about-200ms` (8.2; advisory)');
+    expect(row('4.5')).toContain('`preconf.latency.about-200ms` (4.5.3; advisory)');
+    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2)');
+    expect(row('2.1')).toContain('`rest.token.field.decimals` (2.1.r4, 2.1.1)');
     expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
     expect(row('2.5')).toContain('through [4.4](specs/SPEC.md#section-4.4)');
   });
