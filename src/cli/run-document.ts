@@ -9,7 +9,7 @@ import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
-import { loadSpec, statementTexts } from './traceability';
+import { quoted } from './traceability';
 
 export interface RunRecord {
   suite: { name: string; version: string };
@@ -63,16 +63,6 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     statements: quoted(run.results),
     checks: run.results,
   });
-}
-
-let texts: Map<string, string> | undefined;
-
-/** The text of every statement the results cite, from specs/rules.yaml: reports quote it under a failure. */
-export function quoted(results: Pick<CheckResult, 'statements'>[]): Record<string, string> {
-  texts ??= statementTexts(loadSpec());
-  const out: Record<string, string> = {};
-  for (const id of results.flatMap((r) => r.statements)) out[id] = texts.get(id) ?? '';
-  return out;
 }
 
 /**

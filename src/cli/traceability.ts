@@ -138,6 +138,16 @@ export function statementTexts(spec: Spec): Map<string, string> {
   return out;
 }
 
+let texts: Map<string, string> | undefined;
+
+/** The text of every statement the checks cite, from specs/rules.yaml: results.json carries it, reports quote it under a failure. */
+export function quoted(checks: Pick<Citing, 'statements'>[]): Record<string, string> {
+  texts ??= statementTexts(loadSpec());
+  const out: Record<string, string> = {};
+  for (const id of checks.flatMap((c) => c.statements)) out[id] = texts.get(id) ?? '';
+  return out;
+}
+
 /** The entry ids a check cites: the sections of its statements (its `section` field). */
 export function citations(c: Citing): string[] {
   return sectionsOf(c.section);

@@ -3,7 +3,7 @@
  * functions the CLI uses (src/cli/results.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
-import { quoted } from '../../src/cli/run-document';
+import { quoted } from '../../src/cli/traceability';
 import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 
 export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {}): RunDocument {
