@@ -187,8 +187,6 @@ export function traceabilityProblems(spec: Spec, checks: Citing[]): string[] {
   for (const e of spec.sections) {
     for (const s of e.statements) {
       if (isDirect(s) && !citedStatements.has(s.id)) problems.push(`${s.id} is testable but no check cites it (cite it, or mark it untestable with the reason)`);
-    }
-    for (const s of e.statements) {
       for (const v of s.via ?? []) {
         if (!entries.has(v)) problems.push(`${e.id}: via ${v}, which specs/rules.yaml does not have`);
         else if (!cited.has(v)) problems.push(`${e.id}: via ${v}, which no check cites`);

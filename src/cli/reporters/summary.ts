@@ -34,9 +34,9 @@ export function renderSummary(doc: RunDocument): string {
       const c = root.result;
       out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${cell(rootReason(c))}**`, '');
+      else if (root.reason) out.push(`**${cell(root.reason)}**`, '');
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> enforces: ${cell(quoted)}`, '');
-      else if (root.reason) out.push(`**${cell(root.reason)}**`, '');
       if (c?.expected !== undefined) out.push(`- expected: \`${cell(JSON.stringify(c.expected) ?? '')}\``);
       if (c?.actual !== undefined) out.push(`- actual: \`${cell((JSON.stringify(c.actual) ?? '').slice(0, 300))}\``);
       if (root.blocked.length) out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
