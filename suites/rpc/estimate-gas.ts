@@ -19,7 +19,7 @@ function transfer() {
 const ESTIMATE_AT: Array<[id: string, statements: string[], key: BlockParamKey | 'omitted']> = [
   ['rpc.estimateGas.block.omitted', ['4.4.1'], 'omitted'],
   ['rpc.estimateGas.block.latest', ['4.4.1', '4.2.2'], 'latest'],
-  ['rpc.estimateGas.block.pending', ['1.4.1', '4.4.1', '4.2.2'], 'pending'],
+  ['rpc.estimateGas.block.pending', ['4.4.1', '4.2.2', '1.4.1'], 'pending'],
   ['rpc.estimateGas.block.safe', ['4.4.1', '4.2.2'], 'safe'],
   ['rpc.estimateGas.block.finalized', ['4.4.1', '4.2.2'], 'finalized'],
   ['rpc.estimateGas.block.earliest', ['4.4.1', '4.2.2'], 'earliest'],

@@ -136,7 +136,7 @@ async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[
 
 const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
   ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1'], 'latest'],
-  ['rpc.getBlockReceipts.block.pending', ['4.3.2', '1.4.1', '4.3.1', '4.2.2', '2.4.1'], 'pending'],
+  ['rpc.getBlockReceipts.block.pending', ['4.3.2', '4.3.1', '4.2.2', '2.4.1', '1.4.1'], 'pending'],
   ['rpc.getBlockReceipts.block.safe', ['4.3.1', '4.2.2', '2.4.1'], 'safe'],
   ['rpc.getBlockReceipts.block.finalized', ['4.3.1', '4.2.2', '2.4.1'], 'finalized'],
   ['rpc.getBlockReceipts.block.earliest', ['4.3.1', '4.2.2', '2.4.1'], 'earliest'],

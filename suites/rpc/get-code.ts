@@ -11,7 +11,7 @@ import { blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey }
 /** One check per block parameter of 4.2; "pending" also enforces 1.4. */
 const CODE_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
   ['rpc.getCode.block.latest', ['4.6.1', '4.2.2'], 'latest'],
-  ['rpc.getCode.block.pending', ['1.4.1', '4.6.1', '4.2.2'], 'pending'],
+  ['rpc.getCode.block.pending', ['4.6.1', '4.2.2', '1.4.1'], 'pending'],
   ['rpc.getCode.block.safe', ['4.6.1', '4.2.2'], 'safe'],
   ['rpc.getCode.block.finalized', ['4.6.1', '4.2.2'], 'finalized'],
   ['rpc.getCode.block.earliest', ['4.6.1', '4.2.2'], 'earliest'],

@@ -16,7 +16,7 @@ import { blockParam, describeParam, recentBlocks, resultAt, skewPause, SKEW_PAUS
  */
 const COUNT_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
   ['rpc.getTransactionCount.block.latest', ['4.5.1', '4.2.2'], 'latest'],
-  ['rpc.getTransactionCount.block.pending', ['1.4.1', '4.5.1', '4.2.2'], 'pending'],
+  ['rpc.getTransactionCount.block.pending', ['4.5.1', '4.2.2', '1.4.1'], 'pending'],
   ['rpc.getTransactionCount.block.safe', ['4.5.1', '4.2.2'], 'safe'],
   ['rpc.getTransactionCount.block.finalized', ['4.5.1', '4.2.2'], 'finalized'],
   ['rpc.getTransactionCount.block.earliest', ['4.5.1', '4.2.2'], 'earliest'],
