@@ -101,6 +101,8 @@ export interface RunDocument {
   interrupted?: string;
   stoppedBy?: RunFacts['stoppedBy'];
   unreachable?: RunFacts['unreachable'];
+  /** Statement id → its text in specs/rules.yaml, for every statement a check below cites. */
+  statements?: Record<string, string>;
   checks: CheckResult[];
 }
 

@@ -9,6 +9,7 @@ import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
+import { quoted } from './traceability';
 
 export interface RunRecord {
   suite: { name: string; version: string };
@@ -60,6 +61,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     summary: summarize(run.results),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    statements: quoted(run.results),
     checks: run.results,
   });
 }

@@ -82,8 +82,8 @@ export type Deselection = OutOfScope & { flag: '--only' | '--grep' };
 
 /** The result of a check the user left out of the run (--only, --grep): skipped, never dropped. */
 export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
-  const { id, title, section, level, needs } = check;
-  return { id, title, section, level, needs, status: 'skipped', cause: 'deselected', reason: `not selected (${by.words})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope: by };
+  const { id, title, statements, section, level, needs } = check;
+  return { id, title, statements, section, level, needs, status: 'skipped', cause: 'deselected', reason: `not selected (${by.words})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope: by };
 }
 
 
@@ -166,7 +166,7 @@ interface Outcome {
 
 async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations): Promise<Outcome> {
   const started = performance.now();
-  const base = { id: check.id, title: check.title, section: check.section, level: check.level, needs: check.needs };
+  const base = { id: check.id, title: check.title, statements: check.statements, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
     const exchanges = transcript?.exchanges ?? [];
     // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent.

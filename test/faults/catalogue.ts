@@ -279,7 +279,7 @@ export const VARIANTS: Variant[] = [
     rest: listBody((b) => ({ data: b.tokens })) },
   { name: 'rest.bare-array', kind: 'faulty', section: '2.2', only: ['rest'], what: 'the body is a bare array of records',
     rest: listBody((b) => b.tokens) },
-  { name: 'rest.duplicate-record', kind: 'faulty', section: '2.2', only: ['rest'], what: 'one record is listed twice (same contract_address)',
+  { name: 'rest.duplicate-record', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record is listed twice (same contract_address)',
     rest: tokens((ts) => [...ts, ts[0]]) },
 
   // ==== 2.1 the token record ====

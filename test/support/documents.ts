@@ -3,6 +3,7 @@
  * functions the CLI uses (src/cli/results.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
+import { quoted } from '../../src/cli/traceability';
 import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 
 export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {}): RunDocument {
@@ -23,6 +24,7 @@ export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { fa
     summary: summarize(checks),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    statements: quoted(checks),
     checks,
   };
 }

@@ -22,6 +22,7 @@ import { runDocument } from '../support/documents';
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
   title: `title of ${id}`,
+  statements: id.startsWith('rest') ? ['2.1.1'] : ['4.5.1'],
   section: id.startsWith('rest') ? '2.1' : '4.5',
   level: 'required',
   needs: id.startsWith('rest') ? ['rest'] : id.startsWith('preconf') ? ['rpc', 'signer'] : ['rpc'],

@@ -7,7 +7,7 @@ import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';
 
-const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
+const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, statements: [`${section}.1`], section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
 
 function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version = '0.1.0'): string {
   const scope: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: null, rpcUrl: 'https://rpc.staging.example', signer: false, archive: false, ...over };

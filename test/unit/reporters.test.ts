@@ -6,6 +6,7 @@ import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
+import { escapeHtml } from '../../src/cli/reporters/shared';
 import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
@@ -20,6 +21,7 @@ import { runDocument } from '../support/documents';
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
   title: `title of ${id}`,
+  statements: ['4.5.1'],
   section: '4.5',
   level: 'required',
   needs: ['rpc'],
@@ -388,6 +390,18 @@ const failing = doc([
 ], {}, { ...FULL, signer: false });
 
 describe('reports', () => {
+  it('quote the statement a failed check enforces, from the statement table results.json carries', () => {
+    const quote = '4.5.1 "eth_getTransactionCount returns the account\'s transaction count, its current nonce, as a hex quantity';
+    expect(failing.statements).toEqual({ '4.5.1': expect.stringMatching(/^eth_getTransactionCount returns/) });
+    expect(renderSummary(failing)).toContain(`> enforces: ${quote}`);
+    expect(renderJunit(failing)).toMatch(/  enforces: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/);
+    const html = renderHtml(failing);
+    expect(html).toContain(`<div class="muted">enforces: ${escapeHtml(quote)}`);
+    // A passed check quotes nothing; a document without the table (an older results.json) neither.
+    expect(html.match(/enforces: /g)).toHaveLength(2);
+    expect(renderSummary({ ...failing, statements: undefined })).not.toContain('enforces:');
+  });
+
   it('junit: classnames per group, run failures as <failure>, blocked as <skipped> naming the root, properties', () => {
     const xml = renderJunit(failing);
     expect(xml.match(/<testcase /g)).toHaveLength(7);
@@ -510,7 +524,7 @@ describe('console', () => {
     const text = out.text();
     expect(text).toMatch(/ {2}2\.1 Tokenized equity token +0 +1 +0 +1\n/);
     expect(text).toMatch(/ {2}total +1 +2 +2 +2\n/);
-    expect(text).toContain('✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n');
+    expect(text).toContain(`✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      enforces: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`);
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
     expect(text).toContain('reports: r/results.json');

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { check, type Check } from '../../src/harness/check';
+import { check, type Check, type CheckDeclaration } from '../../src/harness/check';
 import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
@@ -39,7 +39,7 @@ function env(over: Partial<RunEnv> = {}): RunEnv {
   };
 }
 
-const meta = (id: string, extra: Partial<Check> = {}) => ({ id: `rest.test.${id}`, title: id, section: '4.1', level: 'required' as const, needs: ['rest' as const], ...extra });
+const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({ id: `rest.test.${id}`, title: id, statements: ['4.1.1'], level: 'required' as const, needs: ['rest' as const], ...extra });
 
 describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
@@ -211,7 +211,7 @@ describe('one root cause, one failure', () => {
   });
 
   it('a root not selected: the first required blocked check fails citing the root rule, the rest blocked by it', async () => {
-    const checks = [dependent('adv', undefined, { level: 'advisory', section: '2.1' }), dependent('a', undefined, { section: '2.1' }), dependent('b', undefined, { section: '2.1' })];
+    const checks = [dependent('adv', undefined, { level: 'advisory', statements: ['2.1.1'] }), dependent('a', undefined, { statements: ['2.1.1'] }), dependent('b', undefined, { statements: ['2.1.1'] })];
     const rs = await runChecks(checks, env(), collect);
     expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.test.adv', 'inconclusive', 'rest.test.a'],
@@ -296,7 +296,7 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
   });
 
   it('deselected: --only and --grep name their flag', () => {
-    expect(notSelected(meta('x'), { flag: '--grep', words: '--grep ^rpc' })).toMatchObject({
+    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--grep', words: '--grep ^rpc' })).toMatchObject({
       status: 'skipped',
       cause: 'deselected',
       reason: 'not selected (--grep ^rpc)',
@@ -304,7 +304,7 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
       exchanges: [],
       exchangeCount: 0,
     });
-    expect(notSelected(meta('x'), { flag: '--only', words: '--only rpc' })).toMatchObject({ status: 'skipped', cause: 'deselected', outOfScope: { flag: '--only' } });
+    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--only', words: '--only rpc' })).toMatchObject({ status: 'skipped', cause: 'deselected', outOfScope: { flag: '--only' } });
   });
 });
 

@@ -150,7 +150,7 @@ describe('the runner', () => {
   test('a check whose target stays throttled is inconclusive "throttled: …", never failed', async () => {
     const p = await provider([tooMany('0')]);
     try {
-      const c = check({ id: 'rpc.test.throttled', title: 't', section: '4.2', level: 'required', needs: ['rpc'] }, async (ctx) => {
+      const c = check({ id: 'rpc.test.throttled', title: 't', statements: ['4.2.1'], level: 'required', needs: ['rpc'] }, async (ctx) => {
         await ctx.rpc.call('eth_blockNumber', []);
       });
       const [r] = await runChecks([c], {

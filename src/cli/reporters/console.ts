@@ -1,7 +1,7 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, isRunFailure, primarySection, rootCauses, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
-import { bySection, expectedVsActual, idList, outcomeOf, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import { bySection, expectedVsActual, idList, outcomeOf, quoteStatements, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
@@ -183,6 +183,8 @@ export class ConsoleReporter {
         const head = r ? `${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(rootReason(r))}` : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
+        const quoted = r && quoteStatements(r, doc.statements);
+        if (quoted) this.line(`      enforces: ${firstLine(quoted, 240)}`);
         const eva = r && expectedVsActual(r);
         if (eva) this.line(`      ${eva}`);
         if (root.blocked.length) this.line(`      blocked ${root.blocked.length} check(s): ${idList(root.blocked, 4)}`);

@@ -3,7 +3,7 @@ import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, rootReason, skippedByReason } from './shared';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, quoteStatements, rootReason, skippedByReason } from './shared';
 
 const esc = escapeHtml;
 
@@ -96,9 +96,11 @@ const SCRIPT = `
   if(f||q)apply();
 })();`;
 
-function checkDetail(c: CheckResult): string {
+function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   const d: string[] = [];
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
+  const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
+  if (quoted) d.push(`<div class="muted">enforces: ${esc(quoted)}</div>`);
   if (c.failedSection && c.failedSection !== c.section) d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
@@ -113,9 +115,9 @@ function checkDetail(c: CheckResult): string {
   return d.join('');
 }
 
-function checkRow(c: CheckResult): string {
+function checkRow(c: CheckResult, texts?: Record<string, string>): string {
   const o = outcomeOf(c);
-  const body = checkDetail(c);
+  const body = checkDetail(c, texts);
   const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>`;
   const open = o === 'run-failure' ? ' open' : '';
   return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
@@ -168,8 +170,8 @@ export function renderHtml(doc: RunDocument): string {
       const shown = g.checks.filter((c) => c.status !== 'passed' || c.expectation);
       const passed = g.checks.filter((c) => c.status === 'passed' && !c.expectation);
       const counts = `<span class="counts"><span class="st-passed">${g.passed} passed</span>${g.failed ? `<span class="st-run-failure">${g.failed} failed</span>` : ''}${g.inconclusive ? `<span class="st-inconclusive">${g.inconclusive} not judged</span>` : ''}${g.skipped ? `<span class="st-skipped">${g.skipped} skipped</span>` : ''}</span>`;
-      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map(checkRow).join('\n')}</details>` : '';
-      return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map(checkRow).join('\n')}${folded}</details>`;
+      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map((c) => checkRow(c)).join('\n')}</details>` : '';
+      return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map((c) => checkRow(c, doc.statements)).join('\n')}${folded}</details>`;
     })
     .join('\n');
 

@@ -23,8 +23,8 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
  * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
  * cause is one red line; advisory results and skipped checks never turn a viewer red.
  */
-function caseBody(c: CheckResult, blocked: Map<string, string[]>): string | undefined {
-  const details = () => [failureText(c), ...c.exchanges.map(exchangeText)].join('\n\n');
+function caseBody(c: CheckResult, blocked: Map<string, string[]>, texts?: Record<string, string>): string | undefined {
+  const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const kind = outcomeOf(c);
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   if (kind === 'run-failure') return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
@@ -61,7 +61,7 @@ export function renderJunit(doc: RunDocument): string {
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
   const count = (cs: CheckResult[]) => {
-    const bodies = cs.map((c) => caseBody(c, blocked) ?? '');
+    const bodies = cs.map((c) => caseBody(c, blocked, doc.statements) ?? '');
     return { bodies, failures: bodies.filter((b) => b.startsWith('<failure')).length, errors: bodies.filter((b) => b.startsWith('<error')).length, skipped: bodies.filter((b) => b.startsWith('<skipped')).length };
   };
   // An unreachable interface is one failure of its own (its checks show as blocked by it).

@@ -71,9 +71,21 @@ export function exchangeText(e: Exchange): string {
   return lines.join('\n');
 }
 
-/** Expected vs actual and the section, in the words of the failure. */
-export function failureText(r: CheckResult): string {
-  const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`, `  ${r.status}: ${r.reason}`];
+/**
+ * The statements a check enforces, quoted on one line (texts from results.json's statement
+ * table): `4.5.2 "With …"; 1.4.1 "Each …"`. Undefined when the table has none of them.
+ */
+export function quoteStatements(r: Pick<CheckResult, 'statements'>, texts: Record<string, string> = {}): string | undefined {
+  const quoted = (r.statements ?? []).filter((id) => texts[id]).map((id) => `${id} "${texts[id]}"`);
+  return quoted.length ? quoted.join('; ') : undefined;
+}
+
+/** Expected vs actual, the section and the statements, in the words of the failure. */
+export function failureText(r: CheckResult, texts?: Record<string, string>): string {
+  const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`];
+  const quoted = quoteStatements(r, texts);
+  if (quoted) lines.push(`  enforces: ${quoted}`);
+  lines.push(`  ${r.status}: ${r.reason}`);
   if (r.expected !== undefined) lines.push(`  expected: ${JSON.stringify(r.expected)}`);
   if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);
   if (r.hint) lines.push(`  hint: ${r.hint}`);
