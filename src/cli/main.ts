@@ -3,6 +3,7 @@ import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
 import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { JsonTooDeep } from '../harness/json';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
@@ -63,7 +64,7 @@ interface Target {
 /** The first line of the console output: what is being judged, so an embedded run is never mistaken for a deployment. */
 async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<Target> {
   if (!cfg.embedded) {
-    const shown = (url: string | undefined, flag: string) => (url ? redactor.text(url) : `none (no ${flag})`);
+    const shown = (url: string | undefined, flag: string) => (url ? redactor.publicUrl(url) : `none (no ${flag})`);
     io.out.write(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
     return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
   }
@@ -87,8 +88,8 @@ async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter
         delete down[key];
         return;
       } catch (err) {
-        // A throttled answer is an HTTP answer: the target is there, only busy.
-        if (err instanceof ThrottledError) return void delete down[key];
+        // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep to read.
+        if (err instanceof ThrottledError || err instanceof JsonTooDeep) return void delete down[key];
         if (!(err instanceof TransportError)) throw err;
         down[key] = err.message;
         if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
