@@ -228,8 +228,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });
 
   let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
   const stopped = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(new Inconclusive(env.signal.aborted ? `stopped: ${String(env.signal.reason)}` : `check did not finish within ${limit} ms`));
+    onAbort = () => reject(new Inconclusive(env.signal.aborted ? `stopped: ${String(env.signal.reason)}` : `check did not finish within ${limit} ms`));
     if (checkSignal.aborted) onAbort();
     checkSignal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(onAbort, limit + 1000);
@@ -243,6 +244,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     return err instanceof Blocked && err.root !== check.id ? { result, cause: err.root } : { result };
   } finally {
     clearTimeout(timer);
+    // The signal lives on until its time limit: its listener would keep this check's outcome
+    // (and every answer the failure quotes) alive that long.
+    checkSignal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -33,10 +33,15 @@ export interface HostileServer {
 
 /** Everything the request carried, as one text: what an echoing server sends back. */
 export function echoed(req: SeenRequest): string {
-  const basic = /^basic\s+(\S+)/i.exec(req.headers.authorization ?? '');
-  const decoded = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : '';
   const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
-  return `${req.method} ${req.url}\n${headers}\nbasic: ${decoded} user ${decoded.split(':')[0]} password ${decoded.split(':').slice(1).join(':')}\n${req.body}`;
+  // Every Basic credential (Authorization, Proxy-Authorization), decoded as a server reads it.
+  const basics = Object.values(req.headers).flatMap((v) => {
+    const basic = /^basic\s+(\S+)/i.exec(v);
+    if (!basic) return [];
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    return [`basic: ${decoded} user ${decoded.split(':')[0]} password ${decoded.split(':').slice(1).join(':')}`];
+  });
+  return `${req.method} ${req.url}\n${headers}\n${basics.join('\n')}\n${req.body}`;
 }
 
 /** A JSON-RPC answer to each call of the request (a batch answers a batch), made by `member`. */
