@@ -128,7 +128,7 @@ describe('answers a target may send that no conformant one would', () => {
     const hex = `0x${'ab'.repeat(4 * 1024 * 1024)}`;
     const server = await startHostile((req) => rpcReply(req, () => ({ result: hex })));
     try {
-      const r = await run(['--rpc-url', `${server.origin}/rpc`, '--grep', '^rpc\\.(getCode\\.block|getTransactionCount\\.block|chainId|blockNumber)', '--timeout-ms', '20000']);
+      const r = await run(['--rpc-url', `${server.origin}/rpc`, '--grep', '^rpc\\.(getCode|getTransactionCount)\\.block\\.(latest|pending|safe|finalized|earliest)$', '--timeout-ms', '20000']);
       expect(r.code).toBe(1);
       const size = statSync(path.join(r.dir, 'results.json')).size;
       expect(size).toBeLessThan(10 * 1024 * 1024);
@@ -138,5 +138,5 @@ describe('answers a target may send that no conformant one would', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 });
