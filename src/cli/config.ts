@@ -180,9 +180,32 @@ function parseUrl(value: string, flag: string, env: string): { url: string; auth
   return { url: url.toString().replace(/\/+$/, ''), ...(authorization ? { authorization } : {}) };
 }
 
-function parsePositiveInt(value: string, flag: string, env: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a positive integer`);
-  return Number(value);
+/**
+ * The largest delay a timer can wait (setTimeout, AbortSignal.timeout): 2^31-1 ms, about 24.8
+ * days. Node fires a longer timer at once (with a warning), which would stop a run at its start.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The accepted range of each numeric flag: beyond it a value is a mistake, never clamped. */
+export const NUMBER_RANGE = {
+  'timeout-ms': { min: 1, max: MAX_TIMER_MS },
+  'deadline-ms': { min: 1, max: MAX_TIMER_MS },
+  concurrency: { min: 1, max: 256 },
+  'max-rps': { min: 1, max: 100_000 },
+  // The embedded reference's own bounds (src/reference/index.ts): at least 10 ms, at most an hour.
+  'block-time': { min: 10, max: 3_600_000 },
+  'flashblock-ms': { min: 10, max: 3_600_000 },
+} as const;
+
+/** The longest duration a flag takes (--nav-max-age, --clock-skew): ten years, in seconds. */
+const MAX_DURATION_SEC = 10 * 365 * 86_400;
+
+function parsePositiveInt(value: string, flag: keyof typeof NUMBER_RANGE, env: string): number {
+  const { min, max } = NUMBER_RANGE[flag];
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a positive integer`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`${describe(flag, env)}: ${value} is out of range (${min} to ${max})`);
+  return n;
 }
 
 /** "90", "90s", "15m", "36h", "2d" -> seconds. */
@@ -190,7 +213,9 @@ export function parseDuration(value: string, flag: string, env: string): number 
   const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(value.trim());
   if (!m) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a duration (e.g. 90s, 15m, 36h, 2d)`);
   const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's'];
-  return Number(m[1]) * unit;
+  const seconds = Number(m[1]) * unit;
+  if (!(seconds <= MAX_DURATION_SEC)) throw new ConfigError(`${describe(flag, env)}: ${value} is out of range (at most 10 years)`);
+  return seconds;
 }
 
 export function parseHeader(line: string, flag: string, env: string): [string, string] {
@@ -339,9 +364,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (spend !== undefined) {
     if (!/^\d+$/.test(spend)) throw new ConfigError(`--max-spend-wei (or MAX_SPEND_WEI): "${spend}" is not a non-negative integer`);
     maxSpendWei = BigInt(spend);
+    // A balance is a uint256: a larger cap is a typo, not a budget.
+    if (maxSpendWei >= 2n ** 256n) throw new ConfigError('--max-spend-wei (or MAX_SPEND_WEI): out of range (at most 2^256-1 wei)');
   }
 
-  const num = (flag: string, fallback: number): number => {
+  const num = (flag: keyof typeof NUMBER_RANGE, fallback: number): number => {
     const v = get(flag);
     return v === undefined ? fallback : parsePositiveInt(v, flag, envOf(flag));
   };
@@ -357,6 +384,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const maxRpsRaw = get('max-rps');
   const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
   if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
+  const blockTimeMs = num('block-time', DEFAULTS.blockTimeMs);
+  // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
+  const flashblockMs = get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs);
+  if (flashblockMs !== undefined && flashblockMs >= blockTimeMs) {
+    throw new ConfigError(`--flashblock-ms (or FLASHBLOCK_MS): ${flashblockMs} is out of range (0, or 10 to the block time minus 1: ${blockTimeMs - 1})`);
+  }
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
@@ -383,12 +416,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     maxSpendWei,
     expectationsFile: get('expectations'),
     openapi,
-    blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
+    blockTimeMs,
     certify,
     ...(signKey ? { signKey } : {}),
     secrets: givenSecrets,
-    // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
-    flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
+    flashblockMs,
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
     archive,
     require: requiredScope as RequiredScope,

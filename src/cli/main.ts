@@ -73,7 +73,7 @@ interface Target {
 /** The first line of the console output: what is being judged, so an embedded run is never mistaken for a deployment. */
 async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<Target> {
   if (!cfg.embedded) {
-    const shown = (url: string | undefined, flag: string) => (url ? redactor.text(url) : `none (no ${flag})`);
+    const shown = (url: string | undefined, flag: string) => (url ? redactor.publicUrl(url) : `none (no ${flag})`);
     io.out.write(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
     return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
   }

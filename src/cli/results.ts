@@ -149,6 +149,7 @@ const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
   stopped: 'stopped before it finished',
   timeout: 'did not finish in time',
   internal: "the check's own error",
+  limit: "the suite's own limit",
 };
 
 /** The first words of the reason given when no required check was judged at all. */

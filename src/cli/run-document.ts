@@ -46,8 +46,9 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     suite: run.suite,
     spec: { version: SPEC_VERSION },
     target: {
-      baseUrl: run.target.baseUrl ?? null,
-      rpcUrl: run.target.rpcUrl ?? null,
+      // Origin and masked path only: the certificate copies these, and both are published.
+      baseUrl: run.target.baseUrl ? redactor.publicUrl(run.target.baseUrl) : null,
+      rpcUrl: run.target.rpcUrl ? redactor.publicUrl(run.target.rpcUrl) : null,
       profile: run.cfg.profile,
       embedded: run.cfg.embedded,
       ...(run.cfg.expectationsFile ? { expectations: run.cfg.expectationsFile } : {}),

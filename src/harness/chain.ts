@@ -27,6 +27,16 @@ export function describeParam(key: BlockParamKey): string {
 }
 
 /**
+ * A head block number as a number to count from: beyond 2^64 (clients store block numbers in 64
+ * bits) it is no block number of any chain, and scanning back from it would hold megabytes per
+ * block; the check that needed it is not judged.
+ */
+function blockNumber(hex: string): bigint {
+  if (hex.length > 2 + 16) inconclusive(`the head block number has ${hex.length - 2} hex digits, beyond 2^64: not a block number this suite can count from (${show(hex, 40)})`);
+  return BigInt(hex);
+}
+
+/**
  * The head (latest sealed) block number. eth_blockNumber is not one of the four methods of the
  * spec but a standard one; when it fails, `eth_getBlockByNumber("latest")` is asked instead.
  * Neither method is judged here: when both fail the check could not observe what it needs, so it
@@ -34,11 +44,11 @@ export function describeParam(key: BlockParamKey): string {
  */
 export async function headNumber(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>): Promise<bigint> {
   const a = await ctx.rpc.call('eth_blockNumber', []);
-  if (a.http.status === 200 && isHexQuantity(a.result)) return BigInt(a.result as string);
+  if (a.http.status === 200 && isHexQuantity(a.result)) return blockNumber(a.result as string);
   const b = await ctx.rpc.call('eth_getBlockByNumber', ['latest', false]);
   if (b.http.status === 200 && isRecord(b.result) && isHexQuantity(b.result.number)) {
     ctx.note(`eth_blockNumber gave no hex quantity (${show(a.json ?? a.http.status)}); head taken from eth_getBlockByNumber("latest")`);
-    return BigInt(b.result.number as string);
+    return blockNumber(b.result.number as string);
   }
   inconclusive('cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)');
 }

@@ -3,7 +3,7 @@
  * clients never do (they only observe). Each rule of judgement is written here once.
  */
 import type { HttpResult } from './http';
-import { isRecord, show } from './json';
+import { cut, isRecord, show } from './json';
 import type { RpcAnswer, RpcClient } from './rpc';
 import { validate, type SchemaName } from './schemas';
 import { fail } from './verdict';
@@ -41,7 +41,7 @@ export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown
     fail(`${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`, {
       section: '4.2',
       expected: 'a JSON-RPC response object',
-      actual: answer.jsonError ?? answer.json ?? answer.http.text.slice(0, 200),
+      actual: answer.jsonError ?? answer.json ?? cut(answer.http.text, 200),
     });
   }
   return answer.json;

@@ -1,3 +1,4 @@
+import { cut } from './json';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 import { capBody, curlLine, Exchange, ExchangeRequest, Transcript } from './transcript';
@@ -193,7 +194,7 @@ function rpcThrottle(v: unknown): string | undefined {
   // EIP-1474: -32005 "limit exceeded"; some providers put the HTTP status in the code.
   const byCode = code === -32005 || code === 429;
   const byText = text !== '' && !/^execution reverted/i.test(text) && RATE_LIMIT_TEXT.test(text);
-  return byCode || byText ? `JSON-RPC error ${JSON.stringify(code)} ${JSON.stringify(text.slice(0, 120))}` : undefined;
+  return byCode || byText ? `JSON-RPC error ${JSON.stringify(code)} ${JSON.stringify(cut(text, 120))}` : undefined;
 }
 
 /**

@@ -15,7 +15,7 @@
 import { blocked, fail, skip } from './verdict';
 import type { CheckContext } from './check';
 import { TransportError } from './http';
-import { show, isRecord } from './json';
+import { cut, show, isRecord } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
 
@@ -80,7 +80,7 @@ export function listOf(res: RestResponse, what: string): unknown[] {
 /** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
 export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
-    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, { section: '4.1', expected: 'a JSON body', actual: res.text.slice(0, 200) });
+    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, { section: '4.1', expected: 'a JSON body', actual: cut(res.text, 200) });
   }
   const errors = envelopeErrors(res.json);
   const tokens = isRecord(res.json) ? res.json.tokens : undefined;
@@ -97,7 +97,7 @@ export function tokensOf(res: RestResponse, what: string): unknown[] {
 /** How a record is named in messages: its index, and its contract_address when it has one. */
 export function recordLabel(record: unknown, index: number): string {
   const address = isRecord(record) ? record.contract_address : undefined;
-  return typeof address === 'string' && address !== '' ? `tokens[${index}] (${address.length > 60 ? `${address.slice(0, 60)}…` : address})` : `tokens[${index}]`;
+  return typeof address === 'string' && address !== '' ? `tokens[${index}] (${cut(address, 60)})` : `tokens[${index}]`;
 }
 
 /**

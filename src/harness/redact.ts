@@ -2,14 +2,37 @@
  * Secret redaction at the source: every string that leaves a client (transcripts, curl lines,
  * error messages) passes through one Redactor that knows the run's secrets.
  */
+import { CUT_MARK, mapJson } from './json';
+
 export const REDACTED = '***';
 
 /** Header names whose values are always secrets, whatever the value looks like. */
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|.*(token|secret|key|password|credential).*)$/i;
 /** Query parameter names that carry credentials in provider URLs. */
 const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secret|password|signature|sig)$/i;
-/** Path segments that look like provider keys (long random tokens), e.g. /v2/<key>. */
-const KEY_LIKE_SEGMENT = /^[A-Za-z0-9_-]{24,}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Authorization schemes: words, not secrets (RFC 9110 11.1), left readable. */
+const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|negotiate|ntlm|vapid|scram-sha-1|scram-sha-256|aws4-hmac-sha256)$/i;
+/** The shortest start of a secret hidden when a cut left it before CUT_MARK. */
+const SHORTEST_PREFIX = 4;
+
+/**
+ * A path segment, query value or header token that looks like a provider key rather than a word:
+ * a UUID; 8+ characters mixing letters and digits in one word (hex, base64url, `sk_live_q7Xw…`);
+ * or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
+ * `84532` stay readable.
+ */
+export function looksLikeKey(s: string): boolean {
+  if (s.length < 8 || !/^[A-Za-z0-9_~.+/=%-]+$/.test(s)) return false;
+  if (UUID.test(s)) return true;
+  const mixed = (w: string) => /\d/.test(w) && /[A-Za-z]/.test(w);
+  if (s.split(/[-_.~]/).some((w) => w.length >= 8 && mixed(w))) return true;
+  return s.length >= 20 && mixed(s);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 function safeDecode(s: string): string {
   try {
@@ -54,19 +77,53 @@ export function shellVariable(name: string, what: string): string {
 export class Redactor {
   private readonly secrets: string[] = [];
   private readonly curlTargets: CurlTarget[] = [];
+  /** Every registered form, longest first, as one case-insensitive pattern (rebuilt on add). */
+  private pattern?: RegExp;
+  /** The start (SHORTEST_PREFIX characters or more) of any secret, right before a cut mark. */
+  private cutPattern?: RegExp;
 
-  /** Register a literal secret (a header value, a private key, a URL credential). */
+  /**
+   * Register a literal secret (a header value, a private key, a URL credential) in every form a
+   * target is likely to echo: as given, percent-encoded, percent-decoded, JSON-escaped, and a
+   * 0x-prefixed value without its prefix.
+   */
   add(secret: string | undefined): this {
-    if (secret && secret.length >= 4 && !this.secrets.includes(secret)) {
-      this.secrets.push(secret);
-      // Longest first, so a secret containing another is replaced whole.
-      this.secrets.sort((a, b) => b.length - a.length);
-      if (secret.startsWith('0x')) this.add(secret.slice(2));
+    if (!secret || secret.length < 4) return this;
+    const forms = [secret, encodeURIComponent(secret), safeDecode(secret), JSON.stringify(secret).slice(1, -1)];
+    if (secret.startsWith('0x')) forms.push(secret.slice(2));
+    for (const form of forms) {
+      if (form.length < 4 || this.secrets.includes(form)) continue;
+      this.secrets.push(form);
+      this.pattern = this.cutPattern = undefined;
     }
     return this;
   }
 
-  /** Register the secret parts of a URL: userinfo, credential query values, key-like path segments. */
+  /**
+   * Register a credential as a header carries it: the whole value, and each token in it (the
+   * part after an auth scheme such as Bearer; for Basic, the decoded `user:password`, the user
+   * and the password; each `name=value` value).
+   */
+  addCredential(value: string | undefined): this {
+    if (!value) return this;
+    this.add(value.trim());
+    const words = value.trim().split(/[\s,;]+/).filter((w) => w && !AUTH_SCHEME.test(w));
+    for (const word of words) {
+      this.add(word.replace(/^"|"$/g, ''));
+      const eq = word.indexOf('=');
+      if (eq > 0 && eq < word.length - 1) this.add(word.slice(eq + 1).replace(/^"|"$/g, ''));
+    }
+    const basic = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value.trim());
+    if (basic) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      this.add(decoded);
+      if (colon >= 0) this.add(decoded.slice(0, colon)).add(decoded.slice(colon + 1));
+    }
+    return this;
+  }
+
+  /** Register the secret parts of a URL: userinfo, query values that are or look like keys, key-like path segments. */
   addUrl(raw: string | undefined): this {
     if (!raw) return this;
     let url: URL;
@@ -75,18 +132,24 @@ export class Redactor {
     } catch {
       return this;
     }
-    // Both the form as written (percent-encoded, as it appears in URLs and curl lines) and decoded.
-    for (const part of [url.username, url.password]) this.add(part || undefined).add(part ? safeDecode(part) : undefined);
+    this.add(url.username || undefined).add(url.password || undefined);
     for (const pair of url.search.replace(/^\?/, '').split('&')) {
-      const [name, value] = pair.split('=', 2);
-      if (value && SECRET_QUERY.test(safeDecode(name))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      const eq = pair.indexOf('=');
+      const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+      const decoded = safeDecode(value.replace(/\+/g, ' '));
+      if (value && (SECRET_QUERY.test(safeDecode(name)) || looksLikeKey(value) || looksLikeKey(decoded))) this.add(value).add(decoded);
+      if (looksLikeKey(name)) this.add(name);
     }
-    for (const segment of url.pathname.split('/')) if (KEY_LIKE_SEGMENT.test(segment) && /\d/.test(segment)) this.add(segment);
+    for (const segment of url.pathname.split('/')) if (looksLikeKey(segment) || looksLikeKey(safeDecode(segment))) this.add(segment);
     return this;
   }
 
+  /** Register configured headers: credential headers whole and token by token, any other header's key-like tokens. */
   addHeaders(headers: Record<string, string>): this {
-    for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) this.add(value);
+    for (const [name, value] of Object.entries(headers)) {
+      if (SECRET_HEADER.test(name)) this.addCredential(value);
+      else for (const word of value.split(/[\s,;=:]+/)) if (looksLikeKey(word)) this.add(word);
+    }
     return this;
   }
 
@@ -95,6 +158,33 @@ export class Redactor {
     this.addUrl(target.url).addHeaders(target.headers);
     if (target.url) this.curlTargets.push(target);
     return this;
+  }
+
+  /**
+   * A target URL as it may be published (results.json's target, the certificate, the console):
+   * its origin and path, each path segment that is or looks like a key masked, query values
+   * masked the same way; never userinfo or a fragment.
+   */
+  publicUrl(raw: string): string {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return REDACTED;
+    }
+    const mask = (part: string) => (part && (looksLikeKey(part) || looksLikeKey(safeDecode(part)) || this.text(part) !== part) ? REDACTED : part);
+    const path = url.pathname.split('/').map(mask).join('/');
+    const query = url.search
+      .replace(/^\?/, '')
+      .split('&')
+      .filter(Boolean)
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        if (eq < 0) return mask(pair);
+        const name = pair.slice(0, eq);
+        return `${mask(name)}=${SECRET_QUERY.test(safeDecode(name)) ? REDACTED : mask(pair.slice(eq + 1))}`;
+      });
+    return `${url.origin}${path === '/' && !raw.endsWith('/') ? '' : path}${query.length ? `?${query.join('&')}` : ''}`;
   }
 
   private isSecretHeader(name: string, value: string): boolean {
@@ -129,10 +219,25 @@ export class Redactor {
     return out;
   }
 
+  /**
+   * `s` with every registered secret replaced, in any letter case; and where a cut (CUT_MARK) fell
+   * inside a secret, the start of it left before the mark too.
+   */
   text(s: string): string {
-    let out = s;
-    for (const secret of this.secrets) out = out.split(secret).join(REDACTED);
-    return out;
+    if (this.secrets.length === 0) return s;
+    if (!this.pattern) {
+      // Longest first, so a secret containing another is replaced whole.
+      const sorted = [...this.secrets].sort((x, y) => y.length - x.length);
+      this.pattern = new RegExp(sorted.map(escapeRegExp).join('|'), 'gi');
+      // "abcd(?:e(?:f…)?)?" before the mark: any start of 4 characters or more.
+      const starts = sorted.map((x) => {
+        const chars = [...x].map(escapeRegExp);
+        return chars.slice(0, SHORTEST_PREFIX).join('') + chars.slice(SHORTEST_PREFIX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
+      });
+      this.cutPattern = new RegExp(`(?:${starts.join('|')})(?=${escapeRegExp(CUT_MARK)})`, 'gi');
+    }
+    const out = s.replace(this.pattern, REDACTED);
+    return out.includes(CUT_MARK) ? out.replace(this.cutPattern!, REDACTED) : out;
   }
 
   headers(headers: Record<string, string>): Record<string, string> {
@@ -141,15 +246,11 @@ export class Redactor {
     return out;
   }
 
-  /** Deep-redact any JSON-like value (used on results before they reach a reporter). */
+  /**
+   * Deep-redact any JSON-like value (used on results before they reach a reporter), without
+   * recursion and at most MAX_JSON_DEPTH deep; bigints become decimal strings (jsonSafe).
+   */
   value<T>(v: T): T {
-    if (typeof v === 'string') return this.text(v) as T;
-    if (Array.isArray(v)) return v.map((x) => this.value(x)) as T;
-    if (v && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = this.value(x);
-      return out as T;
-    }
-    return v;
+    return mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x)) as T;
   }
 }

@@ -6,7 +6,36 @@ import { RestClient } from './rest';
 import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
-import { jsonSafe } from './json';
+import { cutBytes, detached, jsonSafe, JsonTooDeep, mapJson } from './json';
+
+/**
+ * The most of one expected/actual value, reason or note a result keeps (after redaction): a
+ * mismatch reads in a few KiB, and a run's results.json stays small whatever a target sends.
+ */
+export const VALUE_CAP_BYTES = 4 * 1024;
+/**
+ * The most of its exchanges one result keeps, in bytes of bodies and curl lines: first and last
+ * in turn (the first request and the one that failed), until this is spent; exchangeCount says
+ * how many there were in all. With VALUE_CAP_BYTES, it bounds results.json for any target.
+ */
+export const EXCHANGE_BUDGET_BYTES = 48 * 1024;
+
+function keptExchanges(exchanges: Exchange[]): Exchange[] {
+  const size = (e: Exchange) => (e.request.body?.length ?? 0) + (e.response?.body.length ?? 0) + e.curl.length + e.request.url.length;
+  const head: Exchange[] = [];
+  const tail: Exchange[] = [];
+  let budget = EXCHANGE_BUDGET_BYTES;
+  for (let i = 0, j = exchanges.length - 1; i <= j; ) {
+    const first = head.length <= tail.length;
+    const e = exchanges[first ? i : j];
+    // The first exchange is always kept: a failure is shown with at least one request.
+    if (size(e) > budget && head.length > 0) break;
+    budget -= size(e);
+    if (first) head.push(exchanges[i++]);
+    else tail.unshift(exchanges[j--]);
+  }
+  return [...head, ...tail];
+}
 
 export interface CheckResult extends CheckMeta {
   status: Status;
@@ -23,7 +52,7 @@ export interface CheckResult extends CheckMeta {
   hint?: string;
   notes?: string[];
   metrics?: Record<string, unknown>;
-  /** Every exchange of a check that did not pass (bodies cut at 64 KiB); empty for passes. */
+  /** Every exchange of a check that did not pass (bodies cut at BODY_CAP_BYTES); empty for passes. */
   exchanges: Exchange[];
   exchangeCount: number;
   /** Set when an expectations file names this check. */
@@ -97,6 +126,18 @@ const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string
   rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
 };
 
+/**
+ * A value as a result keeps it: redacted whole first (a cut secret would no longer be
+ * recognised), then, when its JSON is larger than VALUE_CAP_BYTES, that JSON cut with its size.
+ */
+export function keptValue(v: unknown, redactor: Redactor): unknown {
+  const safe = redactor.value(v);
+  if (typeof safe === 'string') return cutBytes(safe, VALUE_CAP_BYTES).text;
+  const json = JSON.stringify(safe);
+  const kept = json === undefined ? undefined : cutBytes(json, VALUE_CAP_BYTES);
+  return kept?.truncated ? kept.text : safe;
+}
+
 type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
@@ -104,8 +145,10 @@ function errorDetail(err: unknown, redactor: Redactor): Detail {
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
     const { hint } = err.detail;
-    return { status: 'failed', cause: 'violation', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual), ...(hint ? { hint } : {}) };
+    return { status: 'failed', cause: 'violation', reason: redactor.text(err.message), failedSection: err.detail.section, expected: keptValue(err.detail.expected, redactor), actual: keptValue(err.detail.actual, redactor), ...(hint ? { hint } : {}) };
   }
+  // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
+  if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
   if (err instanceof Skip) return err.outOfScope ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope } : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
   if (err instanceof Inconclusive) return { status: 'inconclusive', cause: 'ambiguous', reason: err.message };
   // The provider kept asking us to slow down: nothing was observed about the interface.
@@ -169,8 +212,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const base = { id: check.id, title: check.title, statements: check.statements, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
     const exchanges = transcript?.exchanges ?? [];
-    // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent.
-    return env.redactor.value({ ...base, durationMs: Math.round(performance.now() - started), ...r, exchanges: r.status === 'passed' ? [] : exchanges, exchangeCount: exchanges.length });
+    // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent;
+    // then reasons and notes are bounded like values (expected/actual were, in errorDetail).
+    const redacted = env.redactor.value({ ...base, durationMs: Math.round(performance.now() - started), ...r, exchanges: r.status === 'passed' ? [] : keptExchanges(exchanges), exchangeCount: exchanges.length });
+    // Kept past the check, so no string may pin a large answer it was cut from.
+    const result = mapJson(redacted, (x) => (typeof x === 'string' ? detached(x) : x)) as CheckResult;
+    result.reason = cutBytes(result.reason, VALUE_CAP_BYTES).text;
+    if (result.notes) result.notes = result.notes.map((n) => cutBytes(n, VALUE_CAP_BYTES).text);
+    return result;
   };
 
   const unmet = unmetNeed(check, env);
@@ -215,9 +264,10 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });
 
   let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
   const stopped = new Promise<never>((_, reject) => {
     // The cause is set in the catch below from the signals themselves; this only ends the wait.
-    const onAbort = () => reject(new Inconclusive('stopped'));
+    onAbort = () => reject(new Inconclusive('stopped'));
     if (checkSignal.aborted) onAbort();
     checkSignal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(onAbort, limit + 1000);
@@ -232,6 +282,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
   } finally {
     clearTimeout(timer);
+    // The signal lives on until its time limit: its listener would keep this check's outcome
+    // (and every answer the failure quotes) alive that long.
+    checkSignal.removeEventListener('abort', onAbort);
   }
 }
 

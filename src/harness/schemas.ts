@@ -15,6 +15,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { FORMATS } from './formats';
 import { fromRoot } from './paths';
+import { cut } from './json';
 
 /** Directory of the canonical schema files. */
 export const SCHEMA_DIR = fromRoot('schemas');
@@ -179,7 +180,7 @@ function showValue(v: unknown): string {
     return Array.isArray(v) ? `an array of ${v.length}` : 'an object';
   }
   const s = JSON.stringify(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  return cut(s, 77);
 }
 
 function errorText(e: ErrorObject, data: unknown): string {

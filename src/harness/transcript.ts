@@ -1,5 +1,11 @@
-/** An exchange is one HTTP request/response pair, kept as readable data (hive style). */
-export const BODY_CAP_BYTES = 64 * 1024;
+import { cutBytes } from './json';
+
+/**
+ * An exchange is one HTTP request/response pair, kept as readable data (hive style). Its bodies
+ * are kept up to this size (after redaction), enough to read any answer the spec describes:
+ * a run's reports stay small whatever a target sends.
+ */
+export const BODY_CAP_BYTES = 8 * 1024;
 
 export interface ExchangeRequest {
   method: string;
@@ -24,9 +30,10 @@ export interface Exchange {
   curl: string;
 }
 
+/** A body as kept in a transcript: cut at `cap` bytes with its whole size stated (redact it first). */
 export function capBody(body: string, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
-  if (Buffer.byteLength(body) <= cap) return { body, truncated: false };
-  return { body: Buffer.from(body).subarray(0, cap).toString('utf8') + `…[cut at ${cap} bytes]`, truncated: true };
+  const { text, truncated } = cutBytes(body, cap);
+  return { body: text, truncated };
 }
 
 function shellQuote(s: string): string {

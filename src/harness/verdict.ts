@@ -39,6 +39,8 @@ export class CheckFailure extends Error {
  *   reached its deadline.
  * - `timeout` (inconclusive): the check's own time limit passed.
  * - `internal` (inconclusive): the check itself threw something unexpected: a bug, not a verdict.
+ * - `limit` (inconclusive): a bound of the suite's own was reached (an answer nested too deeply
+ *   to read, a document too large to analyse): the target is not judged by a limit the spec lacks.
  * - `ambiguous` (inconclusive): the observation stayed ambiguous after bounded retries (inconclusive()).
  * - `nothing-to-judge` (skipped): the target offered nothing the rule applies to (skip()).
  * - `out-of-scope` (skipped): the user's choice of scope left it out: a flag not given, or the
@@ -54,6 +56,7 @@ export const CAUSES = [
   'stopped',
   'timeout',
   'internal',
+  'limit',
   'ambiguous',
   'nothing-to-judge',
   'out-of-scope',

@@ -43,6 +43,29 @@ describe('loadConfig', () => {
     expect(() => load(argv as string[])).toThrow(message);
   });
 
+  it.each([
+    [{ DEADLINE_MS: '9999999999' }, /--deadline-ms \(or DEADLINE_MS\): 9999999999 is out of range \(1 to 2147483647\)/],
+    [{ TIMEOUT_MS: '9999999999' }, /--timeout-ms \(or TIMEOUT_MS\).*out of range/],
+    [{ TIMEOUT_MS: '2147483648' }, /--timeout-ms \(or TIMEOUT_MS\).*out of range/],
+    [{ TIMEOUT_MS: '-5' }, /--timeout-ms \(or TIMEOUT_MS\)/],
+    [{ TIMEOUT_MS: 'NaN' }, /--timeout-ms \(or TIMEOUT_MS\)/],
+    [{ CONCURRENCY: '100000' }, /--concurrency \(or CONCURRENCY\).*out of range/],
+    [{ MAX_RPS: '1e9' }, /--max-rps \(or MAX_RPS\)/],
+    [{ MAX_RPS: '99999999' }, /--max-rps \(or MAX_RPS\).*out of range/],
+    [{ BLOCK_TIME_MS: '5' }, /--block-time \(or BLOCK_TIME_MS\).*out of range/],
+    [{ FLASHBLOCK_MS: '5000' }, /--flashblock-ms \(or FLASHBLOCK_MS\).*out of range/],
+    [{ NAV_MAX_AGE: '99999999d' }, /--nav-max-age \(or NAV_MAX_AGE\).*out of range/],
+    [{ CLOCK_SKEW: '1e3' }, /--clock-skew \(or CLOCK_SKEW\)/],
+    [{ MAX_SPEND_WEI: '9'.repeat(80) }, /--max-spend-wei \(or MAX_SPEND_WEI\).*out of range/],
+  ])('rejects the number %j out of range, naming the flag and the variable', (env, message) => {
+    expect(() => load([], env)).toThrow(ConfigError);
+    expect(() => load([], env)).toThrow(message);
+  });
+
+  it('accepts the largest timer delay Node can wait', () => {
+    expect(load([], { DEADLINE_MS: String(2 ** 31 - 1), TIMEOUT_MS: String(2 ** 31 - 1) }).deadlineMs).toBe(2 ** 31 - 1);
+  });
+
   it('names the environment variable when the bad value came from there', () => {
     expect(() => load([], { TIMEOUT_MS: 'abc' })).toThrow(/TIMEOUT_MS/);
   });

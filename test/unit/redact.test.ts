@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { Redactor, REDACTED } from '../../src/harness/redact';
+import { cutBytes, JsonTooDeep, mapJson, MAX_JSON_DEPTH, parseJson, show } from '../../src/harness/json';
+import { looksLikeKey, Redactor, REDACTED } from '../../src/harness/redact';
 import { curlLine } from '../../src/harness/transcript';
 
 describe('Redactor', () => {
@@ -110,5 +111,82 @@ describe('curl lines that still work: shell variables where a secret was', () =>
     expect(out.status).not.toBe(0);
     expect(out.stdout).toBe('');
     expect(out.stderr).toMatch(/export RPC_HEADER_1: your Authorization header line/);
+  });
+});
+
+describe('Redactor: every form a target may echo', () => {
+  it('tells keys from words in paths and queries', () => {
+    for (const key of ['q7Xw2kLm9PzR4tYb', 'QKEY987654321', '550e8400-e29b-41d4-a716-446655440000', 'sk_live_q7Xw2kLm9P', 'ac0974bec39a17e36ba4a6b4d238ff94', 'aB3_x9-kQ2mZ-u7_Lp0-wq']) expect([key, looksLikeKey(key)]).toEqual([key, true]);
+    for (const word of ['v1', 'v2', 'rpc', 'tokenized-stocks', 'base-sepolia', 'eth-mainnet', '84532', 'jsonrpc', 'api']) expect([word, looksLikeKey(word)]).toEqual([word, false]);
+  });
+
+  it('registers the token after an auth scheme, and for Basic the decoded user and password, leaving the scheme word readable', () => {
+    const basic = `Basic ${Buffer.from('alice.smith:hunter2pass').toString('base64')}`;
+    const r = new Redactor().addHeaders({ Authorization: 'Bearer sk_live_T0ken123', 'Proxy-Authorization': basic });
+    expect(r.text('token sk_live_T0ken123, user alice.smith, password hunter2pass, Bearer')).toBe(`token ${REDACTED}, user ${REDACTED}, password ${REDACTED}, Bearer`);
+  });
+
+  it('registers key-like tokens of any configured header, not its plain words', () => {
+    const r = new Redactor().addHeaders({ 'X-Tenant-Auth': 'tenant q7Xw2kLm9PzR4tYb', Accept: 'application/json' });
+    expect(r.text('tenant q7Xw2kLm9PzR4tYb application/json')).toBe(`tenant ${REDACTED} application/json`);
+  });
+
+  it('finds a 16-character path key and a key-like query value without --secret', () => {
+    const r = new Redactor().addUrl('http://127.0.0.1:9/v2/q7Xw2kLm9PzR4tYb?chain=base&session=Z9y8X7w6V5u4');
+    expect(r.text('/v2/q7Xw2kLm9PzR4tYb?chain=base&session=Z9y8X7w6V5u4')).toBe(`/v2/${REDACTED}?chain=base&session=${REDACTED}`);
+  });
+
+  it('hides every registered form in any letter case, URL-encoded and JSON-escaped', () => {
+    const r = new Redactor().add('p@ss"w0rd/x1').add('0xAbCdEf0123456789');
+    const text = `p%40ss%22w0rd%2Fx1 p@ss\\"w0rd/x1 P@SS"W0RD/X1 abcdef0123456789`;
+    expect(r.text(text)).toBe(`${REDACTED} ${REDACTED} ${REDACTED} ${REDACTED}`);
+  });
+
+  it('hides the start of a secret that a cut left before the cut mark', () => {
+    const r = new Redactor().add('QKEY987654321zz');
+    const message = show(`${'x'.repeat(184)}?apikey=QKEY987654321zz&more`);
+    expect(message).toContain('apikey=QKEY');
+    expect(r.text(message)).toMatch(/apikey=\*\*\*…$/);
+    expect(r.text(message)).not.toContain('QKEY');
+    // A cut shorter than 4 characters of it says nothing recognisable: left as it is.
+    expect(r.text('apikey=QKE…')).toBe('apikey=QKE…');
+  });
+
+  it('renders a target URL for publication: origin and masked path, no userinfo', () => {
+    const r = new Redactor().add('tenant-secret-42');
+    expect(r.publicUrl('https://u:p@node.example/v2/q7Xw2kLm9PzR4tYb/rpc?apikey=abc&chain=base')).toBe(`https://node.example/v2/${REDACTED}/rpc?apikey=${REDACTED}&chain=base`);
+    expect(r.publicUrl('https://node.example/tenant-secret-42/v1')).toBe(`https://node.example/${REDACTED}/v1`);
+    expect(r.publicUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
+    expect(r.publicUrl('http://127.0.0.1:8545/v1/tokenized-stocks')).toBe('http://127.0.0.1:8545/v1/tokenized-stocks');
+  });
+
+  it('deep-redacts a value nested 100,000 levels without overflowing the stack, keeping a note where it stops', () => {
+    const deep = JSON.parse('['.repeat(100_000) + '"s3cr3t-value"' + ']'.repeat(100_000));
+    const out = JSON.stringify(new Redactor().add('s3cr3t-value').value(deep));
+    expect(out).toContain(`[nested deeper than ${MAX_JSON_DEPTH} levels: not kept]`);
+    expect(out).not.toContain('s3cr3t');
+  });
+
+  it('copies values in key order, bigints as decimal strings, "__proto__" as a member', () => {
+    const v = JSON.parse('{"b":1,"a":[2,{"__proto__":{"x":3}}]}');
+    const out = mapJson({ ...v, n: 10n ** 30n }, (x) => (typeof x === 'bigint' ? x.toString() : x));
+    expect(JSON.stringify(out)).toBe('{"b":1,"a":[2,{"__proto__":{"x":3}}],"n":"1000000000000000000000000000000"}');
+  });
+});
+
+describe('bounded values', () => {
+  it('cuts a long text after redaction, stating its whole size', () => {
+    const text = `0x${'ab'.repeat(4 * 1024 * 1024)}`;
+    const { text: kept, truncated } = cutBytes(text, 4096);
+    expect(truncated).toBe(true);
+    expect(kept.endsWith('… [cut: 8,388,610 bytes in all]')).toBe(true);
+    expect(Buffer.byteLength(kept)).toBeLessThan(4200);
+  });
+
+  it('reads JSON only up to MAX_JSON_DEPTH levels', () => {
+    expect(parseJson('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH)).json).toBeDefined();
+    expect(() => parseJson('['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep);
+    // Brackets inside strings are text, not nesting.
+    expect(parseJson(JSON.stringify(['['.repeat(5000)])).json).toEqual(['['.repeat(5000)]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CheckResult } from '../../harness/runner';
+import { EXCHANGE_BUDGET_BYTES, type CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
@@ -111,7 +111,7 @@ function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
   if (c.metrics) d.push(`<details><summary class="small">metrics</summary><pre>${esc(json(c.metrics))}</pre></details>`);
   for (const e of c.exchanges) d.push(`<details><summary class="small"><code>${esc(`${e.request.method} ${e.request.url} → ${e.response ? `HTTP ${e.response.status}` : e.error}`)}</code></summary><pre>${esc(exchangeText(e))}</pre></details>`);
-  if (c.exchangeCount > c.exchanges.length) d.push(`<div class="muted small">${c.exchangeCount} exchange(s); kept only for checks that did not pass</div>`);
+  if (c.exchangeCount > c.exchanges.length) d.push(`<div class="muted small">${c.exchangeCount} exchange(s), ${c.exchanges.length} kept (only checks that did not pass keep theirs, the first and last up to ${EXCHANGE_BUDGET_BYTES / 1024} KiB)</div>`);
   return d.join('');
 }
 
