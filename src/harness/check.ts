@@ -1,6 +1,7 @@
 import type { RestClient } from './rest';
 import type { RpcClient } from './rpc';
 import type { Signer } from './signer';
+import type { OpenApiDocument } from './openapi';
 
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
@@ -29,8 +30,8 @@ export interface CheckSettings {
   clockSkewSec: number;
   navMaxAgeSec?: number;
   timeoutMs: number;
-  /** The API's own published OpenAPI document (--openapi): an absolute file path or a URL. */
-  openapi?: string;
+  /** The API's own published OpenAPI document (--openapi), read or fetched once before the checks run. */
+  openapi?: OpenApiDocument;
   /** --archive: the node must serve state and history at any block; pruned-history errors fail (absent: false, they skip). */
   archive?: boolean;
 }

@@ -10,54 +10,77 @@
  * date-time`, snake_case names with json_names_for_fields=false, a `default` response of
  * `rpcStatus`, more paths than the spec's), and OpenAPI 3.1.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type SwaggerParser from '@apidevtools/swagger-parser';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { FORMATS } from './formats';
-import { TransportError } from './http';
-import { isRecord, show } from './json';
-import type { RestClient } from './rest';
+import { MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from './http';
+import { isRecord } from './json';
+import { RestClient } from './rest';
 import { formatErrors, rawSchemaAt, type SchemaVerdict } from './schemas';
+import type { Exchange } from './transcript';
+import type { Analysis } from './openapi-analysis';
+
+export type { Analysis } from './openapi-analysis';
 
 type Json = Record<string, unknown>;
 
-/** `--openapi` names a URL (fetched through the run's recording client) or a file. */
+/** `--openapi` names a URL (fetched once, before the checks run) or a file. */
 export function isUrlSource(source: string): boolean {
   return /^https?:\/\//i.test(source);
 }
 
 // ---------------------------------------------------------------------------------------
-// Reading the document (an observation: the text, or why there is none)
+// Reading the document, once per run
 
-export type DocumentText = { text: string; base: string } | { unavailable: string };
+/** The document as the run was given it: read or fetched once, then handed to every check. */
+export interface OpenApiDocument {
+  /** The absolute file path or the URL. */
+  source: string;
+  text: string;
+  /** The recorded fetch of a URL (redacted), shown with the checks that judged the document. */
+  exchange?: Exchange;
+}
+
+/** The document could not be had: a configuration error of the run, not a verdict. */
+export class DocumentUnavailable extends Error {}
 
 const ACCEPT = 'application/json, application/yaml;q=0.9, application/x-yaml;q=0.9, text/yaml;q=0.9, */*;q=0.5';
 
 /**
- * The document's text. A URL is fetched with `rest` so the exchange is recorded, timed and
- * redacted like every other; the run's configured REST headers go along only when the document
- * lives on the REST target's own origin (credentials never travel to another host). A file is
- * read from the path the configuration resolved.
+ * Read the file, or GET the URL (bounded like every exchange: the run's timeout, a body cap, no
+ * redirect followed); the run's REST headers go along only when the document lives on the REST
+ * target's own origin (credentials never travel to another host). A URL must answer 200 with
+ * JSON or YAML: anything else is a wrong URL, said now rather than as a verdict on the target.
  */
-export async function readDocument(source: string, rest: RestClient): Promise<DocumentText> {
+export async function loadDocument(source: string, opts: { baseUrl?: string; headers: Record<string, string>; http: Omit<HttpOptions, 'transcript'> }): Promise<OpenApiDocument> {
   if (!isUrlSource(source)) {
     try {
-      return { text: readFileSync(source, 'utf8'), base: source };
+      const size = statSync(source).size;
+      if (size > MAX_RESPONSE_BYTES) throw new Error(`${size} bytes, over the ${MAX_RESPONSE_BYTES}-byte limit`);
+      return { source, text: readFileSync(source, 'utf8') };
     } catch (err) {
-      return { unavailable: `cannot read ${source}: ${(err as Error).message}` };
+      throw new DocumentUnavailable(`cannot read ${source}: ${(err as Error).message}`);
     }
   }
-  const sameOrigin = originOf(source) === originOf(rest.baseUrl);
+  const sameOrigin = opts.baseUrl !== undefined && originOf(source) === originOf(opts.baseUrl);
+  const exchanges: Exchange[] = [];
+  const rest = new RestClient(source, sameOrigin ? opts.headers : {}, { ...opts.http, transcript: { exchanges, add: (e) => void exchanges.push(e) } });
+  let res;
   try {
-    const res = await rest.request('GET', source, { headers: { accept: ACCEPT }, omitConfiguredHeaders: !sameOrigin });
-    if (res.status !== 200) return { unavailable: `GET of the document answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : ''}` };
-    return { text: res.text, base: source };
+    res = await rest.request('GET', source, { headers: { accept: ACCEPT } });
   } catch (err) {
-    if (err instanceof TransportError) return { unavailable: `no answer fetching the document: ${err.message}` };
+    if (err instanceof TransportError) throw new DocumentUnavailable(`no answer fetching it: ${err.message}`);
     throw err;
   }
+  if (res.status !== 200) throw new DocumentUnavailable(`GET answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : ''}`);
+  const doc = { source, text: res.text, exchange: exchanges.at(-1) };
+  const { parseError } = await analyse(doc);
+  if (parseError) throw new DocumentUnavailable(`the answer (${res.contentType || 'no Content-Type'}) is ${parseError}`);
+  return doc;
 }
 
 function originOf(url: string): string | undefined {
@@ -69,76 +92,72 @@ function originOf(url: string): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------
-// Parsing and validating (swagger-parser)
+// Parsing and validating (swagger-parser, in a worker thread: see openapi-analysis.ts)
 
-export interface Analysis {
-  /** `2.0`, `3.0.3`, `3.1.0`, … as the document declares it (`swagger` or `openapi`). */
-  version?: string;
-  /** Not JSON or YAML, or not an object: nothing else could be read. */
-  parseError?: string;
-  /** swagger-parser's validate() message when the document is not a valid OpenAPI/Swagger document. */
-  invalid?: string;
-  /** The document with every $ref replaced by its target (may be circular); absent when that failed. */
-  dereferenced?: Json;
-  dereferenceError?: string;
-  /** The document with external $refs pulled in and internal ones kept: what Ajv validates with. */
-  bundled?: Json;
-}
-
-/**
- * swagger-parser never fetches anything itself (its http resolver is off): everything the suite
- * fetches goes through the recording client. External file references of a file document are
- * followed; a document fetched by URL must be self-contained.
- */
-const PARSER_OPTIONS = { resolve: { http: false } } as unknown as SwaggerParser.Options;
-
-// Loaded on the first document only: a run without --openapi never pays for them (~60 ms).
-const swaggerParser = (): typeof SwaggerParser => require('@apidevtools/swagger-parser') as typeof SwaggerParser;
-const parseYaml = (text: string): unknown => (require('yaml') as typeof import('yaml')).parse(text);
+/** The suite's own limits for one analysis: past them nothing is judged (inconclusive, not failed). */
+const ANALYSIS_TIME_MS = 20_000;
+const ANALYSIS_MEMORY_MB = 512;
 
 const analyses = new Map<string, Promise<Analysis>>();
 
 /** Parse, validate, dereference and bundle once per distinct document (checks share the work). */
-export function analyse(doc: { text: string; base: string }): Promise<Analysis> {
-  const key = createHash('sha256').update(doc.base).update('\0').update(doc.text).digest('hex');
+export function analyse(doc: Pick<OpenApiDocument, 'source' | 'text'>): Promise<Analysis> {
+  const key = createHash('sha256').update(doc.source).update('\0').update(doc.text).digest('hex');
   let got = analyses.get(key);
   if (!got) {
     if (analyses.size >= 8) analyses.delete(analyses.keys().next().value as string);
-    got = analyseNow(doc.text, doc.base);
+    got = analyseInWorker(doc.text, doc.source);
     analyses.set(key, got);
   }
   return got;
 }
 
-async function analyseNow(text: string, base: string): Promise<Analysis> {
-  let parsed: unknown;
-  try {
-    parsed = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    return { parseError: `not JSON or YAML: ${(err as Error).message.split('\n')[0]}` };
-  }
-  if (!isRecord(parsed)) return { parseError: `the document is ${show(parsed, 60)}, not an object` };
-  const version = typeof parsed.openapi === 'string' ? parsed.openapi : typeof parsed.swagger === 'string' ? parsed.swagger : undefined;
-  const out: Analysis = { ...(version ? { version } : {}) };
-  // swagger-parser mutates what it is given: each step gets its own copy.
-  const attempt = async <T>(f: () => Promise<T>): Promise<{ value?: T; error?: string }> => {
-    try {
-      return { value: await f() };
-    } catch (err) {
-      return { error: String((err as Error).message ?? err).trim() };
-    }
-  };
-  const SwaggerParser = swaggerParser();
-  const [validated, dereferenced, bundled] = await Promise.all([
-    attempt(() => SwaggerParser.validate(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-    attempt(() => SwaggerParser.dereference(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-    attempt(() => SwaggerParser.bundle(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-  ]);
-  if (validated.error) out.invalid = validated.error;
-  if (dereferenced.value) out.dereferenced = dereferenced.value as unknown as Json;
-  else out.dereferenceError = dereferenced.error;
-  if (bundled.value) out.bundled = bundled.value as unknown as Json;
-  return out;
+/**
+ * One worker serves the analyses of a process, one at a time (its start-up, loading
+ * swagger-parser, is paid once); a worker past a limit is terminated and the next analysis
+ * starts a fresh one. An idle worker does not keep the process alive.
+ */
+let worker: Worker | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+let jobs = 0;
+
+function analyseInWorker(text: string, base: string): Promise<Analysis> {
+  const job = queue.then(() => runJob(text, base));
+  queue = job;
+  return job;
+}
+
+function startWorker(): Worker {
+  // From source (ts-jest, tsx) the worker is TypeScript too: it loads through tsx's hook.
+  const entry = path.join(__dirname, `openapi-worker${path.extname(__filename)}`);
+  return new Worker(entry, {
+    execArgv: entry.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [],
+    resourceLimits: { maxOldGenerationSizeMb: ANALYSIS_MEMORY_MB },
+  });
+}
+
+function runJob(text: string, base: string): Promise<Analysis> {
+  const w = (worker ??= startWorker());
+  const id = ++jobs;
+  w.ref();
+  return new Promise((resolve) => {
+    const settle = (a: Analysis, broken: boolean) => {
+      clearTimeout(timer);
+      w.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (broken) {
+        if (worker === w) worker = undefined;
+        void w.terminate();
+      } else w.unref();
+      resolve(a);
+    };
+    const onMessage = (m: { id: number; analysis: Analysis }) => m.id === id && settle(m.analysis, false);
+    const onError = (err: Error & { code?: string }) =>
+      settle({ unfinished: err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the analysis of the document ran out of the suite's ${ANALYSIS_MEMORY_MB} MiB limit` : `the analysis of the document stopped: ${err.message}` }, true);
+    const onExit = (code: number) => settle({ unfinished: `the analysis of the document stopped (worker exit ${code})` }, true);
+    const timer = setTimeout(() => settle({ unfinished: `the analysis of the document did not finish within ${ANALYSIS_TIME_MS / 1000} s (the suite's own limit)` }, true), ANALYSIS_TIME_MS);
+    w.on('message', onMessage).once('error', onError).once('exit', onExit);
+    w.postMessage({ id, text, base });
+  });
 }
 
 // ---------------------------------------------------------------------------------------

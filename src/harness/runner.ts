@@ -153,6 +153,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   }
 
   const transcript = new Transcript();
+  // The document was fetched once before the run: its fetch is part of what each of its checks judged.
+  if (check.needs.includes('openapi') && env.settings.openapi?.exchange) transcript.add(env.settings.openapi.exchange);
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
   const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
