@@ -40,6 +40,8 @@ export interface CheckSettings {
 export interface SharedScope {
   /** A JSON-RPC client whose exchanges are kept under `lane`, for the checks that name that lane. */
   rpc(lane: string): RpcClient;
+  /** A REST client whose exchanges are kept under `lane`, likewise. */
+  rest(lane: string): RestClient;
   /** Present when the run has a signer. */
   signer?: Signer;
   settings: CheckSettings;

@@ -114,6 +114,7 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
     const scope: SharedScope = {
       // The run's --max-rps limiter too: the pass is the busiest part of a run.
       rpc: (lane) => new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter }),
+      rest: (lane) => new RestClient(env.baseUrl ?? 'http://127.0.0.1:9', env.restHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter }),
       signer: env.signer,
       settings: env.settings,
       signal,
