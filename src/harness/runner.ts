@@ -183,7 +183,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
 
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(new Inconclusive(env.signal.aborted ? `stopped: ${String(env.signal.reason)}` : `check did not finish within ${limit} ms`));
+    const onAbort = () => reject(new Inconclusive(env.signal.aborted ? `stopped: ${String(env.signal.reason)}` : `check did not finish within ${limit} ms (the suite's own time limit for a check: not a verdict about the target)`));
     if (checkSignal.aborted) onAbort();
     checkSignal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(onAbort, limit + 1000);
