@@ -100,6 +100,23 @@ export function tokensOf(res: RestResponse, what: string): unknown[] {
   return tokens;
 }
 
+/**
+ * At most this many records are asked about one by one on the chain (each costs a JSON-RPC
+ * round trip): a longer list is judged on a sample, and the check's note says so.
+ */
+export const MAX_CHAIN_READS = 1_000;
+
+/**
+ * `items` when there are at most `max`, else `max` of them spread evenly over the whole list
+ * (first and last included), noted with the sample size: bounded work whatever the list length.
+ */
+export function sampled<T>(ctx: Pick<CheckContext, 'note'>, items: readonly T[], what: string, max = MAX_CHAIN_READS): T[] {
+  if (items.length <= max) return [...items];
+  const step = (items.length - 1) / (max - 1);
+  ctx.note(`a sample of ${max} of the ${items.length} ${what}, spread evenly over the list (first and last included), was judged; the others were not asked about`);
+  return Array.from({ length: max }, (_, k) => items[Math.round(k * step)]!);
+}
+
 /** How a record is named in messages: its index, and its contract_address when it has one. */
 export function recordLabel(record: unknown, index: number): string {
   const address = isRecord(record) ? record.contract_address : undefined;

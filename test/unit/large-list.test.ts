@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { httpRequest } from '../../src/harness/http';
+import { sampled } from '../../src/harness/records';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { Transcript } from '../../src/harness/transcript';
@@ -69,4 +70,16 @@ describe("the suite's own work is not charged to the target", () => {
     while (Date.now() < until);
     await expect(pending).resolves.toMatchObject({ status: 200, text: '{}' });
   });
+});
+
+test('per-record chain reads of a long list are a stated sample spread over the whole list', () => {
+  const notes: string[] = [];
+  const items = Array.from({ length: COUNT }, (_, i) => i);
+  const sample = sampled({ note: (n) => void notes.push(n) }, items, 'listed addresses');
+  expect(sample).toHaveLength(1000);
+  expect([sample[0], sample.at(-1)]).toEqual([0, LAST]);
+  expect(new Set(sample).size).toBe(1000);
+  expect(notes).toEqual([`a sample of 1000 of the ${COUNT} listed addresses, spread evenly over the list (first and last included), was judged; the others were not asked about`]);
+  expect(sampled({ note: (n) => void notes.push(n) }, items.slice(0, 1000), 'records')).toEqual(items.slice(0, 1000));
+  expect(notes).toHaveLength(1); // a list within the bound is judged whole, without a note
 });
