@@ -12,7 +12,7 @@ import { main } from '../src/cli/main';
 import { validate } from '../src/harness/schemas';
 import { startReference } from '../src/reference';
 import { startLatencyProxy } from './latency-proxy';
-import { startLargeListServer } from '../test/support/large-list';
+import { startLargeListServer } from './large-list';
 
 interface Row {
   what: string;

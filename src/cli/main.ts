@@ -3,7 +3,7 @@ import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
 import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
-import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi';
+import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';

@@ -1,7 +1,7 @@
 import type { RestClient } from './rest';
 import type { RpcClient } from './rpc';
 import type { Signer } from './signer';
-import type { OpenApiDocument } from './openapi';
+import type { OpenApiDocument } from './openapi-document';
 
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */

@@ -15,15 +15,15 @@ import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { getList, LIST_PATH } from '../../src/harness/records';
 import { validate } from '../../src/harness/schemas';
+import { analyse } from '../../src/harness/openapi-document';
+import type { Analysis } from '../../src/harness/openapi-analysis';
 import {
-  analyse,
   compareWithSpec,
   findListOperation,
   listItemsSchema,
   responsesOf,
   securityOf,
   validateWithDocument,
-  type Analysis,
   type DeclaredResponse,
   type Finding,
   type FoundOperation,

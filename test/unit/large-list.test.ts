@@ -11,7 +11,7 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { Transcript } from '../../src/harness/transcript';
 import { checks as restChecks } from '../../suites/rest';
-import { startLargeListServer, type LargeListServer } from '../support/large-list';
+import { startLargeListServer, type LargeListServer } from '../../bench/large-list';
 
 const COUNT = 50_000;
 const LAST = COUNT - 1;

@@ -1,6 +1,6 @@
 /**
  * A loopback REST target serving a list of `count` conformant records (unique addresses), for
- * judging very large lists (test/unit/large-list.test.ts, bench/bench.ts). `over` changes chosen
+ * judging very large lists (bench/bench.ts, test/unit/large-list.test.ts). `over` changes chosen
  * records; every method but GET answers 405, and other paths 404, both as rpcStatus.
  */
 import http from 'node:http';
