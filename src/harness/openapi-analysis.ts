@@ -1,7 +1,7 @@
 /**
  * The work on an OpenAPI document's text that can be made arbitrarily expensive by the text
  * itself: parsing (JSON or YAML), measuring its references, and swagger-parser's validation,
- * dereferencing and bundling. It runs in a worker thread (see analyse() in ./openapi), so the
+ * dereferencing and bundling. It runs in a worker thread (see analyse() in ./openapi-document), so the
  * main thread stays free to handle signals and a document that exhausts time or memory kills
  * only its worker.
  *
@@ -40,7 +40,7 @@ export interface Analysis {
  * target. Generated documents of real APIs expand to some thousands; swagger-parser handles a
  * million in a few seconds.
  */
-export const MAX_EXPANDED_NODES = 1_000_000;
+const MAX_EXPANDED_NODES = 1_000_000;
 /** JSON nested deeper than this is refused (no OpenAPI document needs it; recursion would). */
 const MAX_DEPTH = 500;
 
@@ -96,7 +96,7 @@ function decodePointer(pointer: string): string[] | undefined {
  * document however the references fan out). A reference back into a node being measured is a
  * cycle, which dereferencing turns into a shared object rather than an expansion: it counts 1.
  */
-export function refuseReferences(doc: Json): string | undefined {
+function refuseReferences(doc: Json): string | undefined {
   const sizes = new Map<unknown, number>();
   const measuring = new Set<unknown>();
   let problem: string | undefined;
