@@ -4,7 +4,7 @@
  * Exit 1 when a budget is missed, so a CI job can opt in.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +14,7 @@ import { startReference } from '../src/reference';
 import { startLatencyProxy } from './latency-proxy';
 import { percentiles } from '../src/harness/preconf/timing';
 import { pendingCount, rpc, send, sign, visibleAfter } from '../test/reference/helpers';
+import { startLargeListServer } from './large-list';
 
 interface Row {
   what: string;
@@ -137,6 +138,22 @@ function schemaThroughput(records: number, ms: number): number {
   return (n * records) / (ms / 1000);
 }
 
+/**
+ * Hostile inputs, each one full in-process run: an --openapi document whose $refs double at each
+ * of 30 levels (refused, rest.openapi.valid fails), and a REST target listing 50,000 records.
+ */
+async function hostileRuns(): Promise<{ bomb: Awaited<ReturnType<typeof fullRun>>; large: Awaited<ReturnType<typeof fullRun>> }> {
+  const bombDoc = readFileSync(path.join(ROOT, 'test/fixtures/openapi/hostile-ref-bomb.json'), 'utf8');
+  const target = await startLargeListServer(50_000, () => ({}), { '/openapi.json': bombDoc });
+  try {
+    const bomb = await fullRun(['--openapi', `${target.url}/openapi.json`, '--only', 'rest', '--grep', '^rest\\.openapi\\.']);
+    const large = await fullRun(['--base-url', target.url, '--only', 'rest']);
+    return { bomb, large };
+  } finally {
+    await target.close();
+  }
+}
+
 async function run(): Promise<void> {
   const rows: Row[] = [];
   const loadBefore = loadavg();
@@ -163,6 +180,10 @@ async function run(): Promise<void> {
   rows.push({ what: `${fbWhat}, max`, measured: fb.max, unit: 'ms', budget: 500 });
   rows.push({ what: `${fbWhat}, spread p90 - p10 (held to a tick, not instant)`, measured: fb.p90 - fb.p10, unit: 'ms', budget: 50, higherIsBetter: true });
   rows.push({ what: 'token records validated per second (list schema)', measured: schemaThroughput(1000, 1000), unit: 'records/s', budget: 20_000, higherIsBetter: true });
+  const hostile = await hostileRuns();
+  rows.push({ what: `--openapi document with a doubling $ref bomb (30 levels): run to rest.openapi.valid failed (exit ${hostile.bomb.exit})`, measured: hostile.bomb.ms, unit: 'ms', budget: 10_000 });
+  rows.push({ what: `REST run against a list of 50,000 records (${hostile.large.checks} checks, exit ${hostile.large.exit})`, measured: hostile.large.ms, unit: 'ms', budget: 30_000 });
+  rows.push({ what: 'peak RSS during those two runs (in-process)', measured: Math.max(hostile.bomb.peakRssMb, hostile.large.peakRssMb), unit: 'MiB', budget: 600 });
 
   let missed = 0;
   process.stdout.write('| measure | value | budget | |\n|---|---|---|---|\n');

@@ -226,7 +226,7 @@ export function parseHeader(line: string, flag: string, env: string): [string, s
 }
 
 /**
- * --openapi: a URL (fetched during the run, through the recording client) or a readable file,
+ * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.
  */
 function parseOpenApiSource(value: string): string {

@@ -3,6 +3,7 @@ import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
 import { RateLimiter } from '../harness/http';
+import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
@@ -151,6 +152,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   deadline.unref();
 
   const startedAt = new Date();
+  let openapi: OpenApiDocument | undefined;
+  try {
+    // Once, before anything else: a document that cannot be had is a mistake in the configuration.
+    openapi = cfg.openapi ? await loadDocument(cfg.openapi, { baseUrl: cfg.baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal } }) : undefined;
+  } catch (err) {
+    if (!(err instanceof DocumentUnavailable)) throw err;
+    clearTimeout(deadline);
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    if (controller.signal.aborted) return EXIT_CODE.interrupted;
+    io.err.write(`conformance: --openapi (or OPENAPI): ${redactor.text(cfg.openapi!)}: ${redactor.text(err.message)}\n`);
+    return EXIT_CODE.config;
+  }
   let target: Target;
   try {
     target = await openTarget(cfg, io, redactor);
@@ -170,7 +183,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       rpcUrl: target.rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi: cfg.openapi, archive: cfg.archive },
+      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi, archive: cfg.archive },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,

@@ -1,6 +1,7 @@
 import type { RestClient } from './rest';
 import type { RpcClient } from './rpc';
 import type { Signer } from './signer';
+import type { OpenApiDocument } from './openapi-document';
 
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
@@ -38,8 +39,8 @@ export interface CheckSettings {
   clockSkewSec: number;
   navMaxAgeSec?: number;
   timeoutMs: number;
-  /** The API's own published OpenAPI document (--openapi): an absolute file path or a URL. */
-  openapi?: string;
+  /** The API's own published OpenAPI document (--openapi), read or fetched once before the checks run. */
+  openapi?: OpenApiDocument;
   /** --archive: the node must serve state and history at any block; pruned-history errors fail (absent: false, they skip). */
   archive?: boolean;
 }
@@ -48,6 +49,8 @@ export interface CheckSettings {
 export interface SharedScope {
   /** A JSON-RPC client whose exchanges are kept under `lane`, for the checks that name that lane. */
   rpc(lane: string): RpcClient;
+  /** A REST client whose exchanges are kept under `lane`, likewise. */
+  rest(lane: string): RestClient;
   /** Present when the run has a signer. */
   signer?: Signer;
   settings: CheckSettings;
@@ -74,20 +77,13 @@ interface ContextBase {
   shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
 }
 
-/** The API's published OpenAPI document (--openapi), for the checks that need it. */
-export interface OpenApiSource {
-  /** An absolute file path or a URL. */
-  source: string;
-  /** Fetches a URL source: at --base-url with the target's REST headers when given (sent to that origin only), else with none. */
-  client: RestClient;
-}
-
 /** What a check may declare in `needs` and receive, each given only to the checks that declare it. */
 interface Clients {
   rest: RestClient;
   rpc: RpcClient;
   signer: Signer;
-  openapi: OpenApiSource;
+  /** The API's published OpenAPI document (--openapi), read or fetched once before the checks run. */
+  openapi: OpenApiDocument;
 }
 
 /**

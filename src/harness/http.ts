@@ -120,8 +120,8 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   };
   const exchange: Exchange = { request: shown, durationMs: 0, curl: curlLine(shown, redactor.curlVariables(req)) };
   opts.transcript.add(exchange);
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  const timeout = targetTimeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout.signal, opts.signal]) : timeout.signal;
   const proxy = proxyFor(req.url, opts.proxy ?? PROXY_FROM_ENVIRONMENT);
   // The proxy URL may carry a password; it must not reach an error message.
   if (proxy) redactor.add(proxyPassword(proxy));
@@ -145,7 +145,36 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
     throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange, !opts.signal?.aborted && isDropped(err));
+  } finally {
+    timeout.clear();
   }
+}
+
+/** How often a request's timeout looks at the clock, and a pause beyond it that counts as a stall. */
+const TIMEOUT_TICK_MS = 100;
+const STALL_MS = 50;
+
+/**
+ * A timeout charged to the target only: it aborts once `ms` have passed while this process was
+ * free to read the answer. Time the event loop spent blocked by the suite's own work (judging a
+ * list of tens of thousands of records in another check) is added back, so the suite's
+ * slowness never becomes a timeout of the target.
+ */
+function targetTimeout(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  let deadline = performance.now() + ms;
+  let last = performance.now();
+  let timer: NodeJS.Timeout;
+  const tick = () => {
+    const now = performance.now();
+    const stalled = now - last - Math.min(TIMEOUT_TICK_MS, deadline - last);
+    if (stalled > STALL_MS) deadline += stalled;
+    last = now;
+    if (now >= deadline) controller.abort(new DOMException(`no complete answer within ${ms} ms`, 'TimeoutError'));
+    else timer = setTimeout(tick, Math.min(TIMEOUT_TICK_MS, deadline - now));
+  };
+  timer = setTimeout(tick, Math.min(TIMEOUT_TICK_MS, ms));
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 // ---- throttling: providers' rate limits, observed and waited out ---------------------------

@@ -1,7 +1,7 @@
 /**
- * The API team's own published OpenAPI document (`--openapi <file|url>`): reading it, parsing and
- * validating it with swagger-parser, finding the list operation, and comparing its schemas with
- * the suite's canonical shapes in schemas/ (the one source of truth for spec 2.1-2.3).
+ * The API team's own published OpenAPI document (`--openapi <file|url>`), once read and analysed
+ * (openapi-document.ts): finding the list operation, and comparing its schemas with the suite's
+ * canonical shapes in schemas/ (the one source of truth for spec 2.1-2.3).
  *
  * Observation and comparison only: nothing here throws a verdict. The comparison yields findings
  * graded `fail` / `advisory` / `note`; the checks in suites/rest/openapi.ts turn them into
@@ -10,136 +10,14 @@
  * date-time`, snake_case names with json_names_for_fields=false, a `default` response of
  * `rpcStatus`, more paths than the spec's), and OpenAPI 3.1.
  */
-import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import type SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { FORMATS } from './formats';
-import { TransportError } from './http';
-import { isRecord, show } from './json';
-import type { RestClient } from './rest';
+import { isRecord } from './json';
 import { formatErrors, rawSchemaAt, type SchemaVerdict } from './schemas';
+import type { Analysis } from './openapi-analysis';
 
 type Json = Record<string, unknown>;
-
-/** `--openapi` names a URL (fetched through the run's recording client) or a file. */
-export function isUrlSource(source: string): boolean {
-  return /^https?:\/\//i.test(source);
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading the document (an observation: the text, or why there is none)
-
-export type DocumentText = { text: string; base: string } | { unavailable: string };
-
-const ACCEPT = 'application/json, application/yaml;q=0.9, application/x-yaml;q=0.9, text/yaml;q=0.9, */*;q=0.5';
-
-/**
- * The document's text. A URL is fetched with `rest` so the exchange is recorded, timed and
- * redacted like every other; the run's configured REST headers go along only when the document
- * lives on the REST target's own origin (credentials never travel to another host). A file is
- * read from the path the configuration resolved.
- */
-export async function readDocument(source: string, rest: RestClient): Promise<DocumentText> {
-  if (!isUrlSource(source)) {
-    try {
-      return { text: readFileSync(source, 'utf8'), base: source };
-    } catch (err) {
-      return { unavailable: `cannot read ${source}: ${(err as Error).message}` };
-    }
-  }
-  const sameOrigin = originOf(source) === originOf(rest.baseUrl);
-  try {
-    const res = await rest.request('GET', source, { headers: { accept: ACCEPT }, omitConfiguredHeaders: !sameOrigin });
-    if (res.status !== 200) return { unavailable: `GET of the document answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : ''}` };
-    return { text: res.text, base: source };
-  } catch (err) {
-    if (err instanceof TransportError) return { unavailable: `no answer fetching the document: ${err.message}` };
-    throw err;
-  }
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Parsing and validating (swagger-parser)
-
-export interface Analysis {
-  /** `2.0`, `3.0.3`, `3.1.0`, … as the document declares it (`swagger` or `openapi`). */
-  version?: string;
-  /** Not JSON or YAML, or not an object: nothing else could be read. */
-  parseError?: string;
-  /** swagger-parser's validate() message when the document is not a valid OpenAPI/Swagger document. */
-  invalid?: string;
-  /** The document with every $ref replaced by its target (may be circular); absent when that failed. */
-  dereferenced?: Json;
-  dereferenceError?: string;
-  /** The document with external $refs pulled in and internal ones kept: what Ajv validates with. */
-  bundled?: Json;
-}
-
-/**
- * swagger-parser never fetches anything itself (its http resolver is off): everything the suite
- * fetches goes through the recording client. External file references of a file document are
- * followed; a document fetched by URL must be self-contained.
- */
-const PARSER_OPTIONS = { resolve: { http: false } } as unknown as SwaggerParser.Options;
-
-// Loaded on the first document only: a run without --openapi never pays for them (~60 ms).
-const swaggerParser = (): typeof SwaggerParser => require('@apidevtools/swagger-parser') as typeof SwaggerParser;
-const parseYaml = (text: string): unknown => (require('yaml') as typeof import('yaml')).parse(text);
-
-const analyses = new Map<string, Promise<Analysis>>();
-
-/** Parse, validate, dereference and bundle once per distinct document (checks share the work). */
-export function analyse(doc: { text: string; base: string }): Promise<Analysis> {
-  const key = createHash('sha256').update(doc.base).update('\0').update(doc.text).digest('hex');
-  let got = analyses.get(key);
-  if (!got) {
-    if (analyses.size >= 8) analyses.delete(analyses.keys().next().value as string);
-    got = analyseNow(doc.text, doc.base);
-    analyses.set(key, got);
-  }
-  return got;
-}
-
-async function analyseNow(text: string, base: string): Promise<Analysis> {
-  let parsed: unknown;
-  try {
-    parsed = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    return { parseError: `not JSON or YAML: ${(err as Error).message.split('\n')[0]}` };
-  }
-  if (!isRecord(parsed)) return { parseError: `the document is ${show(parsed, 60)}, not an object` };
-  const version = typeof parsed.openapi === 'string' ? parsed.openapi : typeof parsed.swagger === 'string' ? parsed.swagger : undefined;
-  const out: Analysis = { ...(version ? { version } : {}) };
-  // swagger-parser mutates what it is given: each step gets its own copy.
-  const attempt = async <T>(f: () => Promise<T>): Promise<{ value?: T; error?: string }> => {
-    try {
-      return { value: await f() };
-    } catch (err) {
-      return { error: String((err as Error).message ?? err).trim() };
-    }
-  };
-  const SwaggerParser = swaggerParser();
-  const [validated, dereferenced, bundled] = await Promise.all([
-    attempt(() => SwaggerParser.validate(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-    attempt(() => SwaggerParser.dereference(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-    attempt(() => SwaggerParser.bundle(base, structuredClone(parsed) as never, PARSER_OPTIONS)),
-  ]);
-  if (validated.error) out.invalid = validated.error;
-  if (dereferenced.value) out.dereferenced = dereferenced.value as unknown as Json;
-  else out.dereferenceError = dereferenced.error;
-  if (bundled.value) out.bundled = bundled.value as unknown as Json;
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------
 // Finding the list operation and its responses
@@ -468,7 +346,9 @@ function asJsonSchema(node: unknown, legacy: boolean): unknown {
 export function validateWithDocument(analysis: Analysis, pointer: string, value: unknown): SchemaVerdict | { cannot: string } {
   if (!analysis.bundled) return { cannot: 'the document could not be bundled' };
   const legacy = !(analysis.version ?? '').startsWith('3.1');
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, allowUnionTypes: true, logger: false });
+  // The first problem only: Ajv collecting every error of every array item is quadratic in their
+  // number, and the suite's own schemas (rest.list.schema) list them all anyway.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, allowUnionTypes: true, logger: false });
   addFormats(ajv);
   for (const [name, fn] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: fn });
   const schema = asJsonSchema(analysis.bundled, legacy) as Json;

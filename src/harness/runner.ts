@@ -167,7 +167,7 @@ function errorDetail(err: unknown, redactor: Redactor): Detail {
 function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: number): Detail | undefined {
   if (err instanceof CheckFailure || err instanceof Blocked || err instanceof Skip) return undefined;
   if (runSignal.aborted) return { status: 'inconclusive', cause: 'stopped', reason: `stopped: ${String(runSignal.reason)}` };
-  return { status: 'inconclusive', cause: 'timeout', reason: `check did not finish within ${limitMs} ms` };
+  return { status: 'inconclusive', cause: 'timeout', reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)` };
 }
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
@@ -185,6 +185,10 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
         return new RpcClient(env.rpcUrl, env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter });
+      },
+      rest: (lane) => {
+        if (!env.baseUrl) throw new Error('a shared observation asked for REST, but the run has no --base-url');
+        return new RestClient(env.baseUrl, env.restHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter });
       },
       signer: env.signer,
       settings: env.settings,
@@ -233,6 +237,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   }
 
   const transcript = new Transcript();
+  // The document was fetched once before the run: its fetch is part of what each of its checks judged.
+  if (check.needs.includes('openapi') && env.settings.openapi?.exchange) transcript.add(env.settings.openapi.exchange);
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
   const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
@@ -246,8 +252,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     ...(declared('rest') && env.baseUrl ? { rest: new RestClient(env.baseUrl, env.restHeaders, http) } : {}),
     ...(declared('rpc') && env.rpcUrl ? { rpc: new RpcClient(env.rpcUrl, env.rpcHeaders, http) } : {}),
     ...(declared('signer') && env.signer ? { signer: env.signer } : {}),
-    // A URL document is fetched beside the target: its REST headers go to the --base-url origin only (readDocument).
-    ...(declared('openapi') && openapi ? { openapi: { source: openapi, client: new RestClient(env.baseUrl ?? openapi, env.baseUrl ? env.restHeaders : {}, http) } } : {}),
+    // Read or fetched once before the run (main), so every check judges the same text.
+    ...(declared('openapi') && openapi ? { openapi } : {}),
     settings: env.settings,
     signal: checkSignal,
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),

@@ -10,7 +10,7 @@ import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { hasAddressShape } from '../../src/harness/formats';
 import { callResult } from '../../src/harness/expect';
-import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/records';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
 
 /** eth_getCode calls in flight at once: the list may be long, the node may rate-limit. */
 const PARALLEL = 4;
@@ -35,7 +35,7 @@ async function listedAddresses(ctx: CheckContext<'rest' | 'rpc'>): Promise<Liste
   if (out.size === 0) skip('no listed record has a contract_address of the form 0x + 40 hex digits (judged by rest.token.field.contract-address)');
   const skipped = tokens.length - out.size;
   if (skipped > 0) ctx.note(`${skipped} record(s) not asked about (duplicate or malformed contract_address, judged by the REST checks)`);
-  return [...out.values()];
+  return sampled(ctx, [...out.values()], 'listed addresses');
 }
 
 function codeCheck(id: string, block: 'latest' | 'pending', statements: string[]): Check {

@@ -9,7 +9,7 @@ import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
-import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/records';
+import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
 
 type View = 'symbol' | 'decimals' | 'totalSupply';
 
@@ -36,7 +36,7 @@ async function compareAll(ctx: CheckContext<'rest' | 'rpc'>, field: string, read
   if (tokens.length === 0) skip(EMPTY_LIST);
   const mismatches: Judged[] = [];
   let judged = 0;
-  for (const [i, record] of tokens.entries()) {
+  for (const [i, record] of sampled(ctx, [...tokens.entries()], 'records')) {
     if (ctx.signal.aborted) skip('stopped before every record was compared');
     const address = fieldOf(record, 'contract_address');
     const value = fieldOf(record, field);

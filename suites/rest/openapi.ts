@@ -15,16 +15,15 @@ import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { getList, LIST_PATH } from '../../src/harness/records';
 import { validate } from '../../src/harness/schemas';
+import { analyse } from '../../src/harness/openapi-document';
+import type { Analysis } from '../../src/harness/openapi-analysis';
 import {
-  analyse,
   compareWithSpec,
   findListOperation,
   listItemsSchema,
-  readDocument,
   responsesOf,
   securityOf,
   validateWithDocument,
-  type Analysis,
   type DeclaredResponse,
   type Finding,
   type FoundOperation,
@@ -32,17 +31,18 @@ import {
 
 type Json = Record<string, unknown>;
 
-/** The document as the run was given it; inconclusive when it cannot be obtained at all. */
+/** The analysis of the document the run was given (read or fetched once, before the checks). */
 async function documentOf(ctx: CheckContext<'openapi'>): Promise<Analysis> {
-  const got = await readDocument(ctx.openapi.source, ctx.openapi.client);
-  if ('unavailable' in got) inconclusive(`the OpenAPI document could not be obtained: ${got.unavailable}`);
-  return analyse(got);
+  const analysis = await analyse(ctx.openapi);
+  if (analysis.unfinished) inconclusive(`${analysis.unfinished}: not judged`);
+  return analysis;
 }
 
 /** The dereferenced document, for the checks that compare it; rest.openapi.valid judges what stops them. */
 async function readableDocument(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json }> {
   const analysis = await documentOf(ctx);
   if (analysis.parseError) inconclusive(`not compared: the document could not be read (${analysis.parseError}); see rest.openapi.valid`);
+  if (analysis.refused) inconclusive(`not compared: the document was refused (${analysis.refused}); see rest.openapi.valid`);
   if (!analysis.dereferenced) inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
   if (analysis.invalid) ctx.note('the document does not validate (see rest.openapi.valid); compared as far as it reads');
   return { analysis, doc: analysis.dereferenced };
@@ -92,6 +92,7 @@ export const documentValid = check(
   async (ctx) => {
     const analysis = await documentOf(ctx);
     if (analysis.parseError) fail(`the document cannot be read: ${analysis.parseError}`, { expected: 'an OpenAPI document in JSON or YAML', actual: analysis.parseError });
+    if (analysis.refused) fail(`the document is refused: ${analysis.refused}`, { expected: 'a self-contained OpenAPI document of bounded size', actual: analysis.refused });
     if (analysis.invalid) {
       const lines = analysis.invalid.split('\n').map((l) => l.trim()).filter(Boolean);
       fail(`swagger-parser rejects the document: ${lines.slice(0, 8).join(' | ')}${lines.length > 8 ? ` | … ${lines.length - 8} more` : ''}`, {

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/cli/config';
-import { analyse, compareWithSpec, findListOperation, listItemsSchema, responsesOf, validateWithDocument, type Finding } from '../../src/harness/openapi';
+import { analyse, DocumentUnavailable, loadDocument } from '../../src/harness/openapi-document';
+import { compareWithSpec, findListOperation, listItemsSchema, responsesOf, validateWithDocument, type Finding } from '../../src/harness/openapi';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { TOKEN_FIELDS } from '../../src/harness/schemas';
@@ -38,7 +39,7 @@ const listGet = (doc: any) => doc.paths['/v1/tokenized-stocks'].get;
 // ---- the comparison --------------------------------------------------------------------
 
 async function findingsOf(file: string): Promise<{ list: Finding[]; record: Finding[]; errors: Finding[] }> {
-  const a = await analyse({ text: readFileSync(file, 'utf8'), base: file });
+  const a = await analyse({ text: readFileSync(file, 'utf8'), source: file });
   const doc = a.dereferenced!;
   const responses = responsesOf(doc, findListOperation(doc)!);
   const ok = responses.find((r) => r.status === '200')!;
@@ -159,18 +160,22 @@ beforeEach(() => {
   routes = {};
 });
 
-function env(openapi: string | undefined, over: Partial<RunEnv> = {}): RunEnv {
+/** The run's environment, with the document loaded as main() loads it before the checks. */
+async function env(openapi: string | undefined, over: Partial<RunEnv> = {}): Promise<RunEnv> {
+  const redactor = over.redactor ?? new Redactor();
+  const restHeaders = over.restHeaders ?? {};
+  const doc = openapi ? await loadDocument(openapi, { baseUrl: over.baseUrl, headers: restHeaders, http: { timeoutMs: 5000, redactor } }) : undefined;
   return {
-    restHeaders: {},
+    restHeaders,
     rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(openapi ? { openapi } : {}) },
-    redactor: new Redactor(),
+    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(doc ? { openapi: doc } : {}) },
+    redactor,
     signal: new AbortController().signal,
     ...over,
   };
 }
-async function run(e: RunEnv): Promise<Record<string, CheckResult>> {
-  const results = await runChecks(openapiChecks, e, { concurrency: 4 });
+async function run(e: Promise<RunEnv>): Promise<Record<string, CheckResult>> {
+  const results = await runChecks(openapiChecks, await e, { concurrency: 4 });
   return Object.fromEntries(results.map((r) => [r.id, r]));
 }
 const statuses = (by: Record<string, CheckResult>) => Object.fromEntries(Object.values(by).map((r) => [r.id, r.status]));
@@ -306,7 +311,7 @@ describe('rest.openapi.* on a document alone (no --base-url)', () => {
 describe('rest.openapi.* on a document fetched by URL', () => {
   const text = readFileSync(fixture('generated-3.0.json'), 'utf8');
 
-  test('the fetch is one recorded exchange per check, redacted, without the run headers on another origin', async () => {
+  test('the document is fetched once, shown with every check as one redacted exchange, without the run headers on another origin', async () => {
     routes['/openapi.json'] = { status: 200, type: 'application/json', body: readFileSync(fixture('invalid.json'), 'utf8') };
     const url = `${otherBase}/openapi.json?api_key=s3cr3tvalue`;
     const by = await run(env(url, { baseUrl: base, restHeaders: { 'X-Api-Key': 'headersecret' }, redactor: new Redactor().addUrl(url).add('headersecret') }));
@@ -316,8 +321,9 @@ describe('rest.openapi.* on a document fetched by URL', () => {
     expect(valid.exchanges[0]!.curl).toMatch(/^curl/);
     expect(JSON.stringify(valid)).not.toContain('s3cr3tvalue');
     const docFetches = seen.filter((s) => s.path === '/openapi.json');
-    expect(docFetches.length).toBeGreaterThanOrEqual(8);
-    expect(docFetches.every((s) => s.headers['x-api-key'] === undefined)).toBe(true);
+    expect(docFetches).toHaveLength(1);
+    expect(docFetches[0]!.headers['x-api-key']).toBeUndefined();
+    for (const r of Object.values(by).filter((r) => r.id !== 'rest.openapi.live-list')) expect(r.exchangeCount).toBe(1);
   });
 
   test('on the REST target origin the configured headers go along', async () => {
@@ -333,12 +339,14 @@ describe('rest.openapi.* on a document fetched by URL', () => {
     expect(statuses(by)).toEqual(ALL_PASS_ALONE);
   });
 
-  test('a document URL answering 404 leaves every check inconclusive, never passed or failed', async () => {
-    const by = await run(env(`${otherBase}/missing.json`));
-    for (const r of Object.values(by).filter((r) => r.id !== 'rest.openapi.live-list')) {
-      expect(r.status).toBe('inconclusive');
-      expect(r.reason).toMatch(/could not be obtained: GET of the document answered HTTP 404/);
-    }
+  test.each([
+    ['answering 404', () => `${otherBase}/missing.json`, /GET answered HTTP 404/],
+    ['answering a redirect', () => ((routes['/moved'] = { status: 302, type: 'text/plain', body: '' }), `${otherBase}/moved`), /HTTP 302 \(redirects are not followed/],
+    ['serving HTML', () => ((routes['/index.html'] = { status: 200, type: 'text/html', body: '<html><body>{{ oops: [ }}</body></html>' }), `${otherBase}/index.html`), /\(text\/html\) is not JSON or YAML/],
+    ['refusing connections', () => 'http://127.0.0.1:9/openapi.json', /no answer fetching it/],
+  ])('a document URL %s cannot be loaded: a configuration error, before any check', async (_what, url, why) => {
+    await expect(loadDocument(url(), { headers: {}, http: { timeoutMs: 5000, redactor: new Redactor() } })).rejects.toThrow(DocumentUnavailable);
+    await expect(loadDocument(url(), { headers: {}, http: { timeoutMs: 5000, redactor: new Redactor() } })).rejects.toThrow(why);
   });
 });
 
@@ -409,7 +417,7 @@ describe('rest.openapi.live-list', () => {
       d.components.responses = { ListOk: listGet(d).responses['200'] };
       listGet(d).responses['200'] = { $ref: '#/components/responses/ListOk' };
     });
-    const a = await analyse({ text: readFileSync(file, 'utf8'), base: file });
+    const a = await analyse({ text: readFileSync(file, 'utf8'), source: file });
     const ok = responsesOf(a.dereferenced!, findListOperation(a.dereferenced!)!).find((r) => r.status === '200')!;
     expect(validateWithDocument(a, ok.schemaPointer!, { tokens: [record(1)] })).toEqual({ valid: true, errors: [] });
     expect(validateWithDocument(a, ok.schemaPointer!, { tokens: [record(1, { decimals: 'x' })] })).toMatchObject({ valid: false });

@@ -4,6 +4,7 @@ import { probe, redactorFor } from '../target';
 import { RateLimiter } from '../../harness/http';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import type { Statement } from './statement';
+import { loadDocument } from '../../harness/openapi-document';
 
 export class LiveError extends Error {
   override name = 'LiveError';
@@ -53,6 +54,8 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
   const unreachable = await probe({ baseUrl, rpcUrl }, cfg, redactor, limiter);
+  // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
+  const openapi = cfg.openapi ? await loadDocument(cfg.openapi, { baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } }) : undefined;
   const raw = await runChecks(
     checks,
     {
@@ -60,7 +63,7 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
       rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: conformance.scope.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi: cfg.openapi, archive: conformance.scope.archive },
+      settings: { profile: conformance.scope.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi, archive: conformance.scope.archive },
       redactor,
       unreachable,
       signal: AbortSignal.timeout(cfg.deadlineMs),
