@@ -23,6 +23,7 @@ export const STALL_MAX_MS = ALIGN_WAIT_MS;
  */
 export class Heads {
   highest?: bigint;
+  private firstAt?: number;
   private lastRiseAt?: number;
   private readonly gaps: number[] = [];
   private armedAt?: number;
@@ -31,6 +32,7 @@ export class Heads {
   see(number: bigint, at: number): boolean {
     if (this.highest === undefined || number <= this.highest) {
       this.highest ??= number;
+      this.firstAt ??= at;
       return false;
     }
     if (this.lastRiseAt !== undefined) this.gaps.push(at - this.lastRiseAt);
@@ -54,10 +56,16 @@ export class Heads {
     this.armedAt = undefined;
   }
 
-  /** How long without a seal means the node stopped sealing. */
+  /**
+   * How long without a seal means the node stopped sealing: a few block intervals; one of the
+   * longest block times when no interval was seen; STALL_MIN_MS when the node sealed nothing for
+   * that long before the sends (only a node sealing on demand remains, and it seals at once).
+   */
   stallMs(): number {
     const interval = this.intervalMs();
-    return interval === undefined ? STALL_MAX_MS : Math.min(STALL_MAX_MS, Math.max(STALL_MIN_MS, STALL_INTERVALS * interval));
+    if (interval !== undefined) return Math.min(STALL_MAX_MS, Math.max(STALL_MIN_MS, STALL_INTERVALS * interval));
+    const idleBefore = this.lastRiseAt === undefined && this.firstAt !== undefined && this.armedAt !== undefined && this.armedAt - this.firstAt >= STALL_MAX_MS;
+    return idleBefore ? STALL_MIN_MS : STALL_MAX_MS;
   }
 
   /** Throws Stalled when no seal was seen for stallMs() since the first send (or the last seal after it). */
