@@ -3,7 +3,7 @@
 // something could not be observed. The rules these are weighed against live in suites/preconf.
 import { toQuantity } from '../hex';
 import { show } from '../json';
-import type { Sent } from './session';
+import type { Receipt, Sent } from './session';
 import type { Miss, Percentiles } from './timing';
 import type { Violation } from './errors';
 
@@ -37,7 +37,7 @@ export interface EstimateView {
   pending: bigint;
   latest: bigint;
 }
-export type Receipt = Record<string, unknown>;
+export type { Receipt };
 export interface ReceiptsView {
   pending: Receipt[];
   latest: Receipt[];

@@ -14,7 +14,6 @@ import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { Unobservable, Violation } from './errors';
-import type { Receipt } from './evidence';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -66,7 +65,7 @@ export interface Sent {
 /** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result). */
 export type Posted = { sent: Sent } | { refused: string; error?: RpcError; startedAt: number; answeredAt: number };
 
-export type { Receipt };
+export type Receipt = Record<string, unknown>;
 
 /** The signer's session: one per pass. Lanes name where the exchanges are shown. */
 export class Session {
