@@ -12,6 +12,7 @@ import { main } from '../src/cli/main';
 import { validate } from '../src/harness/schemas';
 import { startReference } from '../src/reference';
 import { startLatencyProxy } from './latency-proxy';
+import { stalledPass } from './stall';
 
 interface Row {
   what: string;
@@ -124,6 +125,11 @@ async function run(): Promise<void> {
     unit: 'round trips',
     budget: 25,
   });
+  // A node that stops sealing ends the pre-confirmation pass with one cause, not a wait per check.
+  for (const [midPass, what] of [[false, 'anvil --no-mining, never seals'], [true, 'anvil that stops sealing at the first send']] as const) {
+    const stall = await stalledPass(midPass);
+    rows.push({ what: `stalled node ends the pass in N s: ${what} (preconf checks: ${stall.verdicts})`, measured: stall.ms / 1000, unit: 's', budget: 30 });
+  }
   rows.push({ what: 'token records validated per second (list schema)', measured: schemaThroughput(1000, 1000), unit: 'records/s', budget: 20_000, higherIsBetter: true });
 
   let missed = 0;
