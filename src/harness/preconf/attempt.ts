@@ -106,7 +106,7 @@ export async function attempt(st: PassState, n: number, latestFirst?: bigint): P
   const w = await watch(st, n, window);
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.
-  const sealedNow = st.behaviours.filter((b) => w.tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => w.sealedIn.has(t.hash.toLowerCase())));
+  const sealedNow = w.stop ? [] : st.behaviours.filter((b) => w.tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => w.sealedIn.has(t.hash.toLowerCase())));
   const afters = await Promise.all(sealedNow.map((b) => afterSeal(st, b, a, w.sealedIn)));
   const results: Results = {};
   const visible: string[] = [];
@@ -126,5 +126,5 @@ export async function attempt(st: PassState, n: number, latestFirst?: bigint): P
       `nonces ${a.base}..${a.base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${visible.join(', ') || 'nothing established at "pending"'}; ` +
       `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => w.sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${w.rounds.length - 1} rounds of reads)`,
   );
-  return { kind: 'observed', results };
+  return { kind: 'observed', results, ...(w.stop ? { stop: w.stop } : {}) };
 }

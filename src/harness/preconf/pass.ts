@@ -14,13 +14,11 @@
 // cause; eth_estimateGas, judged here, is never relied on to size the transactions.
 import type { SharedScope, CheckContext } from '../check';
 import { randomAddress } from '../hex';
-import { TransportError } from '../http';
 import { capture } from './behaviours';
 import { attempt } from './attempt';
-import { Stalled, Unobservable } from './errors';
 import { BEHAVIOURS, describeMiss, TX_PLAN, type Behaviour, type MissRecord, type NonceContradiction, type PassResult, type Role, type Stop } from './evidence';
 import { initCodeFor, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session } from './session';
-import { Heads, type AttemptEnd, type PassState } from './state';
+import { Heads, stopOf, type AttemptEnd, type PassState } from './state';
 import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
 
 /** The report's chart reads the timeline (src/cli/reporters). */
@@ -38,14 +36,6 @@ export type Lane = 'setup' | 'heads' | Behaviour;
  * default spend cap; each attempt reserves its worst case before it sends.
  */
 export const FIXED_GAS: Record<Role, bigint> = { transfer: 100_000n, 'deploy-returns-42': 250_000n, 'deploy-sstore': 250_000n };
-
-/** Why an error ends the pass, as evidence every behaviour not established shares. */
-function stopOf(err: unknown): Stop {
-  if (err instanceof Stalled) return { cause: 'stalled', reason: err.message };
-  if (err instanceof TransportError) return { cause: 'no-answer', reason: `the node stopped answering during the pre-confirmation pass (${err.message}), so nothing more could be observed` };
-  if (err instanceof Unobservable) return { cause: 'unobservable', reason: err.message };
-  throw err;
-}
 
 /** Gas limits from the node's estimates (plus 20%), or FIXED_GAS when it cannot estimate them. */
 async function sizes(st: PassState): Promise<void> {
@@ -116,9 +106,15 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
         for (const b of open) note(b, why);
         if (end.kind === 'stopped') break;
       } else {
+        // A node that stopped sealing or answering mid-attempt: what the rounds saw is kept
+        // (odd answers, latency), nothing else is weighed, and the pass ends with that cause.
+        if (end.stop) {
+          stop = end.stop;
+          st.notes.push(stop.reason);
+        }
         for (const b of open) {
           const r = end.results[b];
-          if (!r) continue;
+          if (!r || (end.stop && r.kind !== 'malformed')) continue;
           if (r.kind === 'miss') {
             const list = misses.get(b) ?? misses.set(b, []).get(b)!;
             if (r.record.miss.counts) list.push(r.record);

@@ -3,8 +3,9 @@
 // interval, and whether the node stopped sealing, are read.
 import { toQuantity } from '../hex';
 import type { BlockView } from '../chain';
-import { Stalled } from './errors';
-import type { Afters, Behaviour, MissRecord, NonceContradiction, Outcome, Role, Timeline, Views } from './evidence';
+import { TransportError } from '../http';
+import { Stalled, Unobservable } from './errors';
+import type { Afters, Behaviour, MissRecord, NonceContradiction, Outcome, Role, Stop, Timeline, Views } from './evidence';
 import type { Session } from './session';
 import { ALIGN_WAIT_MS, type Clock } from './timing';
 
@@ -118,10 +119,23 @@ export async function readHead(st: PassState): Promise<{ block: BlockView; start
 
 /** How an attempt ended: what it observed per behaviour, or why it observed nothing. */
 export type AttemptEnd =
-  | { kind: 'observed'; results: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> | { kind: 'miss'; record: MissRecord } | { kind: 'unclear'; reason: string } } }
+  | {
+      kind: 'observed';
+      results: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> | { kind: 'miss'; record: MissRecord } | { kind: 'unclear'; reason: string } };
+      /** The node stopped sealing or answering during the rounds: the pass ends here. */
+      stop?: Stop;
+    }
   /** Nothing judged, worth another attempt (another sender of the key may have used the nonce). */
   | { kind: 'void'; reason: string }
   | { kind: 'nonce'; contradiction: NonceContradiction }
   | { kind: 'refused'; reason: string }
   /** Nothing more can be attempted (the spend cap): what is judged stays. */
   | { kind: 'stopped'; reason: string };
+
+/** Why an error ends the pass, as evidence every behaviour not established shares (anything else is rethrown). */
+export function stopOf(err: unknown): Stop {
+  if (err instanceof Stalled) return { cause: 'stalled', reason: err.message };
+  if (err instanceof TransportError) return { cause: 'no-answer', reason: `the node stopped answering during the pre-confirmation pass (${err.message}), so nothing more could be observed` };
+  if (err instanceof Unobservable) return { cause: 'unobservable', reason: err.message };
+  throw err;
+}

@@ -7,8 +7,8 @@
 import { toQuantity } from '../hex';
 import { capture, DEFS, type Def } from './behaviours';
 import type { Violation } from './errors';
-import { METHOD_OF, type Behaviour, type SentTx } from './evidence';
-import { sleep, type PassState } from './state';
+import { METHOD_OF, type Behaviour, type SentTx, type Stop } from './evidence';
+import { sleep, stopOf, type PassState } from './state';
 import type { SendWindow } from './send';
 import { blockPollMs, POLL_INTERVAL_MS, preSeal, SEAL_WAIT_MS, type Round } from './timing';
 
@@ -33,6 +33,8 @@ export interface Watched {
   sealSeenAt: Map<string, number>;
   /** `${method} ${hash}` -> end of the first pre-confirmed round that showed it. */
   firstSeen: Map<string, number>;
+  /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
+  stop?: Stop;
 }
 
 /** The lowest block that sealed one of `txs`. */
@@ -45,13 +47,19 @@ export function firstSealed(sealedIn: ReadonlyMap<string, bigint>, txs: readonly
   return min;
 }
 
-export async function watch(st: PassState, n: number, { a, aligned }: SendWindow): Promise<Watched> {
+/** The rounds; a node that stops sealing or answering ends them, keeping what they saw. */
+export async function watch(st: PassState, n: number, window: SendWindow): Promise<Watched> {
+  const w: Watched = { rounds: [window.aligned.round], tracks: new Map(st.behaviours.map((b) => [b, { looks: [], values: new Map() }])), sealedIn: new Map(), sealSeenAt: new Map(), firstSeen: new Map() };
+  try {
+    await rounds(st, n, window, w);
+  } catch (err) {
+    w.stop = stopOf(err);
+  }
+  return w;
+}
+
+async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { rounds, tracks, sealedIn, sealSeenAt, firstSeen }: Watched): Promise<void> {
   const { sent } = a;
-  const rounds: Round[] = [aligned.round];
-  const tracks = new Map<Behaviour, Track>(st.behaviours.map((b) => [b, { looks: [], values: new Map() }]));
-  const sealedIn = new Map<string, bigint>();
-  const sealSeenAt = new Map<string, number>();
-  const firstSeen = new Map<string, number>();
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
   let highestHead = aligned.round.head;
@@ -136,5 +144,4 @@ export async function watch(st: PassState, n: number, { a, aligned }: SendWindow
     const since = st.time.now() - startedAt;
     await sleep(st, (establishing ? POLL_INTERVAL_MS : blockPollMs(st.time.now() - sent[0].startedAt)) - since);
   }
-  return { rounds, tracks, sealedIn, sealSeenAt, firstSeen };
 }
