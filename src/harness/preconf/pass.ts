@@ -11,7 +11,8 @@
 //   pass.ts        set-up, and the attempts (a failed one is retried as a whole)
 //
 // A node that stops sealing (state.ts, Heads) or answering ends the pass at once with that one
-// cause; eth_estimateGas, judged here, is never relied on to size the transactions.
+// cause. eth_estimateGas is one of the methods observed, so the pass does not rely on it to
+// size its transactions.
 import type { SharedScope, CheckContext } from '../check';
 import { randomAddress } from '../hex';
 import { capture } from './behaviours';
@@ -50,8 +51,8 @@ async function sizes(st: PassState): Promise<void> {
 }
 
 /**
- * Runs the pass. Never throws for what the node does: what could not be observed is evidence
- * too (PassResult.stop), and the checks decide what it means for their rule.
+ * Runs the pass. What could not be observed is evidence too (PassResult.stop), and the checks
+ * decide what it means for their rule; only a throttled provider (ThrottledError) is thrown.
  */
 export async function runPass(scope: SharedScope, time: Clock = realClock): Promise<PassResult> {
   const behaviours = BEHAVIOURS.filter((b) => b !== 'receipts' || scope.settings.profile === 'dedicated');

@@ -1,6 +1,8 @@
 // The signer's plumbing for the pre-confirmation pass (pass.ts): reads of the spec's four
 // methods at a tag, the standard helper methods the observation relies on, fees and gas, local
 // signing and sending. Every call names its lane, so each check shows the exchanges it judged.
+// An answer at odds with a rule is thrown as a Violation, a helper method that does not answer
+// as Unobservable (errors.ts): readings for the pass to keep, never verdicts.
 //
 // Safety: only 0-value self-transfers and deployments of a few bytes are sent, each after
 // reserving its worst-case cost (gas limit x max fee) in the run's SpendBudget, and only after
