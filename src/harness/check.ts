@@ -46,12 +46,9 @@ export interface SharedScope {
   signal: AbortSignal;
 }
 
-export interface CheckContext {
+/** What every check gets, whatever it needs. */
+interface ContextBase {
   meta: CheckMeta;
-  rest: RestClient;
-  rpc: RpcClient;
-  /** Present only for checks that declare `needs: ['signer']`. */
-  signer: Signer;
   settings: CheckSettings;
   /** Aborted at the run deadline or on interrupt; long waits must honour it. */
   signal: AbortSignal;
@@ -68,17 +65,46 @@ export interface CheckContext {
   shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
 }
 
-export type CheckFn = (ctx: CheckContext) => Promise<void>;
+/** The API's published OpenAPI document (--openapi), for the checks that need it. */
+export interface OpenApiSource {
+  /** An absolute file path or a URL. */
+  source: string;
+  /** Fetches a URL source: at --base-url with the target's REST headers when given (sent to that origin only), else with none. */
+  client: RestClient;
+}
+
+/** What a check may declare in `needs` and receive, each given only to the checks that declare it. */
+interface Clients {
+  rest: RestClient;
+  rpc: RpcClient;
+  signer: Signer;
+  openapi: OpenApiSource;
+}
+
+/**
+ * The context of a check that declared `needs` N: `rest`, `rpc`, `signer` and `openapi` exist (in
+ * the type and at run time) only when N names them. A check that uses a client it did not declare does
+ * not compile. `CheckContext` alone declares no client: what a helper that uses none takes.
+ */
+export type CheckContext<N extends Need = never> = ContextBase & { [K in N & keyof Clients]: Clients[K] };
+
+/** The context as the runner builds it: a client is present exactly when the check declared it and the run has it. */
+export type RunContext = ContextBase & Partial<Clients>;
 
 export interface Check extends CheckMeta {
-  run: CheckFn;
+  run(ctx: RunContext): Promise<void>;
 }
 
 const ID = new RegExp(`^(${GROUPS.join('|')})\\.[a-z0-9][a-zA-Z0-9-]*(\\.[a-zA-Z0-9-]+)*$`);
 const SECTION = /^\d+(\.\d+)*(, \d+(\.\d+)*)*$/;
 
-/** Declare a check: one rule, the clause it enforces, and what it needs. */
-export function check(meta: CheckMeta, run: CheckFn): Check {
+/**
+ * Declare a check: one rule, the clause it enforces, and what it needs. The body sees exactly the
+ * clients its `needs` name: the runner runs a check only when every need is met and gives it those
+ * clients (see RunContext), which is what the looser implementation signature below relies on.
+ */
+export function check<N extends Need>(meta: CheckMeta & { needs: N[] }, run: (ctx: CheckContext<N>) => Promise<void>): Check;
+export function check(meta: CheckMeta, run: (ctx: RunContext) => Promise<void>): Check {
   if (!ID.test(meta.id)) throw new Error(`check id "${meta.id}" must look like <${GROUPS.join('|')}>.<subject>.<rule>`);
   if (!SECTION.test(meta.section)) throw new Error(`check ${meta.id}: section "${meta.section}" must look like "4.5" or "4.3, 5.2"`);
   return { ...meta, run };

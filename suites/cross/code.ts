@@ -22,7 +22,7 @@ interface Listed {
 }
 
 /** The distinct listed addresses of the form 0x + 40 hex; skips when there are none. */
-async function listedAddresses(ctx: CheckContext): Promise<Listed[]> {
+async function listedAddresses(ctx: CheckContext<'rest' | 'rpc'>): Promise<Listed[]> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
   const out = new Map<string, Listed>();

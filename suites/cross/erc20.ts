@@ -14,7 +14,7 @@ import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/r
 type View = 'symbol' | 'decimals' | 'totalSupply';
 
 /** One ERC-20 view of a token, or undefined when the node or token does not answer it. */
-async function readView(ctx: CheckContext, address: string, view: View): Promise<string | number | bigint | undefined> {
+async function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view: View): Promise<string | number | bigint | undefined> {
   const answer = await ctx.rpc.call('eth_call', [{ to: address, data: encodeFunctionData({ abi: erc20Abi, functionName: view }) }, 'latest']);
   if (typeof answer.result !== 'string' || answer.result === '0x') return undefined;
   try {
@@ -31,7 +31,7 @@ interface Judged {
 }
 
 /** Compare one REST field with the chain for every record; returns the mismatches. */
-async function compareAll(ctx: CheckContext, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
+async function compareAll(ctx: CheckContext<'rest' | 'rpc'>, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
   const mismatches: Judged[] = [];
@@ -62,12 +62,12 @@ function report(field: string, view: string, mismatches: Judged[]): void {
 type Meta = { id: string; level: 'required' | 'advisory'; title: string };
 
 /** One REST field against one chain reading, for every record: a check of section 2.1. */
-function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
+function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext<'rest' | 'rpc'>, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
   return check({ ...meta, section: '2.1', needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
 }
 
 /** totalSupply() / 10^decimals() as a double, the normalization 2.1 describes. */
-async function normalizedSupply(ctx: CheckContext, address: string): Promise<number | undefined> {
+async function normalizedSupply(ctx: CheckContext<'rest' | 'rpc'>, address: string): Promise<number | undefined> {
   const [raw, decimals] = await Promise.all([readView(ctx, address, 'totalSupply'), readView(ctx, address, 'decimals')]);
   if (typeof raw !== 'bigint' || decimals === undefined) return undefined;
   return Number(raw) / 10 ** Number(decimals);

@@ -9,12 +9,14 @@ import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { describeMiss, type Afters, type Behaviour, type Judged, type Outcome, type PassResult, type Views } from '../../src/harness/preconf/evidence';
 import type { Violation } from '../../src/harness/preconf/errors';
 import { SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
+import { dedicated403 } from '../../src/harness/receipts';
 
 /** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
 export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', section: '4.5, 1.4' } as const;
 
-/** An answer at odds with a rule, stated as the failure it is. */
+/** An answer at odds with a rule, stated as the failure it is (a 403 for receipts by the check that states it). */
 export function failOn(v: Violation): never {
+  if (v.refused403 !== undefined) dedicated403(v.refused403);
   fail(v.message, v.detail);
 }
 

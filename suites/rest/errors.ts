@@ -4,7 +4,7 @@
  * specified (7 rule 1): no check requires 404 or 405, only "not a success" and the body shape.
  */
 import { randomBytes } from 'node:crypto';
-import { check, type Check } from '../../src/harness/check';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { mediaTypeProblem } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
@@ -17,7 +17,7 @@ export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type WriteMethod = (typeof WRITE_METHODS)[number];
 
 /** A write attempt on the list path. The body is an empty JSON object: nothing to store. */
-function attempt(ctx: Parameters<Check['run']>[0], method: WriteMethod): Promise<RestResponse> {
+function attempt(ctx: CheckContext<'rest'>, method: WriteMethod): Promise<RestResponse> {
   return ctx.rest.request(method, LIST_PATH, method === 'DELETE' ? {} : { body: '{}' });
 }
 

@@ -33,14 +33,14 @@ import {
 type Json = Record<string, unknown>;
 
 /** The document as the run was given it; inconclusive when it cannot be obtained at all. */
-async function documentOf(ctx: CheckContext): Promise<Analysis> {
-  const got = await readDocument(ctx.settings.openapi!, ctx.rest);
+async function documentOf(ctx: CheckContext<'openapi'>): Promise<Analysis> {
+  const got = await readDocument(ctx.openapi.source, ctx.openapi.client);
   if ('unavailable' in got) inconclusive(`the OpenAPI document could not be obtained: ${got.unavailable}`);
   return analyse(got);
 }
 
 /** The dereferenced document, for the checks that compare it; rest.openapi.valid judges what stops them. */
-async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json }> {
+async function readableDocument(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json }> {
   const analysis = await documentOf(ctx);
   if (analysis.parseError) inconclusive(`not compared: the document could not be read (${analysis.parseError}); see rest.openapi.valid`);
   if (!analysis.dereferenced) inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
@@ -50,7 +50,7 @@ async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis
 
 const NO_LIST_OPERATION = `not compared: the document has no GET ${LIST_PATH}; see rest.openapi.list-operation`;
 
-async function listOperationOf(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
+async function listOperationOf(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
   const { analysis, doc } = await readableDocument(ctx);
   const found = findListOperation(doc);
   if (!found) inconclusive(NO_LIST_OPERATION);
@@ -116,8 +116,8 @@ export const documentVersion = check(
     const { doc } = await readableDocument(ctx);
     const version = (doc.info as Json | undefined)?.version;
     if (version !== '1.0.0') {
-      const hint = version === 'version not set' ? " (protoc-gen-openapiv2's default: set info.version with the openapiv2_swagger option)" : '';
-      fail(`info.version is ${show(version)}, not "1.0.0"${hint}`, { expected: '1.0.0', actual: version ?? null });
+      const hint = version === 'version not set' ? "protoc-gen-openapiv2's default: set info.version with the openapiv2_swagger option" : undefined;
+      fail(`info.version is ${show(version)}, not "1.0.0"`, { expected: '1.0.0', actual: version ?? null, hint });
     }
   },
 );
@@ -172,8 +172,8 @@ export const operationId = check(
     const { found } = await listOperationOf(ctx);
     const id = found.operation.operationId;
     if (id !== 'listTokenizedStocks') {
-      const hint = typeof id === 'string' && /_ListTokenizedStocks$/.test(id) ? " (protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently)" : '';
-      fail(`operationId is ${show(id)}, not "listTokenizedStocks"${hint}`, { expected: 'listTokenizedStocks', actual: id ?? null });
+      const hint = typeof id === 'string' && /_ListTokenizedStocks$/.test(id) ? 'protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently' : undefined;
+      fail(`operationId is ${show(id)}, not "listTokenizedStocks"`, { expected: 'listTokenizedStocks', actual: id ?? null, hint });
     }
   },
 );

@@ -4,7 +4,7 @@
  * the wrong type is left to the field check and noted here, never passed or failed twice.
  */
 import { check, type Check } from '../../src/harness/check';
-import { fail, skip } from '../../src/harness/verdict';
+import { fail, notGiven, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { hasAddressShape, isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
@@ -248,7 +248,7 @@ export const navUpdatedMaxAge = check(
   },
   async (ctx) => {
     const maxAge = ctx.settings.navMaxAgeSec;
-    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: 'no --nav-max-age' });
+    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') });
     await judgeRecords(ctx, { expected: `nav_price_updated_at no older than ${duration(maxAge)} (--nav-max-age)` }, (record) => {
       const t = updatedAt(record);
       if ('verdict' in t) return t.verdict;

@@ -10,7 +10,7 @@ import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
 
-function harmlessCall(ctx: CheckContext, id?: number): Promise<RpcAnswer> {
+function harmlessCall(ctx: CheckContext<'rpc'>, id?: number): Promise<RpcAnswer> {
   return ctx.rpc.call('eth_getTransactionCount', [randomAddress(), 'latest'], id);
 }
 

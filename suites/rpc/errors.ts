@@ -22,7 +22,7 @@ interface Probe {
   isErrorId: string;
   section: string;
   what: string;
-  call(ctx: CheckContext, id: number): Promise<RpcAnswer>;
+  call(ctx: CheckContext<'rpc'>, id: number): Promise<RpcAnswer>;
 }
 
 const PROBES: Probe[] = [

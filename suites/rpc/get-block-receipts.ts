@@ -31,7 +31,7 @@ export const ATTEMPTS = 3;
  * numbered as the head); it fails only for a number below the head read before or beyond the
  * block after the head read after, which cannot be "the current pre-confirmed block".
  */
-function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext): boolean {
+function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext<'rpc'>): boolean {
   if (receipts.length === 0) {
     ctx.note('no pre-confirmed receipts; eth_getBlockByNumber("pending") not offered, so only the shape was judged');
     return true;
@@ -62,7 +62,7 @@ type Outcome = { judged: string } | { ambiguous: string } | { beyondHead: () => 
  * sight; receipts of a block beyond every head read are a failure only when every attempt shows
  * it (beyondHead). A number or "earliest" designates one block: any mismatch fails.
  */
-async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
+async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
   const what = `eth_getBlockReceipts(${show(param)})`;
   const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
   const steady = before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs);
@@ -112,7 +112,7 @@ async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[]
  * meanwhile, read by number) at least those pre-confirmed before and at most those it sealed.
  * Anything else (a shrinking set, several seals, empty receipts across a seal) is ambiguous.
  */
-async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+async function judgePending(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
@@ -234,7 +234,7 @@ function public403(id: string, param: string): Check {
     // Without the run's configured headers: 5.2 is about calls made without credentials.
     const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
     if (http.status !== 403) {
-      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403 (if the target is a dedicated node, run with --profile dedicated)`, { expected: 403, actual: http.status });
+      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, { expected: 403, actual: http.status, hint: 'if the target is a dedicated node, run with --profile dedicated (the default)' });
     }
   });
 }

@@ -46,7 +46,7 @@ const MAX_PROBES = 16;
  * eth_getCode at "latest" until one answers something other than "0x". Returns that address
  * and the code it answered (the observation the check judges).
  */
-async function findContract(ctx: CheckContext): Promise<{ address: Hex; code: unknown } | undefined> {
+async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; code: unknown } | undefined> {
   const probed = new Set<string>();
   for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
     for (const tx of block.txs) {

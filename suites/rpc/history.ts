@@ -124,7 +124,7 @@ async function findBusyBlock(ctx: ChainContext): Promise<bigint | undefined> {
  * What the checks judge is found by scanning blocks: done once per run and shared by the checks
  * that need it (its exchanges shown with each of them), so nine checks do not scan nine times.
  */
-function scanned<T>(ctx: CheckContext, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
+function scanned<T>(ctx: CheckContext<'rpc'>, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
   return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) => scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }));
 }
 const SCAN_LANE = 'history-scan';
@@ -133,13 +133,13 @@ const NO_SENDER = `no transaction sender found in ${looked(RECENT_BLOCKS)}`;
 const NO_CREATION = `no contract created by a transaction of ${looked(RECENT_BLOCKS_FOR_CREATION)} still holds code (at most ${MAX_PROBES} deployments probed)`;
 
 /** On a failure: the same read at "latest", to say so when the node seems to answer from the head. */
-async function headHint(ctx: CheckContext, method: string, params: unknown[], got: unknown): Promise<string> {
+async function headHint(ctx: CheckContext<'rpc'>, method: string, params: unknown[], got: unknown): Promise<string> {
   const a = await ctx.rpc.call(method, params);
   const same = JSON.stringify(a.hasError ? a.error : a.result) === JSON.stringify(got);
   return same ? `; that is what it answers at "latest": the node seems to ignore the block parameter and answer from the head` : '';
 }
 
-async function senderCheck(ctx: CheckContext): Promise<SenderInBlock> {
+async function senderCheck(ctx: CheckContext<'rpc'>): Promise<SenderInBlock> {
   const s = await scanned(ctx, 'sender', findSender);
   if (!s) skip(NO_SENDER);
   ctx.note(`sender ${s.sender}: ${s.count} transaction(s) in block ${toQuantity(s.block)} (${s.block}), nonces ${s.first}..${s.last}`);
@@ -147,12 +147,12 @@ async function senderCheck(ctx: CheckContext): Promise<SenderInBlock> {
 }
 
 /** Whether an account carries an EIP-7702 delegation (code 0xef0100 + address) at a block. */
-async function delegated(ctx: CheckContext, account: string, param: string): Promise<boolean> {
+async function delegated(ctx: CheckContext<'rpc'>, account: string, param: string): Promise<boolean> {
   const a = await ctx.rpc.call('eth_getCode', [account, param]);
   return typeof a.result === 'string' && a.result.toLowerCase().startsWith('0xef0100');
 }
 
-async function countAt(ctx: CheckContext, sender: string, param: string): Promise<bigint> {
+async function countAt(ctx: CheckContext<'rpc'>, sender: string, param: string): Promise<bigint> {
   const count = await resultAt(ctx, 'eth_getTransactionCount', [sender, param], param === 'earliest' ? 'earliest' : 'number');
   expectSchema('hexQuantity', count, `eth_getTransactionCount(${sender}, ${show(param)})`, '4.5');
   return BigInt(count as string);
@@ -216,14 +216,14 @@ const countEarliest = check({
   }
 });
 
-async function creationCheck(ctx: CheckContext): Promise<Creation> {
+async function creationCheck(ctx: CheckContext<'rpc'>): Promise<Creation> {
   const c = await scanned(ctx, 'creation', findCreation);
   if (!c) skip(NO_CREATION);
   ctx.note(`contract ${c.address}, created in block ${toQuantity(c.block)} (${c.block})`);
   return c;
 }
 
-async function codeAt(ctx: CheckContext, address: string, param: string): Promise<string> {
+async function codeAt(ctx: CheckContext<'rpc'>, address: string, param: string): Promise<string> {
   const code = await resultAt(ctx, 'eth_getCode', [address, param], param === 'earliest' ? 'earliest' : 'number');
   expectSchema('hexBytes', code, `eth_getCode(${address}, ${show(param)})`, '4.6');
   return code as string;

@@ -27,12 +27,12 @@ export function expectedRevertData(reason = REVERT_REASON): Hex {
   });
 }
 
-function revertingEstimate(ctx: CheckContext, id?: number) {
+function revertingEstimate(ctx: CheckContext<'rpc'>, id?: number) {
   return ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), data: revertingInitCode(REVERT_REASON) }], id);
 }
 
 /** The error object of the answer; fails when the node estimated instead of reporting the revert. */
-async function revertError(ctx: CheckContext): Promise<RpcError & Record<string, unknown>> {
+async function revertError(ctx: CheckContext<'rpc'>): Promise<RpcError & Record<string, unknown>> {
   const answer = await revertingEstimate(ctx);
   const json = rpcBody(answer, 'eth_estimateGas of a reverting deployment');
   if (answer.hasResult && !answer.hasError) {

@@ -162,6 +162,7 @@ describe('the runner', () => {
         signal: new AbortController().signal,
       }, { concurrency: 1 });
       expect(r.status).toBe('inconclusive');
+      expect(r.cause).toBe('throttled');
       expect(r.reason).toMatch(/^throttled: POST http:\/\/127\.0\.0\.1:\d+\/?: HTTP 429 Too Many Requests \(Retry-After "0"\), still after 3 retries/);
       expect(r.exchanges).toHaveLength(4);
     } finally {

@@ -1,12 +1,14 @@
 import { groupOf } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, rootCauses, scopeWords, statusLine, type RunDocument } from '../results';
-import { exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
+import { forTerminal } from './untrusted';
+import { blockerWords, exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
 
 function esc(s: string): string {
-  // XML 1.0 forbids most control characters even when escaped; drop them.
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+  // XML 1.0 forbids most control characters even when escaped: they become visible pictures
+  // (forTerminal), which also keeps a CI log that prints this file free of workflow commands.
+  return forTerminal(s)
+    .replace(/[\ufffe\uffff]/g, '\ufffd')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -28,8 +30,8 @@ function caseBody(c: CheckResult, blocked: Map<string, string[]>): string | unde
   if (kind === 'run-failure') return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
   if (kind === 'inconclusive' && c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
   if (kind === 'inconclusive') return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
-  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${c.blockedBy}`)}"/>`;
-  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope})` : 'skipped'}: ${c.reason}`)}"/>`;
+  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
+  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
   if (kind === 'advisory' || kind === 'expected') return `<system-out>${esc(`${verdictOf(c)}\n${details()}`)}</system-out>`;
   return undefined;
 }
@@ -63,17 +65,14 @@ export function renderJunit(doc: RunDocument): string {
     return { bodies, failures: bodies.filter((b) => b.startsWith('<failure')).length, errors: bodies.filter((b) => b.startsWith('<error')).length, skipped: bodies.filter((b) => b.startsWith('<skipped')).length };
   };
   // An unreachable interface is one failure of its own (its checks show as blocked by it).
-  const unreachable = roots.filter((r) => !r.result && r.failsRun);
-  for (const r of unreachable) {
-    const iface = r.id.replace('target unreachable: ', '');
-    if (!groups.has(iface)) groups.set(iface, []);
-  }
+  const unreachable = roots.filter((r) => r.unreachable);
+  for (const r of unreachable) if (r.unreachable && !groups.has(r.unreachable)) groups.set(r.unreachable, []);
 
   const suites: string[] = [];
   let totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   for (const [group, checks] of groups) {
     const { bodies, failures, errors, skipped } = count(checks);
-    const down = unreachable.filter((r) => r.id === `target unreachable: ${group}`);
+    const down = unreachable.filter((r) => r.unreachable === group);
     const tests = checks.length + down.length;
     totals = { tests: totals.tests + tests, failures: totals.failures + failures + down.length, errors: totals.errors + errors, skipped: totals.skipped + skipped };
     suites.push(`  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`);

@@ -10,6 +10,11 @@ export class Violation extends Error {
   constructor(
     message: string,
     readonly detail: { section?: string; expected?: unknown; actual?: unknown } = {},
+    /**
+     * eth_getBlockReceipts refused with HTTP 403, at this block parameter: a public node judged as
+     * dedicated, one mistake stated by one check (src/harness/receipts.ts, dedicated403).
+     */
+    readonly refused403?: string,
   ) {
     super(message);
   }

@@ -173,7 +173,7 @@ export class Session {
 
   /** eth_getBlockReceipts (spec 4.3) at a tag or hex number; must be an array. */
   async receipts(lane: string, block: string): Promise<Receipt[]> {
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block])));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block]), block));
   }
 
   /**
@@ -186,7 +186,7 @@ export class Session {
     const a = await this.rpc(lane).call('eth_getBlockReceipts', [block]);
     if (a.http.status === 200 && !a.hasError && a.hasResult && a.result === null) return { unknown: `eth_getBlockReceipts(${show(block)}) answered null` };
     if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block') return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', a));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', a, block));
   }
 
   // ---- fees, funds, signing, sending ----------------------------------------------------------
@@ -269,8 +269,14 @@ export class Session {
   }
 }
 
-/** The result of an answer, or the violation of 4.2 it is (not HTTP 200, an error, no result). */
-function resultOf(method: string, a: RpcAnswer): unknown {
+/**
+ * The result of an answer, or the violation of 4.2 it is (not HTTP 200, an error, no result);
+ * an HTTP 403 of eth_getBlockReceipts at `receiptsAt` is kept as such (Violation.refused403).
+ */
+function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
+  if (a.http.status === 403 && receiptsAt !== undefined) {
+    throw new Violation(`eth_getBlockReceipts(${show(receiptsAt)}) answered HTTP 403`, { section: '4.3', expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' }, receiptsAt);
+  }
   if (a.http.status !== 200) throw new Violation(`${method} answered HTTP ${a.http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${a.http.status}` });
   if (!isRecord(a.json)) throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, { section: '4.2', expected: 'a JSON-RPC response object', actual: a.jsonError ?? a.json });
   if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
