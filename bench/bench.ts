@@ -12,6 +12,7 @@ import { main } from '../src/cli/main';
 import { validate } from '../src/harness/schemas';
 import { startReference } from '../src/reference';
 import { startLatencyProxy } from './latency-proxy';
+import { stalledPass } from './stall';
 import { percentiles } from '../src/harness/preconf/timing';
 import { pendingCount, rpc, send, sign, visibleAfter } from '../test/reference/helpers';
 import { startLargeListServer } from './large-list';
@@ -174,6 +175,11 @@ async function run(): Promise<void> {
     unit: 'round trips',
     budget: 25,
   });
+  // A node that stops sealing ends the pre-confirmation pass with one cause, not a wait per check.
+  for (const [midPass, what] of [[false, 'anvil --no-mining, never seals'], [true, 'anvil that stops sealing at the first send']] as const) {
+    const stall = await stalledPass(midPass);
+    rows.push({ what: `stalled node ends the pass in N s: ${what} (preconf checks: ${stall.verdicts})`, measured: stall.ms / 1000, unit: 's', budget: 30 });
+  }
   const fb = await flashblockLatency(20);
   const fbWhat = `reference, 200 ms flashblocks, 20 sends: send -> visible at "pending" (p10 ${fb.p10.toFixed(0)}, p90 ${fb.p90.toFixed(0)} ms, round trip ${fb.rttMs.toFixed(1)} ms)`;
   rows.push({ what: `${fbWhat}, p50`, measured: fb.p50, unit: 'ms', budget: 200 });

@@ -4,7 +4,9 @@
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
-import { DEPLOYED, judgedOf, outcomeOf, preconfPass } from '../../src/harness/preconf/pass';
+import { preconfPass } from '../../src/harness/preconf/pass';
+import { DEPLOYED } from '../../src/harness/preconf/behaviours';
+import { judgedOf } from './judge';
 
 export const codeDeploymentVisible = check(
   {
@@ -16,7 +18,7 @@ export const codeDeploymentVisible = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['code']);
-    const { before, after, sent, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'code'), 'code', 'eth_getCode(deployment, "pending")');
+    const { before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     DEPLOYED.forEach(([role, runtime], i) => {
       const address = sent.find((t) => t.role === role)!.contractAddress!;

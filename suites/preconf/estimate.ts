@@ -12,7 +12,8 @@
 // judge the error format of 4.4 / 7 as well; the rpc group does that.
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
-import { judgedOf, outcomeOf, preconfPass } from '../../src/harness/preconf/pass';
+import { preconfPass } from '../../src/harness/preconf/pass';
+import { judgedOf } from './judge';
 import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
 
 export const estimateDependsOnPreconfirmed = check(
@@ -25,7 +26,7 @@ export const estimateDependsOnPreconfirmed = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['estimate']);
-    const { before, after, sent, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'estimate'), 'estimate', 'eth_estimateGas(call into the deployment, "pending")');
+    const { before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'estimate', 'eth_estimateGas(call into the deployment, "pending")');
     const to = sent.find((t) => t.role === 'deploy-sstore')!.contractAddress!;
     const plain = pass.plain!;
     ctx.note(`call into ${to}: code-less estimate ${plain}; before the seal pending ${before.pending}, latest ${before.latest}; after the seal latest ${after.latest}; visible ${visibleAfterMs} ms after the first send`);

@@ -8,7 +8,8 @@
 // latencyBounds). Advisory: the spec gives the figure as "about".
 import { check } from '../../src/harness/check';
 import { blocked, fail, inconclusive } from '../../src/harness/verdict';
-import { NONCE_ROOT, preconfPass } from '../../src/harness/preconf/pass';
+import { preconfPass } from '../../src/harness/preconf/pass';
+import { NONCE_ROOT } from './judge';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 
 export const latencyAbout200ms = check(
@@ -30,10 +31,11 @@ export const latencyAbout200ms = check(
       if (p) byMethod[method] = { p50: p.p50, p95: p.p95, max: p.max, n: p.n };
     }
     ctx.metric('latency', byMethod);
-    if (pass.refused) inconclusive(`the node refused the signer's transactions (${pass.refused}), so there is no latency to measure`);
     const all = percentiles(Object.values(samples).flat());
     if (!all || !rtt) {
-      if (pass.nonceEvidence) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
+      // Nothing measured: the one cause the pass ended with (the node refused, stopped sealing or answering).
+      if (pass.stop) inconclusive(pass.stop.reason);
+      if (pass.nonce) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
       inconclusive('no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)');
     }
     const bounds = latencyBounds(rtt);

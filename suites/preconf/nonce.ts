@@ -4,12 +4,35 @@
 // Judged from the one pre-confirmation pass (src/harness/preconf/pass.ts): its transactions are
 // sent back to back with consecutive nonces starting at the pending count. Besides the counts
 // before and after the seal, the node's own answers can prove a violation directly: a "pending"
-// count below the "latest" count read just before it, or "nonce too low" for the very nonce the
-// pending count gave (re-read once: another sender of the key could only have raised it).
+// count below the "latest" count read just before it (on two reads of the pair), or "nonce too
+// low" for the very nonce the pending count gave (re-read once: another sender of the key could
+// only have raised it). The pass stops at those readings; this check states them, and the other
+// preconf checks are blocked by it (judge.ts).
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { toQuantity } from '../../src/harness/hex';
-import { judgedOf, outcomeOf, preconfPass, TX_COUNT } from '../../src/harness/preconf/pass';
+import { preconfPass } from '../../src/harness/preconf/pass';
+import { TX_COUNT, type NonceContradiction } from '../../src/harness/preconf/evidence';
+import { failOn, judgedOf } from './judge';
+
+/** The readings that ended the pass, against 4.5 / 1.4: the pending count is the next nonce, never below latest. */
+function judgeContradiction(c: NonceContradiction): never {
+  if (c.kind === 'malformed') failOn(c.violation);
+  if (c.kind === 'pending-below-latest') {
+    const [first, last] = [c.reads[0], c.reads[c.reads.length - 1]];
+    const seen = (r: { latest: bigint; pending: bigint }) => `"pending" ${r.pending} right after "latest" ${r.latest}`;
+    fail(
+      `eth_getTransactionCount(signer, "pending") answered ${last.pending} right after "latest" answered ${last.latest} (twice: ${seen(first)}, then ${seen(last)}): ` +
+        'the pending count includes everything sealed plus what is pre-confirmed (1.4), and it is the nonce to use next (4.5), so it can never be below the latest count',
+      { expected: `>= ${toQuantity(last.latest)}`, actual: toQuantity(last.pending) },
+    );
+  }
+  fail(
+    `${c.refusal}, although eth_getTransactionCount(signer, "pending") answered ${c.base} before the send and ${c.reread} when re-read after it: ` +
+      'the pending count is not the nonce to use next (4.5) and leaves out a transaction the node already holds (1.4)',
+    { expected: `nonce ${c.base} accepted (the pending count)`, actual: c.error ?? c.refusal },
+  );
+}
 
 export const nonceBackToBack = check(
   {
@@ -21,11 +44,11 @@ export const nonceBackToBack = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['nonce']);
-    if (pass.nonceEvidence) {
+    if (pass.nonce) {
       for (const line of pass.notes) ctx.note(line);
-      throw pass.nonceEvidence;
+      judgeContradiction(pass.nonce);
     }
-    const { base, before, after, sent, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'nonce'), 'nonce', 'eth_getTransactionCount(signer, "pending")');
+    const { base, before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
     ctx.note(`before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`);
     ctx.metric('visibleAfterMs', visibleAfterMs);

@@ -7,8 +7,9 @@ import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
-import { judgedOf, outcomeOf, preconfPass, type SentTx } from '../../src/harness/preconf/pass';
-import type { Receipt } from '../../src/harness/preconf/session';
+import { preconfPass } from '../../src/harness/preconf/pass';
+import type { Receipt, SentTx } from '../../src/harness/preconf/evidence';
+import { judgedOf } from './judge';
 import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
 import { judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 
@@ -42,7 +43,7 @@ export const receiptsPendingBlock = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);
-    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs } = judgedOf(outcomeOf(ctx, pass, 'receipts'), 'receipts', 'eth_getBlockReceipts("pending")');
+    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     const where = 'eth_getBlockReceipts("pending") before the seal';
     const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });

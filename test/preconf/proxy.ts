@@ -1,7 +1,8 @@
 // A small loopback JSON-RPC proxy in front of the embedded reference, to make it misbehave in
 // exactly one way: answer "pending" from "latest" for one method, show pre-confirmed state only
 // after a lag (eth_sendRawTransaction answered at once, forwarded upstream later), answer the
-// signer's transaction count one below the truth, or refuse every transaction.
+// signer's transaction count one below the truth, refuse every transaction, fail every
+// eth_estimateGas, or stop answering (or have the node stop sealing) at the first send.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, type Hex } from 'viem';
@@ -42,6 +43,12 @@ export interface ProxyOptions {
    * keep-alive race behind a load balancer. The client sends the same bytes again.
    */
   dropFirstSendAnswer?: boolean;
+  /** Answer every eth_estimateGas with this JSON-RPC error (an EthereumJS dev node answers -32603). */
+  estimateError?: { code: number; message: string };
+  /** Runs once, before the first eth_sendRawTransaction is forwarded (e.g. to stop the node sealing). */
+  beforeFirstSend?: () => Promise<void>;
+  /** Once the first eth_sendRawTransaction was answered, answer nothing more: every later request hangs until close. */
+  silentAfterFirstSend?: boolean;
 }
 
 export interface RpcProxy {
@@ -50,14 +57,16 @@ export interface RpcProxy {
    * Requests whose params or answers were rewritten, sends that were delayed or refused; and
    * when each request reached the proxy (performance.now(), ms), to measure the client's rate.
    */
-  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number; arrivals: number[] };
+  stats: { rewritten: number; delayed: number; refused: number; preconfirmedReceipts: number; arrivals: number[]; unanswered: number };
   close(): Promise<void>;
 }
 
 type Req = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown };
 
 export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promise<RpcProxy> {
-  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0, arrivals: [] as number[] };
+  const stats = { rewritten: 0, delayed: 0, refused: 0, preconfirmedReceipts: 0, arrivals: [] as number[], unanswered: 0 };
+  let sends = 0;
+  let silent = false;
   let closing = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
@@ -104,6 +113,20 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           parsed = undefined as unknown as Req;
         }
         const single = Array.isArray(parsed) ? undefined : parsed;
+        if (silent) {
+          stats.unanswered += 1;
+          return; // never answered; close() drops the connection
+        }
+        if (single?.method === 'eth_sendRawTransaction' && sends++ === 0) {
+          await opts.beforeFirstSend?.();
+          if (opts.silentAfterFirstSend) silent = true;
+        }
+        if (opts.estimateError && single?.method === 'eth_estimateGas') {
+          stats.rewritten += 1;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id ?? null, error: opts.estimateError }));
+          return;
+        }
         if (opts.refuseSends && single?.method === 'eth_sendRawTransaction') {
           stats.refused += 1;
           res.writeHead(200, { 'content-type': 'application/json' });

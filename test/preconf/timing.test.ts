@@ -1,4 +1,4 @@
-import { Inconclusive } from '../../src/harness/verdict';
+import { Unobservable } from '../../src/harness/preconf/errors';
 import { blockPollMs, EARLY_MS, latencyBounds, MAX_LOOK_GAP_MS, percentiles, POLL_INTERVAL_MS, preSeal, realClock, weighMiss, weighTxMisses, type Round } from '../../src/harness/preconf/timing';
 
 /**
@@ -159,7 +159,7 @@ describe('realClock', () => {
     const ac = new AbortController();
     const p = realClock.sleep(10_000, ac.signal);
     setTimeout(() => ac.abort('stop'), 10);
-    await expect(p).rejects.toBeInstanceOf(Inconclusive);
-    await expect(realClock.sleep(10, AbortSignal.abort('x'))).rejects.toBeInstanceOf(Inconclusive);
+    await expect(p).rejects.toBeInstanceOf(Unobservable);
+    await expect(realClock.sleep(10, AbortSignal.abort('x'))).rejects.toBeInstanceOf(Unobservable);
   });
 });

@@ -80,6 +80,14 @@ describe('one-way dependencies', () => {
     expect(reachable(graph, client).has('src/harness/verdict.ts')).toBe(false);
   });
 
+  // Observers observe, checks judge: the pre-confirmation pass returns evidence, and every rule
+  // it is weighed against (suites/preconf) states the verdict.
+  test('the pre-confirmation pass does not import the verdict vocabulary', () => {
+    const pass = files.filter((f) => f.startsWith('src/harness/preconf/'));
+    expect(pass.length).toBeGreaterThan(5);
+    expect(pass.filter((f) => graph.get(f)!.includes('src/harness/verdict.ts'))).toEqual([]);
+  });
+
   test('the embedded reference is imported by the CLI only (and by the bench and tests)', () => {
     const importers = files.filter((f) => graph.get(f)!.some((t) => t.startsWith('src/reference/')) && !f.startsWith('src/reference/'));
     expect(importers.filter((f) => !f.startsWith('src/cli/') && !f.startsWith('bench/'))).toEqual([]);

@@ -1,21 +1,21 @@
 // The signer's plumbing for the pre-confirmation pass (pass.ts): reads of the spec's four
 // methods at a tag, the standard helper methods the observation relies on, fees and gas, local
 // signing and sending. Every call names its lane, so each check shows the exchanges it judged.
+// An answer at odds with a rule is thrown as a Violation, a helper method that does not answer
+// as Unobservable (errors.ts): readings for the pass to keep, never verdicts.
 //
 // Safety: only 0-value self-transfers and deployments of a few bytes are sent, each after
 // reserving its worst-case cost (gas limit x max fee) in the run's SpendBudget, and only after
 // the balance was seen to cover an attempt. Nonces are the "pending" count (spec 4.5).
 import { getContractAddress, keccak256, type Hex, type TransactionSerializable } from 'viem';
-import { fail, inconclusive } from '../verdict';
 import type { SharedScope } from '../check';
-import type { RpcClient, RpcError } from '../rpc';
+import type { RpcAnswer, RpcClient, RpcError } from '../rpc';
 import type { Signer } from '../signer';
-import { callResult, resultOf } from '../expect';
 import { blockErrorKind, readBlock, type BlockView } from '../chain';
-import { dedicated403 } from '../receipts';
 import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
+import { Unobservable, Violation } from './errors';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ export class Session {
   async helper<T = unknown>(lane: string, method: string, params: unknown[]): Promise<T> {
     const a = await this.rpc(lane).call(method, params);
     if (a.http.status !== 200 || !a.hasResult || a.hasError) {
-      inconclusive(`${method} (a standard method these observations rely on, outside the spec's four) did not give a result: HTTP ${a.http.status} ${show(a.error ?? a.json ?? a.jsonError)}`);
+      throw new Unobservable(`${method} (a standard method these observations rely on, outside the spec's four) did not give a result: HTTP ${a.http.status} ${show(a.error ?? a.json ?? a.jsonError)}`);
     }
     return a.result as T;
   }
@@ -115,7 +115,7 @@ export class Session {
   async helperQuantity(lane: string, method: string, params: unknown[]): Promise<bigint> {
     const r = await this.helper(lane, method, params);
     const q = quantity(r);
-    if (q === undefined) inconclusive(`${method} answered ${show(r)}, not a hex quantity`);
+    if (q === undefined) throw new Unobservable(`${method} answered ${show(r)}, not a hex quantity`);
     return q;
   }
 
@@ -133,7 +133,7 @@ export class Session {
    */
   async block(lane: string, param: string): Promise<BlockView> {
     const b = await readBlock(this.chain(lane), param);
-    if (!b || b.number === undefined) inconclusive(`eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`);
+    if (!b || b.number === undefined) throw new Unobservable(`eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`);
     return b;
   }
 
@@ -144,16 +144,16 @@ export class Session {
 
   /** eth_getTransactionCount (spec 4.5) of the signer at a tag. */
   async count(lane: string, tag: string): Promise<bigint> {
-    const r = await callResult(this.rpc(lane), 'eth_getTransactionCount', [this.address, tag]);
+    const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]));
     const q = quantity(r);
-    if (q === undefined) fail(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, { section: '4.5', expected: 'hex quantity', actual: r });
+    if (q === undefined) throw new Violation(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, { section: '4.5', expected: 'hex quantity', actual: r });
     return q;
   }
 
   /** eth_getCode (spec 4.6) at a tag. */
   async code(lane: string, address: Hex, tag: string): Promise<string> {
-    const r = await callResult(this.rpc(lane), 'eth_getCode', [address, tag]);
-    if (typeof r !== 'string') fail(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
+    const r = resultOf('eth_getCode', await this.rpc(lane).call('eth_getCode', [address, tag]));
+    if (typeof r !== 'string') throw new Violation(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
     return r.toLowerCase();
   }
 
@@ -161,19 +161,19 @@ export class Session {
   async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
     const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
     if (a.http.status === 200 && a.hasError) {
-      fail(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, { section: '4.4', expected: 'a gas estimate', actual: a.error });
+      throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, { section: '4.4', expected: 'a gas estimate', actual: a.error });
     }
     if (a.http.status !== 200 || !a.hasResult) {
-      fail(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, { section: '4.2', expected: 'HTTP 200 with a result', actual: a.json ?? a.http.status });
+      throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, { section: '4.2', expected: 'HTTP 200 with a result', actual: a.json ?? a.http.status });
     }
     const q = quantity(a.result);
-    if (q === undefined) fail(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, { section: '4.4', expected: 'hex quantity', actual: a.result });
+    if (q === undefined) throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, { section: '4.4', expected: 'hex quantity', actual: a.result });
     return q;
   }
 
   /** eth_getBlockReceipts (spec 4.3) at a tag or hex number; must be an array. */
   async receipts(lane: string, block: string): Promise<Receipt[]> {
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block]), () => dedicated403(block)));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block]), block));
   }
 
   /**
@@ -186,7 +186,7 @@ export class Session {
     const a = await this.rpc(lane).call('eth_getBlockReceipts', [block]);
     if (a.http.status === 200 && !a.hasError && a.hasResult && a.result === null) return { unknown: `eth_getBlockReceipts(${show(block)}) answered null` };
     if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block') return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', a, () => dedicated403(block)));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', a, block));
   }
 
   // ---- fees, funds, signing, sending ----------------------------------------------------------
@@ -227,7 +227,7 @@ export class Session {
    */
   ensureFunds(balance: bigint, gasLimits: bigint[]): string {
     const needed = gasLimits.reduce((sum, g) => sum + g * this.maxFeePerGas, 0n);
-    if (balance < needed) inconclusive(`signer balance too low (needs ${needed} wei, has ${balance}): fund ${this.address} to judge pre-confirmed state`);
+    if (balance < needed) throw new Unobservable(`signer balance too low (needs ${needed} wei, has ${balance}): fund ${this.address} to judge pre-confirmed state`);
     return `signer ${this.address} has ${balance} wei; an attempt's worst case is ${needed} wei`;
   }
 
@@ -269,9 +269,24 @@ export class Session {
   }
 }
 
+/**
+ * The result of an answer, or the violation of 4.2 it is (not HTTP 200, an error, no result);
+ * an HTTP 403 of eth_getBlockReceipts at `receiptsAt` is kept as such (Violation.refused403).
+ */
+function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
+  if (a.http.status === 403 && receiptsAt !== undefined) {
+    throw new Violation(`eth_getBlockReceipts(${show(receiptsAt)}) answered HTTP 403`, { section: '4.3', expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' }, receiptsAt);
+  }
+  if (a.http.status !== 200) throw new Violation(`${method} answered HTTP ${a.http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${a.http.status}` });
+  if (!isRecord(a.json)) throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, { section: '4.2', expected: 'a JSON-RPC response object', actual: a.jsonError ?? a.json });
+  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
+  if (!a.hasResult) throw new Violation(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: a.json });
+  return a.result;
+}
+
 /** An answer of eth_getBlockReceipts as receipts: an array (4.3), or a failure. */
 function receiptsOf(block: string, r: unknown): Receipt[] {
-  if (!Array.isArray(r)) fail(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
+  if (!Array.isArray(r)) throw new Violation(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
   return r.filter(isRecord);
 }
 

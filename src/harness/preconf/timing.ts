@@ -9,7 +9,7 @@
 // pre-confirmed (preSeal), and "not yet visible" is never a verdict by itself: only a
 // transaction sent early, watched closely and sealed without ever showing before its own block
 // sealed, twice (weighTxMisses, weighMiss).
-import { inconclusive } from '../verdict';
+import { Unobservable } from './errors';
 
 /** Spec 4.5 and 8: the pre-confirmed state "is updated about every 200 ms". */
 export const SPEC_REFRESH_MS = 200;
@@ -21,12 +21,12 @@ export const MAX_BLOCK_TIME_MS = 12_000;
 export interface Clock {
   /** Monotonic milliseconds. */
   now(): number;
-  /** Resolves after ms; rejects (inconclusive) when the signal aborts. */
+  /** Resolves after ms; rejects (Unobservable) when the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 function stopped(signal: AbortSignal): never {
-  inconclusive(`stopped while waiting: ${String(signal.reason)}`);
+  throw new Unobservable(`stopped while waiting: ${String(signal.reason)}`);
 }
 
 export const realClock: Clock = {

@@ -1,0 +1,130 @@
+// One attempt of the pass, as its phases: send (send.ts), watch (watch.ts), the reads after the
+// seal, and the summary — per behaviour, what was established, missed or left unclear, and the
+// latency samples and timeline of the attempt.
+import { toQuantity } from '../hex';
+import { show } from '../json';
+import { skewPause, SKEW_PAUSES_MS } from '../chain';
+import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
+import { METHOD_OF, type Behaviour } from './evidence';
+import { send, type SendWindow } from './send';
+import { rel, type AttemptEnd, type PassState } from './state';
+import { weighTxMisses } from './timing';
+import { firstSealed, watch, type Watched } from './watch';
+
+/**
+ * The after-seal reads of one behaviour, re-read until they show the sealed state: behind a load
+ * balancer a read right after the seal may reach a backend that has not imported the sealing
+ * block (its "latest" one behind, the block unknown). Never a failure on first sight: the head
+ * is re-read, then the reads after a skewPause, at most SKEW_PAUSES_MS.length times. Reads that
+ * still do not show it leave the behaviour unjudged in this attempt (unsettled); an answer at odds
+ * with a rule on every read is kept for the check (violation).
+ */
+async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: Map<string, bigint>): Promise<Captured<unknown> | { unsettled: string }> {
+  const def = DEFS[b] as Def<unknown, unknown>;
+  const seen: string[] = [];
+  for (let retry = 0; ; retry++) {
+    const read = await capture(() => def.after(st.s, a, sealedIn));
+    const stale = 'violation' in read ? read.violation.message : def.unsettled(read.value, a, sealedIn, st.plain);
+    if (stale === undefined) return read;
+    if (retry >= SKEW_PAUSES_MS.length || st.signal.aborted) {
+      if ('violation' in read) return read;
+      const sealed = [...new Set(def.relevant(a).map((t) => sealedIn.get(t.hash.toLowerCase())!))].map(toQuantity).join(', ');
+      return {
+        unsettled:
+          `${b}: after the seal (block ${sealed}) the reads still did not show the sealed state in ${retry + 1} reads over ${SKEW_PAUSES_MS.slice(0, retry).reduce((x, y) => x + y, 0)} ms ` +
+          `(${seen.concat(stale).join('; then ')}): a backend behind a load balancer that has not imported the block cannot be told from a node that does not catch up, so this is not judged`,
+      };
+    }
+    // The head first (it shows whether the sealing block is known at all), then the pause.
+    const head = await capture(() => st.s.block('heads', 'latest'));
+    seen.push(`${stale} with the head read at ${'value' in head ? toQuantity(head.value.number!) : 'nothing'}`);
+    await skewPause(st.s.scope, retry);
+  }
+}
+
+type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
+
+/** What one behaviour's rounds and after-seal reads established in attempt `n`. */
+function summarize(st: PassState, n: number, a: AttemptTxs, w: Watched, b: Behaviour, after: Awaited<ReturnType<typeof afterSeal>> | undefined): Results[Behaviour] {
+  const { rounds, sealedIn } = w;
+  const t = w.tracks.get(b)!;
+  const def = DEFS[b] as Def<unknown, unknown>;
+  const rel = def.relevant(a);
+  const sinceSend = (at: number) => Math.round(at - a.sent[0].startedAt);
+  if (t.violation) return { kind: 'malformed', violation: t.violation };
+  if (after) {
+    if ('violation' in after) return { kind: 'malformed', violation: after.violation };
+    if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
+    const c = t.final!;
+    const judged = { attempt: n, base: a.base, sent: a.sent, before: t.values.get(c), headBefore: rounds[c - 1].head, headAfter: rounds[c + 1].head, after: after.value, sealedIn, visibleAfterMs: sinceSend(rounds[c].endedAt) };
+    return { kind: 'judged', judged } as Results[Behaviour];
+  }
+  if (t.final !== undefined) return { kind: 'unclear', reason: `attempt ${n}: ${b} showed at "pending" but its transactions were not all sealed within the wait` };
+  const shownAt = (round: number | undefined) => (round !== undefined ? def.shown(t.values.get(round), a) : undefined);
+  if (firstSealed(sealedIn, rel) === undefined) {
+    const last = shownAt(t.looks[t.looks.length - 1]);
+    return { kind: 'unclear', reason: `attempt ${n}: ${b} neither showed at "pending" nor was sealed within ${sinceSend(st.time.now())} ms of the first send (last read ${show(last)})` };
+  }
+  // Each transaction against the block that sealed IT: one shown before its own seal is no
+  // miss, although the view never showed them all at once (a later one may land a block
+  // later). A read that showed it but that a seal may have preceded proves nothing either
+  // way: only pre-seal rounds count.
+  const misses = weighTxMisses(
+    rounds,
+    t.looks,
+    rel.map((tx) => ({ tx, acceptedAt: tx.acceptedAt, sealedIn: sealedIn.get(tx.hash.toLowerCase()), shownIn: t.looks.filter((i) => def.shows(t.values.get(i), a).includes(tx)) })),
+  );
+  const pick = misses.find((m) => m.miss.counts) ?? misses[0];
+  if (pick) return { kind: 'miss', record: { attempt: n, nonce: pick.tx.nonce, sealedIn: pick.sealedIn, miss: pick.miss, last: shownAt(pick.miss.lastLook) } };
+  const blocks = [...new Set(rel.map((tx) => sealedIn.get(tx.hash.toLowerCase())).filter((x): x is bigint => x !== undefined))].map(toQuantity).join(', ');
+  return { kind: 'unclear', reason: `attempt ${n}: ${b}: no transaction was sealed unseen (each showed at "pending" before its own block sealed, or was sealed before the first read), but the view never showed them all before the first seal (sealed in ${blocks})` };
+}
+
+/** The latency samples (send -> first pre-confirmed round showing it) and the chart's entries. */
+function sample(st: PassState, a: AttemptTxs, w: Watched): void {
+  for (const b of st.behaviours) {
+    const method = METHOD_OF[b];
+    const txs = b === 'code' ? deployments(a) : b === 'estimate' ? [sstore(a)] : a.sent;
+    for (const tx of txs) {
+      const seen = w.firstSeen.get(`${method} ${tx.hash}`);
+      const sealedAt = w.sealSeenAt.get(tx.hash.toLowerCase());
+      if (seen !== undefined) (st.samples[method] ??= []).push(Math.round(seen - tx.startedAt));
+      st.timeline.sends.push({
+        method,
+        sentAtMs: rel(st, tx.startedAt),
+        ...(seen !== undefined ? { visibleAtMs: rel(st, seen) } : {}),
+        ...(sealedAt !== undefined ? { sealedAtMs: rel(st, sealedAt) } : {}),
+      });
+    }
+  }
+}
+
+export async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<AttemptEnd> {
+  const window = await send(st, n, latestFirst);
+  if (!('a' in window)) return window;
+  const { a, aligned }: SendWindow = window;
+  const w = await watch(st, n, window);
+
+  // After the seal: the reads of every established behaviour whose transactions are sealed.
+  const sealedNow = w.stop ? [] : st.behaviours.filter((b) => w.tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => w.sealedIn.has(t.hash.toLowerCase())));
+  const afters = await Promise.all(sealedNow.map((b) => afterSeal(st, b, a, w.sealedIn)));
+  const results: Results = {};
+  const visible: string[] = [];
+  for (const b of st.behaviours) {
+    const k = sealedNow.indexOf(b);
+    const r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
+    (results as Record<string, unknown>)[b] = r;
+    if (r?.kind === 'judged') visible.push(`${b} visible +${r.judged.visibleAfterMs} ms`);
+  }
+  sample(st, a, w);
+
+  const { sent } = a;
+  const acceptedBy = Math.max(...sent.map((t) => t.acceptedAt));
+  const sealedBlocks = [...new Set(w.sealedIn.values())].map(toQuantity).join(', ');
+  st.notes.push(
+    `attempt ${n}: ${aligned.sealSeen ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +
+      `nonces ${a.base}..${a.base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${visible.join(', ') || 'nothing established at "pending"'}; ` +
+      `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => w.sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${w.rounds.length - 1} rounds of reads)`,
+  );
+  return { kind: 'observed', results, ...(w.stop ? { stop: w.stop } : {}) };
+}

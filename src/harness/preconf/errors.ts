@@ -1,0 +1,31 @@
+// How the pass's plumbing says an answer is odd or the observation cannot go on. Neither is a
+// verdict: the pass turns them into evidence (evidence.ts) and the checks in suites/preconf judge.
+
+/**
+ * An answer that is itself at odds with a cited rule (not a hex quantity, an error for a call
+ * that does not revert, ...): the reading, described, for the behaviour's check to state.
+ */
+export class Violation extends Error {
+  override name = 'Violation';
+  constructor(
+    message: string,
+    readonly detail: { section?: string; expected?: unknown; actual?: unknown } = {},
+    /**
+     * eth_getBlockReceipts refused with HTTP 403, at this block parameter: a public node judged as
+     * dedicated, one mistake stated by one check (src/harness/receipts.ts, dedicated403).
+     */
+    readonly refused403?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why the observation cannot go on (a helper method unanswered, funds, the spend cap, a stop). */
+export class Unobservable extends Error {
+  override name = 'Unobservable';
+}
+
+/** The node stopped sealing blocks while the pass waited for one: no seal can end the observation. */
+export class Stalled extends Error {
+  override name = 'Stalled';
+}

@@ -1,0 +1,167 @@
+// What the pre-confirmation pass hands to the checks: evidence, never verdicts. Readings before
+// and after the seal, timelines of misses, the nonce readings that contradict 4.5, and why
+// something could not be observed. The rules these are weighed against live in suites/preconf.
+import { toQuantity } from '../hex';
+import { show } from '../json';
+import type { Receipt, Sent } from './session';
+import type { Miss, Percentiles } from './timing';
+import type { Violation } from './errors';
+
+/** The transactions of one attempt, in nonce order from the pending count. */
+export const TX_PLAN = ['transfer', 'deploy-returns-42', 'deploy-sstore', 'transfer', 'transfer'] as const;
+export type Role = (typeof TX_PLAN)[number];
+export const TX_COUNT = TX_PLAN.length;
+
+export interface SentTx extends Sent {
+  role: Role;
+}
+
+export type Behaviour = 'nonce' | 'code' | 'estimate' | 'receipts';
+export const BEHAVIOURS: readonly Behaviour[] = ['nonce', 'code', 'estimate', 'receipts'];
+
+/** The spec method each behaviour is read with (latency is reported per method). */
+export const METHOD_OF: Record<Behaviour, string> = { nonce: 'eth_getTransactionCount', code: 'eth_getCode', estimate: 'eth_estimateGas', receipts: 'eth_getBlockReceipts' };
+
+// ---- what each behaviour reads ----------------------------------------------------------------
+
+export interface NonceView {
+  pending: bigint;
+  latest: bigint;
+}
+export interface CodeView {
+  /** One per deployment, in DEPLOYED order (lower-cased). */
+  pending: string[];
+  latest: string[];
+}
+export interface EstimateView {
+  pending: bigint;
+  latest: bigint;
+}
+export type { Receipt };
+export interface ReceiptsView {
+  pending: Receipt[];
+  latest: Receipt[];
+  /** What eth_getBlockByNumber("pending") said its number was (undefined: not offered). */
+  pendingBlock?: bigint;
+}
+export interface NonceAfter {
+  pending: bigint;
+  latest: bigint;
+}
+export interface CodeAfter {
+  latest: string[];
+}
+export interface EstimateAfter {
+  latest: bigint;
+}
+export interface ReceiptsAfter {
+  /** eth_getBlockReceipts of each block that sealed one of the transactions. */
+  blocks: Array<{ number: bigint; receipts: Receipt[]; /** What the node said of a block it did not know (yet); never in a judged outcome. */ unknown?: string }>;
+}
+
+export interface Views {
+  nonce: NonceView;
+  code: CodeView;
+  estimate: EstimateView;
+  receipts: ReceiptsView;
+}
+export interface Afters {
+  nonce: NonceAfter;
+  code: CodeAfter;
+  estimate: EstimateAfter;
+  receipts: ReceiptsAfter;
+}
+
+// ---- what an attempt established -------------------------------------------------------------
+
+/** What an attempt established for one behaviour: a pre-confirmed observation and the one after the seal. */
+export interface Judged<V, A> {
+  attempt: number;
+  base: bigint;
+  sent: SentTx[];
+  /** Read in one round while nothing of it was sealed. */
+  before: V;
+  /** The heads read in the rounds around it (for the pending block window). */
+  headBefore: bigint;
+  headAfter: bigint;
+  after: A;
+  /** Block number that sealed each transaction (by lower-case hash). */
+  sealedIn: Map<string, bigint>;
+  /** From the first send to the answer of the round that showed it. */
+  visibleAfterMs: number;
+}
+
+export interface MissRecord {
+  attempt: number;
+  /** The transaction missed (the first whose miss counts) and the block that sealed it. */
+  nonce: bigint;
+  sealedIn: bigint;
+  miss: Miss;
+  /** The last value read at "pending", as shown. */
+  last: unknown;
+}
+
+export type Outcome<V, A> =
+  | { kind: 'judged'; judged: Judged<V, A> }
+  /** An answer that is itself at odds with a rule (not a hex quantity, an error for a valid call, ...). */
+  | { kind: 'malformed'; violation: Violation }
+  /** Sealed without ever showing at "pending", sent early and watched closely, on this many attempts. */
+  | { kind: 'missed'; misses: MissRecord[] }
+  /** Not established: the attempts' history (never a verdict by itself). */
+  | { kind: 'unjudged'; reason: string };
+
+/**
+ * The nonce readings that contradict 4.5 / 1.4 (the pass stops there: the nonce the signer must
+ * use could not be had): a "pending" count below the "latest" count read just before it, on two
+ * reads of the pair; or "nonce too low" for the nonce the pending count gave, re-read once.
+ */
+export type NonceContradiction =
+  | { kind: 'pending-below-latest'; reads: Array<{ latest: bigint; pending: bigint }> }
+  | { kind: 'nonce-too-low'; base: bigint; reread: bigint; refusal: string; error?: unknown }
+  /** The count itself was not a quantity (or not answered as one). */
+  | { kind: 'malformed'; violation: Violation };
+
+/** Why the pass ended before everything was established, once, for every check. */
+export type Stop =
+  /** The node accepted the transactions but sealed no block for several block intervals. */
+  | { cause: 'stalled'; reason: string }
+  /** The node stopped answering (no HTTP answer). */
+  | { cause: 'no-answer'; reason: string }
+  /** The node refused the signer's transactions. */
+  | { cause: 'refused'; reason: string }
+  /** Nothing could be observed: a helper method, funds, the spend cap, the run stopped. */
+  | { cause: 'unobservable'; reason: string };
+
+/** The chart data of the latency check (the report renders it): times in ms from the first send. */
+export interface Timeline {
+  flashblockMs?: number;
+  blockTimeMs?: number;
+  sends: Array<{ method: string; sentAtMs: number; visibleAtMs?: number; sealedAtMs?: number }>;
+}
+
+export interface PassResult {
+  /** Lines every check shows (alignment, attempts, timings). */
+  notes: string[];
+  /** Nonce readings that contradict 4.5 / 1.4: the pass stopped there. */
+  nonce?: NonceContradiction;
+  /** Why the pass ended early: every behaviour not established shares it. */
+  stop?: Stop;
+  /** eth_estimateGas at "latest" of the same call into an address without code. */
+  plain?: bigint;
+  outcomes: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> };
+  latency: {
+    /** Per spec method: from eth_sendRawTransaction to the answer of the first pre-seal round that showed it. */
+    samples: Record<string, number[]>;
+    timeline: Timeline;
+    rtt?: Percentiles;
+  };
+}
+
+/** A miss in words, with its timeline. */
+export function describeMiss(b: Behaviour, m: MissRecord): string {
+  const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
+  return (
+    `attempt ${m.attempt}: nonce ${m.nonce} accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
+    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})`
+  );
+}

@@ -1,0 +1,144 @@
+// An attempt's first phase: the base nonce, the signed transactions, and the send window right
+// after a seal. What the node answers that contradicts 4.5 (a pending count below latest, "nonce
+// too low" for the pending count) is returned as readings; the nonce check judges them.
+import { skewPause } from '../chain';
+import { DEPLOYED, type AttemptTxs } from './behaviours';
+import { Unobservable, Violation } from './errors';
+import { TX_PLAN, type SentTx } from './evidence';
+import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
+import { readHead, sleep, type AttemptEnd, type PassState } from './state';
+import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+
+/**
+ * The base nonce: "latest", then "pending" read just after it. A pending count below it, on two
+ * reads of the pair (one answer from a replica a block behind is not the node's rule), ends the
+ * pass with those readings; a pending count above it means something of the signer is still
+ * unsealed, so it waits (bounded, and only while the node seals) until everything this session
+ * sent is sealed.
+ */
+async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | Extract<AttemptEnd, { kind: 'nonce' }>> {
+  const started = st.time.now();
+  let latestHint = latestFirst;
+  const below: Array<{ latest: bigint; pending: bigint }> = [];
+  for (;;) {
+    let latest: bigint;
+    let pending: bigint;
+    try {
+      latest = latestHint ?? (await st.s.count('nonce', 'latest'));
+      latestHint = undefined;
+      pending = await st.s.count('nonce', 'pending');
+    } catch (err) {
+      if (err instanceof Violation) return { kind: 'nonce', contradiction: { kind: 'malformed', violation: err } };
+      throw err;
+    }
+    if (pending < latest) {
+      below.push({ latest, pending });
+      if (below.length >= 2) return { kind: 'nonce', contradiction: { kind: 'pending-below-latest', reads: below } };
+      // A replica a block behind may have answered one of them: re-read after a pause, as the
+      // read-only check does (chain.ts skewPause), before taking it as evidence.
+      await skewPause(st.s.scope, 0);
+      continue;
+    }
+    if (pending === latest && latest > st.s.highestNonce) return pending;
+    const waited = st.time.now() - started;
+    if (waited >= SEAL_WAIT_MS) {
+      throw new Unobservable(`the signer still had unsealed transactions after ${Math.round(waited)} ms (pending count ${pending}, latest ${latest}, highest nonce sent ${st.s.highestNonce}); is another process using this key?`);
+    }
+    // Waiting for a seal: a node that stopped sealing ends the pass here (readHead).
+    await readHead(st);
+    await sleep(st, blockPollMs(waited));
+  }
+}
+
+/**
+ * Waits for a seal, so the sends start a block interval; the round of the read that saw it.
+ * No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at all):
+ * this and later attempts send at once.
+ */
+async function align(st: PassState): Promise<{ round: Round; sealSeen: boolean }> {
+  let prev = await readHead(st);
+  const highest = st.heads.highest!;
+  const started = st.time.now();
+  if (!st.aligned) return { round: { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest }, sealSeen: false };
+  for (;;) {
+    await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
+    const cur = await readHead(st);
+    if (cur.block.number! > highest) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: true };
+    prev = cur;
+    if (st.time.now() - started >= ALIGN_WAIT_MS) {
+      st.aligned = false;
+      st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
+      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest }, sealSeen: false };
+    }
+  }
+}
+
+/** Waits (bounded, never throwing) until everything this session sent is sealed, so the next user of the key starts clean. */
+export async function settle(st: PassState): Promise<void> {
+  const started = st.time.now();
+  try {
+    while (!st.signal.aborted && st.time.now() - started < SEAL_WAIT_MS) {
+      if ((await st.s.count('setup', 'latest')) > st.s.highestNonce) return;
+      await readHead(st);
+      await sleep(st, blockPollMs(st.time.now() - started));
+    }
+  } catch {
+    // a later attempt or run waits again and says so
+  }
+}
+
+export interface SendWindow {
+  a: AttemptTxs;
+  aligned: { round: Round; sealSeen: boolean };
+}
+
+/**
+ * The send phase: the base nonce, the worst case reserved, five transactions signed, then sent
+ * right after a seal — the first alone ("nonce too low" for the pending count is re-read once),
+ * the others at once.
+ */
+export async function send(st: PassState, n: number, latestFirst?: bigint): Promise<SendWindow | AttemptEnd> {
+  const { s } = st;
+  const base = await readBase(st, latestFirst);
+  if (typeof base !== 'bigint') return base;
+
+  const refusedBudget = s.reserve(TX_PLAN.map((r) => st.gas[r]));
+  if (refusedBudget) {
+    // In scope (a key was given) but not judged: unobservable, so the run cannot read as conformant.
+    if (n === 1) throw new Unobservable(`${refusedBudget} (raise --max-spend-wei to judge pre-confirmed state)`);
+    return { kind: 'stopped', reason: refusedBudget };
+  }
+  const signed: Signed[] = await Promise.all(
+    TX_PLAN.map((role, i) => {
+      const runtime = DEPLOYED.find(([r]) => r === role)?.[1];
+      return s.sign({ ...(runtime ? { data: initCodeFor(runtime) } : { to: s.address }), nonce: base + BigInt(i), gas: st.gas[role] });
+    }),
+  );
+
+  const aligned = await align(st);
+  st.heads.arm(st.time.now());
+  const first = await s.post('setup', signed[0]);
+  if ('refused' in first) {
+    if (!isNonceTooLow(first.error)) return { kind: 'refused', reason: first.refused };
+    // Re-read once: a second sender of this key can only have raised the count.
+    let reread: bigint;
+    try {
+      reread = await s.count('nonce', 'pending');
+    } catch (err) {
+      if (err instanceof Violation) return { kind: 'nonce', contradiction: { kind: 'malformed', violation: err } };
+      throw err;
+    }
+    if (reread <= base) return { kind: 'nonce', contradiction: { kind: 'nonce-too-low', base, reread, refusal: first.refused, ...(first.error ? { error: first.error } : {}) } };
+    return { kind: 'void', reason: `nonce ${base} was "too low" but the pending count rose to ${reread} meanwhile: another sender of this key may have used it` };
+  }
+  const rest = await Promise.all(signed.slice(1).map((t) => s.post('setup', t)));
+  const refusal = rest.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);
+  if (refusal) {
+    await settle(st);
+    return { kind: 'refused', reason: refusal.refused };
+  }
+  const sent: SentTx[] = [first, ...rest].map((p, i) => ({ ...(p as { sent: Sent }).sent, role: TX_PLAN[i] }));
+  st.t0 ??= sent[0].startedAt;
+  const sstoreTx = sent.find((t) => t.role === 'deploy-sstore')!;
+  return { a: { base, sent, call: { from: s.address, to: sstoreTx.contractAddress!, value: '0x0' } }, aligned };
+}

@@ -1,0 +1,147 @@
+// An attempt's second phase: rounds of reads every POLL_INTERVAL_MS, each with the "latest" block
+// and every view not yet established, until each behaviour showed in a pre-confirmed round or its
+// transactions were sealed. A view counts as pre-confirmed only in a round bracketed by unchanged
+// heads with none of its transactions sealed (timing.ts, preSeal). A transaction is sealed when a
+// block with a non-zero hash, at or below the head, holds it — never because a receipt exists
+// (Flashblocks nodes answer receipts of pre-confirmed transactions with a zero block hash).
+import { toQuantity } from '../hex';
+import { capture, DEFS, type Def } from './behaviours';
+import type { Violation } from './errors';
+import { METHOD_OF, type Behaviour, type SentTx, type Stop } from './evidence';
+import { sleep, stopOf, type PassState } from './state';
+import type { SendWindow } from './send';
+import { blockPollMs, POLL_INTERVAL_MS, preSeal, SEAL_WAIT_MS, type Round } from './timing';
+
+/** What the rounds saw of one behaviour. */
+export interface Track {
+  /** The rounds that read it, and what each read. */
+  looks: number[];
+  values: Map<number, unknown>;
+  violation?: Violation;
+  /** A round that showed it, waiting for the round after to bracket it. */
+  awaiting?: number;
+  /** The pre-confirmed round that showed it. */
+  final?: number;
+}
+
+/** The timeline of one attempt's rounds. */
+export interface Watched {
+  rounds: Round[];
+  tracks: Map<Behaviour, Track>;
+  /** Block number that sealed each transaction, and when the seal was seen (by lower-case hash). */
+  sealedIn: Map<string, bigint>;
+  sealSeenAt: Map<string, number>;
+  /** `${method} ${hash}` -> end of the first pre-confirmed round that showed it. */
+  firstSeen: Map<string, number>;
+  /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
+  stop?: Stop;
+}
+
+/** The lowest block that sealed one of `txs`. */
+export function firstSealed(sealedIn: ReadonlyMap<string, bigint>, txs: readonly SentTx[]): bigint | undefined {
+  let min: bigint | undefined;
+  for (const t of txs) {
+    const b = sealedIn.get(t.hash.toLowerCase());
+    if (b !== undefined && (min === undefined || b < min)) min = b;
+  }
+  return min;
+}
+
+/** The rounds; a node that stops sealing or answering ends them, keeping what they saw. */
+export async function watch(st: PassState, n: number, window: SendWindow): Promise<Watched> {
+  const w: Watched = { rounds: [window.aligned.round], tracks: new Map(st.behaviours.map((b) => [b, { looks: [], values: new Map() }])), sealedIn: new Map(), sealSeenAt: new Map(), firstSeen: new Map() };
+  try {
+    await rounds(st, n, window, w);
+  } catch (err) {
+    w.stop = stopOf(err);
+  }
+  return w;
+}
+
+async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { rounds, tracks, sealedIn, sealSeenAt, firstSeen }: Watched): Promise<void> {
+  const { sent } = a;
+  const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
+  let knownHead = aligned.round.head;
+  let highestHead = aligned.round.head;
+  let deadline = sent[0].startedAt + SEAL_WAIT_MS;
+  const active = (b: Behaviour): boolean => {
+    const t = tracks.get(b)!;
+    return t.final === undefined && t.violation === undefined && t.awaiting === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined;
+  };
+
+  for (let i = 1; ; i++) {
+    const reading = st.behaviours.filter(active);
+    const allSealed = sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
+    if (allSealed) st.heads.disarm();
+    const awaiting = st.behaviours.some((b) => tracks.get(b)!.awaiting !== undefined);
+    if (allSealed && !awaiting) break;
+    if (st.time.now() >= deadline) break;
+    const startedAt = st.time.now();
+    const [head, ...reads] = await Promise.all([st.s.block('heads', 'latest'), ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a)))]);
+    const endedAt = st.time.now();
+    st.rttSamples.push(endedAt - startedAt);
+    // A round's head is the highest read so far: a backend a block behind answering "latest"
+    // must not make a round after a seal look like one before it (preSeal compares heads).
+    if (head.number! > highestHead) highestHead = head.number!;
+    rounds.push({ startedAt, endedAt, head: highestHead });
+    st.heads.see(head.number!, endedAt);
+
+    // Seals: every block from the last known head up to this one, read by number when skipped.
+    if (head.number! > knownHead) {
+      const numbers: bigint[] = [];
+      for (let k = knownHead + 1n; k < head.number!; k++) numbers.push(k);
+      const between = await Promise.all(numbers.map((k) => st.s.block('heads', toQuantity(k))));
+      for (const blk of [...between, head]) {
+        if (!blk.hash || /^0x0*$/.test(blk.hash)) break; // not sealed yet as far as we can tell
+        for (const t of sent) {
+          const h = t.hash.toLowerCase();
+          if (!sealedIn.has(h) && blk.txs.includes(h)) {
+            sealedIn.set(h, blk.number!);
+            sealSeenAt.set(h, endedAt);
+          }
+        }
+        knownHead = blk.number!;
+      }
+      // The first seal after the aligned one gives the block time; the deadline follows it.
+      if (aligned.sealSeen && head.number === aligned.round.head + 1n && st.blockTimes.length < n) {
+        const blockTime = endedAt - aligned.round.endedAt;
+        st.blockTimes.push(blockTime);
+        deadline = Math.min(deadline, sent[0].startedAt + 3 * blockTime + 2000);
+      }
+    }
+    // A node that stopped sealing while our transactions wait ends the pass (state.ts, Heads).
+    if (!sent.every((t) => sealedIn.has(t.hash.toLowerCase()))) st.heads.check(endedAt);
+
+    reading.forEach((b, k) => {
+      const t = tracks.get(b)!;
+      const r = reads[k];
+      if ('violation' in r) {
+        t.violation = r.violation;
+        return;
+      }
+      t.looks.push(i);
+      t.values.set(i, r.value);
+      const def = DEFS[b] as Def<unknown, unknown>;
+      if (def.visible(r.value, a)) t.awaiting = i;
+      pendingShows.push({ round: i, method: METHOD_OF[b], txs: def.shows(r.value, a) });
+    });
+
+    // The round before this one is now bracketed (or not).
+    for (const b of st.behaviours) {
+      const t = tracks.get(b)!;
+      if (t.awaiting === undefined || t.awaiting >= i) continue;
+      if (preSeal(rounds, t.awaiting, firstSealed(sealedIn, DEFS[b].relevant(a)))) t.final = t.awaiting;
+      t.awaiting = undefined;
+    }
+    for (const p of pendingShows.filter((x) => x.round === i - 1)) {
+      for (const tx of p.txs) {
+        const key = `${p.method} ${tx.hash}`;
+        if (!firstSeen.has(key) && preSeal(rounds, p.round, sealedIn.get(tx.hash.toLowerCase()))) firstSeen.set(key, rounds[p.round].endedAt);
+      }
+    }
+
+    const establishing = st.behaviours.some((b) => active(b) || tracks.get(b)!.awaiting !== undefined);
+    const since = st.time.now() - startedAt;
+    await sleep(st, (establishing ? POLL_INTERVAL_MS : blockPollMs(st.time.now() - sent[0].startedAt)) - since);
+  }
+}

@@ -1,0 +1,47 @@
+// What every preconf check does with the pass's evidence before its own rule: the notes, the
+// behaviour's outcome, and the verdicts that outcome already is. A reading at odds with a rule
+// fails; transactions sealed without ever showing at "pending", sent early in the block interval
+// and watched closely, on two attempts, fail (spec 1.4, 4.5: pre-confirmed state shows before
+// the seal, refreshed about every 200 ms); anything not established is inconclusive, blocked by
+// the nonce check when the nonce the signer must use could not be had.
+import type { CheckContext } from '../../src/harness/check';
+import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
+import { describeMiss, type Afters, type Behaviour, type Judged, type Outcome, type PassResult, type Views } from '../../src/harness/preconf/evidence';
+import type { Violation } from '../../src/harness/preconf/errors';
+import { SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
+import { dedicated403 } from '../../src/harness/receipts';
+
+/** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
+export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', section: '4.5, 1.4' } as const;
+
+/** An answer at odds with a rule, stated as the failure it is (a 403 for receipts by the check that states it). */
+export function failOn(v: Violation): never {
+  if (v.refused403 !== undefined) dedicated403(v.refused403);
+  fail(v.message, v.detail);
+}
+
+/** The notes every check shows; blocked when the nonce could not be had (the nonce check states why). */
+export function notesAndNonce(ctx: CheckContext, pass: PassResult): void {
+  for (const line of pass.notes) ctx.note(line);
+  if (pass.nonce) blocked(NONCE_ROOT.root, 'not judged: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
+}
+
+/**
+ * The judged observation of a behaviour, or the verdict its outcome already is: a malformed
+ * answer fails, two counted misses fail (`what` names the view), anything else is inconclusive.
+ */
+export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResult, b: B, what: string): Judged<Views[B], Afters[B]> {
+  notesAndNonce(ctx, pass);
+  const o = pass.outcomes[b] as Outcome<Views[B], Afters[B]> | undefined;
+  if (!o) skip(`not observed here (profile ${ctx.settings.profile})`);
+  if (o.kind === 'judged') return o.judged;
+  if (o.kind === 'malformed') failOn(o.violation);
+  if (o.kind === 'missed') {
+    fail(
+      `${what}: the transactions were sealed without ever showing at "pending", although sent early in the block interval and watched closely, on ${o.misses.length} attempts (pre-confirmed state must show before the seal, refreshed about every ${SPEC_REFRESH_MS} ms): ` +
+        o.misses.map((m) => describeMiss(b, m)).join('; '),
+      { expected: `visible at "pending" before the seal`, actual: o.misses.map((m) => m.last) },
+    );
+  }
+  return inconclusive(o.reason);
+}

@@ -1,0 +1,110 @@
+// Hostile targets for the pre-confirmation pass: a node that never seals (anvil --no-mining), a
+// node that stops sealing at the first send (anvil whose interval mining is turned off through
+// its own RPC), a node that stops answering at the first send, and a node answering every
+// eth_estimateGas with -32603 (an EthereumJS dev node). Each ends the pass with one cause shared
+// by the checks it left unjudged; what could still be judged is (anvil's null for the "pending"
+// receipts fails wherever it is seen). Wall times: bench/bench.ts.
+import { startAnvil, type AnvilProcess } from '../../src/reference/anvil';
+import { CHAIN_ID, SIGNER_KEY } from '../../src/reference/defaults';
+import { startReference, type ReferenceTarget } from '../../src/reference';
+import type { CheckResult } from '../../src/harness/runner';
+import { checks } from '../../suites/preconf';
+import { describeResults, runPreconf } from './helpers';
+import { startRpcProxy } from './proxy';
+
+jest.setTimeout(90_000);
+
+const anvilCall = async (url: string, method: string, params: unknown[]): Promise<unknown> => {
+  const env = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: unknown };
+  if (env.error) throw new Error(`${method}: ${JSON.stringify(env.error)}`);
+  return env.result;
+};
+
+/** The checks `ids` (default: all) inconclusive with the very same reason (one cause), matching `why`. */
+function expectOneCause(results: CheckResult[], why: RegExp, ids = checks.map((c) => c.id)): void {
+  const these = results.filter((r) => ids.includes(r.id));
+  expect(these).toHaveLength(ids.length);
+  const reasons = new Set(these.map((r) => `${r.status}: ${r.reason}`));
+  expect([...reasons]).toHaveLength(1);
+  expect([...reasons][0]).toMatch(why);
+  for (const r of these) expect(r.blockedBy).toBeUndefined();
+}
+
+const UNSEALED = ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible', 'preconf.estimate.depends-on-preconfirmed'];
+
+/**
+ * What the rounds saw before the stall is still judged: anvil answers eth_getBlockReceipts
+ * ("pending") with null (a 4.3 violation in any round), and the latency samples (state shown at
+ * "pending" with the head unchanged) are weighed; nothing fails on the stall itself.
+ */
+function expectRoundsJudged(results: CheckResult[]): void {
+  expect(describeResults(results.filter((r) => r.id === 'preconf.receipts.pending-block'))).toMatch(/: failed \(eth_getBlockReceipts\("pending"\) answered null, not an array of receipts/);
+  expect(results.find((r) => r.id === 'preconf.latency.about-200ms')!.status).toMatch(/^(passed|failed)$/);
+}
+
+describe('anvil', () => {
+  let anvil: AnvilProcess;
+  beforeEach(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID, log: () => undefined });
+  });
+  afterEach(async () => {
+    await anvil?.stop();
+  });
+
+  it('that never seals (--no-mining): the pass ends with one cause, "stopped sealing", for every check it left unjudged', async () => {
+    const results = await runPreconf(checks, anvil.url, SIGNER_KEY);
+    expectOneCause(results, /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x0, no block interval seen; the pass gives up after 5000 ms without a seal\)/, UNSEALED);
+    expectRoundsJudged(results);
+    expect(results[0].notes).toContainEqual(expect.stringMatching(/^no block was sealed within 13000 ms/));
+  });
+
+  it('that stops sealing at the first send (interval mining turned off): one cause for every check it left unjudged', async () => {
+    await anvilCall(anvil.url, 'evm_setIntervalMining', [1]);
+    const proxy = await startRpcProxy(anvil.url, { beforeFirstSend: async () => void (await anvilCall(anvil.url, 'evm_setIntervalMining', [0])) });
+    try {
+      const results = await runPreconf(checks, proxy.url, SIGNER_KEY);
+      expectOneCause(results, /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x[1-9a-f][0-9a-f]*, /, UNSEALED);
+      expectRoundsJudged(results);
+      // It sealed before: the sends were aligned with a seal.
+      expect(results[0].notes!.join('\n')).not.toMatch(/no block was sealed within/);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('in front of the Flashblocks-mode reference', () => {
+  let ref: ReferenceTarget;
+  beforeAll(async () => {
+    ref = await startReference({ profile: 'dedicated', blockTimeMs: 1000 });
+  });
+  afterAll(async () => {
+    await ref?.stop();
+  });
+
+  it('a node that stops answering at the first send: one cause, every check inconclusive, none failed', async () => {
+    const proxy = await startRpcProxy(ref.rpcUrl, { silentAfterFirstSend: true });
+    try {
+      const results = await runPreconf(checks, proxy.url, ref.signerKey);
+      expectOneCause(results, /^inconclusive: the node stopped answering during the pre-confirmation pass \(POST http:\/\/127\.0\.0\.1:\d+\/?: timeout: no complete answer within 5000 ms\), so nothing more could be observed/);
+      expect(proxy.stats.unanswered).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('eth_estimateGas answering -32603 to everything: sized with fixed limits, nonce, code and receipts judged (passed), the estimate check failed on its own evidence (4.4)', async () => {
+    const proxy = await startRpcProxy(ref.rpcUrl, { estimateError: { code: -32603, message: 'Internal error' } });
+    try {
+      const results = await runPreconf(checks, proxy.url, ref.signerKey);
+      const byId = (id: string) => results.find((r) => r.id === id)!;
+      for (const id of ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible', 'preconf.receipts.pending-block']) expect(describeResults([byId(id)])).toBe(`${id}: passed`);
+      const estimate = byId('preconf.estimate.depends-on-preconfirmed');
+      expect(describeResults([estimate])).toMatch(/: failed \(eth_estimateGas\(.*"latest"\) returned an error for a transaction that does not revert: \{"code":-32603,"message":"Internal error"\}/);
+      expect(estimate.failedSection).toBe('4.4');
+      expect(results[0].notes).toContainEqual(expect.stringMatching(/^eth_estimateGas could not size the transactions \(.*-32603.*\): sized with fixed limits \(100000, 250000, 250000, 100000, 100000\)$/));
+    } finally {
+      await proxy.close();
+    }
+  });
+});
