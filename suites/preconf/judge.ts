@@ -23,6 +23,7 @@ export function failOn(v: Violation): never {
 /** The notes every check shows; blocked when the nonce could not be had (the nonce check states why). */
 export function notesAndNonce(ctx: CheckContext, pass: PassResult): void {
   for (const line of pass.notes) ctx.note(line);
+  ctx.metric('attempts', pass.attempts);
   if (pass.nonce) blocked(NONCE_ROOT.root, 'not judged: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
 }
 

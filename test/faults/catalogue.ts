@@ -509,7 +509,7 @@ export const VARIANTS: Variant[] = [
     rpc: pendingAsLatest('eth_estimateGas') },
   { name: 'preconf.pending-receipts-empty', kind: 'faulty', section: '4.3', only: ['preconf'], grep: '^preconf\\.receipts\\.', what: 'pending receipts are always an empty list',
     rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: [] }), isPending) },
-  // Direct evidence from the node's own answers (issue 8): the count it gives as the next nonce.
+  // Direct evidence from the node's own answers: the count it gives as the next nonce.
   { name: 'preconf.pending-count-below-latest', kind: 'faulty', section: '4.5', only: ['preconf'], grep: '^preconf\\.nonce\\.', what: 'the pending count is one below the latest count read just before it',
     rpc: onResult('eth_getTransactionCount', oneLess, isPending) },
   { name: 'preconf.pending-nonce-too-low', kind: 'faulty', section: '4.5', only: ['preconf'], grep: '^preconf\\.nonce\\.', what: 'both counts lag one behind: the pending count is a used nonce, and sending with it fails "nonce too low"',
@@ -591,7 +591,7 @@ export const VARIANTS: Variant[] = [
   // more than the 1 s block time of the test's reference (they would only be inconclusive).
   { name: 'ok.latency-150ms', kind: 'conformant', only: ['rest', 'rpc', 'cross'], mustPass: '^rest\\.list\\.schema$|^rpc\\.getBlockReceipts\\.block\\.latest$|^cross\\.token\\.has-code\\.', what: '150 ms added to every answer',
     latencyMs: 150 },
-  // Flashblocks nodes (issue 8): a transaction may land several flashblocks after acceptance,
+  // Flashblocks nodes: a transaction may land several flashblocks after acceptance,
   // and the pre-confirmed block may be numbered past head + 1 while the canonical head lags.
   { name: 'ok.preconf-2-flashblocks-late', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'submissions acknowledged at once, pre-confirmed two flashblocks later than the next one (earlier flashblocks full)',
     rpc: async (call, next, ctx) => {
@@ -601,7 +601,7 @@ export const VARIANTS: Variant[] = [
     } },
   { name: 'ok.preconf-pending-block-ahead', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.receipts\\.', what: 'the pre-confirmed block numbered head + 2 by eth_getBlockByNumber("pending") and its receipts (the canonical head lags one block)',
     rpc: onResult(['eth_getBlockByNumber', 'eth_getBlockReceipts'], (r, c) => (c.method === 'eth_getBlockReceipts' ? (r as Rec[]).map((x) => ({ ...x, blockNumber: plusOne(x.blockNumber) })) : { ...(r as Rec), number: plusOne((r as Rec).number) }), (c) => c.params[0] === 'pending') },
-  // A load balancer a block apart (issue 9) in front of a Flashblocks node: reads right after a
+  // A load balancer a block apart in front of a Flashblocks node: reads right after a
   // seal may meet the backend that has not imported the sealing block yet (its "latest" one
   // behind, the new block unknown). The pass re-reads after-seal state before judging it.
   { name: 'ok.preconf-lb-one-block-apart', kind: 'conformant', only: ['preconf'], mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.', what: 'a load balancer whose second backend imports each block 400 ms late, in front of the Flashblocks node: half the calls meet "latest" one behind and the newest block unknown',

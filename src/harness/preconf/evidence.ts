@@ -142,6 +142,8 @@ export interface Timeline {
 export interface PassResult {
   /** Lines every check shows (alignment, attempts, timings). */
   notes: string[];
+  /** How many attempts the pass made (each sends the whole batch again). */
+  attempts: number;
   /** Nonce readings that contradict 4.5 / 1.4: the pass stopped there. */
   nonce?: NonceContradiction;
   /** Why the pass ended early: every behaviour not established shares it. */

@@ -146,6 +146,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
   if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round([...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)]);
   return {
     notes: st.notes,
+    attempts,
     ...(nonce ? { nonce } : {}),
     ...(stop ? { stop } : {}),
     ...(st.plain !== undefined ? { plain: st.plain } : {}),

@@ -186,7 +186,7 @@ export interface TxSighting<T = unknown> {
 }
 
 /**
- * Weighs misses per transaction, each against the block that sealed IT (issue 8): a
+ * Weighs misses per transaction, each against the block that sealed IT: a
  * transaction that a look showed before its own block was sealed is no miss, even when the view
  * never showed all of them at once (a later one may legitimately land a block later, e.g. when a
  * flashblock's gas budget is full). `looks` are the rounds that read the view. Returns the
