@@ -111,6 +111,9 @@ const ENV_OF_INPUT = {
   openapi: 'OPENAPI',
 };
 
+/** Every input action.yml declares: those above, and those that become flags or steer the step. */
+const INPUTS = [...Object.keys(ENV_OF_INPUT), 'certify', 'require', 'fail-on-incomplete', 'report-dir', 'args'];
+
 /** The suite's command line and environment from the inputs. */
 function plan(env) {
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
@@ -279,4 +282,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { main, command, keyValue, escapeData, escapeProperty, secretsOf, fails, runFailures };
+module.exports = { INPUTS, main, command, keyValue, escapeData, escapeProperty, secretsOf, fails, runFailures };

@@ -13,6 +13,7 @@ import { startProxy, type Proxy } from '../faults/proxy';
 const ROOT = path.resolve(__dirname, '../..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const action = require('../../action/main.js') as {
+  INPUTS: string[];
   command: (name: string, props: Record<string, string>, message: string) => string;
   keyValue: (name: string, value: string) => string;
   fails: (code: number, failOnIncomplete: boolean) => boolean;
@@ -79,8 +80,7 @@ describe('action.yml', () => {
   const meta = YAML.parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8'));
   it('is a JavaScript action on a current runtime whose entry exists, and declares what main.js reads and writes', () => {
     expect(meta.runs).toEqual({ using: 'node24', main: 'action/main.js' });
-    const source = readFileSync(path.join(ROOT, 'action/main.js'), 'utf8');
-    for (const name of Object.keys(meta.inputs)) expect(source).toContain(`'${name}'`);
+    expect(Object.keys(meta.inputs).sort()).toEqual([...action.INPUTS].sort());
     expect(Object.keys(meta.outputs).sort()).toEqual(['exit-code', 'report-dir', 'status']);
   });
 });
@@ -151,7 +151,7 @@ describe('the action run as the runner starts it', () => {
     expect(doc.summary.requiredFailed).toBe(failing.length);
     const annotations = errors(r.stdout);
     expect(annotations).toHaveLength(failing.length);
-    for (const c of failing) expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error title=${c.id.replace(/\./g, '\\.')} \\(spec [\\d.]+\\)::`)));
+    for (const c of failing) expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error title=${c.id.replace(/\./g, '\\.')} \\(spec [^)]+\\)::`)));
     expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
     expect(r.summary).toMatch(/non-conformant/);
   }, 120_000);
