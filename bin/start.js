@@ -1,9 +1,9 @@
 'use strict';
 // How the package's commands start:
 //   - `conformance` / `conformance-reference` (this package's `bin`) run the prebuilt JavaScript
-//     in dist/, made by `npm run build`, which `prepack` runs: a published or packed package, and
-//     an `npm install github:owner/repo` (npm packs a git dependency), carry dist/ and run no
-//     install script;
+//     in dist/, made by `npm run build`, which `prepack` runs: a published or packed package
+//     carries dist/ and runs no install script. (npm runs only `prepare` when it packs a git
+//     dependency, so `npm install github:owner/repo` gets no dist/; the commands say so.)
 //   - in a checkout without dist/ (`npm ci` does not build), the same commands run the TypeScript
 //     source through tsx when it is installed (a development install), else say in one line to
 //     run `npm run build`;
@@ -50,7 +50,11 @@ function startBuilt(moduleInDist) {
   const source = path.join(ROOT, `${moduleInDist}.ts`);
   const tsx = fs.existsSync(file) || !fs.existsSync(source) ? undefined : tsxApi();
   if (!fs.existsSync(file) && !tsx) {
-    process.stderr.write(`${path.basename(process.argv[1] || 'conformance')}: ${path.relative(process.cwd(), file) || file} is missing: run \`npm run build\` in ${ROOT} first\n`);
+    const name = path.basename(process.argv[1] || 'conformance');
+    const missing = path.relative(process.cwd(), file) || file;
+    // No source either: an install without dist/, which is what npm makes of a git dependency.
+    const fix = fs.existsSync(source) ? `run \`npm run build\` in ${ROOT} first` : 'install the packed tarball or the npm package instead of a git dependency (see docs/install.md in the repository)';
+    process.stderr.write(`${name}: ${missing} is missing: ${fix}\n`);
     process.exit(2);
   }
   stopWithParentUnderNpm();
