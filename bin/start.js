@@ -32,10 +32,16 @@ function stopWithParentUnderNpm(env = process.env) {
   timer.unref();
 }
 
-/** tsx's require hook when this is a development install (a checkout after `npm ci`), else undefined. */
+/**
+ * tsx's require hook when this is a development install (a checkout after `npm ci`), else
+ * undefined. esbuild is loaded too: without its platform binary (`--omit=optional`) tsx cannot
+ * transform anything, and that install must build dist/ instead.
+ */
 function tsxApi() {
   try {
-    return require(require.resolve('tsx/cjs/api', { paths: [ROOT] }));
+    const api = require.resolve('tsx/cjs/api', { paths: [ROOT] });
+    require(require.resolve('esbuild', { paths: [path.dirname(api)] }));
+    return require(api);
   } catch {
     return undefined;
   }
