@@ -34,13 +34,13 @@ function stopWithParentUnderNpm(env = process.env) {
 
 /**
  * tsx's require hook when this is a development install (a checkout after `npm ci`), else
- * undefined. esbuild is loaded too: without its platform binary (`--omit=optional`) tsx cannot
- * transform anything, and that install must build dist/ instead.
+ * undefined. esbuild is tried once too: without its platform binary (`--omit=optional`) tsx
+ * cannot transform anything, and that install must build dist/ instead.
  */
 function tsxApi() {
   try {
     const api = require.resolve('tsx/cjs/api', { paths: [ROOT] });
-    require(require.resolve('esbuild', { paths: [path.dirname(api)] }));
+    require(require.resolve('esbuild', { paths: [path.dirname(api)] })).transformSync('');
     return require(api);
   } catch {
     return undefined;
