@@ -3,7 +3,7 @@
 // wrongly (inputs the Action does not declare, permissions, the compare job's wiring), and runs
 // the Action's step as the runner would (action/main.js with the `with:` values evaluated for one
 // matrix entry) against the reference target served on loopback, then the compare step's script
-// with bash exactly as written.
+// with bash exactly as written. The repository's own ci.yml and release.yml are read the same way.
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,4 +162,32 @@ describe('examples/github-actions.yml, run as written', () => {
     expect(readFileSync(path.join(cwd, 'compare', 'compare.html'), 'utf8')).toContain('Conformance compared: 2 targets, 0 differences');
     expect(readFileSync(summary, 'utf8')).toMatch(/^# Conformance compared: 2 targets, 0 differences/);
   }, 60_000);
+});
+
+describe("this repository's own workflows", () => {
+  const own = (name: string) => YAML.parse(readFileSync(path.join(ROOT, '.github/workflows', name), 'utf8'));
+
+  it('ci.yml runs the Action from this checkout with inputs it declares, and checks its outputs', () => {
+    const job = own('ci.yml').jobs.action as Job;
+    const s = job.steps.find((x) => x.uses === './')!;
+    for (const input of Object.keys(s.with ?? {})) expect(actionInputs).toContain(input);
+    expect(job.steps.some((x) => (x.run ?? '').includes(`steps.${s.id}.outputs`) || Object.values(x.env ?? {}).some((v) => v.includes(`steps.${s.id}.outputs.status`)))).toBe(true);
+  });
+
+  it('release.yml publishes a v* tag with provenance, only after npm ci and npm test, and only the version the tag names', async () => {
+    const wf = own('release.yml');
+    expect(wf.on).toEqual({ push: { tags: ['v*'] } });
+    const job = wf.jobs.publish as Job;
+    expect(job.permissions).toEqual({ contents: 'write', 'id-token': 'write' });
+    const at = (re: RegExp) => job.steps.findIndex((x) => re.test(x.run ?? ''));
+    expect(at(/^npm ci$/)).toBeGreaterThan(at(/GITHUB_REF_NAME" = "v\$version"/));
+    expect(at(/^npm test$/)).toBeGreaterThan(at(/^npm ci$/));
+    expect(at(/^npm publish --provenance --access public$/)).toBeGreaterThan(at(/^npm test$/));
+    const tagCheck = job.steps[at(/GITHUB_REF_NAME" = "v\$version"/)].run!;
+    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+    expect((await bash(tagCheck, ROOT, { GITHUB_REF_NAME: `v${version}` })).code).toBe(0);
+    const wrong = await bash(tagCheck, ROOT, { GITHUB_REF_NAME: 'v99.0.0' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toContain('::error title=release::tag v99.0.0 does not match');
+  });
 });
