@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../harness/runner';
-import { BASE_STYLE, STATUS_COLORS } from './reporters/html';
+import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
 import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { exitWords, primarySection, scopeWords, type RunDocument } from './results';
@@ -26,13 +26,29 @@ export interface ComparedRow {
   level: string;
   /** One verdict per run, in column order; undefined when that run has no such check. */
   verdicts: Array<Outcome | undefined>;
+  /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
   differs: boolean;
+  /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
+  scopeOnly: boolean;
 }
 
 export interface Comparison {
   runs: ComparedRun[];
   rows: ComparedRow[];
+  /** Rows that differ in verdict (`differs`). */
   differences: number;
+  /** Rows that differ only in scope (`scopeOnly`). */
+  scopeDifferences: number;
+}
+
+/** Outcomes that are a verdict on the target; the others say it was not judged there. */
+const JUDGED: ReadonlySet<Outcome> = new Set<Outcome>(['run-failure', 'advisory', 'expected', 'passed']);
+
+/** How a row's verdicts differ across runs (see ComparedRow). */
+export function differenceOf(verdicts: Array<Outcome | undefined>): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
+  const judged = verdicts.filter((v): v is Outcome => v !== undefined && JUDGED.has(v));
+  const differs = judged.length >= 2 && new Set(judged).size > 1;
+  return { differs, scopeOnly: !differs && new Set(verdicts).size > 1 };
 }
 
 /** Read `<dir>/results.json` (or the file itself). */
@@ -45,7 +61,7 @@ export function loadRun(source: string): RunDocument {
     throw new CompareError(`cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target) throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
-  if (!doc.status || !doc.scope) throw new CompareError(`${file} has no run status or scope: it was written by an older suite version; re-run it with this one`);
+  if (!doc.status || !Array.isArray(doc.scope?.leftOut)) throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
   return doc;
 }
 
@@ -93,19 +109,26 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r ? outcomeOf(r) : undefined;
     });
-    return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, differs: new Set(verdicts).size > 1 };
+    return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, ...differenceOf(verdicts) };
   });
-  // Differences first; within each part, in the spec's order.
-  const order = (a: ComparedRow, b: ComparedRow) => Number(b.differs) - Number(a.differs) || compareSections(a.section, b.section);
-  rows.sort(order);
-  return { runs, rows, differences: rows.filter((r) => r.differs).length };
+  // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
+  const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
+  rows.sort((a, b) => rank(a) - rank(b) || compareSections(a.section, b.section));
+  return { runs, rows, differences: rows.filter((r) => r.differs).length, scopeDifferences: rows.filter((r) => r.scopeOnly).length };
 }
+
+/** What compare.md and compare.html list: scope-only rows only when asked (--all). */
+export interface RenderOptions {
+  all?: boolean;
+}
+
+const SCOPE_ONLY_WORDS = 'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
 
 const ICON: Record<Outcome, string> = { 'run-failure': '❌', advisory: '⚠️', expected: '➖', passed: '✅', inconclusive: '❔', blocked: '⛔', skipped: '⏭️', 'out-of-scope': '⏭️' };
 const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${OUTCOME_WORDS[v]}` : '— (not in this run)');
 const counts = (d: RunDocument) => `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
 
-export function renderCompareMd(c: Comparison): string {
+export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
   // Redacted URLs hold `***`, which Markdown would read as emphasis.
   const cell = (s: string) => s.replace(/([|*_`])/g, '\\$1').replace(/\r?\n/g, ' ');
   const head = `| | ${c.runs.map((r) => `**${cell(r.label)}**`).join(' | ')} |`;
@@ -125,21 +148,24 @@ export function renderCompareMd(c: Comparison): string {
   ];
   const table = (rows: ComparedRow[]) => [`| check | section | ${c.runs.map((r) => cell(r.label)).join(' | ')} |`, `|---|---|${c.runs.map(() => '---').join('|')}|`, ...rows.map((r) => `| \`${r.id}\` | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`)];
   const diff = c.rows.filter((r) => r.differs);
-  const same = c.rows.filter((r) => !r.differs);
+  const scope = c.rows.filter((r) => r.scopeOnly);
+  const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
   out.push(`## Differences (${diff.length})`, '');
-  out.push(...(diff.length ? table(diff) : ['Every check has the same verdict on every target.']), '');
+  out.push(...(diff.length ? table(diff) : ['Every check judged in two or more runs has the same verdict in each.']), '');
+  out.push(`${scope.length} check${scope.length === 1 ? '' : 's'} ${SCOPE_ONLY_WORDS}${scope.length && !opts.all ? ' (listed with --all)' : ''}.`, '');
+  if (opts.all && scope.length) out.push(`## Scope only (${scope.length})`, '', ...table(scope), '');
   out.push(`## Same verdict everywhere (${same.length})`, '', ...table(same), '');
   return out.join('\n');
 }
 
-export function renderCompareHtml(c: Comparison): string {
+export function renderCompareHtml(c: Comparison, opts: RenderOptions = {}): string {
   const style = `${BASE_STYLE}
 .cols th{min-width:150px}.cols th:nth-child(2){min-width:0;width:70px}.head td{vertical-align:top}.pill{font-size:.85rem}
 tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-run-failure{color:#cf222e;font-weight:600}td.v-passed{color:#1a7f37}td.v-inconclusive,td.v-blocked{color:#8250df}td.v-skipped,td.v-out-of-scope,td.v-none{color:#57606a}td.v-advisory,td.v-expected{color:#9a6700}
-details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
+details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-top:14px}`;
   const th = c.runs.map((r) => `<th>${esc(r.label)}</th>`).join('');
   const headRows = [
-    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill" style="background:${STATUS_COLORS[r.doc.status]}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
+    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${statusClass(r.doc.status)}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
     `<tr><td class="muted">scope</td>${c.runs.map((r) => `<td class="small">${esc(scopeWords(r.doc.scope))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">checks</td>${c.runs.map((r) => `<td class="small">${esc(counts(r.doc))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
@@ -147,25 +173,28 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}`;
   const row = (r: ComparedRow) =>
     `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v) => `<td class="v v-${v ?? 'none'}">${esc(v ? OUTCOME_WORDS[v] : '—')}</td>`).join('')}</tr>`;
   const diff = c.rows.filter((r) => r.differs);
-  const same = c.rows.filter((r) => !r.differs);
+  const scope = c.rows.filter((r) => r.scopeOnly);
+  const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
   const table = (rows: ComparedRow[]) => `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Conformance compared: ${c.runs.length} targets, ${c.differences} differences</title><style>${style}</style></head><body><main>
+  return `<!doctype html><html lang="en">${pageHead(`Conformance compared: ${c.runs.length} targets, ${c.differences} differences`, style)}<body><main>
 <h1>Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}</h1>
 <div class="muted">${esc(c.runs[0].doc.suite.name)} ${esc(c.runs[0].doc.suite.version)} · spec ${esc(c.runs[0].doc.spec.version)}</div>
-<table class="cols head" style="margin-top:14px"><thead><tr><th></th>${th}</tr></thead><tbody>${headRows}</tbody></table>
+<table class="cols head"><thead><tr><th></th>${th}</tr></thead><tbody>${headRows}</tbody></table>
 <h2>Differences (${diff.length})</h2>
-${diff.length ? table(diff) : '<p>Every check has the same verdict on every target.</p>'}
+${diff.length ? table(diff) : '<p>Every check judged in two or more runs has the same verdict in each.</p>'}
+<p>${scope.length} check${scope.length === 1 ? '' : 's'} ${esc(SCOPE_ONLY_WORDS)}${scope.length && !opts.all ? ' (listed with --all)' : ''}.</p>
+${opts.all && scope.length ? `<h2>Scope only (${scope.length})</h2>\n${table(scope)}` : ''}
 <details><summary>Same verdict everywhere (${same.length})</summary>${table(same)}</details>
 </main></body></html>
 `;
 }
 
 /** Write compare.md and compare.html into `outDir`; returns their paths. */
-export function writeComparison(c: Comparison, outDir: string): string[] {
+export function writeComparison(c: Comparison, outDir: string, opts: RenderOptions = {}): string[] {
   mkdirSync(outDir, { recursive: true });
   const files: Array<[string, string]> = [
-    ['compare.md', renderCompareMd(c)],
-    ['compare.html', renderCompareHtml(c)],
+    ['compare.md', renderCompareMd(c, opts)],
+    ['compare.html', renderCompareHtml(c, opts)],
   ];
   return files.map(([name, body]) => {
     const file = path.join(outDir, name);

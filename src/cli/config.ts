@@ -1,7 +1,11 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
+import { REDACTED } from '../harness/redact';
+import { REQUIRED_SCOPES, type RequiredScope } from './results';
+import { didYouMean } from './suggest';
+import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 /** A configuration problem: the CLI prints it and exits 2. */
 export class ConfigError extends Error {
@@ -33,8 +37,10 @@ export interface RunConfig {
   /** The API's published OpenAPI document: an http(s) URL, or a file path made absolute (relative to the working directory). */
   openapi?: string;
   blockTimeMs: number;
-  /** Also write certificate.json and badge.svg beside the reports. */
+  /** Also write certificate.json, predicate.json and badge.svg beside the reports. */
   certify: boolean;
+  /** Sign the certificate with this key (--sign-key, CERT_SIGN_KEY_FILE or CERT_SIGN_KEY); needs --certify. */
+  signKey?: SigningKey;
   /** Extra values to redact (--secret / SECRETS) that the heuristics cannot recognise. */
   secrets: string[];
   /** Flashblock interval of the embedded reference target (its default when not given); 0 = instant. */
@@ -43,6 +49,8 @@ export interface RunConfig {
   maxRps?: number;
   /** --archive: require state and history at any block (pruned-history errors fail instead of skipping). */
   archive: boolean;
+  /** --require full: a run that leaves an interface, a group or the signer out of scope is incomplete (exit 3). */
+  require: RequiredScope;
   list: boolean;
   help: boolean;
   version: boolean;
@@ -74,6 +82,7 @@ export const OPTIONS = [
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
   ['max-rps', 'MAX_RPS', '<n>', 'cap on requests per second across the whole run, e.g. a provider plan\'s limit (default: no cap; throttled answers are waited out and retried anyway)'],
+  ['require', 'REQUIRE', 'full|none', 'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)'],
   ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
   ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
@@ -84,7 +93,8 @@ export const OPTIONS = [
   ['openapi', 'OPENAPI', '<file|url>', "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too"],
   ['secret', 'SECRETS', '<value>', 'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)'],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
-  ['certify', 'CERTIFY', '', 'also write certificate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
+  ['certify', 'CERTIFY', '', 'also write certificate.json (an in-toto test-result statement), predicate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
+  ['sign-key', 'CERT_SIGN_KEY_FILE', '<PEM file>', 'sign the certificate (DSSE envelope) with this ECDSA P-256 or Ed25519 private key; the PEM itself may be given in CERT_SIGN_KEY instead; without a key the certificate is self-reported'],
   ['flashblock-ms', 'FLASHBLOCK_MS', '<ms>', `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
@@ -102,18 +112,65 @@ function describe(flag: string, env: string): string {
   return env ? `--${flag} (or ${env})` : `--${flag}`;
 }
 
+/** The list's path (spec 4.1): {base_url} is what comes before it. */
+const LIST_PATH = '/v1/tokenized-stocks';
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#]|$)/i;
+
+/** A path segment that cannot be a key: a short word or a version (`rpc`, `api`, `v2`). */
+const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
+
+/**
+ * A corrected URL as the user may paste it back, with nothing that may be a credential: userinfo,
+ * path segments other than plain words, the query and the fragment are masked.
+ */
+function masked(corrected: string): string {
+  const url = new URL(corrected);
+  const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
+  const path = url.pathname.split('/').map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED)).join('/').replace(/\/+$/, '');
+  return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
+}
+
+/** `--rpc-url http://localhost:8545`: the corrected flag, masked, saying so when something was. */
+function suggestUrl(flag: string, corrected: string): string {
+  const shown = masked(corrected);
+  return `--${flag} ${shown}${shown.includes(REDACTED) ? ` (with your own value where ${REDACTED} stands: it may be a credential, so it is not shown)` : ''}`;
+}
+
 /**
  * An absolute http(s) URL. Credentials in it (user:pass@) become a Basic Authorization header,
- * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key).
+ * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key):
+ * where the mistake is plain (no scheme, the list's path pasted into --base-url), the corrected
+ * value is spelled out with its credentials masked.
  */
 function parseUrl(value: string, flag: string, env: string): { url: string; authorization?: string } {
+  const trimmed = value.trim();
+  if (!SCHEME.test(trimmed)) {
+    const corrected = `${LOOPBACK_HOST.test(trimmed) ? 'http' : 'https'}://${trimmed.replace(/^\/+/, '')}`;
+    let parsed = true;
+    try {
+      new URL(corrected);
+    } catch {
+      parsed = false;
+    }
+    if (parsed) throw new ConfigError(`${describe(flag, env)}: the URL has no scheme (http:// or https://); did you mean ${suggestUrl(flag, corrected)}?`);
+  }
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(trimmed);
   } catch {
     throw new ConfigError(`${describe(flag, env)}: not an absolute URL such as https://node.example (value not shown: it may carry a key)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${describe(flag, env)}: only http and https URLs are supported`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (flag === 'base-url' && path.toLowerCase().endsWith(LIST_PATH)) {
+    const base = new URL(trimmed);
+    base.pathname = path.slice(0, -LIST_PATH.length) || '/';
+    base.search = '';
+    base.hash = '';
+    const corrected = base.toString().replace(/\/+$/, '');
+    throw new ConfigError(`${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`);
+  }
   let authorization: string | undefined;
   if (url.username || url.password) {
     authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
@@ -164,11 +221,38 @@ function parseOpenApiSource(value: string): string {
   return file;
 }
 
+/** The certificate's signing key: a PEM file (--sign-key, CERT_SIGN_KEY_FILE) or the PEM itself (CERT_SIGN_KEY). Never echoed. */
+function signingKeyOf(file: string | undefined, pem: string | undefined): SigningKey | undefined {
+  if (file !== undefined && pem?.trim()) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE) and CERT_SIGN_KEY are both set: give the key once');
+  let text = pem?.trim() ? pem : undefined;
+  const source = file !== undefined ? `--sign-key (or CERT_SIGN_KEY_FILE) ${file}` : 'CERT_SIGN_KEY';
+  if (file !== undefined) {
+    try {
+      text = readFileSync(path.resolve(file), 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${source}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (text === undefined) return undefined;
+  try {
+    return loadSigningKey(text, source);
+  } catch (err) {
+    if (err instanceof KeyError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 /** Build the run configuration from flags over environment (which dotenv filled from .env). */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const [flag] of OPTIONS) options[flag] = { type: BOOLEAN.has(flag) ? 'boolean' : 'string', ...(MULTIPLE.has(flag) ? { multiple: true } : {}) };
   options.help.short = 'h';
+  const flags = OPTIONS.map(([f]) => f);
+  for (const token of parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true }).tokens ?? []) {
+    if (token.kind === 'option' && !(token.name in options)) {
+      throw new ConfigError(`unknown flag ${token.rawName}${didYouMean(token.name, flags, (f) => `--${f}`)} (see --help)`);
+    }
+  }
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -201,7 +285,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const rpcUrl = rpc?.url;
 
   const profile = get('profile') ?? 'dedicated';
-  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated`);
+  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
   const signerKey = get('signer-key');
   if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
@@ -213,7 +297,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (onlyRaw !== undefined) {
     only.clear();
     for (const g of onlyRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
-      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}`);
+      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
       only.add(g as Group);
     }
     if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
@@ -271,7 +355,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv)) throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
   const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
   const maxRpsRaw = get('max-rps');
+  const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
+  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
+
+  const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
+  // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
+  if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
+  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
 
   return {
     baseUrl,
@@ -293,12 +384,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     expectationsFile: get('expectations'),
     openapi,
     blockTimeMs: num('block-time', DEFAULTS.blockTimeMs),
-    certify: values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? ''),
+    certify,
+    ...(signKey ? { signKey } : {}),
     secrets: givenSecrets,
     // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
     flashblockMs: get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs),
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
     archive,
+    require: requiredScope as RequiredScope,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

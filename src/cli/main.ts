@@ -2,21 +2,20 @@ import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
-import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { RateLimiter } from '../harness/http';
 import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
-import { RestClient } from '../harness/rest';
-import { RpcClient } from '../harness/rpc';
-import { notSelected, runChecks, type RunEnv } from '../harness/runner';
+import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
-import { Transcript } from '../harness/transcript';
-import { ANVIL_PACKAGE, locateAnvil } from '../reference/anvil-binary';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
+import { probe, redactorFor } from './target';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
+import { didYouMean } from './suggest';
 
 export interface Io {
   out: NodeJS.WriteStream;
@@ -47,10 +46,21 @@ export function selectChecks(checks: Check[], cfg: Pick<RunConfig, 'only' | 'gre
 }
 
 /** The flag that leaves a check out of the run (`--only rest`, `--grep …`), or undefined when it is selected. */
-export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): string | undefined {
-  if (!cfg.only.has(groupOf(c.id))) return `--only ${[...cfg.only].join(',')}`;
-  if (cfg.grep && !cfg.grep.test(c.id)) return `--grep ${cfg.grep.source}`;
+export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): Deselection | undefined {
+  if (!cfg.only.has(groupOf(c.id))) return { flag: '--only', words: `--only ${[...cfg.only].join(',')}` };
+  if (cfg.grep && !cfg.grep.test(c.id)) return { flag: '--grep', words: `--grep ${cfg.grep.source}` };
   return undefined;
+}
+
+/**
+ * For a --grep that selected nothing: the ids closest to it. A pattern written as an id (letters,
+ * digits, dots, dashes, maybe escaped dots and anchors) is compared with the ids as text.
+ */
+function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'>): string {
+  const source = cfg.grep?.source;
+  if (!source || !/^\^?[\w.\\-]+\$?$/.test(source)) return '';
+  const literal = source.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
+  return didYouMean(literal, selectChecks(catalogue, { only: cfg.only }).map((c) => c.id), (id) => `--grep '${id}'`);
 }
 
 interface Target {
@@ -75,36 +85,9 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 
-/** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-async function probe(target: Target, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
-  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
-  const down: NonNullable<RunEnv['unreachable']> = {};
-  // Three tries, so one dropped connection does not fail every check of an interface.
-  const attempt = async (key: 'rest' | 'rpc', f: () => Promise<unknown>) => {
-    for (let i = 1; i <= 3; i++) {
-      try {
-        await f();
-        delete down[key];
-        return;
-      } catch (err) {
-        // A throttled answer is an HTTP answer: the target is there, only busy.
-        if (err instanceof ThrottledError) return void delete down[key];
-        if (!(err instanceof TransportError)) throw err;
-        down[key] = err.message;
-        if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
-      }
-    }
-  };
-  await Promise.all([
-    target.baseUrl ? attempt('rest', () => new RestClient(target.baseUrl!, cfg.restHeaders, http).get('/v1/tokenized-stocks')) : undefined,
-    target.rpcUrl ? attempt('rpc', () => new RpcClient(target.rpcUrl!, cfg.rpcHeaders, http).call('eth_chainId', [])) : undefined,
-  ]);
-  return Object.keys(down).length ? down : undefined;
-}
-
 /** The whole run; returns the exit code. Never throws for bad input. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const subcommand = subcommandOf(argv);
+  const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
@@ -124,7 +107,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
-    io.err.write('conformance: --only/--grep selected no check (--list without them shows every id)\n');
+    io.err.write(`conformance: --only/--grep selected no check${grepSuggestion(catalogue, cfg)} (--list without them shows every id)\n`);
     return EXIT_CODE.config;
   }
   if (cfg.list) {
@@ -132,6 +115,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     return EXIT_CODE.conformant;
   }
   if (cfg.embedded) {
+    // Loaded here, not at the top: a remote run loads nothing of the embedded target.
+    const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
     const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
     if (!anvil.found) {
       io.err.write(`conformance: ${anvil.problem}\n`);
@@ -146,21 +131,23 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   }
 
   // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
-  const redactor = new Redactor()
-    .add(cfg.signerKey)
-    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
-    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
-  redactor.addUrl(cfg.openapi);
-  for (const secret of cfg.secrets) redactor.add(secret);
+  const redactor = redactorFor(cfg);
+  const ciUrl = ciRunUrl(env);
   const controller = new AbortController();
+  // What stopped the run, as a fact beside the words the abort carries.
+  let stoppedBy: 'signal' | 'deadline' | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
     io.err.write(`\nconformance: ${sig} received: stopping; reports of what was measured will be written (again to quit now)\n`);
+    stoppedBy = 'signal';
     controller.abort(`interrupted by ${sig}`);
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-  const deadline = setTimeout(() => controller.abort(`run deadline of ${cfg.deadlineMs} ms reached`), cfg.deadlineMs);
+  const deadline = setTimeout(() => {
+    if (controller.signal.aborted) return;
+    stoppedBy = 'deadline';
+    controller.abort(`run deadline of ${cfg.deadlineMs} ms reached`);
+  }, cfg.deadlineMs);
   deadline.unref();
 
   const startedAt = new Date();
@@ -190,11 +177,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       signal: controller.signal,
       limiter,
     };
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult: (r) => reporter.result(r) })).map((r) => [r.id, r]));
+    // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
+    const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
+    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
-    const results = catalogue.map((c) => ran.get(c.id) ?? notSelected(c, deselectedBy(c, cfg) ?? 'not selected'));
+    const results = catalogue.map((c) => {
+      const leftOut = deselectedBy(c, cfg);
+      return leftOut ? notSelected(c, leftOut) : ran.get(c.id)!;
+    });
     if (expectations) applyExpectations(results, expectations);
-    const stopReason = controller.signal.aborted ? String(controller.signal.reason) : undefined;
     const doc = buildRunDocument(
       {
         suite: { name: pkg.name, version: pkg.version },
@@ -203,14 +194,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         startedAt,
         finishedAt: new Date(),
         results,
-        ...(stopReason ? { stopped: { by: stopReason.startsWith('interrupted') ? 'signal' : 'deadline', reason: stopReason } } : {}),
+        ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
         unreachable,
       },
       redactor,
     );
     let files: string[] = [];
     try {
-      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify });
+      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl } });
     } catch (err) {
       io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${(err as Error).message}\n`);
     }

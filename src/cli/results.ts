@@ -1,5 +1,6 @@
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
+import type { Cause, ScopeFlag } from '../harness/verdict';
 
 export const SPEC_VERSION = '1.0.0';
 
@@ -20,6 +21,10 @@ export interface Summary {
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
 
+/** --require: `full` makes a run that leaves an interface, a group or the signer out of scope incomplete (exit 3). */
+export type RequiredScope = 'full' | 'none';
+export const REQUIRED_SCOPES: readonly RequiredScope[] = ['full', 'none'];
+
 /** What the run judged, and in words what the user's choices left out. */
 export interface RunScope {
   /** Check groups that ran (after --only). */
@@ -36,8 +41,22 @@ export interface RunScope {
   target: 'embedded' | 'remote';
   /** Both interfaces, a signer, every group, no --grep: the only scope that earns a plain "conformant" badge. */
   full: boolean;
-  /** Human lines: what this scope leaves out, most consequential first. */
+  /** --require: with `full`, a scope that is not full keeps the run from being conformant (incomplete, exit 3). */
+  required: RequiredScope;
+  /** What the user's choices left out, as data: the flag, the words, whether it limits the verdict. */
+  leftOut: LeftOut[];
+  /** The words of `leftOut`, one line each, most consequential first. */
   notJudged: string[];
+}
+
+/** One thing the user's choices left out of the run. */
+export interface LeftOut {
+  /** The flag whose absence or value left it out. */
+  flag: ScopeFlag;
+  /** What is not judged, and why, in words. */
+  words: string;
+  /** It limits the verdict; not so the other profile's checks, an OpenAPI document not given (an extra, not the target), or advisory checks only. */
+  limits: boolean;
 }
 
 /** Facts of the run itself, beside the results: what stopped it, what could not be reached. */
@@ -59,6 +78,8 @@ export interface ScopeFacts {
   rpcUrl?: string | null;
   signer: boolean;
   archive: boolean;
+  /** --require (default none). */
+  required?: RequiredScope;
 }
 
 /** The results.json contract other tools rely on. */
@@ -80,6 +101,8 @@ export interface RunDocument {
   interrupted?: string;
   stoppedBy?: RunFacts['stoppedBy'];
   unreachable?: RunFacts['unreachable'];
+  /** Statement id → its text in specs/rules.yaml, for every statement a check below cites. */
+  statements?: Record<string, string>;
   checks: CheckResult[];
 }
 
@@ -111,35 +134,38 @@ export function summarize(results: CheckResult[]): Summary {
   };
 }
 
-const UNREACHABLE = /^target unreachable: (rest|rpc)\b/;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Interfaces the run could not reach: from the probe, or named by checks blocked on it. */
+/** Interfaces the run could not reach: from the probe, or named by checks that could not reach them. */
 export function unreachableInterfaces(results: CheckResult[], facts: RunFacts): Interface[] {
-  const down = new Set<Interface>(Object.keys(facts.unreachable ?? {}) as Interface[]);
-  for (const r of results) {
-    const m = UNREACHABLE.exec(r.blockedBy ?? '');
-    if (m) down.add(m[1] as Interface);
-  }
-  return (['rest', 'rpc'] as const).filter((i) => down.has(i));
+  const down = (i: Interface) => facts.unreachable?.[i] !== undefined || results.some((r) => r.cause === 'unreachable' && r.unreachable === i);
+  return (['rest', 'rpc'] as const).filter(down);
 }
 
-/** Why a required check was not judged, grouped coarsely for the status line. */
-function unjudgedKind(r: CheckResult): string {
-  if (r.blockedBy) return 'blocked by a prerequisite';
-  if (/throttl|rate limit|429/i.test(r.reason)) return 'throttled';
-  if (/^stopped: /.test(r.reason)) return 'stopped before it finished';
-  if (/internal error in check/.test(r.reason)) return "the check's own error";
-  return 'inconclusive';
-}
+/** Why required checks were not judged, grouped coarsely for the status line (by cause; any other: inconclusive). */
+const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
+  blocked: 'blocked by a prerequisite',
+  throttled: 'throttled',
+  stopped: 'stopped before it finished',
+  timeout: 'did not finish in time',
+  internal: "the check's own error",
+};
+
+/** The first words of the reason given when no required check was judged at all. */
+export const NOTHING_JUDGED = 'nothing judged';
+
+/** A required check that came to a verdict on the target (passed or failed, known failures included). */
+const isJudged = (r: CheckResult): boolean => r.level === 'required' && (r.status === 'passed' || r.status === 'failed');
 
 /**
  * The run status, derived once. non-conformant: a required failure (not an expected one), a
  * stale expectation, or an unreachable target. incomplete: none of those, but a required check
- * was not judged, or the run stopped early. conformant: every required check in scope judged
- * and none failed. Skipped checks (out of scope, or nothing to judge) leave the status alone.
+ * was not judged, no required check was judged at all (a selection or a scope that left nothing
+ * to judge is never a pass), --require full with a scope that is not full, or the run stopped
+ * early. conformant: every required check in scope judged and none failed. Skipped checks (out
+ * of scope, or nothing to judge) leave the status alone as long as something was judged.
  */
-export function deriveStatus(results: CheckResult[], facts: RunFacts): { status: RunStatus; reasons: string[] } {
+export function deriveStatus(results: CheckResult[], facts: RunFacts, scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
   const failed = results.filter((r) => isRunFailure(r) && r.expectation?.outcome !== 'unexpected-pass');
   const stale = results.filter((r) => r.expectation?.outcome === 'unexpected-pass');
@@ -149,12 +175,18 @@ export function deriveStatus(results: CheckResult[], facts: RunFacts): { status:
   for (const i of down) reasons.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
-  const unjudged = results.filter((r) => isUnjudged(r) && !UNREACHABLE.test(r.blockedBy ?? ''));
+  // An unreachable interface already fails the run: its checks are not counted again.
+  const unjudged = results.filter((r) => isUnjudged(r) && r.cause !== 'unreachable');
   if (unjudged.length) {
     const kinds = new Map<string, number>();
-    for (const k of unjudged.map(unjudgedKind)) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+    for (const k of unjudged.map((r) => (r.cause && UNJUDGED_WORDS[r.cause]) ?? 'inconclusive')) kinds.set(k, (kinds.get(k) ?? 0) + 1);
     reasons.push(`${plural(unjudged.length, 'required check')} not judged (${[...kinds].map(([k, n]) => `${k}: ${n}`).join(', ')})`);
   }
+  if (!results.some(isJudged)) {
+    const skipped = results.filter((r) => r.level === 'required' && r.status === 'skipped').length;
+    reasons.push(`${NOTHING_JUDGED}: no required check came to a verdict (${plural(skipped, 'required check')} skipped${unjudged.length ? `, ${unjudged.length} not judged` : ''})`);
+  }
+  if (scope?.required === 'full' && !scope.full) reasons.push(`--require full: ${scopeLimits(scope).join('; ')}`);
   if (facts.interrupted) reasons.push(`run stopped early: ${facts.interrupted}`);
   return { status: nonConformant ? 'non-conformant' : reasons.length ? 'incomplete' : 'conformant', reasons };
 }
@@ -186,31 +218,25 @@ const GROUP_WORDS: Record<Group, string> = { rest: 'REST', rpc: 'JSON-RPC', cros
 const otherProfile = (p: Profile): Profile => (p === 'public' ? 'dedicated' : 'public');
 const profileLine = (p: Profile) => `${otherProfile(p)}-profile checks not judged (profile ${p})`;
 
-/**
- * Reasons the runner gives in `outOfScope`, in words a reader of the status line understands.
- * A reason none of these (nor the configuration lines) covers is listed as it is.
- */
-const OUT_OF_SCOPE_WORDS: Array<[RegExp, (reason: string) => string]> = [
-  [/--archive/, () => "history beyond a full node's retention not judged (no --archive)"],
-  [/--nav-max-age/, () => 'NAV staleness (advisory) not judged (no --nav-max-age)'],
-  [/--openapi/, () => OPENAPI_LINE],
-];
-/** The API's own OpenAPI document is an extra the user may bring, not part of the target's interfaces. */
-const OPENAPI_LINE = 'published OpenAPI document not judged (no --openapi)';
+/** Left out by a check itself (it skipped, naming the flag), in words a reader of the status line understands. */
+const LEFT_OUT_BY_CHECKS: Partial<Record<ScopeFlag, Omit<LeftOut, 'flag'>>> = {
+  '--archive': { words: "history beyond a full node's retention not judged (no --archive)", limits: true },
+  '--nav-max-age': { words: 'NAV staleness (advisory) not judged (no --nav-max-age)', limits: false },
+  '--openapi': { words: 'published OpenAPI document not judged (no --openapi)', limits: false },
+};
 
 /** Why the pre-confirmed state was not judged when no key was given (preconfNotJudged). */
 export const NO_SIGNER_KEY = 'no --signer-key';
 const NO_SIGNER_LINE = `pre-confirmed state not judged (${NO_SIGNER_KEY})`;
 
-/** Left out by --only or --grep: results.json lists such checks as skipped, `outOfScope: '--only …'` or `'--grep …'`. */
-const DESELECTED = /^--(only|grep)\b/;
-export const isSelected = (r: Pick<CheckResult, 'outOfScope'>): boolean => !DESELECTED.test(r.outOfScope ?? '');
+/** Left out by --only or --grep: results.json lists such checks as skipped, cause `deselected`. */
+export const isSelected = (r: Pick<CheckResult, 'cause'>): boolean => r.cause !== 'deselected';
 
 /**
  * The scope, from the configuration and the selected checks (never those --only or --grep left
  * out): which groups and interfaces were judged, whether the pre-confirmed state was, and what
- * the user's own choices left out (missing URL, no signer, profile, --only/--grep, no --archive,
- * and any further outOfScope reason the runner gave).
+ * the user's own choices left out (missing URL, no signer, profile, --only/--grep, and each
+ * further flag a selected check was left out by: no --archive, no --nav-max-age, no --openapi).
  */
 export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope {
   const only = new Set(facts.only);
@@ -222,25 +248,29 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   const interfaces = ([['rest', hasRest], ['rpc', hasRpc]] as const).filter(([i, has]) => has && needs(i)).map(([i]) => i);
   const grep = facts.grep === undefined ? undefined : typeof facts.grep === 'string' ? facts.grep : facts.grep.source;
 
-  const lines: string[] = [];
-  const covered: RegExp[] = [];
-  if (!hasRest && needs('rest')) lines.push('REST interface not judged (no --base-url)'), covered.push(/--base-url/);
-  if (!hasRpc && needs('rpc')) lines.push('JSON-RPC interface not judged (no --rpc-url)'), covered.push(/--rpc-url/);
-  if (!facts.signer && needs('signer')) lines.push(NO_SIGNER_LINE), covered.push(/--signer-key/);
+  const leftOut: LeftOut[] = [];
+  const add = (flag: ScopeFlag, words: string, limits = true) => void leftOut.push({ flag, words, limits });
+  if (!hasRest && needs('rest')) add('--base-url', 'REST interface not judged (no --base-url)');
+  if (!hasRpc && needs('rpc')) add('--rpc-url', 'JSON-RPC interface not judged (no --rpc-url)');
+  if (!facts.signer && needs('signer')) add('--signer-key', NO_SIGNER_LINE);
   const left = GROUPS.filter((g) => !only.has(g));
-  if (left.length) lines.push(`${left.map((g) => GROUP_WORDS[g]).join(', ')} checks not run (--only ${groups.join(',')})`), covered.push(/--only/);
-  if (grep !== undefined) lines.push(`only checks matching --grep ${grep} ran`), covered.push(/--grep/);
-  covered.push(/profile/);
+  if (left.length) add('--only', `${left.map((g) => GROUP_WORDS[g]).join(', ')} checks not run (--only ${groups.join(',')})`);
+  if (grep !== undefined) add('--grep', `only checks matching --grep ${grep} ran`);
 
-  const extra = new Map<string, number>();
+  // The flags stated above (and the profile, stated last) cover their checks; any other is listed once.
+  const stated = new Set<ScopeFlag>([...leftOut.map((l) => l.flag), '--profile']);
+  const byChecks = new Map<ScopeFlag, { words: string; n: number }>();
   for (const r of selected) {
-    if (!r.outOfScope || covered.some((c) => c.test(r.outOfScope!))) continue;
-    const known = OUT_OF_SCOPE_WORDS.find(([re]) => re.test(r.outOfScope!));
-    const line = known ? known[1](r.outOfScope) : `not judged (${r.outOfScope})`;
-    extra.set(line, (extra.get(line) ?? 0) + 1);
+    if (!r.outOfScope || stated.has(r.outOfScope.flag)) continue;
+    const seen = byChecks.get(r.outOfScope.flag);
+    byChecks.set(r.outOfScope.flag, { words: seen?.words ?? r.outOfScope.words, n: (seen?.n ?? 0) + 1 });
   }
-  for (const [line, n] of extra) lines.push(line.startsWith('not judged') ? `${plural(n, 'check')} ${line}` : line);
-  if (needs(`profile:${otherProfile(facts.profile)}`)) lines.push(profileLine(facts.profile));
+  for (const [flag, { words, n }] of byChecks) {
+    const known = LEFT_OUT_BY_CHECKS[flag];
+    if (known) add(flag, known.words, known.limits);
+    else add(flag, `${plural(n, 'check')} not judged (${words})`);
+  }
+  if (needs(`profile:${otherProfile(facts.profile)}`)) add('--profile', profileLine(facts.profile), false);
 
   // Transactions were sent only with a key, a check that sends selected, and a node to send to.
   const signer = facts.signer && needs('signer') && hasRpc;
@@ -254,7 +284,9 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
     archive: facts.archive,
     target: facts.embedded ? 'embedded' : 'remote',
     full,
-    notJudged: lines,
+    required: facts.required ?? 'none',
+    leftOut,
+    notJudged: leftOut.map((l) => l.words),
   };
 }
 
@@ -264,21 +296,27 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
  * could not have failed the run either way).
  */
 export function scopeWords(scope: RunScope): string {
-  const limits = scope.notJudged.filter((l) => l !== profileLine(scope.profile) && l !== OPENAPI_LINE && !l.includes('(advisory)'));
+  const limits = scopeLimits(scope);
   const where = scope.target === 'embedded' ? ', embedded reference target' : '';
   if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
-  if (limits.length === 0) {
+  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+}
+
+/** What limits the verdict, one line each (see scopeWords); empty for a full scope. */
+export function scopeLimits(scope: Pick<RunScope, 'full' | 'leftOut' | 'interfaces' | 'signer'>): string[] {
+  const limits = scope.leftOut.filter((l) => l.limits).map((l) => l.words);
+  if (limits.length === 0 && !scope.full) {
     // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
     for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);
     if (!scope.signer) limits.push(`pre-confirmed state not judged (${preconfNotJudged(scope)})`);
   }
-  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+  return limits;
 }
 
 /** Why the pre-confirmed state was not judged (undefined when it was): no key, or no check needing one selected. */
-export function preconfNotJudged(scope: Pick<RunScope, 'signer' | 'notJudged'>): string | undefined {
+export function preconfNotJudged(scope: Pick<RunScope, 'signer' | 'leftOut'>): string | undefined {
   if (scope.signer) return undefined;
-  return scope.notJudged.includes(NO_SIGNER_LINE) ? NO_SIGNER_KEY : 'no check that sends transactions was selected';
+  return scope.leftOut.some((l) => l.flag === '--signer-key') ? NO_SIGNER_KEY : 'no check that sends transactions was selected';
 }
 
 /** "conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)": the one status line every reporter prints. */
@@ -297,8 +335,10 @@ export function primarySection(r: Pick<CheckResult, 'section'>): string {
 }
 
 export interface RootCause {
-  /** A check id, or `target unreachable: rest|rpc`. */
+  /** The root check's id; for an unreachable interface a label, `target unreachable: rest|rpc` (code reads `unreachable`). */
   id: string;
+  /** The interface that could not be reached, when that is the root. */
+  unreachable?: Interface;
   /** The root check's result, when the root is a check. */
   result?: CheckResult;
   /** The root fails the run (a run failure or an unreachable target) rather than only leaving checks unjudged. */
@@ -317,10 +357,13 @@ export function rootCauses(results: CheckResult[], facts: RunFacts = {}): RootCa
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
   for (const r of results.filter(isRunFailure)) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
+  const label = (i: Interface) => `target unreachable: ${i}`;
   for (const i of unreachableInterfaces(results, facts)) {
-    roots.set(`target unreachable: ${i}`, { id: `target unreachable: ${i}`, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
+    roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
   }
   for (const r of results) {
+    if (r.status !== 'inconclusive') continue;
+    if (r.cause === 'unreachable' && r.unreachable) roots.get(label(r.unreachable))?.blocked.push(r.id);
     if (!r.blockedBy) continue;
     let root = roots.get(r.blockedBy);
     if (!root) {
@@ -339,6 +382,7 @@ export const EXIT_CODES_HELP = [
   '            1 non-conformant: a required check failed, an expected failure passed (stale expectations),',
   '              a target was unreachable, or the run deadline passed',
   '            2 bad invocation or configuration',
-  '            3 incomplete: nothing failed, but a required check in scope could not be judged',
+  '            3 incomplete: nothing failed, but a required check in scope could not be judged, no required',
+  '              check was judged at all ("nothing judged"), or --require full and the scope was not full',
   '            130 interrupted (reports of what was measured are still written)',
 ].join('\n');

@@ -3,16 +3,17 @@ import path from 'node:path';
 import type { RunConfig } from './config';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
-import { renderBadge, buildCertificate } from './certify';
+import { certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
 import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
+import { quoted } from './traceability';
 
 export interface RunRecord {
   suite: { name: string; version: string };
-  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean };
+  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean; require?: RunConfig['require'] };
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
@@ -28,7 +29,6 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
   };
-  const { status, reasons } = deriveStatus(run.results, facts);
   const scope = deriveScope(run.results, {
     only: run.cfg.only,
     grep: run.cfg.grep,
@@ -39,7 +39,9 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     signer: !!run.target.signerKey,
     // --archive: history beyond a full node's retention required.
     archive: run.cfg.archive === true,
+    required: run.cfg.require ?? 'none',
   });
+  const { status, reasons } = deriveStatus(run.results, facts, scope);
   return redactor.value({
     suite: run.suite,
     spec: { version: SPEC_VERSION },
@@ -59,26 +61,27 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     summary: summarize(run.results),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    statements: quoted(run.results),
     checks: run.results,
   });
 }
 
 /**
- * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json
- * and badge.svg, made from the very bytes of results.json written here). Returns the paths.
+ * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json,
+ * predicate.json and badge.svg, made from the very bytes of results.json written here; summary.md
+ * and report.html then say whether the certificate is signed). Returns the paths.
  */
-export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean } = {}): string[] {
+export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions } = {}): string[] {
   const resultsJson = renderJson(doc);
+  const certify = opts.certify === true ? {} : opts.certify || undefined;
+  const keyid = certify?.signKey?.keyid;
   const files: Array<[string, string]> = [
     ['results.json', resultsJson],
     ['junit.xml', renderJunit(doc)],
-    ['summary.md', renderSummary(doc)],
-    ['report.html', renderHtml(doc)],
+    ['summary.md', certify ? summaryWithNote(renderSummary(doc), keyid) : renderSummary(doc)],
+    ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
   ];
-  if (opts.certify) {
-    const certificate = buildCertificate(doc, resultsJson);
-    files.push(['certificate.json', JSON.stringify(certificate, null, 2) + '\n'], ['badge.svg', renderBadge(certificate)]);
-  }
+  if (certify) files.push(...certificateFiles(doc, resultsJson, certify));
   mkdirSync(dir, { recursive: true });
   return files.map(([name, body]) => {
     const file = path.join(dir, name);

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { sectionsOf, type Check } from '../harness/check';
+import { sectionOfStatement, sectionsOf, type Check } from '../harness/check';
 import { fromRoot } from '../harness/paths';
 
 /**
  * specs/rules.yaml is the spec restated in the project's own words: its sections, what their
- * tables say, and every statement, testable or not. Checks cite its entries in their `section`
- * field; everything else here (specs/SPEC.md, the README's traceability matrix) is derived.
+ * tables say, and every statement, testable or not. Checks cite its statements (and table rows)
+ * by id in their `statements` field; everything else here (specs/SPEC.md, the README's
+ * traceability matrix, the statement texts quoted in results) is derived.
  */
 export interface Statement {
+  /** `<entry id>.<n>`: "4.5.2" is statement 2 of 4.5. Written in rules.yaml, never renumbered. */
+  id: string;
   text: string;
   /** The statement's number in the source's "Rules:" list of its section. */
   rule?: number;
@@ -42,7 +45,7 @@ export interface Spec {
 }
 
 /** What the matrix needs to know of a check: a structural subset of Check. */
-export type Citing = Pick<Check, 'id' | 'section' | 'level'>;
+export type Citing = Pick<Check, 'id' | 'statements' | 'section' | 'level'>;
 
 export const RULES_FILE = fromRoot('specs', 'rules.yaml');
 export const SPEC_MD = fromRoot('specs', 'SPEC.md');
@@ -85,7 +88,10 @@ export function parseSpec(source: string): Spec {
     const statements = (e.statements ?? []) as Array<Record<string, unknown>>;
     if (!Array.isArray(statements)) throw new Error(`${where}: statements must be a list`);
     for (const s of statements) {
-      keysOnly(`${where} statement`, s, ['text', 'rule', 'untestable', 'via', 'note']);
+      keysOnly(`${where} statement`, s, ['id', 'text', 'rule', 'untestable', 'via', 'note']);
+      if (typeof s.id !== 'string' || !new RegExp(`^${e.id.replace(/\./g, '\\.')}\\.[1-9]\\d*$`).test(s.id)) {
+        throw new Error(`${where}: every statement has an id, the entry's id and its number: "${e.id}.1"`);
+      }
       if (typeof s.text !== 'string' || !s.text) throw new Error(`${where}: every statement has text`);
       if (s.rule !== undefined && !Number.isInteger(s.rule)) throw new Error(`${where}: rule is the number in the source's "Rules:" list`);
       if (s.untestable !== undefined && (typeof s.untestable !== 'string' || !s.untestable)) throw new Error(`${where}: untestable gives the reason`);
@@ -94,6 +100,12 @@ export function parseSpec(source: string): Spec {
     }
     return { ...(e as Omit<Entry, 'statements'>), statements: statements as unknown as Statement[] };
   });
+  const entryIds = new Set(sections.map((e) => e.id));
+  const seen = new Set<string>();
+  for (const s of sections.flatMap((e) => e.statements)) {
+    if (seen.has(s.id) || entryIds.has(s.id)) throw new Error(`rules.yaml: statement id ${s.id} is used twice (or is an entry's id)`);
+    seen.add(s.id);
+  }
   return { title: doc.title as string, version: doc.version as string, summary: doc.summary as string, sections };
 }
 
@@ -106,7 +118,37 @@ export function isDirect(s: Statement): boolean {
   return !s.untestable && !s.via;
 }
 
-/** The entry ids a check cites, from its one `section` field. */
+/** A table row's id: "2.1.r4" is row 4 of the table of 2.1 (rows follow the source, so positions are stable). */
+export function rowId(entry: string, index: number): string {
+  return `${entry}.r${index + 1}`;
+}
+
+/** A row in words, for quoting: "field: decimals; type: integer; …". */
+function rowText(t: Table, row: string[]): string {
+  return row.map((v, i) => `${t.columns[i]}: ${v || '—'}`).join('; ');
+}
+
+/** Every id a check may cite — statements and table rows — with its text. */
+export function statementTexts(spec: Spec): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of spec.sections) {
+    for (const s of e.statements) out.set(s.id, s.text.trim());
+    e.table?.rows.forEach((r, i) => out.set(rowId(e.id, i), rowText(e.table!, r)));
+  }
+  return out;
+}
+
+let texts: Map<string, string> | undefined;
+
+/** The text of every statement the checks cite, from specs/rules.yaml: results.json carries it, reports quote it under a failure. */
+export function quoted(checks: Pick<Citing, 'statements'>[]): Record<string, string> {
+  texts ??= statementTexts(loadSpec());
+  const out: Record<string, string> = {};
+  for (const id of checks.flatMap((c) => c.statements)) out[id] = texts.get(id) ?? '';
+  return out;
+}
+
+/** The entry ids a check cites: the sections of its statements (its `section` field). */
 export function citations(c: Citing): string[] {
   return sectionsOf(c.section);
 }
@@ -120,21 +162,31 @@ export function citedBy(checks: Citing[]): Map<string, Citing[]> {
   return out;
 }
 
+/** Statement (or row) id → the checks citing it, in check order. */
+export function statementsCitedBy(checks: Citing[]): Map<string, Citing[]> {
+  const out = new Map<string, Citing[]>();
+  for (const c of checks) for (const id of c.statements) out.set(id, [...(out.get(id) ?? []), c]);
+  return out;
+}
+
 /** Every way the spec and the checks' citations disagree; empty when they agree. */
 export function traceabilityProblems(spec: Spec, checks: Citing[]): string[] {
   const problems: string[] = [];
   const entries = new Map(spec.sections.map((e) => [e.id, e]));
+  const statements = new Map(spec.sections.flatMap((e) => e.statements.map((s) => [s.id, s] as const)));
+  const texts = statementTexts(spec);
   const cited = citedBy(checks);
+  const citedStatements = statementsCitedBy(checks);
   if (entries.size !== spec.sections.length) problems.push('rules.yaml: entry ids are not unique');
-  for (const [id, by] of cited) {
-    const entry = entries.get(id);
+  for (const [id, by] of citedStatements) {
+    const s = statements.get(id);
     const who = by.map((c) => c.id).join(', ');
-    if (!entry) problems.push(`${who} cite(s) ${id}, which specs/rules.yaml does not have`);
-    else if (!entry.statements.some(isDirect)) problems.push(`${who} cite(s) ${id}, which has no directly testable statement`);
+    if (!texts.has(id)) problems.push(`${who} cite(s) ${id}, which specs/rules.yaml does not have`);
+    else if (s && !isDirect(s)) problems.push(`${who} cite(s) ${id}, which is not directly testable (${s.untestable ? 'untestable' : `enforced through ${s.via!.join(', ')}`})`);
   }
   for (const e of spec.sections) {
-    if (e.statements.some(isDirect) && !cited.has(e.id)) problems.push(`${e.id} has a testable statement but no check cites it (cite it, or mark the statement untestable with the reason)`);
     for (const s of e.statements) {
+      if (isDirect(s) && !citedStatements.has(s.id)) problems.push(`${s.id} is testable but no check cites it (cite it, or mark it untestable with the reason)`);
       for (const v of s.via ?? []) {
         if (!entries.has(v)) problems.push(`${e.id}: via ${v}, which specs/rules.yaml does not have`);
         else if (!cited.has(v)) problems.push(`${e.id}: via ${v}, which no check cites`);
@@ -157,8 +209,8 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const depth = (id: string): number => id.split('.').length;
 
 function statementLine(e: Entry, s: Statement): string {
-  const parts: string[] = [];
-  if (s.rule !== undefined) parts.push(`<a id="${anchorOf(e.id)}-rule-${s.rule}"></a>**Rule ${s.rule}.**`);
+  const parts: string[] = [`<a id="${anchorOf(s.id)}"></a>**${s.id}**`];
+  if (s.rule !== undefined) parts.push(`<a id="${anchorOf(e.id)}-rule-${s.rule}"></a>*Rule ${s.rule}.*`);
   parts.push(s.text.trim());
   if (s.untestable) parts.push(`— *not testable:* ${s.untestable}`);
   if (s.via) parts.push(`— *enforced through* ${s.via.map((v) => `[${v}](#${anchorOf(v)})`).join(', ')}`);
@@ -175,10 +227,13 @@ export function renderSpec(spec: Spec): string {
     '',
     `Spec version ${spec.version}, restated in this project's own words. ${spec.summary.trim()}`,
     '',
-    'Section numbers and titles follow the source document. A check cites the sections it enforces',
-    "in its `section` field (`'4.5'`, `'4.3, 5.2'`); numbered items of a section without",
-    'subsections (1.4, 5.2, 9.1) are cited the same way. Every statement is testable unless marked',
-    '*not testable* with the reason; *enforced through* names the sections that restate it in detail.',
+    'Section numbers and titles follow the source document; numbered items of a section without',
+    'subsections (1.4, 5.2, 9.1) are entries of their own. Every statement has an id, its entry and its',
+    'number (**4.5.2** is statement 2 of 4.5), and every table row one too, its entry, `r` and its',
+    'position (**2.1.r4** is row 4 of the table of 2.1). A check names the ids it enforces in its',
+    "`statements` field (`['4.5.2', '1.4.1']`), and a failed check's report quotes them. Every",
+    'statement is testable unless marked *not testable* with the reason; *enforced through* names the',
+    'sections that restate it in detail.',
     'Which check cites which section: the traceability matrix in [README.md](../README.md#traceability-which-check-enforces-which-rule).',
   ];
   for (const e of spec.sections) {
@@ -188,17 +243,16 @@ export function renderSpec(spec: Spec): string {
       const rest: string[] = [];
       if (e.text) rest.push(e.text.trim());
       if (e.table) {
+        const t = e.table;
         rest.push(
-          [`| ${e.table.columns.join(' | ')} |`, `|${e.table.columns.map(() => '---').join('|')}|`, ...e.table.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n'),
+          [`| id | ${t.columns.join(' | ')} |`, `|---|${t.columns.map(() => '---').join('|')}|`, ...t.rows.map((r, i) => `| ${rowId(e.id, i)} | ${r.map(cell).join(' | ')} |`)].join('\n'),
         );
       }
       if (e.statements.length) rest.push(e.statements.map((s) => `- ${statementLine(e, s)}`).join('\n'));
       for (const r of rest) out.push('', r);
     } else {
       // A numbered item: the source gives it a number, not a heading.
-      const [first, ...more] = e.statements;
-      out.push(`**${e.id}** ${first ? statementLine(e, first) : ''}`.trimEnd());
-      for (const s of more) out.push('', statementLine(e, s));
+      out.push(`**${e.id}**`, '', e.statements.map((s) => `- ${statementLine(e, s)}`).join('\n'));
     }
   }
   return `${out.join('\n')}\n`;
@@ -206,7 +260,8 @@ export function renderSpec(spec: Spec): string {
 
 /**
  * The traceability matrix as a Markdown table (README): one row per entry, the checks citing it
- * (inverted from the checks' own `section` fields) and its statements no check can judge.
+ * with the statements of it each enforces (inverted from the checks' own `statements` fields),
+ * and its statements no check can judge.
  */
 export function renderMatrix(spec: Spec, checks: Citing[]): string {
   const cited = citedBy(checks);
@@ -214,7 +269,10 @@ export function renderMatrix(spec: Spec, checks: Citing[]): string {
   for (const e of spec.sections) {
     if (!e.statements.length && !cited.has(e.id)) continue;
     const label = e.title ?? e.statements.map((s) => s.text.trim()).join(' ');
-    const by = (cited.get(e.id) ?? []).map((c) => `\`${c.id}\`${c.level === 'advisory' ? ' (advisory)' : ''}`);
+    const by = (cited.get(e.id) ?? []).map((c) => {
+      const here = c.statements.filter((s) => sectionOfStatement(s) === e.id);
+      return `\`${c.id}\` (${here.join(', ')}${c.level === 'advisory' ? '; advisory' : ''})`;
+    });
     const via = [...new Set(e.statements.flatMap((s) => s.via ?? []))];
     if (via.length) by.push(`through ${via.map((v) => `[${v}](${specLink(v)})`).join(', ')}`);
     const untestable = e.statements

@@ -3,7 +3,7 @@
  * head block number, reading a block to compare receipts with, and turning an answer into a
  * result with a section-precise failure. The rules themselves live in the check files.
  */
-import { fail, inconclusive, skip } from './verdict';
+import { fail, inconclusive, notGiven, skip } from './verdict';
 import type { CheckContext } from './check';
 import { show, isRecord } from './json';
 import { isHexQuantity } from './formats';
@@ -12,7 +12,7 @@ import { resultOf } from './expect';
 import type { RpcAnswer } from './rpc';
 
 /** What the chain helpers need of a check's context. */
-export type ChainContext = Pick<CheckContext, 'rpc' | 'note' | 'signal' | 'settings'>;
+export type ChainContext = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
@@ -32,7 +32,7 @@ export function describeParam(key: BlockParamKey): string {
  * Neither method is judged here: when both fail the check could not observe what it needs, so it
  * is inconclusive (not a skip: the rule is in scope, it just was not judged).
  */
-export async function headNumber(ctx: Pick<CheckContext, 'rpc' | 'note'>): Promise<bigint> {
+export async function headNumber(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>): Promise<bigint> {
   const a = await ctx.rpc.call('eth_blockNumber', []);
   if (a.http.status === 200 && isHexQuantity(a.result)) return BigInt(a.result as string);
   const b = await ctx.rpc.call('eth_getBlockByNumber', ['latest', false]);
@@ -44,7 +44,7 @@ export async function headNumber(ctx: Pick<CheckContext, 'rpc' | 'note'>): Promi
 }
 
 /** The value to send for a block parameter key. */
-export async function blockParam(ctx: Pick<CheckContext, 'rpc' | 'note'>, key: BlockParamKey): Promise<string> {
+export async function blockParam(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>, key: BlockParamKey): Promise<string> {
   if (key !== 'head-number') return key;
   const n = await headNumber(ctx);
   ctx.note(`block number used: ${toQuantity(n)} (${n})`);
@@ -78,7 +78,7 @@ export const SKEW_PAUSES_MS: readonly number[] = [250, 500, 1000];
 
 /** Why a pruned-history read is skipped, and what the user's scope left out. */
 export const PRUNED_REASON = 'node keeps no state this old (run with --archive to require it)';
-export const NO_ARCHIVE = 'no --archive';
+export const NO_ARCHIVE = notGiven('--archive');
 
 /**
  * Error texts of pruned state or history, from geth/op-geth ("missing trie node", "required
@@ -189,18 +189,18 @@ export async function resultAt<T = unknown>(
   method: string,
   params: unknown[],
   key: BlockParamKey | 'omitted' | 'number',
-  section403?: { section: string; hint: string },
+  refused403?: () => never,
 ): Promise<T> {
   const answer = await answerAt(ctx, method, params, key);
   const section = sectionOfParam(key);
-  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && section403)) {
+  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && refused403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
       section,
       expected: 'a result (each of the four methods accepts "pending")',
       actual: (answer.json as Record<string, unknown>).error,
     });
   }
-  return resultOf<T>(method, answer, section403);
+  return resultOf<T>(method, answer, refused403);
 }
 
 /** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */
@@ -217,7 +217,7 @@ export interface BlockView {
  * verdict. A block without a number or hash (as some nodes show "pending") keeps them undefined.
  * A block number at or near the head that reads as nothing is re-read (skew, see resultAt).
  */
-export async function readBlock(ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal'>, param: string): Promise<BlockView | undefined> {
+export async function readBlock(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal'>, param: string): Promise<BlockView | undefined> {
   for (let retry = 0; ; retry++) {
     const a = await ctx.rpc.call('eth_getBlockByNumber', [param, false]);
     const b = a.http.status === 200 ? a.result : undefined;
@@ -265,7 +265,7 @@ export const BLOCK_READS_AT_ONCE = 4;
  * most BLOCK_READS_AT_ONCE - 1 blocks read for nothing).
  */
 export async function* recentBlocks(
-  ctx: Pick<CheckContext, 'rpc' | 'note' | 'signal'>,
+  ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal'>,
   opts: { recent: number; first?: number; pending?: boolean },
 ): AsyncGenerator<{ param: string; number?: bigint; hash?: string; txs: TxView[] }> {
   const read = async (param: string) => {

@@ -16,12 +16,21 @@ export type Profile = 'public' | 'dedicated';
 export interface CheckMeta {
   /** Stable id, `<group>.<subject>.<rule>`; its first segment is the group used by --only. */
   id: string;
+  /** What is checked, in a few words (at most 80 characters); the rule's text comes from the statements. */
   title: string;
-  /** Spec section(s) the check enforces, e.g. "4.5" or "4.3, 5.2". */
+  /**
+   * The statements of specs/rules.yaml the check enforces, most specific first: `4.5.2` is
+   * statement 2 of section 4.5, `2.1.r4` row 4 of the table of 2.1.
+   */
+  statements: string[];
+  /** The sections of those statements, derived from them, e.g. "4.5" or "4.3, 5.2". */
   section: string;
   level: Level;
   needs: Need[];
 }
+
+/** What a check declares; its `section` is derived from its statements. */
+export type CheckDeclaration = Omit<CheckMeta, 'section'>;
 
 /** The settings a check may read; secrets are deliberately absent. */
 export interface CheckSettings {
@@ -46,12 +55,9 @@ export interface SharedScope {
   signal: AbortSignal;
 }
 
-export interface CheckContext {
+/** What every check gets, whatever it needs. */
+interface ContextBase {
   meta: CheckMeta;
-  rest: RestClient;
-  rpc: RpcClient;
-  /** Present only for checks that declare `needs: ['signer']`. */
-  signer: Signer;
   settings: CheckSettings;
   /** Aborted at the run deadline or on interrupt; long waits must honour it. */
   signal: AbortSignal;
@@ -68,20 +74,59 @@ export interface CheckContext {
   shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
 }
 
-export type CheckFn = (ctx: CheckContext) => Promise<void>;
+/** The API's published OpenAPI document (--openapi), for the checks that need it. */
+export interface OpenApiSource {
+  /** An absolute file path or a URL. */
+  source: string;
+  /** Fetches a URL source: at --base-url with the target's REST headers when given (sent to that origin only), else with none. */
+  client: RestClient;
+}
+
+/** What a check may declare in `needs` and receive, each given only to the checks that declare it. */
+interface Clients {
+  rest: RestClient;
+  rpc: RpcClient;
+  signer: Signer;
+  openapi: OpenApiSource;
+}
+
+/**
+ * The context of a check that declared `needs` N: `rest`, `rpc`, `signer` and `openapi` exist (in
+ * the type and at run time) only when N names them. A check that uses a client it did not declare does
+ * not compile. `CheckContext` alone declares no client: what a helper that uses none takes.
+ */
+export type CheckContext<N extends Need = never> = ContextBase & { [K in N & keyof Clients]: Clients[K] };
+
+/** The context as the runner builds it: a client is present exactly when the check declared it and the run has it. */
+export type RunContext = ContextBase & Partial<Clients>;
 
 export interface Check extends CheckMeta {
-  run: CheckFn;
+  run(ctx: RunContext): Promise<void>;
 }
 
 const ID = new RegExp(`^(${GROUPS.join('|')})\\.[a-z0-9][a-zA-Z0-9-]*(\\.[a-zA-Z0-9-]+)*$`);
-const SECTION = /^\d+(\.\d+)*(, \d+(\.\d+)*)*$/;
+/** A statement id: its section, then the statement's number or `r` and a table row's number. */
+export const STATEMENT_ID = /^\d+(\.\d+)*\.r?[1-9]\d*$/;
 
-/** Declare a check: one rule, the clause it enforces, and what it needs. */
-export function check(meta: CheckMeta, run: CheckFn): Check {
+/** The section a statement belongs to: "4.5" for "4.5.2" and for "4.5.r1". */
+export function sectionOfStatement(id: string): string {
+  return id.slice(0, id.lastIndexOf('.'));
+}
+
+/**
+ * Declare a check: one rule, the statements it enforces, and what it needs. The body sees exactly
+ * the clients its `needs` name: the runner runs a check only when every need is met and gives it
+ * those clients (see RunContext), which is what the looser implementation signature relies on.
+ */
+export function check<N extends Need>(meta: CheckDeclaration & { needs: N[] }, run: (ctx: CheckContext<N>) => Promise<void>): Check;
+export function check(meta: CheckDeclaration, run: (ctx: RunContext) => Promise<void>): Check {
   if (!ID.test(meta.id)) throw new Error(`check id "${meta.id}" must look like <${GROUPS.join('|')}>.<subject>.<rule>`);
-  if (!SECTION.test(meta.section)) throw new Error(`check ${meta.id}: section "${meta.section}" must look like "4.5" or "4.3, 5.2"`);
-  return { ...meta, run };
+  if (!meta.statements.length) throw new Error(`check ${meta.id}: statements must name at least one statement of specs/rules.yaml`);
+  const bad = meta.statements.filter((s) => !STATEMENT_ID.test(s));
+  if (bad.length) throw new Error(`check ${meta.id}: statement id(s) ${bad.join(', ')} must look like "4.5.2" (statement) or "2.1.r4" (table row)`);
+  if (new Set(meta.statements).size !== meta.statements.length) throw new Error(`check ${meta.id}: a statement is named twice`);
+  const section = [...new Set(meta.statements.map(sectionOfStatement))].join(', ');
+  return { ...meta, section, run };
 }
 
 export function groupOf(id: string): Group {

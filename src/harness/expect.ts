@@ -57,14 +57,12 @@ export function expectIdEcho(answer: RpcAnswer, id: number, what: string): void 
 }
 
 /**
- * The result of a JSON-RPC answer, failing with section 4.2 (or `section403` for an HTTP 403,
- * where a profile rule applies) when it is not a successful JSON-RPC response.
+ * The result of a JSON-RPC answer, failing with section 4.2 (or as `refused403` says for an HTTP
+ * 403, where a profile rule applies) when it is not a successful JSON-RPC response.
  */
-export function resultOf<T = unknown>(method: string, answer: RpcAnswer, section403?: { section: string; hint: string }): T {
+export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused403?: () => never): T {
   const { http } = answer;
-  if (http.status === 403 && section403) {
-    fail(`${method} answered HTTP 403: ${section403.hint}`, { section: section403.section, expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' });
-  }
+  if (http.status === 403 && refused403) refused403();
   if (http.status !== 200) {
     fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
   }

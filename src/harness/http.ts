@@ -19,6 +19,8 @@ export class TransportError extends Error {
   constructor(
     message: string,
     readonly exchange: Exchange,
+    /** The connection dropped under the request (see droppedConnection), as opposed to no answer at all. */
+    readonly dropped = false,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -141,7 +143,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     const message = redactor.text(describeFetchError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : ''));
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
-    throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange);
+    throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange, !opts.signal?.aborted && isDropped(err));
   }
 }
 
@@ -283,7 +285,13 @@ export class RateLimiter {
  * early), as opposed to no answer at all (refused, timed out): worth one more try for a read.
  */
 export function droppedConnection(err: unknown): boolean {
-  return err instanceof TransportError && /ECONNRESET|EPIPE|other side closed|socket hang up|UND_ERR_SOCKET/i.test(err.message);
+  return err instanceof TransportError && err.dropped;
+}
+
+/** Read from fetch's own error (its code, or undici's words for a socket closed early), when it is thrown. */
+function isDropped(err: unknown): boolean {
+  const e = err as { message?: string; cause?: { code?: string; message?: string } };
+  return /ECONNRESET|EPIPE|other side closed|socket hang up|UND_ERR_SOCKET/i.test(`${e?.message ?? ''} ${e?.cause?.code ?? ''} ${e?.cause?.message ?? ''}`);
 }
 
 /** DROP_RETRY_MS after a dropped connection, a read is sent once more (both attempts recorded). */

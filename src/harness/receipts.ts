@@ -7,7 +7,7 @@ import { resultAt, type BlockParamKey, type ChainContext } from './chain';
 import { expectSchema } from './expect';
 import { toQuantity } from './hex';
 import { show } from './json';
-import { fail } from './verdict';
+import { blocked, fail } from './verdict';
 
 /** The receipt fields of 2.4 the checks read (the receipt schema guarantees their encodings). */
 export interface Receipt {
@@ -58,15 +58,30 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
   }
 }
 
-/** An HTTP 403 under --profile dedicated breaks the profile rule of 4.3 / 5.2, not the envelope. */
-const DEDICATED_403 = {
-  section: '4.3, 5.2',
-  hint: 'the method is refused, but this run uses --profile dedicated, where eth_getBlockReceipts must be served (4.3); if the target is a public node address, run with --profile public',
-};
+/**
+ * The check that states "eth_getBlockReceipts refused with HTTP 403" under --profile dedicated:
+ * a public node judged as dedicated is one mistake, so one failure (naming the fix) with every
+ * other check that needs the method blocked by it.
+ */
+export const RECEIPTS_ROOT = { id: 'rpc.getBlockReceipts.block.latest', section: '4.3, 5.2' } as const;
+export const PUBLIC_PROFILE_HINT = 'if the target is a public node address (where 5.2 refuses this method), run with --profile public';
+
+/**
+ * An HTTP 403 under --profile dedicated breaks the profile rule of 4.3 / 5.2, not the envelope:
+ * blocked by RECEIPTS_ROOT (its own failure when thrown by the root itself).
+ */
+export function dedicated403(param: string): never {
+  blocked(RECEIPTS_ROOT.id, `eth_getBlockReceipts(${show(param)}) answered HTTP 403: refused, but a dedicated node must serve it (4.3; --profile dedicated is the default)`, {
+    section: RECEIPTS_ROOT.section,
+    expected: 'HTTP 200 with a JSON-RPC result',
+    actual: 'HTTP 403',
+    hint: PUBLIC_PROFILE_HINT,
+  });
+}
 
 /** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
 export async function getReceipts(ctx: ChainContext, param: string, key: BlockParamKey | 'number'): Promise<Receipt[]> {
-  const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, DEDICATED_403);
+  const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, () => dedicated403(param));
   if (!Array.isArray(result)) {
     fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
   }

@@ -23,7 +23,7 @@ import { validate } from './schemas';
 export const LIST_PATH = '/v1/tokenized-stocks';
 
 /** GET the list; `anonymous` sends none of the run's configured headers (spec 5.1). */
-export function getList(ctx: Pick<CheckContext, 'rest'>, anonymous = false): Promise<RestResponse> {
+export function getList(ctx: Pick<CheckContext<'rest'>, 'rest'>, anonymous = false): Promise<RestResponse> {
   return ctx.rest.request('GET', LIST_PATH, { omitConfiguredHeaders: anonymous });
 }
 
@@ -47,7 +47,7 @@ export function envelopeErrors(body: unknown): string[] {
 export const LIST_ROOT = { status: 'rest.list.status-200', envelope: 'rest.list.tokens-array' } as const;
 
 /** GET the list, or Blocked by rest.list.status-200 when no HTTP answer came (4.1). */
-export async function getListOrBlocked(ctx: Pick<CheckContext, 'rest'>, anonymous = false): Promise<RestResponse> {
+export async function getListOrBlocked(ctx: Pick<CheckContext<'rest'>, 'rest'>, anonymous = false): Promise<RestResponse> {
   try {
     return await getList(ctx, anonymous);
   } catch (err) {
@@ -66,7 +66,7 @@ export function expectListStatus(res: RestResponse, what: string): void {
  * HTTP 200 (4.1) or the body is not JSON (4.1) or not a list envelope (2.2). Records are returned
  * unjudged, in the order served (no order is assumed by the checks).
  */
-export async function fetchList(ctx: Pick<CheckContext, 'rest'>, opts: { anonymous?: boolean } = {}): Promise<unknown[]> {
+export async function fetchList(ctx: Pick<CheckContext<'rest'>, 'rest'>, opts: { anonymous?: boolean } = {}): Promise<unknown[]> {
   const res = await getListOrBlocked(ctx, opts.anonymous);
   return listOf(res, `GET ${LIST_PATH}${opts.anonymous ? ' (without configured headers)' : ''}`);
 }
@@ -169,7 +169,7 @@ export interface RecordRule {
  * without an observation). Records the rule cannot apply to are noted, not failed: the check
  * for that field's type fails them.
  */
-export async function judgeRecords(ctx: CheckContext, rule: RecordRule, judge: (record: unknown, index: number) => Judgement): Promise<void> {
+export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, judge: (record: unknown, index: number) => Judgement): Promise<void> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
   const problems: { record: string; problem: string; value: unknown }[] = [];

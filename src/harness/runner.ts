@@ -1,5 +1,5 @@
-import { Check, CheckContext, CheckMeta, CheckSettings, Interface, SharedScope, Status } from './check';
-import { Blocked, CheckFailure, Inconclusive, Skip } from './verdict';
+import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope, Status } from './check';
+import { Blocked, CheckFailure, Inconclusive, notGiven, Skip, type Cause, type OutOfScope } from './verdict';
 import { RateLimiter, ThrottledError, TransportError } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
@@ -10,12 +10,17 @@ import { jsonSafe } from './json';
 
 export interface CheckResult extends CheckMeta {
   status: Status;
+  /** Words for people. Code reads the facts beside it (cause, blockedBy, unreachable, outOfScope), never this. */
   reason: string;
+  /** Why the result is not a plain pass (absent for a pass); see Cause. */
+  cause?: Cause;
   durationMs: number;
   /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2). */
   failedSection?: string;
   expected?: unknown;
   actual?: unknown;
+  /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
+  hint?: string;
   notes?: string[];
   metrics?: Record<string, unknown>;
   /** Every exchange of a check that did not pass (bodies cut at 64 KiB); empty for passes. */
@@ -23,10 +28,12 @@ export interface CheckResult extends CheckMeta {
   exchangeCount: number;
   /** Set when an expectations file names this check. */
   expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
-  /** Not judged because a prerequisite failed: the id of the root check, or `target unreachable: rest|rpc`. Status is `inconclusive`. */
+  /** cause `blocked`: the id of the root check whose failure kept this one from being judged. */
   blockedBy?: string;
-  /** Skipped by the user's own choice of scope (a missing URL, no --signer-key, the profile, --only/--grep, no --archive, no --nav-max-age): what was left out, e.g. `no --signer-key`. */
-  outOfScope?: string;
+  /** cause `unreachable`: the interface that did not answer before the run. */
+  unreachable?: Interface;
+  /** cause `out-of-scope` or `deselected`: the flag that left it out (a missing URL or key, the profile, --only/--grep, no --archive, …), and in words. */
+  outOfScope?: OutOfScope;
 }
 
 export interface RunEnv {
@@ -57,22 +64,26 @@ export interface RunOptions {
  * Why a check cannot run in this environment, or undefined when it can. Every unmet need is the
  * user's choice of scope (a URL or key not given, the profile chosen): `outOfScope` names it.
  */
-export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>): { reason: string; outOfScope: string } | undefined {
+export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>): { reason: string; outOfScope: OutOfScope } | undefined {
+  const profile: OutOfScope = { flag: '--profile', words: `profile ${env.settings.profile}` };
   for (const need of check.needs) {
-    if (need === 'rest' && !env.baseUrl) return { reason: 'needs --base-url (REST target)', outOfScope: 'no --base-url' };
-    if (need === 'rpc' && !env.rpcUrl) return { reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: 'no --rpc-url' };
-    if (need === 'signer' && !env.signer) return { reason: 'needs --signer-key', outOfScope: 'no --signer-key' };
-    if (need === 'profile:public' && env.settings.profile !== 'public') return { reason: 'applies to --profile public only', outOfScope: `profile ${env.settings.profile}` };
-    if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return { reason: 'applies to --profile dedicated only', outOfScope: `profile ${env.settings.profile}` };
-    if (need === 'openapi' && !env.settings.openapi) return { reason: "needs --openapi (the API's published OpenAPI document)", outOfScope: 'no --openapi' };
+    if (need === 'rest' && !env.baseUrl) return { reason: 'needs --base-url (REST target)', outOfScope: notGiven('--base-url') };
+    if (need === 'rpc' && !env.rpcUrl) return { reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: notGiven('--rpc-url') };
+    if (need === 'signer' && !env.signer) return { reason: 'needs --signer-key', outOfScope: notGiven('--signer-key') };
+    if (need === 'profile:public' && env.settings.profile !== 'public') return { reason: 'applies to --profile public only', outOfScope: profile };
+    if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return { reason: 'applies to --profile dedicated only', outOfScope: profile };
+    if (need === 'openapi' && !env.settings.openapi) return { reason: "needs --openapi (the API's published OpenAPI document)", outOfScope: notGiven('--openapi') };
   }
   return undefined;
 }
 
+/** How --only or --grep left a check out of the run. */
+export type Deselection = OutOfScope & { flag: '--only' | '--grep' };
+
 /** The result of a check the user left out of the run (--only, --grep): skipped, never dropped. */
-export function notSelected(check: CheckMeta, outOfScope: string): CheckResult {
-  const { id, title, section, level, needs } = check;
-  return { id, title, section, level, needs, status: 'skipped', reason: `not selected (${outOfScope})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope };
+export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
+  const { id, title, statements, section, level, needs } = check;
+  return { id, title, statements, section, level, needs, status: 'skipped', cause: 'deselected', reason: `not selected (${by.words})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope: by };
 }
 
 
@@ -86,19 +97,34 @@ const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string
   rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
 };
 
-function errorDetail(err: unknown, redactor: Redactor): Pick<CheckResult, 'status' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'outOfScope'> {
+type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
+
+/** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
+function errorDetail(err: unknown, redactor: Redactor): Detail {
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
-    return { status: 'failed', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual) };
+    const { hint } = err.detail;
+    return { status: 'failed', cause: 'violation', reason: redactor.text(err.message), failedSection: err.detail.section, expected: jsonSafe(err.detail.expected), actual: jsonSafe(err.detail.actual), ...(hint ? { hint } : {}) };
   }
-  if (err instanceof Skip) return { status: 'skipped', reason: err.message, ...(err.outOfScope ? { outOfScope: err.outOfScope } : {}) };
-  if (err instanceof Inconclusive) return { status: 'inconclusive', reason: err.message };
+  if (err instanceof Skip) return err.outOfScope ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope } : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
+  if (err instanceof Inconclusive) return { status: 'inconclusive', cause: 'ambiguous', reason: err.message };
   // The provider kept asking us to slow down: nothing was observed about the interface.
-  if (err instanceof ThrottledError) return { status: 'inconclusive', reason: `throttled: ${redactor.text(err.message)}` };
+  if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
-  if (err instanceof TransportError) return { status: 'failed', reason: `no answer: ${err.message}` };
+  if (err instanceof TransportError) return { status: 'failed', cause: 'transport', reason: `no answer: ${err.message}` };
   // A bug in a check must never turn into a verdict about the target.
-  return { status: 'inconclusive', reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}` };
+  return { status: 'inconclusive', cause: 'internal', reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}` };
+}
+
+/**
+ * A check that ended after its signal fired (the run was stopped, or its own time limit passed)
+ * without a verdict of its own: what it saw then (an aborted request, an unfinished wait) is no
+ * observation of the target. A failure, a pass or a skip it reached first stands.
+ */
+function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: number): Detail | undefined {
+  if (err instanceof CheckFailure || err instanceof Blocked || err instanceof Skip) return undefined;
+  if (runSignal.aborted) return { status: 'inconclusive', cause: 'stopped', reason: `stopped: ${String(runSignal.reason)}` };
+  return { status: 'inconclusive', cause: 'timeout', reason: `check did not finish within ${limitMs} ms` };
 }
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
@@ -113,7 +139,10 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
     const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
     const scope: SharedScope = {
       // The run's --max-rps limiter too: the pass is the busiest part of a run.
-      rpc: (lane) => new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter }),
+      rpc: (lane) => {
+        if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
+        return new RpcClient(env.rpcUrl, env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter });
+      },
       signer: env.signer,
       settings: env.settings,
       signal,
@@ -126,16 +155,18 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
   return entry;
 }
 
+/** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
+type Blocker = { root: string } | { unreachable: Interface };
+
 /** A result and, when the check could not observe its subject, what blocked it (settled later). */
 interface Outcome {
   result: CheckResult;
-  /** The root check id, or `target unreachable: rest|rpc`. */
-  cause?: string;
+  blocker?: Blocker;
 }
 
 async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations): Promise<Outcome> {
   const started = performance.now();
-  const base = { id: check.id, title: check.title, section: check.section, level: check.level, needs: check.needs };
+  const base = { id: check.id, title: check.title, statements: check.statements, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
     const exchanges = transcript?.exchanges ?? [];
     // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent.
@@ -143,13 +174,13 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   };
 
   const unmet = unmetNeed(check, env);
-  if (unmet) return { result: done({ status: 'skipped', ...unmet }) };
-  if (env.signal.aborted) return { result: done({ status: 'skipped', reason: `not run: ${String(env.signal.reason)}` }) };
+  if (unmet) return { result: done({ status: 'skipped', cause: 'out-of-scope', ...unmet }) };
+  if (env.signal.aborted) return { result: done({ status: 'skipped', cause: 'stopped', reason: `not run: ${String(env.signal.reason)}` }) };
   const down = (['rest', 'rpc'] as const).find((i) => check.needs.includes(i) && env.unreachable?.[i]);
   if (down) {
     // Recorded as the failure this check states if it stands in for the interface; settleBlocked decides.
-    const failure = done({ status: 'failed', reason: `target unreachable: ${env.unreachable![down]}`, failedSection: UNREACHABLE_ROOT[down].section });
-    return { result: failure, cause: `target unreachable: ${down}` };
+    const failure = done({ status: 'failed', cause: 'unreachable', unreachable: down, reason: `target unreachable: ${env.unreachable?.[down]}`, failedSection: UNREACHABLE_ROOT[down].section });
+    return { result: failure, blocker: { unreachable: down } };
   }
 
   const transcript = new Transcript();
@@ -158,11 +189,16 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
-  const ctx: CheckContext = {
+  // Exactly the clients the check declared (unmetNeed made sure the run has them): see CheckContext.
+  const declared = (need: Need) => check.needs.includes(need);
+  const { openapi } = env.settings;
+  const ctx: RunContext = {
     meta: base,
-    rest: new RestClient(env.baseUrl ?? 'http://127.0.0.1:9', env.restHeaders, http),
-    rpc: new RpcClient(env.rpcUrl ?? 'http://127.0.0.1:9', env.rpcHeaders, http),
-    signer: env.signer as Signer,
+    ...(declared('rest') && env.baseUrl ? { rest: new RestClient(env.baseUrl, env.restHeaders, http) } : {}),
+    ...(declared('rpc') && env.rpcUrl ? { rpc: new RpcClient(env.rpcUrl, env.rpcHeaders, http) } : {}),
+    ...(declared('signer') && env.signer ? { signer: env.signer } : {}),
+    // A URL document is fetched beside the target: its REST headers go to the --base-url origin only (readDocument).
+    ...(declared('openapi') && openapi ? { openapi: { source: openapi, client: new RestClient(env.baseUrl ?? openapi, env.baseUrl ? env.restHeaders : {}, http) } } : {}),
     settings: env.settings,
     signal: checkSignal,
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),
@@ -180,7 +216,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
 
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(new Inconclusive(env.signal.aborted ? `stopped: ${String(env.signal.reason)}` : `check did not finish within ${limit} ms`));
+    // The cause is set in the catch below from the signals themselves; this only ends the wait.
+    const onAbort = () => reject(new Inconclusive('stopped'));
     if (checkSignal.aborted) onAbort();
     checkSignal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(onAbort, limit + 1000);
@@ -189,9 +226,10 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     await Promise.race([check.run(ctx), stopped]);
     return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
   } catch (err) {
-    const result = done({ ...errorDetail(err, env.redactor), ...extras() }, transcript);
+    const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
+    const result = done({ ...detail, ...extras() }, transcript);
     // Blocked by its own rule is this check's own failure.
-    return err instanceof Blocked && err.root !== check.id ? { result, cause: err.root } : { result };
+    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
   } finally {
     clearTimeout(timer);
   }
@@ -203,14 +241,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
  */
 export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
   const results = new Array<CheckResult>(checks.length);
-  const causes = new Map<number, string>();
+  const blockers = new Map<number, Blocker>();
   const shared: SharedObservations = new Map();
   const execute = async (i: number): Promise<void> => {
     opts.onStart?.(checks[i]);
-    const { result, cause } = await runOne(checks[i], env, opts, shared);
+    const { result, blocker } = await runOne(checks[i], env, opts, shared);
     results[i] = result;
     // A blocked check is reported once its root's verdict is known, after the run.
-    if (cause) causes.set(i, cause);
+    if (blocker) blockers.set(i, blocker);
     else opts.onResult?.(result);
   };
   const inSignerLane = (c: Check) => c.needs.includes('signer') && !unmetNeed(c, env);
@@ -221,55 +259,70 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
   await Promise.all([sequential(lane), ...Array.from({ length: workers }, () => sequential(pool))]);
-  settleBlocked(results, causes);
-  for (const i of [...causes.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
+  settleBlocked(results, blockers);
+  for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;
 }
 
+/** What a check not judged because of another's failure says about it, as data. */
+type BlockedFact = { cause: 'blocked'; blockedBy: string } | { cause: 'unreachable'; unreachable: Interface };
+
+/** The blocker in words, for the reason line. */
+const blockerWords = (fact: BlockedFact): string => (fact.cause === 'blocked' ? fact.blockedBy : `target unreachable: ${fact.unreachable}`);
+
 /**
  * One root cause, one failure. Each check that could not observe its subject was recorded as
- * the failure it saw, with its cause: a root check id (thrown as Blocked) or an unreachable
- * interface. Per cause:
+ * the failure it saw, with its blocker: a root check (thrown as Blocked) or an unreachable
+ * interface. Per blocker:
  * - the root check failed in this run: every blocked check becomes `inconclusive`, blockedBy it;
  * - otherwise (the root was not selected, or passed on its own request, or the interface is
  *   unreachable) one blocked check stands in and keeps its failure, which cites the root's
  *   rule: the designated root of an unreachable interface when selected, else the first
- *   required one in report order. The others are blocked by it (by `target unreachable: …`
- *   for an interface).
+ *   required one in report order. The others are blocked by it (by the interface, for an
+ *   unreachable one: cause `unreachable`).
  * A root that was itself blocked passes its own blocker on, so a chain names its first link.
  */
-function settleBlocked(results: CheckResult[], causes: Map<number, string>): void {
-  const groups = new Map<string, number[]>();
-  for (const [i, cause] of [...causes.entries()].sort(([a], [b]) => a - b)) groups.set(cause, [...(groups.get(cause) ?? []), i]);
+function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): void {
+  // A key per blocker, only to group its members; the blocker itself travels beside it.
+  const keyOf = (b: Blocker) => ('root' in b ? `check ${b.root}` : `interface ${b.unreachable}`);
+  const groups = new Map<string, { blocker: Blocker; members: number[] }>();
+  for (const [i, blocker] of [...blockers.entries()].sort(([a], [b]) => a - b)) {
+    const group = groups.get(keyOf(blocker)) ?? { blocker, members: [] };
+    group.members.push(i);
+    groups.set(keyOf(blocker), group);
+  }
   const indexOf = new Map(results.map((r, i) => [r.id, i]));
   const settled = new Set<string>();
-  const settle = (cause: string, visiting: Set<string>): void => {
-    if (settled.has(cause)) return;
-    settled.add(cause);
-    const members = groups.get(cause) ?? [];
-    const unreachable = cause.startsWith('target unreachable: ') ? (cause.slice('target unreachable: '.length) as Interface) : undefined;
-    const rootIndex = unreachable ? undefined : indexOf.get(cause);
-    // The root is itself blocked: settle its cause first (a cycle, impossible in practice, is cut).
-    const rootCause = rootIndex === undefined ? undefined : causes.get(rootIndex);
-    if (rootCause && !visiting.has(rootCause)) settle(rootCause, new Set([...visiting, cause]));
+  const settle = (key: string, visiting: Set<string>): void => {
+    const group = groups.get(key);
+    if (!group || settled.has(key)) return;
+    settled.add(key);
+    const { blocker, members } = group;
+    const rootIndex = 'root' in blocker ? indexOf.get(blocker.root) : undefined;
+    // The root is itself blocked: settle its blocker first (a cycle, impossible in practice, is cut).
+    const rootBlocker = rootIndex === undefined ? undefined : blockers.get(rootIndex);
+    if (rootBlocker && !visiting.has(keyOf(rootBlocker))) settle(keyOf(rootBlocker), new Set([...visiting, key]));
     const root = rootIndex === undefined ? undefined : results[rootIndex];
-    let by: string | undefined = root?.status === 'failed' ? cause : root?.status === 'inconclusive' ? root.blockedBy : undefined;
+    let fact: BlockedFact | undefined;
+    if (root?.status === 'failed') fact = { cause: 'blocked', blockedBy: root.id };
+    else if (root?.status === 'inconclusive' && root.blockedBy) fact = { cause: 'blocked', blockedBy: root.blockedBy };
+    else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
     let standIn: number | undefined;
-    if (!by) {
-      const designated = unreachable ? members.find((i) => results[i].id === UNREACHABLE_ROOT[unreachable].id) : undefined;
+    if (!fact) {
+      const designated = 'unreachable' in blocker ? members.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
       standIn = designated ?? members.find((i) => results[i].level === 'required') ?? members[0];
       const stated = results[standIn];
-      if (!unreachable) {
-        const why = root ? `${cause} passed on its own request, so the answer changed between requests` : `${cause}, which judges that rule, was not selected`;
+      if ('root' in blocker) {
+        const why = root ? `${blocker.root} passed on its own request, so the answer changed between requests` : `${blocker.root}, which judges that rule, was not selected`;
         results[standIn] = { ...stated, reason: `${stated.reason} (stated here: ${why})` };
       }
-      by = unreachable ? cause : stated.id;
+      fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };
     }
     for (const i of members) {
       if (i === standIn) continue;
-      const { failedSection: _s, expected: _e, actual: _a, ...rest } = results[i];
-      results[i] = { ...rest, status: 'inconclusive', reason: `blocked by ${by}: ${rest.reason}`, blockedBy: by };
+      const { failedSection: _s, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
+      results[i] = { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` };
     }
   };
-  for (const cause of groups.keys()) settle(cause, new Set());
+  for (const key of groups.keys()) settle(key, new Set());
 }

@@ -9,6 +9,8 @@ export interface FailureDetail {
   section?: string;
   expected?: unknown;
   actual?: unknown;
+  /** What the user can do about it (e.g. run with --profile public): kept apart from the message so no display cuts it. */
+  hint?: string;
 }
 
 /** A real violation of a cited rule. */
@@ -22,13 +24,65 @@ export class CheckFailure extends Error {
   }
 }
 
+/**
+ * Why a result is what it is when it is not a plain pass: the fact status, scope, root causes
+ * and every reporter read. The `reason` beside it is words for people, never parsed back.
+ *
+ * - `violation` (failed): a cited rule was broken — fail(), or a Blocked stand-in citing its root's rule.
+ * - `transport` (failed): no HTTP answer where the rule needs one (refused, reset, timed out).
+ * - `unreachable` (failed or inconclusive): the interface named in `unreachable` did not answer
+ *   the probe before the run; one check states it as a failure, the others are not judged.
+ * - `blocked` (inconclusive): a prerequisite rule, judged by the check named in `blockedBy`,
+ *   failed in this run, so the subject could not be observed.
+ * - `throttled` (inconclusive): the provider kept asking us to slow down (429 / rate limit).
+ * - `stopped` (inconclusive, or skipped when it never began): the run was interrupted or
+ *   reached its deadline.
+ * - `timeout` (inconclusive): the check's own time limit passed.
+ * - `internal` (inconclusive): the check itself threw something unexpected: a bug, not a verdict.
+ * - `ambiguous` (inconclusive): the observation stayed ambiguous after bounded retries (inconclusive()).
+ * - `nothing-to-judge` (skipped): the target offered nothing the rule applies to (skip()).
+ * - `out-of-scope` (skipped): the user's choice of scope left it out: a flag not given, or the
+ *   profile; `outOfScope.flag` names it.
+ * - `deselected` (skipped): --only or --grep did not select it; `outOfScope.flag` names which.
+ */
+export const CAUSES = [
+  'violation',
+  'transport',
+  'unreachable',
+  'blocked',
+  'throttled',
+  'stopped',
+  'timeout',
+  'internal',
+  'ambiguous',
+  'nothing-to-judge',
+  'out-of-scope',
+  'deselected',
+] as const;
+export type Cause = (typeof CAUSES)[number];
+
+/** The flags whose absence or value leaves checks out of a run. */
+export const SCOPE_FLAGS = ['--only', '--grep', '--base-url', '--rpc-url', '--signer-key', '--profile', '--openapi', '--archive', '--nav-max-age'] as const;
+export type ScopeFlag = (typeof SCOPE_FLAGS)[number];
+
+/** What the user's choice of scope left out: the flag (for code) and in words (for people, e.g. `no --signer-key`, `--only rest`). */
+export interface OutOfScope {
+  flag: ScopeFlag;
+  words: string;
+}
+
+/** Left out because `flag` was not given. */
+export function notGiven(flag: ScopeFlag): OutOfScope {
+  return { flag, words: `no ${flag}` };
+}
+
 /** The check cannot judge here (missing prerequisite, nothing to judge); never a pass. */
 export class Skip extends Error {
   override name = 'Skip';
   constructor(
     message: string,
-    /** Set when the user's own choice of scope left this out (e.g. `no --archive`); see CheckResult.outOfScope. */
-    readonly outOfScope?: string,
+    /** Set when the user's own choice of scope left this out (e.g. no --archive); see CheckResult.outOfScope. */
+    readonly outOfScope?: OutOfScope,
   ) {
     super(message);
   }
@@ -61,7 +115,7 @@ export function fail(message: string, detail?: FailureDetail): never {
   throw new CheckFailure(message, detail);
 }
 
-export function skip(reason: string, opts: { outOfScope?: string } = {}): never {
+export function skip(reason: string, opts: { outOfScope?: OutOfScope } = {}): never {
   throw new Skip(reason, opts.outOfScope);
 }
 

@@ -59,7 +59,9 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write(
       [
-        `REST     ${ref.baseUrl}/v1/tokenized-stocks`,
+        // What to pass, ready to paste: --base-url takes the base URL, never the list's path.
+        `judge it: npm run conformance -- --base-url ${ref.baseUrl} --rpc-url ${ref.rpcUrl}${ref.profile === 'public' ? ' --profile public' : ''}`,
+        `REST     ${ref.baseUrl}  (the list: GET ${ref.baseUrl}/v1/tokenized-stocks)`,
         `JSON-RPC ${ref.rpcUrl}  (profile ${ref.profile}, chain id ${ref.chainId})`,
         `blocks   every ${ref.blockTimeMs} ms, ${ref.flashblockMs ? `flashblocks every ${ref.flashblockMs} ms` : 'no flashblocks (instant pre-confirmation)'}`,
         `signer   ${ref.signerKey}`,

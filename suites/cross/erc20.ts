@@ -14,7 +14,7 @@ import { EMPTY_LIST, fetchList, fieldOf, recordLabel } from '../../src/harness/r
 type View = 'symbol' | 'decimals' | 'totalSupply';
 
 /** One ERC-20 view of a token, or undefined when the node or token does not answer it. */
-async function readView(ctx: CheckContext, address: string, view: View): Promise<string | number | bigint | undefined> {
+async function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view: View): Promise<string | number | bigint | undefined> {
   const answer = await ctx.rpc.call('eth_call', [{ to: address, data: encodeFunctionData({ abi: erc20Abi, functionName: view }) }, 'latest']);
   if (typeof answer.result !== 'string' || answer.result === '0x') return undefined;
   try {
@@ -31,7 +31,7 @@ interface Judged {
 }
 
 /** Compare one REST field with the chain for every record; returns the mismatches. */
-async function compareAll(ctx: CheckContext, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
+async function compareAll(ctx: CheckContext<'rest' | 'rpc'>, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
   const mismatches: Judged[] = [];
@@ -59,15 +59,15 @@ function report(field: string, view: string, mismatches: Judged[]): void {
   });
 }
 
-type Meta = { id: string; level: 'required' | 'advisory'; title: string };
+type Meta = { id: string; statements: string[]; level: 'required' | 'advisory'; title: string };
 
 /** One REST field against one chain reading, for every record: a check of section 2.1. */
-function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
-  return check({ ...meta, section: '2.1', needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
+function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext<'rest' | 'rpc'>, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
+  return check({ ...meta, needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
 }
 
 /** totalSupply() / 10^decimals() as a double, the normalization 2.1 describes. */
-async function normalizedSupply(ctx: CheckContext, address: string): Promise<number | undefined> {
+async function normalizedSupply(ctx: CheckContext<'rest' | 'rpc'>, address: string): Promise<number | undefined> {
   const [raw, decimals] = await Promise.all([readView(ctx, address, 'totalSupply'), readView(ctx, address, 'decimals')]);
   if (typeof raw !== 'bigint' || decimals === undefined) return undefined;
   return Number(raw) / 10 ** Number(decimals);
@@ -83,14 +83,14 @@ export function powerOfTenOff(rest: number, chain: number): number | undefined {
 const SUPPLY = 'totalSupply() / 10^decimals()';
 
 export const erc20Checks: Check[] = [
-  viewCheck({ id: 'cross.token.symbol.matches-chain', level: 'required', title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
+  viewCheck({ id: 'cross.token.symbol.matches-chain', statements: ['2.1.2'], level: 'required', title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
     'symbol', 'symbol()', (ctx, a) => readView(ctx, a, 'symbol'), (rest, chain) => rest === chain),
-  viewCheck({ id: 'cross.token.decimals.matches-chain', level: 'required', title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
+  viewCheck({ id: 'cross.token.decimals.matches-chain', statements: ['2.1.4'], level: 'required', title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
     'decimals', 'decimals()', (ctx, a) => readView(ctx, a, 'decimals'), (rest, chain) => rest === Number(chain)),
   // Only a power-of-ten error is a sure violation: supply may move (mint, burn) between the REST
   // read and the chain read, but never by exactly 10^k.
-  viewCheck({ id: 'cross.token.total-supply.normalized', level: 'required', title: "total_supply is totalSupply() normalized by the token's decimals (not off by a power of ten)" },
+  viewCheck({ id: 'cross.token.total-supply.normalized', statements: ['2.1.5'], level: 'required', title: "total_supply is totalSupply() normalized by decimals (no power-of-ten slip)" },
     'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined),
-  viewCheck({ id: 'cross.token.total-supply.matches-chain', level: 'advisory', title: 'total_supply equals totalSupply() / 10^decimals() at "latest" (advisory: supply may move between the two reads)' },
+  viewCheck({ id: 'cross.token.total-supply.matches-chain', statements: ['2.1.5'], level: 'advisory', title: 'total_supply equals totalSupply() / 10^decimals() at "latest"' },
     'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number))),
 ];

@@ -9,10 +9,10 @@ import { DEPLOYED, judgedOf, outcomeOf, preconfPass } from '../../src/harness/pr
 export const codeDeploymentVisible = check(
   {
     id: 'preconf.code.deployment-visible',
-    section: '4.6, 1.4',
+    statements: ['4.6.2', '1.4.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
-    title: 'eth_getCode "pending" returns each pre-confirmed deployment\'s exact runtime bytecode before the seal while "latest" returns "0x"; "latest" has it after the seal',
+    title: '"pending" code shows a pre-confirmed deployment before its block is sealed',
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['code']);

@@ -18,10 +18,10 @@ import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
 export const estimateDependsOnPreconfirmed = check(
   {
     id: 'preconf.estimate.depends-on-preconfirmed',
-    section: '4.4, 1.4',
+    statements: ['4.4.3', '1.4.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
-    title: 'eth_estimateGas "pending" executes a call into a pre-confirmed deployment (SSTORE, +20000 gas or more) while "latest" still estimates a plain transfer; "latest" catches up at the seal',
+    title: 'a "pending" estimate sees a pre-confirmed deployment before the seal',
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['estimate']);

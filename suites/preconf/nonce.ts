@@ -14,10 +14,10 @@ import { judgedOf, outcomeOf, preconfPass, TX_COUNT } from '../../src/harness/pr
 export const nonceBackToBack = check(
   {
     id: 'preconf.nonce.back-to-back',
-    section: '4.5, 1.4',
+    statements: ['4.5.2', '1.4.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
-    title: `eth_getTransactionCount "pending" counts ${TX_COUNT} back-to-back pre-confirmed transactions exactly (no gap, no double count) before the seal, is never below "latest", and its value is accepted as the next nonce; "latest" catches up at the seal`,
+    title: `"pending" nonce counts ${TX_COUNT} back-to-back pre-confirmed transactions exactly`,
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['nonce']);

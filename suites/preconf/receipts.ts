@@ -35,10 +35,10 @@ function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: b
 export const receiptsPendingBlock = check(
   {
     id: 'preconf.receipts.pending-block',
-    section: '4.3, 1.4',
+    statements: ['4.3.2', '1.4.1'],
     level: 'required',
     needs: ['rpc', 'signer', 'profile:dedicated'],
-    title: 'eth_getBlockReceipts "pending" holds the receipts of the pre-confirmed transactions (status 0x1, numbered as the pre-confirmed block) before the seal and "latest" none of them; the sealing block\'s receipts hold them after',
+    title: '"pending" receipts hold the pre-confirmed transactions before the seal',
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);

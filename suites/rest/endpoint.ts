@@ -12,7 +12,7 @@ import { expectListStatus, fetchList, getList, getListOrBlocked, LIST_PATH, list
 export const listStatus = check(
   {
     id: 'rest.list.status-200',
-    section: '4.1',
+    statements: ['4.1.1'],
     level: 'required',
     needs: ['rest'],
     title: `GET ${LIST_PATH} answers HTTP 200`,
@@ -26,10 +26,10 @@ export const listStatus = check(
 export const listContentType = check(
   {
     id: 'rest.list.content-type',
-    section: '4.1',
+    statements: ['4.1.1'],
     level: 'required',
     needs: ['rest'],
-    title: `the 200 answer of GET ${LIST_PATH} is application/json (parameters such as charset allowed)`,
+    title: `the 200 answer of GET ${LIST_PATH} is application/json`,
   },
   async (ctx) => {
     const res = await getListOrBlocked(ctx);
@@ -41,10 +41,10 @@ export const listContentType = check(
 export const listEnvelope = check(
   {
     id: 'rest.list.tokens-array',
-    section: '2.2',
+    statements: ['2.2.1'],
     level: 'required',
     needs: ['rest'],
-    title: 'the 200 body is an object whose "tokens" member is an array (its only required member; extra members tolerated)',
+    title: 'the 200 body is an object whose "tokens" member is an array',
   },
   async (ctx) => {
     const tokens = await fetchList(ctx);
@@ -55,10 +55,10 @@ export const listEnvelope = check(
 export const listSchema = check(
   {
     id: 'rest.list.schema',
-    section: '2.2',
+    statements: ['2.2.1', '2.1.1'],
     level: 'required',
     needs: ['rest'],
-    title: 'the 200 body validates against the list schema v1ListTokenizedEquityTokensResponse (records included, absent fields read as their proto3 defaults; an empty list is valid)',
+    title: 'the 200 body matches the list schema v1ListTokenizedEquityTokensResponse',
   },
   async (ctx) => {
     const res = await getListOrBlocked(ctx);
@@ -72,10 +72,10 @@ export const listSchema = check(
 export const listNoCredentials = check(
   {
     id: 'rest.list.no-credentials',
-    section: '5.1',
+    statements: ['5.1.1'],
     level: 'required',
     needs: ['rest'],
-    title: `GET ${LIST_PATH} succeeds without any API key or configured header (no security scheme applies)`,
+    title: `GET ${LIST_PATH} succeeds without any API key or configured header`,
   },
   async (ctx) => {
     // Sent with none of the run's --header/--rest-header values (only Accept: application/json).

@@ -4,7 +4,7 @@
  * specified (7 rule 1): no check requires 404 or 405, only "not a success" and the body shape.
  */
 import { randomBytes } from 'node:crypto';
-import { check, type Check } from '../../src/harness/check';
+import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { mediaTypeProblem } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
@@ -17,7 +17,7 @@ export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type WriteMethod = (typeof WRITE_METHODS)[number];
 
 /** A write attempt on the list path. The body is an empty JSON object: nothing to store. */
-function attempt(ctx: Parameters<Check['run']>[0], method: WriteMethod): Promise<RestResponse> {
+function attempt(ctx: CheckContext<'rest'>, method: WriteMethod): Promise<RestResponse> {
   return ctx.rest.request(method, LIST_PATH, method === 'DELETE' ? {} : { body: '{}' });
 }
 
@@ -33,10 +33,10 @@ function readOnlyCheck([id, method]: (typeof READ_ONLY)[number]): Check {
   return check(
     {
       id,
-      section: '4.1',
+      statements: ['4.1.3'],
       level: 'required',
       needs: ['rest'],
-      title: `${method} ${LIST_PATH} does not succeed (the endpoint is read-only: any status but 2xx)`,
+      title: `${method} ${LIST_PATH} does not succeed (the endpoint only reads)`,
     },
     async (ctx) => {
       let res: RestResponse;
@@ -74,10 +74,10 @@ const ERROR_SHAPE = 'application/json body of shape rpcStatus {code: int32, mess
 export const writeErrorsAreRpcStatus = check(
   {
     id: 'rest.error.write-methods',
-    section: '2.3, 4.1, 7',
+    statements: ['4.1.2', '2.3.1'],
     level: 'required',
     needs: ['rest'],
-    title: `every non-200 answer to POST/PUT/PATCH/DELETE ${LIST_PATH} is an application/json rpcStatus`,
+    title: 'a non-200 answer to POST/PUT/PATCH/DELETE is an application/json rpcStatus',
   },
   async (ctx) => {
     const problems: { method: string; status: number; problem: string }[] = [];
@@ -103,10 +103,10 @@ export const writeErrorsAreRpcStatus = check(
 export const unknownPathErrorIsRpcStatus = check(
   {
     id: 'rest.error.unknown-path',
-    section: '2.3, 4.1, 7',
+    statements: ['4.1.2', '2.3.1', '7.1'],
     level: 'required',
     needs: ['rest'],
-    title: 'the error answer to GET of an unknown path under /v1 is an application/json rpcStatus (any error status)',
+    title: 'an error answer for an unknown path under /v1 is an application/json rpcStatus',
   },
   async (ctx) => {
     const path = `/v1/tokenized-stocks-does-not-exist-${randomBytes(6).toString('hex')}`;

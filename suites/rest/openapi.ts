@@ -33,14 +33,14 @@ import {
 type Json = Record<string, unknown>;
 
 /** The document as the run was given it; inconclusive when it cannot be obtained at all. */
-async function documentOf(ctx: CheckContext): Promise<Analysis> {
-  const got = await readDocument(ctx.settings.openapi!, ctx.rest);
+async function documentOf(ctx: CheckContext<'openapi'>): Promise<Analysis> {
+  const got = await readDocument(ctx.openapi.source, ctx.openapi.client);
   if ('unavailable' in got) inconclusive(`the OpenAPI document could not be obtained: ${got.unavailable}`);
   return analyse(got);
 }
 
 /** The dereferenced document, for the checks that compare it; rest.openapi.valid judges what stops them. */
-async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json }> {
+async function readableDocument(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json }> {
   const analysis = await documentOf(ctx);
   if (analysis.parseError) inconclusive(`not compared: the document could not be read (${analysis.parseError}); see rest.openapi.valid`);
   if (!analysis.dereferenced) inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
@@ -50,7 +50,7 @@ async function readableDocument(ctx: CheckContext): Promise<{ analysis: Analysis
 
 const NO_LIST_OPERATION = `not compared: the document has no GET ${LIST_PATH}; see rest.openapi.list-operation`;
 
-async function listOperationOf(ctx: CheckContext): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
+async function listOperationOf(ctx: CheckContext<'openapi'>): Promise<{ analysis: Analysis; doc: Json; found: FoundOperation; responses: DeclaredResponse[] }> {
   const { analysis, doc } = await readableDocument(ctx);
   const found = findListOperation(doc);
   if (!found) inconclusive(NO_LIST_OPERATION);
@@ -84,10 +84,10 @@ const isRecordFinding = (f: Finding) => f.path.startsWith('tokens[].');
 export const documentValid = check(
   {
     id: 'rest.openapi.valid',
-    section: '9.1',
+    statements: ['9.1.2'],
     level: 'required',
     needs: ['openapi'],
-    title: 'the published description document is a valid OpenAPI document (swagger-parser validates it: 2.0, 3.0 or 3.1)',
+    title: 'the published description document is a valid OpenAPI document',
   },
   async (ctx) => {
     const analysis = await documentOf(ctx);
@@ -107,7 +107,7 @@ export const documentValid = check(
 export const documentVersion = check(
   {
     id: 'rest.openapi.version',
-    section: '9.1',
+    statements: ['9.1.2'],
     level: 'advisory',
     needs: ['openapi'],
     title: 'the document carries version 1.0.0 (info.version)',
@@ -116,8 +116,8 @@ export const documentVersion = check(
     const { doc } = await readableDocument(ctx);
     const version = (doc.info as Json | undefined)?.version;
     if (version !== '1.0.0') {
-      const hint = version === 'version not set' ? " (protoc-gen-openapiv2's default: set info.version with the openapiv2_swagger option)" : '';
-      fail(`info.version is ${show(version)}, not "1.0.0"${hint}`, { expected: '1.0.0', actual: version ?? null });
+      const hint = version === 'version not set' ? "protoc-gen-openapiv2's default: set info.version with the openapiv2_swagger option" : undefined;
+      fail(`info.version is ${show(version)}, not "1.0.0"`, { expected: '1.0.0', actual: version ?? null, hint });
     }
   },
 );
@@ -125,10 +125,10 @@ export const documentVersion = check(
 export const listOperation = check(
   {
     id: 'rest.openapi.list-operation',
-    section: '4.1, 2.2',
+    statements: ['4.1.1', '2.2.1'],
     level: 'required',
     needs: ['openapi'],
-    title: `the document has GET ${LIST_PATH} with no required parameter and an application/json 200 answer of the list shape (an object whose "tokens" is an array of records)`,
+    title: `the document has GET ${LIST_PATH} answering 200 with the list shape`,
   },
   async (ctx) => {
     const { doc } = await readableDocument(ctx);
@@ -163,7 +163,7 @@ export const listOperation = check(
 export const operationId = check(
   {
     id: 'rest.openapi.operation-id',
-    section: '4.1',
+    statements: ['4.1.r3'],
     level: 'advisory',
     needs: ['openapi'],
     title: `GET ${LIST_PATH} has the operation id listTokenizedStocks`,
@@ -172,8 +172,8 @@ export const operationId = check(
     const { found } = await listOperationOf(ctx);
     const id = found.operation.operationId;
     if (id !== 'listTokenizedStocks') {
-      const hint = typeof id === 'string' && /_ListTokenizedStocks$/.test(id) ? " (protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently)" : '';
-      fail(`operationId is ${show(id)}, not "listTokenizedStocks"${hint}`, { expected: 'listTokenizedStocks', actual: id ?? null });
+      const hint = typeof id === 'string' && /_ListTokenizedStocks$/.test(id) ? 'protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently' : undefined;
+      fail(`operationId is ${show(id)}, not "listTokenizedStocks"`, { expected: 'listTokenizedStocks', actual: id ?? null, hint });
     }
   },
 );
@@ -181,10 +181,10 @@ export const operationId = check(
 export const noSecurity = check(
   {
     id: 'rest.openapi.no-security',
-    section: '5.1',
+    statements: ['5.1.1'],
     level: 'required',
     needs: ['openapi'],
-    title: `the document requires no security scheme for GET ${LIST_PATH} (none, or an empty requirement that makes it optional)`,
+    title: `the document requires no security scheme for GET ${LIST_PATH}`,
   },
   async (ctx) => {
     const { doc, found } = await listOperationOf(ctx);
@@ -202,10 +202,10 @@ export const noSecurity = check(
 export const tokenFields = check(
   {
     id: 'rest.openapi.token-fields',
-    section: '2.1',
+    statements: ['2.1.1'],
     level: 'required',
     needs: ['openapi'],
-    title: 'the document\'s list records have every field of 2.1 under its own name with a compatible type (v1TokenizedEquityToken)',
+    title: 'the document\'s records have every field of 2.1 with a compatible type',
   },
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
@@ -239,10 +239,10 @@ function errorFindings(responses: DeclaredResponse[]): { declared: DeclaredRespo
 export const errorShape = check(
   {
     id: 'rest.openapi.error-shape',
-    section: '2.3, 4.1, 7',
+    statements: ['4.1.2', '7.1', '2.3.1'],
     level: 'required',
     needs: ['openapi'],
-    title: `every error response the document declares for GET ${LIST_PATH} (default and any status but 200) is an application/json rpcStatus: code, message, details of protobufAny`,
+    title: 'every error response the document declares is an application/json rpcStatus',
   },
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
@@ -258,10 +258,10 @@ export const errorShape = check(
 export const formats = check(
   {
     id: 'rest.openapi.formats',
-    section: '2.1, 2.3',
+    statements: ['2.1.1', '2.3.1'],
     level: 'advisory',
     needs: ['openapi'],
-    title: 'the document states each field as precisely as the spec: the same formats (int64, double, date-time, int32), a declared type, no null',
+    title: 'the document gives each field the spec\'s format, a type, and no null',
   },
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
@@ -280,11 +280,11 @@ export const formats = check(
 export const liveList = check(
   {
     id: 'rest.openapi.live-list',
-    section: '2.2, 4.1',
+    statements: ['2.2.1', '4.1.1'],
     level: 'advisory',
     // openapi first: without a document, that is the reason to give.
     needs: ['openapi', 'rest'],
-    title: `the live 200 answer of GET ${LIST_PATH} validates against the document's own 200 schema as well as against the suite's schemas`,
+    title: 'the live 200 answer also validates against the document\'s own 200 schema',
   },
   async (ctx) => {
     const { analysis, responses } = await listOperationOf(ctx);

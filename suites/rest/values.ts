@@ -4,7 +4,7 @@
  * the wrong type is left to the field check and noted here, never passed or failed twice.
  */
 import { check, type Check } from '../../src/harness/check';
-import { fail, skip } from '../../src/harness/verdict';
+import { fail, notGiven, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { hasAddressShape, isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
@@ -13,10 +13,10 @@ import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberF
 export const addressUnique = check(
   {
     id: 'rest.token.contract-address.unique',
-    section: '2.1, 2.2',
+    statements: ['2.1.3'],
     level: 'required',
     needs: ['rest'],
-    title: 'no two records share a contract_address (compared case-insensitively: EIP-55 case is not part of the address)',
+    title: 'no two records share a contract_address (compared case-insensitively)',
   },
   async (ctx) => {
     const tokens = await fetchList(ctx);
@@ -49,10 +49,10 @@ export const addressUnique = check(
 export const decimalsRange = check(
   {
     id: 'rest.token.decimals.range',
-    section: '2.1',
+    statements: ['2.1.4'],
     level: 'required',
     needs: ['rest'],
-    title: 'decimals is within 0..255 (the ERC-20 decimals, a uint8)',
+    title: 'decimals is within 0..255 (an ERC-20 uint8)',
   },
   (ctx) =>
     judgeRecords(ctx, { expected: 'decimals is an integer 0..255', field: 'decimals' }, (record) => {
@@ -77,10 +77,10 @@ function numberAtLeast(field: string, min: number, strict: boolean) {
 export const totalSupplyNonNegative = check(
   {
     id: 'rest.token.total-supply.non-negative',
-    section: '2.1',
+    statements: ['2.1.5'],
     level: 'required',
     needs: ['rest'],
-    title: 'total_supply is a finite number >= 0 (a token-unit amount)',
+    title: 'total_supply is a finite number >= 0',
   },
   (ctx) => judgeRecords(ctx, { expected: 'total_supply is finite and >= 0', field: 'total_supply' }, numberAtLeast('total_supply', 0, false)),
 );
@@ -88,10 +88,10 @@ export const totalSupplyNonNegative = check(
 export const multiplierPositive = check(
   {
     id: 'rest.token.multiplier.positive',
-    section: '2.1',
+    statements: ['2.1.6'],
     level: 'required',
     needs: ['rest'],
-    title: 'multiplier is a finite number > 0 (shares = total_supply * multiplier; 1.0 means no adjustment)',
+    title: 'multiplier is a finite number > 0',
   },
   (ctx) => judgeRecords(ctx, { expected: 'multiplier is finite and > 0', field: 'multiplier' }, numberAtLeast('multiplier', 0, true)),
 );
@@ -110,10 +110,10 @@ export const RAW_MULTIPLIER_THRESHOLD = 1e9;
 export const multiplierNormalized = check(
   {
     id: 'rest.token.multiplier.normalized',
-    section: '2.1',
+    statements: ['2.1.6'],
     level: 'required',
     needs: ['rest'],
-    title: 'multiplier is the 18-decimal fixed-point value already adjusted (1.0 = no adjustment), not the raw 1e18-scaled integer',
+    title: 'multiplier is already adjusted, not the raw 1e18-scaled integer',
   },
   (ctx) =>
     judgeRecords(ctx, { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`, field: 'multiplier' }, (record) => {
@@ -157,7 +157,7 @@ function eachPausedFeature(element: (v: number) => string | undefined) {
 export const pausedFeaturesInt64 = check(
   {
     id: 'rest.token.paused-features.int64-range',
-    section: '2.1',
+    statements: ['2.1.7'],
     level: 'required',
     needs: ['rest'],
     title: 'every paused_features value is an integer within the int64 range',
@@ -178,10 +178,10 @@ export const pausedFeaturesInt64 = check(
 export const pausedFeaturesNonNegative = check(
   {
     id: 'rest.token.paused-features.non-negative',
-    section: '2.1',
+    statements: ['2.1.7'],
     level: 'advisory',
     needs: ['rest'],
-    title: 'paused_features holds no negative flag values (advisory: int64 allows them, but flags are numbered from 0)',
+    title: 'paused_features holds no negative flag values',
   },
   (ctx) =>
     judgeRecords(
@@ -194,10 +194,10 @@ export const pausedFeaturesNonNegative = check(
 export const navPriceNonNegative = check(
   {
     id: 'rest.token.nav-price.non-negative',
-    section: '2.1',
+    statements: ['2.1.8'],
     level: 'required',
     needs: ['rest'],
-    title: 'nav_price is a finite number >= 0 (a NAV/reference value)',
+    title: 'nav_price is a finite number >= 0',
   },
   (ctx) => judgeRecords(ctx, { expected: 'nav_price is finite and >= 0', field: 'nav_price' }, numberAtLeast('nav_price', 0, false)),
 );
@@ -221,10 +221,10 @@ function duration(sec: number): string {
 export const navUpdatedNotFuture = check(
   {
     id: 'rest.token.nav-price-updated-at.not-future',
-    section: '2.1',
+    statements: ['2.1.9'],
     level: 'required',
     needs: ['rest'],
-    title: 'nav_price_updated_at (the time of the last onchain update) is not later than now, within the clock-skew allowance',
+    title: 'nav_price_updated_at is not in the future (clock skew allowed)',
   },
   async (ctx) => {
     const skew = ctx.settings.clockSkewSec;
@@ -241,14 +241,14 @@ export const navUpdatedNotFuture = check(
 export const navUpdatedMaxAge = check(
   {
     id: 'rest.token.nav-price-updated-at.max-age',
-    section: '2.1',
+    statements: ['2.1.12'],
     level: 'advisory',
     needs: ['rest'],
-    title: 'nav_price_updated_at is no older than your --nav-max-age (advisory: the spec leaves staleness bounds to consumers)',
+    title: 'nav_price_updated_at is no older than --nav-max-age',
   },
   async (ctx) => {
     const maxAge = ctx.settings.navMaxAgeSec;
-    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: 'no --nav-max-age' });
+    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') });
     await judgeRecords(ctx, { expected: `nav_price_updated_at no older than ${duration(maxAge)} (--nav-max-age)` }, (record) => {
       const t = updatedAt(record);
       if ('verdict' in t) return t.verdict;
@@ -263,19 +263,19 @@ export const navUpdatedMaxAge = check(
  * An empty string is neither, whether sent or left out by protobuf JSON (its proto3 default).
  * Only emptiness is judged: no ticker syntax or length is stated. Whitespace alone counts as empty.
  */
-const NON_EMPTY: Array<[id: string, field: 'symbol' | 'name', what: string]> = [
-  ['rest.token.symbol.non-empty', 'symbol', 'a ticker symbol'],
-  ['rest.token.name.non-empty', 'name', 'the name of the underlying equity'],
+const NON_EMPTY: Array<[id: string, statements: string[], field: 'symbol' | 'name', what: string]> = [
+  ['rest.token.symbol.non-empty', ['2.1.2'], 'symbol', 'a ticker symbol'],
+  ['rest.token.name.non-empty', ['2.1.r3'], 'name', 'the name of the underlying equity'],
 ];
 
-function nonEmptyCheck([id, field, what]: (typeof NON_EMPTY)[number]): Check {
+function nonEmptyCheck([id, statements, field, what]: (typeof NON_EMPTY)[number]): Check {
   return check(
     {
       id,
-      section: '2.1',
+      statements,
       level: 'required',
       needs: ['rest'],
-      title: `${field} is not empty (an empty string is not ${what}; absent = proto3 default "")`,
+      title: `${field} is not empty (absent is the proto3 default "")`,
     },
     (ctx) =>
       judgeRecords(ctx, { expected: `${field} is a non-empty string (${what})`, field }, (record) => {
@@ -290,7 +290,7 @@ function nonEmptyCheck([id, field, what]: (typeof NON_EMPTY)[number]): Check {
 export const iconUrlHttp = check(
   {
     id: 'rest.token.icon-url.http',
-    section: '2.1',
+    statements: ['2.1.10'],
     level: 'required',
     needs: ['rest'],
     title: 'icon_url is an absolute http(s) URL (not fetched)',

@@ -10,13 +10,13 @@ import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
 
-function harmlessCall(ctx: CheckContext, id?: number): Promise<RpcAnswer> {
+function harmlessCall(ctx: CheckContext<'rpc'>, id?: number): Promise<RpcAnswer> {
   return ctx.rpc.call('eth_getTransactionCount', [randomAddress(), 'latest'], id);
 }
 
 const httpOk = check({
   id: 'rpc.envelope.http-200',
-  section: '4.2',
+  statements: ['4.2.1'],
   level: 'required',
   needs: ['rpc'],
   title: 'A JSON-RPC call of the spec is answered with HTTP 200',
@@ -28,10 +28,10 @@ const httpOk = check({
 // Advisory: 4.2 states Content-Type for the request only; the answer's media type is not shown.
 const contentType = check({
   id: 'rpc.envelope.content-type',
-  section: '4.2',
+  statements: ['4.2.r3'],
   level: 'advisory',
   needs: ['rpc'],
-  title: 'A JSON-RPC answer has Content-Type application/json (advisory: 4.2 states it for requests)',
+  title: 'a JSON-RPC answer has Content-Type application/json (stated for requests)',
 }, async (ctx) => {
   const { http } = await harmlessCall(ctx);
   expectJsonMediaType(http, 'the answer to eth_getTransactionCount');
@@ -39,7 +39,7 @@ const contentType = check({
 
 const version = check({
   id: 'rpc.envelope.jsonrpc-version',
-  section: '4.2',
+  statements: ['4.2.1'],
   level: 'required',
   needs: ['rpc'],
   title: 'A JSON-RPC answer carries jsonrpc "2.0"',
@@ -52,19 +52,19 @@ const version = check({
 function idEcho(checkId: string, id: number) {
   return check({
     id: checkId,
-    section: '4.2',
+    statements: ['4.2.1'],
     level: 'required',
     needs: ['rpc'],
-    title: `A request with id ${id} is answered with exactly that id (same JSON number)`,
+    title: `a request with id ${id} is answered with that same id`,
   }, async (ctx) => expectIdEcho(await harmlessCall(ctx, id), id, 'eth_getTransactionCount'));
 }
 
 const resultXorError = check({
   id: 'rpc.envelope.result-xor-error',
-  section: '4.2',
+  statements: ['4.2.1'],
   level: 'required',
   needs: ['rpc'],
-  title: 'A JSON-RPC answer has exactly one of result and error (schema jsonrpcResponse)',
+  title: 'a JSON-RPC answer has exactly one of result and error',
 }, async (ctx) => {
   const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
   expectSchema('jsonrpcResponse', json, 'the eth_getTransactionCount answer');

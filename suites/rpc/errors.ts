@@ -20,30 +20,36 @@ interface Probe {
   /** Check ids: the envelope of the answer (required), and whether it is an error (advisory). */
   envelopeId: string;
   isErrorId: string;
-  section: string;
+  /** What the is-error check enforces besides 7.5: the parameter's own row. */
+  statements: string[];
+  /** The call in a few words, for the titles. */
+  subject: string;
   what: string;
-  call(ctx: CheckContext, id: number): Promise<RpcAnswer>;
+  call(ctx: CheckContext<'rpc'>, id: number): Promise<RpcAnswer>;
 }
 
 const PROBES: Probe[] = [
   {
     envelopeId: 'rpc.errors.malformed-address.envelope',
     isErrorId: 'rpc.errors.malformed-address.is-error',
-    section: '4.5',
+    statements: ['4.5.r1'],
+    subject: 'eth_getTransactionCount of a 2-byte address',
     what: 'eth_getTransactionCount with a 2-byte address',
     call: (ctx, id) => ctx.rpc.call('eth_getTransactionCount', ['0x1234', 'latest'], id),
   },
   {
     envelopeId: 'rpc.errors.malformed-block.envelope',
     isErrorId: 'rpc.errors.malformed-block.is-error',
-    section: '4.6',
+    statements: ['4.6.r2'],
+    subject: 'eth_getCode at block "not-a-block"',
     what: 'eth_getCode with the block parameter "not-a-block"',
     call: (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), 'not-a-block'], id),
   },
   {
     envelopeId: 'rpc.errors.unknown-block.envelope',
     isErrorId: 'rpc.errors.unknown-block.is-error',
-    section: '4.6',
+    statements: ['4.6.r2'],
+    subject: 'eth_getCode at a block far past the head',
     what: 'eth_getCode at a block number a million blocks past the head',
     call: async (ctx, id) => ctx.rpc.call('eth_getCode', [randomAddress(), toQuantity((await headNumber(ctx)) + FUTURE_BLOCKS)], id),
   },
@@ -52,10 +58,10 @@ const PROBES: Probe[] = [
 function envelopeCheck(p: Probe): Check {
   return check({
     id: p.envelopeId,
-    section: '4.2, 7',
+    statements: ['4.2.1', '7.5'],
     level: 'required',
     needs: ['rpc'],
-    title: `${p.what} is answered with a JSON-RPC response echoing the id (any error code)`,
+    title: `${p.subject}: a JSON-RPC response echoing the id`,
   }, async (ctx) => {
     const id = 7001;
     const answer = await p.call(ctx, id);
@@ -71,10 +77,10 @@ function envelopeCheck(p: Probe): Check {
 function isErrorCheck(p: Probe): Check {
   return check({
     id: p.isErrorId,
-    section: `${p.section}, 7`,
+    statements: [...p.statements, '7.5'],
     level: 'advisory',
     needs: ['rpc'],
-    title: `${p.what} is answered with a JSON-RPC error (any code), not a result`,
+    title: `${p.subject}: a JSON-RPC error, not a result`,
   }, async (ctx) => {
     const answer = await p.call(ctx, 7002);
     if (!answer.hasError) {

@@ -16,24 +16,24 @@ function transfer() {
   return { from: randomAddress(), to: randomAddress(), value: '0x0' };
 }
 
-const ESTIMATE_AT: Array<[id: string, section: string, key: BlockParamKey | 'omitted']> = [
-  ['rpc.estimateGas.block.omitted', '4.4', 'omitted'],
-  ['rpc.estimateGas.block.latest', '4.4, 4.2', 'latest'],
-  ['rpc.estimateGas.block.pending', '4.4, 4.2, 1.4', 'pending'],
-  ['rpc.estimateGas.block.safe', '4.4, 4.2', 'safe'],
-  ['rpc.estimateGas.block.finalized', '4.4, 4.2', 'finalized'],
-  ['rpc.estimateGas.block.earliest', '4.4, 4.2', 'earliest'],
-  ['rpc.estimateGas.block.head-number', '4.4, 4.2', 'head-number'],
+const ESTIMATE_AT: Array<[id: string, statements: string[], key: BlockParamKey | 'omitted']> = [
+  ['rpc.estimateGas.block.omitted', ['4.4.1'], 'omitted'],
+  ['rpc.estimateGas.block.latest', ['4.4.1', '4.2.2'], 'latest'],
+  ['rpc.estimateGas.block.pending', ['4.4.1', '4.2.2', '1.4.1'], 'pending'],
+  ['rpc.estimateGas.block.safe', ['4.4.1', '4.2.2'], 'safe'],
+  ['rpc.estimateGas.block.finalized', ['4.4.1', '4.2.2'], 'finalized'],
+  ['rpc.estimateGas.block.earliest', ['4.4.1', '4.2.2'], 'earliest'],
+  ['rpc.estimateGas.block.head-number', ['4.4.1', '4.2.2'], 'head-number'],
 ];
 
-function estimateAt([id, section, key]: (typeof ESTIMATE_AT)[number]): Check {
+function estimateAt([id, statements, key]: (typeof ESTIMATE_AT)[number]): Check {
   const what = key === 'omitted' ? 'without a block parameter (default "latest")' : `at ${describeParam(key)}`;
   return check({
     id,
-    section,
+    statements,
     level: 'required',
     needs: ['rpc'],
-    title: `eth_estimateGas of a 0-value transfer ${what} is a hex quantity >= 21000`,
+    title: `eth_estimateGas of a transfer ${key === 'omitted' ? 'without a block parameter' : `at ${describeParam(key)}`} is >= 21000`,
   }, async (ctx) => {
     const params: unknown[] = [transfer()];
     if (key !== 'omitted') params.push(await blockParam(ctx, key));

@@ -31,7 +31,7 @@ export const ATTEMPTS = 3;
  * numbered as the head); it fails only for a number below the head read before or beyond the
  * block after the head read after, which cannot be "the current pre-confirmed block".
  */
-function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext): boolean {
+function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: CheckContext<'rpc'>): boolean {
   if (receipts.length === 0) {
     ctx.note('no pre-confirmed receipts; eth_getBlockByNumber("pending") not offered, so only the shape was judged');
     return true;
@@ -62,7 +62,7 @@ type Outcome = { judged: string } | { ambiguous: string } | { beyondHead: () => 
  * sight; receipts of a block beyond every head read are a failure only when every attempt shows
  * it (beyondHead). A number or "earliest" designates one block: any mismatch fails.
  */
-async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
+async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
   const what = `eth_getBlockReceipts(${show(param)})`;
   const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
   const steady = before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs);
@@ -112,7 +112,7 @@ async function judgeSealed(ctx: CheckContext, param: string, receipts: Receipt[]
  * meanwhile, read by number) at least those pre-confirmed before and at most those it sealed.
  * Anything else (a shrinking set, several seals, empty receipts across a seal) is ambiguous.
  */
-async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+async function judgePending(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
@@ -134,22 +134,22 @@ async function judgePending(ctx: CheckContext, param: string, receipts: Receipt[
   return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
 }
 
-const RECEIPTS_AT: Array<[id: string, section: string, key: BlockParamKey]> = [
-  ['rpc.getBlockReceipts.block.latest', '4.3, 4.2, 2.4', 'latest'],
-  ['rpc.getBlockReceipts.block.pending', '4.3, 4.2, 2.4, 1.4', 'pending'],
-  ['rpc.getBlockReceipts.block.safe', '4.3, 4.2, 2.4', 'safe'],
-  ['rpc.getBlockReceipts.block.finalized', '4.3, 4.2, 2.4', 'finalized'],
-  ['rpc.getBlockReceipts.block.earliest', '4.3, 4.2, 2.4', 'earliest'],
-  ['rpc.getBlockReceipts.block.head-number', '4.3, 4.2, 2.4', 'head-number'],
+const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
+  ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1'], 'latest'],
+  ['rpc.getBlockReceipts.block.pending', ['4.3.2', '4.3.1', '4.2.2', '2.4.1', '1.4.1'], 'pending'],
+  ['rpc.getBlockReceipts.block.safe', ['4.3.1', '4.2.2', '2.4.1'], 'safe'],
+  ['rpc.getBlockReceipts.block.finalized', ['4.3.1', '4.2.2', '2.4.1'], 'finalized'],
+  ['rpc.getBlockReceipts.block.earliest', ['4.3.1', '4.2.2', '2.4.1'], 'earliest'],
+  ['rpc.getBlockReceipts.block.head-number', ['4.3.1', '4.2.2', '2.4.1'], 'head-number'],
 ];
 
-function receiptsAtBlock([id, section, key]: (typeof RECEIPTS_AT)[number]): Check {
+function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): Check {
   return check({
     id,
-    section,
+    statements,
     level: 'required',
     needs: ['rpc', 'profile:dedicated'],
-    title: `eth_getBlockReceipts at ${describeParam(key)} answers an array of receipts, one per transaction of that block`,
+    title: `eth_getBlockReceipts at ${describeParam(key)}: a receipt per transaction`,
   }, async (ctx) => {
     const param = await blockParam(ctx, key);
     const pending = key === 'pending';
@@ -202,10 +202,10 @@ const FIRST_BLOCKS = 8;
  */
 const receiptsOfBusyBlock = check({
   id: 'rpc.getBlockReceipts.nonempty-block',
-  section: '4.3, 2.4',
+  statements: ['4.3.1', '2.4.1'],
   level: 'required',
   needs: ['rpc', 'profile:dedicated'],
-  title: 'eth_getBlockReceipts of a block with transactions answers one receipt of the 2.4 shape per transaction',
+  title: 'eth_getBlockReceipts of a busy block: one receipt (2.4 shape) per transaction',
 }, async (ctx) => {
   let target: string | undefined;
   for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
@@ -226,15 +226,15 @@ const receiptsOfBusyBlock = check({
 function public403(id: string, param: string): Check {
   return check({
     id,
-    section: '4.3, 5.2, 7',
+    statements: ['4.3.3', '5.2.1', '7.3'],
     level: 'required',
     needs: ['rpc', 'profile:public'],
-    title: `On a public node address, eth_getBlockReceipts(${show(param)}) is refused with HTTP 403`,
+    title: `a public node address refuses eth_getBlockReceipts(${show(param)}) with HTTP 403`,
   }, async (ctx) => {
     // Without the run's configured headers: 5.2 is about calls made without credentials.
     const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
     if (http.status !== 403) {
-      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403 (if the target is a dedicated node, run with --profile dedicated)`, { expected: 403, actual: http.status });
+      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, { expected: 403, actual: http.status, hint: 'if the target is a dedicated node, run with --profile dedicated (the default)' });
     }
   });
 }

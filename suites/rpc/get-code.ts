@@ -9,20 +9,20 @@ import { randomAddress } from '../../src/harness/hex';
 import { blockParam, describeParam, recentBlocks, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
 /** One check per block parameter of 4.2; "pending" also enforces 1.4. */
-const CODE_AT: Array<[id: string, section: string, key: BlockParamKey]> = [
-  ['rpc.getCode.block.latest', '4.6, 4.2', 'latest'],
-  ['rpc.getCode.block.pending', '4.6, 4.2, 1.4', 'pending'],
-  ['rpc.getCode.block.safe', '4.6, 4.2', 'safe'],
-  ['rpc.getCode.block.finalized', '4.6, 4.2', 'finalized'],
-  ['rpc.getCode.block.earliest', '4.6, 4.2', 'earliest'],
-  ['rpc.getCode.block.head-number', '4.6, 4.2', 'head-number'],
+const CODE_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
+  ['rpc.getCode.block.latest', ['4.6.1', '4.2.2'], 'latest'],
+  ['rpc.getCode.block.pending', ['4.6.1', '4.2.2', '1.4.1'], 'pending'],
+  ['rpc.getCode.block.safe', ['4.6.1', '4.2.2'], 'safe'],
+  ['rpc.getCode.block.finalized', ['4.6.1', '4.2.2'], 'finalized'],
+  ['rpc.getCode.block.earliest', ['4.6.1', '4.2.2'], 'earliest'],
+  ['rpc.getCode.block.head-number', ['4.6.1', '4.2.2'], 'head-number'],
 ];
 
 /** A freshly generated address has no code at any block: the result is exactly "0x" (4.6). */
-function codeAtBlock([id, section, key]: (typeof CODE_AT)[number]): Check {
+function codeAtBlock([id, statements, key]: (typeof CODE_AT)[number]): Check {
   return check({
     id,
-    section,
+    statements,
     level: 'required',
     needs: ['rpc'],
     title: `eth_getCode of a fresh address at ${describeParam(key)} is exactly "0x"`,
@@ -46,7 +46,7 @@ const MAX_PROBES = 16;
  * eth_getCode at "latest" until one answers something other than "0x". Returns that address
  * and the code it answered (the observation the check judges).
  */
-async function findContract(ctx: CheckContext): Promise<{ address: Hex; code: unknown } | undefined> {
+async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; code: unknown } | undefined> {
   const probed = new Set<string>();
   for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
     for (const tx of block.txs) {
@@ -69,10 +69,10 @@ const NO_CONTRACT = `no contract found among the recipients and deployments of t
 
 const contractCodeLatest = check({
   id: 'rpc.getCode.contract.latest',
-  section: '4.6',
+  statements: ['4.6.1'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_getCode of a contract of the chain at "latest" is its bytecode as hex bytes',
+  title: 'eth_getCode of a contract of the chain at "latest" is its bytecode',
 }, async (ctx) => {
   const found = await findContract(ctx);
   if (!found) skip(NO_CONTRACT);
@@ -82,7 +82,7 @@ const contractCodeLatest = check({
 
 const contractCodePending = check({
   id: 'rpc.getCode.contract.pending',
-  section: '4.6, 1.4',
+  statements: ['4.6.1', '1.4.1'],
   level: 'required',
   needs: ['rpc'],
   title: 'eth_getCode of a contract of the chain at "pending" is hex bytes',

@@ -14,22 +14,22 @@ import { blockParam, describeParam, recentBlocks, resultAt, skewPause, SKEW_PAUS
  * A fresh random address has sent no transaction, so its count is 0 at every block: "0x0" is
  * the only right answer, whatever block the tag resolves to.
  */
-const COUNT_AT: Array<[id: string, section: string, key: BlockParamKey]> = [
-  ['rpc.getTransactionCount.block.latest', '4.5, 4.2', 'latest'],
-  ['rpc.getTransactionCount.block.pending', '4.5, 4.2, 1.4', 'pending'],
-  ['rpc.getTransactionCount.block.safe', '4.5, 4.2', 'safe'],
-  ['rpc.getTransactionCount.block.finalized', '4.5, 4.2', 'finalized'],
-  ['rpc.getTransactionCount.block.earliest', '4.5, 4.2', 'earliest'],
-  ['rpc.getTransactionCount.block.head-number', '4.5, 4.2', 'head-number'],
+const COUNT_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
+  ['rpc.getTransactionCount.block.latest', ['4.5.1', '4.2.2'], 'latest'],
+  ['rpc.getTransactionCount.block.pending', ['4.5.1', '4.2.2', '1.4.1'], 'pending'],
+  ['rpc.getTransactionCount.block.safe', ['4.5.1', '4.2.2'], 'safe'],
+  ['rpc.getTransactionCount.block.finalized', ['4.5.1', '4.2.2'], 'finalized'],
+  ['rpc.getTransactionCount.block.earliest', ['4.5.1', '4.2.2'], 'earliest'],
+  ['rpc.getTransactionCount.block.head-number', ['4.5.1', '4.2.2'], 'head-number'],
 ];
 
-function countAtBlock([id, section, key]: (typeof COUNT_AT)[number]): Check {
+function countAtBlock([id, statements, key]: (typeof COUNT_AT)[number]): Check {
   return check({
     id,
-    section,
+    statements,
     level: 'required',
     needs: ['rpc'],
-    title: `eth_getTransactionCount of a fresh address at ${describeParam(key)} is the hex quantity "0x0"`,
+    title: `a fresh address's transaction count at ${describeParam(key)} is "0x0"`,
   }, async (ctx) => {
     const param = await blockParam(ctx, key);
     const count = await resultAt(ctx, 'eth_getTransactionCount', [randomAddress(), param], key);
@@ -45,10 +45,10 @@ const MAX_SENDERS = 5;
 
 const pendingNotBelowLatest = check({
   id: 'rpc.getTransactionCount.pending-ge-latest',
-  section: '4.5, 1.4',
+  statements: ['4.5.2', '1.4.1'],
   level: 'required',
   needs: ['rpc'],
-  title: 'For accounts sending now, the "pending" transaction count is never below the "latest" one',
+  title: 'an active sender\'s "pending" transaction count is never below "latest"',
 }, async (ctx) => {
   // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
   // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.

@@ -124,7 +124,7 @@ async function findBusyBlock(ctx: ChainContext): Promise<bigint | undefined> {
  * What the checks judge is found by scanning blocks: done once per run and shared by the checks
  * that need it (its exchanges shown with each of them), so nine checks do not scan nine times.
  */
-function scanned<T>(ctx: CheckContext, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
+function scanned<T>(ctx: CheckContext<'rpc'>, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
   return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) => scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }));
 }
 const SCAN_LANE = 'history-scan';
@@ -133,13 +133,13 @@ const NO_SENDER = `no transaction sender found in ${looked(RECENT_BLOCKS)}`;
 const NO_CREATION = `no contract created by a transaction of ${looked(RECENT_BLOCKS_FOR_CREATION)} still holds code (at most ${MAX_PROBES} deployments probed)`;
 
 /** On a failure: the same read at "latest", to say so when the node seems to answer from the head. */
-async function headHint(ctx: CheckContext, method: string, params: unknown[], got: unknown): Promise<string> {
+async function headHint(ctx: CheckContext<'rpc'>, method: string, params: unknown[], got: unknown): Promise<string> {
   const a = await ctx.rpc.call(method, params);
   const same = JSON.stringify(a.hasError ? a.error : a.result) === JSON.stringify(got);
   return same ? `; that is what it answers at "latest": the node seems to ignore the block parameter and answer from the head` : '';
 }
 
-async function senderCheck(ctx: CheckContext): Promise<SenderInBlock> {
+async function senderCheck(ctx: CheckContext<'rpc'>): Promise<SenderInBlock> {
   const s = await scanned(ctx, 'sender', findSender);
   if (!s) skip(NO_SENDER);
   ctx.note(`sender ${s.sender}: ${s.count} transaction(s) in block ${toQuantity(s.block)} (${s.block}), nonces ${s.first}..${s.last}`);
@@ -147,12 +147,12 @@ async function senderCheck(ctx: CheckContext): Promise<SenderInBlock> {
 }
 
 /** Whether an account carries an EIP-7702 delegation (code 0xef0100 + address) at a block. */
-async function delegated(ctx: CheckContext, account: string, param: string): Promise<boolean> {
+async function delegated(ctx: CheckContext<'rpc'>, account: string, param: string): Promise<boolean> {
   const a = await ctx.rpc.call('eth_getCode', [account, param]);
   return typeof a.result === 'string' && a.result.toLowerCase().startsWith('0xef0100');
 }
 
-async function countAt(ctx: CheckContext, sender: string, param: string): Promise<bigint> {
+async function countAt(ctx: CheckContext<'rpc'>, sender: string, param: string): Promise<bigint> {
   const count = await resultAt(ctx, 'eth_getTransactionCount', [sender, param], param === 'earliest' ? 'earliest' : 'number');
   expectSchema('hexQuantity', count, `eth_getTransactionCount(${sender}, ${show(param)})`, '4.5');
   return BigInt(count as string);
@@ -160,10 +160,10 @@ async function countAt(ctx: CheckContext, sender: string, param: string): Promis
 
 const countBeforeBlock = check({
   id: 'rpc.history.getTransactionCount.before-block',
-  section: '4.5, 4.2',
+  statements: ['4.5.1', '4.2.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_getTransactionCount of an active sender at the block before its transaction (hex number) is that transaction\'s nonce',
+  title: 'eth_getTransactionCount at the block before a sender\'s transaction is its nonce',
 }, async (ctx) => {
   const s = await senderCheck(ctx);
   const at = toQuantity(s.block - 1n);
@@ -178,10 +178,10 @@ const countBeforeBlock = check({
 
 const countAtBlock = check({
   id: 'rpc.history.getTransactionCount.at-block',
-  section: '4.5, 4.2',
+  statements: ['4.5.1', '4.2.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_getTransactionCount of an active sender at the block holding its transactions (hex number) is one past their last nonce',
+  title: 'eth_getTransactionCount at the block of a sender\'s transactions is one past them',
 }, async (ctx) => {
   const s = await senderCheck(ctx);
   const at = toQuantity(s.block);
@@ -200,10 +200,10 @@ const countAtBlock = check({
 
 const countEarliest = check({
   id: 'rpc.history.getTransactionCount.earliest',
-  section: '4.5, 4.2',
+  statements: ['4.5.1', '4.2.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_getTransactionCount of an active sender at "earliest" is at most the nonce of its transaction in a later block',
+  title: 'eth_getTransactionCount at "earliest" is at most a later transaction\'s nonce',
 }, async (ctx) => {
   const s = await senderCheck(ctx);
   const count = await countAt(ctx, s.sender, 'earliest');
@@ -216,21 +216,21 @@ const countEarliest = check({
   }
 });
 
-async function creationCheck(ctx: CheckContext): Promise<Creation> {
+async function creationCheck(ctx: CheckContext<'rpc'>): Promise<Creation> {
   const c = await scanned(ctx, 'creation', findCreation);
   if (!c) skip(NO_CREATION);
   ctx.note(`contract ${c.address}, created in block ${toQuantity(c.block)} (${c.block})`);
   return c;
 }
 
-async function codeAt(ctx: CheckContext, address: string, param: string): Promise<string> {
+async function codeAt(ctx: CheckContext<'rpc'>, address: string, param: string): Promise<string> {
   const code = await resultAt(ctx, 'eth_getCode', [address, param], param === 'earliest' ? 'earliest' : 'number');
   expectSchema('hexBytes', code, `eth_getCode(${address}, ${show(param)})`, '4.6');
   return code as string;
 }
 
 function noCodeBefore(id: string, title: string, at: (c: Creation) => string): Check {
-  return check({ id, section: '4.6, 4.2', level: 'required', needs: ['rpc'], title }, async (ctx) => {
+  return check({ id, statements: ['4.6.1', '4.2.2'], level: 'required', needs: ['rpc'], title }, async (ctx) => {
     const c = await creationCheck(ctx);
     const param = at(c);
     const code = await codeAt(ctx, c.address, param);
@@ -245,18 +245,18 @@ function noCodeBefore(id: string, title: string, at: (c: Creation) => string): C
 
 const codeBeforeCreation = noCodeBefore(
   'rpc.history.getCode.before-creation',
-  'eth_getCode of a contract at the block before the one that created it (hex number) is "0x"',
+  'eth_getCode at the block before a contract\'s creation is "0x"',
   (c) => toQuantity(c.block - 1n),
 );
 
-const codeEarliest = noCodeBefore('rpc.history.getCode.earliest', 'eth_getCode of a contract created after genesis, at "earliest", is "0x"', () => 'earliest');
+const codeEarliest = noCodeBefore('rpc.history.getCode.earliest', 'eth_getCode at "earliest" of a contract created after genesis is "0x"', () => 'earliest');
 
 const codeAtCreation = check({
   id: 'rpc.history.getCode.at-creation',
-  section: '4.6, 4.2',
+  statements: ['4.6.1', '4.2.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_getCode of a contract at the block that created it (hex number) is its code',
+  title: 'eth_getCode at the block that created a contract is its code',
 }, async (ctx) => {
   const c = await creationCheck(ctx);
   const at = toQuantity(c.block);
@@ -271,10 +271,10 @@ const codeAtCreation = check({
 
 const receiptsOfPastBlock = check({
   id: 'rpc.history.getBlockReceipts.past-block',
-  section: '4.3, 4.2, 2.4',
+  statements: ['4.3.1', '4.2.2', '2.4.1'],
   level: 'required',
   needs: ['rpc', 'profile:dedicated'],
-  title: 'eth_getBlockReceipts of a block below the head (hex number) answers that block\'s receipts, each naming its number and hash',
+  title: 'eth_getBlockReceipts of a past block answers that block\'s receipts',
 }, async (ctx) => {
   const target = await scanned(ctx, 'busy-block', findBusyBlock);
   if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
@@ -293,7 +293,7 @@ const receiptsOfPastBlock = check({
 });
 
 function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => string): Check {
-  return check({ id, section: '4.4, 4.2', level: 'required', needs: ['rpc'], title }, async (ctx) => {
+  return check({ id, statements: ['4.4.1', '4.2.2'], level: 'required', needs: ['rpc'], title }, async (ctx) => {
     const c = await creationCheck(ctx);
     const call = { from: randomAddress(), to: c.address, data: PROBE_DATA };
     const now = await ctx.rpc.call('eth_estimateGas', [call, 'latest']);
@@ -320,13 +320,13 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
 
 const estimateBefore = estimateBeforeCreation(
   'rpc.history.estimateGas.before-creation',
-  'eth_estimateGas of a call the contract reverts today, at the block before its creation (hex number), is an estimate',
+  'eth_estimateGas before a contract\'s creation estimates a call it reverts today',
   (c) => toQuantity(c.block - 1n),
 );
 
 const estimateEarliest = estimateBeforeCreation(
   'rpc.history.estimateGas.earliest',
-  'eth_estimateGas of a call a contract created after genesis reverts today, at "earliest", is an estimate',
+  'eth_estimateGas at "earliest" estimates a call a later contract reverts today',
   () => 'earliest',
 );
 

@@ -20,10 +20,10 @@ const CALLS: { id: string; method: string; params: () => unknown[] }[] = [
 function accepts(c: (typeof CALLS)[number]): Check {
   return check({
     id: c.id,
-    section: '5.2',
+    statements: ['5.2.1'],
     level: 'required',
     needs: ['rpc', 'profile:public'],
-    title: `A public node address serves ${c.method} (only eth_getBlockReceipts is refused there)`,
+    title: `a public node address serves ${c.method} without credentials`,
   }, async (ctx) => {
     const answer = await ctx.rpc.call(c.method, c.params(), undefined, { omitConfiguredHeaders: true });
     if (answer.http.status !== 200 || !answer.hasResult) {

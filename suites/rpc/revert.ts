@@ -27,12 +27,12 @@ export function expectedRevertData(reason = REVERT_REASON): Hex {
   });
 }
 
-function revertingEstimate(ctx: CheckContext, id?: number) {
+function revertingEstimate(ctx: CheckContext<'rpc'>, id?: number) {
   return ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), data: revertingInitCode(REVERT_REASON) }], id);
 }
 
 /** The error object of the answer; fails when the node estimated instead of reporting the revert. */
-async function revertError(ctx: CheckContext): Promise<RpcError & Record<string, unknown>> {
+async function revertError(ctx: CheckContext<'rpc'>): Promise<RpcError & Record<string, unknown>> {
   const answer = await revertingEstimate(ctx);
   const json = rpcBody(answer, 'eth_estimateGas of a reverting deployment');
   if (answer.hasResult && !answer.hasError) {
@@ -47,10 +47,10 @@ async function revertError(ctx: CheckContext): Promise<RpcError & Record<string,
 
 const revertCode = check({
   id: 'rpc.estimateGas.revert.code',
-  section: '4.4, 7',
+  statements: ['4.4.4', '7.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_estimateGas of a reverting transaction answers JSON-RPC error code -32000',
+  title: 'eth_estimateGas of a reverting transaction answers error code -32000',
 }, async (ctx) => {
   const error = await revertError(ctx);
   if (error.code !== -32000) {
@@ -60,10 +60,10 @@ const revertCode = check({
 
 const revertMessage = check({
   id: 'rpc.estimateGas.revert.message',
-  section: '4.4, 7',
+  statements: ['4.4.4', '7.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'eth_estimateGas of a reverting transaction answers the message "execution reverted"',
+  title: 'eth_estimateGas of a reverting transaction answers "execution reverted"',
 }, async (ctx) => {
   const error = await revertError(ctx);
   // Clients commonly append the decoded reason ("execution reverted: conformance"): the spec's
@@ -75,10 +75,10 @@ const revertMessage = check({
 
 const revertData = check({
   id: 'rpc.estimateGas.revert.data',
-  section: '4.4, 7',
+  statements: ['4.4.4', '7.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'When the revert error carries data, it is the ABI-encoded revert reason Error("conformance")',
+  title: 'revert data, when present, is the ABI-encoded reason Error("conformance")',
 }, async (ctx) => {
   const error = await revertError(ctx);
   const expected = expectedRevertData();
@@ -93,10 +93,10 @@ const revertData = check({
 
 const errorEnvelope = check({
   id: 'rpc.envelope.error-response',
-  section: '4.2, 7',
+  statements: ['4.2.1', '7.2'],
   level: 'required',
   needs: ['rpc'],
-  title: 'An error answer is a JSON-RPC response: jsonrpc "2.0", the request id, an error with integer code and string message',
+  title: 'a revert error is a JSON-RPC response: jsonrpc, the id, code and message',
 }, async (ctx) => {
   const id = 4242;
   const answer = await revertingEstimate(ctx, id);

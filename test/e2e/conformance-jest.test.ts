@@ -26,13 +26,13 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** One child jest run in an empty working directory (no stray .env), bounded in time. */
-function conformanceJest(env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stderr: string; json: JestJson; reportDir: string }> {
+function conformanceJest(env: Record<string, string>, timeoutMs = 120_000, args: string[] = []): Promise<{ code: number | null; stderr: string; json: JestJson; reportDir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'conformance-jest-'));
   dirs.push(dir);
   const out = path.join(dir, 'jest.json');
   const reportDir = path.join(dir, 'reports');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [JEST, '-c', path.join(ROOT, 'jest.conformance.config.ts'), '--json', '--outputFile', out, '--ci'], {
+    const child = spawn(process.execPath, [JEST, '-c', path.join(ROOT, 'jest.conformance.config.ts'), '--json', '--outputFile', out, '--ci', ...args], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', REPORT_DIR: reportDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,13 +69,24 @@ describe('npx jest -c jest.conformance.config.ts', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/target: the embedded reference target .*up in/);
     // The same run, the same reports: results.json agrees with jest test for test.
-    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { target: { embedded: boolean }; checks: Array<{ id: string; status: string; outOfScope?: string }> };
+    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { target: { embedded: boolean }; checks: Array<{ id: string; status: string; cause?: string }> };
     expect(doc.target.embedded).toBe(true);
-    // results.json also lists the checks ONLY left out (skipped, out of scope); jest has a test per selected check.
-    const selected = doc.checks.filter((c) => c.outOfScope !== '--only rest');
+    // results.json also lists the checks ONLY left out (skipped, deselected); jest has a test per selected check.
+    const selected = doc.checks.filter((c) => c.cause !== 'deselected');
     expect(selected.map((c) => c.id).sort()).toEqual([...tests.keys()].sort());
     for (const c of selected) expect(tests.get(c.id)!.status).toBe(c.status === 'skipped' ? 'pending' : 'passed');
     expect(existsSync(path.join(run.reportDir, 'junit.xml'))).toBe(true);
+  });
+
+  test("-t 'rest\\.openapi\\.' without OPENAPI judges nothing: every test skipped, yet jest exits 3 (incomplete), never 0", async () => {
+    const run = await conformanceJest({}, 120_000, ['-t', 'rest\\.openapi\\.']);
+    const statuses = [...byTitle(run.json).values()].filter((t) => t.title.startsWith('rest.openapi.')).map((t) => t.status);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set(['pending']));
+    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { status: string; exitCode: number; statusReasons: string[] };
+    expect([doc.status, doc.exitCode]).toEqual(['incomplete', 3]);
+    expect(doc.statusReasons.join('\n')).toMatch(/^nothing judged: /m);
+    expect(run.code).toBe(3);
   });
 
   test('a faulty OpenAPI document by URL: the required failure fails with section, expected/actual and curl; the advisory one passes; jest exits 1', async () => {

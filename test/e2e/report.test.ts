@@ -66,7 +66,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       const tail = r.stdout.trimEnd().split('\n').slice(-2);
       expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
       expect(tail[1]).toBe('exit 0: conformant');
-      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8'));
+      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
       expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
       expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+$`));
       expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
@@ -83,7 +83,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(doc.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true, target: 'embedded' });
     const judged = doc.checks.find((c: { id: string }) => c.id === 'preconf.latency.about-200ms').metrics.latencyJudged;
     expect(judged).toMatchObject({ n: expect.any(Number), p50: expect.any(Number), p95: expect.any(Number), boundsMs: { p50: expect.any(Number), p95: expect.any(Number) } });
-    const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8'));
+    const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
     expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.summary.passed}/${doc.summary.passed}`);
     const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
@@ -98,7 +98,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
   it('--only rest: one interface judged, no pre-confirmed state, and the badge says "rest only · embedded"', async () => {
     const r = runs[3];
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
-    const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8'));
+    const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(cert.preconfLatencyMs).toBeNull();
     expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+$/);
@@ -117,24 +117,24 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     writeFileSync(path.join(copy, 'results.json'), JSON.stringify(doc, null, 2));
     const v = await cli(['verify-certificate', copy]);
     expect(v.code).toBe(1);
-    expect(v.stdout).toMatch(/^certificate does NOT match: \d+ difference\(s\)/);
+    expect(v.stdout).toMatch(/^certificate REJECTED: \d+ reason\(s\)/);
     expect(v.stdout).toContain('results.json: SHA-256 is');
     expect(v.stdout).toContain('results.json status: says "conformant", results.json gives "non-conformant"');
   });
 
-  it('compare puts the two profiles side by side, the profile-specific checks first', async () => {
+  it('compare puts the two profiles side by side, the profile-specific checks listed (--all) as differences of scope only', async () => {
     const out = dir();
-    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out]);
+    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out, '--all']);
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     const md = readFileSync(path.join(out, 'compare.md'), 'utf8');
-    expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences/);
+    expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences?/);
     expect(md).toContain('| | **embedded reference (public)** | **embedded reference (dedicated)** |');
-    const diffs = md.slice(md.indexOf('## Differences'), md.indexOf('## Same verdict everywhere'));
+    const diffs = md.slice(md.indexOf('## Scope only'), md.indexOf('## Same verdict everywhere'));
     // The 403 checks apply to the public profile only; the receipts checks to the dedicated one.
     expect(diffs).toContain('| `rpc.getBlockReceipts.public-403` | 4.3 | ✅ passed | ⏭️ out of scope |');
     expect(diffs).toMatch(/\| `rpc\.getBlockReceipts\.block\.latest` \| 4\.3 \| ⏭️ out of scope \| ✅ passed \|/);
     expect(readFileSync(path.join(out, 'compare.html'), 'utf8')).toContain('<th>embedded reference (public)</th><th>embedded reference (dedicated)</th>');
-    expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts\nreports: .*compare\.md, .*compare\.html/);
+    expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts, \d+ differing in scope only\nreports: .*compare\.md, .*compare\.html/);
   });
 
   it('compare refuses results of another suite version', async () => {

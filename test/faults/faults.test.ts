@@ -41,7 +41,7 @@ interface Outcome {
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
-  /** Checks not judged because a prerequisite failed (inconclusive with blockedBy). */
+  /** Checks not judged because a prerequisite failed or the interface was unreachable (cause blocked or unreachable). */
   blocked: CheckResult[];
   hits: number;
   exchanges: number;
@@ -88,13 +88,15 @@ async function run(v: Variant): Promise<Outcome> {
     const must = v.mustPass ? new RegExp(v.mustPass) : undefined;
     const named = must ? (doc?.checks ?? []).filter((c) => must.test(c.id)) : [];
     const unjudged = must ? (named.length ? named.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason.slice(0, 200)}`) : [`no check matches ${v.mustPass}`]) : [];
-    for (const [ids, status, reason] of v.mustBe ?? []) {
-      // Checks the variant's --only/--grep left out are listed too (skipped, out of scope): not these.
-      const these = (doc?.checks ?? []).filter((c) => new RegExp(ids).test(c.id) && !/^--(only|grep) /.test(c.outOfScope ?? ''));
+    for (const [ids, status, cause, flag] of v.mustBe ?? []) {
+      // Checks the variant's --only/--grep left out are listed too (skipped, deselected): not these.
+      const these = (doc?.checks ?? []).filter((c) => new RegExp(ids).test(c.id) && c.cause !== 'deselected');
       if (these.length === 0) unjudged.push(`no check matches ${ids} (mustBe ${status})`);
-      for (const c of these) if (c.status !== status || !new RegExp(reason).test(c.reason)) unjudged.push(`${c.id}: ${c.status} ${c.reason.slice(0, 200)} (mustBe ${status} /${reason}/)`);
+      for (const c of these) {
+        if (c.status !== status || c.cause !== cause || c.outOfScope?.flag !== flag) unjudged.push(`${c.id}: ${c.status} (${c.cause}${c.outOfScope ? `, ${c.outOfScope.flag}` : ''}) ${c.reason.slice(0, 200)} (mustBe ${status} (${cause}${flag ? `, ${flag}` : ''}))`);
+      }
     }
-    const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && c.blockedBy);
+    const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && (c.cause === 'blocked' || c.cause === 'unreachable'));
     const o: Outcome = { variant: v, exitCode, crash, counts, unjudged, failing, matching, blocked, hits: proxy.hits, exchanges: proxy.exchanges, durationMs, console: out.text() };
     outcomes.push(o);
     return o;
@@ -202,7 +204,8 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
       if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
       if (v.oneRoot) {
         // One root cause, one failure: the root fails, what needed it says it was blocked.
-        const blockedByRoot = o.blocked.filter((c) => c.blockedBy === v.oneRoot!.blockedBy).length;
+        const by = v.oneRoot.blockedBy;
+        const blockedByRoot = o.blocked.filter((c) => (typeof by === 'string' ? c.blockedBy === by : c.unreachable === by.unreachable)).length;
         expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({ failed: v.oneRoot.failed, blockedByRoot: v.oneRoot.blockedAtLeast });
       }
     }, 60_000);

@@ -42,7 +42,7 @@ const env = (): RunEnv => ({
   signal: new AbortController().signal,
 });
 
-const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, section: '4.2', level: 'required' as const, needs: ['rpc' as const] });
+const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, statements: ['4.2.1'], level: 'required' as const, needs: ['rpc' as const] });
 
 it('runs the observation once per run; each check judges it and receives only its lanes\' exchanges', async () => {
   let runs = 0;

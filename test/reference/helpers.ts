@@ -1,7 +1,7 @@
 // Shared plumbing for the reference-target tests: raw JSON-RPC over fetch (so status codes
 // and error envelopes are visible), bounded polling, and viem clients for the signer.
-import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hex } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ReferenceTarget } from '../../src/reference';
 
 export interface RawAnswer {
@@ -70,6 +70,53 @@ export function clients(ref: ReferenceTarget) {
     publicClient: createPublicClient({ chain, transport: http(ref.rpcUrl) }),
   };
 }
+
+/** A funded dev account of anvil's that the signer pays in the tests. */
+export const RECIPIENT: Hex = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+
+/** A signed EIP-1559 transfer (or, with `to: null`, a deployment) from the reference's signer. */
+export interface TxFields {
+  value?: bigint;
+  data?: Hex;
+  to?: Hex | null;
+  gas?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+}
+
+export async function sign(target: ReferenceTarget, nonce: number, fields: TxFields = {}, account: PrivateKeyAccount = clients(target).account): Promise<Hex> {
+  const { wallet, chain } = clients(target);
+  const { to = RECIPIENT, value = 1n, ...rest } = fields;
+  return wallet.signTransaction({
+    account,
+    chain,
+    ...(to === null ? {} : { to }),
+    value,
+    nonce,
+    gas: 21_000n,
+    maxFeePerGas: parseEther('0.00000005'),
+    maxPriorityFeePerGas: 1_000_000n,
+    ...rest,
+  });
+}
+
+export async function pendingCount(target: ReferenceTarget, address: Hex = clients(target).account.address): Promise<number> {
+  return Number(await rpc(target.rpcUrl, 'eth_getTransactionCount', [address, 'pending']));
+}
+
+/** Sends a raw transaction; returns the hash and the moment the answer arrived. */
+export async function send(target: ReferenceTarget, raw: Hex): Promise<{ hash: Hex; answeredAt: number; sendMs: number }> {
+  const t = performance.now();
+  const hash = await rpc<Hex>(target.rpcUrl, 'eth_sendRawTransaction', [raw]);
+  const answeredAt = performance.now();
+  return { hash, answeredAt, sendMs: answeredAt - t };
+}
+
+/** ms from `since` until the "pending" count of the signer passes `nonce`; bounded. */
+export async function visibleAfter(target: ReferenceTarget, nonce: number, since: number, timeoutMs = 3_000): Promise<number> {
+  return waitFor('the transaction at "pending"', async () => ((await pendingCount(target)) > nonce ? performance.now() - since : undefined), timeoutMs, 1);
+}
+
 
 /** ISIN validity is judged by the suite's own unit-tested format. */
 export { isIsin as isValidIsin } from '../../src/harness/formats';

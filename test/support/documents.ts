@@ -3,12 +3,14 @@
  * functions the CLI uses (src/cli/results.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
+import { quoted } from '../../src/cli/traceability';
 import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 
 export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {}): RunDocument {
   const facts = opts.facts ?? {};
   const durationMs = opts.durationMs ?? 1000;
-  const { status, reasons } = deriveStatus(checks, facts);
+  const derivedScope = deriveScope(checks, scope);
+  const { status, reasons } = deriveStatus(checks, facts, derivedScope);
   return {
     suite: opts.suite ?? { name: 'tokenized-stocks-conformance', version: '0.1.0' },
     spec: { version: '1.0.0' },
@@ -18,10 +20,11 @@ export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { fa
     durationMs,
     status,
     statusReasons: reasons,
-    scope: deriveScope(checks, scope),
+    scope: derivedScope,
     summary: summarize(checks),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    statements: quoted(checks),
     checks,
   };
 }

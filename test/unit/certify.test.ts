@@ -1,16 +1,28 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as sigstore from '@sigstore/core';
+import Ajv from 'ajv/dist/2020';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { badgeOf, buildCertificate, renderBadge, sha256, verifyCertificate, VerifyError } from '../../src/cli/certify';
-import type { RunDocument, ScopeFacts } from '../../src/cli/results';
+import YAML from 'yaml';
+import { badgeOf, badgeLabel, renderBadge } from '../../src/cli/certificate/badge';
+import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
+import { buildStatement, ciRunUrl, maskUrl, sha256, TEST_RESULT_PREDICATE, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
+import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
+import { PREDICATE_FILE, type CertifyOptions } from '../../src/cli/certificate/write';
+import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
-import { loadConfig } from '../../src/cli/config';
+import { ConfigError, loadConfig } from '../../src/cli/config';
+import { main } from '../../src/cli/main';
+import { redactorFor } from '../../src/cli/target';
+import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
   title: `title of ${id}`,
+  statements: id.startsWith('rest') ? ['2.1.1'] : ['4.5.1'],
   section: id.startsWith('rest') ? '2.1' : '4.5',
   level: 'required',
   needs: id.startsWith('rest') ? ['rest'] : id.startsWith('preconf') ? ['rpc', 'signer'] : ['rpc'],
@@ -33,19 +45,93 @@ function doc(checks: CheckResult[], scope: ScopeFacts = FULL): RunDocument {
   return runDocument(checks, scope, { durationMs: 20_000 });
 }
 
-const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { outOfScope: 'no --nav-max-age' }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];
+const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--nav-max-age', words: 'no --nav-max-age' } }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];
 
-function certified(d: RunDocument): string {
+const keys = {
+  'ECDSA P-256': generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+  Ed25519: generateKeyPairSync('ed25519'),
+};
+const pem = (k: KeyObject) => k.export({ type: k.type === 'private' ? 'pkcs8' : 'spki', format: 'pem' }).toString();
+const signing = (name: keyof typeof keys) => loadSigningKey(pem(keys[name].privateKey), 'test key');
+
+function certified(d: RunDocument, opts: CertifyOptions | true = true): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
-  writeReports(d, dir, { certify: true });
+  writeReports(d, dir, { certify: opts });
   return dir;
 }
+const readJson = (dir: string, name: string) => JSON.parse(readFileSync(path.join(dir, name), 'utf8'));
+const statementOf = (dir: string): Statement => {
+  const c = readJson(dir, 'certificate.json');
+  return c.payloadType ? JSON.parse(Buffer.from(c.payload, 'base64').toString('utf8')) : c;
+};
 
-describe('certificate', () => {
-  it('carries suite, spec, status, scope, target, date, counts per section, latency and the hash of results.json', () => {
+/** Every leaf of a JSON value: its path and a different value of the same kind. */
+function edits(v: unknown, at: Array<string | number> = []): Array<[Array<string | number>, unknown]> {
+  if (Array.isArray(v)) return v.length ? v.flatMap((x, i) => edits(x, [...at, i])) : [[at, ['x']]];
+  if (v !== null && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => edits(x, [...at, k]));
+  const other = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : typeof v === 'string' ? `${v}x` : 'x';
+  return [[at, other]];
+}
+function edited<T>(v: T, [at, value]: [Array<string | number>, unknown]): T {
+  const copy = structuredClone(v) as Record<string | number, unknown>;
+  let o = copy;
+  for (const k of at.slice(0, -1)) o = o[k] as Record<string | number, unknown>;
+  if (at.length === 0) return value as T;
+  o[at[at.length - 1]] = value;
+  return copy as T;
+}
+
+/** In-toto Statement v1 with the test-result predicate v0.1, as the in-toto/attestation specs state them. */
+const IN_TOTO_TEST_RESULT = {
+  type: 'object',
+  required: ['_type', 'subject', 'predicateType', 'predicate'],
+  properties: {
+    _type: { const: 'https://in-toto.io/Statement/v1' },
+    subject: { type: 'array', minItems: 1, items: { type: 'object', required: ['digest'], properties: { name: { type: 'string' }, digest: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', pattern: '^[0-9a-f]+$' } } } } },
+    predicateType: { const: 'https://in-toto.io/attestation/test-result/v0.1' },
+    predicate: { $ref: '#/$defs/predicate' },
+  },
+  $defs: {
+    descriptor: {
+      type: 'object',
+      anyOf: [{ required: ['uri'] }, { required: ['digest'] }, { required: ['content'] }],
+      properties: { name: { type: 'string' }, uri: { type: 'string', pattern: '^[a-z][a-z0-9+.-]*:' }, digest: { type: 'object' }, content: { type: 'string' }, annotations: { type: 'object' } },
+    },
+    predicate: {
+      type: 'object',
+      required: ['result', 'configuration'],
+      properties: {
+        result: { enum: ['PASSED', 'WARNED', 'FAILED'] },
+        configuration: { type: 'array', items: { $ref: '#/$defs/descriptor' } },
+        url: { type: 'string', pattern: '^https?://' },
+        passedTests: { type: 'array', items: { type: 'string' } },
+        warnedTests: { type: 'array', items: { type: 'string' } },
+        failedTests: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+};
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validStatement = ajv.compile(IN_TOTO_TEST_RESULT);
+const validPredicate = ajv.compile({ ...IN_TOTO_TEST_RESULT.$defs.predicate, $defs: IN_TOTO_TEST_RESULT.$defs });
+
+describe('certificate: an in-toto test-result statement', () => {
+  it('is an in-toto Statement v1 about results.json, with the test-result predicate and the suite\'s extension', () => {
     const dir = certified(doc(passing()));
-    const cert = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'));
-    expect(cert).toMatchObject({
+    const st = readJson(dir, 'certificate.json');
+    expect(validStatement(st) ? [] : validStatement.errors).toEqual([]);
+    expect(st.subject).toEqual([{ name: 'results.json', digest: { sha256: sha256(readFileSync(path.join(dir, 'results.json'))) } }]);
+    expect(st.predicate).toMatchObject({ result: 'PASSED', passedTests: ['rest.a', 'rpc.c', 'rpc.d', 'preconf.latency'], warnedTests: [], failedTests: [] });
+    expect(st.predicate.url).toBeUndefined();
+    expect(st.predicate.configuration).toEqual([
+      { name: 'suite', uri: 'pkg:npm/tokenized-stocks-conformance@0.1.0' },
+      { name: 'spec', uri: 'urn:tokenized-stocks-api-and-rpc:1.0.0' },
+      { name: 'profile', uri: 'urn:tokenized-stocks-conformance:profile:dedicated' },
+      { name: 'scope', uri: 'urn:tokenized-stocks-conformance:scope:full', annotations: { groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rest', 'rpc'], signer: true, archive: false } },
+      { name: 'target:rest', uri: 'https://api.example', annotations: { embedded: false } },
+      { name: 'target:rpc', uri: 'https://rpc.example', annotations: { embedded: false } },
+    ]);
+    expect(st.predicate.tokenizedStocksConformance).toMatchObject({
       suite: { name: 'tokenized-stocks-conformance', version: '0.1.0' },
       spec: { version: '1.0.0' },
       status: 'conformant',
@@ -58,64 +144,226 @@ describe('certificate', () => {
       preconfLatencyMs: { n: 13, p50: 41.5, p95: 120 },
       badge: { message: 'conformant · dedicated · 4/4' },
     });
-    expect(cert.results.sha256).toBe(sha256(readFileSync(path.join(dir, 'results.json'))));
+  });
+
+  it('predicate.json is the predicate alone, as actions/attest takes it (predicate-path)', () => {
+    const dir = certified(doc(passing()), { url: 'https://github.com/o/r/actions/runs/42' });
+    const predicate = readJson(dir, 'predicate.json');
+    expect(validPredicate(predicate) ? [] : validPredicate.errors).toEqual([]);
+    expect(predicate).toEqual(statementOf(dir).predicate);
+    expect(predicate.url).toBe('https://github.com/o/r/actions/runs/42');
+  });
+
+  it.each<[string, CheckResult[], string, Partial<TestResultPredicate>]>([
+    ['a required failure', [result('rest.a', 'passed'), result('rpc.c', 'failed'), result('rpc.d', 'failed', { level: 'advisory' })], 'FAILED', { passedTests: ['rest.a'], warnedTests: ['rpc.d'], failedTests: ['rpc.c'] }],
+    ['incomplete is never PASSED', [result('rest.a', 'passed'), result('rpc.c', 'inconclusive')], 'WARNED', { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] }],
+    ['conformant with an advisory failure', [result('rest.a', 'passed'), result('rpc.c', 'failed', { level: 'advisory' })], 'PASSED', { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] }],
+  ])('result: %s', (_what, checks, outcome, tests) => {
+    const p = buildStatement(doc(checks), '{}').predicate;
+    expect(p.result).toBe(outcome);
+    expect(p).toMatchObject(tests);
+  });
+
+  it.each<[string | null, string | null]>([
+    ['https://rpc.example', 'https://rpc.example'],
+    ['https://rpc.example/v1/rpc', 'https://rpc.example/v1/rpc'],
+    ['https://rpc.example/v2/***', 'https://rpc.example/***'],
+    ['https://rpc.example/rpc?apikey=***', 'https://rpc.example/***'],
+    ['https://rpc.example:8443/a/%2A%2A%2A/b', 'https://rpc.example:8443/***'],
+    ['not a url', '***'],
+    [null, null],
+  ])('target %s is named %s: origin plus path, masked when any of it was secret', (url, named) => {
+    expect(maskUrl(url)).toBe(named);
+  });
+
+  it('the CI run URL comes from what GitHub Actions sets, only when it is well-formed', () => {
+    const gh = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/nodes', GITHUB_RUN_ID: '123', GITHUB_RUN_ATTEMPT: '2' };
+    expect(ciRunUrl(gh)).toBe('https://github.com/acme/nodes/actions/runs/123/attempts/2');
+    expect(ciRunUrl({ ...gh, GITHUB_RUN_ATTEMPT: undefined })).toBe('https://github.com/acme/nodes/actions/runs/123');
+    expect(ciRunUrl({ ...gh, GITHUB_REPOSITORY: 'acme/nodes/../x y' })).toBeUndefined();
+    expect(ciRunUrl({})).toBeUndefined();
+  });
+});
+
+describe('verify-certificate', () => {
+  it('round-trips unsigned: self-reported, said in the badge, summary.md and report.html', () => {
+    const dir = certified(doc(passing()));
+    const v = verifyCertificate(dir);
+    expect(v.differences).toEqual([]);
+    expect(v.signature).toBeNull();
+    expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain('<title>tokenized-stocks conformance (self-reported): conformant · dedicated · 4/4</title>');
+    expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/## Certificate\n\ncertificate\.json is self-reported: an unsigned in-toto statement\./);
+    expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('<section id="certificate"><h2>Certificate</h2><p>certificate.json is self-reported');
   });
 
   it('--only rest with a key: the certificate names one interface and no pre-confirmed state, and round-trips', () => {
-    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', reason: 'not selected (--only rest)', outOfScope: '--only rest', metrics: undefined }));
+    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', cause: 'deselected', reason: 'not selected (--only rest)', outOfScope: { flag: '--only', words: '--only rest' }, metrics: undefined }));
     const dir = certified(doc(checks, { ...FULL, only: ['rest'] }));
-    const cert = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'));
-    expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
-    expect(cert.preconfLatencyMs).toBeNull();
-    expect(cert.badge.message).toBe('conformant · rest only · dedicated · 1/1');
+    const c = statementOf(dir).predicate.tokenizedStocksConformance;
+    expect(c.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
+    expect(c.preconfLatencyMs).toBeNull();
+    expect(c.badge.message).toBe('conformant · rest only · dedicated · 1/1');
     expect(verifyCertificate(dir).differences).toEqual([]);
   });
 
-  it('round-trips: verify-certificate finds nothing altered', () => {
-    expect(verifyCertificate(certified(doc(passing()))).differences).toEqual([]);
+  describe.each(Object.keys(keys) as Array<keyof typeof keys>)('signed with %s', (name) => {
+    const pub = keys[name].publicKey;
+    const dir = certified(doc([...passing(), result('rpc.e', 'failed', { level: 'advisory' })]), { signKey: signing(name) });
+
+    it('is a DSSE envelope of the statement, its keyid the SHA-256 of the public key, and it verifies', () => {
+      const env = readJson(dir, 'certificate.json');
+      expect(Object.keys(env).sort()).toEqual(['payload', 'payloadType', 'signatures']);
+      expect(env.payloadType).toBe('application/vnd.in-toto+json');
+      expect(env.signatures).toEqual([{ keyid: `sha256:${sha256(pub.export({ type: 'spki', format: 'der' }))}`, sig: expect.any(String) }]);
+      expect(validStatement(statementOf(dir)) ? [] : validStatement.errors).toEqual([]);
+      const v = verifyCertificate(dir, { key: pub });
+      expect(v.differences).toEqual([]);
+      expect(v.signature).toEqual({ keyids: [keyIdOf(pub)], verified: true });
+      expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/5</title>');
+      expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(`certificate.json is an in-toto statement signed with the key ${keyIdOf(pub)}`);
+    });
+
+    it('is verified by an implementation the suite did not write (@sigstore/core: DSSE PAE and signature check)', () => {
+      const env = readJson(dir, 'certificate.json');
+      const signed = sigstore.dsse.preAuthEncoding(env.payloadType, Buffer.from(env.payload, 'base64'));
+      const ok = sigstore.crypto.verify(signed, sigstore.crypto.createPublicKey(pem(pub)), Buffer.from(env.signatures[0].sig, 'base64'), name === 'Ed25519' ? undefined : 'sha256');
+      expect(ok).toBe(true);
+      expect(sigstore.crypto.verify(Buffer.concat([signed, Buffer.from(' ')]), pub, Buffer.from(env.signatures[0].sig, 'base64'), name === 'Ed25519' ? undefined : 'sha256')).toBe(false);
+    });
+
+    it('is rejected with another key, and a bare statement is rejected when --key asks for a signature', () => {
+      const other = generateKeyPairSync('ed25519').publicKey;
+      expect(verifyCertificate(dir, { key: other }).differences).toEqual([expect.stringMatching(/^signature: no signature by the key given \(its keyid is sha256:[0-9a-f]{64}; the envelope names sha256:[0-9a-f]{64}\)$/)]);
+      const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
+      cpSync(dir, copy, { recursive: true });
+      writeFileSync(path.join(copy, 'certificate.json'), JSON.stringify(statementOf(dir)));
+      expect(verifyCertificate(copy, { key: pub }).differences).toContain('certificate.json is not signed (self-reported), but --key asks for a signature');
+    });
+
+    it('every single-field edit of results.json is rejected', () => {
+      const results = readJson(dir, 'results.json');
+      const all = edits(results);
+      expect(all.length).toBeGreaterThan(60);
+      for (const e of all) {
+        const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
+        cpSync(dir, copy, { recursive: true });
+        writeFileSync(path.join(copy, 'results.json'), JSON.stringify(edited(results, e), null, 2) + '\n');
+        let why: string[];
+        try {
+          why = verifyCertificate(copy, { key: pub }).differences;
+        } catch (err) {
+          why = [(err as Error).message];
+        }
+        if (why.length === 0) throw new Error(`an edit of results.json ${e[0].join('.')} was accepted`);
+        expect(why[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$|made by suite version/);
+      }
+    });
+
+    it('every single-field edit of the statement is rejected (the signature no longer verifies)', () => {
+      const env = readJson(dir, 'certificate.json');
+      const statement = statementOf(dir);
+      const all = edits(statement);
+      expect(all.length).toBeGreaterThan(40);
+      for (const e of all) {
+        const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
+        cpSync(dir, copy, { recursive: true });
+        writeFileSync(path.join(copy, 'certificate.json'), JSON.stringify({ ...env, payload: Buffer.from(JSON.stringify(edited(statement, e))).toString('base64') }));
+        let why: string[];
+        try {
+          why = verifyCertificate(copy, { key: pub }).differences;
+        } catch (err) {
+          why = [(err as Error).message];
+        }
+        if (why.length === 0) throw new Error(`an edit of the statement at ${e[0].join('.')} was accepted`);
+        expect(why[0]).toMatch(/^signature: the signature does not verify with the key given|is not a certificate of this suite|made by suite version/);
+      }
+    });
+
+    it('every single-field edit of the badge is rejected', () => {
+      const c = statementOf(dir).predicate.tokenizedStocksConformance;
+      for (const e of edits({ label: 'tokenized-stocks conformance', ...c.badge })) {
+        const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
+        cpSync(dir, copy, { recursive: true });
+        writeFileSync(path.join(copy, 'badge.svg'), renderBadge(edited({ label: 'tokenized-stocks conformance', ...c.badge }, e)));
+        expect(verifyCertificate(copy, { key: pub }).differences).toEqual([expect.stringMatching(/^badge\.svg does not say what the certificate and results\.json say/)]);
+      }
+    });
   });
 
-  it('a tampered results.json is caught, with what differs', () => {
+  it('the forgery: failures marked passed and everything recomputed with the suite\'s own functions is rejected without the private key', () => {
+    // A non-conformant run: 19 of 78 judged checks passed.
+    const checks = Array.from({ length: 78 }, (_, i) => result(`rpc.check-${i}`, i < 19 ? 'passed' : 'failed', { expected: '0x1', actual: '0x2' }));
+    const d = doc(checks, { ...FULL, baseUrl: undefined, signer: false });
+    expect(badgeOf(d).message).toBe('non-conformant · dedicated · 19/78');
+    const key = signing('ECDSA P-256');
+    const dir = certified(d, { signKey: key });
+    expect(verifyCertificate(dir, { key: keys['ECDSA P-256'].publicKey }).differences).toEqual([]);
+
+    const forged = readJson(dir, 'results.json') as RunDocument;
+    forged.checks = forged.checks.map((r) => (r.status === 'failed' ? { ...r, status: 'passed', reason: '', expected: undefined, actual: undefined } : r));
+    const { status, reasons } = deriveStatus(forged.checks, factsOf(forged));
+    Object.assign(forged, { status, statusReasons: reasons, exitCode: exitCodeFor(status, factsOf(forged)), summary: summarize(forged.checks) });
+    forged.scope = deriveScope(forged.checks, { only: forged.scope.groups, profile: 'dedicated', embedded: false, rpcUrl: forged.target.rpcUrl, baseUrl: null, signer: false, archive: false });
+    // Written by the suite's own writer: unsigned, and signed with a key of the forger's.
+    for (const opts of [{}, { signKey: loadSigningKey(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), 'forger') }]) {
+      writeReports(forged, dir, { certify: opts });
+      expect(statementOf(dir).predicate.tokenizedStocksConformance.badge.message).toBe('conformant · rpc only · dedicated · 78/78');
+      // Self-consistent, which is all an unsigned certificate can be ...
+      expect(verifyCertificate(dir).differences).toEqual([]);
+      // ... and rejected by whoever holds the real public key.
+      const why = verifyCertificate(dir, { key: keys['ECDSA P-256'].publicKey }).differences;
+      expect(why).toEqual([opts.signKey ? expect.stringMatching(/^signature: no signature by the key given/) : 'certificate.json is not signed (self-reported), but --key asks for a signature']);
+    }
+  });
+
+  it('the forged results.json beside the real signed certificate is rejected, naming what differs', () => {
     const failing = [...passing().slice(0, 2), result('rpc.c', 'failed', { expected: '0x1', actual: '0x2' }), result('rpc.d', 'passed')];
-    const dir = certified(doc(failing));
+    const dir = certified(doc(failing), { signKey: signing('Ed25519') });
     const file = path.join(dir, 'results.json');
     const d = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
-    // Turn the failure into a pass and claim the run was conformant.
     d.checks[2] = { ...d.checks[2], status: 'passed', reason: '' };
     d.status = 'conformant';
     writeFileSync(file, JSON.stringify(d, null, 2) + '\n');
-    const diffs = verifyCertificate(dir).differences;
+    const diffs = verifyCertificate(dir, { key: keys.Ed25519.publicKey }).differences;
     expect(diffs[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$/);
     expect(diffs).toContain('results.json summary.passed: says 2, results.json gives 3');
-    expect(diffs).toContain('certificate.json totals.passed: says 2, results.json gives 3');
-    expect(diffs.some((l) => l.startsWith('badge.svg does not show what results.json gives'))).toBe(true);
+    expect(diffs).toContain('certificate.json predicate.tokenizedStocksConformance.totals.passed: says 2, results.json gives 3');
+    expect(diffs).toContain('certificate.json predicate.failedTests: says ["rpc.c"], results.json gives []');
+    expect(diffs.some((l) => l.startsWith('badge.svg does not say'))).toBe(true);
+    expect(diffs.some((l) => l.startsWith('summary.md does not say'))).toBe(true);
+    expect(diffs.some((l) => l.startsWith('report.html does not say'))).toBe(true);
   });
 
   it('a status that its own checks contradict is caught even when the hash is made to match', () => {
-    const failing = [result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')];
-    const d = doc(failing);
-    const forged = { ...d, status: 'conformant' as const, statusReasons: [], exitCode: 0 };
-    const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
-    writeReports(forged, dir, { certify: true });
+    const d = doc([result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')]);
+    const dir = certified({ ...d, status: 'conformant', statusReasons: [], exitCode: 0 });
     expect(verifyCertificate(dir).differences).toEqual([
       'results.json status: says "conformant", results.json gives "non-conformant"',
       'results.json statusReasons: says [], results.json gives ["1 required check failed"]',
       'results.json exitCode: says 0, results.json gives 1',
-      'certificate.json status: says "conformant", results.json gives "non-conformant"',
-      'certificate.json exitCode: says 0, results.json gives 1',
-      'certificate.json badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
-      'certificate.json badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
-      'badge.svg does not show what results.json gives ("non-conformant · dedicated · 2/3")',
+      'certificate.json predicate.result: says "PASSED", results.json gives "FAILED"',
+      'certificate.json predicate.tokenizedStocksConformance.status: says "conformant", results.json gives "non-conformant"',
+      'certificate.json predicate.tokenizedStocksConformance.exitCode: says 0, results.json gives 1',
+      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
+      'certificate.json predicate.tokenizedStocksConformance.badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
+      'badge.svg does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
+      'summary.md does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
+      'report.html does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
     ]);
   });
 
-  it('an edited certificate is caught', () => {
-    const dir = certified(doc([result('rest.a', 'passed'), result('rpc.c', 'passed')], { ...FULL, signer: false }));
-    const file = path.join(dir, 'certificate.json');
-    const cert = JSON.parse(readFileSync(file, 'utf8'));
-    cert.scope.signer = true;
-    writeFileSync(file, JSON.stringify(cert));
-    expect(verifyCertificate(dir).differences).toEqual(['certificate.json scope.signer: says true, results.json gives false']);
+  it('--target: the certificate must be about that endpoint (origins compared)', () => {
+    const dir = certified(doc(passing(), { ...FULL, rpcUrl: 'https://rpc.example/v2/***' }));
+    expect(verifyCertificate(dir, { target: 'https://rpc.example/v2/MYKEY' }).differences).toEqual([]);
+    expect(verifyCertificate(dir, { target: 'https://api.example' }).differences).toEqual([]);
+    expect(verifyCertificate(dir, { target: 'https://rpc.other.example' }).differences).toEqual(['target: the certificate is about https://api.example and https://rpc.example, not https://rpc.other.example']);
+  });
+
+  it('--max-age: an old certificate is rejected', () => {
+    const dir = certified(doc(passing()));
+    const finished = Date.parse('2026-01-01T00:00:20.000Z');
+    expect(verifyCertificate(dir, { maxAgeSec: 3600, now: new Date(finished + 1800_000) }).differences).toEqual([]);
+    expect(verifyCertificate(dir, { maxAgeSec: 3600, now: new Date(finished + 3 * 86400_000) }).differences).toEqual(['age: the run finished 2026-01-01T00:00:20.000Z, 72 h ago, older than --max-age (60 min)']);
   });
 
   it('refuses a directory without a certificate', () => {
@@ -126,11 +374,87 @@ describe('certificate', () => {
   });
 });
 
+describe('conformance verify-certificate (the subcommand)', () => {
+  const run = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    const out = sink();
+    const err = sink();
+    const code = await main(['verify-certificate', ...argv], env, { out: out.stream, err: err.stream });
+    return { code, out: out.text(), err: err.text() };
+  };
+  const keyFile = (k: KeyObject) => {
+    const f = path.join(mkdtempSync(path.join(tmpdir(), 'key-')), 'key.pem');
+    writeFileSync(f, pem(k));
+    return f;
+  };
+
+  it('exit 0 verified (saying how), 1 rejected (saying why), 2 bad invocation', async () => {
+    const dir = certified(doc(passing()), { signKey: signing('Ed25519') });
+    const ok = await run([dir, '--key', keyFile(keys.Ed25519.publicKey)]);
+    expect(ok).toMatchObject({ code: 0, err: '' });
+    expect(ok.out).toMatch(/^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant, badge "conformant · dedicated · 4\/4" — signed by sha256:[0-9a-f]{64}: signature verified with --key\n$/);
+    expect((await run([dir])).out).toMatch(/signature NOT checked \(give --key <public key PEM>\)\n$/);
+    const bad = await run([dir, '--key', keyFile(keys['ECDSA P-256'].publicKey)]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/^certificate REJECTED: 1 reason\(s\)\n {2}- signature: no signature by the key given/);
+    expect((await run([certified(doc(passing()))])).out).toMatch(/— self-reported: not signed, so it shows that the files agree, not who ran the suite\n$/);
+    for (const argv of [[], [dir, dir], [dir, '--key', '/nonexistent.pem'], [dir, '--max-age', 'soon'], [dir, '--base-url', 'https://x.example'], [dir, '--bogus']]) {
+      const r = await run(argv);
+      expect([argv, r.code]).toEqual([argv, 2]);
+      expect(r.err).toMatch(/^conformance verify-certificate: /);
+    }
+    expect((await run([dir, '--key', keyFile(keys.Ed25519.privateKey)])).code).toBe(0);
+  });
+
+  it('--live refuses a certified target it cannot dial: a masked URL without --rpc-url, or another origin', async () => {
+    const dir = certified(doc(passing(), { ...FULL, baseUrl: undefined, rpcUrl: 'https://rpc.example/v2/***' }));
+    const masked = await run([dir, '--live']);
+    expect(masked.code).toBe(2);
+    expect(masked.err).toContain('--live: the certificate names the target as https://rpc.example/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it');
+    const other = await run([dir, '--live'], { RPC_URL: 'https://elsewhere.example/v2/KEY' });
+    expect(other.code).toBe(2);
+    expect(other.err).toContain('--live: --rpc-url (or RPC_URL) has origin https://elsewhere.example; the certificate is about https://rpc.example');
+    expect(other.err + other.out).not.toContain('KEY');
+  });
+});
+
+describe('--sign-key', () => {
+  it('from a file or the environment; the flag refused without --certify; refused when it is no usable key; never echoed', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'key-')), 'k.pem');
+    const text = pem(keys.Ed25519.privateKey);
+    writeFileSync(file, text);
+    expect(loadConfig(['--certify', '--sign-key', file], {}).signKey?.keyid).toBe(keyIdOf(keys.Ed25519.publicKey));
+    expect(loadConfig(['--certify'], { CERT_SIGN_KEY_FILE: file }).signKey?.keyid).toBe(keyIdOf(keys.Ed25519.publicKey));
+    expect(loadConfig(['--certify'], { CERT_SIGN_KEY: text }).signKey?.keyid).toBe(keyIdOf(keys.Ed25519.publicKey));
+    expect(() => loadConfig(['--sign-key', file], {})).toThrow(/add --certify/);
+    // From the environment, it waits for the runs that certify.
+    expect(loadConfig([], { CERT_SIGN_KEY: text }).signKey).toBeUndefined();
+    expect(loadConfig([], { CERT_SIGN_KEY: 'not a key at all' }).signKey).toBeUndefined();
+    expect(() => loadConfig(['--certify', '--sign-key', file], { CERT_SIGN_KEY: text })).toThrow(/both set/);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+    const tries: Array<[NodeJS.ProcessEnv, RegExp]> = [
+      [{ CERT_SIGN_KEY: 'garbage-key-material-0123456789' }, /^CERT_SIGN_KEY: not a PEM private key \(value not shown\)$/],
+      [{ CERT_SIGN_KEY: pem(rsa) }, /^CERT_SIGN_KEY: a rsa key; use an ECDSA P-256 or Ed25519 key$/],
+    ];
+    for (const [env, why] of tries) {
+      expect(() => loadConfig(['--certify'], env)).toThrow(ConfigError);
+      expect(() => loadConfig(['--certify'], env)).toThrow(why);
+    }
+  });
+
+  it('the key is registered with the run\'s redactor: neither the PEM nor any line of it can be printed', () => {
+    const k = signing('ECDSA P-256');
+    const redactor = redactorFor({ ...loadConfig([], {}), signKey: k });
+    const line = k.pem.split('\n')[1];
+    expect(redactor.text(`key: ${k.pem}`)).not.toContain(line);
+    expect(redactor.text(`oops ${line} oops`)).toBe('oops *** oops');
+  });
+});
+
 describe('badge', () => {
   const badge = (checks: CheckResult[], scope: ScopeFacts = FULL) => badgeOf(doc(checks, scope)).message;
   const rpcOnly = [result('rpc.c', 'passed'), result('preconf.x', 'passed')];
-  // As results.json lists a run: the checks --only left out are there, skipped with outOfScope '--only …'.
-  const leftOut = (r: CheckResult, flag: string): CheckResult => ({ ...r, status: 'skipped', reason: `not selected (${flag})`, outOfScope: flag, metrics: undefined });
+  // As results.json lists a run: the checks --only left out are there, skipped, deselected by --only.
+  const leftOut = (r: CheckResult, words: string): CheckResult => ({ ...r, status: 'skipped', cause: 'deselected', reason: `not selected (${words})`, outOfScope: { flag: '--only', words }, metrics: undefined });
   const onlyRest = passing().map((r) => (r.id.startsWith('rest.') ? r : leftOut(r, '--only rest')));
   const onlyRestRpc = passing().map((r) => (r.id.startsWith('preconf.') ? leftOut(r, '--only rest,rpc') : r));
 
@@ -152,7 +476,7 @@ describe('badge', () => {
   });
 
   it('is a small self-contained SVG that says the same', () => {
-    const svg = renderBadge(buildCertificate(doc(passing()), '{}'));
+    const svg = renderBadge({ label: badgeLabel(true), ...buildStatement(doc(passing()), '{}').predicate.tokenizedStocksConformance.badge });
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="\d+" height="20"/);
     expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4</title>');
     expect(svg).not.toMatch(/<script|href=|<image|@import|url\(http/);
@@ -172,5 +496,31 @@ describe('--certify', () => {
   it('without it, no certificate or badge is written', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
     expect(writeReports(doc(passing()), dir).map((f) => path.basename(f))).toEqual(['results.json', 'junit.xml', 'summary.md', 'report.html']);
+    expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toContain('## Certificate');
+  });
+});
+
+describe('examples/certify-attest.yml', () => {
+  interface Step { name?: string; uses?: string; run?: string; with?: Record<string, string>; env?: Record<string, string> }
+  const wf = YAML.parse(readFileSync(path.join(__dirname, '../../examples/certify-attest.yml'), 'utf8')) as {
+    permissions: Record<string, string>;
+    jobs: { certify: { permissions: Record<string, string>; env: Record<string, string>; defaults: { run: { 'working-directory': string } }; steps: Step[] } };
+  };
+  const job = wf.jobs.certify;
+  const dir = `${job.defaults.run['working-directory']}/${job.env.REPORT_DIR}`;
+
+  it('may mint the OIDC token and store attestations in its job only, and certifies (CERTIFY=1, CERT_SIGN_KEY optional)', () => {
+    expect(wf.permissions).toEqual({ contents: 'read' });
+    expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write', attestations: 'write' });
+    expect(loadConfig([], { CERTIFY: job.env.CERTIFY }).certify).toBe(true);
+    expect(job.env.CERT_SIGN_KEY).toBe('${{ secrets.CERT_SIGN_KEY }}');
+  });
+
+  it('attests results.json with the predicate file the suite writes, and verifies it as a relying party would', () => {
+    const attest = job.steps.find((s) => s.uses?.startsWith('actions/attest@'));
+    expect(attest?.with).toEqual({ 'subject-path': `${dir}/results.json`, 'predicate-type': TEST_RESULT_PREDICATE, 'predicate-path': `${dir}/${PREDICATE_FILE}` });
+    const verify = job.steps.find((s) => s.run?.includes('gh attestation verify'));
+    expect(verify?.run).toContain(`--predicate-type ${TEST_RESULT_PREDICATE}`);
+    expect(verify?.env).toEqual({ GH_TOKEN: '${{ github.token }}' });
   });
 });

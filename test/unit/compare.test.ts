@@ -7,7 +7,7 @@ import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';
 
-const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
+const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, statements: [`${section}.1`], section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
 
 function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version = '0.1.0'): string {
   const scope: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: null, rpcUrl: 'https://rpc.staging.example', signer: false, archive: false, ...over };
@@ -20,29 +20,49 @@ describe('compare', () => {
   const staging = runDir([result('rpc.a', 'passed'), result('rpc.b', 'passed'), result('rpc.c', 'failed', '4.3'), result('rpc.only-here', 'passed', '4.6')]);
   const production = runDir([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive'), result('rpc.c', 'passed', '4.3')], { rpcUrl: 'https://rpc.example/v2/***' });
 
-  it('one row per check, one column per target, differences first in the spec order', () => {
+  it('one row per check, one column per target: verdict differences first, then scope-only ones, each in the spec order', () => {
     const c = compareRuns([staging, production]);
     expect(c.runs.map((r) => r.label)).toEqual(['rpc.staging.example', 'rpc.example/v2/***']);
-    expect(c.rows.map((r) => [r.id, r.verdicts, r.differs])).toEqual([
-      ['rpc.c', ['run-failure', 'passed'], true],
-      ['rpc.b', ['passed', 'inconclusive'], true],
-      ['rpc.only-here', ['passed', undefined], true],
-      ['rpc.a', ['passed', 'passed'], false],
+    expect(c.rows.map((r) => [r.id, r.verdicts, r.differs, r.scopeOnly])).toEqual([
+      ['rpc.c', ['run-failure', 'passed'], true, false],
+      ['rpc.b', ['passed', 'inconclusive'], false, true],
+      ['rpc.only-here', ['passed', undefined], false, true],
+      ['rpc.a', ['passed', 'passed'], false, false],
     ]);
-    expect(c.differences).toBe(3);
+    expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
+  });
+
+  it('runs of different scope: only checks judged in two or more runs with different verdicts count as differences', () => {
+    const rest = (id: string, status: CheckResult['status']) => ({ ...result(id, status, '4.1'), needs: ['rest'] as CheckResult['needs'] });
+    const full = runDir([rest('rest.a', 'passed'), rest('rest.b', 'failed'), result('rpc.x', 'passed'), result('rpc.y', 'passed')], { baseUrl: 'https://api.example' });
+    const restOnly = runDir([rest('rest.a', 'passed'), rest('rest.b', 'passed'), result('rpc.x', 'skipped'), { ...result('rpc.y', 'skipped'), cause: 'out-of-scope', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } }], { baseUrl: 'https://api.example', rpcUrl: null });
+    const c = compareRuns([full, restOnly]);
+    expect(c.rows.map((r) => r.id)).toEqual(['rest.b', 'rpc.x', 'rpc.y', 'rest.a']);
+    expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
+    const md = renderCompareMd(c);
+    expect(md).toContain('## Differences (1)');
+    expect(md).toContain('| `rest.b` | 4.1 | ❌ FAILED | ✅ passed |');
+    expect(md).toContain('2 checks differ in scope only: judged in at most one run');
+    expect(md).toContain('(listed with --all).');
+    expect(md).not.toContain('`rpc.y`');
+    const all = renderCompareMd(c, { all: true });
+    expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (1)'));
+    expect(all).toContain('| `rpc.y` | 4.5 | ✅ passed | ⏭️ out of scope |');
+    expect(renderCompareHtml(c)).not.toContain('<code>rpc.y</code>');
+    expect(renderCompareHtml(c, { all: true })).toContain('<code>rpc.y</code>');
   });
 
   it('compare.md and compare.html head each column with its target, status and scope', () => {
     const c = compareRuns([staging, production]);
     const md = renderCompareMd(c);
-    expect(md).toContain('# Conformance compared: 2 targets, 3 differences');
+    expect(md).toContain('# Conformance compared: 2 targets, 1 difference');
     expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
     expect(md).toContain('| status | ❌ **non-conformant** (exit 1: not conformant, or the run could not finish) | ⚠️ **incomplete** (exit 3: incomplete');
     // Only JSON-RPC checks ran: nothing that sends transactions was in the run, key or not.
     expect(md).toContain('| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |');
-    expect(md.indexOf('## Differences (3)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
+    expect(md.indexOf('## Differences (1)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
     expect(md).toContain('| `rpc.c` | 4.3 | ❌ FAILED | ✅ passed |');
-    expect(md).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');
+    expect(renderCompareMd(c, { all: true })).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');
     const html = renderCompareHtml(c);
     expect(html).not.toMatch(/<script|<link|src="http/);
     expect(html).toContain('<th>rpc.staging.example</th><th>rpc.example/v2/***</th>');

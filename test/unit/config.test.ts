@@ -148,7 +148,51 @@ describe('URL credentials', () => {
   });
 
   it('a malformed URL is never echoed (it may carry a key)', () => {
-    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).toThrow(/value not shown/);
+    expect(() => load(['--rpc-url', 'http://node example/v2/SECRETKEY123'])).toThrow(/value not shown/);
+    expect(() => load(['--rpc-url', 'http://node example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);
+  });
+
+  it('a URL without a scheme is refused with the corrected value, its key-like parts masked', () => {
+    expect(() => load(['--rpc-url', 'localhost:8545'])).toThrow(/no scheme.*did you mean --rpc-url http:\/\/localhost:8545\?$/);
+    expect(() => load(['--rpc-url', '127.0.0.1:8545/rpc'])).toThrow(/--rpc-url http:\/\/127\.0\.0\.1:8545\/rpc\?$/);
+    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).toThrow(/--rpc-url https:\/\/node\.example\/v2\/\*\*\* \(with your own value where \*\*\* stands/);
     expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);
+    expect(() => load(['--base-url', 'alice:pw@api.example'])).not.toThrow(/alice|pw@/);
+  });
+
+  it.each([
+    ['http://127.0.0.1:8080/v1/tokenized-stocks', 'http://127.0.0.1:8080'],
+    ['http://127.0.0.1:8080/v1/tokenized-stocks/', 'http://127.0.0.1:8080'],
+    ['https://api.example/prefix/v1/tokenized-stocks?x=1', 'https://api.example/prefix'],
+  ])('a --base-url holding the list path (%s) is refused, naming the base URL to pass', (given, base) => {
+    expect(() => load(['--base-url', given])).toThrow(`without the list's path /v1/tokenized-stocks (the suite adds it, spec 4.1): --base-url ${base}`);
+  });
+
+  it('credentials in a pasted list URL are masked in the corrected value', () => {
+    expect(() => load(['--base-url', 'https://alice:s3cret@api.example/v1/tokenized-stocks'])).toThrow(/--base-url https:\/\/\*\*\*:\*\*\*@api\.example /);
+    expect(() => load(['--base-url', 'https://alice:s3cret@api.example/v1/tokenized-stocks'])).not.toThrow(/alice|s3cret/);
+  });
+});
+
+describe('did you mean', () => {
+  it('names the flag meant for a mistyped one', () => {
+    expect(() => load(['--rpc-ulr', 'http://127.0.0.1:8545'])).toThrow('unknown flag --rpc-ulr (did you mean --rpc-url?)');
+    expect(() => load(['--base-ur=http://127.0.0.1:1'])).toThrow('unknown flag --base-ur (did you mean --base-url?)');
+    expect(() => load(['--frobnicate'])).toThrow(/^unknown flag --frobnicate \(see --help\)$/);
+  });
+
+  it('names the group, profile and --require value meant', () => {
+    expect(() => load(['--only', 'rest,rcp'])).toThrow('"rcp" is not one of rest, rpc, cross, preconf (did you mean rpc?)');
+    expect(() => load([], { RPC_PROFILE: 'pubic' })).toThrow('(did you mean public?)');
+    expect(() => load(['--require', 'ful'])).toThrow('(did you mean full?)');
+  });
+});
+
+describe('--require', () => {
+  it('defaults to none; full from the flag or REQUIRE', () => {
+    expect(load([]).require).toBe('none');
+    expect(load(['--require', 'full']).require).toBe('full');
+    expect(load([], { REQUIRE: 'full' }).require).toBe('full');
+    expect(() => load(['--require', 'all'])).toThrow(ConfigError);
   });
 });

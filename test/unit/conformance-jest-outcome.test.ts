@@ -8,6 +8,7 @@ import type { CheckResult } from '../../src/harness/runner';
 const base: CheckResult = {
   id: 'rest.list.status-200',
   title: 'GET /v1/tokenized-stocks answers HTTP 200',
+  statements: ['4.1.1'],
   section: '4.1',
   level: 'required',
   needs: ['rest'],
@@ -35,6 +36,7 @@ test('a required failure fails with the reason, section, expected vs actual and 
   expect(o.kind).toBe('fail');
   const message = (o as { message: string }).message;
   expect(message).toContain('spec section: 4.1');
+  expect(message).toContain('enforces: 4.1.1 "GET {base_url}/v1/tokenized-stocks answers 200 with an application/json list response."');
   expect(message).toContain('expected HTTP 200, got 500');
   expect(message).toContain('expected: 200');
   expect(message).toContain('actual:   500');

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyExpectations, loadExpectations } from '../../src/cli/expectations';
@@ -6,18 +6,22 @@ import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
+import { escapeHtml } from '../../src/cli/reporters/shared';
 import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
-import { buildCertificate } from '../../src/cli/certify';
+import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
 import type { CheckResult } from '../../src/harness/runner';
+import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
+import { outcomeOf } from '../../src/cli/reporters/shared';
 import { validateRef } from '../../src/harness/schemas';
 import { runDocument } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
   title: `title of ${id}`,
+  statements: ['4.5.1'],
   section: '4.5',
   level: 'required',
   needs: ['rpc'],
@@ -28,6 +32,11 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
   exchangeCount: 0,
   ...over,
 });
+
+/** Skipped by the user's choice of scope: the flag, in the runner's words. */
+const leftOut = (flag: ScopeFlag, words = `no ${flag}`): Partial<CheckResult> => ({ cause: 'out-of-scope', outOfScope: { flag, words } });
+/** Left out by --only or --grep. */
+const deselected = (flag: '--only' | '--grep', words: string): Partial<CheckResult> => ({ cause: 'deselected', reason: `not selected (${words})`, outOfScope: { flag, words } });
 
 const FULL: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', signer: true, archive: false };
 
@@ -50,19 +59,19 @@ describe('run status: derived once, every branch', () => {
   it.each<[string, CheckResult[], RunFacts, string, number]>([
     ['every required check judged and passed', [result('rpc.a', 'passed'), result('rpc.b', 'passed')], {}, 'conformant', 0],
     ['advisory failures and advisory inconclusive results leave it conformant', [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' }), result('rpc.c', 'inconclusive', { level: 'advisory' })], {}, 'conformant', 0],
-    ['skipped checks (nothing to judge, or out of scope) are neutral', [result('rpc.a', 'passed'), result('rpc.b', 'skipped'), result('preconf.c', 'skipped', { outOfScope: 'no --signer-key' })], {}, 'conformant', 0],
+    ['skipped checks (nothing to judge, or out of scope) are neutral', [result('rpc.a', 'passed'), result('rpc.b', 'skipped'), result('preconf.c', 'skipped', leftOut('--signer-key'))], {}, 'conformant', 0],
     ['an expected failure is covered', [result('rpc.a', 'passed'), expected('rpc.b', 'failed')], {}, 'conformant', 0],
     ['a required failure', [result('rpc.a', 'failed'), result('rpc.b', 'passed')], {}, 'non-conformant', 1],
     ['an expected failure that passes: stale expectations', [expected('rpc.a', 'passed')], {}, 'non-conformant', 1],
-    ['an unreachable target (probe)', [result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }, 'non-conformant', 1],
-    ['an unreachable target named only by blocked checks', [result('rest.a', 'inconclusive', { blockedBy: 'target unreachable: rest' })], {}, 'non-conformant', 1],
+    ['an unreachable target (probe)', [result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }, 'non-conformant', 1],
+    ['an unreachable target named only by blocked checks', [result('rest.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rest' })], {}, 'non-conformant', 1],
     ['a failure outranks what was not judged', [result('rpc.a', 'failed'), result('rpc.b', 'inconclusive')], {}, 'non-conformant', 1],
-    ['a required check inconclusive (throttled)', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { reason: 'throttled: HTTP 429 three times' })], {}, 'incomplete', 3],
-    ['a required check blocked by an inconclusive prerequisite', [result('rest.list', 'inconclusive', { reason: 'throttled' }), result('rest.b', 'inconclusive', { blockedBy: 'rest.list' })], {}, 'incomplete', 3],
-    ["a check's own error", [result('rpc.a', 'inconclusive', { reason: 'internal error in check (not a verdict): TypeError' })], {}, 'incomplete', 3],
-    ['interrupted by a signal: incomplete, exit 130', [result('rpc.a', 'passed'), result('rpc.b', 'skipped', { reason: 'not run: interrupted by SIGINT' })], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' }, 'incomplete', 130],
+    ['a required check inconclusive (throttled)', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'throttled', reason: 'throttled: HTTP 429 three times' })], {}, 'incomplete', 3],
+    ['a required check blocked by an inconclusive prerequisite', [result('rest.list', 'inconclusive', { cause: 'throttled' }), result('rest.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rest.list' })], {}, 'incomplete', 3],
+    ["a check's own error", [result('rpc.a', 'inconclusive', { cause: 'internal', reason: 'internal error in check (not a verdict): TypeError' })], {}, 'incomplete', 3],
+    ['interrupted by a signal: incomplete, exit 130', [result('rpc.a', 'passed'), result('rpc.b', 'skipped', { cause: 'stopped', reason: 'not run: interrupted by SIGINT' })], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' }, 'incomplete', 130],
     ['interrupted with a failure: non-conformant, still exit 130', [result('rpc.a', 'failed')], { interrupted: 'interrupted by SIGTERM', stoppedBy: 'signal' }, 'non-conformant', 130],
-    ['the deadline passed: incomplete, exit 1', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { reason: 'stopped: run deadline of 10 ms reached' })], { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' }, 'incomplete', 1],
+    ['the deadline passed: incomplete, exit 1', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'stopped', reason: 'stopped: run deadline of 10 ms reached' })], { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' }, 'incomplete', 1],
   ])('%s', (_what, checks, facts, status, code) => {
     const d = deriveStatus(checks, facts);
     expect(d.status).toBe(status);
@@ -71,8 +80,90 @@ describe('run status: derived once, every branch', () => {
   });
 
   it('says why in words', () => {
-    const { reasons } = deriveStatus([result('rpc.a', 'inconclusive', { reason: 'throttled (HTTP 429)' }), result('rpc.b', 'inconclusive', { blockedBy: 'rpc.x' })], {});
-    expect(reasons).toEqual(['2 required checks not judged (throttled: 1, blocked by a prerequisite: 1)']);
+    const { reasons } = deriveStatus(
+      [
+        result('rpc.ok', 'passed'),
+        result('rpc.a', 'inconclusive', { cause: 'throttled' }),
+        result('rpc.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.x' }),
+        result('rpc.c', 'inconclusive', { cause: 'stopped' }),
+        result('rpc.d', 'inconclusive', { cause: 'internal' }),
+        result('rpc.e', 'inconclusive', { cause: 'timeout' }),
+        result('rpc.f', 'inconclusive', { cause: 'ambiguous' }),
+      ],
+      {},
+    );
+    expect(reasons).toEqual(['6 required checks not judged (throttled: 1, blocked by a prerequisite: 1, stopped before it finished: 1, the check\'s own error: 1, did not finish in time: 1, inconclusive: 1)']);
+  });
+});
+
+describe('rewording a reason changes nothing: status, scope and root causes read the facts', () => {
+  // One result of every cause, with the words the runner gives today.
+  const results = (): CheckResult[] => [
+    result('rest.list.status-200', 'failed', { needs: ['rest'], cause: 'violation', reason: 'expected HTTP 200, got 500' }),
+    result('rest.token.a', 'inconclusive', { needs: ['rest'], cause: 'blocked', blockedBy: 'rest.list.status-200', reason: 'blocked by rest.list.status-200: …' }),
+    result('rpc.envelope.http-200', 'failed', { cause: 'unreachable', unreachable: 'rpc', reason: 'target unreachable: ECONNREFUSED' }),
+    result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc', reason: 'blocked by target unreachable: rpc: …' }),
+    result('rpc.c', 'inconclusive', { cause: 'throttled', reason: 'throttled: HTTP 429 Too Many Requests' }),
+    result('rpc.d', 'inconclusive', { cause: 'stopped', reason: 'stopped: interrupted by SIGINT' }),
+    result('rpc.e', 'inconclusive', { cause: 'internal', reason: 'internal error in check (not a verdict): TypeError' }),
+    result('rpc.f', 'inconclusive', { cause: 'timeout', reason: 'check did not finish within 100 ms' }),
+    result('rpc.g', 'inconclusive', { cause: 'ambiguous', reason: 'sealed mid-check' }),
+    result('rpc.h', 'failed', { cause: 'transport', reason: 'no answer: ECONNRESET' }),
+    result('rpc.i', 'skipped', { cause: 'nothing-to-judge', reason: 'the list is empty' }),
+    result('rpc.old', 'skipped', { ...leftOut('--archive'), reason: 'node keeps no state this old' }),
+    result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], ...leftOut('--nav-max-age'), reason: 'no --nav-max-age given' }),
+    result('rpc.pub', 'skipped', { needs: ['rpc', 'profile:public'], ...leftOut('--profile', 'profile dedicated'), reason: 'applies to --profile public only' }),
+    result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], ...deselected('--only', '--only rest,rpc,cross') }),
+    result('cross.y', 'skipped', { needs: ['rest', 'rpc'], ...deselected('--grep', '--grep ^r') }),
+  ];
+  // Words that once decided a status or a scope, now on the wrong results.
+  const BAIT = ['throttled: rate limit 429', 'stopped: by SIGTERM', 'internal error in check', 'target unreachable: rest', '--only rest', '--grep x', 'profile public', 'no --signer-key', '(advisory) no --openapi', ''];
+  const reworded = (how: (r: CheckResult, i: number) => string) =>
+    results().map((r, i) => ({ ...r, reason: how(r, i), ...(r.outOfScope ? { outOfScope: { ...r.outOfScope, words: how(r, i + 1) } } : {}) }));
+  const facts: RunFacts = { unreachable: { rpc: 'ECONNREFUSED' } };
+  const scopeFacts: ScopeFacts = { ...FULL, only: ['rest', 'rpc', 'cross'], grep: /^r/ };
+  const judged = (checks: CheckResult[]) => {
+    const scope = deriveScope(checks, scopeFacts);
+    return {
+      status: deriveStatus(checks, facts),
+      scope: { ...scope, leftOut: scope.leftOut.map(({ flag, limits }) => ({ flag, limits })), notJudged: undefined },
+      roots: rootCauses(checks, facts).map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
+      outcomes: checks.map(outcomeOf),
+    };
+  };
+
+  it.each<[string, (r: CheckResult, i: number) => string]>([
+    ['scrambled', () => 'lorem ipsum'],
+    ['misleading', (_r, i) => BAIT[i % BAIT.length]],
+    ['swapped between results', (_r, i) => results()[(i + 5) % results().length].reason],
+  ])('%s reasons', (_how, how) => {
+    const before = judged(results());
+    expect(judged(reworded(how))).toEqual(before);
+    // The same facts as before, whatever the words: an unreachable interface and a failure fail the run.
+    expect(before.status.status).toBe('non-conformant');
+    expect(before.scope.leftOut.map((l) => l.flag)).toEqual(['--only', '--grep', '--archive', '--nav-max-age', '--profile']);
+  });
+
+  it.each<[string, CheckResult[]]>([
+    ['every check skipped (a selection or scope that left nothing to judge)', [result('rest.openapi.a', 'skipped', leftOut('--openapi')), result('rest.openapi.b', 'skipped', leftOut('--openapi'))]],
+    ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
+    ['no check at all', []],
+  ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
+    const d = deriveStatus(checks, {});
+    expect([d.status, exitCodeFor(d.status, {})]).toEqual(['incomplete', 3]);
+    expect(d.reasons.at(-1)).toMatch(/^nothing judged: no required check came to a verdict/);
+  });
+
+  it('--require full: a scope that is not full is incomplete (exit 3); the default judges what it could', () => {
+    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', leftOut('--rpc-url')), result('preconf.c', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--rpc-url') })];
+    const facts: ScopeFacts = { ...FULL, rpcUrl: undefined };
+    const lenient = doc(checks, {}, facts);
+    expect([lenient.scope.required, lenient.status, lenient.exitCode]).toEqual(['none', 'conformant', 0]);
+    const strict = doc(checks, {}, { ...facts, required: 'full' });
+    expect([strict.scope.required, strict.status, strict.exitCode]).toEqual(['full', 'incomplete', 3]);
+    expect(strict.statusReasons).toEqual(['--require full: JSON-RPC interface not judged (no --rpc-url)']);
+    const full = doc([...checks.slice(0, 1), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] })], {}, { ...FULL, required: 'full' });
+    expect([full.status, full.exitCode]).toEqual(['conformant', 0]);
   });
 });
 
@@ -93,7 +184,8 @@ describe('scope', () => {
   });
 
   it('one URL, --only, --grep, --archive and the runner\'s own reasons', () => {
-    const checks = [...all, result('rest.nav', 'skipped', { needs: ['rest'], outOfScope: 'no --nav-max-age' }), result('rpc.old', 'skipped', { outOfScope: 'no --archive' }), result('rpc.odd', 'skipped', { outOfScope: 'something new' })];
+    // rpc.odd left itself out for want of a key, though it did not declare the signer: named as it is.
+    const checks = [...all, result('rest.nav', 'skipped', { needs: ['rest'], ...leftOut('--nav-max-age') }), result('rpc.old', 'skipped', leftOut('--archive')), result('rpc.odd', 'skipped', leftOut('--signer-key'))];
     const s = deriveScope(checks, { ...FULL, baseUrl: undefined, only: ['rest', 'rpc'], grep: /^r/ });
     expect(s.interfaces).toEqual(['rpc']);
     expect(s.groups).toEqual(['rest', 'rpc']);
@@ -103,13 +195,13 @@ describe('scope', () => {
       'only checks matching --grep ^r ran',
       'NAV staleness (advisory) not judged (no --nav-max-age)',
       "history beyond a full node's retention not judged (no --archive)",
-      '1 check not judged (something new)',
+      '1 check not judged (no --signer-key)',
       'public-profile checks not judged (profile dedicated)',
     ]);
   });
 
   it('an advisory check left out (no --nav-max-age) or no --openapi is named in the scope but never limits the status line', () => {
-    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], outOfScope: 'no --nav-max-age' }), result('rest.openapi.valid', 'skipped', { needs: ['openapi'], outOfScope: 'no --openapi' })], FULL);
+    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], ...leftOut('--nav-max-age') }), result('rest.openapi.valid', 'skipped', { needs: ['openapi'], ...leftOut('--openapi') })], FULL);
     expect(s.notJudged).toContain('NAV staleness (advisory) not judged (no --nav-max-age)');
     expect(s.notJudged).toContain('published OpenAPI document not judged (no --openapi)');
     expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
@@ -128,8 +220,8 @@ describe('scope', () => {
 });
 
 describe('scope under --only and --grep: from the selected checks only', () => {
-  // As results.json lists a run: every check of the catalogue, those left out skipped with outOfScope '--only …' / '--grep …'.
-  const catalogue = (outOfScope: (id: string) => string | undefined) =>
+  // As results.json lists a run: every check of the catalogue, those left out skipped, deselected by --only / --grep.
+  const catalogue = (outOfScope: (id: string) => Partial<CheckResult> | undefined) =>
     [
       result('rest.a', 'passed', { needs: ['rest'] }),
       result('rpc.b', 'passed'),
@@ -137,9 +229,9 @@ describe('scope under --only and --grep: from the selected checks only', () => {
       result('preconf.d', 'passed', { needs: ['rpc', 'signer'] }),
     ].map((r) => {
       const why = outOfScope(r.id);
-      return why ? { ...r, status: 'skipped' as const, reason: `not selected (${why})`, outOfScope: why } : r;
+      return why ? { ...r, status: 'skipped' as const, ...why } : r;
     });
-  const onlyRest = catalogue((id) => (id.startsWith('rest.') ? undefined : '--only rest'));
+  const onlyRest = catalogue((id) => (id.startsWith('rest.') ? undefined : deselected('--only', '--only rest')));
 
   it('--only rest with every URL and a key: REST judged, JSON-RPC and the pre-confirmed state not', () => {
     const d = doc(onlyRest, {}, { ...FULL, only: ['rest'] });
@@ -153,7 +245,7 @@ describe('scope under --only and --grep: from the selected checks only', () => {
   });
 
   it('--grep that selects only JSON-RPC checks: one interface, no pre-confirmed state, whatever the groups', () => {
-    const d = doc(catalogue((id) => (id.startsWith('rpc.') ? undefined : '--grep ^rpc\\.')), {}, { ...FULL, grep: /^rpc\./ });
+    const d = doc(catalogue((id) => (id.startsWith('rpc.') ? undefined : deselected('--grep', '--grep ^rpc\\.'))), {}, { ...FULL, grep: /^rpc\./ });
     expect(d.scope).toMatchObject({ groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rpc'], signer: false, full: false });
     expect(renderHtml(d)).toContain('Nothing measured in this run: no check that sends transactions was selected.');
   });
@@ -161,7 +253,7 @@ describe('scope under --only and --grep: from the selected checks only', () => {
   it('a key given and the pre-confirmation checks selected: judged; no key: said so', () => {
     const all = catalogue(() => undefined);
     expect(doc(all).scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true });
-    const noKey = doc(all.map((r) => (r.id.startsWith('preconf.') ? { ...r, status: 'skipped' as const, outOfScope: 'no --signer-key' } : r)), {}, { ...FULL, signer: false });
+    const noKey = doc(all.map((r) => (r.id.startsWith('preconf.') ? { ...r, status: 'skipped' as const, ...leftOut('--signer-key') } : r)), {}, { ...FULL, signer: false });
     expect(noKey.scope.signer).toBe(false);
     expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not judged: no --signer-key</dd>');
     expect(renderSummary(noKey)).toContain('pre-confirmed state not judged (no --signer-key)');
@@ -221,7 +313,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(html).toContain(`judged against p50 ≤ ${latencyBounds(rtt).p50} ms, p95 ≤ ${latencyBounds(rtt).p95} ms`);
     expect(html).toContain(`p95 bound ${latencyBounds(rtt).p95} ms`);
     expect(html.match(/<circle /g)).toHaveLength(3);
-    expect(buildCertificate(d, '{}').preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
   });
 
   it('not judged (no latencyJudged): per-method figures only, no overall figure and none in the certificate', () => {
@@ -231,7 +323,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(l.boundsMs).toBeUndefined();
     expect(renderSummary(d)).not.toContain('| all |');
     expect(renderHtml(d)).toContain('recorded it: not judged over all methods.');
-    expect(buildCertificate(d, '{}').preconfLatencyMs).toBeNull();
+    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toBeNull();
   });
 
   it('nothing seen (latency {}), or nothing recorded: no distribution', () => {
@@ -244,10 +336,10 @@ describe('root causes', () => {
   it('a failure that blocked others is stated once, with what it blocked; unreachable targets are roots', () => {
     const checks = [
       result('rest.list.status-200', 'failed', { needs: ['rest'] }),
-      ...['a', 'b', 'c'].map((x) => result(`rest.token.${x}`, 'inconclusive', { needs: ['rest'], blockedBy: 'rest.list.status-200' })),
-      result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }),
-      result('rpc.throttled', 'inconclusive', { reason: 'throttled' }),
-      result('rpc.after', 'inconclusive', { blockedBy: 'rpc.throttled' }),
+      ...['a', 'b', 'c'].map((x) => result(`rest.token.${x}`, 'inconclusive', { needs: ['rest'], cause: 'blocked', blockedBy: 'rest.list.status-200' })),
+      result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+      result('rpc.throttled', 'inconclusive', { cause: 'throttled', reason: 'throttled' }),
+      result('rpc.after', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.throttled' }),
     ];
     const roots = rootCauses(checks, { unreachable: { rpc: 'connect ECONNREFUSED' } });
     expect(roots.map((r) => [r.id, r.failsRun, r.blocked])).toEqual([
@@ -290,14 +382,26 @@ const exchange = { request: { method: 'POST', url: 'http://127.0.0.1:1', headers
 const failing = doc([
   result('rpc.ok', 'passed'),
   result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }),
-  result('rpc.blocked1', 'inconclusive', { blockedBy: 'rpc.bad' }),
-  result('rpc.blocked2', 'inconclusive', { blockedBy: 'rpc.bad' }),
+  result('rpc.blocked1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
+  result('rpc.blocked2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
   result('rest.adv', 'failed', { level: 'advisory', needs: ['rest'], section: '2.1' }),
   result('rest.skip', 'skipped', { needs: ['rest'], section: '2.1' }),
-  result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], outOfScope: 'no --signer-key' }),
+  result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--signer-key') }),
 ], {}, { ...FULL, signer: false });
 
 describe('reports', () => {
+  it('quote the statement a failed check enforces, from the statement table results.json carries', () => {
+    const quote = '4.5.1 "eth_getTransactionCount returns the account\'s transaction count, its current nonce, as a hex quantity';
+    expect(failing.statements).toEqual({ '4.5.1': expect.stringMatching(/^eth_getTransactionCount returns/) });
+    expect(renderSummary(failing)).toContain(`> enforces: ${quote}`);
+    expect(renderJunit(failing)).toMatch(/  enforces: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/);
+    const html = renderHtml(failing);
+    expect(html).toContain(`<div class="muted">enforces: ${escapeHtml(quote)}`);
+    // A passed check quotes nothing; a document without the table (an older results.json) neither.
+    expect(html.match(/enforces: /g)).toHaveLength(2);
+    expect(renderSummary({ ...failing, statements: undefined })).not.toContain('enforces:');
+  });
+
   it('junit: classnames per group, run failures as <failure>, blocked as <skipped> naming the root, properties', () => {
     const xml = renderJunit(failing);
     expect(xml.match(/<testcase /g)).toHaveLength(7);
@@ -307,7 +411,7 @@ describe('reports', () => {
     expect(xml).toContain('<testsuite name="conformance.rpc" tests="4" failures="1" errors="0" skipped="2"');
     expect(xml).toContain('<skipped message="not judged: blocked by rpc.bad"/>');
     expect(xml).toContain('blocked 2 check(s): rpc.blocked1, rpc.blocked2');
-    expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;&quot;"/>');
+    expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;␀&quot;"/>');
     expect(xml).toContain('<skipped message="out of scope (no --signer-key): why preconf.x');
     for (const p of ['suite.version" value="0"', 'spec.version" value="1.0.0"', 'status" value="non-conformant"', 'target.rpc" value="https://rpc.example"', 'exitCode" value="1"']) expect(xml).toContain(`<property name="${p}`);
     expect(xml).not.toMatch(/\u0000/);
@@ -322,7 +426,7 @@ describe('reports', () => {
   });
 
   it('junit: an unreachable target is one failure of its own', () => {
-    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }), result('rpc.b', 'inconclusive', { blockedBy: 'target unreachable: rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }));
+    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }));
     expect(xml.match(/<failure /g)).toHaveLength(1);
     expect(xml).toContain('<failure message="target unreachable: rpc: ECONNREFUSED" type="unreachable">blocked 2 check(s): rpc.a, rpc.b</failure>');
   });
@@ -334,7 +438,7 @@ describe('reports', () => {
     expect(md.indexOf('## What fails the run (1)')).toBeLessThan(md.indexOf('## By spec section'));
     expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
     expect(md).toContain('- blocked 2 check(s), not judged because of it: `rpc.blocked1`, `rpc.blocked2`');
-    expect(md).toContain('- expected: `"0x1"`');
+    expect(md).toContain('- expected: ` "0x1" `');
     expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
     expect(md).toContain('| out of scope | no --signer-key | 1: preconf.x |');
     expect(md).toMatch(/^1 passed, 2 failed, 2 not judged, 2 skipped — status non-conformant, exit 1/m);
@@ -402,7 +506,7 @@ describe('console', () => {
     const r = new ConsoleReporter(plain.stream, 2, {});
     r.result(result('rpc.ok', 'passed'));
     r.result(result('rpc.bad', 'failed'));
-    expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "\u0000"\n');
+    expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "␀"\n');
     const tty = sink(true);
     const t = new ConsoleReporter(tty.stream, 2, { NO_COLOR: '1' });
     t.started({ ...result('rpc.ok', 'passed'), run: async () => {} });
@@ -420,16 +524,93 @@ describe('console', () => {
     const text = out.text();
     expect(text).toMatch(/ {2}2\.1 Tokenized equity token +0 +1 +0 +1\n/);
     expect(text).toMatch(/ {2}total +1 +2 +2 +2\n/);
-    expect(text).toContain('✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "\u0000"\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n');
+    expect(text).toContain(`✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      enforces: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`);
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
     expect(text).toContain('reports: r/results.json');
   });
 });
 
+describe('console: known failures, stale expectations, hints', () => {
+  const known = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => {
+    const r = result(id, status, over);
+    applyExpectations([r], { expectations: [{ id, reason: 'known bug', link: 'https://tracker.example/1' }] });
+    return r;
+  };
+  const countsAndStatus = (text: string) => [/^\d+ passed, .* checks in .* s$/m.exec(text)?.[0].replace(/ in .* s$/, ''), /^status: (\S+)/m.exec(text)?.[1]];
+
+  it('known failures stream as ⚠ KNOWN and are counted apart: 0 failed, conformant', () => {
+    const checks = [result('rpc.ok', 'passed'), known('rpc.k1', 'failed'), known('rpc.k2', 'failed')];
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, checks.length, {});
+    for (const c of checks) r.result(c);
+    r.finished(doc(checks), []);
+    const text = out.text();
+    expect(text).toContain('⚠ KNOWN rpc.k1 (4.5)');
+    expect(text).not.toContain('✗ FAIL');
+    expect(text).toContain('⚠ known failures (2): listed in the expectations file, they do not fail the run');
+    expect(text).toContain('      known: known bug (https://tracker.example/1)');
+    expect(countsAndStatus(text)).toEqual(['1 passed, 0 failed, 2 known failures, 0 not judged, 0 skipped of 3 checks', 'conformant']);
+  });
+
+  it('a stale expectation (a known failure that passes) is its own category and fails the run', () => {
+    const checks = [result('rpc.ok', 'passed'), known('rpc.fixed', 'passed')];
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, checks.length, {});
+    for (const c of checks) r.result(c);
+    r.finished(doc(checks), []);
+    const text = out.text();
+    expect(text).toContain('✗ STALE rpc.fixed (4.5) 3ms — passes, but the expectations file lists it as a known failure');
+    expect(countsAndStatus(text)).toEqual(['1 passed, 0 failed, 1 stale expectation (known failure now passing), 0 not judged, 0 skipped of 2 checks', 'non-conformant']);
+  });
+
+  it('the count line agrees with the status: failed > 0 or a stale expectation exactly when non-conformant', () => {
+    const cases: CheckResult[][] = [
+      [result('rpc.a', 'passed')],
+      [result('rpc.a', 'failed')],
+      [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' })],
+      [result('rpc.a', 'passed'), known('rpc.b', 'failed')],
+      [known('rpc.a', 'passed')],
+      [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive')],
+    ];
+    for (const checks of cases) {
+      const out = sink(false);
+      const d = doc(checks);
+      new ConsoleReporter(out.stream, checks.length, {}).finished(d, []);
+      const [line, status] = countsAndStatus(out.text());
+      const failing = /(?<!\d)([1-9]\d*) failed|stale expectation/.test(line!);
+      expect([checks.map((c) => c.id).join(','), failing]).toEqual([checks.map((c) => c.id).join(','), status === 'non-conformant']);
+    }
+  });
+
+  it('a hint is printed whole on its own line, however long the reason', () => {
+    const root = result('rpc.getBlockReceipts.block.latest', 'failed', { reason: `eth_getBlockReceipts("latest") answered HTTP 403: ${'x'.repeat(300)}`, hint: 'if the target is a public node address (where 5.2 refuses this method), run with --profile public' });
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, 1, {});
+    r.result(root);
+    r.finished(doc([root]), []);
+    const lines = out.text().split('\n');
+    const hintLines = lines.filter((l) => l.includes('run with --profile public'));
+    expect(hintLines).toEqual(['      → if the target is a public node address (where 5.2 refuses this method), run with --profile public', '      → if the target is a public node address (where 5.2 refuses this method), run with --profile public']);
+  });
+
+  it('a conformant run of less than the full scope says what --require full would do', () => {
+    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', leftOut('--rpc-url'))];
+    const out = sink(false);
+    new ConsoleReporter(out.stream, checks.length, {}).finished(doc(checks, {}, { ...FULL, rpcUrl: undefined }), []);
+    expect(out.text()).toContain('note: not the full scope (JSON-RPC interface not judged (no --rpc-url)); with --require full (REQUIRE=full, recommended in CI) this run would exit 3');
+  });
+});
+
 describe('schemas/results.json', () => {
+  it('names every cause and scope flag the types have', () => {
+    const schema = JSON.parse(readFileSync(path.join(__dirname, '../../schemas/results.json'), 'utf8'));
+    expect(schema.$defs.check.properties.cause.enum).toEqual([...CAUSES]);
+    expect(schema.$defs.scopeFlag.enum).toEqual([...SCOPE_FLAGS]);
+  });
+
   it('accepts a document with status, scope, blocked and out-of-scope checks, and the run facts', () => {
-    const d = doc([result('rpc.a', 'inconclusive', { blockedBy: 'target unreachable: rpc' }), result('preconf.b', 'skipped', { outOfScope: 'no --signer-key' })], { unreachable: { rpc: 'ECONNREFUSED' }, interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' });
+    const d = doc([result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), result('preconf.b', 'skipped', { ...leftOut('--signer-key') })], { unreachable: { rpc: 'ECONNREFUSED' }, interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' });
     expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
   });
 

@@ -142,7 +142,7 @@ describe('REST checks against a conformant target', () => {
     const by = await run(target({ list: () => json(200, { tokens, next_page_token: '' }, 'application/json; charset=utf-8') }));
     // The rest.openapi.* checks judge a published document, not this target (test/unit/openapi.test.ts).
     const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && !r.needs.includes('openapi'));
-    expect(notPassed.map((r) => [r.id, r.status, r.reason, r.outOfScope])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'no --nav-max-age given', 'no --nav-max-age']]);
+    expect(notPassed.map((r) => [r.id, r.status, r.cause, r.reason, r.outOfScope])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'out-of-scope', 'no --nav-max-age given', { flag: '--nav-max-age', words: 'no --nav-max-age' }]]);
     expect(restChecks.length).toBeGreaterThanOrEqual(25);
   });
 
@@ -201,7 +201,7 @@ describe('REST checks against a broken target', () => {
   it('fail the envelope check (2.2) when tokens is not an array, and block every per-record check on it', async () => {
     const by = await run(target({ list: listOf([], { tokens: { a: record(0) } }) }));
     expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed', failedSection: '2.2' });
-    expect(by['rest.token.field.isin']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
+    expect(by['rest.token.field.isin']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.list.tokens-array' });
     expect(by['rest.token.field.isin'].reason).toMatch(/^blocked by rest\.list\.tokens-array: GET \/v1\/tokenized-stocks: the 200 body is not a v1ListTokenizedEquityTokensResponse/);
     expect(by['rest.token.field.isin'].failedSection).toBeUndefined();
     expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
@@ -410,7 +410,7 @@ describe('cross checks (REST x eth_getCode)', () => {
     const by = await run(target({ list: listOf([]), code: () => '0x60' }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
     expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: EMPTY_LIST });
     const without = await run(target({ list: listOf(tokens) }), crossChecks);
-    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: 'no --rpc-url' });
+    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', cause: 'out-of-scope', reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } });
   });
 
   it('state a list answering 500 once when run without the REST checks, the other blocked by it', async () => {

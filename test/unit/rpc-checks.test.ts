@@ -374,11 +374,14 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(r.reason).toContain('"pending" count "0xf" is below the "latest" count "0x10" read just before, in each of 4 attempts');
   });
 
-  test('HTTP 403 on a dedicated profile fails the receipts checks with 4.3, 5.2', async () => {
+  test('HTTP 403 on a dedicated profile: one failure (4.3, 5.2) naming --profile public, the other receipts checks blocked by it', async () => {
     const results = await run({ receipts403: true }, { only: /getBlockReceipts\.block\./ });
-    for (const r of results.values()) {
-      expect([r.id, r.status, r.failedSection]).toEqual([r.id, 'failed', '4.3, 5.2']);
-    }
+    const root = results.get('rpc.getBlockReceipts.block.latest')!;
+    expect([root.status, root.failedSection]).toEqual(['failed', '4.3, 5.2']);
+    expect(root.hint).toMatch(/run with --profile public$/);
+    const others = [...results.values()].filter((r) => r.id !== root.id);
+    expect(others.length).toBeGreaterThan(0);
+    for (const r of others) expect([r.id, r.status, r.blockedBy, r.hint]).toEqual([r.id, 'inconclusive', root.id, undefined]);
   });
 
   test('HTTP 200 on a public profile fails the 403 checks', async () => {
@@ -481,7 +484,7 @@ describe('pruned history (a full node)', () => {
     const results = await run({ pruned: true });
     for (const id of READS_AT_OLD_STATE) {
       const r = results.get(id)!;
-      expect([id, r.status, r.reason, r.outOfScope]).toEqual([id, 'skipped', 'node keeps no state this old (run with --archive to require it)', 'no --archive']);
+      expect([id, r.status, r.cause, r.reason, r.outOfScope]).toEqual([id, 'skipped', 'out-of-scope', 'node keeps no state this old (run with --archive to require it)', { flag: '--archive', words: 'no --archive' }]);
       expect(r.notes?.join(' ')).toMatch(/missing trie node .*: pruned state or history/);
     }
     // Recent state (block 13 and 14) and receipts are kept: judged and passed.
@@ -505,7 +508,7 @@ describe('pruned history (a full node)', () => {
 describe('load-balancer skew (backends a block apart)', () => {
   test('a backend lagging one block on every other request: every check passes (re-reads), none fails', async () => {
     const results = await run({ lagging: true });
-    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && /profile public/.test(r.reason)));
+    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && r.outOfScope?.flag === '--profile'));
     expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
   });
 
@@ -533,7 +536,7 @@ describe('load-balancer skew (backends a block apart)', () => {
 describe('throttling by the provider', () => {
   test('every fifth request answered 429 (Retry-After: 0): retried, every check passes as without', async () => {
     const results = await run({ throttleEvery: 5 });
-    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && /profile public/.test(r.reason)));
+    const notPassed = [...results.values()].filter((r) => r.status !== 'passed' && !(r.status === 'skipped' && r.outOfScope?.flag === '--profile'));
     expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { check, type Check } from '../../src/harness/check';
-import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
+import { check, type Check, type CheckDeclaration } from '../../src/harness/check';
+import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
@@ -12,6 +12,9 @@ let url: string;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+    if (req.url === '/hang') return; // never answered (closed with the server)
+    // A provider asking to come back in a minute: more than a request may wait.
+    if (req.url === '/throttled') return void res.writeHead(429, { 'retry-after': '60' }).end();
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ echo: req.headers['x-api-key'] ?? null }));
   });
@@ -36,7 +39,7 @@ function env(over: Partial<RunEnv> = {}): RunEnv {
   };
 }
 
-const meta = (id: string, extra: Partial<Check> = {}) => ({ id: `rest.test.${id}`, title: id, section: '4.1', level: 'required' as const, needs: ['rest' as const], ...extra });
+const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({ id: `rest.test.${id}`, title: id, statements: ['4.1.1'], level: 'required' as const, needs: ['rest' as const], ...extra });
 
 describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
@@ -60,17 +63,17 @@ describe('runChecks', () => {
     const results = await runChecks(checks, env(), { concurrency: 3 });
     const by = Object.fromEntries(results.map((r) => [r.id.split('.').pop(), r]));
     expect(by.pass).toMatchObject({ status: 'passed', exchanges: [], exchangeCount: 1 });
-    expect(by.fail).toMatchObject({ status: 'failed', reason: 'bad', failedSection: '2.2', expected: 1, actual: 2, exchangeCount: 1 });
+    expect(by.pass.cause).toBeUndefined();
+    expect(by.fail).toMatchObject({ status: 'failed', cause: 'violation', reason: 'bad', failedSection: '2.2', expected: 1, actual: 2, exchangeCount: 1 });
     expect(by.fail.exchanges[0].curl).toMatch(/^curl .*\/v1\/tokenized-stocks'$/);
-    expect(by.skip).toMatchObject({ status: 'skipped', reason: 'nothing to judge' });
+    expect(by.skip).toMatchObject({ status: 'skipped', cause: 'nothing-to-judge', reason: 'nothing to judge' });
     // Reporters stringify results: bigints from viem arrive as decimal strings.
     expect(by.bigint).toMatchObject({ status: 'failed', expected: '1', actual: ['2'], metrics: { wei: { spent: '1000000000000000000' } } });
-    expect(by.inconclusive).toMatchObject({ status: 'inconclusive', reason: 'sealed mid-check' });
+    expect(by.inconclusive).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'sealed mid-check' });
     // A bug in a check is never a verdict about the target.
-    expect(by.bug.status).toBe('inconclusive');
-    expect(by.bug.reason).toMatch(/internal error in check/);
+    expect(by.bug).toMatchObject({ status: 'inconclusive', cause: 'internal' });
     // No HTTP answer in time is a failure of the check that needed one, with the exchange.
-    expect(by.timeout.status).toBe('failed');
+    expect(by.timeout).toMatchObject({ status: 'failed', cause: 'transport' });
     expect(by.timeout.reason).toMatch(/timeout: no complete answer within 1000 ms/);
     expect(by.timeout.exchanges[0].error).toMatch(/timeout/);
   });
@@ -86,22 +89,24 @@ describe('runChecks', () => {
       env({ baseUrl: undefined }),
       { concurrency: 2 },
     );
-    expect(results.map((r) => [r.status, r.reason, r.outOfScope])).toEqual([
-      ['skipped', 'needs --base-url (REST target)', 'no --base-url'],
-      ['passed', '', undefined],
-      ['skipped', 'needs --signer-key', 'no --signer-key'],
-      ['skipped', 'applies to --profile public only', 'profile dedicated'],
+    expect(results.map((r) => [r.status, r.cause, r.reason, r.outOfScope])).toEqual([
+      ['skipped', 'out-of-scope', 'needs --base-url (REST target)', { flag: '--base-url', words: 'no --base-url' }],
+      ['passed', undefined, '', undefined],
+      ['skipped', 'out-of-scope', 'needs --signer-key', { flag: '--signer-key', words: 'no --signer-key' }],
+      ['skipped', 'out-of-scope', 'applies to --profile public only', { flag: '--profile', words: 'profile dedicated' }],
     ]);
   });
 
   it('names what a skip by the user\'s choice left out, and nothing for other skips', async () => {
     const results = await runChecks(
-      [check(meta('max-age'), async () => skip('no --nav-max-age given', { outOfScope: 'no --nav-max-age' })), check(meta('empty'), async () => skip('the list is empty'))],
+      [check(meta('max-age'), async () => skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') })), check(meta('empty'), async () => skip('the list is empty'))],
       env(),
       { concurrency: 1 },
     );
-    expect(results.map((r) => [r.status, r.outOfScope])).toEqual([['skipped', 'no --nav-max-age'], ['skipped', undefined]]);
-    expect(notSelected(meta('x'), '--grep ^rpc')).toMatchObject({ status: 'skipped', reason: 'not selected (--grep ^rpc)', outOfScope: '--grep ^rpc', exchanges: [], exchangeCount: 0 });
+    expect(results.map((r) => [r.status, r.cause, r.outOfScope])).toEqual([
+      ['skipped', 'out-of-scope', { flag: '--nav-max-age', words: 'no --nav-max-age' }],
+      ['skipped', 'nothing-to-judge', undefined],
+    ]);
   });
   it('runs signer checks one at a time, beside the read-only pool', async () => {
     let active = 0;
@@ -129,13 +134,12 @@ describe('runChecks', () => {
       { concurrency: 1 },
     );
     expect(results[0].status).toBe('passed');
-    expect(results[1]).toMatchObject({ status: 'skipped', reason: 'not run: interrupted by SIGINT' });
+    expect(results[1]).toMatchObject({ status: 'skipped', cause: 'stopped', reason: 'not run: interrupted by SIGINT' });
   });
 
   it('bounds a check that never ends', async () => {
     const [r] = await runChecks([check(meta('forever'), () => new Promise<void>(() => undefined))], env(), { concurrency: 1, checkTimeoutMs: 100 });
-    expect(r).toMatchObject({ status: 'inconclusive' });
-    expect(r.reason).toMatch(/did not finish within 100 ms/);
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'timeout', reason: 'check did not finish within 100 ms' });
   });
 
   it('redacts secrets from recorded exchanges and reasons', async () => {
@@ -172,9 +176,10 @@ describe('one root cause, one failure', () => {
     ];
     const by = byId(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED 127.0.0.1:9' } }), collect));
     expect(ran).toBe(1); // only the RPC check
-    expect(by['rest.list.status-200']).toMatchObject({ status: 'failed', reason: 'target unreachable: ECONNREFUSED 127.0.0.1:9', failedSection: '4.1' });
+    expect(by['rest.list.status-200']).toMatchObject({ status: 'failed', cause: 'unreachable', unreachable: 'rest', reason: 'target unreachable: ECONNREFUSED 127.0.0.1:9', failedSection: '4.1' });
     for (const id of ['rest.test.first', 'rest.test.advisory', 'cross.x.y']) {
-      expect(by[id]).toMatchObject({ status: 'inconclusive', blockedBy: 'target unreachable: rest', reason: 'blocked by target unreachable: rest: target unreachable: ECONNREFUSED 127.0.0.1:9' });
+      expect(by[id]).toMatchObject({ status: 'inconclusive', cause: 'unreachable', unreachable: 'rest', reason: 'blocked by target unreachable: rest: target unreachable: ECONNREFUSED 127.0.0.1:9' });
+      expect(by[id].blockedBy).toBeUndefined();
     }
     expect(by['rpc.x.y'].status).toBe('passed');
     expect(seen.sort()).toEqual(checks.map((c) => c.id).sort()); // every result reported once
@@ -183,10 +188,10 @@ describe('one root cause, one failure', () => {
   it('without the designated root selected, the first required check of the interface states the failure', async () => {
     const checks = [check({ ...meta('advisory'), level: 'advisory' }, async () => undefined), check(meta('a'), async () => undefined), check(meta('b'), async () => undefined)];
     const rs = await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED' } }), collect);
-    expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
-      ['rest.test.advisory', 'inconclusive', 'target unreachable: rest'],
-      ['rest.test.a', 'failed', undefined],
-      ['rest.test.b', 'inconclusive', 'target unreachable: rest'],
+    expect(rs.map((r) => [r.id, r.status, r.cause, r.unreachable])).toEqual([
+      ['rest.test.advisory', 'inconclusive', 'unreachable', 'rest'],
+      ['rest.test.a', 'failed', 'unreachable', 'rest'],
+      ['rest.test.b', 'inconclusive', 'unreachable', 'rest'],
     ]);
   });
 
@@ -199,21 +204,21 @@ describe('one root cause, one failure', () => {
     const by = byId(await runChecks(checks, env(), collect));
     expect(by['rest.root.check'].status).toBe('failed');
     for (const id of ['rest.test.a', 'rest.test.b']) {
-      expect(by[id]).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check', reason: 'blocked by rest.root.check: GET /list: expected HTTP 200, got 500' });
+      expect(by[id]).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.root.check', reason: 'blocked by rest.root.check: GET /list: expected HTTP 200, got 500' });
       expect(by[id].failedSection).toBeUndefined();
     }
     expect(seen.sort()).toEqual(checks.map((c) => c.id).sort());
   });
 
   it('a root not selected: the first required blocked check fails citing the root rule, the rest blocked by it', async () => {
-    const checks = [dependent('adv', undefined, { level: 'advisory', section: '2.1' }), dependent('a', undefined, { section: '2.1' }), dependent('b', undefined, { section: '2.1' })];
+    const checks = [dependent('adv', undefined, { level: 'advisory', statements: ['2.1.1'] }), dependent('a', undefined, { statements: ['2.1.1'] }), dependent('b', undefined, { statements: ['2.1.1'] })];
     const rs = await runChecks(checks, env(), collect);
     expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.test.adv', 'inconclusive', 'rest.test.a'],
       ['rest.test.a', 'failed', undefined],
       ['rest.test.b', 'inconclusive', 'rest.test.a'],
     ]);
-    expect(rs[1]).toMatchObject({ section: '2.1', failedSection: '4.1', expected: 200, actual: 500 });
+    expect(rs[1]).toMatchObject({ section: '2.1', cause: 'violation', failedSection: '4.1', expected: 200, actual: 500 });
     expect(rs[1].reason).toBe('GET /list: expected HTTP 200, got 500 (stated here: rest.root.check, which judges that rule, was not selected)');
   });
 
@@ -234,6 +239,103 @@ describe('one root cause, one failure', () => {
     expect(by['rest.root.check']).toMatchObject({ status: 'failed', reason: 'not JSON', failedSection: '4.1' });
     expect(by['rest.mid.check']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
     expect(by['rest.test.leaf']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
+  });
+});
+
+describe('why a check was not judged, as data (cause), whatever its reason says', () => {
+  it('throttled: the provider kept asking to slow down', async () => {
+    const [r] = await runChecks([check(meta('throttled'), async ({ rest }) => void (await rest.get('/throttled')))], env(), { concurrency: 1 });
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'throttled' });
+  });
+
+  it('stopped: the run was interrupted while the check waited for an answer', async () => {
+    const controller = new AbortController();
+    const checks = [
+      check(meta('waiting'), async ({ rest }) => {
+        setTimeout(() => controller.abort('interrupted by SIGTERM'), 50);
+        await rest.get('/hang');
+      }),
+    ];
+    const [r] = await runChecks(checks, env({ signal: controller.signal, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5_000 } }), { concurrency: 1 });
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'stopped', reason: 'stopped: interrupted by SIGTERM' });
+  });
+
+  it('stopped: a check that saw the stop and said so in its own words is still stopped, not ambiguous', async () => {
+    const controller = new AbortController();
+    const [r] = await runChecks(
+      [
+        check(meta('scan'), async ({ signal }) => {
+          controller.abort('run deadline of 10 ms reached');
+          if (signal.aborted) inconclusive('the block scan ended early');
+        }),
+      ],
+      env({ signal: controller.signal }),
+      { concurrency: 1 },
+    );
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'stopped' });
+  });
+
+  it('a verdict reached before the stop stands', async () => {
+    const controller = new AbortController();
+    const [r] = await runChecks(
+      [
+        check(meta('failed-first'), async () => {
+          controller.abort('interrupted by SIGINT');
+          fail('expected HTTP 200, got 500');
+        }),
+      ],
+      env({ signal: controller.signal }),
+      { concurrency: 1 },
+    );
+    expect(r).toMatchObject({ status: 'failed', cause: 'violation' });
+  });
+
+  it('transport: no HTTP answer where the rule needs one', async () => {
+    const [r] = await runChecks([check(meta('refused'), async ({ rest }) => void (await rest.get('/')))], env({ baseUrl: 'http://127.0.0.1:9' }), { concurrency: 1 });
+    expect(r).toMatchObject({ status: 'failed', cause: 'transport' });
+  });
+
+  it('deselected: --only and --grep name their flag', () => {
+    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--grep', words: '--grep ^rpc' })).toMatchObject({
+      status: 'skipped',
+      cause: 'deselected',
+      reason: 'not selected (--grep ^rpc)',
+      outOfScope: { flag: '--grep', words: '--grep ^rpc' },
+      exchanges: [],
+      exchangeCount: 0,
+    });
+    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--only', words: '--only rpc' })).toMatchObject({ status: 'skipped', cause: 'deselected', outOfScope: { flag: '--only' } });
+  });
+});
+
+describe('the context holds exactly the clients a check declared', () => {
+  it('gives rest, rpc, signer and the OpenAPI source only to the checks that need them', async () => {
+    const seen: Record<string, string[]> = {};
+    const keys = (name: string) => async (ctx: object) => void (seen[name] = ['rest', 'rpc', 'signer', 'openapi'].filter((k) => k in ctx));
+    const signer = createSigner('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', new SpendBudget(1n));
+    await runChecks(
+      [
+        check(meta('rest'), keys('rest')),
+        check({ ...meta('rpc'), id: 'rpc.x.y', needs: ['rpc'] }, keys('rpc')),
+        check({ ...meta('signer'), id: 'preconf.x.y', needs: ['rpc', 'signer'] }, keys('signer')),
+        check({ ...meta('openapi'), needs: ['openapi'] }, keys('openapi')),
+      ],
+      env({ signer, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000, openapi: '/nonexistent/openapi.yaml' } }),
+      { concurrency: 1 },
+    );
+    expect(seen).toEqual({ rest: ['rest'], rpc: ['rpc'], signer: ['rpc', 'signer'], openapi: ['openapi'] });
+  });
+
+  it('types them the same way: an undeclared client does not compile (tsc checks this file)', () => {
+    const c = check({ ...meta('typed'), id: 'rpc.x.typed', needs: ['rpc', 'signer'] }, async (ctx) => {
+      void ctx.rpc.call('eth_chainId', []);
+      void ctx.signer.address;
+      // @ts-expect-error rest was not declared
+      void ctx.rest;
+      // @ts-expect-error nor was openapi
+      void ctx.openapi;
+    });
+    expect(c.needs).toEqual(['rpc', 'signer']);
   });
 });
 

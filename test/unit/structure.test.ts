@@ -59,7 +59,8 @@ describe('one-way dependencies', () => {
     ['suites/', ['src/harness/']],
     ['src/reference/', []],
     ['src/cli/', ['suites/', 'src/harness/', 'src/reference/']],
-    ['bench/', ['src/', 'suites/']],
+    // The bench drives the reference with the same signing helpers its tests use.
+    ['bench/', ['src/', 'suites/', 'test/reference/helpers.ts']],
   ];
   test.each(MAY_IMPORT)('%s imports only itself and %j', (folder, allowed) => {
     const bad = files
@@ -73,14 +74,28 @@ describe('one-way dependencies', () => {
   });
 
   // Clients record and return observations; they never reach fail/skip/inconclusive.
-  const CLIENTS = ['http', 'rest', 'rpc', 'signer', 'transcript', 'redact', 'config'].map((m) => `src/harness/${m}.ts`);
+  const CLIENTS = ['http', 'rest', 'rpc', 'signer', 'transcript', 'redact'].map((m) => `src/harness/${m}.ts`);
   test.each(CLIENTS)('client %s does not reach the verdicts', (client) => {
+    expect(graph.has(client)).toBe(true); // a moved or renamed client must be listed again, not pass unseen
     expect(reachable(graph, client).has('src/harness/verdict.ts')).toBe(false);
   });
 
-  test('the embedded reference is loaded by the CLI only, lazily', () => {
+  test('the embedded reference is imported by the CLI only (and by the bench and tests)', () => {
     const importers = files.filter((f) => graph.get(f)!.some((t) => t.startsWith('src/reference/')) && !f.startsWith('src/reference/'));
-    expect(importers.every((f) => f.startsWith('src/cli/') || f.startsWith('bench/'))).toBe(true);
+    expect(importers.filter((f) => !f.startsWith('src/cli/') && !f.startsWith('bench/'))).toEqual([]);
+  });
+});
+
+describe('a check gets exactly what it declared', () => {
+  // CheckContext<N> types the clients a check's needs name; the runner builds them, none is forced.
+  const text = files.filter((f) => f.startsWith('src/') || f.startsWith('suites/')).map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')] as const);
+  test('no cast to a client, a signer or a context', () => {
+    const casts = text.flatMap(([f, t]) => (t.match(/\bas (Signer|RestClient|RpcClient|CheckContext|RunContext|OpenApiSource)\b/g) ?? []).map((m) => `${f}: ${m}`));
+    expect(casts).toEqual([]);
+  });
+  test('no placeholder client: an absent URL gives no client at all', () => {
+    const placeholders = text.filter(([f, t]) => !f.startsWith('src/reference/') && /127\.0\.0\.1:9\b/.test(t)).map(([f]) => f);
+    expect(placeholders).toEqual([]);
   });
 });
 

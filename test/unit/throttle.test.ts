@@ -150,7 +150,7 @@ describe('the runner', () => {
   test('a check whose target stays throttled is inconclusive "throttled: …", never failed', async () => {
     const p = await provider([tooMany('0')]);
     try {
-      const c = check({ id: 'rpc.test.throttled', title: 't', section: '4.2', level: 'required', needs: ['rpc'] }, async (ctx) => {
+      const c = check({ id: 'rpc.test.throttled', title: 't', statements: ['4.2.1'], level: 'required', needs: ['rpc'] }, async (ctx) => {
         await ctx.rpc.call('eth_blockNumber', []);
       });
       const [r] = await runChecks([c], {
@@ -162,6 +162,7 @@ describe('the runner', () => {
         signal: new AbortController().signal,
       }, { concurrency: 1 });
       expect(r.status).toBe('inconclusive');
+      expect(r.cause).toBe('throttled');
       expect(r.reason).toMatch(/^throttled: POST http:\/\/127\.0\.0\.1:\d+\/?: HTTP 429 Too Many Requests \(Retry-After "0"\), still after 3 retries/);
       expect(r.exchanges).toHaveLength(4);
     } finally {

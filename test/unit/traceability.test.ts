@@ -5,6 +5,7 @@ import { allChecks } from '../../suites';
 import { README, readmeWithGenerated } from '../../src/cli/docs';
 import { SPEC_VERSION } from '../../src/cli/results';
 import { ROOT } from '../../src/harness/paths';
+import { check, sectionOfStatement } from '../../src/harness/check';
 import {
   citedBy,
   isDirect,
@@ -14,6 +15,7 @@ import {
   renderSpec,
   RULES_FILE,
   SPEC_MD,
+  statementTexts,
   traceabilityProblems,
   type Citing,
 } from '../../src/cli/traceability';
@@ -21,6 +23,8 @@ import {
 const spec = loadSpec();
 const checks = allChecks();
 const ids = spec.sections.map((e) => e.id);
+/** A title says what is checked; the rule itself is quoted from rules.yaml. */
+const MAX_TITLE = 80;
 
 /** A small spec for exercising the rules on known input. */
 const TOY = `
@@ -31,12 +35,13 @@ sections:
   - id: "1"
     title: One
   - id: "1.1"
-    statements: [{ text: testable }]
+    table: { columns: [a, b], rows: [[x, y]] }
+    statements: [{ id: "1.1.1", text: testable }]
   - id: "1.2"
-    statements: [{ text: not testable, untestable: not shown }]
+    statements: [{ id: "1.2.1", text: not testable, untestable: not shown }]
   - id: "2"
     title: Two
-    statements: [{ text: overview, via: ["1.1"] }]
+    statements: [{ id: "2.1", text: overview, via: ["1.1"] }]
 `;
 
 describe('specs/rules.yaml: the spec restated', () => {
@@ -84,6 +89,24 @@ describe('specs/rules.yaml: the spec restated', () => {
     expect(() => parseSpec(`${TOY}    checks: [rest.list.status-200]\n`)).toThrow(/unknown key\(s\) checks/);
   });
 
+  it('gives every statement an id, its entry and its number, unique and never an entry id', () => {
+    const statementIds = spec.sections.flatMap((e) => e.statements.map((s) => s.id));
+    expect(statementIds).toEqual(expect.arrayContaining(['4.5.1', '4.5.2', '4.5.3', '2.1.12', '7.5', '9.1.2']));
+    expect(new Set(statementIds).size).toBe(statementIds.length);
+    for (const e of spec.sections) for (const s of e.statements) expect(s.id.slice(0, s.id.lastIndexOf('.'))).toBe(e.id);
+    expect(() => parseSpec(TOY.replace('id: "1.1.1"', 'id: "1.2.1"'))).toThrow(/"1.1.1"/);
+    expect(() => parseSpec(TOY.replace('{ id: "1.1.1", text: testable }', '{ text: testable }'))).toThrow(/every statement has an id/);
+    expect(() => parseSpec(`${TOY}  - id: "2.1"\n    statements: [{ id: "2.1.1", text: x }]\n`)).toThrow(/2.1 is used twice \(or is an entry's id\)/);
+  });
+
+  it('names table rows by position, and quotes statements and rows as text', () => {
+    const texts = statementTexts(spec);
+    expect(texts.get('4.5.2')).toMatch(/^With "pending", the count includes every pre-confirmed transaction/);
+    expect(texts.get('2.1.r4')).toBe('field: decimals; type: integer; format: int64; meaning: how many decimals the token uses');
+    expect(texts.get('4.1.r3')).toBe('item: operation id; value: listTokenizedStocks');
+    expect(statementTexts(parseSpec(TOY)).get('1.1.r1')).toBe('a: x; b: y');
+  });
+
   it('rejects malformed entries', () => {
     expect(() => parseSpec(TOY.replace('id: "1.2"', 'id: 1.2.x'))).toThrow(/section number/);
     expect(() => parseSpec(TOY.replace('untestable: not shown', 'untestable: not shown, via: ["1.1"]'))).toThrow(/not both/);
@@ -92,22 +115,42 @@ describe('specs/rules.yaml: the spec restated', () => {
 });
 
 describe('traceability: generated from the checks\' own citations', () => {
-  it('every cited section exists and has something testable; every testable section is cited', () => {
+  it('every cited statement exists and is testable; every testable statement is cited', () => {
     expect(traceabilityProblems(spec, checks)).toEqual([]);
   });
 
   it('the rules catch each kind of disagreement (toy spec)', () => {
     const toy = parseSpec(TOY);
-    const c = (id: string, section: string): Citing => ({ id, section, level: 'required' });
-    expect(traceabilityProblems(toy, [c('rest.a', '1.1')])).toEqual([]);
-    expect(traceabilityProblems(toy, [])).toEqual([
-      '1.1 has a testable statement but no check cites it (cite it, or mark the statement untestable with the reason)',
-      '2: via 1.1, which no check cites',
+    const c = (id: string, ...statements: string[]): Citing => ({ id, statements, section: [...new Set(statements.map((s) => s.slice(0, s.lastIndexOf('.'))))].join(', '), level: 'required' });
+    expect(traceabilityProblems(toy, [c('rest.a', '1.1.1')])).toEqual([]);
+    expect(traceabilityProblems(toy, [c('rest.a', '1.1.1', '1.1.r1')])).toEqual([]);
+    expect(traceabilityProblems(toy, [])).toEqual(['1.1.1 is testable but no check cites it (cite it, or mark it untestable with the reason)', '2: via 1.1, which no check cites']);
+    expect(traceabilityProblems(toy, [c('rest.a', '1.1.1', '3.7.1'), c('rest.b', '1.2.1'), c('rest.c', '2.1'), c('rest.d', '1.1.r2')])).toEqual([
+      'rest.a cite(s) 3.7.1, which specs/rules.yaml does not have',
+      'rest.b cite(s) 1.2.1, which is not directly testable (untestable)',
+      'rest.c cite(s) 2.1, which is not directly testable (enforced through 1.1)',
+      'rest.d cite(s) 1.1.r2, which specs/rules.yaml does not have',
     ]);
-    expect(traceabilityProblems(toy, [c('rest.a', '1.1, 3.7'), c('rest.b', '1.2')])).toEqual([
-      'rest.a cite(s) 3.7, which specs/rules.yaml does not have',
-      'rest.b cite(s) 1.2, which has no directly testable statement',
-    ]);
+  });
+
+  it('every check names its statements; its section is derived from them', () => {
+    for (const c of checks) {
+      expect(c.statements.length).toBeGreaterThan(0);
+      expect(c.section).toBe([...new Set(c.statements.map(sectionOfStatement))].join(', '));
+    }
+    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1']);
+    const meta = { id: 'rest.x.y', title: 't', level: 'required' as const, needs: [] };
+    const noop = async (): Promise<void> => undefined;
+    expect(check({ ...meta, statements: ['4.5.2', '2.1.r4'] }, noop).section).toBe('4.5, 2.1');
+    expect(() => check({ ...meta, statements: [] }, noop)).toThrow(/at least one statement/);
+    expect(() => check({ ...meta, statements: ['4.5'] }, noop)).not.toThrow(); // the format allows it; traceability finds no such statement
+    for (const bad of ['4.5.0', '4.5.x', '4.5.r0', 'rule 2', '4.5.2 ']) expect(() => check({ ...meta, statements: [bad] }, noop)).toThrow(/must look like/);
+    expect(() => check({ ...meta, statements: ['4.5.2', '4.5.2'] }, noop)).toThrow(/named twice/);
+  });
+
+  it('titles are short: the rule text comes from the statements', () => {
+    const long = checks.filter((c) => c.title.length > MAX_TITLE).map((c) => `${c.id} (${c.title.length}): ${c.title}`);
+    expect(long).toEqual([]);
   });
 
   it('inverts the citations: a check citing two sections appears under both, in check order', () => {
@@ -118,8 +161,10 @@ describe('traceability: generated from the checks\' own citations', () => {
     expect(by.get('8')).toContain(latency);
     const matrix = renderMatrix(spec, checks);
     const row = (id: string): string | undefined => matrix.split('\n').find((l) => l.startsWith(`| [${id}](`));
-    expect(row('8')).toContain('`preconf.latency.about-200ms` (advisory)');
-    expect(row('4.5')).toContain('`preconf.latency.about-200ms` (advisory)');
+    expect(row('8')).toContain('`preconf.latency.about-200ms` (8.2; advisory)');
+    expect(row('4.5')).toContain('`preconf.latency.about-200ms` (4.5.3; advisory)');
+    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2)');
+    expect(row('2.1')).toContain('`rest.token.field.decimals` (2.1.r4, 2.1.1)');
     expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
     expect(row('2.5')).toContain('through [4.4](specs/SPEC.md#section-4.4)');
   });
@@ -136,7 +181,7 @@ describe('traceability: generated from the checks\' own citations', () => {
     for (const f of files) {
       for (const m of readFileSync(path.join(ROOT, f), 'utf8').matchAll(/section: '([^']+)'/g)) cited.push(...m[1]!.split(',').map((s) => `${f}: ${s.trim()}`));
     }
-    expect(cited.length).toBeGreaterThan(50);
+    expect(cited.length).toBeGreaterThan(30);
     expect(cited.filter((c) => !ids.includes(c.split(': ')[1]!))).toEqual([]);
   });
 
@@ -156,6 +201,9 @@ describe('generated documents are current (run `npm run docs` after changing rul
     // Anchors the README matrix and citations link to.
     for (const id of ids) expect(md).toContain(`<a id="section-${id}"></a>`);
     expect(md).toContain('### 4.5 eth_getTransactionCount');
+    // Statements and table rows show their ids, with anchors.
+    expect(md).toContain('<a id="section-4.5.2"></a>**4.5.2** With "pending", the count includes');
+    expect(md).toContain('| 2.1.r4 | decimals | integer | int64 |');
   });
 
   it('the README (flag table and traceability matrix)', () => {

@@ -12,7 +12,7 @@ import type { Config } from '@jest/types';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
 import { main, selectChecks } from '../main';
-import { EXIT_CODE } from '../results';
+import { EXIT_CODE, NOTHING_JUDGED } from '../results';
 
 /** Set for the test file: where results.json is, and when this run started (older files are stale). */
 export const RESULTS_ENV = 'CONFORMANCE_JEST_RESULTS';
@@ -31,11 +31,20 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     // jest matches test names case-insensitively; the run takes the ids it would keep.
     const pattern = new RegExp(globalConfig.testNamePattern, 'i');
     const ids = selectChecks(allChecks(), cfg).filter((c) => pattern.test(c.id)).map((c) => c.id);
-    if (ids.length === 0) return; // nothing to run: jest reports every test skipped
+    if (ids.length === 0) {
+      // Nothing to run: jest reports every test skipped, which must not read as a pass.
+      process.stderr.write(`conformance: ${NOTHING_JUDGED}: -t matched no check id (exit ${EXIT_CODE.incomplete})\n`);
+      process.exitCode = EXIT_CODE.incomplete;
+      return;
+    }
     argv.push('--grep', `^(${ids.map(escapeRegExp).join('|')})$`);
   }
   // The run's console goes to stderr: stdout stays jest's (--json writes there).
   const code = await main(argv, process.env, { out: process.stderr, err: process.stderr });
   if (code === EXIT_CODE.config) throw new Error(`the conformance run refused its configuration (exit ${code}); see the message above`);
+  // An incomplete run (nothing judged, --require full unmet, a required check not judged) has no
+  // failing test of its own when every selected check was skipped: jest exits 0 unless told.
+  // jest keeps a code set here when every test passed, and replaces it with 1 when one failed.
+  if (code === EXIT_CODE.incomplete) process.exitCode = code;
   process.env[RESULTS_ENV] = path.resolve(cfg.reportDir, 'results.json');
 }

@@ -7,6 +7,7 @@
 import type { CheckResult } from '../../harness/runner';
 import { failureText } from '../reporters/shared';
 import { isRunFailure } from '../results';
+import { quoted } from '../traceability';
 
 export type JestOutcome =
   | { kind: 'pass'; warning?: string }
@@ -15,7 +16,7 @@ export type JestOutcome =
 
 /** The failure text of the reports, with the last exchange's curl line to reproduce it. */
 export function failureMessage(r: CheckResult): string {
-  const lines = [failureText(r)];
+  const lines = [failureText(r, quoted([r]))];
   const last = r.exchanges.at(-1);
   if (last) lines.push(`  reproduce: ${last.curl}`, `  (${r.exchangeCount} exchange(s) recorded in results.json and report.html)`);
   return lines.join('\n');

@@ -1,7 +1,8 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { exitWords, isRunFailure, primarySection, rootCauses, statusLine, factsOf, type RunDocument } from '../results';
-import { bySection, expectedVsActual, idList, outcomeOf, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import { exitWords, isRunFailure, primarySection, rootCauses, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
+import { bySection, expectedVsActual, idList, outcomeOf, quoteStatements, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import { cleanStrings, forTerminal } from './untrusted';
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
 export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -12,6 +13,51 @@ const firstLine = (s: string, max = 200) => {
   const l = s.split('\n')[0];
   return l.length > max ? `${l.slice(0, max)}…` : l;
 };
+
+const isStale = (r: CheckResult) => r.expectation?.outcome === 'unexpected-pass';
+
+/** The console's count categories: each check in exactly one, so the counts add up to the total. */
+export interface ConsoleCounts {
+  passed: number;
+  /** Fail the run: required failures no expectation covers. */
+  failed: number;
+  /** Known failures: listed in the expectations file, failed as expected. */
+  known: number;
+  /** Stale expectations: listed as known failures, but passed (they fail the run). */
+  stale: number;
+  /** Advisory checks that failed (never fail the run). */
+  advisory: number;
+  notJudged: number;
+  skipped: number;
+  total: number;
+}
+
+export function consoleCounts(checks: CheckResult[]): ConsoleCounts {
+  const c: ConsoleCounts = { passed: 0, failed: 0, known: 0, stale: 0, advisory: 0, notJudged: 0, skipped: 0, total: checks.length };
+  for (const r of checks) {
+    if (isStale(r)) c.stale++;
+    else {
+      const o = outcomeOf(r);
+      if (o === 'run-failure') c.failed++;
+      else if (o === 'expected') c.known++;
+      else if (o === 'advisory') c.advisory++;
+      else if (o === 'passed') c.passed++;
+      else if (o === 'inconclusive' || o === 'blocked') c.notJudged++;
+      else c.skipped++;
+    }
+  }
+  return c;
+}
+
+/** "3 passed, 0 failed, 2 known failures, …": the categories that are not empty (passed and failed always). */
+export function countLine(c: ConsoleCounts): string {
+  const parts = [`${c.passed} passed`, `${c.failed} failed`];
+  if (c.stale) parts.push(`${c.stale} stale expectation${c.stale === 1 ? '' : 's'} (known failure${c.stale === 1 ? '' : 's'} now passing)`);
+  if (c.known) parts.push(`${c.known} known failure${c.known === 1 ? '' : 's'}`);
+  if (c.advisory) parts.push(`${c.advisory} advisory warning${c.advisory === 1 ? '' : 's'}`);
+  parts.push(`${c.notJudged} not judged`, `${c.skipped} skipped`);
+  return `${parts.join(', ')} of ${c.total} checks`;
+}
 
 /**
  * The console a person follows. On a terminal: one progress line rewritten in place (checks
@@ -69,13 +115,14 @@ export class ConsoleReporter {
   }
 
   private mark(r: CheckResult): string {
+    if (isStale(r)) return this.paint(31, '✗ STALE');
     switch (outcomeOf(r)) {
       case 'run-failure':
         return this.paint(31, '✗ FAIL');
       case 'advisory':
         return this.paint(33, '! warn');
       case 'expected':
-        return this.paint(33, '✗ known');
+        return this.paint(33, '⚠ KNOWN');
       case 'passed':
         return this.paint(32, '✓ pass');
       case 'inconclusive':
@@ -86,16 +133,31 @@ export class ConsoleReporter {
     }
   }
 
-  result(r: CheckResult): void {
+  /** The result's hint (what the user can do) on a line of its own, so no cut reason hides it. */
+  private hint(r: Pick<CheckResult, 'hint'>, indent: string): void {
+    if (r.hint) this.line(`${indent}${this.paint(36, '→')} ${r.hint}`);
+  }
+
+  /** Called with the expectations already applied (main does), so a known failure streams as known. */
+  result(result: CheckResult): void {
+    // Everything printed below may carry the target's text: no escape sequence or workflow command gets through.
+    const r = cleanStrings(result, forTerminal);
     this.done++;
     if (isRunFailure(r)) this.failing++;
-    const why = r.status === 'passed' && !r.expectation ? '' : ` — ${firstLine(verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`, 160)}`;
-    if (!this.live) this.line(`[${String(this.done).padStart(String(this.total).length)}/${this.total}] ${this.mark(r)} ${r.id} (${r.section}) ${r.durationMs}ms${why}`);
-    else if (isRunFailure(r)) this.line(`${this.mark(r)} ${r.id} (${r.section})${why}`);
+    const text = isStale(r) ? rootReason(r) : verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`;
+    const why = r.status === 'passed' && !r.expectation ? '' : ` — ${firstLine(text, 160)}`;
+    if (!this.live) {
+      this.line(`[${String(this.done).padStart(String(this.total).length)}/${this.total}] ${this.mark(r)} ${r.id} (${r.section}) ${r.durationMs}ms${why}`);
+      if (r.status === 'failed') this.hint(r, '      ');
+    } else if (isRunFailure(r)) {
+      this.line(`${this.mark(r)} ${r.id} (${r.section})${why}`);
+      this.hint(r, '    ');
+    }
     this.progress();
   }
 
-  finished(doc: RunDocument, reportFiles: string[]): void {
+  finished(document: RunDocument, reportFiles: string[]): void {
+    const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
     const { checks } = doc;
@@ -120,16 +182,31 @@ export class ConsoleReporter {
         const r = root.result;
         const head = r ? `${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(rootReason(r))}` : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
+        if (r) this.hint(r, '      ');
+        const quoted = r && quoteStatements(r, doc.statements);
+        if (quoted) this.line(`      enforces: ${firstLine(quoted, 240)}`);
         const eva = r && expectedVsActual(r);
         if (eva) this.line(`      ${eva}`);
         if (root.blocked.length) this.line(`      blocked ${root.blocked.length} check(s): ${idList(root.blocked, 4)}`);
       }
     }
-    const advisory = checks.filter((r) => outcomeOf(r) === 'advisory' || outcomeOf(r) === 'expected');
+    const known = checks.filter((r) => outcomeOf(r) === 'expected');
+    if (known.length) {
+      this.line('');
+      this.line(this.paint(33, `⚠ known failures (${known.length}): listed in the expectations file, they do not fail the run`));
+      for (const r of known) {
+        this.line(`  ${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(r.reason, 160)}`);
+        this.line(`      known: ${firstLine(r.expectation!.reason, 160)}${r.expectation!.link ? ` (${r.expectation!.link})` : ''}`);
+      }
+    }
+    const advisory = checks.filter((r) => outcomeOf(r) === 'advisory');
     if (advisory.length) {
       this.line('');
-      this.line(this.paint(33, `! failed without failing the run (${advisory.length}): advisory checks and known failures`));
-      for (const r of advisory) this.line(`  ${r.id} (spec ${r.failedSection ?? r.section}) — ${verdictOf(r)}: ${firstLine(r.reason, 160)}`);
+      this.line(this.paint(33, `! advisory warnings (${advisory.length}): failed without failing the run`));
+      for (const r of advisory) {
+        this.line(`  ${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(r.reason, 160)}`);
+        this.hint(r, '      ');
+      }
     }
     const otherRoots = roots.filter((r) => !r.failsRun);
     const unjudged = checks.filter((r) => outcomeOf(r) === 'inconclusive');
@@ -146,9 +223,13 @@ export class ConsoleReporter {
     }
 
     this.line('');
-    this.line(`${s.passed} passed, ${s.failed} failed, ${s.inconclusive} not judged, ${s.skipped} skipped of ${s.total} checks in ${(doc.durationMs / 1000).toFixed(1)} s`);
+    this.line(`${countLine(consoleCounts(checks))} in ${(doc.durationMs / 1000).toFixed(1)} s`);
     if (reportFiles.length) this.line(`reports: ${reportFiles.join(', ')}`);
     if (doc.statusReasons.length) this.line(`why: ${doc.statusReasons.join('; ')}`);
+    // Judging what the given URLs allow is the default; say once what CI should ask for instead.
+    if (!doc.scope.full && doc.scope.required !== 'full' && doc.status === 'conformant') {
+      this.line(`note: not the full scope (${scopeLimits(doc.scope).join('; ')}); with --require full (REQUIRE=full, recommended in CI) this run would exit 3`);
+    }
     const colour = doc.status === 'conformant' ? 32 : doc.status === 'incomplete' ? 33 : 31;
     this.line(this.paint(colour, this.bold(`status: ${statusLine(doc)}`)));
     this.line(this.paint(colour, exitWords(doc.exitCode)));

@@ -1,27 +1,51 @@
+import { createHash } from 'node:crypto';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, rootReason, skippedByReason } from './shared';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, quoteStatements, rootReason, skippedByReason } from './shared';
 
 const esc = escapeHtml;
 
-export const STATUS_COLORS: Record<RunStatus, string> = { conformant: '#1a7f37', 'non-conformant': '#cf222e', incomplete: '#bc4c00' };
+const STATUS_COLORS: Record<RunStatus, string> = { conformant: '#1a7f37', 'non-conformant': '#cf222e', incomplete: '#bc4c00' };
+
+/** The status colour as a class (`s-conformant`, …): the page carries no style attributes, which its policy would refuse. */
+export const statusClass = (status: RunStatus) => `s-${status}`;
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The head of a self-contained page: its own one stylesheet and one script are allowed by hash,
+ * and nothing else loads — no external request, no other inline script, no form, no base — so
+ * even an escaping slip elsewhere cannot make the page beacon to a target's host.
+ */
+export function pageHead(title: string, style: string, script?: string): string {
+  const policy = [
+    "default-src 'none'",
+    `style-src ${sha256(style)}`,
+    `script-src ${script === undefined ? "'none'" : sha256(script)}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return `<head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${escapeHtml(policy)}"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${style}</style></head>`;
+}
 
 /** Shared by report.html and compare.html. */
 export const BASE_STYLE = `
+${Object.entries(STATUS_COLORS).map(([st, c]) => `.s-${st}{--status:${c}}`).join('')}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
 main{max-width:1180px;margin:0 auto;padding:24px 28px 60px;background:#fff;min-height:100vh}
 h1{font-size:1.45rem;margin:0 0 6px}h2{font-size:1.1rem;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid #d8dee4}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8fa;border:1px solid #eaeef2;border-radius:6px;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,monospace;max-height:420px}
-.pill{display:inline-block;color:#fff;border-radius:14px;padding:2px 12px;font-weight:600;font-size:.95rem;vertical-align:middle}
+.pill{display:inline-block;color:#fff;background:var(--status);border-radius:14px;padding:2px 12px;font-weight:600;font-size:.95rem;vertical-align:middle}
 .muted{color:#57606a}.small{font-size:12px}
 .st-passed{color:#1a7f37}.st-run-failure{color:#cf222e;font-weight:600}.st-advisory,.st-expected{color:#9a6700}.st-inconclusive,.st-blocked{color:#8250df}.st-skipped,.st-out-of-scope{color:#57606a}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top}th{font-weight:600;background:#f6f8fa}`;
 
 const STYLE = `${BASE_STYLE}
-.status{border-left:6px solid;padding:10px 16px;margin:14px 0;background:#f6f8fa;border-radius:4px}
-.status .line{font-size:1.05rem;font-weight:600}.why{margin:6px 0 0 18px;padding:0}
+.status{border-left:6px solid var(--status);padding:10px 16px;margin:14px 0;background:#f6f8fa;border-radius:4px}
+.status .line{font-size:1.05rem;font-weight:600;color:var(--status)}.why{margin:6px 0 0 18px;padding:0}
 .tiles{display:flex;gap:10px;margin:12px 0;flex-wrap:wrap}.tile{border:1px solid #d8dee4;border-radius:6px;padding:6px 14px;min-width:110px}.tile b{font-size:1.3rem;display:block}
 .scope{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}.scope dt{color:#57606a}.scope dd{margin:0}
 .root{border:1px solid #ffcecb;background:#fff8f7;border-radius:6px;padding:8px 12px;margin:8px 0}.root.soft{border-color:#d8b9ff;background:#fbf7ff}
@@ -72,14 +96,17 @@ const SCRIPT = `
   if(f||q)apply();
 })();`;
 
-function checkDetail(c: CheckResult): string {
+function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   const d: string[] = [];
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
+  const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
+  if (quoted) d.push(`<div class="muted">enforces: ${esc(quoted)}</div>`);
   if (c.failedSection && c.failedSection !== c.section) d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
-  if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope)}</div>`);
+  else if (c.unreachable && c.status === 'inconclusive') d.push(`<div>not judged: ${c.unreachable === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable</div>`);
+  if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope.words)}</div>`);
   if (c.expectation) d.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
   for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
   if (c.metrics) d.push(`<details><summary class="small">metrics</summary><pre>${esc(json(c.metrics))}</pre></details>`);
@@ -88,9 +115,9 @@ function checkDetail(c: CheckResult): string {
   return d.join('');
 }
 
-function checkRow(c: CheckResult): string {
+function checkRow(c: CheckResult, texts?: Record<string, string>): string {
   const o = outcomeOf(c);
-  const body = checkDetail(c);
+  const body = checkDetail(c, texts);
   const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>`;
   const open = o === 'run-failure' ? ' open' : '';
   return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
@@ -117,7 +144,7 @@ function charts(doc: RunDocument): string {
 /** One self-contained page: status and scope first, root causes, charts, then checks by spec section. */
 export function renderHtml(doc: RunDocument): string {
   const s = doc.summary;
-  const color = STATUS_COLORS[doc.status];
+  const status = statusClass(doc.status);
   const roots = rootCauses(doc.checks, factsOf(doc));
   const rootHtml = roots.length
     ? `<h2>${roots.some((r) => r.failsRun) ? 'What fails the run' : 'What kept checks from being judged'}</h2>` +
@@ -143,8 +170,8 @@ export function renderHtml(doc: RunDocument): string {
       const shown = g.checks.filter((c) => c.status !== 'passed' || c.expectation);
       const passed = g.checks.filter((c) => c.status === 'passed' && !c.expectation);
       const counts = `<span class="counts"><span class="st-passed">${g.passed} passed</span>${g.failed ? `<span class="st-run-failure">${g.failed} failed</span>` : ''}${g.inconclusive ? `<span class="st-inconclusive">${g.inconclusive} not judged</span>` : ''}${g.skipped ? `<span class="st-skipped">${g.skipped} skipped</span>` : ''}</span>`;
-      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map(checkRow).join('\n')}</details>` : '';
-      return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map(checkRow).join('\n')}${folded}</details>`;
+      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map((c) => checkRow(c)).join('\n')}</details>` : '';
+      return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map((c) => checkRow(c, doc.statements)).join('\n')}${folded}</details>`;
     })
     .join('\n');
 
@@ -167,10 +194,10 @@ export function renderHtml(doc: RunDocument): string {
     ['skipped', `skipped ${s.skipped}`],
     ['passed', `passed ${s.passed}`],
   ];
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Conformance: ${esc(doc.status)} — ${esc(doc.target.embedded ? 'embedded reference target' : (doc.target.baseUrl ?? doc.target.rpcUrl ?? ''))}</title><style>${STYLE}</style></head><body><main>
-<h1>Tokenized stocks conformance <span class="pill" style="background:${color}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
+  return `<!doctype html><html lang="en">${pageHead(`Conformance: ${doc.status} — ${doc.target.embedded ? 'embedded reference target' : (doc.target.baseUrl ?? doc.target.rpcUrl ?? '')}`, STYLE, SCRIPT)}<body><main>
+<h1>Tokenized stocks conformance <span class="pill ${status}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
 <div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
-<div class="status" style="border-color:${color}"><div class="line" style="color:${color}">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
+<div class="status ${status}"><div class="line">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
 <div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-run-failure"><b>${s.requiredFailed + s.unexpectedPasses}</b>fail the run</div><div class="tile st-advisory"><b>${s.advisoryFailed + s.expectedFailures}</b>advisory / known</div><div class="tile st-inconclusive"><b>${s.inconclusive}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
 ${scope}
 ${rootHtml}

@@ -1,6 +1,7 @@
 import type { RunDocument } from '../results';
 import { json } from './shared';
+import { jsonForLogs } from './untrusted';
 
 export function renderJson(doc: RunDocument): string {
-  return json(doc) + '\n';
+  return jsonForLogs(json(doc)) + '\n';
 }

@@ -1,12 +1,14 @@
 import { groupOf } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, rootCauses, scopeWords, statusLine, type RunDocument } from '../results';
-import { exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
+import { forTerminal } from './untrusted';
+import { blockerWords, exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
 
 function esc(s: string): string {
-  // XML 1.0 forbids most control characters even when escaped; drop them.
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+  // XML 1.0 forbids most control characters even when escaped: they become visible pictures
+  // (forTerminal), which also keeps a CI log that prints this file free of workflow commands.
+  return forTerminal(s)
+    .replace(/[\ufffe\uffff]/g, '\ufffd')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -21,15 +23,15 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
  * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
  * cause is one red line; advisory results and skipped checks never turn a viewer red.
  */
-function caseBody(c: CheckResult, blocked: Map<string, string[]>): string | undefined {
-  const details = () => [failureText(c), ...c.exchanges.map(exchangeText)].join('\n\n');
+function caseBody(c: CheckResult, blocked: Map<string, string[]>, texts?: Record<string, string>): string | undefined {
+  const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const kind = outcomeOf(c);
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   if (kind === 'run-failure') return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
   if (kind === 'inconclusive' && c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
   if (kind === 'inconclusive') return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
-  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${c.blockedBy}`)}"/>`;
-  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope})` : 'skipped'}: ${c.reason}`)}"/>`;
+  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
+  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
   if (kind === 'advisory' || kind === 'expected') return `<system-out>${esc(`${verdictOf(c)}\n${details()}`)}</system-out>`;
   return undefined;
 }
@@ -59,21 +61,18 @@ export function renderJunit(doc: RunDocument): string {
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
   const count = (cs: CheckResult[]) => {
-    const bodies = cs.map((c) => caseBody(c, blocked) ?? '');
+    const bodies = cs.map((c) => caseBody(c, blocked, doc.statements) ?? '');
     return { bodies, failures: bodies.filter((b) => b.startsWith('<failure')).length, errors: bodies.filter((b) => b.startsWith('<error')).length, skipped: bodies.filter((b) => b.startsWith('<skipped')).length };
   };
   // An unreachable interface is one failure of its own (its checks show as blocked by it).
-  const unreachable = roots.filter((r) => !r.result && r.failsRun);
-  for (const r of unreachable) {
-    const iface = r.id.replace('target unreachable: ', '');
-    if (!groups.has(iface)) groups.set(iface, []);
-  }
+  const unreachable = roots.filter((r) => r.unreachable);
+  for (const r of unreachable) if (r.unreachable && !groups.has(r.unreachable)) groups.set(r.unreachable, []);
 
   const suites: string[] = [];
   let totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   for (const [group, checks] of groups) {
     const { bodies, failures, errors, skipped } = count(checks);
-    const down = unreachable.filter((r) => r.id === `target unreachable: ${group}`);
+    const down = unreachable.filter((r) => r.unreachable === group);
     const tests = checks.length + down.length;
     totals = { tests: totals.tests + tests, failures: totals.failures + failures + down.length, errors: totals.errors + errors, skipped: totals.skipped + skipped };
     suites.push(`  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`);

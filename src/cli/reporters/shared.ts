@@ -10,9 +10,17 @@ export function outcomeOf(r: CheckResult): Outcome {
   if (isRunFailure(r)) return 'run-failure';
   if (r.expectation?.outcome === 'expected-failure') return 'expected';
   if (r.status === 'failed') return 'advisory';
-  if (r.status === 'inconclusive') return r.blockedBy ? 'blocked' : 'inconclusive';
+  if (r.status === 'inconclusive') return blockerWords(r) ? 'blocked' : 'inconclusive';
   if (r.status === 'skipped') return r.outOfScope ? 'out-of-scope' : 'skipped';
   return 'passed';
+}
+
+/** What kept a check from being judged, in words: the root check's id, or the unreachable interface. */
+export function blockerWords(r: CheckResult): string | undefined {
+  if (r.status !== 'inconclusive') return undefined;
+  if (r.cause === 'blocked') return r.blockedBy;
+  if (r.cause === 'unreachable') return `target unreachable: ${r.unreachable}`;
+  return undefined;
 }
 
 /** An outcome in a word or two, as report.html and compare print it. */
@@ -31,8 +39,9 @@ export function verdictOf(r: CheckResult): string {
   if (r.expectation?.outcome === 'expected-failure') return 'failed (expected)';
   if (r.expectation?.outcome === 'unexpected-pass') return 'passed (UNEXPECTED: listed as a known failure)';
   if (r.status === 'failed' && r.level === 'advisory') return 'failed (advisory)';
-  if (r.blockedBy) return `not judged (blocked by ${r.blockedBy})`;
-  if (r.outOfScope) return `skipped (out of scope: ${r.outOfScope})`;
+  const by = blockerWords(r);
+  if (by) return `not judged (blocked by ${by})`;
+  if (r.outOfScope) return `skipped (out of scope: ${r.outOfScope.words})`;
   return r.status;
 }
 
@@ -62,11 +71,24 @@ export function exchangeText(e: Exchange): string {
   return lines.join('\n');
 }
 
-/** Expected vs actual and the section, in the words of the failure. */
-export function failureText(r: CheckResult): string {
-  const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`, `  ${r.status}: ${r.reason}`];
+/**
+ * The statements a check enforces, quoted on one line (texts from results.json's statement
+ * table): `4.5.2 "With …"; 1.4.1 "Each …"`. Undefined when the table has none of them.
+ */
+export function quoteStatements(r: Pick<CheckResult, 'statements'>, texts: Record<string, string> = {}): string | undefined {
+  const quoted = (r.statements ?? []).filter((id) => texts[id]).map((id) => `${id} "${texts[id]}"`);
+  return quoted.length ? quoted.join('; ') : undefined;
+}
+
+/** Expected vs actual, the section and the statements, in the words of the failure. */
+export function failureText(r: CheckResult, texts?: Record<string, string>): string {
+  const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`];
+  const quoted = quoteStatements(r, texts);
+  if (quoted) lines.push(`  enforces: ${quoted}`);
+  lines.push(`  ${r.status}: ${r.reason}`);
   if (r.expected !== undefined) lines.push(`  expected: ${JSON.stringify(r.expected)}`);
   if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);
+  if (r.hint) lines.push(`  hint: ${r.hint}`);
   if (r.expectation) lines.push(`  expectation: ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ''}`);
   return lines.join('\n');
 }
@@ -148,7 +170,7 @@ export function skippedByReason(checks: CheckResult[]): Array<{ reason: string; 
   const groups = new Map<string, { reason: string; outOfScope: boolean; ids: string[] }>();
   for (const c of checks) {
     if (c.status !== 'skipped') continue;
-    const reason = c.outOfScope ?? c.reason.split('\n')[0];
+    const reason = c.outOfScope?.words ?? c.reason.split('\n')[0];
     const key = `${c.outOfScope ? 'o' : 's'}:${reason}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { reason, outOfScope: !!c.outOfScope, ids: [] }));

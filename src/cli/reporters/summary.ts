@@ -1,10 +1,15 @@
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencyOf } from './metrics';
-import { bySection, exchangeText, idList, outcomeOf, rootReason, skippedByReason, verdictOf } from './shared';
+import { bySection, exchangeText, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
+import { mdCode, mdFence, mdText } from './untrusted';
 
+/** Our own words in a table cell: pipes escaped, one line. */
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
+
+/** Values cut for a summary line, before they become a code span. */
+const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-conformant': '❌', incomplete: '⚠️' };
 
@@ -17,14 +22,14 @@ export function renderSummary(doc: RunDocument): string {
     `**Status: ${statusLine(doc)}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
-  if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${r}`), '');
+  if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
   out.push(
-    `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST \`${doc.target.baseUrl ?? '—'}\` · JSON-RPC \`${doc.target.rpcUrl ?? '—'}\` · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${doc.interrupted}**` : ''}`,
+    `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST ${mdCode(doc.target.baseUrl ?? '—')} · JSON-RPC ${mdCode(doc.target.rpcUrl ?? '—')} · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${mdText(doc.interrupted)}**` : ''}`,
     '',
     `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'judged (signer given)' : `not judged (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
     '',
   );
-  if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${l}`), '');
+  if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
 
   const allRoots = rootCauses(doc.checks, factsOf(doc));
   const roots = allRoots.filter((r) => r.failsRun);
@@ -33,12 +38,14 @@ export function renderSummary(doc: RunDocument): string {
     for (const root of roots) {
       const c = root.result;
       out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
-      if (c) out.push(c.title, '', `**${cell(rootReason(c))}**`, '');
-      else if (root.reason) out.push(`**${cell(root.reason)}**`, '');
-      if (c?.expected !== undefined) out.push(`- expected: \`${cell(JSON.stringify(c.expected) ?? '')}\``);
-      if (c?.actual !== undefined) out.push(`- actual: \`${cell((JSON.stringify(c.actual) ?? '').slice(0, 300))}\``);
+      if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
+      else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
+      const quoted = c && quoteStatements(c, doc.statements);
+      if (quoted) out.push(`> enforces: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
+      if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(JSON.stringify(c.expected) ?? '', 300))}`);
+      if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
       if (root.blocked.length) out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
-      for (const e of c?.exchanges.slice(-3) ?? []) out.push('', '```', exchangeText(e).slice(0, 4000), '```');
+      for (const e of c?.exchanges.slice(-3) ?? []) out.push('', mdFence(cut(exchangeText(e), 4000)));
       out.push('');
     }
   }
@@ -50,7 +57,7 @@ export function renderSummary(doc: RunDocument): string {
   const other = doc.checks.filter((c) => ['advisory', 'expected', 'inconclusive'].includes(outcomeOf(c)));
   if (other.length) {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
-    for (const c of other) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${verdictOf(c)} | ${cell(c.reason || c.expectation?.reason || '')} |`);
+    for (const c of other) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))} | ${mdText(c.reason || c.expectation?.reason || '')} |`);
     out.push('');
   }
   for (const root of allRoots.filter((r) => !r.failsRun)) out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
@@ -58,7 +65,7 @@ export function renderSummary(doc: RunDocument): string {
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {
     out.push('## Skipped and out of scope, by reason', '', '| | reason | checks |', '|---|---|---|');
-    for (const g of skipped) out.push(`| ${g.outOfScope ? 'out of scope' : 'skipped'} | ${cell(g.reason)} | ${g.ids.length}: ${cell(idList(g.ids, 8))} |`);
+    for (const g of skipped) out.push(`| ${g.outOfScope ? 'out of scope' : 'skipped'} | ${mdText(g.reason)} | ${g.ids.length}: ${cell(idList(g.ids, 8))} |`);
     out.push('');
   }
 

@@ -31,7 +31,7 @@
 // is retried, then left inconclusive with the timeline.
 import type { Hex } from 'viem';
 import type { SharedScope, CheckContext } from '../check';
-import { blocked, CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
+import { blocked, Blocked, CheckFailure, fail, Inconclusive, inconclusive, skip } from '../verdict';
 import { randomAddress, toQuantity } from '../hex';
 import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS, type BlockView } from '../chain';
@@ -166,7 +166,7 @@ export interface MissRecord {
 export type Outcome<V, A> =
   | { kind: 'judged'; judged: Judged<V, A> }
   /** An answer that is itself a violation (not a hex quantity, an error for a valid call, ...). */
-  | { kind: 'malformed'; failure: CheckFailure }
+  | { kind: 'malformed'; failure: Failure }
   /** Sealed without ever showing at "pending" although sent early and watched closely, on EVIDENCE_ATTEMPTS attempts. */
   | { kind: 'missed'; misses: MissRecord[] }
   | { kind: 'unjudged'; reason: string; blockedBy?: typeof NONCE_ROOT };
@@ -182,7 +182,7 @@ export interface PassResult {
   /** Lines every check shows (alignment, attempts, timings). */
   notes: string[];
   /** Direct evidence against 4.5 / 1.4 from the nonce reads or the send (fails the nonce check; the others are not judged). */
-  nonceEvidence?: CheckFailure;
+  nonceEvidence?: Failure;
   /** The node refused the signer's transactions: nothing after that could be judged. */
   refused?: string;
   /** eth_estimateGas at "latest" of the same call into an address without code. */
@@ -297,14 +297,19 @@ const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
   },
 };
 
-type Captured<T> = { value: T } | { failure: CheckFailure };
+/**
+ * A violation seen in an answer: a CheckFailure, or Blocked when another check states its rule
+ * (eth_getBlockReceipts refused with HTTP 403 under --profile dedicated: see dedicated403).
+ */
+type Failure = CheckFailure | Blocked;
+type Captured<T> = { value: T } | { failure: Failure };
 
-/** Runs a read; a violation in its answer (a CheckFailure) is kept for the behaviour's own check. */
+/** Runs a read; a violation in its answer (a Failure) is kept for the behaviour's own check. */
 async function capture<T>(f: () => Promise<T>): Promise<Captured<T>> {
   try {
     return { value: await f() };
   } catch (err) {
-    if (err instanceof CheckFailure) return { failure: err };
+    if (err instanceof CheckFailure || err instanceof Blocked) return { failure: err };
     throw err;
   }
 }
@@ -314,7 +319,7 @@ async function capture<T>(f: () => Promise<T>): Promise<Captured<T>> {
 interface Track {
   looks: number[];
   values: Map<number, unknown>;
-  failure?: CheckFailure;
+  failure?: Failure;
   /** A round that showed it, waiting for the round after to bracket it. */
   awaiting?: number;
   final?: number;
@@ -323,7 +328,7 @@ interface Track {
 type AttemptEnd =
   | { kind: 'observed'; results: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> | { kind: 'miss'; record: MissRecord } | { kind: 'unclear'; reason: string } } }
   | { kind: 'void'; reason: string }
-  | { kind: 'nonce-evidence'; failure: CheckFailure }
+  | { kind: 'nonce-evidence'; failure: Failure }
   | { kind: 'refused'; reason: string }
   /** Nothing more can be attempted (the spend cap, a wait that ran out): what is judged stays. */
   | { kind: 'stopped'; reason: string };
@@ -710,7 +715,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
     if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round([...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)]);
     return { notes: st.notes, nonceEvidence, refused, plain, outcomes, latency: { samples: st.samples, timeline: st.timeline, ...(rtt ? { rtt } : {}) } };
   };
-  let nonceEvidence: CheckFailure | undefined;
+  let nonceEvidence: Failure | undefined;
   let refused: string | undefined;
   let plain: bigint | undefined;
   let attempts = 0;

@@ -12,6 +12,7 @@ import type { RpcClient, RpcError } from '../rpc';
 import type { Signer } from '../signer';
 import { callResult, resultOf } from '../expect';
 import { blockErrorKind, readBlock, type BlockView } from '../chain';
+import { dedicated403 } from '../receipts';
 import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
@@ -172,7 +173,7 @@ export class Session {
 
   /** eth_getBlockReceipts (spec 4.3) at a tag or hex number; must be an array. */
   async receipts(lane: string, block: string): Promise<Receipt[]> {
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block])));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', await this.rpc(lane).call('eth_getBlockReceipts', [block]), () => dedicated403(block)));
   }
 
   /**
@@ -185,7 +186,7 @@ export class Session {
     const a = await this.rpc(lane).call('eth_getBlockReceipts', [block]);
     if (a.http.status === 200 && !a.hasError && a.hasResult && a.result === null) return { unknown: `eth_getBlockReceipts(${show(block)}) answered null` };
     if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block') return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
-    return receiptsOf(block, resultOf('eth_getBlockReceipts', a));
+    return receiptsOf(block, resultOf('eth_getBlockReceipts', a, () => dedicated403(block)));
   }
 
   // ---- fees, funds, signing, sending ----------------------------------------------------------

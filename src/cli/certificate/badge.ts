@@ -1,0 +1,66 @@
+import { escapeHtml } from '../reporters/shared';
+import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument } from '../results';
+
+export interface Badge {
+  label: string;
+  message: string;
+  color: string;
+}
+
+const COLORS = { green: '#2c9a48', limited: '#8a9a1b', incomplete: '#d9822b', red: '#cf3a2b' };
+
+export const BADGE_LABEL = 'tokenized-stocks conformance';
+/** An unsigned certificate's badge says so in its label: nothing but the publisher vouches for it. */
+export const SELF_REPORTED = 'self-reported';
+
+/**
+ * The badge's words. Only a complete, conformant run in full scope (both interfaces, a signer,
+ * every group) against a remote target says plainly "conformant"; anything less says what it is:
+ * what limited the scope (one qualifier, the most consequential), and whenever the target was the
+ * embedded reference, that too ("embedded reference" alone, "embedded" after another, to stay short).
+ */
+export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'summary'>): Omit<Badge, 'label'> {
+  const s = doc.summary;
+  const sc = doc.scope;
+  const judged = s.passed + s.failed + s.inconclusive;
+  let limit: string | undefined;
+  if (doc.status === 'conformant') {
+    if (sc.interfaces.length === 1) limit = `${sc.interfaces[0]} only`;
+    else if (sc.interfaces.length === 0) limit = 'nothing judged';
+    else if (preconfNotJudged(sc) === NO_SIGNER_KEY) limit = 'no signer';
+    else if (!sc.full) limit = 'partial';
+  }
+  const embedded = sc.target === 'embedded' ? (limit ? 'embedded' : 'embedded reference') : undefined;
+  const message = [doc.status, limit, embedded, sc.profile, `${s.passed}/${judged}`].filter((w) => w !== undefined).join(' · ');
+  const color = doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
+  return { message, color };
+}
+
+export const badgeLabel = (signed: boolean) => (signed ? BADGE_LABEL : `${BADGE_LABEL} (${SELF_REPORTED})`);
+
+const xml = escapeHtml;
+
+/** Approximate advance widths of 11 px Verdana/DejaVu Sans, enough to size the two halves. */
+function textWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += /[il.,:;'|!·\s()]/.test(ch) ? 3.6 : /[mwMW]/.test(ch) ? 10 : /[A-Z]/.test(ch) ? 7.6 : /[0-9]/.test(ch) ? 7 : /[ft/rj-]/.test(ch) ? 4.6 : 6.6;
+  return Math.ceil(w);
+}
+
+/** A small self-contained SVG (no fonts, scripts or links to fetch) in the familiar two-part badge shape. */
+export function renderBadge(badge: Badge): string {
+  const { label, message, color } = badge;
+  const lw = textWidth(label) + 12;
+  const mw = textWidth(message) + 12;
+  const w = lw + mw;
+  const title = `${label}: ${message}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="20" role="img" aria-label="${xml(title)}"><title>${xml(title)}</title>
+<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
+<clipPath id="r"><rect width="${w}" height="20" rx="3" fill="#fff"/></clipPath>
+<g clip-path="url(#r)"><rect width="${lw}" height="20" fill="#555"/><rect x="${lw}" width="${mw}" height="20" fill="${color}"/><rect width="${w}" height="20" fill="url(#s)"/></g>
+<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">
+<text x="${lw / 2}" y="15" fill="#010101" fill-opacity=".3">${xml(label)}</text><text x="${lw / 2}" y="14">${xml(label)}</text>
+<text x="${lw + mw / 2}" y="15" fill="#010101" fill-opacity=".3">${xml(message)}</text><text x="${lw + mw / 2}" y="14">${xml(message)}</text>
+</g></svg>
+`;
+}

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { latencyOf } from '../reporters/metrics';
+import { bySection } from '../reporters/shared';
+import { isRunFailure, type RunDocument, type RunScope, type RunStatus } from '../results';
+import { badgeOf, type Badge } from './badge';
+
+/** in-toto Statement v1 (github.com/in-toto/attestation, spec/v1/statement.md). */
+export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
+/** The in-toto test-result predicate (spec/predicates/test-result.md). */
+export const TEST_RESULT_PREDICATE = 'https://in-toto.io/attestation/test-result/v0.1';
+/** The suite's own extension field of the predicate: what the test-result fields cannot say. */
+export const CONFORMANCE_FORMAT = 'tokenized-stocks-conformance-certificate/2';
+
+/** in-toto ResourceDescriptor (spec/v1/resource_descriptor.md): at least one of uri, digest, content. */
+export interface ResourceDescriptor {
+  name?: string;
+  uri?: string;
+  digest?: Record<string, string>;
+  annotations?: Record<string, unknown>;
+}
+
+type Counts = { passed: number; failed: number; inconclusive: number; skipped: number };
+
+/** The suite's extension of the test-result predicate (in-toto consumers ignore fields they do not know). */
+export interface Conformance {
+  format: typeof CONFORMANCE_FORMAT;
+  suite: { name: string; version: string };
+  spec: { version: string };
+  status: RunStatus;
+  exitCode: number;
+  scope: Pick<RunScope, 'profile' | 'signer' | 'archive' | 'interfaces' | 'groups' | 'target' | 'full' | 'notJudged'> & { grep?: string };
+  /** Origin and path of each target, any secret part of the path masked (maskUrl). */
+  target: { baseUrl: string | null; rpcUrl: string | null; embedded: boolean };
+  /** When the run finished (the certificate's age is measured from it). */
+  date: string;
+  totals: Counts;
+  /** Counts by primary spec section. */
+  sections: Record<string, Counts>;
+  /** Send → visible at "pending", when the run measured it. */
+  preconfLatencyMs: { n: number; p50: number; p95: number } | null;
+  /** The badge's words and colour; its label says whether the certificate is signed. */
+  badge: Omit<Badge, 'label'>;
+}
+
+export interface TestResultPredicate {
+  result: 'PASSED' | 'WARNED' | 'FAILED';
+  configuration: ResourceDescriptor[];
+  /** The CI run that produced it, when known. */
+  url?: string;
+  passedTests: string[];
+  warnedTests: string[];
+  failedTests: string[];
+  /** The suite's extension field: a name no other producer would use (in-toto parsing rules). */
+  tokenizedStocksConformance: Conformance;
+}
+
+export interface Statement {
+  _type: typeof STATEMENT_TYPE;
+  subject: Array<{ name: string; digest: { sha256: string } }>;
+  predicateType: typeof TEST_RESULT_PREDICATE;
+  predicate: TestResultPredicate;
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Incomplete is never PASSED: only a conformant run is. */
+const RESULT_OF: Record<RunStatus, TestResultPredicate['result']> = { conformant: 'PASSED', incomplete: 'WARNED', 'non-conformant': 'FAILED' };
+
+const MASK = '***';
+
+/**
+ * A target URL as a certificate names it: its origin, plus its path unless any part of the path
+ * or query was redacted (then `/***`). It starts from results.json's URL, which the run's Redactor
+ * already cleaned; credentials never reach a URL (the configuration moves them into headers).
+ */
+export function maskUrl(url: string | null): string | null {
+  if (url === null) return null;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return MASK;
+  }
+  const path = u.pathname.replace(/\/+$/, '');
+  const secret = u.search !== '' || u.hash !== '' || u.username !== '' || /\*\*\*|%2a%2a%2a/i.test(path);
+  return u.origin + (secret ? `/${MASK}` : path);
+}
+
+/** The CI run's address, from what GitHub Actions sets; undefined elsewhere. */
+export function ciRunUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: id, GITHUB_RUN_ATTEMPT: attempt } = env;
+  if (!server || !/^https:\/\/[^/\s]+$/.test(server) || !repo || !/^[\w.-]+\/[\w.-]+$/.test(repo) || !id || !/^\d+$/.test(id)) return undefined;
+  return `${server}/${repo}/actions/runs/${id}${attempt && /^\d+$/.test(attempt) ? `/attempts/${attempt}` : ''}`;
+}
+
+/** Check ids by outcome: a failure that fails the run is FAILED; advisory and expected failures and checks not judged are WARNED. */
+function testsOf(doc: RunDocument): Pick<TestResultPredicate, 'passedTests' | 'warnedTests' | 'failedTests'> {
+  const out = { passedTests: [] as string[], warnedTests: [] as string[], failedTests: [] as string[] };
+  for (const r of doc.checks) {
+    if (isRunFailure(r)) out.failedTests.push(r.id);
+    else if (r.status === 'passed') out.passedTests.push(r.id);
+    else if (r.status === 'failed' || r.status === 'inconclusive') out.warnedTests.push(r.id);
+  }
+  return out;
+}
+
+function configurationOf(doc: RunDocument, target: Conformance['target']): ResourceDescriptor[] {
+  const { groups, interfaces, signer, archive, full, grep } = doc.scope;
+  const out: ResourceDescriptor[] = [
+    { name: 'suite', uri: `pkg:npm/${doc.suite.name}@${doc.suite.version}` },
+    { name: 'spec', uri: `urn:tokenized-stocks-api-and-rpc:${doc.spec.version}` },
+    { name: 'profile', uri: `urn:tokenized-stocks-conformance:profile:${doc.scope.profile}` },
+    { name: 'scope', uri: `urn:tokenized-stocks-conformance:scope:${full ? 'full' : 'partial'}`, annotations: { groups, interfaces, signer, archive, ...(grep !== undefined ? { grep } : {}) } },
+  ];
+  for (const [name, url] of [['target:rest', target.baseUrl], ['target:rpc', target.rpcUrl]] as const) {
+    if (url) out.push({ name, uri: url, annotations: { embedded: target.embedded } });
+  }
+  return out;
+}
+
+/** The statement of a run, bound to the exact bytes written as results.json. */
+export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, opts: { url?: string } = {}): Statement {
+  const sections: Conformance['sections'] = {};
+  for (const g of bySection(doc.checks)) sections[g.section] = { passed: g.passed, failed: g.failed, inconclusive: g.inconclusive, skipped: g.skipped };
+  const latency = latencyOf(doc.checks);
+  const { profile, signer, archive, interfaces, groups, target, full, notJudged, grep } = doc.scope;
+  const targets = { baseUrl: maskUrl(doc.target.baseUrl), rpcUrl: maskUrl(doc.target.rpcUrl), embedded: doc.target.embedded };
+  const conformance: Conformance = {
+    format: CONFORMANCE_FORMAT,
+    suite: { name: doc.suite.name, version: doc.suite.version },
+    spec: { version: doc.spec.version },
+    status: doc.status,
+    exitCode: doc.exitCode,
+    scope: { profile, signer, archive, interfaces, groups, target, full, notJudged, ...(grep !== undefined ? { grep } : {}) },
+    target: targets,
+    date: doc.finishedAt,
+    totals: { passed: doc.summary.passed, failed: doc.summary.failed, inconclusive: doc.summary.inconclusive, skipped: doc.summary.skipped },
+    sections,
+    preconfLatencyMs: latency?.all ? { n: latency.all.n, p50: latency.all.p50, p95: latency.all.p95 } : null,
+    badge: badgeOf(doc),
+  };
+  return {
+    _type: STATEMENT_TYPE,
+    subject: [{ name: 'results.json', digest: { sha256: sha256(resultsJson) } }],
+    predicateType: TEST_RESULT_PREDICATE,
+    predicate: {
+      result: RESULT_OF[doc.status],
+      configuration: configurationOf(doc, targets),
+      ...(opts.url ? { url: opts.url } : {}),
+      ...testsOf(doc),
+      tokenizedStocksConformance: conformance,
+    },
+  };
+}

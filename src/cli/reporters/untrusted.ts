@@ -1,0 +1,111 @@
+/**
+ * Text the target supplied is data on its way to a public place (a terminal, a CI log, a step
+ * summary). These functions make it inert for each of those formats; HTML and XML have their
+ * own escaping in shared.ts and junit.ts. Redaction happens earlier, in the clients: nothing here
+ * hides a secret, it only stops text from acting as markup or as a command.
+ */
+
+/**
+ * C0 controls other than tab and newline (ESC starts terminal sequences, CR rewrites the line
+ * a reader sees), DEL, and C1 controls (0x9b is a one-byte CSI for some terminals). Shown as
+ * Unicode control pictures or U+FFFD so a reader still sees that something was there.
+ */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** Bidirectional overrides and isolates reorder what a reader sees ("Trojan Source"). */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+
+function picture(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? '\u2421' : '\ufffd';
+}
+
+export function stripControls(s: string): string {
+  return s.replace(CONTROLS, picture).replace(BIDI, '\ufffd');
+}
+
+/**
+ * GitHub's runner reads a log line whose first non-blank characters are `::` as a workflow
+ * command (`::add-mask::`, `::error::`, `::stop-commands::`), and the older `##[command]` form
+ * anywhere in a line. A zero-width space after the first character keeps the text readable and
+ * the line inert.
+ */
+export function neutraliseWorkflowCommands(s: string): string {
+  return s.replace(/^([ \t]*):(?=:)/gm, '$1:\u200b').replace(/#(?=#\[)/g, '#\u200b');
+}
+
+/** Target text made safe for a terminal or a CI log. */
+export function forTerminal(s: string): string {
+  return neutraliseWorkflowCommands(stripControls(s));
+}
+
+/**
+ * A copy of `value` with every string passed through `clean` (keys included), for a reporter
+ * that prints parts of a result. Depth is bounded (results are capped already; this is a second
+ * fence against a pathological value), and nothing is walked twice.
+ */
+export function cleanStrings<T>(value: T, clean: (s: string) => string, maxDepth = 64): T {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return clean(v);
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= maxDepth) return '[nested too deeply to show]';
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[clean(k)] = walk(x, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
+}
+
+/** The longest run of backticks in `s`. */
+function longestBacktickRun(s: string): number {
+  let longest = 0;
+  for (const m of s.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return longest;
+}
+
+/**
+ * Target text as a Markdown code span: one line, delimited by more backticks than any run inside
+ * it, padded with a space each side (CommonMark strips exactly one), so it can neither end the
+ * span nor become a link, image, heading or HTML. In a table cell, pass `table` to escape pipes
+ * (GFM splits cells before it parses code spans).
+ */
+export function mdCode(text: string, opts: { table?: boolean } = {}): string {
+  let s = forTerminal(text).replace(/\r?\n/g, ' ');
+  if (opts.table) s = s.replace(/\|/g, '\\|');
+  const fence = '`'.repeat(longestBacktickRun(s) + 1);
+  return `${fence} ${s} ${fence}`;
+}
+
+/** Target text as a fenced Markdown block whose fence is longer than any backtick run inside. */
+export function mdFence(text: string): string {
+  const s = forTerminal(text);
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(s) + 1));
+  return `${fence}text\n${s}\n${fence}`;
+}
+
+/**
+ * Prose that may carry target text (a reason, a transport error), as inert Markdown on one line.
+ * Backslash escapes (CommonMark allows them before any ASCII punctuation) stop emphasis, code,
+ * links, images, tables, raw HTML and entities; a leading list, quote or heading marker is
+ * escaped too; a zero-width space breaks the URL forms GFM would turn into links by itself.
+ * Everything else stays as it was, so the file still reads well as plain text.
+ */
+export function mdText(text: string): string {
+  return forTerminal(text)
+    .replace(/\r?\n/g, ' ')
+    .replace(/[\\`*_[\]<>&|~#!]/g, (c) => `\\${c}`)
+    .replace(/^(\s*)([-+=>])/, '$1\\$2')
+    .replace(/^(\s*\d+)([.)])/, '$1\\$2')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\b(www)\./gi, '$1\u200b.');
+}
+
+/**
+ * Serialised JSON made inert for a CI log that prints it (`cat results.json`): JSON already
+ * escapes C0 controls; C1 controls, bidi overrides and the `##[` command form are written as
+ * \u escapes, which decode to the same string, so the data is unchanged.
+ */
+export function jsonForLogs(serialised: string): string {
+  return serialised.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]|#(?=#\[)/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

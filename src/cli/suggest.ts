@@ -1,0 +1,51 @@
+/**
+ * "Did you mean …" for what a user types by hand: flags, group names, check ids. Bounded: inputs
+ * and candidates are compared only up to MAX_LENGTH characters, and at most MAX_SUGGESTIONS are named.
+ */
+
+const MAX_LENGTH = 80;
+const MAX_SUGGESTIONS = 3;
+
+/** Edit distance (insertions, deletions, substitutions, and swaps of two neighbours: `ulr` for `url`). */
+export function editDistance(a: string, b: string): number {
+  a = a.slice(0, MAX_LENGTH);
+  b = b.slice(0, MAX_LENGTH);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * The candidates closest to `input`: those it is a prefix of (or that are a prefix of it) first,
+ * then those within an edit distance of about a third of its length (at least 1), nearest first.
+ */
+export function suggestions(input: string, candidates: Iterable<string>): string[] {
+  const typed = input.slice(0, MAX_LENGTH).toLowerCase();
+  if (!typed) return [];
+  const limit = Math.max(1, Math.floor(typed.length / 3));
+  const scored: Array<[string, number]> = [];
+  for (const c of new Set(candidates)) {
+    const lower = c.toLowerCase();
+    if (lower === typed) continue;
+    const prefix = typed.length >= 3 && (lower.startsWith(typed) || typed.startsWith(lower));
+    const distance = editDistance(typed, lower);
+    if (prefix || distance <= limit) scored.push([c, prefix ? 0 : distance]);
+  }
+  return scored
+    .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+    .slice(0, MAX_SUGGESTIONS)
+    .map(([c]) => c);
+}
+
+/** ` (did you mean --rpc-url?)`, or '' when nothing is close. */
+export function didYouMean(input: string, candidates: Iterable<string>, show: (c: string) => string = (c) => c): string {
+  const close = suggestions(input, candidates);
+  return close.length ? ` (did you mean ${close.map(show).join(' or ')}?)` : '';
+}

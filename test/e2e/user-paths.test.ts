@@ -1,0 +1,100 @@
+// The three users' paths, end to end through the CLI (in process) against the embedded reference
+// target: a URL forgotten (judged what it could; exit 3 only with --require full), a public node
+// judged with the default dedicated profile (one failure naming --profile public, the rest
+// blocked by it), and a URL pasted from `npm run reference` (exit 2 with the value to pass).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../../src/cli/main';
+import type { RunDocument } from '../../src/cli/results';
+import { startReference, type ReferenceTarget } from '../../src/reference';
+import { Raw, startProxy, type Proxy } from '../faults/proxy';
+import { sink } from '../support/sink';
+
+let ref: ReferenceTarget;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  ref = await startReference({ profile: 'dedicated', blockTimeMs: 1000 });
+}, 60_000);
+
+afterAll(async () => {
+  await ref?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; console: string; doc?: RunDocument }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'user-paths-'));
+  dirs.push(dir);
+  const out = sink();
+  const code = await main([...argv, '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', '90000'], env, { out: out.stream, err: out.stream });
+  let doc: RunDocument | undefined;
+  try {
+    doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
+  } catch {
+    doc = undefined;
+  }
+  return { code, console: out.text(), doc };
+}
+
+describe('a URL forgotten', () => {
+  it('by default, what the given URL allows is judged and passes: exit 0, the scope and --require full named', async () => {
+    const r = await run(['--base-url', ref.baseUrl]);
+    expect(r.doc!.summary.passed).toBeGreaterThan(0);
+    expect([r.doc!.status, r.doc!.scope.required, r.code]).toEqual(['conformant', 'none', 0]);
+    expect(r.console).toContain('status: conformant — JSON-RPC interface not judged (no --rpc-url)');
+    expect(r.console).toMatch(/^note: not the full scope \(.*no --rpc-url.*\); with --require full .* this run would exit 3$/m);
+  }, 90_000);
+
+  it('with --require full (or REQUIRE=full) a single URL is incomplete: exit 3, saying what is missing', async () => {
+    const r = await run(['--base-url', ref.baseUrl], { REQUIRE: 'full' });
+    expect([r.doc!.status, r.doc!.scope.required, r.code]).toEqual(['incomplete', 'full', 3]);
+    expect(r.doc!.statusReasons.join('\n')).toMatch(/^--require full: .*JSON-RPC interface not judged \(no --rpc-url\)/m);
+    expect(r.console).toMatch(/^why: .*--require full: /m);
+  }, 90_000);
+
+  it('a selection that judges nothing is incomplete even without --require: exit 3, "nothing judged"', async () => {
+    const r = await run(['--base-url', ref.baseUrl, '--grep', '^rest\\.openapi\\.']);
+    expect([r.doc!.status, r.code]).toEqual(['incomplete', 3]);
+    expect(r.console).toMatch(/^why: nothing judged: no required check came to a verdict/m);
+  }, 90_000);
+});
+
+describe('a public node judged with the default (dedicated) profile', () => {
+  let proxy: Proxy;
+  beforeAll(async () => {
+    proxy = await startProxy({
+      restUpstream: ref.baseUrl,
+      rpcUpstream: ref.rpcUrl,
+      rpc: async (call, next) => (call.method === 'eth_getBlockReceipts' ? Raw.json(403, { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32001, message: 'forbidden' } }) : next()),
+    });
+  });
+  afterAll(() => proxy?.stop());
+
+  it('is one failure naming --profile public; every other check needing eth_getBlockReceipts is blocked by it', async () => {
+    const r = await run(['--rpc-url', proxy.rpcUrl, '--signer-key', ref.signerKey, '--only', 'rpc,preconf', '--grep', '^(?!preconf\\.latency\\.)']);
+    const failed = r.doc!.checks.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => c.id)).toEqual(['rpc.getBlockReceipts.block.latest']);
+    expect(failed[0].hint).toBe('if the target is a public node address (where 5.2 refuses this method), run with --profile public');
+    const blocked = r.doc!.checks.filter((c) => c.blockedBy === 'rpc.getBlockReceipts.block.latest').map((c) => c.id);
+    expect(blocked).toEqual(expect.arrayContaining(['rpc.getBlockReceipts.block.pending', 'rpc.history.getBlockReceipts.past-block', 'preconf.receipts.pending-block']));
+    expect(r.code).toBe(1);
+    // The fix is on a line of its own in the console, not cut off with the reason.
+    expect(r.console).toMatch(/✗ fails the run \(1\):\n {2}✗ rpc\.getBlockReceipts\.block\.latest .*\n {6}→ if the target is a public node address \(where 5\.2 refuses this method\), run with --profile public\n/);
+  }, 120_000);
+});
+
+describe('a URL pasted from `npm run reference`', () => {
+  it('the list URL as --base-url: exit 2 with the base URL to pass', async () => {
+    const r = await run(['--base-url', `${ref.baseUrl}/v1/tokenized-stocks`, '--rpc-url', ref.rpcUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console).toContain(`: --base-url ${ref.baseUrl}\n`);
+    expect(r.doc).toBeUndefined();
+  });
+
+  it('host:port without a scheme: exit 2 suggesting http://', async () => {
+    const r = await run(['--rpc-url', 'localhost:8545']);
+    expect(r.code).toBe(2);
+    expect(r.console).toContain('did you mean --rpc-url http://localhost:8545?');
+  });
+});
