@@ -63,9 +63,10 @@ class ConfigError extends Error {}
 const lines = (v) => v.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 
 /**
- * Every value a log line must not show: the signer key, each header's value (and its credential
- * after a scheme such as "Bearer"), the `secrets` input, and what in a URL usually is a key (a
- * password, query values, long path segments such as a provider's key).
+ * Every value a log line must not show: the signer key, the certificate's signing key, each
+ * header's value (and its credential after a scheme such as "Bearer"), the `secrets` input, and
+ * what in a URL usually is a key (a password, query values, long path segments such as a
+ * provider's key).
  */
 function secretsOf(env) {
   const out = new Set();
@@ -83,6 +84,8 @@ function secretsOf(env) {
     }
   }
   for (const v of lines(input(env, 'secrets')).flatMap((l) => l.split(','))) add(v.trim());
+  // A PEM: the runner masks line by line, so each line of the key's body.
+  for (const line of lines(input(env, 'cert-sign-key'))) if (!line.startsWith('-----')) add(line);
   for (const name of ['base-url', 'rpc-url']) {
     let url;
     try {
@@ -109,6 +112,7 @@ const ENV_OF_INPUT = {
   secrets: 'SECRETS',
   expectations: 'EXPECTATIONS',
   openapi: 'OPENAPI',
+  'cert-sign-key': 'CERT_SIGN_KEY',
 };
 
 /** Every input action.yml declares: those above, and those that become flags or steer the step. */

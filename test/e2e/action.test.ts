@@ -2,6 +2,7 @@
 // INPUT_* variables and the runner's files ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY), against the
 // reference target served on loopback, and against faulty variants of it (test/faults/proxy.ts).
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,19 +120,22 @@ describe('the action run as the runner starts it', () => {
 
   it('a conformant target: exit 0, the summary appended, the outputs set, no annotation, secrets only in add-mask lines', async () => {
     const token = 'Bearer action-test-credential-8c1f';
-    const r = await step({ 'BASE-URL': ref.baseUrl, 'RPC-URL': ref.rpcUrl, 'SIGNER-KEY': ref.signerKey, 'RPC-HEADERS': `Authorization: ${token}`, CERTIFY: 'true', ARGS: '--only rest,rpc' });
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pemBody = pem.split('\n').filter((l) => l && !l.startsWith('-----'));
+    const r = await step({ 'BASE-URL': ref.baseUrl, 'RPC-URL': ref.rpcUrl, 'SIGNER-KEY': ref.signerKey, 'RPC-HEADERS': `Authorization: ${token}`, CERTIFY: 'true', 'CERT-SIGN-KEY': pem, ARGS: '--only rest,rpc' });
     if (r.code !== 0) throw new Error(r.stdout.slice(-5000));
     const dir = path.join(r.workspace, 'conformance-report');
     expect(r.outputs).toEqual({ status: 'conformant', 'exit-code': '0', 'report-dir': dir });
     expect(r.summary).toBe('written by an earlier step\n' + readFileSync(path.join(dir, 'summary.md'), 'utf8'));
     expect(r.summary).toMatch(/^# ✅ Tokenized stocks conformance: conformant/m);
-    expect(readFileSync(path.join(dir, 'certificate.json'), 'utf8')).toContain('"status"');
+    // Signed with the key given: a DSSE envelope.
+    expect(JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'))).toHaveProperty('signatures');
     expect(errors(r.stdout)).toEqual([]);
     // The masks come first; the suite's own output is fenced so it can issue no workflow command.
     const lines = r.stdout.split('\n');
     const masks = lines.filter((l) => l.startsWith('::add-mask::'));
     expect(lines.slice(0, masks.length)).toEqual(masks);
-    for (const secret of [ref.signerKey.slice(2), token, 'action-test-credential-8c1f']) {
+    for (const secret of [ref.signerKey.slice(2), token, 'action-test-credential-8c1f', ...pemBody]) {
       expect(masks.some((l) => l === `::add-mask::${secret}`)).toBe(true);
       expect(lines.filter((l) => l.includes(secret) && !l.startsWith('::add-mask::'))).toEqual([]);
       expect(r.summary).not.toContain(secret);

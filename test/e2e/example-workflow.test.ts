@@ -107,8 +107,15 @@ describe('the example workflows, as GitHub would read them', () => {
     expect(step(run, /upload-artifact/).with).toMatchObject({ name: 'conformance-${{ matrix.target }}' });
   });
 
-  it('the certification certifies the whole specification: certify, require full, a signer', () => {
-    expect(actionStep(certify.jobs.certify).with).toMatchObject({ certify: true, require: 'full', 'signer-key': '${{ secrets.SIGNER_PRIVATE_KEY }}' });
+  it('the certification certifies the whole specification (certify, require full, a signer) and attests what it wrote, whatever the outcome', () => {
+    const job = certify.jobs.certify;
+    const s = actionStep(job);
+    expect(s.with).toMatchObject({ certify: true, require: 'full', 'signer-key': '${{ secrets.SIGNER_PRIVATE_KEY }}' });
+    expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write', attestations: 'write' });
+    const attest = job.steps.find((x) => /^actions\/attest@v\d+$/.test(x.uses ?? ''))!;
+    const dir = String(s.with!['report-dir']);
+    expect(attest.if).toBe(`always() && hashFiles('${dir}/predicate.json') != ''`);
+    expect(attest.with).toMatchObject({ 'subject-path': `${dir}/results.json`, 'predicate-path': `${dir}/predicate.json`, 'predicate-type': 'https://in-toto.io/attestation/test-result/v0.1' });
   });
 });
 
