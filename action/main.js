@@ -60,7 +60,11 @@ function booleanInput(env, name, fallback) {
 
 class ConfigError extends Error {}
 
-const lines = (v) => v.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+const lines = (v) =>
+  v
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /**
  * Every value a log line must not show: the signer key, the certificate's signing key, each
@@ -154,7 +158,9 @@ function fails(exitCode, failOnIncomplete) {
 
 /** The checks that fail the run, as the suite counts them (src/cli/results.ts isRunFailure). */
 function runFailures(doc) {
-  return (doc.checks ?? []).filter((c) => c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure'));
+  return (doc.checks ?? []).filter(
+    (c) => c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure'),
+  );
 }
 
 function annotation(check) {
@@ -230,7 +236,7 @@ async function main(env = process.env, out = process.stdout) {
   let reportDir = '';
   let failOnIncomplete = true;
   let doc;
-  let stopped = false; // the reason is already annotated
+  let stopped; // the reason is already annotated
   try {
     const p = plan(env);
     ({ reportDir, failOnIncomplete } = p);
@@ -254,7 +260,11 @@ async function main(env = process.env, out = process.stdout) {
 
   const summary = reportDir && fs.existsSync(path.join(reportDir, 'summary.md')) ? fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8') : undefined;
   if (env.GITHUB_STEP_SUMMARY) {
-    fs.appendFileSync(env.GITHUB_STEP_SUMMARY, summary ?? `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}No report was written: see the step's log.${os.EOL}`);
+    fs.appendFileSync(
+      env.GITHUB_STEP_SUMMARY,
+      summary ??
+        `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}No report was written: see the step's log.${os.EOL}`,
+    );
   }
 
   const failed = fails(exitCode, failOnIncomplete);
@@ -266,7 +276,14 @@ async function main(env = process.env, out = process.stdout) {
     const why = exitCode === 2 ? 'the suite refused its configuration: see its message in the log' : reasons;
     out.write(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
-  if (!failed && exitCode === 3) out.write(command('warning', { title: 'conformance: incomplete' }, `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''} (fail-on-incomplete is false)`));
+  if (!failed && exitCode === 3)
+    out.write(
+      command(
+        'warning',
+        { title: 'conformance: incomplete' },
+        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''} (fail-on-incomplete is false)`,
+      ),
+    );
 
   if (env.GITHUB_OUTPUT) {
     fs.appendFileSync(env.GITHUB_OUTPUT, keyValue('status', status) + keyValue('exit-code', exitCode) + keyValue('report-dir', reportDir));

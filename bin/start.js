@@ -59,7 +59,9 @@ function startBuilt(moduleInDist) {
     const name = path.basename(process.argv[1] || 'conformance');
     const missing = path.relative(process.cwd(), file) || file;
     // No source either: an install without dist/, which is what npm makes of a git dependency.
-    const fix = fs.existsSync(source) ? `run \`npm run build\` in ${ROOT} first` : 'install the packed tarball or the npm package instead of a git dependency (see docs/install.md in the repository)';
+    const fix = fs.existsSync(source)
+      ? `run \`npm run build\` in ${ROOT} first`
+      : 'install the packed tarball or the npm package instead of a git dependency (see docs/install.md in the repository)';
     process.stderr.write(`${name}: ${missing} is missing: ${fix}\n`);
     process.exit(2);
   }

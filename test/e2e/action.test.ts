@@ -12,7 +12,6 @@ import { VARIANTS } from '../faults/catalogue';
 import { startProxy, type Proxy } from '../faults/proxy';
 
 const ROOT = path.resolve(__dirname, '../..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const action = require('../../action/main.js') as {
   INPUTS: string[];
   command: (name: string, props: Record<string, string>, message: string) => string;
@@ -35,7 +34,16 @@ function step(inputs: Record<string, string>, timeoutMs = 120_000): Promise<Step
   const summaryFile = path.join(workspace, '.step-summary');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, 'written by an earlier step\n');
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: workspace, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NO_COLOR: '1',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+  };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'action/main.js')], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,7 +130,15 @@ describe('the action run as the runner starts it', () => {
     const token = 'Bearer action-test-credential-8c1f';
     const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const pemBody = pem.split('\n').filter((l) => l && !l.startsWith('-----'));
-    const r = await step({ 'BASE-URL': ref.baseUrl, 'RPC-URL': ref.rpcUrl, 'SIGNER-KEY': ref.signerKey, 'RPC-HEADERS': `Authorization: ${token}`, CERTIFY: 'true', 'CERT-SIGN-KEY': pem, ARGS: '--only rest,rpc' });
+    const r = await step({
+      'BASE-URL': ref.baseUrl,
+      'RPC-URL': ref.rpcUrl,
+      'SIGNER-KEY': ref.signerKey,
+      'RPC-HEADERS': `Authorization: ${token}`,
+      CERTIFY: 'true',
+      'CERT-SIGN-KEY': pem,
+      ARGS: '--only rest,rpc',
+    });
     if (r.code !== 0) throw new Error(r.stdout.slice(-5000));
     const dir = path.join(r.workspace, 'conformance-report');
     expect(r.outputs).toEqual({ status: 'conformant', 'exit-code': '0', 'report-dir': dir });
@@ -155,7 +171,8 @@ describe('the action run as the runner starts it', () => {
     expect(doc.summary.requiredFailed).toBe(failing.length);
     const annotations = errors(r.stdout);
     expect(annotations).toHaveLength(failing.length);
-    for (const c of failing) expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error title=${c.id.replace(/\./g, '\\.')} \\(spec [^)]+\\)::`)));
+    for (const c of failing)
+      expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error title=${c.id.replace(/\./g, '\\.')} \\(spec [^)]+\\)::`)));
     expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
     expect(r.summary).toMatch(/non-conformant/);
   }, 120_000);

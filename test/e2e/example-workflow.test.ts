@@ -81,7 +81,8 @@ function spawnBounded(argv: string[], cwd: string, env: Record<string, string>):
   });
 }
 /** One step's script with bash as GitHub runs it (bash --noprofile --norc -eo pipefail). */
-const bash = (script: string, cwd: string, env: Record<string, string>) => spawnBounded(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', script], cwd, env);
+const bash = (script: string, cwd: string, env: Record<string, string>) =>
+  spawnBounded(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', script], cwd, env);
 
 describe('the example workflows, as GitHub would read them', () => {
   it.each([
@@ -115,7 +116,11 @@ describe('the example workflows, as GitHub would read them', () => {
     const attest = job.steps.find((x) => /^actions\/attest@v\d+$/.test(x.uses ?? ''))!;
     const dir = String(s.with!['report-dir']);
     expect(attest.if).toBe(`always() && hashFiles('${dir}/predicate.json') != ''`);
-    expect(attest.with).toMatchObject({ 'subject-path': `${dir}/results.json`, 'predicate-path': `${dir}/predicate.json`, 'predicate-type': 'https://in-toto.io/attestation/test-result/v0.1' });
+    expect(attest.with).toMatchObject({
+      'subject-path': `${dir}/results.json`,
+      'predicate-path': `${dir}/predicate.json`,
+      'predicate-type': 'https://in-toto.io/attestation/test-result/v0.1',
+    });
   });
 });
 
@@ -135,13 +140,20 @@ describe('examples/github-actions.yml, run as written', () => {
 
   it("the Action's step, its inputs evaluated for the first matrix entry, judges that target and certifies it", async () => {
     const secrets = { [matrix.base_url_secret]: ref.baseUrl, [matrix.rpc_url_secret]: ref.rpcUrl };
-    const env: Record<string, string> = { GITHUB_WORKSPACE: workspace, GITHUB_OUTPUT: path.join(workspace, 'output'), GITHUB_STEP_SUMMARY: path.join(workspace, 'summary'), NO_COLOR: '1', ONLY: 'rest,rpc' }; // ONLY keeps it quick
+    const env: Record<string, string> = {
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_OUTPUT: path.join(workspace, 'output'),
+      GITHUB_STEP_SUMMARY: path.join(workspace, 'summary'),
+      NO_COLOR: '1',
+      ONLY: 'rest,rpc',
+    }; // ONLY keeps it quick
     for (const [k, v] of Object.entries(actionStep(run).with ?? {})) env[`INPUT_${k.toUpperCase()}`] = expand(String(v), matrix, secrets);
     const r = await spawnBounded([process.execPath, path.join(ROOT, 'action/main.js')], workspace, env);
     if (r.code !== 0) throw new Error(r.out.slice(-5000));
     reportDir = path.join(workspace, expand(String(actionStep(run).with!['report-dir']), matrix, secrets));
     expect(readFileSync(env.GITHUB_OUTPUT, 'utf8')).toContain(reportDir);
-    for (const f of ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'badge.svg']) expect(() => readFileSync(path.join(reportDir, f))).not.toThrow();
+    for (const f of ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'badge.svg'])
+      expect(() => readFileSync(path.join(reportDir, f))).not.toThrow();
     expect(readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8')).toMatch(/^# ✅ Tokenized stocks conformance: conformant/);
     const results = JSON.parse(readFileSync(path.join(reportDir, 'results.json'), 'utf8'));
     expect(results.target.embedded).toBe(false);
@@ -155,7 +167,10 @@ describe('examples/github-actions.yml, run as written', () => {
     // `npx --package <release tarball> conformance …` without the network: this checkout's command.
     const shims = path.join(workspace, 'shims');
     mkdirSync(shims);
-    writeFileSync(path.join(shims, 'npx'), `#!/usr/bin/env bash\n[ "$1 $2 $3" = "--yes --package $SUITE" ] || { echo "npx called as: $*" >&2; exit 9; }\nshift 4\nexec "${process.execPath}" "${ROOT}/bin/conformance.js" "$@"\n`);
+    writeFileSync(
+      path.join(shims, 'npx'),
+      `#!/usr/bin/env bash\n[ "$1 $2 $3" = "--yes --package $SUITE" ] || { echo "npx called as: $*" >&2; exit 9; }\nshift 4\nexec "${process.execPath}" "${ROOT}/bin/conformance.js" "$@"\n`,
+    );
     chmodSync(path.join(shims, 'npx'), 0o755);
     const env = { ...s.env, GITHUB_STEP_SUMMARY: summary, PATH: `${shims}:${process.env.PATH}` };
     const cwd = mkdtempSync(path.join(tmpdir(), 'compare-'));
@@ -178,7 +193,11 @@ describe("this repository's own workflows", () => {
     const job = own('ci.yml').jobs.action as Job;
     const s = job.steps.find((x) => x.uses === './')!;
     for (const input of Object.keys(s.with ?? {})) expect(actionInputs).toContain(input);
-    expect(job.steps.some((x) => (x.run ?? '').includes(`steps.${s.id}.outputs`) || Object.values(x.env ?? {}).some((v) => v.includes(`steps.${s.id}.outputs.status`)))).toBe(true);
+    expect(
+      job.steps.some(
+        (x) => (x.run ?? '').includes(`steps.${s.id}.outputs`) || Object.values(x.env ?? {}).some((v) => v.includes(`steps.${s.id}.outputs.status`)),
+      ),
+    ).toBe(true);
   });
 
   it('release.yml publishes a v* tag with provenance, only after npm ci and npm test, and only the version the tag names', async () => {

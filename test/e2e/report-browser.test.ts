@@ -90,7 +90,8 @@ const SHOW_CHECK = `async (id) => {
 /** Rows a person sees: neither the row nor anything around it hidden by the filter. */
 const visibleIds = (page: Page) => page.$$eval('[data-outcome]', (rows) => rows.filter((r) => !r.closest('[hidden]')).map((r) => r.getAttribute('data-id')!));
 
-const failsRun = (c: Check) => c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure');
+const failsRun = (c: Check) =>
+  c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure');
 
 if (!executable) {
   if (CI) {
@@ -129,37 +130,47 @@ if (!executable) {
     it.each([
       ['conformant', () => conformant],
       ['non-conformant', () => faulty],
-    ])('the %s page: its status in the banner, every check id a working anchor, no request but itself, no console error', async (status, which) => {
-      const { dir, doc } = which();
-      const site = await serve(dir);
-      const { page, external, errors } = await open(browser, site.url);
-      try {
-        expect(await page.textContent('h1 .pill')).toBe(status);
-        expect(await page.textContent('.status .line')).toMatch(new RegExp(`^${status}\\b`));
-        // Every in-page link leads somewhere.
-        const broken = await page.evaluate(`[...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')).filter((h) => !document.getElementById(decodeURIComponent(h.slice(1))))`);
-        expect(broken).toEqual([]);
-        // #check-<id> targets that row and scrolls it to the top (within a pixel's rounding), folded passed checks included.
-        const misses: string[] = [];
-        for (const { id } of doc.checks) {
-          const seen = await page.evaluate(`(${SHOW_CHECK})(${JSON.stringify(id)})`);
-          if (seen) misses.push(`${id}: ${seen}`);
+    ])(
+      'the %s page: its status in the banner, every check id a working anchor, no request but itself, no console error',
+      async (status, which) => {
+        const { dir, doc } = which();
+        const site = await serve(dir);
+        const { page, external, errors } = await open(browser, site.url);
+        try {
+          expect(await page.textContent('h1 .pill')).toBe(status);
+          expect(await page.textContent('.status .line')).toMatch(new RegExp(`^${status}\\b`));
+          // Every in-page link leads somewhere.
+          const broken = await page.evaluate(
+            `[...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')).filter((h) => !document.getElementById(decodeURIComponent(h.slice(1))))`,
+          );
+          expect(broken).toEqual([]);
+          // #check-<id> targets that row and scrolls it to the top (within a pixel's rounding), folded passed checks included.
+          const misses: string[] = [];
+          for (const { id } of doc.checks) {
+            const seen = await page.evaluate(`(${SHOW_CHECK})(${JSON.stringify(id)})`);
+            if (seen) misses.push(`${id}: ${seen}`);
+          }
+          expect(misses).toEqual([]);
+          expect(external).toEqual([]);
+          expect(errors).toEqual([]);
+          expect(site.asked).toEqual(['/report.html']);
+        } finally {
+          await page.close();
+          await site.close();
         }
-        expect(misses).toEqual([]);
-        expect(external).toEqual([]);
-        expect(errors).toEqual([]);
-        expect(site.asked).toEqual(['/report.html']);
-      } finally {
-        await page.close();
-        await site.close();
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
 
     it('the filter buttons and the search show exactly the rows they name', async () => {
       const { dir, doc } = faulty;
       const site = await serve(dir);
       const { page, errors } = await open(browser, site.url);
-      const ids = (f: (c: Check) => boolean) => doc.checks.filter(f).map((c) => c.id).sort();
+      const ids = (f: (c: Check) => boolean) =>
+        doc.checks
+          .filter(f)
+          .map((c) => c.id)
+          .sort();
       try {
         const failing = ids(failsRun);
         expect(failing.length).toBeGreaterThan(0);
