@@ -115,7 +115,8 @@ if (!executable) {
       const v = VARIANTS.find((x) => x.name === 'rest.error-html')!;
       proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rest: v.rest });
       [conformant, faulty, browser] = await Promise.all([
-        report(['--base-url', ref.baseUrl, '--rpc-url', ref.rpcUrl, '--only', 'rest,rpc']),
+        // Every group and a signer: the pre-confirmation charts are on the page too.
+        report(['--base-url', ref.baseUrl, '--rpc-url', ref.rpcUrl, '--signer-key', ref.signerKey]),
         report(['--base-url', proxy.restUrl, '--rpc-url', proxy.rpcUrl, '--only', 'rest']),
         launchChromium(executable),
       ]);
@@ -139,6 +140,7 @@ if (!executable) {
         try {
           expect(await page.textContent('h1 .pill')).toBe(status);
           expect(await page.textContent('.status .line')).toMatch(new RegExp(`^${status}\\b`));
+          if (status === 'conformant') expect(await page.locator('svg.chart').count()).toBe(2);
           // Every in-page link leads somewhere.
           const broken = await page.evaluate(
             `[...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')).filter((h) => !document.getElementById(decodeURIComponent(h.slice(1))))`,
