@@ -97,7 +97,12 @@ function secretsOf(env) {
     } catch {
       continue;
     }
-    add(decodeURIComponent(url.password));
+    add(url.password);
+    try {
+      add(decodeURIComponent(url.password));
+    } catch {
+      // not percent-encoding: masked as written
+    }
     for (const [, v] of url.searchParams) if (v.length >= 8) add(v);
     for (const segment of url.pathname.split('/')) if (segment.length >= 20) add(segment);
   }
@@ -133,7 +138,7 @@ function plan(env) {
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('INPUT_') && !Object.values(ENV_OF_INPUT).includes(k)) childEnv[k] = v;
   for (const [name, variable] of Object.entries(ENV_OF_INPUT)) {
     const v = input(env, name);
-    if (v) childEnv[variable] = ['expectations', 'openapi'].includes(name) && !/^https?:/.test(v) ? path.resolve(workspace, v) : v;
+    if (v) childEnv[variable] = v; // relative paths: the suite runs in the workspace
   }
   const reportDir = path.resolve(workspace, input(env, 'report-dir') || 'conformance-report');
   childEnv.REPORT_DIR = reportDir;
@@ -303,4 +308,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { INPUTS, main, command, keyValue, escapeData, escapeProperty, secretsOf, fails, runFailures };
+module.exports = { INPUTS, main, command, keyValue, fails };
