@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -176,6 +178,31 @@ describe('the action run as the runner starts it', () => {
     expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
     expect(r.summary).toMatch(/non-conformant/);
   }, 120_000);
+
+  it("a target's text never becomes a workflow command: the suite's output is fenced, annotations escaped", async () => {
+    const forged = '\n::error::forged annotation\n::add-mask::abc\r\n';
+    const server = http.createServer((req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ tokens: [{ contract_address: forged, symbol: forged, name: forged, decimals: 18 }] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await step({ 'BASE-URL': `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ARGS: '--only rest' });
+      expect(r.code).toBe(1);
+      const lines = r.stdout.split('\n');
+      const open = lines.findIndex((l) => l.startsWith('::stop-commands::'));
+      const close = lines.indexOf(`::${lines[open].slice('::stop-commands::'.length)}::`);
+      expect(close).toBeGreaterThan(open);
+      // Outside the fence, the only commands are the action's own: each annotation on one line, titled by a check id.
+      const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].filter((l) => l.startsWith('::'));
+      expect(outside.length).toBeGreaterThan(0);
+      for (const l of outside) expect(l).toMatch(/^::error title=rest\.[\w.-]+ \(spec [^)]+\)::/);
+      expect(outside.some((l) => l.includes('%0A::error::forged annotation%0A::add-mask::abc'))).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
 
   it('an incomplete run fails the step by default, and only warns with fail-on-incomplete: false', async () => {
     const v = variant('ok.rpc-throttled-for-good');
