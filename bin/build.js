@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Repository tool, not shipped: transpiles src/ and suites/ to dist/ (one CommonJS file per
-// module), which the package's commands run (bin/start.js). `npm run build`; `prepare` runs it.
+// module), which the package's commands run (bin/start.js). `npm run build`; `prepack` runs it
+// (npm pack, npm publish, and npm's packing of a git dependency).
 // TypeScript's own transpiler, file by file with the project's compiler options: types are only
 // stripped (type checking is `npm run typecheck` / `npm test`), and no native binary is needed,
 // so `npm ci --omit=optional` (which drops esbuild's platform binary) still builds.

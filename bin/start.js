@@ -1,10 +1,14 @@
 'use strict';
-// How the package's commands start. The rule, with no exception and no override:
+// How the package's commands start:
 //   - `conformance` / `conformance-reference` (this package's `bin`) run the prebuilt JavaScript
-//     in dist/ (made by `npm run build`, which `prepare` runs on `npm ci`, `npm install` of the
-//     repository and `npm pack`);
-//   - `npm run conformance` / `npm run reference` inside the repository run the TypeScript
-//     source through tsx (bin/run-ts.js), so an edit needs no build.
+//     in dist/, made by `npm run build`, which `prepack` runs: a published or packed package
+//     carries dist/ and runs no install script. (npm runs only `prepare` when it packs a git
+//     dependency, so `npm install github:owner/repo` gets no dist/; the commands say so.)
+//   - in a checkout without dist/ (`npm ci` does not build), the same commands run the TypeScript
+//     source through tsx when it is installed (a development install), else say in one line to
+//     run `npm run build`;
+//   - `npm run conformance` / `npm run reference` inside the repository always run the source
+//     through tsx (bin/run-ts.js), so an edit needs no build.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -28,15 +32,42 @@ function stopWithParentUnderNpm(env = process.env) {
   timer.unref();
 }
 
-/** Runs a module of dist/ that starts the command when loaded; without dist/, one line and exit 2. */
+/**
+ * tsx's require hook when this is a development install (a checkout after `npm ci`), else
+ * undefined. esbuild is tried once too: without its platform binary (`--omit=optional`) tsx
+ * cannot transform anything, and that install must build dist/ instead.
+ */
+function tsxApi() {
+  try {
+    const api = require.resolve('tsx/cjs/api', { paths: [ROOT] });
+    require(require.resolve('esbuild', { paths: [path.dirname(api)] })).transformSync('');
+    return require(api);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a module of dist/ that starts the command when loaded; without dist/, its TypeScript source
+ * through tsx when both are there, else one line and exit 2.
+ */
 function startBuilt(moduleInDist) {
   const file = path.join(ROOT, 'dist', `${moduleInDist}.js`);
-  if (!fs.existsSync(file)) {
-    process.stderr.write(`${path.basename(process.argv[1] || 'conformance')}: ${path.relative(process.cwd(), file) || file} is missing: run \`npm run build\` in ${ROOT} first\n`);
+  const source = path.join(ROOT, `${moduleInDist}.ts`);
+  const tsx = fs.existsSync(file) || !fs.existsSync(source) ? undefined : tsxApi();
+  if (!fs.existsSync(file) && !tsx) {
+    const name = path.basename(process.argv[1] || 'conformance');
+    const missing = path.relative(process.cwd(), file) || file;
+    // No source either: an install without dist/, which is what npm makes of a git dependency.
+    const fix = fs.existsSync(source)
+      ? `run \`npm run build\` in ${ROOT} first`
+      : 'install the packed tarball or the npm package instead of a git dependency (see docs/install.md in the repository)';
+    process.stderr.write(`${name}: ${missing} is missing: ${fix}\n`);
     process.exit(2);
   }
   stopWithParentUnderNpm();
-  require(file);
+  if (tsx) tsx.register();
+  require(tsx ? source : file);
 }
 
 module.exports = { ROOT, startBuilt, stopWithParentUnderNpm };

@@ -3,7 +3,9 @@
 # `npx conformance --list`, a remote run against the installed `conformance-reference`, an
 # embedded run, SIGTERM through npx leaving no process behind, and the same install with
 # `--omit=optional` (no anvil): remote runs still work, the embedded target exits 2 in one line.
-# Last, `npm ci --omit=optional` of the repository itself still installs and builds.
+# Installing the tarball runs no install script. Last, `npm ci --omit=optional` in a checkout runs
+# no build (and tsx has no esbuild binary): the commands say so in one line, and run from dist/
+# after `npm run build`.
 # Every wait is bounded; everything it starts is stopped on exit. Prints figures as it goes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,8 +45,12 @@ APP="$WORK/app"
 mkdir -p "$APP"
 echo '{ "name": "pack-check-app", "version": "1.0.0", "private": true }' >"$APP/package.json"
 t=$(ms)
-(cd "$APP" && timeout 180 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$TARBALL" >"$WORK/install.log" 2>&1) || { cat "$WORK/install.log" >&2; fail "npm install of the tarball"; }
+(cd "$APP" && timeout 180 npm install --no-audit --no-fund --prefer-offline --loglevel=warn "$TARBALL" >"$WORK/install.log" 2>&1) || { cat "$WORK/install.log" >&2; fail "npm install of the tarball"; }
 step "installed into an empty folder in $(( $(ms) - t )) ms"
+# The package builds before packing (prepack), so installing it runs no script of its own: npm
+# would list one under allowScripts (and run it from a tarball or git source).
+if grep -qi 'install script' "$WORK/install.log"; then cat "$WORK/install.log" >&2; fail "installing the tarball reports an install script"; fi
+node -e 'const s = require(process.argv[1]).scripts || {}; const found = ["preinstall", "install", "postinstall", "prepare"].filter((k) => s[k]); if (found.length) { console.error(found.join(", ")); process.exit(1); }' "$APP/node_modules/tokenized-stocks-conformance/package.json" || fail "the packed package.json has an install script"
 [ -x "$APP/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" ] || fail "the optional anvil was not installed on Linux x64"
 cd "$APP"
 conformance() { "${run_env[@]}" timeout "${LIMIT:-60}" "$APP/node_modules/.bin/conformance" "$@"; }
@@ -113,12 +119,18 @@ status=0
 LIMIT=60 conformance --base-url "$BASE" --rpc-url "$RPC" --only rest,rpc,cross --report-dir "$WORK/remote-no-anvil" >"$WORK/remote2.out" 2>&1 || { tail -20 "$WORK/remote2.out" >&2; fail "remote run without anvil"; }
 step "without anvil: remote run exits 0; the embedded target exits 2 with: $(cat "$WORK/none.out")"
 
-# ---- the repository itself with --omit=optional: installs and builds (prepare) -------------
+# ---- a checkout with --omit=optional: npm ci builds nothing; npm run build does ---------------
 REPO="$WORK/repo"
 mkdir -p "$REPO"
 (cd "$ROOT" && git ls-files -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$REPO"
 t=$(ms)
 (cd "$REPO" && timeout 180 npm ci --omit=optional --no-audit --no-fund --prefer-offline --loglevel=error >"$WORK/repo-ci.log" 2>&1) || { tail -30 "$WORK/repo-ci.log" >&2; fail "npm ci --omit=optional in the repository"; }
-[ "$("${run_env[@]}" timeout 60 node "$REPO/bin/conformance.js" --list | wc -l)" = "$checks" ] || fail "the repository's dist/ after npm ci --omit=optional"
-step "repository: npm ci --omit=optional installs and builds dist/ in $(( $(ms) - t )) ms"
+[ ! -e "$REPO/dist" ] || fail "npm ci in a checkout ran a build (an install script)"
+# Without optional dependencies esbuild has no binary, so tsx cannot run the source: one line.
+status=0
+"${run_env[@]}" timeout 60 node "$REPO/bin/conformance.js" --list >"$WORK/nodist.out" 2>&1 || status=$?
+[ "$status" = 2 ] && [ "$(wc -l <"$WORK/nodist.out")" = 1 ] && grep -q 'run `npm run build`' "$WORK/nodist.out" || fail "bin/conformance.js in a checkout without dist/ or esbuild exited $status with: $(head -c 2000 "$WORK/nodist.out")"
+(cd "$REPO" && timeout 120 npm run -s build >"$WORK/repo-build.log" 2>&1) || { cat "$WORK/repo-build.log" >&2; fail "npm run build in the checkout"; }
+[ "$("${run_env[@]}" timeout 60 node "$REPO/bin/conformance.js" --list | wc -l)" = "$checks" ] || fail "the checkout's dist/ after npm run build"
+step "checkout: npm ci --omit=optional builds nothing (the commands say to build, in one line); npm run build; in $(( $(ms) - t )) ms"
 step "all good"

@@ -44,6 +44,15 @@ const MAX_ROWS = 40;
  * One row per send (per method looked at): a bar from the send to visibility at "pending", the
  * seal marked with a diamond; vertical lines at each flashblock tick (200 ms) and at the block time.
  */
+
+/**
+ * The charts' rules, for the page's one stylesheet: a <style> inside an SVG would be a second
+ * stylesheet, which the page's Content-Security-Policy (one style, allowed by hash) refuses.
+ */
+export const CHART_STYLE = ['.lbl{font:11px system-ui,sans-serif;fill:#57606a}', '.miss{fill:#cf222e}', '.tick{stroke:#d0d7de;stroke-dasharray:2 3}', '.axis{stroke:#8c959f}', '.block{stroke:#1b1f24;stroke-width:1.5}', '.seal{fill:#1b1f24}', '.grid{stroke:#eaeef2}', '.spec{stroke:#1a7f37;stroke-dasharray:5 3}', '.spect{fill:#1a7f37}', '.bound{stroke:#cf222e;stroke-dasharray:2 3}', '.boundt{fill:#cf222e}']
+  .map((rule) => `svg.chart ${rule}`)
+  .join('');
+
 export function timelineSvg(t: Timeline): string {
   const flashblockMs = t.flashblockMs ?? SPEC_REFRESH_MS;
   const sends = t.sends.slice(0, MAX_ROWS);
@@ -86,7 +95,6 @@ export function timelineSvg(t: Timeline): string {
   });
   const more = t.sends.length > MAX_ROWS ? `<text x="${left}" y="${height - 2}" class="lbl">… ${t.sends.length - MAX_ROWS} more sends not drawn</text>` : '';
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation timeline">
-<style>.lbl{font:11px system-ui,sans-serif;fill:#57606a}.miss{fill:#cf222e}.tick{stroke:#d0d7de;stroke-dasharray:2 3}.axis{stroke:#8c959f}.block{stroke:#1b1f24;stroke-width:1.5}.seal{fill:#1b1f24}</style>
 ${legend(methods, left, 14)}<path d="M${left + 5} 24 l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"/><text x="${left + 14}" y="34" class="lbl">seal · dotted lines: the ${flashblockMs} ms flashblock ticks</text>
 ${parts.join('\n')}${more}
 </svg>`;
@@ -136,7 +144,6 @@ export function latencySvg(d: LatencyDistribution): string {
     parts.push(`<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 12}" class="lbl">p50 ${s.p50} · p95 ${s.p95} · max ${s.max}</text>`);
   });
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="pre-confirmation latency distribution">
-<style>.lbl{font:11px system-ui,sans-serif;fill:#57606a}.grid{stroke:#eaeef2}.axis{stroke:#8c959f}.spec{stroke:#1a7f37;stroke-dasharray:5 3}.spect{fill:#1a7f37}.bound{stroke:#cf222e;stroke-dasharray:2 3}.boundt{fill:#cf222e}</style>
 ${parts.join('\n')}
 </svg>`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES, type CheckResult } from '../../harness/runner';
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
-import { latencySvg, timelineSvg } from './charts';
+import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, quoteStatements, rootReason, skippedByReason } from './shared';
 
@@ -44,6 +44,7 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8f
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top}th{font-weight:600;background:#f6f8fa}`;
 
 const STYLE = `${BASE_STYLE}
+${CHART_STYLE}
 .status{border-left:6px solid var(--status);padding:10px 16px;margin:14px 0;background:#f6f8fa;border-radius:4px}
 .status .line{font-size:1.05rem;font-weight:600;color:var(--status)}.why{margin:6px 0 0 18px;padding:0}
 .tiles{display:flex;gap:10px;margin:12px 0;flex-wrap:wrap}.tile{border:1px solid #d8dee4;border-radius:6px;padding:6px 14px;min-width:110px}.tile b{font-size:1.3rem;display:block}

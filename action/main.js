@@ -1,0 +1,311 @@
+'use strict';
+// The GitHub Action's entry point (action.yml, `runs.main`). Plain CommonJS with no dependency,
+// so the runner can start it from a bare checkout of this repository. It:
+//   1. registers every secret input with `::add-mask::`, before printing anything else;
+//   2. makes sure the suite is built in the action's own directory (npm ci from the lock file,
+//      then bin/build.js) when the checkout has no dist/;
+//   3. runs the suite with the inputs as its environment variables (never on the command line,
+//      where a process list would show them), its output fenced by `::stop-commands::` so a
+//      target's text echoed in a log line can never be read as a workflow command;
+//   4. appends summary.md to the step summary, writes one `::error` per failure that fails the
+//      run (from results.json), sets the outputs, and exits non-zero exactly when the run fails.
+// The formats are those of the Actions toolkit (@actions/core): workflow commands on stdout,
+// file commands in $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY.
+const { spawnSync, spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ACTION_DIR = path.resolve(__dirname, '..');
+const SUITE_ENTRY = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'run.js');
+/** One annotation's message at most (results.json is already bounded and redacted; this keeps the log readable). */
+const MAX_MESSAGE = 2000;
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
+
+// ---- workflow commands (toolkit's command.ts) ---------------------------------------------
+
+const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** `::name key=value,…::message`, every part escaped for where it stands. */
+function command(name, properties, message) {
+  const props = Object.entries(properties)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}=${escapeProperty(v)}`)
+    .join(',');
+  return `::${name}${props ? ' ' + props : ''}::${escapeData(message)}${os.EOL}`;
+}
+
+/** A `name<<delimiter` block for $GITHUB_OUTPUT (toolkit's prepareKeyValueMessage). */
+function keyValue(name, value) {
+  const delimiter = `ghadelimiter_${randomUUID()}`;
+  const text = String(value);
+  if (name.includes(delimiter) || text.includes(delimiter)) throw new Error(`unexpected delimiter in output ${name}`);
+  return `${name}<<${delimiter}${os.EOL}${text}${os.EOL}${delimiter}${os.EOL}`;
+}
+
+// ---- inputs --------------------------------------------------------------------------------
+
+/** An input as the runner passes it: INPUT_<NAME>, upper case, spaces as underscores, trimmed. */
+const input = (env, name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+
+function booleanInput(env, name, fallback) {
+  const v = input(env, name);
+  if (v === '') return fallback;
+  if (/^(true|yes|on|1)$/i.test(v)) return true;
+  if (/^(false|no|off|0)$/i.test(v)) return false;
+  throw new ConfigError(`input ${name}: "${v}" is not true or false`);
+}
+
+class ConfigError extends Error {}
+
+const lines = (v) =>
+  v
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/**
+ * Every value a log line must not show: the signer key, the certificate's signing key, each
+ * header's value (and its credential after a scheme such as "Bearer"), the `secrets` input, and
+ * what in a URL usually is a key (a password, query values, long path segments such as a
+ * provider's key).
+ */
+function secretsOf(env) {
+  const out = new Set();
+  const add = (v) => {
+    if (v && v.length >= 4) out.add(v);
+  };
+  const key = input(env, 'signer-key');
+  add(key);
+  if (key.startsWith('0x')) add(key.slice(2));
+  for (const name of ['headers', 'rest-headers', 'rpc-headers']) {
+    for (const line of lines(input(env, name))) {
+      const value = line.slice(line.indexOf(':') + 1).trim();
+      add(value);
+      add(value.split(/\s+/).pop());
+    }
+  }
+  for (const v of lines(input(env, 'secrets')).flatMap((l) => l.split(','))) add(v.trim());
+  // A PEM: the runner masks line by line, so each line of the key's body.
+  for (const line of lines(input(env, 'cert-sign-key'))) if (!line.startsWith('-----')) add(line);
+  for (const name of ['base-url', 'rpc-url']) {
+    let url;
+    try {
+      url = new URL(input(env, name));
+    } catch {
+      continue;
+    }
+    add(url.password);
+    try {
+      add(decodeURIComponent(url.password));
+    } catch {
+      // not percent-encoding: masked as written
+    }
+    for (const [, v] of url.searchParams) if (v.length >= 8) add(v);
+    for (const segment of url.pathname.split('/')) if (segment.length >= 20) add(segment);
+  }
+  return [...out];
+}
+
+/** The suite's own environment variables, one per input; an empty input leaves the variable unset. */
+const ENV_OF_INPUT = {
+  'base-url': 'BASE_URL',
+  'rpc-url': 'RPC_URL',
+  profile: 'RPC_PROFILE',
+  'signer-key': 'SIGNER_PRIVATE_KEY',
+  headers: 'HEADERS',
+  'rest-headers': 'REST_HEADERS',
+  'rpc-headers': 'RPC_HEADERS',
+  secrets: 'SECRETS',
+  expectations: 'EXPECTATIONS',
+  openapi: 'OPENAPI',
+  'cert-sign-key': 'CERT_SIGN_KEY',
+};
+
+/** Every input action.yml declares: those above, and those that become flags or steer the step. */
+const INPUTS = [...Object.keys(ENV_OF_INPUT), 'certify', 'require', 'fail-on-incomplete', 'report-dir', 'args'];
+
+/** The suite's command line and environment from the inputs. */
+function plan(env) {
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  if (!input(env, 'base-url') && !input(env, 'rpc-url')) {
+    // The CLI would judge its embedded reference target: a green run about nothing you meant to judge.
+    throw new ConfigError('base-url and rpc-url are both empty (a missing secret?): give at least one');
+  }
+  const childEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('INPUT_') && !Object.values(ENV_OF_INPUT).includes(k)) childEnv[k] = v;
+  for (const [name, variable] of Object.entries(ENV_OF_INPUT)) {
+    const v = input(env, name);
+    if (v) childEnv[variable] = v; // relative paths: the suite runs in the workspace
+  }
+  const reportDir = path.resolve(workspace, input(env, 'report-dir') || 'conformance-report');
+  childEnv.REPORT_DIR = reportDir;
+  const args = [];
+  if (booleanInput(env, 'certify', false)) args.push('--certify');
+  const requirement = input(env, 'require');
+  if (requirement) args.push('--require', requirement);
+  args.push(...input(env, 'args').split(/\s+/).filter(Boolean));
+  return { workspace, reportDir, args, childEnv, failOnIncomplete: booleanInput(env, 'fail-on-incomplete', true) };
+}
+
+// ---- the verdict ---------------------------------------------------------------------------
+
+const STATUS_OF_CODE = { 0: 'conformant', 1: 'non-conformant', 2: 'configuration-error', 3: 'incomplete', 130: 'interrupted' };
+
+/** Whether the step fails, from the suite's exit code: only 0 (and 3 when allowed) passes. */
+function fails(exitCode, failOnIncomplete) {
+  if (exitCode === 0) return false;
+  if (exitCode === 3) return failOnIncomplete;
+  return true;
+}
+
+/** The checks that fail the run, as the suite counts them (src/cli/results.ts isRunFailure). */
+function runFailures(doc) {
+  return (doc.checks ?? []).filter(
+    (c) => c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure'),
+  );
+}
+
+function annotation(check) {
+  const section = check.failedSection ?? check.section;
+  const what =
+    check.expectation?.outcome === 'unexpected-pass'
+      ? `listed as a known failure (${check.expectation.reason}) but passed: remove it from the expectations file`
+      : check.reason;
+  const message = `${check.title}: ${what}`;
+  return command('error', { title: `${check.id} (spec ${section})` }, message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 1) + '…' : message);
+}
+
+// ---- building the suite in the action's directory ------------------------------------------
+
+/** npm next to the running node when it ships one, else the one on PATH. */
+function npmCommand() {
+  const beside = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  return fs.existsSync(beside) ? [process.execPath, beside] : ['npm'];
+}
+
+function sh(argv, what) {
+  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
+  if (r.error || r.status !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${r.error?.message ?? `exit ${r.status}`}`);
+}
+
+/**
+ * A checkout of the action (what `uses:` downloads) has no dist/. Build it: `npm ci` from the
+ * lock file (no install script runs; the optional anvil is left out: the action always judges a
+ * remote target), then the TypeScript transpile.
+ */
+function ensureBuilt(out) {
+  if (fs.existsSync(SUITE_ENTRY)) return;
+  out.write(`::group::Building the suite in ${ACTION_DIR}${os.EOL}`);
+  try {
+    if (!fs.existsSync(path.join(ACTION_DIR, 'node_modules', 'typescript'))) {
+      sh([...npmCommand(), 'ci', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm ci');
+    }
+    sh([process.execPath, path.join(ACTION_DIR, 'bin', 'build.js')], 'the build (bin/build.js)');
+  } finally {
+    out.write(`::endgroup::${os.EOL}`);
+  }
+}
+
+// ---- the step ------------------------------------------------------------------------------
+
+function runSuite(args, cwd, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    // A cancelled job signals this process: the suite stops cleanly and writes its reports (exit 130).
+    const forward = (signal) => child.kill(signal);
+    process.on('SIGINT', forward).on('SIGTERM', forward);
+    child.on('error', (err) => resolve({ code: 2, error: err.message }));
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward).off('SIGTERM', forward);
+      resolve({ code: code ?? (signal ? 130 : 2) });
+    });
+  });
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(env = process.env, out = process.stdout) {
+  // First, before any other line: the runner hides these values from every later log line.
+  for (const secret of secretsOf(env)) out.write(command('add-mask', {}, secret));
+
+  let exitCode;
+  let reportDir = '';
+  let failOnIncomplete = true;
+  let doc;
+  let stopped; // the reason is already annotated
+  try {
+    const p = plan(env);
+    ({ reportDir, failOnIncomplete } = p);
+    ensureBuilt(out);
+    // A results.json or summary.md left by an earlier run must not speak for this one.
+    for (const f of ['results.json', 'summary.md']) fs.rmSync(path.join(reportDir, f), { force: true });
+    const token = randomUUID();
+    out.write(`::stop-commands::${token}${os.EOL}`);
+    const r = await runSuite(p.args, p.workspace, p.childEnv);
+    out.write(`::${token}::${os.EOL}`);
+    if (r.error) out.write(command('error', { title: 'conformance' }, `the suite did not start: ${r.error}`));
+    stopped = Boolean(r.error);
+    exitCode = r.code;
+    doc = readJson(path.join(reportDir, 'results.json'));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    out.write(command('error', { title: 'conformance' }, err.message));
+    exitCode = 2;
+    stopped = true;
+  }
+
+  const summary = reportDir && fs.existsSync(path.join(reportDir, 'summary.md')) ? fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8') : undefined;
+  if (env.GITHUB_STEP_SUMMARY) {
+    fs.appendFileSync(
+      env.GITHUB_STEP_SUMMARY,
+      summary ??
+        `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}No report was written: see the step's log.${os.EOL}`,
+    );
+  }
+
+  const failed = fails(exitCode, failOnIncomplete);
+  const annotations = doc ? runFailures(doc).map(annotation) : [];
+  for (const a of annotations) out.write(a);
+  const reasons = (doc?.statusReasons ?? []).join('; ');
+  const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
+  if (failed && annotations.length === 0 && !stopped) {
+    const why = exitCode === 2 ? 'the suite refused its configuration: see its message in the log' : reasons;
+    out.write(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
+  }
+  if (!failed && exitCode === 3)
+    out.write(
+      command(
+        'warning',
+        { title: 'conformance: incomplete' },
+        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''} (fail-on-incomplete is false)`,
+      ),
+    );
+
+  if (env.GITHUB_OUTPUT) {
+    fs.appendFileSync(env.GITHUB_OUTPUT, keyValue('status', status) + keyValue('exit-code', exitCode) + keyValue('report-dir', reportDir));
+  }
+  return failed ? exitCode || 1 : 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stdout.write(command('error', { title: 'conformance action' }, String(err?.stack ?? err)));
+      process.exitCode = 1;
+    },
+  );
+}
+
+module.exports = { INPUTS, main, command, keyValue, fails };

@@ -1,0 +1,229 @@
+// The GitHub Action (action.yml) as the runner starts it: `node action/main.js` with the inputs as
+// INPUT_* variables and the runner's files ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY), against the
+// reference target served on loopback, and against faulty variants of it (test/faults/proxy.ts).
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { startReference, type ReferenceTarget } from '../../src/reference';
+import { VARIANTS } from '../faults/catalogue';
+import { startProxy, type Proxy } from '../faults/proxy';
+
+const ROOT = path.resolve(__dirname, '../..');
+const action = require('../../action/main.js') as {
+  INPUTS: string[];
+  command: (name: string, props: Record<string, string>, message: string) => string;
+  keyValue: (name: string, value: string) => string;
+  fails: (code: number, failOnIncomplete: boolean) => boolean;
+};
+
+interface Step {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+  workspace: string;
+}
+
+/** One step of a job: a fresh workspace, the runner's files, the inputs; bounded in time. */
+function step(inputs: Record<string, string>, timeoutMs = 120_000): Promise<Step> {
+  const workspace = mkdtempSync(path.join(tmpdir(), 'action-'));
+  const outputFile = path.join(workspace, '.github-output');
+  const summaryFile = path.join(workspace, '.step-summary');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, 'written by an earlier step\n');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NO_COLOR: '1',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+  };
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'action/main.js')], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stdout += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the action did not finish within ${timeoutMs} ms\n${stdout.slice(-5000)}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, outputs: parseOutputs(readFileSync(outputFile, 'utf8')), summary: readFileSync(summaryFile, 'utf8'), workspace });
+    });
+  });
+}
+
+/** $GITHUB_OUTPUT as the runner reads it: `name<<delimiter` blocks only (a bare name=value is refused here). */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]) continue;
+    const m = /^([\w-]+)<<(ghadelimiter_[0-9a-f-]{36})$/.exec(lines[i]);
+    if (!m) throw new Error(`not a delimited output: ${lines[i]}`);
+    const end = lines.indexOf(m[2], i + 1);
+    if (end < 0) throw new Error(`output ${m[1]} never closed`);
+    out[m[1]] = lines.slice(i + 1, end).join('\n');
+    i = end;
+  }
+  return out;
+}
+
+const errors = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('::error'));
+const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+const variant = (name: string) => {
+  const v = VARIANTS.find((x) => x.name === name);
+  if (!v) throw new Error(`no fault variant ${name}`);
+  return v;
+};
+
+describe('action.yml', () => {
+  const meta = YAML.parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8'));
+  it('is a JavaScript action on a current runtime whose entry exists, and declares what main.js reads and writes', () => {
+    expect(meta.runs).toEqual({ using: 'node24', main: 'action/main.js' });
+    expect(Object.keys(meta.inputs).sort()).toEqual([...action.INPUTS].sort());
+    expect(Object.keys(meta.outputs).sort()).toEqual(['exit-code', 'report-dir', 'status']);
+  });
+});
+
+describe('workflow commands and file commands', () => {
+  it('escape data and properties as the toolkit does', () => {
+    expect(action.command('error', { title: 'a:b,c%\n' }, '50% done\r\nnext')).toBe('::error title=a%3Ab%2Cc%25%0A::50%25 done%0D%0Anext\n');
+  });
+  it('delimit an output with a fresh delimiter that the value cannot close', () => {
+    const text = action.keyValue('status', 'two\nlines');
+    expect(parseOutputs(text)).toEqual({ status: 'two\nlines' });
+    expect(action.keyValue('x', '1')).not.toBe(action.keyValue('x', '1'));
+  });
+  it('fail the step exactly for 1, 2, 130 and anything unknown; 3 as fail-on-incomplete says', () => {
+    expect([0, 1, 2, 3, 130, 137].map((c) => action.fails(c, true))).toEqual([false, true, true, true, true, true]);
+    expect(action.fails(3, false)).toBe(false);
+  });
+});
+
+describe('the action run as the runner starts it', () => {
+  let ref: ReferenceTarget;
+  const proxies: Proxy[] = [];
+  const proxy = async (name: string) => {
+    const v = variant(name);
+    const p = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rest: v.rest, rpc: v.rpc });
+    proxies.push(p);
+    return p;
+  };
+  beforeAll(async () => {
+    ref = await startReference({ profile: 'dedicated', blockTimeMs: 1000 });
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(proxies.map((p) => p.stop()));
+    await ref?.stop();
+  });
+
+  it('a conformant target: exit 0, the summary appended, the outputs set, no annotation, secrets only in add-mask lines', async () => {
+    const token = 'Bearer action-test-credential-8c1f';
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pemBody = pem.split('\n').filter((l) => l && !l.startsWith('-----'));
+    const r = await step({
+      'BASE-URL': ref.baseUrl,
+      'RPC-URL': ref.rpcUrl,
+      'SIGNER-KEY': ref.signerKey,
+      'RPC-HEADERS': `Authorization: ${token}`,
+      CERTIFY: 'true',
+      'CERT-SIGN-KEY': pem,
+      ARGS: '--only rest,rpc',
+    });
+    if (r.code !== 0) throw new Error(r.stdout.slice(-5000));
+    const dir = path.join(r.workspace, 'conformance-report');
+    expect(r.outputs).toEqual({ status: 'conformant', 'exit-code': '0', 'report-dir': dir });
+    expect(r.summary).toBe('written by an earlier step\n' + readFileSync(path.join(dir, 'summary.md'), 'utf8'));
+    expect(r.summary).toMatch(/^# ✅ Tokenized stocks conformance: conformant/m);
+    // Signed with the key given: a DSSE envelope.
+    expect(JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'))).toHaveProperty('signatures');
+    expect(errors(r.stdout)).toEqual([]);
+    // The masks come first; the suite's own output is fenced so it can issue no workflow command.
+    const lines = r.stdout.split('\n');
+    const masks = lines.filter((l) => l.startsWith('::add-mask::'));
+    expect(lines.slice(0, masks.length)).toEqual(masks);
+    for (const secret of [ref.signerKey.slice(2), token, 'action-test-credential-8c1f', ...pemBody]) {
+      expect(masks.some((l) => l === `::add-mask::${secret}`)).toBe(true);
+      expect(lines.filter((l) => l.includes(secret) && !l.startsWith('::add-mask::'))).toEqual([]);
+      expect(r.summary).not.toContain(secret);
+    }
+    const stop = lines.findIndex((l) => l.startsWith('::stop-commands::'));
+    expect(stop).toBe(masks.length);
+    expect(lines).toContain(`::${lines[stop].slice('::stop-commands::'.length)}::`);
+  }, 180_000);
+
+  it('a faulty target: one ::error per failure that fails the run, titled by check id, and exit 1', async () => {
+    const p = await proxy('rest.error-html');
+    const r = await step({ 'BASE-URL': p.restUrl, 'RPC-URL': p.rpcUrl, ARGS: '--only rest' });
+    expect(r.code).toBe(1);
+    const doc = results(r.outputs['report-dir']);
+    const failing = doc.checks.filter((c: { status: string; level: string }) => c.status === 'failed' && c.level === 'required');
+    expect(failing.length).toBeGreaterThan(0);
+    expect(doc.summary.requiredFailed).toBe(failing.length);
+    const annotations = errors(r.stdout);
+    expect(annotations).toHaveLength(failing.length);
+    for (const c of failing)
+      expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error title=${c.id.replace(/\./g, '\\.')} \\(spec [^)]+\\)::`)));
+    expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
+    expect(r.summary).toMatch(/non-conformant/);
+  }, 120_000);
+
+  it("a target's text never becomes a workflow command: the suite's output is fenced, annotations escaped", async () => {
+    const forged = '\n::error::forged annotation\n::add-mask::abc\r\n';
+    const server = http.createServer((req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ tokens: [{ contract_address: forged, symbol: forged, name: forged, decimals: 18 }] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await step({ 'BASE-URL': `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ARGS: '--only rest' });
+      expect(r.code).toBe(1);
+      const lines = r.stdout.split('\n');
+      const open = lines.findIndex((l) => l.startsWith('::stop-commands::'));
+      const close = lines.indexOf(`::${lines[open].slice('::stop-commands::'.length)}::`);
+      expect(close).toBeGreaterThan(open);
+      // Outside the fence, the only commands are the action's own: each annotation on one line, titled by a check id.
+      const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].filter((l) => l.startsWith('::'));
+      expect(outside.length).toBeGreaterThan(0);
+      for (const l of outside) expect(l).toMatch(/^::error title=rest\.[\w.-]+ \(spec [^)]+\)::/);
+      expect(outside.some((l) => l.includes('%0A::error::forged annotation%0A::add-mask::abc'))).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
+  it('an incomplete run fails the step by default, and only warns with fail-on-incomplete: false', async () => {
+    const v = variant('ok.rpc-throttled-for-good');
+    const p = await proxy(v.name);
+    const inputs = { 'RPC-URL': p.rpcUrl, ARGS: `--only rpc --grep ${v.grep} --timeout-ms 3000 --deadline-ms 60000` };
+    const [strict, lenient] = await Promise.all([step(inputs), step({ ...inputs, 'FAIL-ON-INCOMPLETE': 'false' })]);
+    expect([strict.code, lenient.code]).toEqual([3, 0]);
+    expect(strict.outputs).toMatchObject({ status: 'incomplete', 'exit-code': '3' });
+    expect(lenient.outputs).toMatchObject({ status: 'incomplete', 'exit-code': '3' });
+    expect(errors(strict.stdout)).toEqual([expect.stringMatching(/^::error title=conformance%3A incomplete::exit 3/)]);
+    expect(errors(lenient.stdout)).toEqual([]);
+    expect(lenient.stdout).toMatch(/^::warning title=conformance%3A incomplete::/m);
+  }, 180_000);
+
+  it('no URL (an unset secret) is a configuration error, never a run against the embedded target; so is what the suite refuses', async () => {
+    const [none, refused] = await Promise.all([step({ 'BASE-URL': '', 'RPC-URL': '  ' }), step({ 'BASE-URL': ref.baseUrl, PROFILE: 'private' })]);
+    expect([none.code, refused.code]).toEqual([2, 2]);
+    expect(errors(none.stdout)).toEqual(['::error title=conformance::base-url and rpc-url are both empty (a missing secret?): give at least one']);
+    expect(none.outputs).toMatchObject({ status: 'configuration-error', 'exit-code': '2' });
+    expect(none.summary).toMatch(/^written by an earlier step\n# Tokenized stocks conformance: configuration-error \(exit 2\)/);
+    expect(refused.stdout).toMatch(/--profile \(or RPC_PROFILE\)/);
+    expect(errors(refused.stdout)).toEqual([expect.stringMatching(/^::error title=conformance%3A configuration-error::exit 2/)]);
+  }, 60_000);
+});
