@@ -65,8 +65,10 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
       expect(attempts).toBeLessThanOrEqual(3);
       expect(budget.spentWei).toBeGreaterThan(0n);
       expect(budget.spentWei).toBeLessThan(10n ** 16n / 2n);
-      // Every check judged the same observation: one pass, the same attempt count everywhere.
-      expect(new Set(results.map((r) => r.metrics?.attempts))).toEqual(new Set([attempts]));
+      // Every check that states the pass's attempts judged the same observation: one count.
+      const counted = results.map((r) => r.metrics?.attempts).filter((a) => a !== undefined);
+      expect(counted.length).toBeGreaterThanOrEqual(4);
+      expect(new Set(counted)).toEqual(new Set([attempts]));
     } finally {
       await proxy.close();
     }

@@ -1,0 +1,41 @@
+/**
+ * The README's sample run is generated from a real run (npm run readme-sample); this keeps it in
+ * step with the checks as they are now, so the README cannot show a count, an id or a status line
+ * the tool no longer prints. Regenerate it when this fails.
+ */
+import { readFileSync } from 'node:fs';
+import { allChecks } from '../../suites';
+import { README_SAMPLE, sampleOf } from '../support/readme';
+
+const sample = sampleOf(readFileSync(README_SAMPLE, 'utf8'));
+const total = allChecks().length;
+
+describe('README sample run (npm run readme-sample)', () => {
+  it('is there, from the main job', () => {
+    expect(sample).toContain('$ npm run conformance');
+    expect(sample).toMatch(/^target: the embedded reference target/m);
+  });
+
+  it('counts every check there is now', () => {
+    const totals = [...sample.matchAll(/^\[\s*\d+\/(\d+)\]/gm)].map((m) => Number(m[1]));
+    expect(totals.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(totals)).toEqual(new Set([total]));
+    const count = /^(\d+) passed, (\d+) failed, (?:.*?, )?(\d+) not judged, (\d+) skipped of (\d+) checks/m.exec(sample);
+    expect(count).not.toBeNull();
+    const [passed, failed, unjudged, skipped, of] = count!.slice(1).map(Number);
+    expect(of).toBe(total);
+    expect(passed + failed + unjudged + skipped).toBe(total);
+  });
+
+  it('names only checks that exist', () => {
+    const ids = new Set(allChecks().map((c) => c.id));
+    const shown = [...sample.matchAll(/\b(?:rest|rpc|cross|preconf)\.[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)+/g)].map((m) => m[0]);
+    expect(shown.length).toBeGreaterThan(5);
+    expect(shown.filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it('ends with the status of a full-scope conformant run and its exit code', () => {
+    const lines = sample.trim().split('\n');
+    expect(lines.slice(-3, -1)).toEqual(['status: conformant — full scope (profile dedicated, embedded reference target)', 'exit 0: conformant']);
+  });
+});
