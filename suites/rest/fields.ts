@@ -18,13 +18,13 @@ import { bad, fieldOf, judgeRecords, OK, PROTO3_DEFAULTS } from '../../src/harne
 type Schema = { type?: string; format?: string; $ref?: string; title?: string; items?: Schema };
 
 /** "string (date-time)", "array of integer (int64)", "EVM address": the 2.1 Type/Format columns as the schema has them. */
-function describe(schema: Schema, base = 'token.json'): string {
+function describeType(schema: Schema, base = 'token.json'): string {
   if (schema.$ref) {
     const ref = schema.$ref.startsWith('#') ? `${base}${schema.$ref}` : schema.$ref;
     const target = rawSchemaAt(ref) as Schema;
-    return target.title ?? describe(target, ref.split('#')[0]);
+    return target.title ?? describeType(target, ref.split('#')[0]);
   }
-  const type = schema.type === 'array' && schema.items ? `array of ${describe(schema.items, base)}` : String(schema.type ?? 'value');
+  const type = schema.type === 'array' && schema.items ? `array of ${describeType(schema.items, base)}` : String(schema.type ?? 'value');
   return schema.format ? `${type} (${schema.format})` : type;
 }
 
@@ -57,7 +57,7 @@ export const FIELD_CHECKS: Array<[id: string, field: string, statements: string[
 
 function fieldCheck([id, field, statements]: (typeof FIELD_CHECKS)[number]): Check {
   const ref = `token.json#/properties/${field}`;
-  const type = describe(rawSchemaAt(ref) as Schema);
+  const type = describeType(rawSchemaAt(ref) as Schema);
   const absent = Object.hasOwn(PROTO3_DEFAULTS, field) ? `absent = proto3 default ${show(PROTO3_DEFAULTS[field])}` : 'present: a Timestamp has no default';
   return check(
     {

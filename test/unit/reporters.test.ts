@@ -96,6 +96,14 @@ describe('run status: derived once, every branch', () => {
   });
 });
 
+describe('a hint is shown apart from the reason, in every report', () => {
+  it('summary.md and report.html put the hint of a root cause on its own line', () => {
+    const d = doc([result('rpc.root', 'failed', { hint: 'run with --profile public' }), result('rpc.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' })]);
+    expect(renderSummary(d)).toContain('\n→ run with --profile public\n');
+    expect(renderHtml(d)).toContain('<div class="hint">→ run with --profile public</div>');
+  });
+});
+
 describe('rewording a reason changes nothing: status, scope and root causes read the facts', () => {
   // One result of every cause, with the words the runner gives today.
   const results = (): CheckResult[] => [
@@ -441,7 +449,8 @@ describe('reports', () => {
     expect(md).toContain('- expected: ` "0x1" `');
     expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
     expect(md).toContain('| out of scope | no --signer-key | 1: preconf.x |');
-    expect(md).toMatch(/^1 passed, 2 failed, 2 not judged, 2 skipped — status non-conformant, exit 1/m);
+    // The same categories as the console: the advisory failure is not counted with what fails the run.
+    expect(md).toMatch(/^1 passed, 1 failed, 1 advisory warning, 2 not judged, 2 skipped of 7 checks — status non-conformant, exit 1/m);
   });
 
   it('report.html: self-contained, status and scope first, root causes, sections with counts, passed folded, filter and search', () => {

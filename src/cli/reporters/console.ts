@@ -1,7 +1,7 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, isRunFailure, primarySection, rootCauses, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
-import { bySection, expectedVsActual, idList, outcomeOf, quoteStatements, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import { bySection, countLine, expectedVsActual, idList, isStale, outcomeCounts, outcomeOf, quoteStatements, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
@@ -13,51 +13,6 @@ const firstLine = (s: string, max = 200) => {
   const l = s.split('\n')[0];
   return l.length > max ? `${l.slice(0, max)}…` : l;
 };
-
-const isStale = (r: CheckResult) => r.expectation?.outcome === 'unexpected-pass';
-
-/** The console's count categories: each check in exactly one, so the counts add up to the total. */
-export interface ConsoleCounts {
-  passed: number;
-  /** Fail the run: required failures no expectation covers. */
-  failed: number;
-  /** Known failures: listed in the expectations file, failed as expected. */
-  known: number;
-  /** Stale expectations: listed as known failures, but passed (they fail the run). */
-  stale: number;
-  /** Advisory checks that failed (never fail the run). */
-  advisory: number;
-  notJudged: number;
-  skipped: number;
-  total: number;
-}
-
-export function consoleCounts(checks: CheckResult[]): ConsoleCounts {
-  const c: ConsoleCounts = { passed: 0, failed: 0, known: 0, stale: 0, advisory: 0, notJudged: 0, skipped: 0, total: checks.length };
-  for (const r of checks) {
-    if (isStale(r)) c.stale++;
-    else {
-      const o = outcomeOf(r);
-      if (o === 'run-failure') c.failed++;
-      else if (o === 'expected') c.known++;
-      else if (o === 'advisory') c.advisory++;
-      else if (o === 'passed') c.passed++;
-      else if (o === 'inconclusive' || o === 'blocked') c.notJudged++;
-      else c.skipped++;
-    }
-  }
-  return c;
-}
-
-/** "3 passed, 0 failed, 2 known failures, …": the categories that are not empty (passed and failed always). */
-export function countLine(c: ConsoleCounts): string {
-  const parts = [`${c.passed} passed`, `${c.failed} failed`];
-  if (c.stale) parts.push(`${c.stale} stale expectation${c.stale === 1 ? '' : 's'} (known failure${c.stale === 1 ? '' : 's'} now passing)`);
-  if (c.known) parts.push(`${c.known} known failure${c.known === 1 ? '' : 's'}`);
-  if (c.advisory) parts.push(`${c.advisory} advisory warning${c.advisory === 1 ? '' : 's'}`);
-  parts.push(`${c.notJudged} not judged`, `${c.skipped} skipped`);
-  return `${parts.join(', ')} of ${c.total} checks`;
-}
 
 /**
  * The console a person follows. On a terminal: one progress line rewritten in place (checks
@@ -223,7 +178,7 @@ export class ConsoleReporter {
     }
 
     this.line('');
-    this.line(`${countLine(consoleCounts(checks))} in ${(doc.durationMs / 1000).toFixed(1)} s`);
+    this.line(`${countLine(outcomeCounts(checks))} in ${(doc.durationMs / 1000).toFixed(1)} s`);
     if (reportFiles.length) this.line(`reports: ${reportFiles.join(', ')}`);
     if (doc.statusReasons.length) this.line(`why: ${doc.statusReasons.join('; ')}`);
     // Judging what the given URLs allow is the default; say once what CI should ask for instead.

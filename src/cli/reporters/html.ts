@@ -49,7 +49,7 @@ ${CHART_STYLE}
 .status .line{font-size:1.05rem;font-weight:600;color:var(--status)}.why{margin:6px 0 0 18px;padding:0}
 .tiles{display:flex;gap:10px;margin:12px 0;flex-wrap:wrap}.tile{border:1px solid #d8dee4;border-radius:6px;padding:6px 14px;min-width:110px}.tile b{font-size:1.3rem;display:block}
 .scope{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}.scope dt{color:#57606a}.scope dd{margin:0}
-.root{border:1px solid #ffcecb;background:#fff8f7;border-radius:6px;padding:8px 12px;margin:8px 0}.root.soft{border-color:#d8b9ff;background:#fbf7ff}
+.hint{color:#0969da;font-weight:600}.root{border:1px solid #ffcecb;background:#fff8f7;border-radius:6px;padding:8px 12px;margin:8px 0}.root.soft{border-color:#d8b9ff;background:#fbf7ff}
 .toolbar{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid #d8dee4;display:flex;gap:6px;align-items:center;flex-wrap:wrap;z-index:2}
 .toolbar button{border:1px solid #d0d7de;background:#f6f8fa;border-radius:6px;padding:3px 10px;cursor:pointer;font:inherit}.toolbar button.on{background:#0969da;color:#fff;border-color:#0969da}
 .toolbar input{border:1px solid #d0d7de;border-radius:6px;padding:4px 8px;font:inherit;min-width:320px;margin-left:auto}
@@ -155,7 +155,8 @@ export function renderHtml(doc: RunDocument): string {
           const head = c ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(c.failedSection ?? c.section)})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}` : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
           const eva = c && (c.expected !== undefined || c.actual !== undefined) ? `<div class="small">expected <code>${esc(JSON.stringify(c.expected) ?? '—')}</code>, actual <code>${esc((JSON.stringify(c.actual) ?? '—').slice(0, 300))}</code></div>` : '';
           const blocked = r.blocked.length ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>` : '';
-          return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${eva}${blocked}</div>`;
+          const hint = c?.hint ? `<div class="hint">→ ${esc(c.hint)}</div>` : '';
+          return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
         })
         .join('\n')
     : '';

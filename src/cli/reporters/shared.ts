@@ -23,6 +23,52 @@ export function blockerWords(r: CheckResult): string | undefined {
   return undefined;
 }
 
+/** A known failure that passed: the expectations file is stale (it fails the run). */
+export const isStale = (r: CheckResult) => r.expectation?.outcome === 'unexpected-pass';
+
+/** The count categories every reporter states: each check in exactly one, so the counts add up to the total and agree with the status. */
+export interface OutcomeCounts {
+  passed: number;
+  /** Fail the run: required failures no expectation covers. */
+  failed: number;
+  /** Known failures: listed in the expectations file, failed as expected. */
+  known: number;
+  /** Stale expectations: listed as known failures, but passed (they fail the run). */
+  stale: number;
+  /** Advisory checks that failed (never fail the run). */
+  advisory: number;
+  notJudged: number;
+  skipped: number;
+  total: number;
+}
+
+export function outcomeCounts(checks: CheckResult[]): OutcomeCounts {
+  const c: OutcomeCounts = { passed: 0, failed: 0, known: 0, stale: 0, advisory: 0, notJudged: 0, skipped: 0, total: checks.length };
+  for (const r of checks) {
+    if (isStale(r)) c.stale++;
+    else {
+      const o = outcomeOf(r);
+      if (o === 'run-failure') c.failed++;
+      else if (o === 'expected') c.known++;
+      else if (o === 'advisory') c.advisory++;
+      else if (o === 'passed') c.passed++;
+      else if (o === 'inconclusive' || o === 'blocked') c.notJudged++;
+      else c.skipped++;
+    }
+  }
+  return c;
+}
+
+/** "3 passed, 0 failed, 2 known failures, …": the categories that are not empty (passed and failed always). */
+export function countLine(c: OutcomeCounts): string {
+  const parts = [`${c.passed} passed`, `${c.failed} failed`];
+  if (c.stale) parts.push(`${c.stale} stale expectation${c.stale === 1 ? '' : 's'} (known failure${c.stale === 1 ? '' : 's'} now passing)`);
+  if (c.known) parts.push(`${c.known} known failure${c.known === 1 ? '' : 's'}`);
+  if (c.advisory) parts.push(`${c.advisory} advisory warning${c.advisory === 1 ? '' : 's'}`);
+  parts.push(`${c.notJudged} not judged`, `${c.skipped} skipped`);
+  return `${parts.join(', ')} of ${c.total} checks`;
+}
+
 /** An outcome in a word or two, as report.html and compare print it. */
 export const OUTCOME_WORDS: Record<Outcome, string> = {
   'run-failure': 'FAILED',

@@ -1,6 +1,6 @@
 import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
 import { latencyOf } from './metrics';
-import { bySection, exchangeText, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
+import { bySection, countLine, exchangeText, outcomeCounts, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -42,6 +42,7 @@ export function renderSummary(doc: RunDocument): string {
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> enforces: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
+      if (c?.hint) out.push(`→ ${mdText(c.hint)}`, '');
       if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(JSON.stringify(c.expected) ?? '', 300))}`);
       if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
       if (root.blocked.length) out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
@@ -77,6 +78,6 @@ export function renderSummary(doc: RunDocument): string {
     out.push('');
   }
 
-  out.push(`${s.passed} passed, ${s.failed} failed, ${s.inconclusive} not judged, ${s.skipped} skipped — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
+  out.push(`${countLine(outcomeCounts(doc.checks))} — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
   return out.join('\n');
 }
