@@ -259,9 +259,9 @@ export function renderSpec(spec: Spec): string {
 }
 
 /**
- * The traceability matrix as a Markdown table (docs/traceability.md): one row per entry, the checks citing it
- * with the statements of it each enforces (inverted from the checks' own `statements` fields),
- * and its statements no check can judge.
+ * The traceability matrix as a Markdown table (docs/traceability.md): one row per entry, the
+ * checks citing it with the statements of it each enforces (inverted from the checks' own
+ * `statements` fields), and its statements no check can judge.
  */
 export function renderMatrix(spec: Spec, checks: Citing[]): string {
   const cited = citedBy(checks);

@@ -243,27 +243,26 @@ function withoutFences(markdown: string): string {
   return markdown.replace(/^```[\s\S]*?^```/gm, '');
 }
 
-/** Markdown with inline code blanked too: a link written inside code is no link. */
-function withoutCode(markdown: string): string {
-  return withoutFences(markdown).replace(/`[^`\n]*`/g, '``');
+/** The relative links of a page (links in code are none; https: and mailto: lead outside the repository). */
+function relativeLinks(page: string): string[] {
+  const text = withoutFences(readFileSync(path.join(ROOT, page), 'utf8')).replace(/`[^`\n]*`/g, '``');
+  return [...text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((link) => !/^[a-z][a-z0-9+.-]*:/i.test(link));
 }
 
 describe('documentation links', () => {
   const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
   const pages = ['README.md', 'CONTRIBUTING.md', ...docs];
 
-  it('reads the pages', () => {
+  it('reads the pages and their links', () => {
     expect(docs.length).toBeGreaterThan(10);
+    expect(pages.flatMap(relativeLinks).length).toBeGreaterThan(100);
   });
 
   it.each(pages)('every relative link in %s lands on a file, and on an anchor that file sets', (page) => {
-    const text = readFileSync(path.join(ROOT, page), 'utf8');
     const broken: string[] = [];
-    for (const m of withoutCode(text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
-      const link = m[1]!;
-      if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // https:, mailto:: not a file of this repository
+    for (const link of relativeLinks(page)) {
       const [file, anchor] = link.split('#') as [string, string | undefined];
-      const target = file ? path.join(ROOT, path.dirname(page), file) : path.join(ROOT, page);
+      const target = path.join(ROOT, file ? path.join(path.dirname(page), file) : page);
       if (!existsSync(target)) broken.push(`${link}: no such file`);
       else if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${link}: no such anchor`);
     }
