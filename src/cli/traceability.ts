@@ -6,8 +6,8 @@ import { fromRoot } from '../harness/paths';
 /**
  * specs/rules.yaml is the spec restated in the project's own words: its sections, what their
  * tables say, and every statement, testable or not. Checks cite its statements (and table rows)
- * by id in their `statements` field; everything else here (specs/SPEC.md, the README's
- * traceability matrix, the statement texts quoted in results) is derived.
+ * by id in their `statements` field; everything else here (specs/SPEC.md, the traceability
+ * matrix of docs/traceability.md, the statement texts quoted in results) is derived.
  */
 export interface Statement {
   /** `<entry id>.<n>`: "4.5.2" is statement 2 of 4.5. Written in rules.yaml, never renumbered. */
@@ -49,8 +49,8 @@ export type Citing = Pick<Check, 'id' | 'statements' | 'section' | 'level'>;
 
 export const RULES_FILE = fromRoot('specs', 'rules.yaml');
 export const SPEC_MD = fromRoot('specs', 'SPEC.md');
-/** Where the README links to (paths relative to the repository root). */
-const SPEC_LINK = 'specs/SPEC.md';
+/** SPEC.md as the matrix links to it: relative to docs/, where the matrix is. */
+const SPEC_LINK = '../specs/SPEC.md';
 
 const ID = /^\d+(\.\d+)*$/;
 
@@ -201,8 +201,8 @@ export function anchorOf(id: string): string {
   return `section-${id}`;
 }
 
-export function specLink(id: string, from = ''): string {
-  return `${from}${SPEC_LINK}#${anchorOf(id)}`;
+export function specLink(id: string): string {
+  return `${SPEC_LINK}#${anchorOf(id)}`;
 }
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -234,7 +234,7 @@ export function renderSpec(spec: Spec): string {
     "`statements` field (`['4.5.2', '1.4.1']`), and a failed check's report quotes them. Every",
     'statement is testable unless marked *not testable* with the reason; *enforced through* names the',
     'sections that restate it in detail.',
-    'Which check cites which section: the traceability matrix in [README.md](../README.md#traceability-which-check-enforces-which-rule).',
+    'Which check cites which section: the traceability matrix in [docs/traceability.md](../docs/traceability.md).',
   ];
   for (const e of spec.sections) {
     out.push('', `<a id="${anchorOf(e.id)}"></a>`);
@@ -259,9 +259,9 @@ export function renderSpec(spec: Spec): string {
 }
 
 /**
- * The traceability matrix as a Markdown table (README): one row per entry, the checks citing it
- * with the statements of it each enforces (inverted from the checks' own `statements` fields),
- * and its statements no check can judge.
+ * The traceability matrix as a Markdown table (docs/traceability.md): one row per entry, the
+ * checks citing it with the statements of it each enforces (inverted from the checks' own
+ * `statements` fields), and its statements no check can judge.
  */
 export function renderMatrix(spec: Spec, checks: Citing[]): string {
   const cited = citedBy(checks);

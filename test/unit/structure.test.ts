@@ -1,7 +1,7 @@
 /**
  * The shape of the codebase (issue: one-way dependencies, every check findable):
  * - no import cycle anywhere in src/, suites/, bench/ (type-only imports included);
- * - each folder imports only what it may (see README "Layout");
+ * - each folder imports only what it may (see docs/development.md, "Layout");
  * - clients observe, checks judge: no client reaches the verdict vocabulary;
  * - every check id that --list prints is written literally in suites/.
  */
@@ -53,7 +53,7 @@ describe('one-way dependencies', () => {
     expect(cyclesOf(graph)).toEqual([]);
   });
 
-  // Arrows of README "Layout": what each folder may import (besides itself and packages).
+  // Arrows of docs/development.md "Layout": what each folder may import (besides itself and packages).
   const MAY_IMPORT: Array<[folder: string, allowed: string[]]> = [
     ['src/harness/', []],
     ['suites/', ['src/harness/']],

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { allChecks } from '../../suites';
-import { README, readmeWithGenerated } from '../../src/cli/docs';
+import { GENERATED, TRACEABILITY_MD, withGenerated } from '../../src/cli/docs';
 import { SPEC_VERSION } from '../../src/cli/results';
 import { ROOT } from '../../src/harness/paths';
 import { check, sectionOfStatement } from '../../src/harness/check';
@@ -166,7 +166,7 @@ describe('traceability: generated from the checks\' own citations', () => {
     expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2)');
     expect(row('2.1')).toContain('`rest.token.field.decimals` (2.1.r4, 2.1.1)');
     expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
-    expect(row('2.5')).toContain('through [4.4](specs/SPEC.md#section-4.4)');
+    expect(row('2.5')).toContain('through [4.4](../specs/SPEC.md#section-4.4)');
   });
 
   it('every section a failure detail cites in the source names an entry of rules.yaml', () => {
@@ -198,7 +198,7 @@ describe('generated documents are current (run `npm run docs` after changing rul
     const md = readFileSync(SPEC_MD, 'utf8');
     expect(md.split('\n')[0]).toMatch(/Generated from specs\/rules\.yaml by `npm run docs`/);
     expect(md).toBe(renderSpec(spec));
-    // Anchors the README matrix and citations link to.
+    // Anchors the matrix of docs/traceability.md and other pages link to.
     for (const id of ids) expect(md).toContain(`<a id="section-${id}"></a>`);
     expect(md).toContain('### 4.5 eth_getTransactionCount');
     // Statements and table rows show their ids, with anchors.
@@ -206,18 +206,71 @@ describe('generated documents are current (run `npm run docs` after changing rul
     expect(md).toContain('| 2.1.r4 | decimals | integer | int64 |');
   });
 
-  it('the README (flag table and traceability matrix)', () => {
-    const readme = readFileSync(README, 'utf8');
-    expect(readme).toBe(readmeWithGenerated(readme));
+  it.each(GENERATED.map((g) => [path.relative(ROOT, g.file), g] as const))('%s (its generated block)', (_, { file, block, render }) => {
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(withGenerated(text, block, render));
   });
 
-  it("every link from README.md into specs/SPEC.md lands on an anchor SPEC.md sets", () => {
-    const md = readFileSync(SPEC_MD, 'utf8');
-    const links = [...readFileSync(README, 'utf8').matchAll(/\]\(specs\/SPEC\.md#([^)]+)\)/g)].map((m) => m[1]!);
+  it('the matrix links every section into specs/SPEC.md, and SPEC.md links back to it', () => {
+    const links = [...readFileSync(TRACEABILITY_MD, 'utf8').matchAll(/\]\(\.\.\/specs\/SPEC\.md#section-[^)]+\)/g)];
     expect(links.length).toBeGreaterThan(20);
-    expect(links.filter((a) => !md.includes(`<a id="${a}"></a>`))).toEqual([]);
-    // And SPEC.md's link back lands on the matrix's heading (GitHub's slug of it).
-    expect(md).toContain('(../README.md#traceability-which-check-enforces-which-rule)');
-    expect(readFileSync(README, 'utf8')).toMatch(/^## Traceability: which check enforces which rule$/m);
+    expect(readFileSync(SPEC_MD, 'utf8')).toContain('(../docs/traceability.md)');
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+}
+
+/** The anchors a Markdown file offers: its headings (numbered when repeated, as GitHub does) and explicit ids. */
+function anchorsOf(markdown: string): Set<string> {
+  const out = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const m of withoutFences(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const base = slug(m[1]!);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n ? `${base}-${n}` : base);
+  }
+  for (const m of markdown.matchAll(/<a id="([^"]+)"><\/a>/g)) out.add(m[1]!);
+  return out;
+}
+
+/** Markdown without its fenced blocks: a line in a code block is no heading. */
+function withoutFences(markdown: string): string {
+  return markdown.replace(/^```[\s\S]*?^```/gm, '');
+}
+
+/** The relative links of a page (links in code are none; https: and mailto: lead outside the repository). */
+function relativeLinks(page: string): string[] {
+  const text = withoutFences(readFileSync(path.join(ROOT, page), 'utf8')).replace(/`[^`\n]*`/g, '``');
+  return [...text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((link) => !/^[a-z][a-z0-9+.-]*:/i.test(link));
+}
+
+describe('documentation links', () => {
+  const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const pages = ['README.md', 'CONTRIBUTING.md', ...docs];
+
+  it('reads the pages and their links', () => {
+    expect(docs.length).toBeGreaterThan(10);
+    expect(pages.flatMap(relativeLinks).length).toBeGreaterThan(50);
+  });
+
+  it.each(pages)('every relative link in %s lands on a file, and on an anchor that file sets', (page) => {
+    const broken: string[] = [];
+    for (const link of relativeLinks(page)) {
+      const [file, anchor] = link.split('#') as [string, string | undefined];
+      const target = path.join(ROOT, file ? path.join(path.dirname(page), file) : page);
+      if (!existsSync(target)) broken.push(`${link}: no such file`);
+      else if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${link}: no such anchor`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the anchor reader finds headings and explicit ids as GitHub names them', () => {
+    const md = '# Known failures: expectation files\n## Pre-confirmed state ("pending") and the `signer`\n## Run status\n## Run status\n<a id="section-4.5"></a>\n```\n# not a heading\n```';
+    expect([...anchorsOf(md)]).toEqual(['known-failures-expectation-files', 'pre-confirmed-state-pending-and-the-signer', 'run-status', 'run-status-1', 'section-4.5']);
   });
 });
