@@ -150,7 +150,7 @@ function errorDetail(err: unknown, redactor: Redactor): Detail {
   // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
   if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
   if (err instanceof Skip) return err.outOfScope ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope } : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
-  if (err instanceof Inconclusive) return { status: 'inconclusive', cause: 'ambiguous', reason: err.message };
+  if (err instanceof Inconclusive) return { status: 'inconclusive', cause: err.kind, reason: err.message };
   // The provider kept asking us to slow down: nothing was observed about the interface.
   if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
   // No HTTP answer where the rule needs one: the target did not serve the interface.

@@ -94,6 +94,13 @@ export class Skip extends Error {
 /** The observation stayed ambiguous after bounded retries; never a guess either way. */
 export class Inconclusive extends Error {
   override name = 'Inconclusive';
+  constructor(
+    message: string,
+    /** Why, as data: `limit` when a bound of the suite's own stopped it; otherwise ambiguous. */
+    readonly kind: 'ambiguous' | 'limit' = 'ambiguous',
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -126,6 +133,6 @@ export function blocked(root: string, message: string, detail: FailureDetail & {
   throw new Blocked(root, message, detail);
 }
 
-export function inconclusive(reason: string): never {
-  throw new Inconclusive(reason);
+export function inconclusive(reason: string, opts: { cause?: 'ambiguous' | 'limit' } = {}): never {
+  throw new Inconclusive(reason, opts.cause);
 }

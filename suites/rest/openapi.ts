@@ -34,7 +34,7 @@ type Json = Record<string, unknown>;
 /** The analysis of the document the run was given (read or fetched once, before the checks). */
 async function documentOf(ctx: CheckContext<'openapi'>): Promise<Analysis> {
   const analysis = await analyse(ctx.openapi);
-  if (analysis.unfinished) inconclusive(`${analysis.unfinished}: not judged`);
+  if (analysis.unfinished) inconclusive(`${analysis.unfinished}: not judged`, { cause: 'limit' });
   return analysis;
 }
 

@@ -55,6 +55,7 @@ describe('runChecks', () => {
         fail('too much', { expected: 1n, actual: [2n] });
       }),
       check(meta('inconclusive'), async () => inconclusive('sealed mid-check')),
+      check(meta('limit'), async () => inconclusive('too large to analyse', { cause: 'limit' })),
       check(meta('bug'), async () => {
         (undefined as unknown as { x: number }).x;
       }),
@@ -70,6 +71,8 @@ describe('runChecks', () => {
     // Reporters stringify results: bigints from viem arrive as decimal strings.
     expect(by.bigint).toMatchObject({ status: 'failed', expected: '1', actual: ['2'], metrics: { wei: { spent: '1000000000000000000' } } });
     expect(by.inconclusive).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'sealed mid-check' });
+    // A bound of the suite's own is said to be one, as data.
+    expect(by.limit).toMatchObject({ status: 'inconclusive', cause: 'limit' });
     // A bug in a check is never a verdict about the target.
     expect(by.bug).toMatchObject({ status: 'inconclusive', cause: 'internal' });
     // No HTTP answer in time is a failure of the check that needed one, with the exchange.
