@@ -127,7 +127,19 @@ async function flashblockLatency(sends: number): Promise<{ p10: number; p50: num
 }
 
 function schemaThroughput(records: number, ms: number): number {
-  const token = { contract_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', symbol: 'AAPLx', name: 'Apple Inc.', decimals: 18, icon_url: 'https://icons.example/AAPL.svg', total_supply: 1234.5, isin: 'US0378331005', multiplier: 1.0237, paused_features: [0], nav_price: 189.12, nav_price_updated_at: '2026-11-20T20:00:00Z' };
+  const token = {
+    contract_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    symbol: 'AAPLx',
+    name: 'Apple Inc.',
+    decimals: 18,
+    icon_url: 'https://icons.example/AAPL.svg',
+    total_supply: 1234.5,
+    isin: 'US0378331005',
+    multiplier: 1.0237,
+    paused_features: [0],
+    nav_price: 189.12,
+    nav_price_updated_at: '2026-11-20T20:00:00Z',
+  };
   const list = { tokens: Array.from({ length: records }, () => token) };
   validate('list', list);
   let n = 0;
@@ -166,7 +178,12 @@ async function run(): Promise<void> {
   for (let i = 0; i < 5; i++) fulls.push(await fullRun());
   const full = fulls[0];
   const exits = [...new Set(fulls.map((f) => f.exit))].join('/');
-  rows.push({ what: `full embedded run, 2 s blocks + 200 ms flashblocks (${full.checks} checks, exit ${exits}; median of 5: ${fulls.map((f) => Math.round(f.ms)).join(', ')} ms)`, measured: median(fulls.map((f) => f.ms)), unit: 'ms', budget: 6000 });
+  rows.push({
+    what: `full embedded run, 2 s blocks + 200 ms flashblocks (${full.checks} checks, exit ${exits}; median of 5: ${fulls.map((f) => Math.round(f.ms)).join(', ')} ms)`,
+    measured: median(fulls.map((f) => f.ms)),
+    unit: 'ms',
+    budget: 6000,
+  });
   rows.push({ what: 'peak RSS during a full run (in-process)', measured: Math.max(...fulls.map((f) => f.peakRssMb)), unit: 'MiB', budget: 400 });
   const cp = await criticalPath(3);
   rows.push({
@@ -176,7 +193,10 @@ async function run(): Promise<void> {
     budget: 25,
   });
   // A node that stops sealing ends the pre-confirmation pass with one cause, not a wait per check.
-  for (const [midPass, what] of [[false, 'anvil --no-mining, never seals'], [true, 'anvil that stops sealing at the first send']] as const) {
+  for (const [midPass, what] of [
+    [false, 'anvil --no-mining, never seals'],
+    [true, 'anvil that stops sealing at the first send'],
+  ] as const) {
     const stall = await stalledPass(midPass);
     rows.push({ what: `stalled node ends the pass in N s: ${what} (preconf checks: ${stall.verdicts})`, measured: stall.ms / 1000, unit: 's', budget: 30 });
   }
@@ -185,23 +205,48 @@ async function run(): Promise<void> {
   rows.push({ what: `${fbWhat}, p50`, measured: fb.p50, unit: 'ms', budget: 200 });
   rows.push({ what: `${fbWhat}, max`, measured: fb.max, unit: 'ms', budget: 500 });
   rows.push({ what: `${fbWhat}, spread p90 - p10 (held to a tick, not instant)`, measured: fb.p90 - fb.p10, unit: 'ms', budget: 50, higherIsBetter: true });
-  rows.push({ what: 'token records validated per second (list schema)', measured: schemaThroughput(1000, 1000), unit: 'records/s', budget: 20_000, higherIsBetter: true });
+  rows.push({
+    what: 'token records validated per second (list schema)',
+    measured: schemaThroughput(1000, 1000),
+    unit: 'records/s',
+    budget: 20_000,
+    higherIsBetter: true,
+  });
   const hostile = await hostileRuns();
-  rows.push({ what: `--openapi document with a doubling $ref bomb (30 levels): run to rest.openapi.valid failed (exit ${hostile.bomb.exit})`, measured: hostile.bomb.ms, unit: 'ms', budget: 10_000 });
-  rows.push({ what: `REST run against a list of 50,000 records (${hostile.large.checks} checks, exit ${hostile.large.exit})`, measured: hostile.large.ms, unit: 'ms', budget: 30_000 });
-  rows.push({ what: 'peak RSS during those two runs (in-process)', measured: Math.max(hostile.bomb.peakRssMb, hostile.large.peakRssMb), unit: 'MiB', budget: 600 });
+  rows.push({
+    what: `--openapi document with a doubling $ref bomb (30 levels): run to rest.openapi.valid failed (exit ${hostile.bomb.exit})`,
+    measured: hostile.bomb.ms,
+    unit: 'ms',
+    budget: 10_000,
+  });
+  rows.push({
+    what: `REST run against a list of 50,000 records (${hostile.large.checks} checks, exit ${hostile.large.exit})`,
+    measured: hostile.large.ms,
+    unit: 'ms',
+    budget: 30_000,
+  });
+  rows.push({
+    what: 'peak RSS during those two runs (in-process)',
+    measured: Math.max(hostile.bomb.peakRssMb, hostile.large.peakRssMb),
+    unit: 'MiB',
+    budget: 600,
+  });
 
   let missed = 0;
   process.stdout.write('| measure | value | budget | |\n|---|---|---|---|\n');
   for (const r of rows) {
     const ok = r.higherIsBetter ? r.measured >= r.budget : r.measured <= r.budget;
     if (!ok) missed++;
-    process.stdout.write(`| ${r.what} | ${Math.round(r.measured)} ${r.unit} | ${r.higherIsBetter ? '>=' : '<='} ${r.budget} ${r.unit} | ${ok ? 'ok' : 'MISSED'} |\n`);
+    process.stdout.write(
+      `| ${r.what} | ${Math.round(r.measured)} ${r.unit} | ${r.higherIsBetter ? '>=' : '<='} ${r.budget} ${r.unit} | ${ok ? 'ok' : 'MISSED'} |\n`,
+    );
   }
   if (fulls.some((f) => f.exit !== 0)) missed++;
   // The machine may be shared: absolute times mean little without its load.
   const loadAfter = loadavg();
-  process.stdout.write(`\nload average (1/5/15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `\nload average (1/5/15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`,
+  );
   process.exit(missed ? 1 : 0);
 }
 

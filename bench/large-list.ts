@@ -29,7 +29,11 @@ export interface LargeListServer {
   close(): Promise<void>;
 }
 
-export async function startLargeListServer(count: number, over: (i: number) => Record<string, unknown> = () => ({}), extra: Record<string, string> = {}): Promise<LargeListServer> {
+export async function startLargeListServer(
+  count: number,
+  over: (i: number) => Record<string, unknown> = () => ({}),
+  extra: Record<string, string> = {},
+): Promise<LargeListServer> {
   const body = JSON.stringify({ tokens: Array.from({ length: count }, (_, i) => ({ ...largeListRecord(i), ...over(i) })) });
   let gets = 0;
   const status = (res: http.ServerResponse, code: number, grpc: number, message: string) =>

@@ -16,8 +16,14 @@ export async function startLatencyProxy(upstream: string, delayMs: number): Prom
     req.on('end', () => {
       setTimeout(() => {
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v;
-        fetch(upstream, { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks), signal: AbortSignal.timeout(30_000) })
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v;
+        fetch(upstream, {
+          method: req.method,
+          headers,
+          body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks),
+          signal: AbortSignal.timeout(30_000),
+        })
           .then(async (answer) => {
             const body = Buffer.from(await answer.arrayBuffer());
             res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });

@@ -9,7 +9,11 @@ import { CHAIN_ID, SIGNER_ADDRESS, SIGNER_KEY } from '../src/reference/defaults'
 import { checks } from '../suites/preconf';
 
 async function call(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const env = (await res.json()) as { result?: unknown; error?: unknown };
   if (env.error) throw new Error(`${method}: ${JSON.stringify(env.error)}`);
   return env.result;
@@ -19,7 +23,10 @@ async function call(url: string, method: string, params: unknown[]): Promise<unk
 function stopMiningAtFirstSend(url: string): Promise<void> {
   return (async () => {
     for (let i = 0; i < 6000; i++) {
-      const [pending, latest] = await Promise.all([call(url, 'eth_getTransactionCount', [SIGNER_ADDRESS, 'pending']), call(url, 'eth_getTransactionCount', [SIGNER_ADDRESS, 'latest'])]);
+      const [pending, latest] = await Promise.all([
+        call(url, 'eth_getTransactionCount', [SIGNER_ADDRESS, 'pending']),
+        call(url, 'eth_getTransactionCount', [SIGNER_ADDRESS, 'latest']),
+      ]);
       if (pending !== latest) return void (await call(url, 'evm_setIntervalMining', [0]));
       await new Promise((r) => setTimeout(r, 10));
     }

@@ -60,21 +60,25 @@ export function loadRun(source: string): RunDocument {
   } catch (err) {
     throw new CompareError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target) throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
-  if (!doc.status || !Array.isArray(doc.scope?.leftOut)) throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
+  if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
+    throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
+  if (!doc.status || !Array.isArray(doc.scope?.leftOut))
+    throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
   return doc;
 }
 
 function targetOf(doc: RunDocument): string {
   if (doc.target.embedded) return 'embedded reference';
-  const hosts = [doc.target.baseUrl, doc.target.rpcUrl].filter((u): u is string => !!u).map((u) => {
-    try {
-      const url = new URL(u);
-      return `${url.host}${url.pathname === '/' ? '' : url.pathname}`;
-    } catch {
-      return u;
-    }
-  });
+  const hosts = [doc.target.baseUrl, doc.target.rpcUrl]
+    .filter((u): u is string => !!u)
+    .map((u) => {
+      try {
+        const url = new URL(u);
+        return `${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+      } catch {
+        return u;
+      }
+    });
   return [...new Set(hosts)].join(' + ') || 'no target';
 }
 
@@ -122,11 +126,22 @@ export interface RenderOptions {
   all?: boolean;
 }
 
-const SCOPE_ONLY_WORDS = 'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
+const SCOPE_ONLY_WORDS =
+  'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
 
-const ICON: Record<Outcome, string> = { 'run-failure': '❌', advisory: '⚠️', expected: '➖', passed: '✅', inconclusive: '❔', blocked: '⛔', skipped: '⏭️', 'out-of-scope': '⏭️' };
+const ICON: Record<Outcome, string> = {
+  'run-failure': '❌',
+  advisory: '⚠️',
+  expected: '➖',
+  passed: '✅',
+  inconclusive: '❔',
+  blocked: '⛔',
+  skipped: '⏭️',
+  'out-of-scope': '⏭️',
+};
 const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${OUTCOME_WORDS[v]}` : '— (not in this run)');
-const counts = (d: RunDocument) => `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
+const counts = (d: RunDocument) =>
+  `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
 
 export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
   // Redacted URLs hold `***`, which Markdown would read as emphasis.
@@ -146,7 +161,11 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| run | ${c.runs.map((r) => `${r.doc.startedAt} · ${(r.doc.durationMs / 1000).toFixed(1)} s · \`${cell(r.source)}\``).join(' | ')} |`,
     '',
   ];
-  const table = (rows: ComparedRow[]) => [`| check | section | ${c.runs.map((r) => cell(r.label)).join(' | ')} |`, `|---|---|${c.runs.map(() => '---').join('|')}|`, ...rows.map((r) => `| \`${r.id}\` | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`)];
+  const table = (rows: ComparedRow[]) => [
+    `| check | section | ${c.runs.map((r) => cell(r.label)).join(' | ')} |`,
+    `|---|---|${c.runs.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| \`${r.id}\` | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`),
+  ];
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
@@ -175,7 +194,8 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
-  const table = (rows: ComparedRow[]) => `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;
+  const table = (rows: ComparedRow[]) =>
+    `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;
   return `<!doctype html><html lang="en">${pageHead(`Conformance compared: ${c.runs.length} targets, ${c.differences} differences`, style)}<body><main>
 <h1>Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}</h1>
 <div class="muted">${esc(c.runs[0].doc.suite.name)} ${esc(c.runs[0].doc.suite.version)} · spec ${esc(c.runs[0].doc.spec.version)}</div>

@@ -81,8 +81,18 @@ export const OPTIONS = [
   ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
-  ['max-rps', 'MAX_RPS', '<n>', 'cap on requests per second across the whole run, e.g. a provider plan\'s limit (default: no cap; throttled answers are waited out and retried anyway)'],
-  ['require', 'REQUIRE', 'full|none', 'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)'],
+  [
+    'max-rps',
+    'MAX_RPS',
+    '<n>',
+    "cap on requests per second across the whole run, e.g. a provider plan's limit (default: no cap; throttled answers are waited out and retried anyway)",
+  ],
+  [
+    'require',
+    'REQUIRE',
+    'full|none',
+    'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)',
+  ],
   ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
   ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
@@ -90,12 +100,37 @@ export const OPTIONS = [
   ['nav-max-age', 'NAV_MAX_AGE', '<duration>', 'your staleness bound for nav_price_updated_at (e.g. 36h); advisory only, spec 2.1 rule 2'],
   ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
   ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
-  ['openapi', 'OPENAPI', '<file|url>', "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too"],
-  ['secret', 'SECRETS', '<value>', 'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)'],
+  [
+    'openapi',
+    'OPENAPI',
+    '<file|url>',
+    "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too",
+  ],
+  [
+    'secret',
+    'SECRETS',
+    '<value>',
+    'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)',
+  ],
   ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
-  ['certify', 'CERTIFY', '', 'also write certificate.json (an in-toto test-result statement), predicate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)'],
-  ['sign-key', 'CERT_SIGN_KEY_FILE', '<PEM file>', 'sign the certificate (DSSE envelope) with this ECDSA P-256 or Ed25519 private key; the PEM itself may be given in CERT_SIGN_KEY instead; without a key the certificate is self-reported'],
-  ['flashblock-ms', 'FLASHBLOCK_MS', '<ms>', `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`],
+  [
+    'certify',
+    'CERTIFY',
+    '',
+    'also write certificate.json (an in-toto test-result statement), predicate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)',
+  ],
+  [
+    'sign-key',
+    'CERT_SIGN_KEY_FILE',
+    '<PEM file>',
+    'sign the certificate (DSSE envelope) with this ECDSA P-256 or Ed25519 private key; the PEM itself may be given in CERT_SIGN_KEY instead; without a key the certificate is self-reported',
+  ],
+  [
+    'flashblock-ms',
+    'FLASHBLOCK_MS',
+    '<ms>',
+    `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`,
+  ],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
@@ -127,7 +162,11 @@ const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
 function masked(corrected: string): string {
   const url = new URL(corrected);
   const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
-  const path = url.pathname.split('/').map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED)).join('/').replace(/\/+$/, '');
+  const path = url.pathname
+    .split('/')
+    .map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED))
+    .join('/')
+    .replace(/\/+$/, '');
   return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
 }
 
@@ -169,7 +208,9 @@ function parseUrl(value: string, flag: string, env: string): { url: string; auth
     base.search = '';
     base.hash = '';
     const corrected = base.toString().replace(/\/+$/, '');
-    throw new ConfigError(`${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`);
+    throw new ConfigError(
+      `${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`,
+    );
   }
   let authorization: string | undefined;
   if (url.username || url.password) {
@@ -232,7 +273,10 @@ export function parseHeader(line: string, flag: string, env: string): [string, s
 function parseOpenApiSource(value: string): string {
   if (/^https?:\/\//i.test(value)) {
     const { url, authorization } = parseUrl(value, 'openapi', 'OPENAPI');
-    if (authorization) throw new ConfigError('--openapi (or OPENAPI): credentials in the URL are not supported; serve the document from the --base-url origin and give them with --rest-header');
+    if (authorization)
+      throw new ConfigError(
+        '--openapi (or OPENAPI): credentials in the URL are not supported; serve the document from the --base-url origin and give them with --rest-header',
+      );
     return url;
   }
   const file = path.resolve(value);
@@ -299,7 +343,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     const fromFlag = values[flag];
     if (typeof fromFlag === 'string' && !fromFlag.trim()) throw new ConfigError(`--${flag} is empty: give a URL, or leave the flag out`);
     if (typeof fromFlag !== 'string' && env[name] !== undefined && !env[name]!.trim()) {
-      throw new ConfigError(`${name} is set but empty (a missing CI secret?): set it to a URL, or unset it; the embedded reference target runs only when neither BASE_URL nor RPC_URL is set`);
+      throw new ConfigError(
+        `${name} is set but empty (a missing CI secret?): set it to a URL, or unset it; the embedded reference target runs only when neither BASE_URL nor RPC_URL is set`,
+      );
     }
     const value = get(flag);
     return value === undefined ? undefined : parseUrl(value, flag, name);
@@ -310,7 +356,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const rpcUrl = rpc?.url;
 
   const profile = get('profile') ?? 'dedicated';
-  if (profile !== 'public' && profile !== 'dedicated') throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
+  if (profile !== 'public' && profile !== 'dedicated')
+    throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
   const signerKey = get('signer-key');
   if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
@@ -321,7 +368,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const only = new Set<Group>(GROUPS);
   if (onlyRaw !== undefined) {
     only.clear();
-    for (const g of onlyRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const g of onlyRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
       only.add(g as Group);
     }
@@ -356,7 +406,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const secretList = (values.secret as string[] | undefined) ?? (env.SECRETS ?? '').split(env.SECRETS?.includes('\n') ? '\n' : ',').map((s) => s.trim());
   const givenSecrets = secretList.filter((s) => s !== '');
   if (givenSecrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
-    throw new ConfigError(`--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`);
+    throw new ConfigError(
+      `--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`,
+    );
   }
 
   let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
@@ -379,11 +431,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
 
   // A boolean flag with an environment variable: ARCHIVE=1/true/yes or 0/false/no.
   const archiveEnv = env.ARCHIVE?.trim().toLowerCase();
-  if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv)) throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
+  if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv))
+    throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
   const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
   const maxRpsRaw = get('max-rps');
   const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
-  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope)) throw new ConfigError(`--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`);
+  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope))
+    throw new ConfigError(
+      `--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`,
+    );
   const blockTimeMs = num('block-time', DEFAULTS.blockTimeMs);
   // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
   const flashblockMs = get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs);

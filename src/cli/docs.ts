@@ -15,7 +15,8 @@ export const TRACEABILITY_MD = fromRoot('docs', 'traceability.md');
 
 export function renderFlags(): string {
   const rows = ['| flag | environment | value | meaning |', '|---|---|---|---|'];
-  for (const [flag, env, arg, what] of OPTIONS) rows.push(`| \`--${flag}\` | ${env ? `\`${env}\`` : ''} | ${arg ? `\`${arg.replace(/\|/g, '\\|')}\`` : ''} | ${what.replace(/\|/g, '\\|')} |`);
+  for (const [flag, env, arg, what] of OPTIONS)
+    rows.push(`| \`--${flag}\` | ${env ? `\`${env}\`` : ''} | ${arg ? `\`${arg.replace(/\|/g, '\\|')}\`` : ''} | ${what.replace(/\|/g, '\\|')} |`);
   return rows.join('\n');
 }
 

@@ -61,7 +61,11 @@ function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'
   const source = cfg.grep?.source;
   if (!source || !/^\^?[\w.\\-]+\$?$/.test(source)) return '';
   const literal = source.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
-  return didYouMean(literal, selectChecks(catalogue, { only: cfg.only }).map((c) => c.id), (id) => `--grep '${id}'`);
+  return didYouMean(
+    literal,
+    selectChecks(catalogue, { only: cfg.only }).map((c) => c.id),
+    (id) => `--grep '${id}'`,
+  );
 }
 
 interface Target {
@@ -82,7 +86,9 @@ async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<T
   // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
   const { startReference } = require('../reference') as typeof import('../reference');
   const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
-  io.out.write(`target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`);
+  io.out.write(
+    `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
+  );
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }
 
@@ -103,8 +109,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     }
     throw err;
   }
-  if (cfg.help) return io.out.write(helpText() + '\n'), EXIT_CODE.conformant;
-  if (cfg.version) return io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant;
+  if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
+  if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
@@ -155,7 +161,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   let openapi: OpenApiDocument | undefined;
   try {
     // Once, before anything else: a document that cannot be had is a mistake in the configuration.
-    openapi = cfg.openapi ? await loadDocument(cfg.openapi, { baseUrl: cfg.baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal } }) : undefined;
+    openapi = cfg.openapi
+      ? await loadDocument(cfg.openapi, {
+          baseUrl: cfg.baseUrl,
+          headers: cfg.restHeaders,
+          http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal },
+        })
+      : undefined;
   } catch (err) {
     if (!(err instanceof DocumentUnavailable)) throw err;
     clearTimeout(deadline);
@@ -183,7 +195,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       rpcUrl: target.rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: cfg.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi, archive: cfg.archive },
+      settings: {
+        profile: cfg.profile,
+        clockSkewSec: cfg.clockSkewSec,
+        navMaxAgeSec: cfg.navMaxAgeSec,
+        timeoutMs: cfg.timeoutMs,
+        openapi,
+        archive: cfg.archive,
+      },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,

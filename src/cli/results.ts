@@ -166,13 +166,20 @@ const isJudged = (r: CheckResult): boolean => r.level === 'required' && (r.statu
  * early. conformant: every required check in scope judged and none failed. Skipped checks (out
  * of scope, or nothing to judge) leave the status alone as long as something was judged.
  */
-export function deriveStatus(results: CheckResult[], facts: RunFacts, scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>): { status: RunStatus; reasons: string[] } {
+export function deriveStatus(
+  results: CheckResult[],
+  facts: RunFacts,
+  scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>,
+): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
   const failed = results.filter((r) => isRunFailure(r) && r.expectation?.outcome !== 'unexpected-pass');
   const stale = results.filter((r) => r.expectation?.outcome === 'unexpected-pass');
   const down = unreachableInterfaces(results, facts);
   if (failed.length) reasons.push(`${plural(failed.length, 'required check')} failed`);
-  if (stale.length) reasons.push(`${plural(stale.length, 'expected failure')} now ${stale.length === 1 ? 'passes' : 'pass'} (the expectations file is stale): ${stale.map((r) => r.id).join(', ')}`);
+  if (stale.length)
+    reasons.push(
+      `${plural(stale.length, 'expected failure')} now ${stale.length === 1 ? 'passes' : 'pass'} (the expectations file is stale): ${stale.map((r) => r.id).join(', ')}`,
+    );
   for (const i of down) reasons.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
@@ -185,7 +192,9 @@ export function deriveStatus(results: CheckResult[], facts: RunFacts, scope?: Pi
   }
   if (!results.some(isJudged)) {
     const skipped = results.filter((r) => r.level === 'required' && r.status === 'skipped').length;
-    reasons.push(`${NOTHING_JUDGED}: no required check came to a verdict (${plural(skipped, 'required check')} skipped${unjudged.length ? `, ${unjudged.length} not judged` : ''})`);
+    reasons.push(
+      `${NOTHING_JUDGED}: no required check came to a verdict (${plural(skipped, 'required check')} skipped${unjudged.length ? `, ${unjudged.length} not judged` : ''})`,
+    );
   }
   if (scope?.required === 'full' && !scope.full) reasons.push(`--require full: ${scopeLimits(scope).join('; ')}`);
   if (facts.interrupted) reasons.push(`run stopped early: ${facts.interrupted}`);
@@ -246,7 +255,14 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   const needs = (n: string) => selected.some((r) => (r.needs as string[]).includes(n));
   const hasRest = facts.embedded || !!facts.baseUrl;
   const hasRpc = facts.embedded || !!facts.rpcUrl;
-  const interfaces = ([['rest', hasRest], ['rpc', hasRpc]] as const).filter(([i, has]) => has && needs(i)).map(([i]) => i);
+  const interfaces = (
+    [
+      ['rest', hasRest],
+      ['rpc', hasRpc],
+    ] as const
+  )
+    .filter(([i, has]) => has && needs(i))
+    .map(([i]) => i);
   const grep = facts.grep === undefined ? undefined : typeof facts.grep === 'string' ? facts.grep : facts.grep.source;
 
   const leftOut: LeftOut[] = [];

@@ -47,18 +47,26 @@ function compare(argv: string[], io: Io): number {
   let values: { 'report-dir'?: string; all?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { 'report-dir': { type: 'string' }, all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    }));
   } catch (err) {
     io.err.write(`conformance compare: ${(err as Error).message}\n${COMPARE_HELP}\n`);
     return EXIT_CODE.config;
   }
-  if (values.help) return io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant;
+  if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
   try {
     const comparison = compareRuns(positionals);
     const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report', { all: values.all });
     for (const r of comparison.runs) io.out.write(`${r.label}: ${statusLine(r.doc)} (exit ${r.doc.exitCode})\n`);
-    for (const row of comparison.rows.filter((x) => x.differs)) io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
-    io.out.write(`${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`);
+    for (const row of comparison.rows.filter((x) => x.differs))
+      io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
+    io.out.write(
+      `${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`,
+    );
     return EXIT_CODE.conformant;
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
@@ -67,12 +75,28 @@ function compare(argv: string[], io: Io): number {
   }
 }
 
-const VERIFY_FLAGS = { key: { type: 'string' }, target: { type: 'string' }, 'max-age': { type: 'string' }, live: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const VERIFY_FLAGS = {
+  key: { type: 'string' },
+  target: { type: 'string' },
+  'max-age': { type: 'string' },
+  live: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** The subcommand's own flags, and the run flags (--base-url, headers…) that --live passes on to the usual configuration. */
-function verifyArgs(argv: string[]): { dir: string; values: { key?: string; target?: string; 'max-age'?: string; live?: boolean; help?: boolean }; runArgs: string[] } {
+function verifyArgs(argv: string[]): {
+  dir: string;
+  values: { key?: string; target?: string; 'max-age'?: string; live?: boolean; help?: boolean };
+  runArgs: string[];
+} {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
-  const { values, positionals, tokens } = parseArgs({ args: argv, options: { ...runOptions, ...VERIFY_FLAGS }, allowPositionals: true, strict: true, tokens: true });
+  const { values, positionals, tokens } = parseArgs({
+    args: argv,
+    options: { ...runOptions, ...VERIFY_FLAGS },
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
   const runArgs: string[] = [];
   for (const t of tokens) if (t.kind === 'option' && !(t.name in VERIFY_FLAGS)) runArgs.push(t.value === undefined ? `--${t.name}` : `--${t.name}=${t.value}`);
   if (values.help) return { dir: '', values: { help: true }, runArgs };
@@ -87,7 +111,7 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
   let opts: VerifyOptions;
   try {
     args = verifyArgs(argv);
-    if (args.values.help) return io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant;
+    if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
     const { key, target, 'max-age': maxAge } = args.values;
     opts = {
       ...(key !== undefined ? { key: loadPublicKey(readKeyFile(key), `--key ${key}`) } : {}),
@@ -114,7 +138,9 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
     : v.signature.verified
       ? `signed by ${v.signature.keyids.join(', ')}: signature verified with --key`
       : `signed by ${v.signature.keyids.join(', ')}: signature NOT checked (give --key <public key PEM>)`;
-  io.out.write(`certificate matches results.json (SHA-256 ${v.statement.subject[0].digest.sha256}): ${conformance.status}, badge "${conformance.badge.message}" — ${who}\n`);
+  io.out.write(
+    `certificate matches results.json (SHA-256 ${v.statement.subject[0].digest.sha256}): ${conformance.status}, badge "${conformance.badge.message}" — ${who}\n`,
+  );
   if (!args.values.live) return EXIT_CODE.conformant;
 
   let live: LiveOutcome;
@@ -126,7 +152,9 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
     return fail(`--live: ${err.message}`);
   }
   const where = [live.targets.baseUrl && `REST ${live.targets.baseUrl}`, live.targets.rpcUrl && `JSON-RPC ${live.targets.rpcUrl}`].filter(Boolean).join(', ');
-  io.out.write(`live: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`);
+  io.out.write(
+    `live: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`,
+  );
   for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${r.failedSection ?? r.section}): ${oneLine(r.reason)}\n`);
   for (const r of live.unjudged) io.out.write(`  not judged now ${r.id}: ${oneLine(r.reason)}\n`);
   return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
@@ -142,7 +170,7 @@ function readKeyFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`--key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`--key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
 }
 

@@ -23,7 +23,12 @@ export function redactorFor(cfg: RunConfig): Redactor {
 }
 
 /** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<RunEnv['unreachable']> {
+export async function probe(
+  target: { baseUrl?: string; rpcUrl?: string },
+  cfg: RunConfig,
+  redactor: Redactor,
+  limiter?: RateLimiter,
+): Promise<RunEnv['unreachable']> {
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
   const down: NonNullable<RunEnv['unreachable']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
@@ -48,4 +53,3 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
   ]);
   return Object.keys(down).length ? down : undefined;
 }
-

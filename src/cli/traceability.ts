@@ -82,7 +82,8 @@ export function parseSpec(source: string): Spec {
       keysOnly(`${where} table`, t, ['columns', 'rows']);
       if (!isStringArray(t.columns) || !Array.isArray(t.rows)) throw new Error(`${where}: a table has columns and rows`);
       for (const row of t.rows) {
-        if (!isStringArray(row) || row.length !== t.columns.length) throw new Error(`${where}: every row has ${t.columns.length} string cells: ${JSON.stringify(row)}`);
+        if (!isStringArray(row) || row.length !== t.columns.length)
+          throw new Error(`${where}: every row has ${t.columns.length} string cells: ${JSON.stringify(row)}`);
       }
     }
     const statements = (e.statements ?? []) as Array<Record<string, unknown>>;
@@ -182,11 +183,13 @@ export function traceabilityProblems(spec: Spec, checks: Citing[]): string[] {
     const s = statements.get(id);
     const who = by.map((c) => c.id).join(', ');
     if (!texts.has(id)) problems.push(`${who} cite(s) ${id}, which specs/rules.yaml does not have`);
-    else if (s && !isDirect(s)) problems.push(`${who} cite(s) ${id}, which is not directly testable (${s.untestable ? 'untestable' : `enforced through ${s.via!.join(', ')}`})`);
+    else if (s && !isDirect(s))
+      problems.push(`${who} cite(s) ${id}, which is not directly testable (${s.untestable ? 'untestable' : `enforced through ${s.via!.join(', ')}`})`);
   }
   for (const e of spec.sections) {
     for (const s of e.statements) {
-      if (isDirect(s) && !citedStatements.has(s.id)) problems.push(`${s.id} is testable but no check cites it (cite it, or mark it untestable with the reason)`);
+      if (isDirect(s) && !citedStatements.has(s.id))
+        problems.push(`${s.id} is testable but no check cites it (cite it, or mark it untestable with the reason)`);
       for (const v of s.via ?? []) {
         if (!entries.has(v)) problems.push(`${e.id}: via ${v}, which specs/rules.yaml does not have`);
         else if (!cited.has(v)) problems.push(`${e.id}: via ${v}, which no check cites`);
@@ -245,7 +248,11 @@ export function renderSpec(spec: Spec): string {
       if (e.table) {
         const t = e.table;
         rest.push(
-          [`| id | ${t.columns.join(' | ')} |`, `|---|${t.columns.map(() => '---').join('|')}|`, ...t.rows.map((r, i) => `| ${rowId(e.id, i)} | ${r.map(cell).join(' | ')} |`)].join('\n'),
+          [
+            `| id | ${t.columns.join(' | ')} |`,
+            `|---|${t.columns.map(() => '---').join('|')}|`,
+            ...t.rows.map((r, i) => `| ${rowId(e.id, i)} | ${r.map(cell).join(' | ')} |`),
+          ].join('\n'),
         );
       }
       if (e.statements.length) rest.push(e.statements.map((s) => `- ${statementLine(e, s)}`).join('\n'));
@@ -277,7 +284,11 @@ export function renderMatrix(spec: Spec, checks: Citing[]): string {
     if (via.length) by.push(`through ${via.map((v) => `[${v}](${specLink(v)})`).join(', ')}`);
     const untestable = e.statements
       .filter((s) => s.untestable)
-      .map((s) => (e.title === undefined && e.statements.length === 1 ? s.untestable! : `${s.rule !== undefined ? `rule ${s.rule}: ` : ''}${s.text.trim()} — ${s.untestable!}`));
+      .map((s) =>
+        e.title === undefined && e.statements.length === 1
+          ? s.untestable!
+          : `${s.rule !== undefined ? `rule ${s.rule}: ` : ''}${s.text.trim()} — ${s.untestable!}`,
+      );
     rows.push(`| [${e.id}](${specLink(e.id)}) ${cell(label)} | ${by.join(', ')} | ${cell(untestable.join(' <br> '))} |`);
   }
   return rows.join('\n');

@@ -32,7 +32,8 @@ export function describeParam(key: BlockParamKey): string {
  * block; the check that needed it is not judged.
  */
 function blockNumber(hex: string): bigint {
-  if (hex.length > 2 + 16) inconclusive(`the head block number has ${hex.length - 2} hex digits, beyond 2^64: not a block number this suite can count from (${show(hex, 40)})`);
+  if (hex.length > 2 + 16)
+    inconclusive(`the head block number has ${hex.length - 2} hex digits, beyond 2^64: not a block number this suite can count from (${show(hex, 40)})`);
   return BigInt(hex);
 }
 
@@ -50,7 +51,9 @@ export async function headNumber(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>)
     ctx.note(`eth_blockNumber gave no hex quantity (${show(a.json ?? a.http.status)}); head taken from eth_getBlockByNumber("latest")`);
     return blockNumber(b.result.number as string);
   }
-  inconclusive('cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)');
+  inconclusive(
+    'cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)',
+  );
 }
 
 /** The value to send for a block parameter key. */
@@ -60,7 +63,6 @@ export async function blockParam(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>,
   ctx.note(`block number used: ${toQuantity(n)} (${n})`);
   return toQuantity(n);
 }
-
 
 /**
  * Spec 1.4: each of the four methods accepts "pending"; 4.2: the block parameter accepts every
@@ -97,9 +99,11 @@ export const NO_ARCHIVE = notGiven('--archive');
  * (MissingTrieNodeException, in `data`), Erigon and plan limits ("state histories haven't been
  * fully indexed yet", "... archive data ..."). Matched on message and data.
  */
-const PRUNED_TEXT = /missing trie node|MissingTrieNode|\b(is|been|was) pruned|pruned (history|state|node|block)|historical state|state histor|\b(state|data) (is )?(not|no longer) available|no (historical )?state (available|found|data)|state not found|state already discarded|archiv|old data not available|lowest height|earliest available/i;
+const PRUNED_TEXT =
+  /missing trie node|MissingTrieNode|\b(is|been|was) pruned|pruned (history|state|node|block)|historical state|state histor|\b(state|data) (is )?(not|no longer) available|no (historical )?state (available|found|data)|state not found|state already discarded|archiv|old data not available|lowest height|earliest available/i;
 /** Error texts of a block the node does not know (yet): geth "header not found", anvil BlockOutOfRangeError, and others. */
-const UNKNOWN_BLOCK_TEXT = /header not found|header for hash not found|unknown block|block not found|could not find block|block (#?\d+ )?(does not exist|not found)|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
+const UNKNOWN_BLOCK_TEXT =
+  /header not found|header for hash not found|unknown block|block not found|could not find block|block (#?\d+ )?(does not exist|not found)|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
 
 /** What an error answer says about the block it was asked at, from its message and data. */
 export function blockErrorKind(answer: Pick<RpcAnswer, 'error'>): 'pruned' | 'unknown-block' | undefined {
@@ -160,11 +164,14 @@ export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what
     ctx.note(`${what} answered ${show(error)}: pruned state or history`);
     skip(PRUNED_REASON, { outOfScope: NO_ARCHIVE });
   }
-  fail(`${what} answered ${show(error)}: the node keeps no state or history at that block, and --archive requires it (the block parameter accepts any block number and "earliest")`, {
-    section: '4.2',
-    expected: 'a result: the state or history at that block (--archive)',
-    actual: error,
-  });
+  fail(
+    `${what} answered ${show(error)}: the node keeps no state or history at that block, and --archive requires it (the block parameter accepts any block number and "earliest")`,
+    {
+      section: '4.2',
+      expected: 'a result: the state or history at that block (--archive)',
+      actual: error,
+    },
+  );
 }
 
 /**
@@ -178,11 +185,13 @@ export async function answerAt(ctx: ChainContext, method: string, params: unknow
     const answer = await ctx.rpc.call(method, params);
     const trouble = await troubleAt(ctx, answer, block);
     if (!trouble) return answer;
-    const said = answer.hasError ? answer.error ?? (answer.json as Record<string, unknown>).error : answer.result;
+    const said = answer.hasError ? (answer.error ?? (answer.json as Record<string, unknown>).error) : answer.result;
     if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
     const seen = `${method} at ${show(block)} answered ${show(said)}${trouble.head !== undefined ? ` while the head read just after was ${toQuantity(trouble.head)}` : ''}`;
     if (retry >= SKEW_PAUSES_MS.length) {
-      inconclusive(`${seen}, in each of ${retry + 1} attempts: a block at or near the observed head stayed unknown (load-balanced backends a block or more apart?)`);
+      inconclusive(
+        `${seen}, in each of ${retry + 1} attempts: a block at or near the observed head stayed unknown (load-balanced backends a block or more apart?)`,
+      );
     }
     ctx.note(`attempt ${retry + 1}: ${seen}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
     await pause(SKEW_PAUSES_MS[retry], ctx.signal);
@@ -235,7 +244,9 @@ export async function readBlock(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 
     if (!isHexQuantity(param) || retry >= SKEW_PAUSES_MS.length || ctx.signal.aborted) return undefined;
     const head = await headNumber(ctx);
     if (BigInt(param) + SKEW_WINDOW < head || BigInt(param) > head + SKEW_WINDOW) return undefined;
-    ctx.note(`eth_getBlockByNumber(${show(param)}) answered ${show(a.json ?? a.http.status, 80)} with the head at ${toQuantity(head)}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`);
+    ctx.note(
+      `eth_getBlockByNumber(${show(param)}) answered ${show(a.json ?? a.http.status, 80)} with the head at ${toQuantity(head)}; re-reading after ${SKEW_PAUSES_MS[retry]} ms (backends a block apart?)`,
+    );
     await pause(SKEW_PAUSES_MS[retry], ctx.signal);
   }
 }

@@ -17,7 +17,8 @@ export function expectEqual<T>(actual: unknown, expected: T, what: string, secti
 /** Validate against a schema from schemas/ (the one source of truth for shapes). */
 export function expectSchema(name: SchemaName, value: unknown, what: string, section?: string): void {
   const verdict = validate(name, value);
-  if (!verdict.valid) fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, section });
+  if (!verdict.valid)
+    fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, section });
 }
 
 /**

@@ -95,8 +95,7 @@ export function isHexBytes(s: unknown): boolean {
 
 // RFC 3339 section 5.6 date-time: full-date "T" full-time, with the mandatory offset.
 // "T" and "Z" may be lowercase (5.6 NOTE). time-secfrac is "." 1*DIGIT.
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

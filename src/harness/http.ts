@@ -212,7 +212,8 @@ export const THROTTLE: ThrottlePolicy = { maxRetries: 3, maxWaitMs: 10_000, base
  * reached", nginx/Cloudflare "Too Many Requests"). Revert reasons are excluded: a contract may
  * say anything.
  */
-const RATE_LIMIT_TEXT = /rate[ _-]?limit|too many requests|request limit|requests? per second|compute units? per second|exceeded [^.]*\b(rate|capacity|quota)\b|\b(capacity|quota) exceeded|throttl/i;
+const RATE_LIMIT_TEXT =
+  /rate[ _-]?limit|too many requests|request limit|requests? per second|compute units? per second|exceeded [^.]*\b(rate|capacity|quota)\b|\b(capacity|quota) exceeded|throttl/i;
 
 function rpcThrottle(v: unknown): string | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
@@ -358,14 +359,21 @@ export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { 
     const asked = retryAfterMs(res.headers['retry-after']);
     const told = asked !== undefined ? ` (Retry-After ${JSON.stringify(res.headers['retry-after'])})` : '';
     if (retry >= policy.maxRetries) {
-      throw new ThrottledError(`${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`, retry + 1);
+      throw new ThrottledError(
+        `${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`,
+        retry + 1,
+      );
     }
     const delay = asked ?? policy.baseDelayMs * 2 ** retry;
     if (waited + delay > policy.maxWaitMs) {
-      throw new ThrottledError(`${where}: ${why}${told}; waiting ${(delay / 1000).toFixed(1)} s more would pass the ${policy.maxWaitMs / 1000} s a request may wait`, retry + 1);
+      throw new ThrottledError(
+        `${where}: ${why}${told}; waiting ${(delay / 1000).toFixed(1)} s more would pass the ${policy.maxWaitMs / 1000} s a request may wait`,
+        retry + 1,
+      );
     }
     await pause(delay, opts.signal);
-    if (opts.signal?.aborted) throw new ThrottledError(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
+    if (opts.signal?.aborted)
+      throw new ThrottledError(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
     waited += delay;
   }
 }

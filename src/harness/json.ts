@@ -36,7 +36,10 @@ export function cutBytes(text: string, maxBytes: number): { text: string; trunca
   const bytes = Buffer.byteLength(text);
   if (bytes <= maxBytes) return { text, truncated: false };
   // Decoding a prefix may end inside a character: its replacement mark is dropped.
-  const head = Buffer.from(text.slice(0, maxBytes)).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const head = Buffer.from(text.slice(0, maxBytes))
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return { text: `${head}${CUT_MARK} [cut: ${bytes.toLocaleString('en-US')} bytes in all]`, truncated: true };
 }
 
@@ -92,7 +95,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);

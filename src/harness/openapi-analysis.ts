@@ -108,7 +108,7 @@ function refuseReferences(doc: Json): string | undefined {
   };
   const size = (node: unknown, at: string, depth: number): number => {
     if (problem || node === null || typeof node !== 'object') return 1;
-    if (depth > MAX_DEPTH) return void (problem = `nested (or chained by $ref) deeper than ${MAX_DEPTH} levels at ${at.slice(0, 200)}`), 1;
+    if (depth > MAX_DEPTH) return (void (problem = `nested (or chained by $ref) deeper than ${MAX_DEPTH} levels at ${at.slice(0, 200)}`), 1);
     const known = sizes.get(node);
     if (known !== undefined) return known;
     if (measuring.has(node)) return 1;

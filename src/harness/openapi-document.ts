@@ -38,7 +38,10 @@ const ACCEPT = 'application/json, application/yaml;q=0.9, application/x-yaml;q=0
  * target's own origin (credentials never travel to another host). A URL must answer 200 with
  * JSON or YAML: anything else is a wrong URL, said now rather than as a verdict on the target.
  */
-export async function loadDocument(source: string, opts: { baseUrl?: string; headers: Record<string, string>; http: Omit<HttpOptions, 'transcript'> }): Promise<OpenApiDocument> {
+export async function loadDocument(
+  source: string,
+  opts: { baseUrl?: string; headers: Record<string, string>; http: Omit<HttpOptions, 'transcript'> },
+): Promise<OpenApiDocument> {
   if (!isUrlSource(source)) {
     try {
       const size = statSync(source).size;
@@ -58,7 +61,10 @@ export async function loadDocument(source: string, opts: { baseUrl?: string; hea
     if (err instanceof TransportError) throw new DocumentUnavailable(`no answer fetching it: ${err.message}`);
     throw err;
   }
-  if (res.status !== 200) throw new DocumentUnavailable(`GET answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : ''}`);
+  if (res.status !== 200)
+    throw new DocumentUnavailable(
+      `GET answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : ''}`,
+    );
   const doc = { source, text: res.text, exchange: exchanges.at(-1) };
   const { parseError } = await analyse(doc);
   if (parseError) throw new DocumentUnavailable(`the answer (${res.contentType || 'no Content-Type'}) is ${parseError}`);
@@ -131,9 +137,20 @@ function runJob(text: string, base: string): Promise<Analysis> {
     };
     const onMessage = (m: { id: number; analysis: Analysis }) => m.id === id && settle(m.analysis, false);
     const onError = (err: Error & { code?: string }) =>
-      settle({ unfinished: err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the analysis of the document ran out of the suite's ${ANALYSIS_MEMORY_MB} MiB limit` : `the analysis of the document stopped: ${err.message}` }, true);
+      settle(
+        {
+          unfinished:
+            err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `the analysis of the document ran out of the suite's ${ANALYSIS_MEMORY_MB} MiB limit`
+              : `the analysis of the document stopped: ${err.message}`,
+        },
+        true,
+      );
     const onExit = (code: number) => settle({ unfinished: `the analysis of the document stopped (worker exit ${code})` }, true);
-    const timer = setTimeout(() => settle({ unfinished: `the analysis of the document did not finish within ${ANALYSIS_TIME_MS / 1000} s (the suite's own limit)` }, true), ANALYSIS_TIME_MS);
+    const timer = setTimeout(
+      () => settle({ unfinished: `the analysis of the document did not finish within ${ANALYSIS_TIME_MS / 1000} s (the suite's own limit)` }, true),
+      ANALYSIS_TIME_MS,
+    );
     w.on('message', onMessage).once('error', onError).once('exit', onExit);
     w.postMessage({ id, text, base });
   });

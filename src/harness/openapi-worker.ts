@@ -9,6 +9,10 @@ import { analyseText, type Analysis } from './openapi-analysis';
 parentPort!.on('message', ({ id, text, base }: { id: number; text: string; base: string }) => {
   analyseText(text, base).then(
     (analysis) => parentPort!.postMessage({ id, analysis }),
-    (err: unknown) => parentPort!.postMessage({ id, analysis: { unfinished: `internal error in the analysis (not a verdict): ${String((err as Error)?.message ?? err)}` } satisfies Analysis }),
+    (err: unknown) =>
+      parentPort!.postMessage({
+        id,
+        analysis: { unfinished: `internal error in the analysis (not a verdict): ${String((err as Error)?.message ?? err)}` } satisfies Analysis,
+      }),
   );
 });

@@ -96,7 +96,11 @@ export function responsesOf(doc: Json, found: FoundOperation): DeclaredResponse[
     const mediaTypes = Object.keys(content);
     const json = mediaTypes.find((m) => JSON_MEDIA.test(m));
     const media = json ? content[json] : undefined;
-    return { status, mediaTypes, ...(isRecord(media) && media.schema !== undefined ? { schema: media.schema, schemaPointer: `${at}/content/${escapePointer(json!)}/schema` } : {}) };
+    return {
+      status,
+      mediaTypes,
+      ...(isRecord(media) && media.schema !== undefined ? { schema: media.schema, schemaPointer: `${at}/content/${escapePointer(json!)}/schema` } : {}),
+    };
   });
 }
 
@@ -191,18 +195,43 @@ const MAX_DEPTH = 6;
 function compareNode(spec: Json, docNode: unknown, path: string, out: Finding[], depth: number): void {
   const d = flatten(docNode);
   if (!d) {
-    out.push({ path, severity: 'advisory', message: `${path}: the document declares no schema (admits any value)`, expected: specSummary(spec), actual: docNode ?? null });
+    out.push({
+      path,
+      severity: 'advisory',
+      message: `${path}: the document declares no schema (admits any value)`,
+      expected: specSummary(spec),
+      actual: docNode ?? null,
+    });
     return;
   }
   const wanted = typeof spec.type === 'string' ? spec.type : undefined;
   const { types, nullable } = declaredType(d);
-  if (nullable) out.push({ path, severity: 'advisory', message: `${path}: the document admits null; the spec's ${wanted ?? 'field'} has no null value (proto3 JSON omits a field rather than sending null)`, expected: specSummary(spec), actual: d.type ?? { nullable: true } });
+  if (nullable)
+    out.push({
+      path,
+      severity: 'advisory',
+      message: `${path}: the document admits null; the spec's ${wanted ?? 'field'} has no null value (proto3 JSON omits a field rather than sending null)`,
+      expected: specSummary(spec),
+      actual: d.type ?? { nullable: true },
+    });
   if (wanted) {
     if (types.length === 0) {
-      out.push({ path, severity: 'advisory', message: `${path}: the document declares no type (admits any value); the spec says ${wanted}`, expected: specSummary(spec), actual: docSummary(d) });
+      out.push({
+        path,
+        severity: 'advisory',
+        message: `${path}: the document declares no type (admits any value); the spec says ${wanted}`,
+        expected: specSummary(spec),
+        actual: docSummary(d),
+      });
     } else if (!types.includes(wanted)) {
       if (wanted === 'number' && types.every((t) => t === 'integer')) {
-        out.push({ path, severity: 'advisory', message: `${path}: the document narrows the spec's number to integer`, expected: specSummary(spec), actual: docSummary(d) });
+        out.push({
+          path,
+          severity: 'advisory',
+          message: `${path}: the document narrows the spec's number to integer`,
+          expected: specSummary(spec),
+          actual: docSummary(d),
+        });
       } else {
         const hint =
           wanted === 'integer' && types.includes('string') && (d.format === 'int64' || d.format === 'uint64')
@@ -210,11 +239,23 @@ function compareNode(spec: Json, docNode: unknown, path: string, out: Finding[],
             : wanted === 'integer' && types.includes('number')
               ? ' (number admits fractions)'
               : '';
-        out.push({ path, severity: 'fail', message: `${path}: the document says ${types.join(' or ')}, the spec says ${wanted}${hint}`, expected: specSummary(spec), actual: docSummary(d) });
+        out.push({
+          path,
+          severity: 'fail',
+          message: `${path}: the document says ${types.join(' or ')}, the spec says ${wanted}${hint}`,
+          expected: specSummary(spec),
+          actual: docSummary(d),
+        });
         return;
       }
     } else if (types.length > 1) {
-      out.push({ path, severity: 'advisory', message: `${path}: the document also admits ${types.filter((t) => t !== wanted).join(', ')}; the spec says ${wanted}`, expected: specSummary(spec), actual: docSummary(d) });
+      out.push({
+        path,
+        severity: 'advisory',
+        message: `${path}: the document also admits ${types.filter((t) => t !== wanted).join(', ')}; the spec says ${wanted}`,
+        expected: specSummary(spec),
+        actual: docSummary(d),
+      });
     }
   }
   // With no type declared the finding above already says the field admits anything.
@@ -222,7 +263,14 @@ function compareNode(spec: Json, docNode: unknown, path: string, out: Finding[],
   if (depth >= MAX_DEPTH) return;
 
   if (wanted === 'array' && isRecord(spec.items)) {
-    if (d.items === undefined) out.push({ path: `${path}[]`, severity: 'advisory', message: `${path}: the document does not declare the items (admits any)`, expected: specSummary(spec.items), actual: docSummary(d) });
+    if (d.items === undefined)
+      out.push({
+        path: `${path}[]`,
+        severity: 'advisory',
+        message: `${path}: the document does not declare the items (admits any)`,
+        expected: specSummary(spec.items),
+        actual: docSummary(d),
+      });
     else compareNode(spec.items, d.items, `${path}[]`, out, depth + 1);
   }
   if (isRecord(spec.properties)) compareProperties(spec, d, path, out, depth);
@@ -243,17 +291,38 @@ function compareProperties(spec: Json, d: Json, path: string, out: Finding[], de
     const renamed = unmatched.find((n) => normalizedName(n) === normalizedName(name));
     if (renamed) {
       // The likely cause is said once, on the first renamed field.
-      const why = renamedOnce ? '' : ' (protoc-gen-openapiv2 writes lowerCamelCase JSON names unless json_names_for_fields=false, and the gateway must then marshal with UseProtoNames)';
+      const why = renamedOnce
+        ? ''
+        : ' (protoc-gen-openapiv2 writes lowerCamelCase JSON names unless json_names_for_fields=false, and the gateway must then marshal with UseProtoNames)';
       renamedOnce = true;
-      out.push({ path: at(name), severity: 'fail', message: `${at(name)}: renamed: the document has "${renamed}" where the spec names "${name}"${why}`, expected: name, actual: renamed });
+      out.push({
+        path: at(name),
+        severity: 'fail',
+        message: `${at(name)}: renamed: the document has "${renamed}" where the spec names "${name}"${why}`,
+        expected: name,
+        actual: renamed,
+      });
     } else {
-      out.push({ path: at(name), severity: 'fail', message: `${at(name)}: missing from the document`, expected: specSummary(sp), actual: `absent (the document has ${Object.keys(docProps).join(', ') || 'no fields'})` });
+      out.push({
+        path: at(name),
+        severity: 'fail',
+        message: `${at(name)}: missing from the document`,
+        expected: specSummary(sp),
+        actual: `absent (the document has ${Object.keys(docProps).join(', ') || 'no fields'})`,
+      });
     }
   }
   const extra = unmatched.filter((n) => !Object.keys(specProps).some((s) => normalizedName(s) === normalizedName(n)));
-  if (extra.length) out.push({ path: path || '(root)', severity: 'note', message: `${path || 'the object'}: fields beyond the spec's: ${extra.join(', ')} (tolerated)` });
+  if (extra.length)
+    out.push({ path: path || '(root)', severity: 'note', message: `${path || 'the object'}: fields beyond the spec's: ${extra.join(', ')} (tolerated)` });
   if (d.additionalProperties === false && spec.additionalProperties !== false) {
-    out.push({ path: path || '(root)', severity: 'advisory', message: `${path || 'the object'}: the document forbids fields beyond its own (additionalProperties: false); the spec does not`, expected: 'additional properties allowed', actual: false });
+    out.push({
+      path: path || '(root)',
+      severity: 'advisory',
+      message: `${path || 'the object'}: the document forbids fields beyond its own (additionalProperties: false); the spec does not`,
+      expected: 'additional properties allowed',
+      actual: false,
+    });
   }
 }
 
@@ -266,12 +335,18 @@ function compareFormat(specFormat: string, d: Json, path: string, out: Finding[]
   if (!OPENAPI_FORMATS.has(specFormat)) {
     // address, URL, ISIN are the spec's own formats, not OpenAPI's: a generated document cannot
     // state them without annotations, and the suite judges the values themselves.
-    if (!docFormat) out.push({ path, severity: 'note', message: `${path}: no format in the document (the spec's ${name} is not an OpenAPI format; the values are judged live)` });
+    if (!docFormat)
+      out.push({
+        path,
+        severity: 'note',
+        message: `${path}: no format in the document (the spec's ${name} is not an OpenAPI format; the values are judged live)`,
+      });
     else out.push({ path, severity: 'advisory', message: `${path}: the document's format ${docFormat} is not the spec's ${name}`, expected, actual });
     return;
   }
   if (!docFormat) out.push({ path, severity: 'advisory', message: `${path}: looser: the document gives no format; the spec says ${name}`, expected, actual });
-  else if (NARROWER[specFormat]?.includes(docFormat)) out.push({ path, severity: 'advisory', message: `${path}: narrower: the document says ${docFormat}; the spec says ${name}`, expected, actual });
+  else if (NARROWER[specFormat]?.includes(docFormat))
+    out.push({ path, severity: 'advisory', message: `${path}: narrower: the document says ${docFormat}; the spec says ${name}`, expected, actual });
   else out.push({ path, severity: 'advisory', message: `${path}: the document says format ${docFormat}; the spec says ${name}`, expected, actual });
 }
 
@@ -329,7 +404,10 @@ function asJsonSchema(node: unknown, legacy: boolean): unknown {
   const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, asJsonSchema(v, legacy)]));
   if (!legacy) return out;
   if ((out.nullable === true || out['x-nullable'] === true) && typeof out.type === 'string') out.type = [out.type, 'null'];
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (out[flag] === true && typeof out[bound] === 'number') {
       out[flag] = out[bound];
       delete out[bound];

@@ -36,7 +36,8 @@ export function pendingBlockWindow(o: PendingBlockObservations): PendingBlockWin
     if (n < low) low = n;
     if (n > high) high = n;
   }
-  const heads = o.headBefore === o.headAfter ? `head ${toQuantity(o.headBefore)}` : `head ${toQuantity(o.headBefore)} before and ${toQuantity(o.headAfter)} after`;
+  const heads =
+    o.headBefore === o.headAfter ? `head ${toQuantity(o.headBefore)}` : `head ${toQuantity(o.headBefore)} before and ${toQuantity(o.headAfter)} after`;
   const pending = reported.length > 0 ? `; eth_getBlockByNumber("pending") reported ${[...new Set(reported)].map(toQuantity).join(', ')}` : '';
   return { low, high, basis: `${heads}, so the block being built is at most head + 1${pending}` };
 }

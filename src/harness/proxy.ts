@@ -22,7 +22,10 @@ function variable(env: ProxySettings['env'], name: string): string | undefined {
 
 /** The host as NO_PROXY entries name it: lower case, IPv6 without brackets, no trailing dot. */
 function bareHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 const LOOPBACK = new BlockList();

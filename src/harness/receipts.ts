@@ -35,18 +35,25 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
   if (number !== undefined) {
     const wrong = receipts.find((r) => BigInt(r.blockNumber) !== number);
     if (wrong) {
-      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, { section: '4.3', expected: toQuantity(number), actual: wrong.blockNumber });
+      fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, {
+        section: '4.3',
+        expected: toQuantity(number),
+        actual: wrong.blockNumber,
+      });
     }
   }
   const got = receipts.map((r) => r.transactionHash.toLowerCase());
   const dup = got.filter((h, i) => got.indexOf(h) !== i);
-  if (dup.length > 0) fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
+  if (dup.length > 0)
+    fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
   const missing = lower.filter((h) => !got.includes(h));
   const extra = got.filter((h) => !upper.includes(h));
   if (missing.length > 0 || extra.length > 0) {
     const exact = sameSet(lower, upper);
     const parts = [
-      missing.length ? `no receipt for ${missing.length} transaction(s) of the block${exact ? '' : ' (in it before and after the call)'}: ${list(missing)}` : '',
+      missing.length
+        ? `no receipt for ${missing.length} transaction(s) of the block${exact ? '' : ' (in it before and after the call)'}: ${list(missing)}`
+        : '',
       extra.length ? `${extra.length} receipt(s) of transactions not in the block${exact ? '' : ' (not even just after the call)'}: ${list(extra)}` : '',
     ].filter(Boolean);
     const has = exact ? `${lower.length}` : `${lower.length} before and ${upper.length} after the call`;
@@ -71,25 +78,37 @@ export const PUBLIC_PROFILE_HINT = 'if the target is a public node address (wher
  * blocked by RECEIPTS_ROOT (its own failure when thrown by the root itself).
  */
 export function dedicated403(param: string): never {
-  blocked(RECEIPTS_ROOT.id, `eth_getBlockReceipts(${show(param)}) answered HTTP 403: refused, but a dedicated node must serve it (4.3; --profile dedicated is the default)`, {
-    section: RECEIPTS_ROOT.section,
-    expected: 'HTTP 200 with a JSON-RPC result',
-    actual: 'HTTP 403',
-    hint: PUBLIC_PROFILE_HINT,
-  });
+  blocked(
+    RECEIPTS_ROOT.id,
+    `eth_getBlockReceipts(${show(param)}) answered HTTP 403: refused, but a dedicated node must serve it (4.3; --profile dedicated is the default)`,
+    {
+      section: RECEIPTS_ROOT.section,
+      expected: 'HTTP 200 with a JSON-RPC result',
+      actual: 'HTTP 403',
+      hint: PUBLIC_PROFILE_HINT,
+    },
+  );
 }
 
 /** eth_getBlockReceipts(param): an array of receipts of schema 2.4, all of one block (4.3). */
 export async function getReceipts(ctx: ChainContext, param: string, key: BlockParamKey | 'number'): Promise<Receipt[]> {
   const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, () => dedicated403(param));
   if (!Array.isArray(result)) {
-    fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects (empty when the block has no transactions)', actual: result });
+    fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, {
+      section: '4.3',
+      expected: 'an array of receipt objects (empty when the block has no transactions)',
+      actual: result,
+    });
   }
   result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, '2.4, 4.3'));
   const receipts = result as Receipt[];
   const numbers = new Set(receipts.map((r) => r.blockNumber));
   if (numbers.size > 1) {
-    fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, { section: '4.3', expected: 'the receipts of one block', actual: [...numbers] });
+    fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, {
+      section: '4.3',
+      expected: 'the receipts of one block',
+      actual: [...numbers],
+    });
   }
   return receipts;
 }

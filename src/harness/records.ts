@@ -57,7 +57,8 @@ export async function getListOrBlocked(ctx: ListContext, anonymous = false): Pro
   try {
     return await getList(ctx, anonymous);
   } catch (err) {
-    if (err instanceof TransportError) blocked(LIST_ROOT.status, `GET ${LIST_PATH}: no answer: ${err.message}`, { section: '4.1', expected: 'an HTTP 200 answer', actual: err.message });
+    if (err instanceof TransportError)
+      blocked(LIST_ROOT.status, `GET ${LIST_PATH}: no answer: ${err.message}`, { section: '4.1', expected: 'an HTTP 200 answer', actual: err.message });
     throw err;
   }
 }
@@ -86,16 +87,24 @@ export function listOf(res: RestResponse, what: string): unknown[] {
 /** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
 export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
-    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, { section: '4.1', expected: 'a JSON body', actual: cut(res.text, 200) });
+    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, {
+      section: '4.1',
+      expected: 'a JSON body',
+      actual: cut(res.text, 200),
+    });
   }
   const errors = envelopeErrors(res.json);
   const tokens = isRecord(res.json) ? res.json.tokens : undefined;
   if (errors.length > 0 || !Array.isArray(tokens)) {
-    blocked(LIST_ROOT.envelope, `${what}: the 200 body is not a v1ListTokenizedEquityTokensResponse (an object whose "tokens" is an array): ${errors.slice(0, 3).join('; ') || 'tokens is not an array'}`, {
-      section: '2.2',
-      expected: 'an object with a "tokens" array',
-      actual: isRecord(res.json) ? { tokens: res.json.tokens } : res.json,
-    });
+    blocked(
+      LIST_ROOT.envelope,
+      `${what}: the 200 body is not a v1ListTokenizedEquityTokensResponse (an object whose "tokens" is an array): ${errors.slice(0, 3).join('; ') || 'tokens is not an array'}`,
+      {
+        section: '2.2',
+        expected: 'an object with a "tokens" array',
+        actual: isRecord(res.json) ? { tokens: res.json.tokens } : res.json,
+      },
+    );
   }
   return tokens;
 }
@@ -113,7 +122,9 @@ export const MAX_CHAIN_READS = 1_000;
 export function sampled<T>(ctx: Pick<CheckContext, 'note'>, items: readonly T[], what: string, max = MAX_CHAIN_READS): T[] {
   if (items.length <= max) return [...items];
   const step = (items.length - 1) / (max - 1);
-  ctx.note(`a sample of ${max} of the ${items.length} ${what}, spread evenly over the list (first and last included), was judged; the others were not asked about`);
+  ctx.note(
+    `a sample of ${max} of the ${items.length} ${what}, spread evenly over the list (first and last included), was judged; the others were not asked about`,
+  );
   return Array.from({ length: max }, (_, k) => items[Math.round(k * step)]!);
 }
 
@@ -207,7 +218,9 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
     else if ('cannotJudge' in j) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
   });
   if (defaulted.length > 0) {
-    ctx.note(`${defaulted.length} of ${tokens.length} records omit ${rule.field} (protobuf JSON leaves out default values): read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${defaulted.slice(0, 5).join(', ')}${defaulted.length > 5 ? ', …' : ''}`);
+    ctx.note(
+      `${defaulted.length} of ${tokens.length} records omit ${rule.field} (protobuf JSON leaves out default values): read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${defaulted.slice(0, 5).join(', ')}${defaulted.length > 5 ? ', …' : ''}`,
+    );
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 10).map((p) => `${p.record}: ${p.problem} (got ${show(p.value, 120)})`);
@@ -219,7 +232,10 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
     });
   }
   if (unjudged.length === tokens.length) skip(`no record could be judged under this rule: ${unjudged.slice(0, 3).join('; ')}`);
-  if (unjudged.length > 0) ctx.note(`${unjudged.length} of ${tokens.length} records not judged under this rule (their field type is judged elsewhere): ${unjudged.slice(0, 5).join('; ')}`);
+  if (unjudged.length > 0)
+    ctx.note(
+      `${unjudged.length} of ${tokens.length} records not judged under this rule (their field type is judged elsewhere): ${unjudged.slice(0, 5).join('; ')}`,
+    );
   ctx.note(`${tokens.length - unjudged.length} record(s) judged`);
 }
 

@@ -107,7 +107,10 @@ export class Redactor {
   addCredential(value: string | undefined): this {
     if (!value) return this;
     this.add(value.trim());
-    const words = value.trim().split(/[\s,;]+/).filter((w) => w && !AUTH_SCHEME.test(w));
+    const words = value
+      .trim()
+      .split(/[\s,;]+/)
+      .filter((w) => w && !AUTH_SCHEME.test(w));
     for (const word of words) {
       this.add(word.replace(/^"|"$/g, ''));
       const eq = word.indexOf('=');
@@ -205,7 +208,9 @@ export class Redactor {
     const url = target.url!;
     if (this.text(url) !== url) {
       const rest = this.text(req.url.slice(url.length));
-      out.url = shellVariable(target.urlVar, `the ${target.urlVar === 'BASE_URL' ? 'REST base' : 'JSON-RPC'} URL you gave`) + (rest ? `'${rest.replace(/'/g, `'\\''`)}'` : '');
+      out.url =
+        shellVariable(target.urlVar, `the ${target.urlVar === 'BASE_URL' ? 'REST base' : 'JSON-RPC'} URL you gave`) +
+        (rest ? `'${rest.replace(/'/g, `'\\''`)}'` : '');
     }
     // Numbered in the order the target's headers were configured, counting secret ones only.
     let n = 0;

@@ -40,7 +40,11 @@ export class RpcClient {
     // again, the node answers "already known"); only eth_sendTransaction, signed by the node, is
     // never repeated behind its back.
     const idempotent = !/"method"\s*:\s*"eth_sendTransaction"/.test(text);
-    const http = await httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http, { idempotent });
+    const http = await httpCall(
+      { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text },
+      this.http,
+      { idempotent },
+    );
     const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
     const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };
     if (isRecord(parsed.json)) {

@@ -25,7 +25,7 @@ function keptExchanges(exchanges: Exchange[]): Exchange[] {
   const head: Exchange[] = [];
   const tail: Exchange[] = [];
   let budget = EXCHANGE_BUDGET_BYTES;
-  for (let i = 0, j = exchanges.length - 1; i <= j; ) {
+  for (let i = 0, j = exchanges.length - 1; i <= j;) {
     const first = head.length <= tail.length;
     const e = exchanges[first ? i : j];
     // The first exchange is always kept: a failure is shown with at least one request.
@@ -93,7 +93,10 @@ export interface RunOptions {
  * Why a check cannot run in this environment, or undefined when it can. Every unmet need is the
  * user's choice of scope (a URL or key not given, the profile chosen): `outOfScope` names it.
  */
-export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>): { reason: string; outOfScope: OutOfScope } | undefined {
+export function unmetNeed(
+  check: CheckMeta,
+  env: Pick<RunEnv, 'baseUrl' | 'rpcUrl' | 'signer' | 'settings'>,
+): { reason: string; outOfScope: OutOfScope } | undefined {
   const profile: OutOfScope = { flag: '--profile', words: `profile ${env.settings.profile}` };
   for (const need of check.needs) {
     if (need === 'rest' && !env.baseUrl) return { reason: 'needs --base-url (REST target)', outOfScope: notGiven('--base-url') };
@@ -101,7 +104,8 @@ export function unmetNeed(check: CheckMeta, env: Pick<RunEnv, 'baseUrl' | 'rpcUr
     if (need === 'signer' && !env.signer) return { reason: 'needs --signer-key', outOfScope: notGiven('--signer-key') };
     if (need === 'profile:public' && env.settings.profile !== 'public') return { reason: 'applies to --profile public only', outOfScope: profile };
     if (need === 'profile:dedicated' && env.settings.profile !== 'dedicated') return { reason: 'applies to --profile dedicated only', outOfScope: profile };
-    if (need === 'openapi' && !env.settings.openapi) return { reason: "needs --openapi (the API's published OpenAPI document)", outOfScope: notGiven('--openapi') };
+    if (need === 'openapi' && !env.settings.openapi)
+      return { reason: "needs --openapi (the API's published OpenAPI document)", outOfScope: notGiven('--openapi') };
   }
   return undefined;
 }
@@ -112,9 +116,22 @@ export type Deselection = OutOfScope & { flag: '--only' | '--grep' };
 /** The result of a check the user left out of the run (--only, --grep): skipped, never dropped. */
 export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
   const { id, title, statements, section, level, needs } = check;
-  return { id, title, statements, section, level, needs, status: 'skipped', cause: 'deselected', reason: `not selected (${by.words})`, durationMs: 0, exchanges: [], exchangeCount: 0, outOfScope: by };
+  return {
+    id,
+    title,
+    statements,
+    section,
+    level,
+    needs,
+    status: 'skipped',
+    cause: 'deselected',
+    reason: `not selected (${by.words})`,
+    durationMs: 0,
+    exchanges: [],
+    exchangeCount: 0,
+    outOfScope: by,
+  };
 }
-
 
 /**
  * The check that states "target unreachable" for an interface, when it is selected: the most
@@ -145,18 +162,33 @@ function errorDetail(err: unknown, redactor: Redactor): Detail {
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
     const { hint } = err.detail;
-    return { status: 'failed', cause: 'violation', reason: redactor.text(err.message), failedSection: err.detail.section, expected: keptValue(err.detail.expected, redactor), actual: keptValue(err.detail.actual, redactor), ...(hint ? { hint } : {}) };
+    return {
+      status: 'failed',
+      cause: 'violation',
+      reason: redactor.text(err.message),
+      failedSection: err.detail.section,
+      expected: keptValue(err.detail.expected, redactor),
+      actual: keptValue(err.detail.actual, redactor),
+      ...(hint ? { hint } : {}),
+    };
   }
   // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
   if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
-  if (err instanceof Skip) return err.outOfScope ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope } : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
+  if (err instanceof Skip)
+    return err.outOfScope
+      ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope }
+      : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
   if (err instanceof Inconclusive) return { status: 'inconclusive', cause: err.kind, reason: err.message };
   // The provider kept asking us to slow down: nothing was observed about the interface.
   if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
   if (err instanceof TransportError) return { status: 'failed', cause: 'transport', reason: `no answer: ${err.message}` };
   // A bug in a check must never turn into a verdict about the target.
-  return { status: 'inconclusive', cause: 'internal', reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}` };
+  return {
+    status: 'inconclusive',
+    cause: 'internal',
+    reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}`,
+  };
 }
 
 /**
@@ -167,7 +199,11 @@ function errorDetail(err: unknown, redactor: Redactor): Detail {
 function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: number): Detail | undefined {
   if (err instanceof CheckFailure || err instanceof Blocked || err instanceof Skip) return undefined;
   if (runSignal.aborted) return { status: 'inconclusive', cause: 'stopped', reason: `stopped: ${String(runSignal.reason)}` };
-  return { status: 'inconclusive', cause: 'timeout', reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)` };
+  return {
+    status: 'inconclusive',
+    cause: 'timeout',
+    reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)`,
+  };
 }
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
@@ -184,11 +220,23 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       // The run's --max-rps limiter too: the pass is the busiest part of a run.
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
-        return new RpcClient(env.rpcUrl, env.rpcHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter });
+        return new RpcClient(env.rpcUrl, env.rpcHeaders, {
+          timeoutMs: env.settings.timeoutMs,
+          redactor: env.redactor,
+          transcript: laneTranscript(lane),
+          signal,
+          limiter: env.limiter,
+        });
       },
       rest: (lane) => {
         if (!env.baseUrl) throw new Error('a shared observation asked for REST, but the run has no --base-url');
-        return new RestClient(env.baseUrl, env.restHeaders, { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript: laneTranscript(lane), signal, limiter: env.limiter });
+        return new RestClient(env.baseUrl, env.restHeaders, {
+          timeoutMs: env.settings.timeoutMs,
+          redactor: env.redactor,
+          transcript: laneTranscript(lane),
+          signal,
+          limiter: env.limiter,
+        });
       },
       signer: env.signer,
       settings: env.settings,
@@ -218,7 +266,13 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     const exchanges = transcript?.exchanges ?? [];
     // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent;
     // then reasons and notes are bounded like values (expected/actual were, in errorDetail).
-    const redacted = env.redactor.value({ ...base, durationMs: Math.round(performance.now() - started), ...r, exchanges: r.status === 'passed' ? [] : keptExchanges(exchanges), exchangeCount: exchanges.length });
+    const redacted = env.redactor.value({
+      ...base,
+      durationMs: Math.round(performance.now() - started),
+      ...r,
+      exchanges: r.status === 'passed' ? [] : keptExchanges(exchanges),
+      exchangeCount: exchanges.length,
+    });
     // Kept past the check, so no string may pin a large answer it was cut from.
     const result = mapJson(redacted, (x) => (typeof x === 'string' ? detached(x) : x)) as CheckResult;
     result.reason = cutBytes(result.reason, VALUE_CAP_BYTES).text;
@@ -232,7 +286,13 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const down = (['rest', 'rpc'] as const).find((i) => check.needs.includes(i) && env.unreachable?.[i]);
   if (down) {
     // Recorded as the failure this check states if it stands in for the interface; settleBlocked decides.
-    const failure = done({ status: 'failed', cause: 'unreachable', unreachable: down, reason: `target unreachable: ${env.unreachable?.[down]}`, failedSection: UNREACHABLE_ROOT[down].section });
+    const failure = done({
+      status: 'failed',
+      cause: 'unreachable',
+      unreachable: down,
+      reason: `target unreachable: ${env.unreachable?.[down]}`,
+      failedSection: UNREACHABLE_ROOT[down].section,
+    });
     return { result: failure, blocker: { unreachable: down } };
   }
 
@@ -372,7 +432,9 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
       standIn = designated ?? members.find((i) => results[i].level === 'required') ?? members[0];
       const stated = results[standIn];
       if ('root' in blocker) {
-        const why = root ? `${blocker.root} passed on its own request, so the answer changed between requests` : `${blocker.root}, which judges that rule, was not selected`;
+        const why = root
+          ? `${blocker.root} passed on its own request, so the answer changed between requests`
+          : `${blocker.root}, which judges that rule, was not selected`;
         results[standIn] = { ...stated, reason: `${stated.reason} (stated here: ${why})` };
       }
       fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };

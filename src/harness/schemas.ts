@@ -22,13 +22,7 @@ export const SCHEMA_DIR = fromRoot('schemas');
 /** Base of every schema `$id`; relative refs like 'token.json#/properties/isin' resolve against it. */
 export const SCHEMA_BASE = 'https://conformance.local/schemas/';
 
-export type SchemaName =
-  | 'list'
-  | 'rpcStatus'
-  | 'receipt'
-  | 'jsonrpcResponse'
-  | 'hexQuantity'
-  | 'hexBytes';
+export type SchemaName = 'list' | 'rpcStatus' | 'receipt' | 'jsonrpcResponse' | 'hexQuantity' | 'hexBytes';
 
 /** Where each named schema lives, as a ref relative to SCHEMA_BASE. */
 export const SCHEMA_REFS: Readonly<Record<SchemaName, string>> = Object.freeze({
@@ -54,7 +48,10 @@ let files: ReadonlyMap<string, JsonObject> | undefined;
 function schemaFiles(): ReadonlyMap<string, JsonObject> {
   if (!files) {
     const m = new Map<string, JsonObject>();
-    for (const f of fs.readdirSync(SCHEMA_DIR).filter((n) => n.endsWith('.json')).sort()) {
+    for (const f of fs
+      .readdirSync(SCHEMA_DIR)
+      .filter((n) => n.endsWith('.json'))
+      .sort()) {
       const schema = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, f), 'utf8')) as JsonObject;
       if (schema.$id !== SCHEMA_BASE + f) {
         throw new Error(`schemas/${f}: $id must be ${SCHEMA_BASE + f}, is ${String(schema.$id)}`);
@@ -171,9 +168,7 @@ export function rawSchemaAt(ref: string): object {
  * The 11 fields of a tokenized equity token (spec 2.1), in table order, read from
  * token.json's `required`: checks iterate this instead of retyping field names.
  */
-export const TOKEN_FIELDS: readonly string[] = Object.freeze([
-  ...((schemaFiles().get('token.json')?.required as string[] | undefined) ?? []),
-]);
+export const TOKEN_FIELDS: readonly string[] = Object.freeze([...((schemaFiles().get('token.json')?.required as string[] | undefined) ?? [])]);
 
 // ---------------------------------------------------------------------------------------
 // Error text
@@ -207,8 +202,9 @@ function errorText(e: ErrorObject, data: unknown): string {
   const where = e.instancePath === '' ? '(root)' : e.instancePath;
   let msg = `${where} ${e.message ?? `fails ${e.keyword}`}`;
   if (e.keyword === 'enum' || e.keyword === 'const') {
-    const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown }).allowedValues ??
-      [(e.params as { allowedValue?: unknown }).allowedValue];
+    const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown }).allowedValues ?? [
+      (e.params as { allowedValue?: unknown }).allowedValue,
+    ];
     msg += ` ${JSON.stringify(allowed)}`;
   }
   if (e.keyword === 'additionalProperties') {

@@ -21,15 +21,22 @@ export function locateAnvil(opts: LocateOptions = {}): AnvilLocation {
   const { platform = process.platform, arch = process.arch, resolve = require.resolve } = opts;
   const remote = 'or point the suite at a running target with --base-url/--rpc-url (BASE_URL/RPC_URL)';
   if (platform !== 'linux' || arch !== 'x64') {
-    return { found: false, problem: `the embedded reference target needs anvil from ${ANVIL_PACKAGE}, which exists for Linux x64 only (this is ${platform}-${arch}): run it on Linux x64, ${remote}` };
+    return {
+      found: false,
+      problem: `the embedded reference target needs anvil from ${ANVIL_PACKAGE}, which exists for Linux x64 only (this is ${platform}-${arch}): run it on Linux x64, ${remote}`,
+    };
   }
   let binary: string;
   try {
     binary = path.join(path.dirname(resolve(`${ANVIL_PACKAGE}/package.json`)), 'bin', 'anvil');
   } catch {
     const spec = opts.version ? `${ANVIL_PACKAGE}@${opts.version}` : ANVIL_PACKAGE;
-    return { found: false, problem: `the embedded reference target needs anvil, and the optional dependency ${ANVIL_PACKAGE} is not installed: npm install ${spec}, ${remote}` };
+    return {
+      found: false,
+      problem: `the embedded reference target needs anvil, and the optional dependency ${ANVIL_PACKAGE} is not installed: npm install ${spec}, ${remote}`,
+    };
   }
-  if (!existsSync(binary)) return { found: false, problem: `the embedded reference target needs anvil, and ${binary} is missing: reinstall ${ANVIL_PACKAGE}, ${remote}` };
+  if (!existsSync(binary))
+    return { found: false, problem: `the embedded reference target needs anvil, and ${binary} is missing: reinstall ${ANVIL_PACKAGE}, ${remote}` };
   return { found: true, binary };
 }

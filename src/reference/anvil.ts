@@ -66,10 +66,14 @@ async function launch(port: number, opts: AnvilOptions): Promise<AnvilProcess> {
     '--no-mining', // blocks are sealed by the gateway's timer, see preconf.ts
     // Pool (and so block) order is arrival order: a later flashblock appends to the block
     // being built and never moves earlier pre-confirmed transactions, whatever their fees.
-    '--order', 'fifo',
-    '--host', '127.0.0.1',
-    '--port', String(port),
-    '--chain-id', String(opts.chainId),
+    '--order',
+    'fifo',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(opts.chainId),
     '--silent',
   ];
   const child = spawn('/bin/sh', ['-c', WRAPPER, 'anvil-guard', anvilBinary(), ...args], {
@@ -160,10 +164,9 @@ async function stopGuarded(child: ChildProcess, anvilPid: number | undefined, ex
 /** True if p settles within ms; the timer is cleared so it never holds the process open. */
 function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]).finally(() => clearTimeout(timer));
+  return Promise.race([p.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 function freePort(): Promise<number> {

@@ -102,6 +102,7 @@ export function parseArgs(argv: readonly string[]): Cli {
 }
 
 function integer(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return Number(v);
 }

@@ -30,12 +30,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  opts: { headers?: Record<string, string>; omitBody?: boolean } = {},
-): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, opts: { headers?: Record<string, string>; omitBody?: boolean } = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',

@@ -11,7 +11,6 @@ import { startRestServer } from './rest-server';
 import { AnvilRpc, Upstream } from './rpc';
 import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
-
 /** Empty blocks sealed on top of the deployment before the target serves (see startReference). */
 const HISTORY_BLOCKS = 2;
 export type { Controls } from './controls';

@@ -220,16 +220,19 @@ export class Preconf {
     const schedule = (): void => {
       if (this.stopped || !this.clock) return;
       const event: ClockEvent = nextEvent(cadence, this.clock, Date.now());
-      this.timer = setTimeout(() => {
-        const run = event.kind === 'seal' ? this.sealTick(false).then(() => undefined) : this.flashblockTick();
-        this.ticking = run
-          .catch((err: Error) => this.opts.log(`${event.kind} failed: ${err.message}`))
-          .finally(() => {
-            if (!this.clock) return;
-            this.clock = event.kind === 'seal' ? afterSeal(cadence, this.clock, Date.now()) : { ...this.clock, lastFlashblock: event.index };
-            schedule();
-          });
-      }, Math.max(0, event.at - Date.now()));
+      this.timer = setTimeout(
+        () => {
+          const run = event.kind === 'seal' ? this.sealTick(false).then(() => undefined) : this.flashblockTick();
+          this.ticking = run
+            .catch((err: Error) => this.opts.log(`${event.kind} failed: ${err.message}`))
+            .finally(() => {
+              if (!this.clock) return;
+              this.clock = event.kind === 'seal' ? afterSeal(cadence, this.clock, Date.now()) : { ...this.clock, lastFlashblock: event.index };
+              schedule();
+            });
+        },
+        Math.max(0, event.at - Date.now()),
+      );
       this.timer.unref();
     };
     schedule();
@@ -260,7 +263,7 @@ export class Preconf {
     return this.upstream.exclusive(async (raw) => {
       this.ticks += 1;
       await this.publish(raw, flushAll ? this.held.splice(0) : this.due());
-      let sealed: Hex = '0x0';
+      let sealed: Hex;
       try {
         await before?.(raw);
       } finally {

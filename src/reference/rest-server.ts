@@ -84,9 +84,7 @@ async function dev(controls: Controls, path: string, req: IncomingMessage, res: 
     if (err instanceof BodyTooLarge) return status(res, req, 413, Code.RESOURCE_EXHAUSTED, 'request body too large');
     if (err instanceof SyntaxError) return status(res, req, 400, Code.INVALID_ARGUMENT, `invalid JSON: ${err.message}`);
     if (err instanceof ControlError) {
-      return err.kind === 'not-found'
-        ? status(res, req, 404, Code.NOT_FOUND, err.message)
-        : status(res, req, 400, Code.INVALID_ARGUMENT, err.message);
+      return err.kind === 'not-found' ? status(res, req, 404, Code.NOT_FOUND, err.message) : status(res, req, 400, Code.INVALID_ARGUMENT, err.message);
     }
     throw err;
   }
@@ -114,13 +112,6 @@ function date(body: Record<string, unknown>, key: string): Date | undefined {
 }
 
 /** An rpcStatus error body (spec 2.3). */
-function status(
-  res: ServerResponse,
-  req: IncomingMessage,
-  http: number,
-  code: number,
-  message: string,
-  headers?: Record<string, string>,
-): void {
+function status(res: ServerResponse, req: IncomingMessage, http: number, code: number, message: string, headers?: Record<string, string>): void {
   sendJson(res, http, { code, message, details: [] }, { headers, omitBody: req.method === 'HEAD' });
 }

@@ -70,10 +70,13 @@ function codeCheck(id: string, block: 'latest' | 'pending', statements: string[]
         });
       }
       if (empty.length > 0) {
-        fail(`${empty.length} of ${listed.length} listed token address(es) have no code at "${block}" (eth_getCode returned "0x"): ${empty.slice(0, 10).join(', ')}${empty.length > 10 ? ', …' : ''}`, {
-          expected: 'non-empty bytecode at every listed contract_address',
-          actual: empty,
-        });
+        fail(
+          `${empty.length} of ${listed.length} listed token address(es) have no code at "${block}" (eth_getCode returned "0x"): ${empty.slice(0, 10).join(', ')}${empty.length > 10 ? ', …' : ''}`,
+          {
+            expected: 'non-empty bytecode at every listed contract_address',
+            actual: empty,
+          },
+        );
       }
       ctx.note(`${listed.length} listed address(es) have code at "${block}"`);
     },

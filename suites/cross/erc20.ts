@@ -31,7 +31,12 @@ interface Judged {
 }
 
 /** Compare one REST field with the chain for every record; returns the mismatches. */
-async function compareAll(ctx: CheckContext<'rest' | 'rpc'>, field: string, read: (address: string) => Promise<unknown | undefined>, agrees: (rest: unknown, chain: unknown) => boolean): Promise<Judged[]> {
+async function compareAll(
+  ctx: CheckContext<'rest' | 'rpc'>,
+  field: string,
+  read: (address: string) => Promise<unknown | undefined>,
+  agrees: (rest: unknown, chain: unknown) => boolean,
+): Promise<Judged[]> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
   const mismatches: Judged[] = [];
@@ -53,16 +58,28 @@ async function compareAll(ctx: CheckContext<'rest' | 'rpc'>, field: string, read
 
 function report(field: string, view: string, mismatches: Judged[]): void {
   if (mismatches.length === 0) return;
-  fail(`${mismatches.length} record(s) disagree with the token contract's ${view}: ${mismatches.slice(0, 5).map((m) => `${m.label}: REST ${show(m.rest, 40)}, chain ${show(m.chain, 40)}`).join('; ')}`, {
-    expected: `${field} as the ERC-20 ${view} of contract_address`,
-    actual: mismatches,
-  });
+  fail(
+    `${mismatches.length} record(s) disagree with the token contract's ${view}: ${mismatches
+      .slice(0, 5)
+      .map((m) => `${m.label}: REST ${show(m.rest, 40)}, chain ${show(m.chain, 40)}`)
+      .join('; ')}`,
+    {
+      expected: `${field} as the ERC-20 ${view} of contract_address`,
+      actual: mismatches,
+    },
+  );
 }
 
 type Meta = { id: string; statements: string[]; level: 'required' | 'advisory'; title: string };
 
 /** One REST field against one chain reading, for every record: a check of section 2.1. */
-function viewCheck(meta: Meta, field: string, view: string, read: (ctx: CheckContext<'rest' | 'rpc'>, address: string) => Promise<unknown>, agrees: (rest: unknown, chain: unknown) => boolean): Check {
+function viewCheck(
+  meta: Meta,
+  field: string,
+  view: string,
+  read: (ctx: CheckContext<'rest' | 'rpc'>, address: string) => Promise<unknown>,
+  agrees: (rest: unknown, chain: unknown) => boolean,
+): Check {
   return check({ ...meta, needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
 }
 
@@ -83,14 +100,54 @@ export function powerOfTenOff(rest: number, chain: number): number | undefined {
 const SUPPLY = 'totalSupply() / 10^decimals()';
 
 export const erc20Checks: Check[] = [
-  viewCheck({ id: 'cross.token.symbol.matches-chain', statements: ['2.1.2'], level: 'required', title: 'symbol is the ERC-20 symbol() of the token at contract_address' },
-    'symbol', 'symbol()', (ctx, a) => readView(ctx, a, 'symbol'), (rest, chain) => rest === chain),
-  viewCheck({ id: 'cross.token.decimals.matches-chain', statements: ['2.1.4'], level: 'required', title: 'decimals is the ERC-20 decimals() of the token at contract_address' },
-    'decimals', 'decimals()', (ctx, a) => readView(ctx, a, 'decimals'), (rest, chain) => rest === Number(chain)),
+  viewCheck(
+    {
+      id: 'cross.token.symbol.matches-chain',
+      statements: ['2.1.2'],
+      level: 'required',
+      title: 'symbol is the ERC-20 symbol() of the token at contract_address',
+    },
+    'symbol',
+    'symbol()',
+    (ctx, a) => readView(ctx, a, 'symbol'),
+    (rest, chain) => rest === chain,
+  ),
+  viewCheck(
+    {
+      id: 'cross.token.decimals.matches-chain',
+      statements: ['2.1.4'],
+      level: 'required',
+      title: 'decimals is the ERC-20 decimals() of the token at contract_address',
+    },
+    'decimals',
+    'decimals()',
+    (ctx, a) => readView(ctx, a, 'decimals'),
+    (rest, chain) => rest === Number(chain),
+  ),
   // Only a power-of-ten error is a sure violation: supply may move (mint, burn) between the REST
   // read and the chain read, but never by exactly 10^k.
-  viewCheck({ id: 'cross.token.total-supply.normalized', statements: ['2.1.5'], level: 'required', title: "total_supply is totalSupply() normalized by decimals (no power-of-ten slip)" },
-    'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined),
-  viewCheck({ id: 'cross.token.total-supply.matches-chain', statements: ['2.1.5'], level: 'advisory', title: 'total_supply equals totalSupply() / 10^decimals() at "latest"' },
-    'total_supply', SUPPLY, normalizedSupply, (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number))),
+  viewCheck(
+    {
+      id: 'cross.token.total-supply.normalized',
+      statements: ['2.1.5'],
+      level: 'required',
+      title: 'total_supply is totalSupply() normalized by decimals (no power-of-ten slip)',
+    },
+    'total_supply',
+    SUPPLY,
+    normalizedSupply,
+    (rest, chain) => typeof rest !== 'number' || powerOfTenOff(rest, chain as number) === undefined,
+  ),
+  viewCheck(
+    {
+      id: 'cross.token.total-supply.matches-chain',
+      statements: ['2.1.5'],
+      level: 'advisory',
+      title: 'total_supply equals totalSupply() / 10^decimals() at "latest"',
+    },
+    'total_supply',
+    SUPPLY,
+    normalizedSupply,
+    (rest, chain) => typeof rest === 'number' && Math.abs(rest - (chain as number)) <= 1e-9 * Math.max(1, Math.abs(chain as number)),
+  ),
 ];

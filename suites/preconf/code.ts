@@ -24,13 +24,22 @@ export const codeDeploymentVisible = check(
       const address = sent.find((t) => t.role === role)!.contractAddress!;
       ctx.note(`contract ${address}: before the seal pending ${before.pending[i]}, latest ${before.latest[i]}; after the seal latest ${after.latest[i]}`);
       if (before.pending[i] !== runtime) {
-        fail(`eth_getCode(${address}, "pending") before the seal is ${show(before.pending[i])}; expected exactly the deployed runtime ${runtime}`, { expected: runtime, actual: before.pending[i] });
+        fail(`eth_getCode(${address}, "pending") before the seal is ${show(before.pending[i])}; expected exactly the deployed runtime ${runtime}`, {
+          expected: runtime,
+          actual: before.pending[i],
+        });
       }
       if (before.latest[i] !== '0x') {
-        fail(`eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, { expected: '0x', actual: before.latest[i] });
+        fail(`eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, {
+          expected: '0x',
+          actual: before.latest[i],
+        });
       }
       if (after.latest[i] !== runtime) {
-        fail(`after the seal eth_getCode(${address}, "latest") is ${show(after.latest[i])}; expected ${runtime}`, { expected: runtime, actual: after.latest[i] });
+        fail(`after the seal eth_getCode(${address}, "latest") is ${show(after.latest[i])}; expected ${runtime}`, {
+          expected: runtime,
+          actual: after.latest[i],
+        });
       }
     });
     ctx.note(`visible at "pending" ${visibleAfterMs} ms after the first send`);

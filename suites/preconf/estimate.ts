@@ -29,19 +29,27 @@ export const estimateDependsOnPreconfirmed = check(
     const { before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'estimate', 'eth_estimateGas(call into the deployment, "pending")');
     const to = sent.find((t) => t.role === 'deploy-sstore')!.contractAddress!;
     const plain = pass.plain!;
-    ctx.note(`call into ${to}: code-less estimate ${plain}; before the seal pending ${before.pending}, latest ${before.latest}; after the seal latest ${after.latest}; visible ${visibleAfterMs} ms after the first send`);
+    ctx.note(
+      `call into ${to}: code-less estimate ${plain}; before the seal pending ${before.pending}, latest ${before.latest}; after the seal latest ${after.latest}; visible ${visibleAfterMs} ms after the first send`,
+    );
     ctx.metric('visibleAfterMs', visibleAfterMs);
     if (before.pending < before.latest + SSTORE_MIN_GAS) {
-      fail(`eth_estimateGas at "pending" (${before.pending}) does not reflect the pre-confirmed contract: it is not ${SSTORE_MIN_GAS} above the "latest" estimate (${before.latest})`, {
-        expected: `>= ${before.latest + SSTORE_MIN_GAS}`,
-        actual: before.pending.toString(),
-      });
+      fail(
+        `eth_estimateGas at "pending" (${before.pending}) does not reflect the pre-confirmed contract: it is not ${SSTORE_MIN_GAS} above the "latest" estimate (${before.latest})`,
+        {
+          expected: `>= ${before.latest + SSTORE_MIN_GAS}`,
+          actual: before.pending.toString(),
+        },
+      );
     }
     if (before.latest >= plain + SSTORE_MIN_GAS) {
-      fail(`eth_estimateGas at "latest" (${before.latest}) already executes the contract before the block holding it was sealed; the code-less estimate is ${plain}`, {
-        expected: `< ${plain + SSTORE_MIN_GAS}`,
-        actual: before.latest.toString(),
-      });
+      fail(
+        `eth_estimateGas at "latest" (${before.latest}) already executes the contract before the block holding it was sealed; the code-less estimate is ${plain}`,
+        {
+          expected: `< ${plain + SSTORE_MIN_GAS}`,
+          actual: before.latest.toString(),
+        },
+      );
     }
     if (after.latest < plain + SSTORE_MIN_GAS) {
       fail(`after the seal eth_estimateGas at "latest" (${after.latest}) still does not execute the contract; expected >= ${plain + SSTORE_MIN_GAS}`, {

@@ -39,7 +39,13 @@ export const latencyAbout200ms = check(
       inconclusive('no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)');
     }
     const bounds = latencyBounds(rtt);
-    ctx.metric('latencyJudged', { ...all, rttMs: { p50: rtt.p50, p95: rtt.p95 }, pollIntervalMs: POLL_INTERVAL_MS, specRefreshMs: SPEC_REFRESH_MS, boundsMs: bounds });
+    ctx.metric('latencyJudged', {
+      ...all,
+      rttMs: { p50: rtt.p50, p95: rtt.p95 },
+      pollIntervalMs: POLL_INTERVAL_MS,
+      specRefreshMs: SPEC_REFRESH_MS,
+      boundsMs: bounds,
+    });
     ctx.note(
       `pre-confirmation latency over ${all.n} observations: p50 ${all.p50} ms, p95 ${all.p95} ms, max ${all.max} ms ` +
         `(bounds: p50 <= ${bounds.p50} ms = 2.5 x ${SPEC_REFRESH_MS} ms + 2 x RTT p50 + one poll; p95 <= ${bounds.p95} ms = 4 x ${SPEC_REFRESH_MS} ms + 2 x RTT p95 + one poll); ` +

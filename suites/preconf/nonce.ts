@@ -50,7 +50,9 @@ export const nonceBackToBack = check(
     }
     const { base, before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
-    ctx.note(`before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`);
+    ctx.note(
+      `before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`,
+    );
     ctx.metric('visibleAfterMs', visibleAfterMs);
     if (before.pending !== base + k) {
       fail(
@@ -60,20 +62,29 @@ export const nonceBackToBack = check(
       );
     }
     if (before.latest !== base) {
-      fail(`eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`, {
-        expected: toQuantity(base),
-        actual: toQuantity(before.latest),
-      });
+      fail(
+        `eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`,
+        {
+          expected: toQuantity(base),
+          actual: toQuantity(before.latest),
+        },
+      );
     }
     // After the seal: latest catches up, and pending equals latest.
     if (after.latest !== base + k) {
-      fail(`after the seal eth_getTransactionCount(signer, "latest") is ${after.latest}; expected ${base + k}`, { expected: toQuantity(base + k), actual: toQuantity(after.latest) });
+      fail(`after the seal eth_getTransactionCount(signer, "latest") is ${after.latest}; expected ${base + k}`, {
+        expected: toQuantity(base + k),
+        actual: toQuantity(after.latest),
+      });
     }
     if (after.pending !== after.latest) {
-      fail(`after the seal eth_getTransactionCount(signer, "pending") is ${after.pending} but "latest" is ${after.latest}; with nothing pre-confirmed they must be equal`, {
-        expected: toQuantity(after.latest),
-        actual: toQuantity(after.pending),
-      });
+      fail(
+        `after the seal eth_getTransactionCount(signer, "pending") is ${after.pending} but "latest" is ${after.latest}; with nothing pre-confirmed they must be equal`,
+        {
+          expected: toQuantity(after.latest),
+          actual: toQuantity(after.pending),
+        },
+      );
     }
   },
 );

@@ -19,7 +19,12 @@ const ours = (receipts: Receipt[], sent: SentTx[]): Receipt[] => receipts.filter
 /** The block number the receipts name (all the same, judgeReceipts checks), or a 2.4 failure. */
 function numberOf(where: string, receipts: Receipt[]): bigint | undefined {
   for (const r of receipts) {
-    if (quantity(r.blockNumber) === undefined) fail(`${where}: the receipt of ${hashOf(r)} has blockNumber ${show(r.blockNumber)}, not a hex quantity`, { section: '2.4', expected: 'hex quantity', actual: r.blockNumber });
+    if (quantity(r.blockNumber) === undefined)
+      fail(`${where}: the receipt of ${hashOf(r)} has blockNumber ${show(r.blockNumber)}, not a hex quantity`, {
+        section: '2.4',
+        expected: 'hex quantity',
+        actual: r.blockNumber,
+      });
   }
   return receipts.length === 0 ? undefined : quantity(receipts[0].blockNumber);
 }
@@ -27,9 +32,18 @@ function numberOf(where: string, receipts: Receipt[]): bigint | undefined {
 /** Each of our transactions exactly once, in block `number` (judgeReceipts), and succeeded. */
 function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: bigint | undefined): void {
   const mine = ours(receipts, sent);
-  judgeReceipts(where, mine as unknown as BlockReceipt[], number, sent.map((t) => t.hash.toLowerCase()));
+  judgeReceipts(
+    where,
+    mine as unknown as BlockReceipt[],
+    number,
+    sent.map((t) => t.hash.toLowerCase()),
+  );
   for (const r of mine) {
-    if (r.status !== '0x1') fail(`${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the transaction succeeded (a 0-value self-transfer or a tiny deployment), expected "0x1"`, { expected: '0x1', actual: r.status });
+    if (r.status !== '0x1')
+      fail(
+        `${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the transaction succeeded (a 0-value self-transfer or a tiny deployment), expected "0x1"`,
+        { expected: '0x1', actual: r.status },
+      );
   }
 }
 
@@ -50,10 +64,15 @@ export const receiptsPendingBlock = check(
     const number = numberOf(where, ours(before.pending, sent));
     if (number !== undefined) judgePendingBlockNumber(where, number, window, '4.3');
     judgeOurs(where, before.pending, sent, number);
-    ctx.note(`before the seal (${window.basis}): ${before.pending.length} pending receipts numbered ${number === undefined ? '?' : toQuantity(number)}; visible ${visibleAfterMs} ms after the first send`);
+    ctx.note(
+      `before the seal (${window.basis}): ${before.pending.length} pending receipts numbered ${number === undefined ? '?' : toQuantity(number)}; visible ${visibleAfterMs} ms after the first send`,
+    );
     const early = ours(before.latest, sent).map(hashOf);
     if (early.length > 0) {
-      fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, { expected: 'no receipts of unsealed transactions', actual: early });
+      fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, {
+        expected: 'no receipts of unsealed transactions',
+        actual: early,
+      });
     }
     // After the seal: the block that holds each transaction has its receipt.
     for (const { number: n, receipts } of after.blocks) {

@@ -69,10 +69,13 @@ export const listSchema = check(
     const verdict = validate('list', listWithDefaults(res.json));
     if (!verdict.valid) {
       // The problems, not the body: a list of thousands of records would be the whole report.
-      fail(`the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`, {
-        expected: 'schema list',
-        actual: verdict.errors.slice(0, 50),
-      });
+      fail(
+        `the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`,
+        {
+          expected: 'schema list',
+          actual: verdict.errors.slice(0, 50),
+        },
+      );
     }
   },
 );
@@ -90,11 +93,16 @@ export const listNoCredentials = check(
     const res = await getListOrBlocked(ctx, true);
     const what = `GET ${LIST_PATH} without configured headers`;
     // 401/403 ask for credentials: this rule's own evidence, whatever else the list does.
-    if (res.status === 401 || res.status === 403) fail(`${what}: expected HTTP 200, got ${res.status} (credentials demanded)`, { expected: 200, actual: res.status });
+    if (res.status === 401 || res.status === 403)
+      fail(`${what}: expected HTTP 200, got ${res.status} (credentials demanded)`, { expected: 200, actual: res.status });
     if (res.status !== 200) {
       // Another error is this rule's only when the list is served with the configured headers.
       const configured = await getListOrBlocked(ctx);
-      if (configured.status === 200) fail(`${what}: expected HTTP 200, got ${res.status}, while the same GET with the configured headers answers 200`, { expected: 200, actual: res.status });
+      if (configured.status === 200)
+        fail(`${what}: expected HTTP 200, got ${res.status}, while the same GET with the configured headers answers 200`, {
+          expected: 200,
+          actual: res.status,
+        });
       expectListStatus(res, what);
     }
     // A 200 that is not the list (e.g. a login page) is not a success either.

@@ -48,7 +48,10 @@ function readOnlyCheck([id, method]: (typeof READ_ONLY)[number]): Check {
         throw err;
       }
       if (res.status >= 200 && res.status < 300) {
-        fail(`${method} ${LIST_PATH} succeeded with HTTP ${res.status}; the endpoint is read-only`, { expected: 'a status other than 2xx', actual: res.status });
+        fail(`${method} ${LIST_PATH} succeeded with HTTP ${res.status}; the endpoint is read-only`, {
+          expected: 'a status other than 2xx',
+          actual: res.status,
+        });
       }
       ctx.note(`${method} answered HTTP ${res.status}`);
     },
@@ -90,10 +93,13 @@ export const writeErrorsAreRpcStatus = check(
       if (problem) problems.push({ method, status: res.status, problem });
     }
     if (problems.length > 0) {
-      fail(`${problems.length} error answer(s) are not an application/json rpcStatus: ${problems.map((p) => `${p.method} -> HTTP ${p.status}: ${p.problem}`).join(' | ')}`, {
-        expected: ERROR_SHAPE,
-        actual: problems,
-      });
+      fail(
+        `${problems.length} error answer(s) are not an application/json rpcStatus: ${problems.map((p) => `${p.method} -> HTTP ${p.status}: ${p.problem}`).join(' | ')}`,
+        {
+          expected: ERROR_SHAPE,
+          actual: problems,
+        },
+      );
     }
     if (judged.length === 0) skip('every write method answered HTTP 200: no error answer to judge');
     ctx.note(`judged: ${judged.join(', ')}`);
@@ -113,7 +119,11 @@ export const unknownPathErrorIsRpcStatus = check(
     const res = await ctx.rest.get(path);
     if (res.status === 200) skip(`GET ${path} answered HTTP 200: no error answer to judge`);
     const problem = errorAnswerProblem(res);
-    if (problem) fail(`GET ${path} -> HTTP ${res.status}: ${problem}`, { expected: ERROR_SHAPE, actual: { status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? res.text.slice(0, 200) } });
+    if (problem)
+      fail(`GET ${path} -> HTTP ${res.status}: ${problem}`, {
+        expected: ERROR_SHAPE,
+        actual: { status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? res.text.slice(0, 200) },
+      });
     ctx.note(`GET ${path} answered HTTP ${res.status} with an rpcStatus`);
   },
 );

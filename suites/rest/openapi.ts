@@ -43,7 +43,8 @@ async function readableDocument(ctx: CheckContext<'openapi'>): Promise<{ analysi
   const analysis = await documentOf(ctx);
   if (analysis.parseError) inconclusive(`not compared: the document could not be read (${analysis.parseError}); see rest.openapi.valid`);
   if (analysis.refused) inconclusive(`not compared: the document was refused (${analysis.refused}); see rest.openapi.valid`);
-  if (!analysis.dereferenced) inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
+  if (!analysis.dereferenced)
+    inconclusive(`not compared: the document's $refs could not be resolved (${analysis.dereferenceError ?? 'unknown reason'}); see rest.openapi.valid`);
   if (analysis.invalid) ctx.note('the document does not validate (see rest.openapi.valid); compared as far as it reads');
   return { analysis, doc: analysis.dereferenced };
 }
@@ -60,7 +61,8 @@ async function listOperationOf(ctx: CheckContext<'openapi'>): Promise<{ analysis
 /** The 200 JSON schema of the list operation; inconclusive when absent (list-operation fails then). */
 function okSchemaOf(responses: DeclaredResponse[]): DeclaredResponse & { schema: unknown; schemaPointer: string } {
   const ok = responses.find((r) => r.status === '200');
-  if (!ok?.schema || !ok.schemaPointer) inconclusive(`not compared: the document gives no application/json schema for the 200 answer of GET ${LIST_PATH}; see rest.openapi.list-operation`);
+  if (!ok?.schema || !ok.schemaPointer)
+    inconclusive(`not compared: the document gives no application/json schema for the 200 answer of GET ${LIST_PATH}; see rest.openapi.list-operation`);
   return ok as DeclaredResponse & { schema: unknown; schemaPointer: string };
 }
 
@@ -91,10 +93,15 @@ export const documentValid = check(
   },
   async (ctx) => {
     const analysis = await documentOf(ctx);
-    if (analysis.parseError) fail(`the document cannot be read: ${analysis.parseError}`, { expected: 'an OpenAPI document in JSON or YAML', actual: analysis.parseError });
-    if (analysis.refused) fail(`the document is refused: ${analysis.refused}`, { expected: 'a self-contained OpenAPI document of bounded size', actual: analysis.refused });
+    if (analysis.parseError)
+      fail(`the document cannot be read: ${analysis.parseError}`, { expected: 'an OpenAPI document in JSON or YAML', actual: analysis.parseError });
+    if (analysis.refused)
+      fail(`the document is refused: ${analysis.refused}`, { expected: 'a self-contained OpenAPI document of bounded size', actual: analysis.refused });
     if (analysis.invalid) {
-      const lines = analysis.invalid.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = analysis.invalid
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       fail(`swagger-parser rejects the document: ${lines.slice(0, 8).join(' | ')}${lines.length > 8 ? ` | … ${lines.length - 8} more` : ''}`, {
         expected: `a valid OpenAPI ${analysis.version ?? '2.0/3.0/3.1'} document`,
         actual: lines.slice(0, 20),
@@ -142,18 +149,28 @@ export const listOperation = check(
     const parameters = (Array.isArray(found.operation.parameters) ? found.operation.parameters : []) as Json[];
     const required = parameters.filter((p) => p?.required === true);
     if (required.length) {
-      fail(`GET ${LIST_PATH} declares required parameter(s) ${required.map((p) => `${String(p.in)} ${String(p.name)}`).join(', ')}; 4.1 defines none, so a plain GET must be a complete request`, {
-        section: '4.1',
-        expected: 'no required parameter',
-        actual: required.map((p) => ({ name: p.name, in: p.in })),
-      });
+      fail(
+        `GET ${LIST_PATH} declares required parameter(s) ${required.map((p) => `${String(p.in)} ${String(p.name)}`).join(', ')}; 4.1 defines none, so a plain GET must be a complete request`,
+        {
+          section: '4.1',
+          expected: 'no required parameter',
+          actual: required.map((p) => ({ name: p.name, in: p.in })),
+        },
+      );
     }
-    if (parameters.length) ctx.note(`optional parameter(s) beyond the spec's (none defined; pagination and filtering not shown): ${parameters.map((p) => String(p?.name)).join(', ')}`);
+    if (parameters.length)
+      ctx.note(
+        `optional parameter(s) beyond the spec's (none defined; pagination and filtering not shown): ${parameters.map((p) => String(p?.name)).join(', ')}`,
+      );
     const responses = responsesOf(doc, found);
     const ok = responses.find((r) => r.status === '200');
     if (!ok) fail(`GET ${LIST_PATH} declares no 200 response`, { section: '4.1', expected: '200', actual: responses.map((r) => r.status) });
     if (!ok.schema) {
-      fail(`the 200 answer of GET ${LIST_PATH} has no application/json schema`, { section: '4.1', expected: 'content application/json with a schema', actual: ok.mediaTypes.length ? ok.mediaTypes : 'no content' });
+      fail(`the 200 answer of GET ${LIST_PATH} has no application/json schema`, {
+        section: '4.1',
+        expected: 'content application/json with a schema',
+        actual: ok.mediaTypes.length ? ok.mediaTypes : 'no content',
+      });
     }
     const findings = compareWithSpec(ok.schema, 'list.json').filter((f) => !isRecordFinding(f));
     failOn(findings, `the 200 schema of GET ${LIST_PATH}`, '2.2');
@@ -173,7 +190,10 @@ export const operationId = check(
     const { found } = await listOperationOf(ctx);
     const id = found.operation.operationId;
     if (id !== 'listTokenizedStocks') {
-      const hint = typeof id === 'string' && /_ListTokenizedStocks$/.test(id) ? 'protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently' : undefined;
+      const hint =
+        typeof id === 'string' && /_ListTokenizedStocks$/.test(id)
+          ? 'protoc-gen-openapiv2 writes Service_Method; generated clients will name the call differently'
+          : undefined;
       fail(`operationId is ${show(id)}, not "listTokenizedStocks"`, { expected: 'listTokenizedStocks', actual: id ?? null, hint });
     }
   },
@@ -192,10 +212,13 @@ export const noSecurity = check(
     const security = securityOf(doc, found);
     const optional = security.some((req) => typeof req === 'object' && req !== null && Object.keys(req).length === 0);
     if (security.length > 0 && !optional) {
-      fail(`the document requires ${security.map((r) => Object.keys(r as Json).join('+')).join(' or ')} for GET ${LIST_PATH}; 5.1: no API key, no security scheme applies`, {
-        expected: 'security: [] (or a requirement list containing {})',
-        actual: security,
-      });
+      fail(
+        `the document requires ${security.map((r) => Object.keys(r as Json).join('+')).join(' or ')} for GET ${LIST_PATH}; 5.1: no API key, no security scheme applies`,
+        {
+          expected: 'security: [] (or a requirement list containing {})',
+          actual: security,
+        },
+      );
     }
   },
 );
@@ -206,7 +229,7 @@ export const tokenFields = check(
     statements: ['2.1.1'],
     level: 'required',
     needs: ['openapi'],
-    title: 'the document\'s records have every field of 2.1 with a compatible type',
+    title: "the document's records have every field of 2.1 with a compatible type",
   },
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
@@ -229,7 +252,13 @@ function errorFindings(responses: DeclaredResponse[]): { declared: DeclaredRespo
     if (r.schema !== undefined) {
       for (const f of compareWithSpec(r.schema, 'rpc-status.json')) problems.push({ ...f, path: `${at}: ${f.path}`, message: `${at}: ${f.message}` });
     } else if (r.mediaTypes.length > 0) {
-      problems.push({ path: at, severity: 'fail', message: `${at}: declared as ${r.mediaTypes.join(', ')}, not application/json`, expected: 'application/json rpcStatus', actual: r.mediaTypes });
+      problems.push({
+        path: at,
+        severity: 'fail',
+        message: `${at}: declared as ${r.mediaTypes.join(', ')}, not application/json`,
+        expected: 'application/json rpcStatus',
+        actual: r.mediaTypes,
+      });
     } else {
       notes.push(`${at}: declared without a body schema (nothing to compare)`);
     }
@@ -248,7 +277,8 @@ export const errorShape = check(
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
     const { declared, problems, notes } = errorFindings(responses);
-    if (declared.length === 0) skip(`the document declares no response but 200 for GET ${LIST_PATH} (e.g. generated with disable_default_errors=true): no error shape to compare`);
+    if (declared.length === 0)
+      skip(`the document declares no response but 200 for GET ${LIST_PATH} (e.g. generated with disable_default_errors=true): no error shape to compare`);
     for (const n of notes) ctx.note(n);
     failOn(problems, `the error responses of GET ${LIST_PATH}`);
     noteAll(ctx, problems, ['note']);
@@ -262,7 +292,7 @@ export const formats = check(
     statements: ['2.1.1', '2.3.1'],
     level: 'advisory',
     needs: ['openapi'],
-    title: 'the document gives each field the spec\'s format, a type, and no null',
+    title: "the document gives each field the spec's format, a type, and no null",
   },
   async (ctx) => {
     const { responses } = await listOperationOf(ctx);
@@ -285,13 +315,16 @@ export const liveList = check(
     level: 'advisory',
     // openapi first: without a document, that is the reason to give.
     needs: ['openapi', 'rest'],
-    title: 'the live 200 answer also validates against the document\'s own 200 schema',
+    title: "the live 200 answer also validates against the document's own 200 schema",
   },
   async (ctx) => {
     const { analysis, responses } = await listOperationOf(ctx);
     const ok = okSchemaOf(responses);
     const res = await getList(ctx);
-    if (res.status !== 200 || res.json === undefined) inconclusive(`GET ${LIST_PATH} answered HTTP ${res.status}${res.json === undefined ? ' without a JSON body' : ''}: nothing to validate (rest.list.* judge the answer)`);
+    if (res.status !== 200 || res.json === undefined)
+      inconclusive(
+        `GET ${LIST_PATH} answered HTTP ${res.status}${res.json === undefined ? ' without a JSON body' : ''}: nothing to validate (rest.list.* judge the answer)`,
+      );
     const byDocument = validateWithDocument(analysis, ok.schemaPointer, res.json);
     if ('cannot' in byDocument) inconclusive(`not validated: ${byDocument.cannot}`);
     const bySuite = validate('list', res.json);
@@ -302,10 +335,13 @@ export const liveList = check(
       );
     }
     if (!bySuite.valid) {
-      fail(`the live list validates against the document but not against the spec's list schema: ${bySuite.errors.slice(0, 5).join('; ')} (the document admits what 2.1/2.2 do not; see rest.list.schema)`, {
-        expected: 'schema list (schemas/list.json)',
-        actual: bySuite.errors.slice(0, 20),
-      });
+      fail(
+        `the live list validates against the document but not against the spec's list schema: ${bySuite.errors.slice(0, 5).join('; ')} (the document admits what 2.1/2.2 do not; see rest.list.schema)`,
+        {
+          expected: 'schema list (schemas/list.json)',
+          actual: bySuite.errors.slice(0, 20),
+        },
+      );
     }
     const count = Array.isArray((res.json as Json).tokens) ? ((res.json as Json).tokens as unknown[]).length : 0;
     ctx.note(`${count} record(s) valid against both the document and the suite's schemas${count === 0 ? ' (an empty list validates trivially)' : ''}`);

@@ -9,7 +9,6 @@ import { show } from '../../src/harness/json';
 import { hasAddressShape, isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
 
-
 export const addressUnique = check(
   {
     id: 'rest.token.contract-address.unique',
@@ -33,10 +32,16 @@ export const addressUnique = check(
     if (judged === 0) skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
     const dups = [...seen.entries()].filter(([, where]) => where.length > 1);
     if (dups.length > 0) {
-      fail(`${dups.length} contract_address value(s) listed more than once: ${dups.slice(0, 10).map(([a, where]) => `${a} in ${where.join(', ')}`).join('; ')}`, {
-        expected: 'each contract_address at most once',
-        actual: dups.slice(0, 50).map(([address, records]) => ({ address, records })),
-      });
+      fail(
+        `${dups.length} contract_address value(s) listed more than once: ${dups
+          .slice(0, 10)
+          .map(([a, where]) => `${a} in ${where.join(', ')}`)
+          .join('; ')}`,
+        {
+          expected: 'each contract_address at most once',
+          actual: dups.slice(0, 50).map(([address, records]) => ({ address, records })),
+        },
+      );
     }
     ctx.note(`${judged} address(es) compared, all distinct`);
   },
@@ -116,14 +121,18 @@ export const multiplierNormalized = check(
     title: 'multiplier is already adjusted, not the raw 1e18-scaled integer',
   },
   (ctx) =>
-    judgeRecords(ctx, { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`, field: 'multiplier' }, (record) => {
-      const f = numberField(record, 'multiplier');
-      if ('verdict' in f) return f.verdict;
-      if (!Number.isFinite(f.n)) return cannotJudge('multiplier is not finite (judged by rest.token.multiplier.positive)');
-      return f.n < RAW_MULTIPLIER_THRESHOLD
-        ? OK
-        : bad(`multiplier looks like the raw 18-decimal fixed-point value, not adjusted (adjusted it would be ${f.n / 1e18})`, f.n);
-    }),
+    judgeRecords(
+      ctx,
+      { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`, field: 'multiplier' },
+      (record) => {
+        const f = numberField(record, 'multiplier');
+        if ('verdict' in f) return f.verdict;
+        if (!Number.isFinite(f.n)) return cannotJudge('multiplier is not finite (judged by rest.token.multiplier.positive)');
+        return f.n < RAW_MULTIPLIER_THRESHOLD
+          ? OK
+          : bad(`multiplier looks like the raw 18-decimal fixed-point value, not adjusted (adjusted it would be ${f.n / 1e18})`, f.n);
+      },
+    ),
 );
 
 // int64 bounds as doubles. JSON numbers are parsed to doubles, so 2^63 - 1 arrives as 2^63:
@@ -232,7 +241,9 @@ export const navUpdatedNotFuture = check(
       const t = updatedAt(record);
       if ('verdict' in t) return t.verdict;
       const aheadSec = (t.at.getTime() - Date.now()) / 1000;
-      return aheadSec <= skew ? OK : bad(`nav_price_updated_at is ${duration(aheadSec)} in the future (allowance ${skew} s, now ${new Date().toISOString()})`, t.raw);
+      return aheadSec <= skew
+        ? OK
+        : bad(`nav_price_updated_at is ${duration(aheadSec)} in the future (allowance ${skew} s, now ${new Date().toISOString()})`, t.raw);
     });
   },
 );
@@ -253,7 +264,12 @@ export const navUpdatedMaxAge = check(
       const t = updatedAt(record);
       if ('verdict' in t) return t.verdict;
       const ageSec = (Date.now() - t.at.getTime()) / 1000;
-      return ageSec <= maxAge ? OK : bad(`nav_price was last updated ${duration(ageSec)} ago, beyond --nav-max-age ${duration(maxAge)} (feeds pause outside market hours, 2.1 rule 1)`, t.raw);
+      return ageSec <= maxAge
+        ? OK
+        : bad(
+            `nav_price was last updated ${duration(ageSec)} ago, beyond --nav-max-age ${duration(maxAge)} (feeds pause outside market hours, 2.1 rule 1)`,
+            t.raw,
+          );
     });
   },
 );

@@ -14,63 +14,83 @@ function harmlessCall(ctx: CheckContext<'rpc'>, id?: number): Promise<RpcAnswer>
   return ctx.rpc.call('eth_getTransactionCount', [randomAddress(), 'latest'], id);
 }
 
-const httpOk = check({
-  id: 'rpc.envelope.http-200',
-  statements: ['4.2.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'A JSON-RPC call of the spec is answered with HTTP 200',
-}, async (ctx) => {
-  const { http } = await harmlessCall(ctx);
-  expectEqual(http.status, 200, 'HTTP status of eth_getTransactionCount');
-});
-
-// Advisory: 4.2 states Content-Type for the request only; the answer's media type is not shown.
-const contentType = check({
-  id: 'rpc.envelope.content-type',
-  statements: ['4.2.r3'],
-  level: 'advisory',
-  needs: ['rpc'],
-  title: 'a JSON-RPC answer has Content-Type application/json (stated for requests)',
-}, async (ctx) => {
-  const { http } = await harmlessCall(ctx);
-  expectJsonMediaType(http, 'the answer to eth_getTransactionCount');
-});
-
-const version = check({
-  id: 'rpc.envelope.jsonrpc-version',
-  statements: ['4.2.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'A JSON-RPC answer carries jsonrpc "2.0"',
-}, async (ctx) => {
-  const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
-  expectEqual(json.jsonrpc, '2.0', 'member "jsonrpc" of the answer');
-});
-
-/** One check per request id: the answer's id must be the very same JSON number. */
-function idEcho(checkId: string, id: number) {
-  return check({
-    id: checkId,
+const httpOk = check(
+  {
+    id: 'rpc.envelope.http-200',
     statements: ['4.2.1'],
     level: 'required',
     needs: ['rpc'],
-    title: `a request with id ${id} is answered with that same id`,
-  }, async (ctx) => expectIdEcho(await harmlessCall(ctx, id), id, 'eth_getTransactionCount'));
+    title: 'A JSON-RPC call of the spec is answered with HTTP 200',
+  },
+  async (ctx) => {
+    const { http } = await harmlessCall(ctx);
+    expectEqual(http.status, 200, 'HTTP status of eth_getTransactionCount');
+  },
+);
+
+// Advisory: 4.2 states Content-Type for the request only; the answer's media type is not shown.
+const contentType = check(
+  {
+    id: 'rpc.envelope.content-type',
+    statements: ['4.2.r3'],
+    level: 'advisory',
+    needs: ['rpc'],
+    title: 'a JSON-RPC answer has Content-Type application/json (stated for requests)',
+  },
+  async (ctx) => {
+    const { http } = await harmlessCall(ctx);
+    expectJsonMediaType(http, 'the answer to eth_getTransactionCount');
+  },
+);
+
+const version = check(
+  {
+    id: 'rpc.envelope.jsonrpc-version',
+    statements: ['4.2.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'A JSON-RPC answer carries jsonrpc "2.0"',
+  },
+  async (ctx) => {
+    const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
+    expectEqual(json.jsonrpc, '2.0', 'member "jsonrpc" of the answer');
+  },
+);
+
+/** One check per request id: the answer's id must be the very same JSON number. */
+function idEcho(checkId: string, id: number) {
+  return check(
+    {
+      id: checkId,
+      statements: ['4.2.1'],
+      level: 'required',
+      needs: ['rpc'],
+      title: `a request with id ${id} is answered with that same id`,
+    },
+    async (ctx) => expectIdEcho(await harmlessCall(ctx, id), id, 'eth_getTransactionCount'),
+  );
 }
 
-const resultXorError = check({
-  id: 'rpc.envelope.result-xor-error',
-  statements: ['4.2.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'a JSON-RPC answer has exactly one of result and error',
-}, async (ctx) => {
-  const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
-  expectSchema('jsonrpcResponse', json, 'the eth_getTransactionCount answer');
-  // The call is valid, so the one member must be the result (4.5: a result for any address).
-  if (!('result' in json)) fail(`a valid eth_getTransactionCount call was answered with an error: ${show(json.error)}`, { section: '4.5', expected: 'a result', actual: json.error });
-});
+const resultXorError = check(
+  {
+    id: 'rpc.envelope.result-xor-error',
+    statements: ['4.2.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'a JSON-RPC answer has exactly one of result and error',
+  },
+  async (ctx) => {
+    const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
+    expectSchema('jsonrpcResponse', json, 'the eth_getTransactionCount answer');
+    // The call is valid, so the one member must be the result (4.5: a result for any address).
+    if (!('result' in json))
+      fail(`a valid eth_getTransactionCount call was answered with an error: ${show(json.error)}`, {
+        section: '4.5',
+        expected: 'a result',
+        actual: json.error,
+      });
+  },
+);
 
 export const envelopeChecks = [
   httpOk,

@@ -56,37 +56,49 @@ const PROBES: Probe[] = [
 ];
 
 function envelopeCheck(p: Probe): Check {
-  return check({
-    id: p.envelopeId,
-    statements: ['4.2.1', '7.5'],
-    level: 'required',
-    needs: ['rpc'],
-    title: `${p.subject}: a JSON-RPC response echoing the id`,
-  }, async (ctx) => {
-    const id = 7001;
-    const answer = await p.call(ctx, id);
-    if (answer.json === undefined) {
-      fail(`${p.what}: HTTP ${answer.http.status} with a body that is not JSON (${answer.jsonError ?? 'empty'})`, { expected: 'a JSON-RPC response', actual: answer.http.text.slice(0, 200) });
-    }
-    expectSchema('jsonrpcResponse', answer.json, `the answer to ${p.what}`);
-    expectIdEcho(answer, id, p.what);
-    if (answer.hasError) ctx.note(`error ${show(answer.error)} with HTTP ${answer.http.status} (codes are not shown, 7 rule 2)`);
-  });
+  return check(
+    {
+      id: p.envelopeId,
+      statements: ['4.2.1', '7.5'],
+      level: 'required',
+      needs: ['rpc'],
+      title: `${p.subject}: a JSON-RPC response echoing the id`,
+    },
+    async (ctx) => {
+      const id = 7001;
+      const answer = await p.call(ctx, id);
+      if (answer.json === undefined) {
+        fail(`${p.what}: HTTP ${answer.http.status} with a body that is not JSON (${answer.jsonError ?? 'empty'})`, {
+          expected: 'a JSON-RPC response',
+          actual: answer.http.text.slice(0, 200),
+        });
+      }
+      expectSchema('jsonrpcResponse', answer.json, `the answer to ${p.what}`);
+      expectIdEcho(answer, id, p.what);
+      if (answer.hasError) ctx.note(`error ${show(answer.error)} with HTTP ${answer.http.status} (codes are not shown, 7 rule 2)`);
+    },
+  );
 }
 
 function isErrorCheck(p: Probe): Check {
-  return check({
-    id: p.isErrorId,
-    statements: [...p.statements, '7.5'],
-    level: 'advisory',
-    needs: ['rpc'],
-    title: `${p.subject}: a JSON-RPC error, not a result`,
-  }, async (ctx) => {
-    const answer = await p.call(ctx, 7002);
-    if (!answer.hasError) {
-      fail(`${p.what} was answered without an error: ${show(answer.json ?? answer.http.text)}`, { expected: 'a JSON-RPC error (any code)', actual: answer.json ?? null });
-    }
-  });
+  return check(
+    {
+      id: p.isErrorId,
+      statements: [...p.statements, '7.5'],
+      level: 'advisory',
+      needs: ['rpc'],
+      title: `${p.subject}: a JSON-RPC error, not a result`,
+    },
+    async (ctx) => {
+      const answer = await p.call(ctx, 7002);
+      if (!answer.hasError) {
+        fail(`${p.what} was answered without an error: ${show(answer.json ?? answer.http.text)}`, {
+          expected: 'a JSON-RPC error (any code)',
+          actual: answer.json ?? null,
+        });
+      }
+    },
+  );
 }
 
 export const errorChecks: Check[] = PROBES.flatMap((p) => [envelopeCheck(p), isErrorCheck(p)]);

@@ -7,7 +7,6 @@ import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import { blockParam, describeParam, resultAt, type BlockParamKey } from '../../src/harness/chain';
 
-
 /**
  * A 0-value transfer between two fresh addresses: it needs no balance, no code and no nonce,
  * so it succeeds against any state and its estimate is >= 21000 at every block.
@@ -28,21 +27,28 @@ const ESTIMATE_AT: Array<[id: string, statements: string[], key: BlockParamKey |
 
 function estimateAt([id, statements, key]: (typeof ESTIMATE_AT)[number]): Check {
   const what = key === 'omitted' ? 'without a block parameter (default "latest")' : `at ${describeParam(key)}`;
-  return check({
-    id,
-    statements,
-    level: 'required',
-    needs: ['rpc'],
-    title: `eth_estimateGas of a transfer ${key === 'omitted' ? 'without a block parameter' : `at ${describeParam(key)}`} is >= 21000`,
-  }, async (ctx) => {
-    const params: unknown[] = [transfer()];
-    if (key !== 'omitted') params.push(await blockParam(ctx, key));
-    const gas = await resultAt(ctx, 'eth_estimateGas', params, key);
-    expectSchema('hexQuantity', gas, `eth_estimateGas ${what}`, '4.4');
-    if (BigInt(gas as string) < TRANSFER_GAS) {
-      fail(`eth_estimateGas ${what}: ${show(gas)} (${BigInt(gas as string)}) is below the 21000 gas every transfer uses`, { section: '4.4', expected: '>= 0x5208', actual: gas });
-    }
-  });
+  return check(
+    {
+      id,
+      statements,
+      level: 'required',
+      needs: ['rpc'],
+      title: `eth_estimateGas of a transfer ${key === 'omitted' ? 'without a block parameter' : `at ${describeParam(key)}`} is >= 21000`,
+    },
+    async (ctx) => {
+      const params: unknown[] = [transfer()];
+      if (key !== 'omitted') params.push(await blockParam(ctx, key));
+      const gas = await resultAt(ctx, 'eth_estimateGas', params, key);
+      expectSchema('hexQuantity', gas, `eth_estimateGas ${what}`, '4.4');
+      if (BigInt(gas as string) < TRANSFER_GAS) {
+        fail(`eth_estimateGas ${what}: ${show(gas)} (${BigInt(gas as string)}) is below the 21000 gas every transfer uses`, {
+          section: '4.4',
+          expected: '>= 0x5208',
+          actual: gas,
+        });
+      }
+    },
+  );
 }
 
 export const estimateGasChecks: Check[] = ESTIMATE_AT.map(estimateAt);

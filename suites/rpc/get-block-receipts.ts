@@ -17,7 +17,17 @@ import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } fro
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
-import { blockParam, describeParam, headNumber, readBlock, recentBlocks, skewPause, SKEW_WINDOW, type BlockParamKey, type BlockView } from '../../src/harness/chain';
+import {
+  blockParam,
+  describeParam,
+  headNumber,
+  readBlock,
+  recentBlocks,
+  skewPause,
+  SKEW_WINDOW,
+  type BlockParamKey,
+  type BlockView,
+} from '../../src/harness/chain';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
@@ -41,11 +51,15 @@ function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: Che
   // Head reads from a backend a block or two behind (or ahead) of the one that answered the
   // receipts: re-read before any verdict (see chain.ts).
   if (!inPendingBlockWindow(n, window) && n + SKEW_WINDOW >= window.low && n <= window.high + SKEW_WINDOW) {
-    ctx.note(`eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, the head read ${toQuantity(l1)} before and ${toQuantity(l2)} after: backends a block apart?`);
+    ctx.note(
+      `eth_getBlockReceipts("pending"): receipts carry blockNumber ${receipts[0].blockNumber}, the head read ${toQuantity(l1)} before and ${toQuantity(l2)} after: backends a block apart?`,
+    );
     return false;
   }
   judgePendingBlockNumber('eth_getBlockReceipts("pending"): the receipts\' blockNumber', n, window, '4.3');
-  ctx.note(`eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within ${toQuantity(window.low)}..${toQuantity(window.high)} (${window.basis})`);
+  ctx.note(
+    `eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within ${toQuantity(window.low)}..${toQuantity(window.high)} (${window.basis})`,
+  );
   return true;
 }
 
@@ -64,7 +78,8 @@ type Outcome = { judged: string } | { ambiguous: string } | { beyondHead: () => 
  */
 async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
   const what = `eth_getBlockReceipts(${show(param)})`;
-  const summary = (n: bigint | undefined, txs: string[]) => `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
+  const summary = (n: bigint | undefined, txs: string[]) =>
+    `block ${n !== undefined ? toQuantity(n) : show(param)}: ${receipts.length} receipt(s) for ${txs.length} transaction(s)`;
   const steady = before.number === after.number && before.hash === after.hash && sameSet(before.txs, after.txs);
   const moving = param === 'latest' || param === 'safe' || param === 'finalized';
   const judge = (block: BlockView, n: bigint | undefined, tail = ''): Outcome => {
@@ -72,8 +87,12 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
     return { judged: `${summary(n, block.txs)}${tail}` };
   };
   if (receipts.length === 0 || before.number === undefined || after.number === undefined) {
-    if (!steady) return { ambiguous: `block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}) and the receipts name no block` };
-    if (moving && receipts.length === 0 && before.txs.length > 0) return { ambiguous: `no receipts, but block ${before.number ?? '?'} read before and after has ${before.txs.length} transaction(s): a backend behind may have answered from an older, empty block` };
+    if (!steady)
+      return { ambiguous: `block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}) and the receipts name no block` };
+    if (moving && receipts.length === 0 && before.txs.length > 0)
+      return {
+        ambiguous: `no receipts, but block ${before.number ?? '?'} read before and after has ${before.txs.length} transaction(s): a backend behind may have answered from an older, empty block`,
+      };
     return judge(before, before.number);
   }
   const n = BigInt(receipts[0].blockNumber);
@@ -85,21 +104,32 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
     const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
     return block ? judge(block, n, moved) : { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
   }
-  if (n < low) return { ambiguous: `the receipts name block ${toQuantity(n)}, older than the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}): a backend behind?` };
+  if (n < low)
+    return {
+      ambiguous: `the receipts name block ${toQuantity(n)}, older than the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}): a backend behind?`,
+    };
   // Beyond both reads of the tag: judged against that block if the head (re-read) has reached it.
   const head = await headNumber(ctx);
   if (n <= head) {
     const block = await readBlock(ctx, toQuantity(n));
-    if (block) return judge(block, n, `; named by the receipts while the tag read ${toQuantity(low)}..${toQuantity(high)} (a backend ahead), paired by their blockNumber`);
+    if (block)
+      return judge(
+        block,
+        n,
+        `; named by the receipts while the tag read ${toQuantity(low)}..${toQuantity(high)} (a backend ahead), paired by their blockNumber`,
+      );
     return { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
   }
   return {
     beyondHead: () =>
-      fail(`${what}: the receipts name block ${toQuantity(n)}, beyond the head (${toQuantity(head)}) and the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}), in every attempt`, {
-        section: '4.3',
-        expected: `receipts of block ${toQuantity(low)}..${toQuantity(high)}`,
-        actual: receipts[0].blockNumber,
-      }),
+      fail(
+        `${what}: the receipts name block ${toQuantity(n)}, beyond the head (${toQuantity(head)}) and the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}), in every attempt`,
+        {
+          section: '4.3',
+          expected: `receipts of block ${toQuantity(low)}..${toQuantity(high)}`,
+          actual: receipts[0].blockNumber,
+        },
+      ),
   };
 }
 
@@ -144,51 +174,60 @@ const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]>
 ];
 
 function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): Check {
-  return check({
-    id,
-    statements,
-    level: 'required',
-    needs: ['rpc', 'profile:dedicated'],
-    title: `eth_getBlockReceipts at ${describeParam(key)}: a receipt per transaction`,
-  }, async (ctx) => {
-    const param = await blockParam(ctx, key);
-    const pending = key === 'pending';
-    let beyondEveryTime = true;
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const l1 = pending ? await headNumber(ctx) : 0n;
-      const before = await readBlock(ctx, param);
-      const receipts = await getReceipts(ctx, param, key);
-      const after = await readBlock(ctx, param);
-      const l2 = pending ? await headNumber(ctx) : 0n;
-      if (!before || !after) {
+  return check(
+    {
+      id,
+      statements,
+      level: 'required',
+      needs: ['rpc', 'profile:dedicated'],
+      title: `eth_getBlockReceipts at ${describeParam(key)}: a receipt per transaction`,
+    },
+    async (ctx) => {
+      const param = await blockParam(ctx, key);
+      const pending = key === 'pending';
+      let beyondEveryTime = true;
+      for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        const l1 = pending ? await headNumber(ctx) : 0n;
+        const before = await readBlock(ctx, param);
+        const receipts = await getReceipts(ctx, param, key);
+        const after = await readBlock(ctx, param);
+        const l2 = pending ? await headNumber(ctx) : 0n;
+        if (!before || !after) {
+          if (pending) {
+            if (judgePendingRange(receipts, l1, l2, ctx)) return;
+            beyondEveryTime = false;
+            continue;
+          }
+          inconclusive(
+            `eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness could not be judged`,
+          );
+        }
         if (pending) {
-          if (judgePendingRange(receipts, l1, l2, ctx)) return;
+          const done = await judgePending(ctx, param, receipts, before, after);
+          if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           beyondEveryTime = false;
+          ctx.note(
+            `attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`,
+          );
           continue;
         }
-        inconclusive(`eth_getBlockByNumber(${show(param)}, false) gives no block to compare with (it is not a method of the spec): the receipts' shape passed, their completeness could not be judged`);
-      }
-      if (pending) {
-        const done = await judgePending(ctx, param, receipts, before, after);
-        if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        const outcome = await judgeSealed(ctx, param, receipts, before, after);
+        if ('judged' in outcome) return void ctx.note(`${outcome.judged}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        if ('beyondHead' in outcome) {
+          if (attempt === ATTEMPTS && beyondEveryTime) outcome.beyondHead();
+          ctx.note(`attempt ${attempt}: the receipts name a block beyond the head read; retrying`);
+          continue;
+        }
         beyondEveryTime = false;
-        ctx.note(`attempt ${attempt}: block ${show(param)} changed between reads (${before.number ?? '?'} -> ${after.number ?? '?'}, ${before.txs.length} -> ${after.txs.length} transactions); retrying`);
-        continue;
+        ctx.note(`attempt ${attempt}: ${outcome.ambiguous}; retrying`);
+        // A backend behind catches up within a block time or so.
+        if (attempt < ATTEMPTS) await skewPause(ctx, attempt - 1);
       }
-      const outcome = await judgeSealed(ctx, param, receipts, before, after);
-      if ('judged' in outcome) return void ctx.note(`${outcome.judged}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      if ('beyondHead' in outcome) {
-        if (attempt === ATTEMPTS && beyondEveryTime) outcome.beyondHead();
-        ctx.note(`attempt ${attempt}: the receipts name a block beyond the head read; retrying`);
-        continue;
-      }
-      beyondEveryTime = false;
-      ctx.note(`attempt ${attempt}: ${outcome.ambiguous}; retrying`);
-      // A backend behind catches up within a block time or so.
-      if (attempt < ATTEMPTS) await skewPause(ctx, attempt - 1);
-    }
-    inconclusive(`block ${show(param)}: the receipts could not be paired with a block in any of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block apart; see notes)`);
-  });
+      inconclusive(
+        `block ${show(param)}: the receipts could not be paired with a block in any of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block apart; see notes)`,
+      );
+    },
+  );
 }
 
 /** Where to look for a block with transactions: the latest blocks, then the first ones. */
@@ -200,43 +239,53 @@ const FIRST_BLOCKS = 8;
  * transaction" and the receipt shape (2.4) are judged on nothing. This one looks for the newest
  * block that has transactions and asks its receipts by number.
  */
-const receiptsOfBusyBlock = check({
-  id: 'rpc.getBlockReceipts.nonempty-block',
-  statements: ['4.3.1', '2.4.1'],
-  level: 'required',
-  needs: ['rpc', 'profile:dedicated'],
-  title: 'eth_getBlockReceipts of a busy block: one receipt (2.4 shape) per transaction',
-}, async (ctx) => {
-  let target: string | undefined;
-  for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
-    if (block.txs.length > 0 && block.number !== undefined) {
-      target = toQuantity(block.number);
-      break;
+const receiptsOfBusyBlock = check(
+  {
+    id: 'rpc.getBlockReceipts.nonempty-block',
+    statements: ['4.3.1', '2.4.1'],
+    level: 'required',
+    needs: ['rpc', 'profile:dedicated'],
+    title: 'eth_getBlockReceipts of a busy block: one receipt (2.4 shape) per transaction',
+  },
+  async (ctx) => {
+    let target: string | undefined;
+    for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
+      if (block.txs.length > 0 && block.number !== undefined) {
+        target = toQuantity(block.number);
+        break;
+      }
     }
-  }
-  if (!target) skip(`no block with transactions among the latest ${RECENT_BLOCKS} and the first ${FIRST_BLOCKS} blocks`);
-  const block = await readBlock(ctx, target);
-  if (!block) inconclusive(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
-  const receipts = await getReceipts(ctx, target, 'head-number');
-  judgeReceipts(`eth_getBlockReceipts(${show(target)})`, receipts, block.number, block.txs);
-  ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);
-});
+    if (!target) skip(`no block with transactions among the latest ${RECENT_BLOCKS} and the first ${FIRST_BLOCKS} blocks`);
+    const block = await readBlock(ctx, target);
+    if (!block) inconclusive(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
+    const receipts = await getReceipts(ctx, target, 'head-number');
+    judgeReceipts(`eth_getBlockReceipts(${show(target)})`, receipts, block.number, block.txs);
+    ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);
+  },
+);
 
 /** 4.3 and 5.2: on the public node addresses the method is refused with HTTP 403. */
 function public403(id: string, param: string): Check {
-  return check({
-    id,
-    statements: ['4.3.3', '5.2.1', '7.3'],
-    level: 'required',
-    needs: ['rpc', 'profile:public'],
-    title: `a public node address refuses eth_getBlockReceipts(${show(param)}) with HTTP 403`,
-  }, async (ctx) => {
-    // Without the run's configured headers: 5.2 is about calls made without credentials.
-    const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
-    if (http.status !== 403) {
-      fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, { expected: 403, actual: http.status, hint: 'if the target is a dedicated node, run with --profile dedicated (the default)' });
-    }
-  });
+  return check(
+    {
+      id,
+      statements: ['4.3.3', '5.2.1', '7.3'],
+      level: 'required',
+      needs: ['rpc', 'profile:public'],
+      title: `a public node address refuses eth_getBlockReceipts(${show(param)}) with HTTP 403`,
+    },
+    async (ctx) => {
+      // Without the run's configured headers: 5.2 is about calls made without credentials.
+      const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
+      if (http.status !== 403) {
+        fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, {
+          expected: 403,
+          actual: http.status,
+          hint: 'if the target is a dedicated node, run with --profile dedicated (the default)',
+        });
+      }
+    },
+  );
 }
 
 export const receiptsChecks: Check[] = [

@@ -20,18 +20,21 @@ const CODE_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
 
 /** A freshly generated address has no code at any block: the result is exactly "0x" (4.6). */
 function codeAtBlock([id, statements, key]: (typeof CODE_AT)[number]): Check {
-  return check({
-    id,
-    statements,
-    level: 'required',
-    needs: ['rpc'],
-    title: `eth_getCode of a fresh address at ${describeParam(key)} is exactly "0x"`,
-  }, async (ctx) => {
-    const param = await blockParam(ctx, key);
-    const code = await resultAt(ctx, 'eth_getCode', [randomAddress(), param], key);
-    expectSchema('hexBytes', code, `eth_getCode at ${param}`, '4.6');
-    expectEqual(code, '0x', `eth_getCode of a fresh address at ${param}`, '4.6');
-  });
+  return check(
+    {
+      id,
+      statements,
+      level: 'required',
+      needs: ['rpc'],
+      title: `eth_getCode of a fresh address at ${describeParam(key)} is exactly "0x"`,
+    },
+    async (ctx) => {
+      const param = await blockParam(ctx, key);
+      const code = await resultAt(ctx, 'eth_getCode', [randomAddress(), param], key);
+      expectSchema('hexBytes', code, `eth_getCode at ${param}`, '4.6');
+      expectEqual(code, '0x', `eth_getCode of a fresh address at ${param}`, '4.6');
+    },
+  );
 }
 
 /** Where to look for a contract: the latest blocks, then the first ones (a young chain's deployments). */
@@ -67,32 +70,38 @@ async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; c
 
 const NO_CONTRACT = `no contract found among the recipients and deployments of the latest ${RECENT_BLOCKS} and first ${FIRST_BLOCKS} blocks (at most ${MAX_PROBES} addresses probed)`;
 
-const contractCodeLatest = check({
-  id: 'rpc.getCode.contract.latest',
-  statements: ['4.6.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getCode of a contract of the chain at "latest" is its bytecode',
-}, async (ctx) => {
-  const found = await findContract(ctx);
-  if (!found) skip(NO_CONTRACT);
-  ctx.note(`contract ${found.address}`);
-  expectSchema('hexBytes', found.code, `eth_getCode(${found.address}, "latest")`);
-});
+const contractCodeLatest = check(
+  {
+    id: 'rpc.getCode.contract.latest',
+    statements: ['4.6.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_getCode of a contract of the chain at "latest" is its bytecode',
+  },
+  async (ctx) => {
+    const found = await findContract(ctx);
+    if (!found) skip(NO_CONTRACT);
+    ctx.note(`contract ${found.address}`);
+    expectSchema('hexBytes', found.code, `eth_getCode(${found.address}, "latest")`);
+  },
+);
 
-const contractCodePending = check({
-  id: 'rpc.getCode.contract.pending',
-  statements: ['4.6.1', '1.4.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getCode of a contract of the chain at "pending" is hex bytes',
-}, async (ctx) => {
-  const found = await findContract(ctx);
-  if (!found) skip(NO_CONTRACT);
-  ctx.note(`contract ${found.address}`);
-  const code = await resultAt(ctx, 'eth_getCode', [found.address, 'pending'], 'pending');
-  expectSchema('hexBytes', code, `eth_getCode(${found.address}, "pending")`, '4.6');
-  if (code !== found.code) ctx.note(`code at "pending" differs from "latest" (${show(code, 40)} vs ${show(found.code, 40)})`);
-});
+const contractCodePending = check(
+  {
+    id: 'rpc.getCode.contract.pending',
+    statements: ['4.6.1', '1.4.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_getCode of a contract of the chain at "pending" is hex bytes',
+  },
+  async (ctx) => {
+    const found = await findContract(ctx);
+    if (!found) skip(NO_CONTRACT);
+    ctx.note(`contract ${found.address}`);
+    const code = await resultAt(ctx, 'eth_getCode', [found.address, 'pending'], 'pending');
+    expectSchema('hexBytes', code, `eth_getCode(${found.address}, "pending")`, '4.6');
+    if (code !== found.code) ctx.note(`code at "pending" differs from "latest" (${show(code, 40)} vs ${show(found.code, 40)})`);
+  },
+);
 
 export const codeChecks: Check[] = [...CODE_AT.map(codeAtBlock), contractCodeLatest, contractCodePending];

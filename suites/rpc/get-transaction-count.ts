@@ -24,18 +24,21 @@ const COUNT_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = 
 ];
 
 function countAtBlock([id, statements, key]: (typeof COUNT_AT)[number]): Check {
-  return check({
-    id,
-    statements,
-    level: 'required',
-    needs: ['rpc'],
-    title: `a fresh address's transaction count at ${describeParam(key)} is "0x0"`,
-  }, async (ctx) => {
-    const param = await blockParam(ctx, key);
-    const count = await resultAt(ctx, 'eth_getTransactionCount', [randomAddress(), param], key);
-    expectSchema('hexQuantity', count, `eth_getTransactionCount at ${param}`, '4.5');
-    expectEqual(count, '0x0', `eth_getTransactionCount of a fresh address at ${param}`, '4.5');
-  });
+  return check(
+    {
+      id,
+      statements,
+      level: 'required',
+      needs: ['rpc'],
+      title: `a fresh address's transaction count at ${describeParam(key)} is "0x0"`,
+    },
+    async (ctx) => {
+      const param = await blockParam(ctx, key);
+      const count = await resultAt(ctx, 'eth_getTransactionCount', [randomAddress(), param], key);
+      expectSchema('hexQuantity', count, `eth_getTransactionCount at ${param}`, '4.5');
+      expectEqual(count, '0x0', `eth_getTransactionCount of a fresh address at ${param}`, '4.5');
+    },
+  );
 }
 
 /** How far back to look for accounts that are sending now. */
@@ -43,47 +46,53 @@ export const ACTIVE_BLOCKS = 5;
 /** At most this many senders are compared (bounded run time). */
 const MAX_SENDERS = 5;
 
-const pendingNotBelowLatest = check({
-  id: 'rpc.getTransactionCount.pending-ge-latest',
-  statements: ['4.5.2', '1.4.1'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'an active sender\'s "pending" transaction count is never below "latest"',
-}, async (ctx) => {
-  // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
-  // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.
-  const found = new Set<string>();
-  const looked: string[] = [];
-  for await (const block of recentBlocks(ctx, { recent: ACTIVE_BLOCKS, pending: true })) {
-    looked.push(block.param);
-    for (const tx of block.txs) if (isEvmAddress(tx.from)) found.add(tx.from!.toLowerCase());
-    if (found.size >= MAX_SENDERS) break;
-  }
-  if (found.size === 0) skip(`no active sender found in the latest blocks (no transactions in ${looked.join(', ') || 'any block read'})`);
-  const accounts = [...found].slice(0, MAX_SENDERS);
-  ctx.note(`accounts compared: ${accounts.join(', ')}`);
-  for (const account of accounts) {
-    // Order matters: "latest" first, then "pending". A seal between the two reads moves
-    // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
-    // second can only be larger or equal: the comparison stays sound across a seal. Behind a
-    // load balancer the two reads may reach backends a block apart, so a shortfall is re-read
-    // (after a pause) and fails only when every attempt shows it.
-    for (let attempt = 1; ; attempt++) {
-      const latest = await callResult(ctx.rpc, 'eth_getTransactionCount', [account, 'latest']);
-      const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
-      expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, '4.5');
-      expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, '4.5');
-      if (BigInt(pendingCount as string) >= BigInt(latest as string)) break;
-      if (attempt > SKEW_PAUSES_MS.length) {
-        fail(`${account}: "pending" count ${show(pendingCount)} is below the "latest" count ${show(latest)} read just before, in each of ${attempt} attempts; the pending count includes all pre-confirmed transactions on top of the sealed ones`, {
-          expected: `>= ${latest as string}`,
-          actual: pendingCount,
-        });
-      }
-      ctx.note(`attempt ${attempt}: ${account} "pending" ${show(pendingCount)} below "latest" ${show(latest)}; re-reading (backends a block apart?)`);
-      await skewPause(ctx, attempt - 1);
+const pendingNotBelowLatest = check(
+  {
+    id: 'rpc.getTransactionCount.pending-ge-latest',
+    statements: ['4.5.2', '1.4.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'an active sender\'s "pending" transaction count is never below "latest"',
+  },
+  async (ctx) => {
+    // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
+    // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.
+    const found = new Set<string>();
+    const looked: string[] = [];
+    for await (const block of recentBlocks(ctx, { recent: ACTIVE_BLOCKS, pending: true })) {
+      looked.push(block.param);
+      for (const tx of block.txs) if (isEvmAddress(tx.from)) found.add(tx.from!.toLowerCase());
+      if (found.size >= MAX_SENDERS) break;
     }
-  }
-});
+    if (found.size === 0) skip(`no active sender found in the latest blocks (no transactions in ${looked.join(', ') || 'any block read'})`);
+    const accounts = [...found].slice(0, MAX_SENDERS);
+    ctx.note(`accounts compared: ${accounts.join(', ')}`);
+    for (const account of accounts) {
+      // Order matters: "latest" first, then "pending". A seal between the two reads moves
+      // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
+      // second can only be larger or equal: the comparison stays sound across a seal. Behind a
+      // load balancer the two reads may reach backends a block apart, so a shortfall is re-read
+      // (after a pause) and fails only when every attempt shows it.
+      for (let attempt = 1; ; attempt++) {
+        const latest = await callResult(ctx.rpc, 'eth_getTransactionCount', [account, 'latest']);
+        const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
+        expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, '4.5');
+        expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, '4.5');
+        if (BigInt(pendingCount as string) >= BigInt(latest as string)) break;
+        if (attempt > SKEW_PAUSES_MS.length) {
+          fail(
+            `${account}: "pending" count ${show(pendingCount)} is below the "latest" count ${show(latest)} read just before, in each of ${attempt} attempts; the pending count includes all pre-confirmed transactions on top of the sealed ones`,
+            {
+              expected: `>= ${latest as string}`,
+              actual: pendingCount,
+            },
+          );
+        }
+        ctx.note(`attempt ${attempt}: ${account} "pending" ${show(pendingCount)} below "latest" ${show(latest)}; re-reading (backends a block apart?)`);
+        await skewPause(ctx, attempt - 1);
+      }
+    }
+  },
+);
 
 export const transactionCountChecks: Check[] = [...COUNT_AT.map(countAtBlock), pendingNotBelowLatest];

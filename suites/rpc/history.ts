@@ -125,7 +125,9 @@ async function findBusyBlock(ctx: ChainContext): Promise<bigint | undefined> {
  * that need it (its exchanges shown with each of them), so nine checks do not scan nine times.
  */
 function scanned<T>(ctx: CheckContext<'rpc'>, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
-  return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) => scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }));
+  return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) =>
+    scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }),
+  );
 }
 const SCAN_LANE = 'history-scan';
 
@@ -158,63 +160,81 @@ async function countAt(ctx: CheckContext<'rpc'>, sender: string, param: string):
   return BigInt(count as string);
 }
 
-const countBeforeBlock = check({
-  id: 'rpc.history.getTransactionCount.before-block',
-  statements: ['4.5.1', '4.2.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getTransactionCount at the block before a sender\'s transaction is its nonce',
-}, async (ctx) => {
-  const s = await senderCheck(ctx);
-  const at = toQuantity(s.block - 1n);
-  const count = await countAt(ctx, s.sender, at);
-  if (count !== s.first) {
-    fail(`eth_getTransactionCount(${s.sender}, ${show(at)}) is ${toQuantity(count)} (${count}), but the sender's first transaction in block ${toQuantity(s.block)} carries nonce ${s.first}: at the end of block ${at} its count was exactly that${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`, {
-      expected: toQuantity(s.first),
-      actual: toQuantity(count),
-    });
-  }
-});
+const countBeforeBlock = check(
+  {
+    id: 'rpc.history.getTransactionCount.before-block',
+    statements: ['4.5.1', '4.2.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: "eth_getTransactionCount at the block before a sender's transaction is its nonce",
+  },
+  async (ctx) => {
+    const s = await senderCheck(ctx);
+    const at = toQuantity(s.block - 1n);
+    const count = await countAt(ctx, s.sender, at);
+    if (count !== s.first) {
+      fail(
+        `eth_getTransactionCount(${s.sender}, ${show(at)}) is ${toQuantity(count)} (${count}), but the sender's first transaction in block ${toQuantity(s.block)} carries nonce ${s.first}: at the end of block ${at} its count was exactly that${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`,
+        {
+          expected: toQuantity(s.first),
+          actual: toQuantity(count),
+        },
+      );
+    }
+  },
+);
 
-const countAtBlock = check({
-  id: 'rpc.history.getTransactionCount.at-block',
-  statements: ['4.5.1', '4.2.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getTransactionCount at the block of a sender\'s transactions is one past them',
-}, async (ctx) => {
-  const s = await senderCheck(ctx);
-  const at = toQuantity(s.block);
-  const count = await countAt(ctx, s.sender, at);
-  if (count > s.last + 1n && (await delegated(ctx, s.sender, at))) {
-    // An EIP-7702 delegated account runs code that may create contracts, each raising its count.
-    skip(`sender ${s.sender} is an EIP-7702 delegated account at ${at}: its count (${count}) may exceed its last nonce + 1 without any fault`);
-  }
-  if (count !== s.last + 1n) {
-    fail(`eth_getTransactionCount(${s.sender}, ${show(at)}) is ${toQuantity(count)} (${count}), but the sender's last transaction in that block carries nonce ${s.last}: at its end the count was ${s.last + 1n}${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`, {
-      expected: toQuantity(s.last + 1n),
-      actual: toQuantity(count),
-    });
-  }
-});
+const countAtBlock = check(
+  {
+    id: 'rpc.history.getTransactionCount.at-block',
+    statements: ['4.5.1', '4.2.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: "eth_getTransactionCount at the block of a sender's transactions is one past them",
+  },
+  async (ctx) => {
+    const s = await senderCheck(ctx);
+    const at = toQuantity(s.block);
+    const count = await countAt(ctx, s.sender, at);
+    if (count > s.last + 1n && (await delegated(ctx, s.sender, at))) {
+      // An EIP-7702 delegated account runs code that may create contracts, each raising its count.
+      skip(`sender ${s.sender} is an EIP-7702 delegated account at ${at}: its count (${count}) may exceed its last nonce + 1 without any fault`);
+    }
+    if (count !== s.last + 1n) {
+      fail(
+        `eth_getTransactionCount(${s.sender}, ${show(at)}) is ${toQuantity(count)} (${count}), but the sender's last transaction in that block carries nonce ${s.last}: at its end the count was ${s.last + 1n}${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`,
+        {
+          expected: toQuantity(s.last + 1n),
+          actual: toQuantity(count),
+        },
+      );
+    }
+  },
+);
 
-const countEarliest = check({
-  id: 'rpc.history.getTransactionCount.earliest',
-  statements: ['4.5.1', '4.2.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getTransactionCount at "earliest" is at most a later transaction\'s nonce',
-}, async (ctx) => {
-  const s = await senderCheck(ctx);
-  const count = await countAt(ctx, s.sender, 'earliest');
-  // Nonces only grow: at genesis the count was at most the nonce the sender used in block n.
-  if (count > s.first) {
-    fail(`eth_getTransactionCount(${s.sender}, "earliest") is ${toQuantity(count)} (${count}), more than the nonce ${s.first} the sender used later, in block ${toQuantity(s.block)}: counts only grow${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`, {
-      expected: `<= ${toQuantity(s.first)}`,
-      actual: toQuantity(count),
-    });
-  }
-});
+const countEarliest = check(
+  {
+    id: 'rpc.history.getTransactionCount.earliest',
+    statements: ['4.5.1', '4.2.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_getTransactionCount at "earliest" is at most a later transaction\'s nonce',
+  },
+  async (ctx) => {
+    const s = await senderCheck(ctx);
+    const count = await countAt(ctx, s.sender, 'earliest');
+    // Nonces only grow: at genesis the count was at most the nonce the sender used in block n.
+    if (count > s.first) {
+      fail(
+        `eth_getTransactionCount(${s.sender}, "earliest") is ${toQuantity(count)} (${count}), more than the nonce ${s.first} the sender used later, in block ${toQuantity(s.block)}: counts only grow${await headHint(ctx, 'eth_getTransactionCount', [s.sender, 'latest'], toQuantity(count))}`,
+        {
+          expected: `<= ${toQuantity(s.first)}`,
+          actual: toQuantity(count),
+        },
+      );
+    }
+  },
+);
 
 async function creationCheck(ctx: CheckContext<'rpc'>): Promise<Creation> {
   const c = await scanned(ctx, 'creation', findCreation);
@@ -235,62 +255,79 @@ function noCodeBefore(id: string, title: string, at: (c: Creation) => string): C
     const param = at(c);
     const code = await codeAt(ctx, c.address, param);
     if (code !== '0x') {
-      fail(`eth_getCode(${c.address}, ${show(param)}) is ${show(code, 60)}, but the contract was created in block ${toQuantity(c.block)}: before that it had no code ("0x")${await headHint(ctx, 'eth_getCode', [c.address, 'latest'], code)}`, {
-        expected: '0x',
-        actual: code.length > 200 ? `${code.slice(0, 200)}…` : code,
-      });
+      fail(
+        `eth_getCode(${c.address}, ${show(param)}) is ${show(code, 60)}, but the contract was created in block ${toQuantity(c.block)}: before that it had no code ("0x")${await headHint(ctx, 'eth_getCode', [c.address, 'latest'], code)}`,
+        {
+          expected: '0x',
+          actual: code.length > 200 ? `${code.slice(0, 200)}…` : code,
+        },
+      );
     }
   });
 }
 
-const codeBeforeCreation = noCodeBefore(
-  'rpc.history.getCode.before-creation',
-  'eth_getCode at the block before a contract\'s creation is "0x"',
-  (c) => toQuantity(c.block - 1n),
+const codeBeforeCreation = noCodeBefore('rpc.history.getCode.before-creation', 'eth_getCode at the block before a contract\'s creation is "0x"', (c) =>
+  toQuantity(c.block - 1n),
 );
 
 const codeEarliest = noCodeBefore('rpc.history.getCode.earliest', 'eth_getCode at "earliest" of a contract created after genesis is "0x"', () => 'earliest');
 
-const codeAtCreation = check({
-  id: 'rpc.history.getCode.at-creation',
-  statements: ['4.6.1', '4.2.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_getCode at the block that created a contract is its code',
-}, async (ctx) => {
-  const c = await creationCheck(ctx);
-  const at = toQuantity(c.block);
-  const code = await codeAt(ctx, c.address, at);
-  if (code !== c.code) {
-    fail(`eth_getCode(${c.address}, ${show(at)}) is ${show(code, 60)}, not the code it has at "latest" (${show(c.code, 60)}): a contract's code is set when it is created, in block ${at}, and never changes`, {
-      expected: c.code.length > 200 ? `${c.code.slice(0, 200)}…` : c.code,
-      actual: code.length > 200 ? `${code.slice(0, 200)}…` : code,
-    });
-  }
-});
+const codeAtCreation = check(
+  {
+    id: 'rpc.history.getCode.at-creation',
+    statements: ['4.6.1', '4.2.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_getCode at the block that created a contract is its code',
+  },
+  async (ctx) => {
+    const c = await creationCheck(ctx);
+    const at = toQuantity(c.block);
+    const code = await codeAt(ctx, c.address, at);
+    if (code !== c.code) {
+      fail(
+        `eth_getCode(${c.address}, ${show(at)}) is ${show(code, 60)}, not the code it has at "latest" (${show(c.code, 60)}): a contract's code is set when it is created, in block ${at}, and never changes`,
+        {
+          expected: c.code.length > 200 ? `${c.code.slice(0, 200)}…` : c.code,
+          actual: code.length > 200 ? `${code.slice(0, 200)}…` : code,
+        },
+      );
+    }
+  },
+);
 
-const receiptsOfPastBlock = check({
-  id: 'rpc.history.getBlockReceipts.past-block',
-  statements: ['4.3.1', '4.2.2', '2.4.1'],
-  level: 'required',
-  needs: ['rpc', 'profile:dedicated'],
-  title: 'eth_getBlockReceipts of a past block answers that block\'s receipts',
-}, async (ctx) => {
-  const target = await scanned(ctx, 'busy-block', findBusyBlock);
-  if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
-  const param = toQuantity(target);
-  const block = await readBlock(ctx, param);
-  if (!block || block.hash === undefined) inconclusive(`eth_getBlockByNumber(${show(param)}, false) gives no block with a hash to compare with (it is not a method of the spec)`);
-  const receipts = await getReceipts(ctx, param, 'number');
-  judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, target, block.txs);
-  const hashes = receipts.map((r) => (r as unknown as Record<string, unknown>).blockHash);
-  const wrong = hashes.find((h) => typeof h === 'string' && h.toLowerCase() !== block.hash);
-  if (wrong !== undefined) {
-    fail(`eth_getBlockReceipts(${show(param)}): a receipt names blockHash ${show(wrong)}, but block ${param} is ${block.hash}`, { section: '4.3', expected: block.hash, actual: wrong });
-  }
-  const named = hashes.filter((h) => typeof h === 'string').length;
-  ctx.note(`block ${param}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s); ${named === receipts.length ? 'every receipt names the block hash' : `${receipts.length - named} receipt(s) carry no blockHash (a field 2.4 does not show)`}`);
-});
+const receiptsOfPastBlock = check(
+  {
+    id: 'rpc.history.getBlockReceipts.past-block',
+    statements: ['4.3.1', '4.2.2', '2.4.1'],
+    level: 'required',
+    needs: ['rpc', 'profile:dedicated'],
+    title: "eth_getBlockReceipts of a past block answers that block's receipts",
+  },
+  async (ctx) => {
+    const target = await scanned(ctx, 'busy-block', findBusyBlock);
+    if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
+    const param = toQuantity(target);
+    const block = await readBlock(ctx, param);
+    if (!block || block.hash === undefined)
+      inconclusive(`eth_getBlockByNumber(${show(param)}, false) gives no block with a hash to compare with (it is not a method of the spec)`);
+    const receipts = await getReceipts(ctx, param, 'number');
+    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, target, block.txs);
+    const hashes = receipts.map((r) => (r as unknown as Record<string, unknown>).blockHash);
+    const wrong = hashes.find((h) => typeof h === 'string' && h.toLowerCase() !== block.hash);
+    if (wrong !== undefined) {
+      fail(`eth_getBlockReceipts(${show(param)}): a receipt names blockHash ${show(wrong)}, but block ${param} is ${block.hash}`, {
+        section: '4.3',
+        expected: block.hash,
+        actual: wrong,
+      });
+    }
+    const named = hashes.filter((h) => typeof h === 'string').length;
+    ctx.note(
+      `block ${param}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s); ${named === receipts.length ? 'every receipt names the block hash' : `${receipts.length - named} receipt(s) carry no blockHash (a field 2.4 does not show)`}`,
+    );
+  },
+);
 
 function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => string): Check {
   return check({ id, statements: ['4.4.1', '4.2.2'], level: 'required', needs: ['rpc'], title }, async (ctx) => {
@@ -298,21 +335,30 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
     const call = { from: randomAddress(), to: c.address, data: PROBE_DATA };
     const now = await ctx.rpc.call('eth_estimateGas', [call, 'latest']);
     if (!now.hasError) {
-      skip(`contract ${c.address} does not revert the probe call ${PROBE_DATA} at "latest" (answer ${show(now.json ?? now.http.status)}): an estimate at an earlier block could not tell history from the head`);
+      skip(
+        `contract ${c.address} does not revert the probe call ${PROBE_DATA} at "latest" (answer ${show(now.json ?? now.http.status)}): an estimate at an earlier block could not tell history from the head`,
+      );
     }
     const param = at(c);
     const answer = await answerAt(ctx, 'eth_estimateGas', [call, param], param === 'earliest' ? 'earliest' : 'number');
     if (answer.hasError && isRecord(answer.json)) {
       const same = JSON.stringify(answer.error) === JSON.stringify(now.error);
-      fail(`eth_estimateGas of a call to ${c.address} at ${show(param)} answered error ${show(answer.error)}${same ? ', the very error it gives at "latest"' : ''}; but the contract was created in block ${toQuantity(c.block)}, so at ${show(param)} the address had no code and the call is a plain transfer with data, which cannot revert${same ? ': the node seems to ignore the block parameter and answer from the head' : ''}`, {
-        expected: 'a gas estimate (a hex quantity >= 21000)',
-        actual: answer.error,
-      });
+      fail(
+        `eth_estimateGas of a call to ${c.address} at ${show(param)} answered error ${show(answer.error)}${same ? ', the very error it gives at "latest"' : ''}; but the contract was created in block ${toQuantity(c.block)}, so at ${show(param)} the address had no code and the call is a plain transfer with data, which cannot revert${same ? ': the node seems to ignore the block parameter and answer from the head' : ''}`,
+        {
+          expected: 'a gas estimate (a hex quantity >= 21000)',
+          actual: answer.error,
+        },
+      );
     }
     const gas = resultOf('eth_estimateGas', answer);
     expectSchema('hexQuantity', gas, `eth_estimateGas at ${show(param)}`, '4.4');
     if (BigInt(gas as string) < TRANSFER_GAS) {
-      fail(`eth_estimateGas at ${show(param)}: ${show(gas)} is below the 21000 gas every transaction uses`, { section: '4.4', expected: '>= 0x5208', actual: gas });
+      fail(`eth_estimateGas at ${show(param)}: ${show(gas)} is below the 21000 gas every transaction uses`, {
+        section: '4.4',
+        expected: '>= 0x5208',
+        actual: gas,
+      });
     }
     ctx.note(`"latest": ${show(now.error)}; ${show(param)}: ${show(gas)}`);
   });
@@ -320,7 +366,7 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
 
 const estimateBefore = estimateBeforeCreation(
   'rpc.history.estimateGas.before-creation',
-  'eth_estimateGas before a contract\'s creation estimates a call it reverts today',
+  "eth_estimateGas before a contract's creation estimates a call it reverts today",
   (c) => toQuantity(c.block - 1n),
 );
 

@@ -18,21 +18,27 @@ const CALLS: { id: string; method: string; params: () => unknown[] }[] = [
 ];
 
 function accepts(c: (typeof CALLS)[number]): Check {
-  return check({
-    id: c.id,
-    statements: ['5.2.1'],
-    level: 'required',
-    needs: ['rpc', 'profile:public'],
-    title: `a public node address serves ${c.method} without credentials`,
-  }, async (ctx) => {
-    const answer = await ctx.rpc.call(c.method, c.params(), undefined, { omitConfiguredHeaders: true });
-    if (answer.http.status !== 200 || !answer.hasResult) {
-      fail(`public node address refused ${c.method}: HTTP ${answer.http.status}, ${show(answer.json ?? answer.http.text)}; 5.2 refuses only eth_getBlockReceipts there`, {
-        expected: `HTTP 200 with a ${c.method} result`,
-        actual: answer.json ?? `HTTP ${answer.http.status}`,
-      });
-    }
-  });
+  return check(
+    {
+      id: c.id,
+      statements: ['5.2.1'],
+      level: 'required',
+      needs: ['rpc', 'profile:public'],
+      title: `a public node address serves ${c.method} without credentials`,
+    },
+    async (ctx) => {
+      const answer = await ctx.rpc.call(c.method, c.params(), undefined, { omitConfiguredHeaders: true });
+      if (answer.http.status !== 200 || !answer.hasResult) {
+        fail(
+          `public node address refused ${c.method}: HTTP ${answer.http.status}, ${show(answer.json ?? answer.http.text)}; 5.2 refuses only eth_getBlockReceipts there`,
+          {
+            expected: `HTTP 200 with a ${c.method} result`,
+            actual: answer.json ?? `HTTP ${answer.http.status}`,
+          },
+        );
+      }
+    },
+  );
 }
 
 export const publicChecks: Check[] = CALLS.map(accepts);

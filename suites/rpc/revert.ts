@@ -36,73 +36,99 @@ async function revertError(ctx: CheckContext<'rpc'>): Promise<RpcError & Record<
   const answer = await revertingEstimate(ctx);
   const json = rpcBody(answer, 'eth_estimateGas of a reverting deployment');
   if (answer.hasResult && !answer.hasError) {
-    fail(`eth_estimateGas of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`, { section: '4.4, 7', expected: 'error -32000 "execution reverted"', actual: json });
+    fail(`eth_estimateGas of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`, {
+      section: '4.4, 7',
+      expected: 'error -32000 "execution reverted"',
+      actual: json,
+    });
   }
   const error = json.error;
   if (!isRecord(error)) {
-    fail(`eth_estimateGas of a reverting deployment: no error object in ${show(json)}`, { section: '4.2, 7', expected: 'an error object with code, message', actual: json });
+    fail(`eth_estimateGas of a reverting deployment: no error object in ${show(json)}`, {
+      section: '4.2, 7',
+      expected: 'an error object with code, message',
+      actual: json,
+    });
   }
   return error as RpcError & Record<string, unknown>;
 }
 
-const revertCode = check({
-  id: 'rpc.estimateGas.revert.code',
-  statements: ['4.4.4', '7.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_estimateGas of a reverting transaction answers error code -32000',
-}, async (ctx) => {
-  const error = await revertError(ctx);
-  if (error.code !== -32000) {
-    fail(`revert answered with error code ${show(error.code)}; spec 4.4 and 7 require -32000 (many clients, e.g. geth, reth and anvil, use 3 here)`, { expected: -32000, actual: error.code });
-  }
-});
+const revertCode = check(
+  {
+    id: 'rpc.estimateGas.revert.code',
+    statements: ['4.4.4', '7.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_estimateGas of a reverting transaction answers error code -32000',
+  },
+  async (ctx) => {
+    const error = await revertError(ctx);
+    if (error.code !== -32000) {
+      fail(`revert answered with error code ${show(error.code)}; spec 4.4 and 7 require -32000 (many clients, e.g. geth, reth and anvil, use 3 here)`, {
+        expected: -32000,
+        actual: error.code,
+      });
+    }
+  },
+);
 
-const revertMessage = check({
-  id: 'rpc.estimateGas.revert.message',
-  statements: ['4.4.4', '7.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'eth_estimateGas of a reverting transaction answers "execution reverted"',
-}, async (ctx) => {
-  const error = await revertError(ctx);
-  // Clients commonly append the decoded reason ("execution reverted: conformance"): the spec's
-  // message is accepted as a prefix.
-  if (typeof error.message !== 'string' || !error.message.startsWith('execution reverted')) {
-    fail(`revert answered with message ${show(error.message)}; expected "execution reverted" (optionally followed by the reason)`, { expected: 'execution reverted', actual: error.message });
-  }
-});
+const revertMessage = check(
+  {
+    id: 'rpc.estimateGas.revert.message',
+    statements: ['4.4.4', '7.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'eth_estimateGas of a reverting transaction answers "execution reverted"',
+  },
+  async (ctx) => {
+    const error = await revertError(ctx);
+    // Clients commonly append the decoded reason ("execution reverted: conformance"): the spec's
+    // message is accepted as a prefix.
+    if (typeof error.message !== 'string' || !error.message.startsWith('execution reverted')) {
+      fail(`revert answered with message ${show(error.message)}; expected "execution reverted" (optionally followed by the reason)`, {
+        expected: 'execution reverted',
+        actual: error.message,
+      });
+    }
+  },
+);
 
-const revertData = check({
-  id: 'rpc.estimateGas.revert.data',
-  statements: ['4.4.4', '7.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'revert data, when present, is the ABI-encoded reason Error("conformance")',
-}, async (ctx) => {
-  const error = await revertError(ctx);
-  const expected = expectedRevertData();
-  if (!('data' in error) || error.data === undefined) {
-    // `data` is optional (4.4, 7): its absence is conformant, but then there is nothing to judge.
-    skip('the error carries no data member (optional in 4.4 and 7): nothing to judge');
-  }
-  if (typeof error.data !== 'string' || error.data.toLowerCase() !== expected) {
-    fail(`revert error data ${show(error.data)} is not the revert reason Error("${REVERT_REASON}") = ${expected}`, { expected, actual: error.data });
-  }
-});
+const revertData = check(
+  {
+    id: 'rpc.estimateGas.revert.data',
+    statements: ['4.4.4', '7.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'revert data, when present, is the ABI-encoded reason Error("conformance")',
+  },
+  async (ctx) => {
+    const error = await revertError(ctx);
+    const expected = expectedRevertData();
+    if (!('data' in error) || error.data === undefined) {
+      // `data` is optional (4.4, 7): its absence is conformant, but then there is nothing to judge.
+      skip('the error carries no data member (optional in 4.4 and 7): nothing to judge');
+    }
+    if (typeof error.data !== 'string' || error.data.toLowerCase() !== expected) {
+      fail(`revert error data ${show(error.data)} is not the revert reason Error("${REVERT_REASON}") = ${expected}`, { expected, actual: error.data });
+    }
+  },
+);
 
-const errorEnvelope = check({
-  id: 'rpc.envelope.error-response',
-  statements: ['4.2.1', '7.2'],
-  level: 'required',
-  needs: ['rpc'],
-  title: 'a revert error is a JSON-RPC response: jsonrpc, the id, code and message',
-}, async (ctx) => {
-  const id = 4242;
-  const answer = await revertingEstimate(ctx, id);
-  expectSchema('jsonrpcResponse', answer.json ?? answer.jsonError, 'the answer to a reverting eth_estimateGas');
-  if (!answer.hasError) skip('the reverting eth_estimateGas was answered with a result, not an error (judged by rpc.estimateGas.revert.code)');
-  expectIdEcho(answer, id, 'the error answer to a reverting eth_estimateGas');
-});
+const errorEnvelope = check(
+  {
+    id: 'rpc.envelope.error-response',
+    statements: ['4.2.1', '7.2'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'a revert error is a JSON-RPC response: jsonrpc, the id, code and message',
+  },
+  async (ctx) => {
+    const id = 4242;
+    const answer = await revertingEstimate(ctx, id);
+    expectSchema('jsonrpcResponse', answer.json ?? answer.jsonError, 'the answer to a reverting eth_estimateGas');
+    if (!answer.hasError) skip('the reverting eth_estimateGas was answered with a result, not an error (judged by rpc.estimateGas.revert.code)');
+    expectIdEcho(answer, id, 'the error answer to a reverting eth_estimateGas');
+  },
+);
 
 export const revertChecks = [revertCode, revertMessage, revertData, errorEnvelope];

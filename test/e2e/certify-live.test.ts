@@ -38,13 +38,26 @@ beforeAll(async () => {
     rest: async (req, next) => {
       const res = await next();
       const body = res.json() as { tokens?: Array<{ isin?: string }> } | undefined;
-      if (!broken || req.method !== 'GET' || new URL(req.path, 'http://x').pathname !== LIST || !Array.isArray(body?.tokens) || body.tokens.length < 2) return res;
+      if (!broken || req.method !== 'GET' || new URL(req.path, 'http://x').pathname !== LIST || !Array.isArray(body?.tokens) || body.tokens.length < 2)
+        return res;
       const isin = String(body.tokens[1].isin);
       body.tokens[1].isin = isin.slice(0, 11) + String((Number(isin[11]) + 1) % 10);
       return new Raw(res.status, res.headers, JSON.stringify(body));
     },
   });
-  const run = await cli(['--base-url', proxy.restUrl, '--rpc-url', proxy.rpcUrl, '--only', 'rest', '--certify', '--sign-key', privateFile, '--report-dir', dir]);
+  const run = await cli([
+    '--base-url',
+    proxy.restUrl,
+    '--rpc-url',
+    proxy.rpcUrl,
+    '--only',
+    'rest',
+    '--certify',
+    '--sign-key',
+    privateFile,
+    '--report-dir',
+    dir,
+  ]);
   if (run.code !== 0) throw new Error(`certifying run: exit ${run.code}\n${run.out}`);
 }, 120_000);
 
@@ -56,7 +69,9 @@ afterAll(async () => {
 it('passes live against the certified target, then fails once the target broke after certification', async () => {
   const ok = await cli(['verify-certificate', dir, '--key', publicFile, '--live']);
   if (ok.code !== 0) throw new Error(ok.out);
-  expect(ok.out).toMatch(/signature verified with --key\nlive: re-ran (\d+) certified check\(s\) that need no signer against REST http:\/\/127\.0\.0\.1:\d+, JSON-RPC http:\/\/127\.0\.0\.1:\d+: \1 pass, 0 fail now, 0 not judged now\n$/);
+  expect(ok.out).toMatch(
+    /signature verified with --key\nlive: re-ran (\d+) certified check\(s\) that need no signer against REST http:\/\/127\.0\.0\.1:\d+, JSON-RPC http:\/\/127\.0\.0\.1:\d+: \1 pass, 0 fail now, 0 not judged now\n$/,
+  );
 
   broken = true;
   const bad = await cli(['verify-certificate', dir, '--key', publicFile, '--live', '--base-url', proxy.restUrl]);

@@ -18,7 +18,10 @@ interface Run {
 }
 
 /** Run the real CLI as a user would, with a clean environment and a bounded time. */
-function cli(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (s: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+function cli(
+  args: string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (s: string, child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     // The source, as `npm run conformance` runs it (the built dist/ is tested by scripts/pack-check.sh).
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args], {
@@ -51,7 +54,24 @@ describe('CLI', () => {
   it.each([['--help'], ['-h']])('%s lists every flag with its environment variable and the exit codes, exit 0', async (flag) => {
     const r = await cli([flag]);
     expect(r.code).toBe(0);
-    for (const s of ['--base-url', '[BASE_URL]', '--rpc-url', '--profile', '--signer-key', '--only', '--grep', '--timeout-ms', '--header', '[HEADERS]', '--secret', '[SECRETS]', '--nav-max-age', '--expectations', 'exit codes']) expect(r.stdout).toContain(s);
+    for (const s of [
+      '--base-url',
+      '[BASE_URL]',
+      '--rpc-url',
+      '--profile',
+      '--signer-key',
+      '--only',
+      '--grep',
+      '--timeout-ms',
+      '--header',
+      '[HEADERS]',
+      '--secret',
+      '[SECRETS]',
+      '--nav-max-age',
+      '--expectations',
+      'exit codes',
+    ])
+      expect(r.stdout).toContain(s);
   });
 
   it('--list with a selection of nothing answers like a run with it: exit 2, the same message', async () => {
@@ -65,7 +85,12 @@ describe('CLI', () => {
   it('--list | head -1 prints one line and no EPIPE stack', () => {
     const command = `"${process.execPath}" "${path.join(ROOT, 'bin/run-ts.js')}" "${path.join(ROOT, 'src/cli/run.ts')}" --list | head -1; echo "exit \${PIPESTATUS[0]}" >&2`;
     // stdin not a socket: Debian's bash reads ~/.bashrc when stdin is one (its rsh detection).
-    const r = spawnSync('bash', ['-c', command], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync('bash', ['-c', command], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/^rest\./);
     expect(r.stderr.trim()).toBe('exit 0');
@@ -120,7 +145,10 @@ describe('CLI', () => {
     const sections = new Set(doc.checks.filter((c: { status: string }) => c.status === 'passed').flatMap((c: { section: string }) => c.section.split(', ')));
     for (const s of ['2.1', '2.2', '2.3', '4.1', '4.2', '4.3', '4.4', '4.5', '4.6', '5.1']) expect(sections).toContain(s);
     // The embedded chain has history and a signer: the history and pre-confirmation checks are judged, not skipped.
-    const notPassed = (prefix: string) => doc.checks.filter((c: { id: string; status: string }) => c.id.startsWith(prefix) && c.status !== 'passed').map((c: { id: string; status: string; reason: string }) => `${c.id}: ${c.status} ${c.reason}`);
+    const notPassed = (prefix: string) =>
+      doc.checks
+        .filter((c: { id: string; status: string }) => c.id.startsWith(prefix) && c.status !== 'passed')
+        .map((c: { id: string; status: string; reason: string }) => `${c.id}: ${c.status} ${c.reason}`);
     expect(notPassed('rpc.history.')).toEqual([]);
     expect(notPassed('preconf.')).toEqual([]);
     for (const f of ['results.json', 'junit.xml', 'summary.md', 'report.html']) {
@@ -188,7 +216,10 @@ async function startGate(upstream: string, pathKey: string, apiKey: string) {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${pathKey}`, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${pathKey}`,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }
 
 describe('secrets in a remote run', () => {
@@ -204,11 +235,16 @@ describe('secrets in a remote run', () => {
     const [rest, rpc] = [await startGate(ref.baseUrl, PATH_KEY, API_KEY), await startGate(ref.rpcUrl, PATH_KEY, API_KEY)];
     try {
       const dir = reportDir();
-      const r = await cli(['--report-dir', dir, '--only', 'rest,rpc,cross', '--header', `X-Api-Key: ${API_KEY}`, '--secret', PATH_KEY, '--signer-key', `0x${DEV_KEY}`], {
-        env: { BASE_URL: rest.url, RPC_URL: rpc.url },
-        timeoutMs: 120_000,
-      });
-      expect(r.stdout.split('\n')[0]).toMatch(/^target: REST http:\/\/127\.0\.0\.1:\d+\/\*\*\*, JSON-RPC http:\/\/127\.0\.0\.1:\d+\/\*\*\* \(profile dedicated\)$/);
+      const r = await cli(
+        ['--report-dir', dir, '--only', 'rest,rpc,cross', '--header', `X-Api-Key: ${API_KEY}`, '--secret', PATH_KEY, '--signer-key', `0x${DEV_KEY}`],
+        {
+          env: { BASE_URL: rest.url, RPC_URL: rpc.url },
+          timeoutMs: 120_000,
+        },
+      );
+      expect(r.stdout.split('\n')[0]).toMatch(
+        /^target: REST http:\/\/127\.0\.0\.1:\d+\/\*\*\*, JSON-RPC http:\/\/127\.0\.0\.1:\d+\/\*\*\* \(profile dedicated\)$/,
+      );
       const doc = results(dir);
       expect(doc.target.embedded).toBe(false);
       // The gate refuses a request without the key, so 5.1 (no API key needed) fails: a failure with exchanges.
@@ -223,7 +259,10 @@ describe('secrets in a remote run', () => {
       // And the line works: with the two variables exported, curl gets the gate's answer again.
       // (Asynchronously: the gate answers from this very process.)
       const replay = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-        const sh = spawn('bash', ['-c', del.exchanges[0].curl], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', BASE_URL: rest.url, REST_HEADER_1: `X-Api-Key: ${API_KEY}` } });
+        const sh = spawn('bash', ['-c', del.exchanges[0].curl], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { PATH: process.env.PATH ?? '', BASE_URL: rest.url, REST_HEADER_1: `X-Api-Key: ${API_KEY}` },
+        });
         let [stdout, stderr] = ['', ''];
         sh.stdout.on('data', (d) => (stdout += d));
         sh.stderr.on('data', (d) => (stderr += d));
@@ -268,7 +307,11 @@ function descendants(root: number): number[] {
   const queue = [root];
   while (queue.length) {
     const pid = queue.shift()!;
-    for (const [child, { ppid }] of table) if (ppid === pid && !out.includes(child)) out.push(child), queue.push(child);
+    for (const [child, { ppid }] of table)
+      if (ppid === pid && !out.includes(child)) {
+        out.push(child);
+        queue.push(child);
+      }
   }
   return out;
 }
@@ -294,7 +337,10 @@ async function sigtermThroughNpm(script: string[], ready: RegExp): Promise<{ std
       const timer = setTimeout(() => reject(new Error(`not ready within 60 s\n${stdout}\n${stderr}`)), 60_000);
       npm.stdout.on('data', (d) => {
         stdout += d;
-        if (ready.test(stdout)) clearTimeout(timer), resolve();
+        if (ready.test(stdout)) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
       npm.once('exit', (code) => (clearTimeout(timer), reject(new Error(`npm exited ${code} early\n${stdout}\n${stderr}`))));
     });

@@ -26,7 +26,11 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** One child jest run in an empty working directory (no stray .env), bounded in time. */
-function conformanceJest(env: Record<string, string>, timeoutMs = 120_000, args: string[] = []): Promise<{ code: number | null; stderr: string; json: JestJson; reportDir: string }> {
+function conformanceJest(
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+  args: string[] = [],
+): Promise<{ code: number | null; stderr: string; json: JestJson; reportDir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'conformance-jest-'));
   dirs.push(dir);
   const out = path.join(dir, 'jest.json');
@@ -69,7 +73,10 @@ describe('npx jest -c jest.conformance.config.ts', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/target: the embedded reference target .*up in/);
     // The same run, the same reports: results.json agrees with jest test for test.
-    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as { target: { embedded: boolean }; checks: Array<{ id: string; status: string; cause?: string }> };
+    const doc = JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')) as {
+      target: { embedded: boolean };
+      checks: Array<{ id: string; status: string; cause?: string }>;
+    };
     expect(doc.target.embedded).toBe(true);
     // results.json also lists the checks ONLY left out (skipped, deselected); jest has a test per selected check.
     const selected = doc.checks.filter((c) => c.cause !== 'deselected');
@@ -120,7 +127,11 @@ describe('npx jest -c jest.conformance.config.ts', () => {
 
 test("npm test's own jest config never collects the conformance adapter", async () => {
   const listed = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [JEST, '--listTests', '-c', path.join(ROOT, 'jest.config.ts')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [JEST, '--listTests', '-c', path.join(ROOT, 'jest.config.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error('jest --listTests did not finish within 60 s'))), 60_000);

@@ -125,7 +125,9 @@ describe('a target answering with markup, escapes and workflow commands', () => 
 
   it('report.html escapes the payload and forbids every external load and foreign script', () => {
     const html = file('report.html');
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'; img-src data:/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'; img-src data:/,
+    );
     expect(html).not.toMatch(/<img|<b>bold/);
     expect(html).not.toMatch(/(src|href)="http/);
     expect(html).not.toMatch(/style="/);

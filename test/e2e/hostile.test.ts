@@ -29,7 +29,17 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const err = capture();
   const code = await main([...argv, '--report-dir', dir], env, { out: out.stream, err: err.stream });
   const files = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
-  return { code, dir, files, console: out.text() + err.text(), results: JSON.parse(files['results.json']) as { status: string; target: Record<string, unknown>; checks: Array<{ id: string; status: string; reason: string; actual?: unknown; expected?: unknown }> } };
+  return {
+    code,
+    dir,
+    files,
+    console: out.text() + err.text(),
+    results: JSON.parse(files['results.json']) as {
+      status: string;
+      target: Record<string, unknown>;
+      checks: Array<{ id: string; status: string; reason: string; actual?: unknown; expected?: unknown }>;
+    },
+  };
 }
 
 describe('no report carries a secret, whatever the target echoes', () => {
@@ -68,8 +78,15 @@ describe('no report carries a secret, whatever the target echoes', () => {
   const answer = (req: SeenRequest) => {
     const pad = 'x'.repeat(150 + (calls++ % 80));
     const text = `${pad}${echoed(req)} ${SECRETS.join(' ')} ${SECRETS.map((s) => `${pad}${s}`).join(' ')}`;
-    if (req.method !== 'POST') return { status: calls % 3 === 0 ? 400 : 200, headers: { 'x-echo': `${BEARER} ${PATH_KEY}` }, body: JSON.stringify({ tokens: [{ contract_address: text, name: `${pad}apikey=${QUERY_KEY}` }], code: 3, message: text }) };
-    return rpcReply(req, () => (calls % 2 === 0 ? { error: { code: -32000, message: text, data: { echo: text } } } : { result: `${pad}apikey=${QUERY_KEY}&${text}` }));
+    if (req.method !== 'POST')
+      return {
+        status: calls % 3 === 0 ? 400 : 200,
+        headers: { 'x-echo': `${BEARER} ${PATH_KEY}` },
+        body: JSON.stringify({ tokens: [{ contract_address: text, name: `${pad}apikey=${QUERY_KEY}` }], code: 3, message: text }),
+      };
+    return rpcReply(req, () =>
+      calls % 2 === 0 ? { error: { code: -32000, message: text, data: { echo: text } } } : { result: `${pad}apikey=${QUERY_KEY}&${text}` },
+    );
   };
 
   beforeAll(async () => {
@@ -82,7 +99,23 @@ describe('no report carries a secret, whatever the target echoes', () => {
     const baseUrl = `http://${USER}:${encodeURIComponent(PASSWORD)}@${url.host}/tenant/${PATH_KEY}`;
     const rpcUrl = `${server.origin}/v2/${RPC_PATH_KEY}?apikey=${QUERY_KEY}`;
     const r = await run(
-      ['--base-url', baseUrl, '--rpc-url', rpcUrl, '--only', 'rest,rpc,cross', '--secret', GIVEN_SECRET, '--signer-key', SIGNER_KEY, '--certify', '--timeout-ms', '3000', '--deadline-ms', '90000'],
+      [
+        '--base-url',
+        baseUrl,
+        '--rpc-url',
+        rpcUrl,
+        '--only',
+        'rest,rpc,cross',
+        '--secret',
+        GIVEN_SECRET,
+        '--signer-key',
+        SIGNER_KEY,
+        '--certify',
+        '--timeout-ms',
+        '3000',
+        '--deadline-ms',
+        '90000',
+      ],
       { RPC_HEADERS: `Authorization: Bearer ${BEARER}`, REST_HEADERS: `Proxy-Authorization: Basic ${basicOf(PROXY_USER, PROXY_PASSWORD)}` },
     );
     // The target really was sent (and so could echo) the credentials.
@@ -112,7 +145,9 @@ describe('no report carries a secret, whatever the target echoes', () => {
 describe('answers a target may send that no conformant one would', () => {
   it('an answer nested 5,000 levels deep: not judged, the bound named, reports written', async () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
-    const server = await startHostile((req) => (req.method === 'POST' ? { body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: 0 }).replace('0}', `${deep}}`) } : { body: `{"tokens":${deep}}` }));
+    const server = await startHostile((req) =>
+      req.method === 'POST' ? { body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: 0 }).replace('0}', `${deep}}`) } : { body: `{"tokens":${deep}}` },
+    );
     try {
       const r = await run(['--base-url', server.origin, '--rpc-url', `${server.origin}/rpc`, '--only', 'rest,rpc', '--timeout-ms', '3000']);
       expect(r.code).toBe(3);
@@ -130,7 +165,14 @@ describe('answers a target may send that no conformant one would', () => {
     const hex = `0x${'ab'.repeat(4 * 1024 * 1024)}`;
     const server = await startHostile((req) => rpcReply(req, () => ({ result: hex })));
     try {
-      const r = await run(['--rpc-url', `${server.origin}/rpc`, '--grep', '^rpc\\.(getCode|getTransactionCount)\\.block\\.(latest|pending|safe|finalized|earliest)$', '--timeout-ms', '20000']);
+      const r = await run([
+        '--rpc-url',
+        `${server.origin}/rpc`,
+        '--grep',
+        '^rpc\\.(getCode|getTransactionCount)\\.block\\.(latest|pending|safe|finalized|earliest)$',
+        '--timeout-ms',
+        '20000',
+      ]);
       expect(r.code).toBe(1);
       const size = statSync(path.join(r.dir, 'results.json')).size;
       expect(size).toBeLessThan(10 * 1024 * 1024);

@@ -51,7 +51,12 @@ function startAnvil(): Promise<string> {
 async function ready(u: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     try {
-      const r = await fetch(u, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', signal: AbortSignal.timeout(1000) });
+      const r = await fetch(u, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+        signal: AbortSignal.timeout(1000),
+      });
       if (r.ok) return void (await r.text());
     } catch {
       // not yet
@@ -65,7 +70,11 @@ async function run(extra: string[]): Promise<{ code: number; doc: RunDocument; c
   const dir = mkdtempSync(path.join(tmpdir(), 'peer-anvil-'));
   const out = sink();
   try {
-    const code = await main(['--rpc-url', url, '--profile', 'dedicated', '--only', 'rpc,preconf', '--signer-key', DEV_KEY, '--report-dir', dir, ...extra], {}, { out: out.stream, err: out.stream });
+    const code = await main(
+      ['--rpc-url', url, '--profile', 'dedicated', '--only', 'rpc,preconf', '--signer-key', DEV_KEY, '--report-dir', dir, ...extra],
+      {},
+      { out: out.stream, err: out.stream },
+    );
     const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
     return { code, doc, console: out.text() };
   } finally {
@@ -73,7 +82,11 @@ async function run(extra: string[]): Promise<{ code: number; doc: RunDocument; c
   }
 }
 
-const requiredFailures = (doc: RunDocument) => doc.checks.filter((c) => c.status === 'failed' && c.level === 'required').map((c) => c.id).sort();
+const requiredFailures = (doc: RunDocument) =>
+  doc.checks
+    .filter((c) => c.status === 'failed' && c.level === 'required')
+    .map((c) => c.id)
+    .sort();
 
 beforeAll(async () => {
   url = await startAnvil();

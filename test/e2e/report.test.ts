@@ -64,7 +64,9 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       // The embedded target comes with a key, but --only rest,rpc selected no check that sends transactions.
       expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], interfaces: ['rest', 'rpc'], full: false, target: 'embedded', signer: false });
       const tail = r.stdout.trimEnd().split('\n').slice(-2);
-      expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`);
+      expect(tail[0]).toBe(
+        `status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`,
+      );
       expect(tail[1]).toBe('exit 0: conformant');
       const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
       expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
@@ -82,14 +84,21 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     const doc = JSON.parse(readFileSync(path.join(fullDir, 'results.json'), 'utf8'));
     expect(doc.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true, target: 'embedded' });
     const judged = doc.checks.find((c: { id: string }) => c.id === 'preconf.latency.about-200ms').metrics.latencyJudged;
-    expect(judged).toMatchObject({ n: expect.any(Number), p50: expect.any(Number), p95: expect.any(Number), boundsMs: { p50: expect.any(Number), p95: expect.any(Number) } });
+    expect(judged).toMatchObject({
+      n: expect.any(Number),
+      p50: expect.any(Number),
+      p95: expect.any(Number),
+      boundsMs: { p50: expect.any(Number), p95: expect.any(Number) },
+    });
     const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
     expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.summary.passed}/${doc.summary.passed}`);
     const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
     expect(html).toContain('aria-label="pre-confirmation timeline"');
     expect(html).toContain('aria-label="pre-confirmation latency distribution"');
-    expect(html).toContain(`p50 <b>${judged.p50} ms</b>, p95 <b>${judged.p95} ms</b>, max ${judged.max} ms over ${judged.n} (judged against p50 ≤ ${judged.boundsMs.p50} ms, p95 ≤ ${judged.boundsMs.p95} ms)`);
+    expect(html).toContain(
+      `p50 <b>${judged.p50} ms</b>, p95 <b>${judged.p95} ms</b>, max ${judged.max} ms over ${judged.n} (judged against p50 ≤ ${judged.boundsMs.p50} ms, p95 ≤ ${judged.boundsMs.p95} ms)`,
+    );
     expect(html).toContain('<dt>pre-confirmed state</dt><dd>judged by sending transactions (a signer key was given)</dd>');
     expect(readFileSync(path.join(fullDir, 'summary.md'), 'utf8')).toContain(`| all | ${judged.n} | ${judged.p50} | ${judged.p95} | ${judged.max} |`);
     expect((await cli(['verify-certificate', fullDir])).code).toBe(0);

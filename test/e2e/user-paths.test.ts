@@ -66,7 +66,8 @@ describe('a public node judged with the default (dedicated) profile', () => {
     proxy = await startProxy({
       restUpstream: ref.baseUrl,
       rpcUpstream: ref.rpcUrl,
-      rpc: async (call, next) => (call.method === 'eth_getBlockReceipts' ? Raw.json(403, { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32001, message: 'forbidden' } }) : next()),
+      rpc: async (call, next) =>
+        call.method === 'eth_getBlockReceipts' ? Raw.json(403, { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32001, message: 'forbidden' } }) : next(),
     });
   });
   afterAll(() => proxy?.stop());
@@ -77,10 +78,14 @@ describe('a public node judged with the default (dedicated) profile', () => {
     expect(failed.map((c) => c.id)).toEqual(['rpc.getBlockReceipts.block.latest']);
     expect(failed[0].hint).toBe('if the target is a public node address (where 5.2 refuses this method), run with --profile public');
     const blocked = r.doc!.checks.filter((c) => c.blockedBy === 'rpc.getBlockReceipts.block.latest').map((c) => c.id);
-    expect(blocked).toEqual(expect.arrayContaining(['rpc.getBlockReceipts.block.pending', 'rpc.history.getBlockReceipts.past-block', 'preconf.receipts.pending-block']));
+    expect(blocked).toEqual(
+      expect.arrayContaining(['rpc.getBlockReceipts.block.pending', 'rpc.history.getBlockReceipts.past-block', 'preconf.receipts.pending-block']),
+    );
     expect(r.code).toBe(1);
     // The fix is on a line of its own in the console, not cut off with the reason.
-    expect(r.console).toMatch(/✗ fails the run \(1\):\n {2}✗ rpc\.getBlockReceipts\.block\.latest .*\n {6}→ if the target is a public node address \(where 5\.2 refuses this method\), run with --profile public\n/);
+    expect(r.console).toMatch(
+      /✗ fails the run \(1\):\n {2}✗ rpc\.getBlockReceipts\.block\.latest .*\n {6}→ if the target is a public node address \(where 5\.2 refuses this method\), run with --profile public\n/,
+    );
   }, 120_000);
 });
 

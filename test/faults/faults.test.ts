@@ -66,7 +66,24 @@ async function run(v: Variant): Promise<Outcome> {
   const started = performance.now();
   try {
     const grep = v.grep ?? (v.only.includes('preconf') ? DEFAULT_PRECONF_GREP : undefined);
-    const argv = ['--base-url', proxy.restUrl, '--rpc-url', proxy.rpcUrl, '--signer-key', ref.signerKey, '--only', v.only.join(','), ...(grep ? ['--grep', grep] : []), '--report-dir', dir, '--timeout-ms', TIMEOUT_MS, '--deadline-ms', DEADLINE_MS, ...(v.args ?? [])];
+    const argv = [
+      '--base-url',
+      proxy.restUrl,
+      '--rpc-url',
+      proxy.rpcUrl,
+      '--signer-key',
+      ref.signerKey,
+      '--only',
+      v.only.join(','),
+      ...(grep ? ['--grep', grep] : []),
+      '--report-dir',
+      dir,
+      '--timeout-ms',
+      TIMEOUT_MS,
+      '--deadline-ms',
+      DEADLINE_MS,
+      ...(v.args ?? []),
+    ];
     let exitCode = -1;
     let crash: string | undefined;
     try {
@@ -87,17 +104,37 @@ async function run(v: Variant): Promise<Outcome> {
     const counts = doc ? `${n('passed')}p ${n('failed')}f ${n('skipped')}s ${n('inconclusive')}i` : 'no results.json';
     const must = v.mustPass ? new RegExp(v.mustPass) : undefined;
     const named = must ? (doc?.checks ?? []).filter((c) => must.test(c.id)) : [];
-    const unjudged = must ? (named.length ? named.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason.slice(0, 200)}`) : [`no check matches ${v.mustPass}`]) : [];
+    const unjudged = must
+      ? named.length
+        ? named.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason.slice(0, 200)}`)
+        : [`no check matches ${v.mustPass}`]
+      : [];
     for (const [ids, status, cause, flag] of v.mustBe ?? []) {
       // Checks the variant's --only/--grep left out are listed too (skipped, deselected): not these.
       const these = (doc?.checks ?? []).filter((c) => new RegExp(ids).test(c.id) && c.cause !== 'deselected');
       if (these.length === 0) unjudged.push(`no check matches ${ids} (mustBe ${status})`);
       for (const c of these) {
-        if (c.status !== status || c.cause !== cause || c.outOfScope?.flag !== flag) unjudged.push(`${c.id}: ${c.status} (${c.cause}${c.outOfScope ? `, ${c.outOfScope.flag}` : ''}) ${c.reason.slice(0, 200)} (mustBe ${status} (${cause}${flag ? `, ${flag}` : ''}))`);
+        if (c.status !== status || c.cause !== cause || c.outOfScope?.flag !== flag)
+          unjudged.push(
+            `${c.id}: ${c.status} (${c.cause}${c.outOfScope ? `, ${c.outOfScope.flag}` : ''}) ${c.reason.slice(0, 200)} (mustBe ${status} (${cause}${flag ? `, ${flag}` : ''}))`,
+          );
       }
     }
     const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && (c.cause === 'blocked' || c.cause === 'unreachable'));
-    const o: Outcome = { variant: v, exitCode, crash, counts, unjudged, failing, matching, blocked, hits: proxy.hits, exchanges: proxy.exchanges, durationMs, console: out.text() };
+    const o: Outcome = {
+      variant: v,
+      exitCode,
+      crash,
+      counts,
+      unjudged,
+      failing,
+      matching,
+      blocked,
+      hits: proxy.hits,
+      exchanges: proxy.exchanges,
+      durationMs,
+      console: out.text(),
+    };
     outcomes.push(o);
     return o;
   } finally {
@@ -136,16 +173,30 @@ function explain(o: Outcome): string {
 
 function table(): string {
   const order = new Map(VARIANTS.map((v, i) => [v.name, i]));
-  const rows = [...outcomes].sort((a, b) => order.get(a.variant.name)! - order.get(b.variant.name)!).map((o) => {
-    const v = o.variant;
-    const verdict = o.crash ? 'CLI CRASHED' : v.kind === 'faulty' ? (o.matching.length > 0 && o.exitCode === 1 ? 'caught' : v.gap ? 'GAP' : 'MISSED') : !exitAsExpected(o) ? 'FALSE FAIL' : o.unjudged.length ? 'passed, NOT JUDGED' : 'passed';
-    const ids = o.failing
-      .filter((c) => c.level === 'required')
-      .map((c) => `${c.id} [${c.failedSection ?? c.section}]`)
-      .slice(0, 4);
-    const more = o.failing.filter((c) => c.level === 'required').length - ids.length;
-    return `| ${v.name} | ${v.kind} | ${v.section ?? ''} | ${verdict} (exit ${o.exitCode}) | ${o.counts} | ${o.durationMs} ms | ${ids.join(', ')}${more > 0 ? `, +${more} more` : ''} |`;
-  });
+  const rows = [...outcomes]
+    .sort((a, b) => order.get(a.variant.name)! - order.get(b.variant.name)!)
+    .map((o) => {
+      const v = o.variant;
+      const verdict = o.crash
+        ? 'CLI CRASHED'
+        : v.kind === 'faulty'
+          ? o.matching.length > 0 && o.exitCode === 1
+            ? 'caught'
+            : v.gap
+              ? 'GAP'
+              : 'MISSED'
+          : !exitAsExpected(o)
+            ? 'FALSE FAIL'
+            : o.unjudged.length
+              ? 'passed, NOT JUDGED'
+              : 'passed';
+      const ids = o.failing
+        .filter((c) => c.level === 'required')
+        .map((c) => `${c.id} [${c.failedSection ?? c.section}]`)
+        .slice(0, 4);
+      const more = o.failing.filter((c) => c.level === 'required').length - ids.length;
+      return `| ${v.name} | ${v.kind} | ${v.section ?? ''} | ${verdict} (exit ${o.exitCode}) | ${o.counts} | ${o.durationMs} ms | ${ids.join(', ')}${more > 0 ? `, +${more} more` : ''} |`;
+    });
   const faulty = outcomes.filter((o) => o.variant.kind === 'faulty').length;
   return [
     '',
@@ -162,7 +213,12 @@ let traffic: NodeJS.Timeout | undefined;
 /** Blocks the chain should have before the RPC variants run (history checks look at least 2 below the head). */
 const MIN_HEAD = 6n;
 async function headNumberOf(url: string): Promise<bigint> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}', signal: AbortSignal.timeout(5000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+    signal: AbortSignal.timeout(5000),
+  });
   const { result } = (await res.json()) as { result?: string };
   return typeof result === 'string' ? BigInt(result) : 0n;
 }
@@ -179,7 +235,10 @@ beforeAll(async () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'eth_sendTransaction', params: [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }] }),
       signal: AbortSignal.timeout(5000),
-    }).then((r) => r.text(), () => undefined);
+    }).then(
+      (r) => r.text(),
+      () => undefined,
+    );
   }, TRAFFIC_EVERY_MS);
   await runAhead(VARIANTS.filter((v) => selected(v) && restOnly(v)));
   // The history checks read blocks below the head: a chain just started has none yet (when the
@@ -206,7 +265,10 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
         // One root cause, one failure: the root fails, what needed it says it was blocked.
         const by = v.oneRoot.blockedBy;
         const blockedByRoot = o.blocked.filter((c) => (typeof by === 'string' ? c.blockedBy === by : c.unreachable === by.unreachable)).length;
-        expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({ failed: v.oneRoot.failed, blockedByRoot: v.oneRoot.blockedAtLeast });
+        expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({
+          failed: v.oneRoot.failed,
+          blockedByRoot: v.oneRoot.blockedAtLeast,
+        });
       }
     }, 60_000);
   }
@@ -214,10 +276,14 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
 
 describe('conformant variants: exit 0', () => {
   for (const v of VARIANTS.filter((x) => x.kind === 'conformant' && selected(x))) {
-    it(v.name, async () => {
-      const o = await outcomeOf(v);
-      if (o.crash || !exitAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
-    }, 90_000);
+    it(
+      v.name,
+      async () => {
+        const o = await outcomeOf(v);
+        if (o.crash || !exitAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+      },
+      90_000,
+    );
   }
 });
 
@@ -235,12 +301,16 @@ describe('the catalogue', () => {
   });
 
   const gaps = VARIANTS.filter((v) => v.gap && selected(v));
-  (gaps.length ? it : it.skip)('gap markers are current: no check catches a variant marked as a gap (remove the marker when one does)', async () => {
-    const closed: string[] = [];
-    for (const v of gaps) {
-      const o = await outcomeOf(v);
-      if (o.exitCode === 1 && o.matching.length > 0) closed.push(`${v.name}: now caught by ${o.matching.map((c) => c.id).join(', ')}`);
-    }
-    expect(closed).toEqual([]);
-  }, 300_000);
+  (gaps.length ? it : it.skip)(
+    'gap markers are current: no check catches a variant marked as a gap (remove the marker when one does)',
+    async () => {
+      const closed: string[] = [];
+      for (const v of gaps) {
+        const o = await outcomeOf(v);
+        if (o.exitCode === 1 && o.matching.length > 0) closed.push(`${v.name}: now caught by ${o.matching.map((c) => c.id).join(', ')}`);
+      }
+      expect(closed).toEqual([]);
+    },
+    300_000,
+  );
 });

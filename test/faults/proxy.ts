@@ -223,7 +223,11 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
   });
 
   const rpcCallUp = async (call: RpcCall, h: RestRequest): Promise<Envelope | Raw> => {
-    const raw = await upstreamFetch(opts.rpcUpstream, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...pick(h.headers, ['authorization']) }, body: JSON.stringify(call) }, stopping.signal);
+    const raw = await upstreamFetch(
+      opts.rpcUpstream,
+      { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...pick(h.headers, ['authorization']) }, body: JSON.stringify(call) },
+      stopping.signal,
+    );
     const parsed = raw.status === 200 ? raw.json() : undefined;
     return isEnvelope(parsed) ? parsed : raw;
   };
@@ -270,7 +274,9 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
         const untouched =
           upstream !== undefined &&
           forwarded === JSON.stringify(c) &&
-          (a instanceof Raw ? upstream instanceof Raw && sameRaw(a, upstream) : !(a instanceof Fault) && !(upstream instanceof Raw) && JSON.stringify(a) === JSON.stringify(upstream));
+          (a instanceof Raw
+            ? upstream instanceof Raw && sameRaw(a, upstream)
+            : !(a instanceof Fault) && !(upstream instanceof Raw) && JSON.stringify(a) === JSON.stringify(upstream));
         if (!untouched) hits++;
         answers.push(a);
       }

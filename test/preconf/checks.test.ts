@@ -34,7 +34,11 @@ function expectRequiredPassedLatencyJudged(results: CheckResult[]): void {
   expect(judged!.n).toBeGreaterThanOrEqual(1);
   expect(latency.status === 'passed').toBe(judged!.p50 <= judged!.boundsMs.p50 && judged!.p95 <= judged!.boundsMs.p95);
 }
-const latencyOf = (results: CheckResult[]) => results.find((r) => r.id === 'preconf.latency.about-200ms')!.metrics as { latency: Record<string, { p50: number; p95: number; max: number; n: number }>; timeline: Timeline };
+const latencyOf = (results: CheckResult[]) =>
+  results.find((r) => r.id === 'preconf.latency.about-200ms')!.metrics as {
+    latency: Record<string, { p50: number; p95: number; max: number; n: number }>;
+    timeline: Timeline;
+  };
 
 /** Starts a reference for one describe block. */
 function withReference(opts: ReferenceOptions): () => ReferenceTarget {
@@ -118,7 +122,10 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
     expect(none.map((r) => `${r.status}: ${r.reason}`)).toEqual(checks.map(() => 'skipped: needs --signer-key'));
 
     const poor = await runPreconf(checks, ref().rpcUrl, generatePrivateKey());
-    for (const r of poor) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: inconclusive: signer balance too low \(needs [1-9]\d* wei, has 0\): fund 0x[0-9a-fA-F]{40} to judge pre-confirmed state$/);
+    for (const r of poor)
+      expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(
+        /: inconclusive: signer balance too low \(needs [1-9]\d* wei, has 0\): fund 0x[0-9a-fA-F]{40} to judge pre-confirmed state$/,
+      );
 
     const budget = new SpendBudget(10n ** 9n);
     const capped = await runPreconf(checks, ref().rpcUrl, ref().signerKey, budget);

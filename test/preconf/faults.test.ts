@@ -47,7 +47,9 @@ it.each([
   expect(stats.rewritten).toBeGreaterThan(0);
   // Before the issue-8 rework this failed after 500 ms of invisibility; now only a transaction
   // sealed without ever showing, sent early and watched closely, on two attempts, is a failure.
-  expect(describeResults([failed])).toMatch(/: failed \(.*sealed without ever showing at "pending", although sent early in the block interval and watched closely, on 2 attempts/);
+  expect(describeResults([failed])).toMatch(
+    /: failed \(.*sealed without ever showing at "pending", although sent early in the block interval and watched closely, on 2 attempts/,
+  );
   expect(sectionsOf(failed.failedSection ?? failed.section)).toContain(section);
   expect(failed.actual).toBeDefined();
   expect(() => JSON.stringify(failed)).not.toThrow();
@@ -63,7 +65,9 @@ it('a pending count below the latest count read just before it fails the nonce c
   const { results, stats } = await runThrough({ countOneLow: 'pending' });
   expect(stats.rewritten).toBeGreaterThan(0);
   const nonce = byId(results, 'preconf.nonce.back-to-back');
-  expect(describeResults([nonce])).toMatch(/: failed \(eth_getTransactionCount\(signer, "pending"\) answered \d+ right after "latest" answered \d+ \(twice: "pending" \d+ right after "latest" \d+, then /);
+  expect(describeResults([nonce])).toMatch(
+    /: failed \(eth_getTransactionCount\(signer, "pending"\) answered \d+ right after "latest" answered \d+ \(twice: "pending" \d+ right after "latest" \d+, then /,
+  );
   expect(sectionsOf(nonce.section)).toEqual(['4.5', '1.4']);
   expect(nonce.failedSection).toBeUndefined();
   // One root cause, one failure: the others are blocked by the nonce check, saying why.
@@ -76,21 +80,28 @@ it('a pending count below the latest count read just before it fails the nonce c
 it('one pending count below latest, not repeated when read again, is no evidence: everything is judged and passes', async () => {
   const { results, stats } = await runThrough({ countOneLow: 'pending', countOneLowTimes: 1 });
   expect(stats.rewritten).toBe(1);
-  expect(describeResults(results.filter((r) => r.level === 'required'))).toBe(describeResults(results.filter((r) => r.level === 'required').map((r) => ({ ...r, status: 'passed', reason: '' }))));
+  expect(describeResults(results.filter((r) => r.level === 'required'))).toBe(
+    describeResults(results.filter((r) => r.level === 'required').map((r) => ({ ...r, status: 'passed', reason: '' }))),
+  );
 });
 
 it('"nonce too low" for the nonce the pending count gave (re-read once) fails the nonce check (4.5, 1.4)', async () => {
   const { results } = await runThrough({ countOneLow: 'every-tag' });
   const nonce = byId(results, 'preconf.nonce.back-to-back');
-  expect(describeResults([nonce])).toMatch(/: failed \(eth_sendRawTransaction of nonce (\d+) answered error -?\d+ "nonce too low", although eth_getTransactionCount\(signer, "pending"\) answered \1 before the send and \1 when re-read after it/);
+  expect(describeResults([nonce])).toMatch(
+    /: failed \(eth_sendRawTransaction of nonce (\d+) answered error -?\d+ "nonce too low", although eth_getTransactionCount\(signer, "pending"\) answered \1 before the send and \1 when re-read after it/,
+  );
   expect(methodsOf(nonce).has('eth_sendRawTransaction')).toBe(true);
   for (const r of results.filter((x) => x.id !== nonce.id)) expect(r).toMatchObject({ status: 'inconclusive', blockedBy: 'preconf.nonce.back-to-back' });
 });
 
-it('a node that refuses the signer\'s transactions leaves every check unjudged, with its error', async () => {
+it("a node that refuses the signer's transactions leaves every check unjudged, with its error", async () => {
   const { results, stats } = await runThrough({ refuseSends: { code: -32003, message: 'transaction rejected: sender not allowed' } });
   expect(stats.refused).toBe(1);
-  for (const r of results) expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(/: inconclusive: the node refused the signer's transactions \(eth_sendRawTransaction of nonce \d+ answered error -32003 "transaction rejected: sender not allowed"\)/);
+  for (const r of results)
+    expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(
+      /: inconclusive: the node refused the signer's transactions \(eth_sendRawTransaction of nonce \d+ answered error -32003 "transaction rejected: sender not allowed"\)/,
+    );
   // Required checks left unjudged: by the results contract such a run is incomplete, never conformant.
   expect(results.filter((r) => r.level === 'required' && r.status === 'inconclusive')).toHaveLength(4);
 });
@@ -99,7 +110,9 @@ it('"latest" still stale after the re-reads that follow a seal (a backend three 
   const { results, stats } = await runThrough({ latestCountLagBlocks: 3 });
   expect(stats.rewritten).toBeGreaterThan(0);
   const nonce = byId(results, 'preconf.nonce.back-to-back');
-  expect(`${nonce.status}: ${nonce.reason}`).toMatch(/^inconclusive: pre-confirmed state was not established in \d attempt\(s\).*attempt 1: nonce: after the seal \(block 0x[0-9a-f]+\) the reads still did not show the sealed state in 4 reads over 1750 ms \(counts pending \d+, latest \d+ \(sealed count \d+\) with the head read at 0x[0-9a-f]+; then /);
+  expect(`${nonce.status}: ${nonce.reason}`).toMatch(
+    /^inconclusive: pre-confirmed state was not established in \d attempt\(s\).*attempt 1: nonce: after the seal \(block 0x[0-9a-f]+\) the reads still did not show the sealed state in 4 reads over 1750 ms \(counts pending \d+, latest \d+ \(sealed count \d+\) with the head read at 0x[0-9a-f]+; then /,
+  );
   // The same re-reads settle at once where "latest" is current: the other behaviours are judged.
   for (const r of results.filter((x) => x.level === 'required' && x.id !== nonce.id)) expect(`${r.id}: ${r.status}`).toBe(`${r.id}: passed`);
 });
@@ -133,7 +146,9 @@ describe('blocks too short to send early in (400 ms blocks, 100 ms flashblocks)'
       const results = await runPreconf(checks, proxy.url, short.signerKey);
       const code = byId(results, 'preconf.code.deployment-visible');
       // No transaction can be accepted 600 ms before a seal 400 ms away: a miss never counts.
-      expect(`${code.status}: ${code.reason}`).toMatch(/^inconclusive: pre-confirmed state was not established in 3 attempt\(s\), and not yet visible is never a failure by itself: attempt 1: nonce \d+ accepted \d+ ms or more before block 0x[0-9a-f]+ sealed it, never pre-confirmed in \d+ looks with eth_getCode .*; attempt 2: .*; attempt 3: /);
+      expect(`${code.status}: ${code.reason}`).toMatch(
+        /^inconclusive: pre-confirmed state was not established in 3 attempt\(s\), and not yet visible is never a failure by itself: attempt 1: nonce \d+ accepted \d+ ms or more before block 0x[0-9a-f]+ sealed it, never pre-confirmed in \d+ looks with eth_getCode .*; attempt 2: .*; attempt 3: /,
+      );
       expect(results.filter((r) => r.status === 'failed')).toEqual([]);
     } finally {
       await proxy.close();

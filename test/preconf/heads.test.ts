@@ -50,7 +50,9 @@ describe('Heads', () => {
     const once = seen(1500, 1000);
     once.arm(1500);
     expect(once.stallMs()).toBe(STALL_MAX_MS);
-    expect(() => once.check(1500 + STALL_MAX_MS)).toThrow(/the node sealed no block for 13\d\d\d ms while the signer's transactions waited \(head 0x65, no block interval seen/);
+    expect(() => once.check(1500 + STALL_MAX_MS)).toThrow(
+      /the node sealed no block for 13\d\d\d ms while the signer's transactions waited \(head 0x65, no block interval seen/,
+    );
     const idle = seen(STALL_MAX_MS, 1e9);
     idle.arm(STALL_MAX_MS);
     expect(idle.stallMs()).toBe(STALL_MIN_MS);

@@ -5,7 +5,13 @@ import type { Check } from '../../src/harness/check';
 import type { RateLimiter } from '../../src/harness/http';
 
 /** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer. */
-export function runPreconf(checks: Check[], rpcUrl: string, signerKey: `0x${string}` | undefined, budget = new SpendBudget(10n ** 18n), opts: { limiter?: RateLimiter } = {}): Promise<CheckResult[]> {
+export function runPreconf(
+  checks: Check[],
+  rpcUrl: string,
+  signerKey: `0x${string}` | undefined,
+  budget = new SpendBudget(10n ** 18n),
+  opts: { limiter?: RateLimiter } = {},
+): Promise<CheckResult[]> {
   const env: RunEnv = {
     rpcUrl,
     restHeaders: {},

@@ -45,6 +45,8 @@ describe('judgePendingBlockNumber', () => {
     }
     expect(err).toBeInstanceOf(CheckFailure);
     expect((err as CheckFailure).detail).toEqual({ section: '4.3', expected: '0xa..0xb', actual: '0xf' });
-    expect((err as CheckFailure).message).toMatch(/^receipts: block number 0xf is not the pre-confirmed block \(head 0xa, so the block being built is at most head \+ 1/);
+    expect((err as CheckFailure).message).toMatch(
+      /^receipts: block number 0xf is not the pre-confirmed block \(head 0xa, so the block being built is at most head \+ 1/,
+    );
   });
 });

@@ -77,7 +77,9 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
     const p = (async () => {
       let counted = false;
       for (let i = 0; i < 400 && !closing; i++) {
-        const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }))).json()) as { result?: { blockHash?: string } | null };
+        const env = (await (await forward(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }))).json()) as {
+          result?: { blockHash?: string } | null;
+        };
         const blockHash = env.result?.blockHash;
         if (blockHash === ZERO_HASH && !counted) {
           counted = true;
@@ -133,7 +135,11 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id ?? null, error: opts.refuseSends }));
           return;
         }
-        const lowered = opts.countOneLow && single?.method === 'eth_getTransactionCount' && Array.isArray(single.params) && (opts.countOneLow === 'every-tag' || single.params[1] === 'pending');
+        const lowered =
+          opts.countOneLow &&
+          single?.method === 'eth_getTransactionCount' &&
+          Array.isArray(single.params) &&
+          (opts.countOneLow === 'every-tag' || single.params[1] === 'pending');
         if (opts.sendLagMs !== undefined && !Array.isArray(parsed) && parsed?.method === 'eth_sendRawTransaction' && Array.isArray(parsed.params)) {
           const raw = parsed.params[0] as Hex;
           const body = JSON.stringify(parsed);
@@ -157,7 +163,8 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
           stats.rewritten += 1;
           parsed = { ...single, params: [single.params[0], `0x${(behind > 0n ? behind : 0n).toString(16)}`] };
         }
-        const out = parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
+        const out =
+          parsed === undefined ? Buffer.concat(chunks).toString('utf8') : JSON.stringify(Array.isArray(parsed) ? parsed.map(rewrite) : rewrite(parsed));
         try {
           const answer = await forward(out);
           let text = await answer.text();
@@ -166,7 +173,8 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
             res.socket?.destroy();
             return;
           }
-          if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text)) watch(keccak256(single.params[0] as Hex));
+          if (opts.watchReceipts && single?.method === 'eth_sendRawTransaction' && Array.isArray(single.params) && /"result"/.test(text))
+            watch(keccak256(single.params[0] as Hex));
           if (opts.latestCodeWrong && single?.method === 'eth_getCode' && Array.isArray(single.params) && single.params[1] === 'latest') {
             const env = JSON.parse(text) as { result?: unknown };
             if (typeof env.result === 'string' && env.result !== '0x') {

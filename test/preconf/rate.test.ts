@@ -55,7 +55,10 @@ it(`the pass sends at most --max-rps ${MAX_RPS} requests in any one second, and 
     expect(arrivals.length).toBeGreaterThanOrEqual(3 * MAX_RPS);
     const busiest = busiestSecond(arrivals);
     expect(busiest).toBeGreaterThanOrEqual(MAX_RPS / 2);
-    expect({ busiest, stalledMs: Math.round(stalledMs) }).toEqual({ busiest: Math.min(busiest, MAX_RPS + 1 + Math.floor(stalledMs / TURN_MS)), stalledMs: Math.round(stalledMs) });
+    expect({ busiest, stalledMs: Math.round(stalledMs) }).toEqual({
+      busiest: Math.min(busiest, MAX_RPS + 1 + Math.floor(stalledMs / TURN_MS)),
+      stalledMs: Math.round(stalledMs),
+    });
     // Slowed down is no violation: required checks pass or are left unjudged, never failed.
     expect(describeResults(results.filter((r) => r.level === 'required' && r.status === 'failed'))).toBe('');
     for (const r of results) expect(['passed', 'inconclusive', 'failed', 'skipped']).toContain(r.status);

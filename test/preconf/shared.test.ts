@@ -44,7 +44,7 @@ const env = (): RunEnv => ({
 
 const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, statements: ['4.2.1'], level: 'required' as const, needs: ['rpc' as const] });
 
-it('runs the observation once per run; each check judges it and receives only its lanes\' exchanges', async () => {
+it("runs the observation once per run; each check judges it and receives only its lanes' exchanges", async () => {
   let runs = 0;
   const observe = async (scope: SharedScope) => {
     runs += 1;

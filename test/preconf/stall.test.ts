@@ -15,7 +15,9 @@ import { startRpcProxy } from './proxy';
 jest.setTimeout(90_000);
 
 const anvilCall = async (url: string, method: string, params: unknown[]): Promise<unknown> => {
-  const env = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: unknown };
+  const env = (await (
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  ).json()) as { result?: unknown; error?: unknown };
   if (env.error) throw new Error(`${method}: ${JSON.stringify(env.error)}`);
   return env.result;
 };
@@ -38,7 +40,9 @@ const UNSEALED = ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible
  * "pending" with the head unchanged) are weighed; nothing fails on the stall itself.
  */
 function expectRoundsJudged(results: CheckResult[]): void {
-  expect(describeResults(results.filter((r) => r.id === 'preconf.receipts.pending-block'))).toMatch(/: failed \(eth_getBlockReceipts\("pending"\) answered null, not an array of receipts/);
+  expect(describeResults(results.filter((r) => r.id === 'preconf.receipts.pending-block'))).toMatch(
+    /: failed \(eth_getBlockReceipts\("pending"\) answered null, not an array of receipts/,
+  );
   expect(results.find((r) => r.id === 'preconf.latency.about-200ms')!.status).toMatch(/^(passed|failed)$/);
 }
 
@@ -53,7 +57,11 @@ describe('anvil', () => {
 
   it('that never seals (--no-mining): the pass ends with one cause, "stopped sealing", for every check it left unjudged', async () => {
     const results = await runPreconf(checks, anvil.url, SIGNER_KEY);
-    expectOneCause(results, /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x0, no block interval seen; the pass gives up after 5000 ms without a seal\)/, UNSEALED);
+    expectOneCause(
+      results,
+      /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x0, no block interval seen; the pass gives up after 5000 ms without a seal\)/,
+      UNSEALED,
+    );
     expectRoundsJudged(results);
     expect(results[0].notes).toContainEqual(expect.stringMatching(/^no block was sealed within 13000 ms/));
   });
@@ -63,7 +71,11 @@ describe('anvil', () => {
     const proxy = await startRpcProxy(anvil.url, { beforeFirstSend: async () => void (await anvilCall(anvil.url, 'evm_setIntervalMining', [0])) });
     try {
       const results = await runPreconf(checks, proxy.url, SIGNER_KEY);
-      expectOneCause(results, /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x[1-9a-f][0-9a-f]*, /, UNSEALED);
+      expectOneCause(
+        results,
+        /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited \(head 0x[1-9a-f][0-9a-f]*, /,
+        UNSEALED,
+      );
       expectRoundsJudged(results);
       // It sealed before: the sends were aligned with a seal.
       expect(results[0].notes!.join('\n')).not.toMatch(/no block was sealed within/);
@@ -86,7 +98,10 @@ describe('in front of the Flashblocks-mode reference', () => {
     const proxy = await startRpcProxy(ref.rpcUrl, { silentAfterFirstSend: true });
     try {
       const results = await runPreconf(checks, proxy.url, ref.signerKey);
-      expectOneCause(results, /^inconclusive: the node stopped answering during the pre-confirmation pass \(POST http:\/\/127\.0\.0\.1:\d+\/?: timeout: no complete answer within 5000 ms\), so nothing more could be observed/);
+      expectOneCause(
+        results,
+        /^inconclusive: the node stopped answering during the pre-confirmation pass \(POST http:\/\/127\.0\.0\.1:\d+\/?: timeout: no complete answer within 5000 ms\), so nothing more could be observed/,
+      );
       expect(proxy.stats.unanswered).toBeGreaterThan(0);
     } finally {
       await proxy.close();
@@ -98,11 +113,18 @@ describe('in front of the Flashblocks-mode reference', () => {
     try {
       const results = await runPreconf(checks, proxy.url, ref.signerKey);
       const byId = (id: string) => results.find((r) => r.id === id)!;
-      for (const id of ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible', 'preconf.receipts.pending-block']) expect(describeResults([byId(id)])).toBe(`${id}: passed`);
+      for (const id of ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible', 'preconf.receipts.pending-block'])
+        expect(describeResults([byId(id)])).toBe(`${id}: passed`);
       const estimate = byId('preconf.estimate.depends-on-preconfirmed');
-      expect(describeResults([estimate])).toMatch(/: failed \(eth_estimateGas\(.*"latest"\) returned an error for a transaction that does not revert: \{"code":-32603,"message":"Internal error"\}/);
+      expect(describeResults([estimate])).toMatch(
+        /: failed \(eth_estimateGas\(.*"latest"\) returned an error for a transaction that does not revert: \{"code":-32603,"message":"Internal error"\}/,
+      );
       expect(estimate.failedSection).toBe('4.4');
-      expect(results[0].notes).toContainEqual(expect.stringMatching(/^eth_estimateGas could not size the transactions \(.*-32603.*\): sized with fixed limits \(100000, 250000, 250000, 100000, 100000\)$/));
+      expect(results[0].notes).toContainEqual(
+        expect.stringMatching(
+          /^eth_estimateGas could not size the transactions \(.*-32603.*\): sized with fixed limits \(100000, 250000, 250000, 100000, 100000\)$/,
+        ),
+      );
     } finally {
       await proxy.close();
     }

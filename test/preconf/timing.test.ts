@@ -1,5 +1,17 @@
 import { Unobservable } from '../../src/harness/preconf/errors';
-import { blockPollMs, EARLY_MS, latencyBounds, MAX_LOOK_GAP_MS, percentiles, POLL_INTERVAL_MS, preSeal, realClock, weighMiss, weighTxMisses, type Round } from '../../src/harness/preconf/timing';
+import {
+  blockPollMs,
+  EARLY_MS,
+  latencyBounds,
+  MAX_LOOK_GAP_MS,
+  percentiles,
+  POLL_INTERVAL_MS,
+  preSeal,
+  realClock,
+  weighMiss,
+  weighTxMisses,
+  type Round,
+} from '../../src/harness/preconf/timing';
 
 /**
  * Rounds of reads every `every` ms, each taking `rtt` ms, against a chain whose head is 100 and

@@ -46,12 +46,17 @@ beforeAll(async () => {
 afterAll(() => ref?.stop());
 
 describe('pre-confirmed receipts and the pending block', () => {
-  test('before the seal: zero block hash and the number of the block being built; after it: the sealed block\'s hash, also in eth_getBlockReceipts(n)', async () => {
+  test("before the seal: zero block hash and the number of the block being built; after it: the sealed block's hash, also in eth_getBlockReceipts(n)", async () => {
     const url = ref.rpcUrl;
     const head = await nextBlock(url); // a fresh 2 s block: the tick lands long before the seal
     const nonce = await pendingCount(ref);
     const { hash } = await send(ref, await sign(ref, nonce));
-    const pre = await waitFor('the pre-confirmed receipt', async () => (await rpc<Receipt | null>(url, 'eth_getTransactionReceipt', [hash])) ?? undefined, 2 * FB + SLACK_MS, 5);
+    const pre = await waitFor(
+      'the pre-confirmed receipt',
+      async () => (await rpc<Receipt | null>(url, 'eth_getTransactionReceipt', [hash])) ?? undefined,
+      2 * FB + SLACK_MS,
+      5,
+    );
     expect(pre).toMatchObject({ transactionHash: hash, blockHash: ZERO_HASH, blockNumber: hex(head + 1), status: '0x1' });
     expect((pre.logs as unknown[]).length).toBe(0);
 
@@ -148,7 +153,9 @@ describe('flashblock timing', () => {
       // One flashblock publishes it for every method at once.
       expect(await look()).toEqual({ count: true, code: true, estimate: true, receipt: true, block: true, receipts: true });
       // How soon (within a tick) is measured by `npm run bench`, not asserted here.
-      console.log(`send answered in ${sendMs.toFixed(1)} ms; not visible in a ${probeMs.toFixed(1)} ms probe; visible ${latency.toFixed(1)} ms after the answer`);
+      console.log(
+        `send answered in ${sendMs.toFixed(1)} ms; not visible in a ${probeMs.toFixed(1)} ms probe; visible ${latency.toFixed(1)} ms after the answer`,
+      );
       judged = true;
     }
     expect(judged).toBe(true);
@@ -156,7 +163,7 @@ describe('flashblock timing', () => {
 });
 
 describe('invalid sends', () => {
-  test('are answered with the mempool\'s error at once: nonce too low (below latest, or already pre-confirmed), insufficient funds', async () => {
+  test("are answered with the mempool's error at once: nonce too low (below latest, or already pre-confirmed), insufficient funds", async () => {
     const url = ref.rpcUrl;
     const { account } = clients(ref);
     const latest = Number(await rpc(url, 'eth_getTransactionCount', [account.address, 'latest']));
@@ -180,7 +187,9 @@ describe('invalid sends', () => {
     const pauper = privateKeyToAccount(generatePrivateKey());
     const poor = await errorOf(await sign(ref, 0, {}, pauper));
     expect(poor.error).toMatchObject({ code: -32003, message: expect.stringMatching(/insufficient funds/i) });
-    console.log(`error answers: nonce below latest ${stale.ms.toFixed(1)} ms, pre-confirmed nonce ${spent.ms.toFixed(1)} ms, insufficient funds ${poor.ms.toFixed(1)} ms`);
+    console.log(
+      `error answers: nonce below latest ${stale.ms.toFixed(1)} ms, pre-confirmed nonce ${spent.ms.toFixed(1)} ms, insufficient funds ${poor.ms.toFixed(1)} ms`,
+    );
   });
 });
 
@@ -281,7 +290,12 @@ describe('knobs', () => {
       // It is the number the pre-confirmed block and its receipts carry.
       const nonce = await pendingCount(building);
       const { hash } = await send(building, await sign(building, nonce));
-      const pre = await waitFor('the pre-confirmed receipt', async () => (await rpc<Receipt | null>(url, 'eth_getTransactionReceipt', [hash])) ?? undefined, 2 * FAST_FB + SLACK_MS, 5);
+      const pre = await waitFor(
+        'the pre-confirmed receipt',
+        async () => (await rpc<Receipt | null>(url, 'eth_getTransactionReceipt', [hash])) ?? undefined,
+        2 * FAST_FB + SLACK_MS,
+        5,
+      );
       const number = Number(await rpc(url, 'eth_blockNumber'));
       const stillPending = await rpc<Receipt>(url, 'eth_getTransactionReceipt', [hash]);
       if (stillPending.blockHash === ZERO_HASH) expect(hex(number)).toBe(pre.blockNumber);

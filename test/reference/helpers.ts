@@ -49,10 +49,15 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 /** Resolves right after a block seals, so a test has a full block time before the next one. */
 export async function nextBlock(url: string): Promise<number> {
   const start = Number(await rpc<string>(url, 'eth_blockNumber'));
-  return waitFor('the next block', async () => {
-    const n = Number(await rpc<string>(url, 'eth_blockNumber'));
-    return n > start ? n : undefined;
-  }, 10_000, 5);
+  return waitFor(
+    'the next block',
+    async () => {
+      const n = Number(await rpc<string>(url, 'eth_blockNumber'));
+      return n > start ? n : undefined;
+    },
+    10_000,
+    5,
+  );
 }
 
 export function clients(ref: ReferenceTarget) {
@@ -116,7 +121,6 @@ export async function send(target: ReferenceTarget, raw: Hex): Promise<{ hash: H
 export async function visibleAfter(target: ReferenceTarget, nonce: number, since: number, timeoutMs = 3_000): Promise<number> {
   return waitFor('the transaction at "pending"', async () => ((await pendingCount(target)) > nonce ? performance.now() - since : undefined), timeoutMs, 1);
 }
-
 
 /** ISIN validity is judged by the suite's own unit-tested format. */
 export { isIsin as isValidIsin } from '../../src/harness/formats';

@@ -36,10 +36,14 @@ async function startStandalone(args: string[]): Promise<Started> {
     void exited.then(({ code }) => reject(new Error(`exited ${code}: ${stderr}`)));
     setTimeout(() => reject(new Error(`no stdout line within 15 s: ${stderr}`)), 15_000).unref();
   });
-  const anvilPid = await waitFor('the anvil pid on stderr', async () => {
-    const m = /anvil pid (\d+)/.exec(stderr);
-    return m ? Number(m[1]) : undefined;
-  }, 2_000);
+  const anvilPid = await waitFor(
+    'the anvil pid on stderr',
+    async () => {
+      const m = /anvil pid (\d+)/.exec(stderr);
+      return m ? Number(m[1]) : undefined;
+    },
+    2_000,
+  );
   return { child, first, anvilPid, exited };
 }
 

@@ -9,8 +9,17 @@ import type { TokenRecord } from '../../src/reference/listing';
 import { isValidIsin, rpc } from './helpers';
 
 const FIELDS = [
-  'contract_address', 'decimals', 'icon_url', 'isin', 'multiplier', 'name',
-  'nav_price', 'nav_price_updated_at', 'paused_features', 'symbol', 'total_supply',
+  'contract_address',
+  'decimals',
+  'icon_url',
+  'isin',
+  'multiplier',
+  'name',
+  'nav_price',
+  'nav_price_updated_at',
+  'paused_features',
+  'symbol',
+  'total_supply',
 ];
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 

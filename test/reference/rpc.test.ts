@@ -72,14 +72,24 @@ describe('pre-confirmed state', () => {
     const hash = await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [raw]);
     const accepted = performance.now();
     const [nonceMs, [receipt, receiptMs]] = await Promise.all([
-      waitFor('pending nonce', async () => {
-        const n = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
-        return n === nonce + 1 ? performance.now() - accepted : undefined;
-      }, BLOCK_TIME_MS / 2, 5),
-      waitFor('pending receipt', async () => {
-        const found = (await pendingReceipts()).find((r) => r.transactionHash === hash);
-        return found ? ([found, performance.now() - accepted] as const) : undefined;
-      }, BLOCK_TIME_MS / 2, 5),
+      waitFor(
+        'pending nonce',
+        async () => {
+          const n = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+          return n === nonce + 1 ? performance.now() - accepted : undefined;
+        },
+        BLOCK_TIME_MS / 2,
+        5,
+      ),
+      waitFor(
+        'pending receipt',
+        async () => {
+          const found = (await pendingReceipts()).find((r) => r.transactionHash === hash);
+          return found ? ([found, performance.now() - accepted] as const) : undefined;
+        },
+        BLOCK_TIME_MS / 2,
+        5,
+      ),
     ]);
     return { account, nonce, hash, sealed, nonceMs, receipt, receiptMs };
   }
@@ -125,9 +135,13 @@ describe('pre-confirmed state', () => {
     expect(await rpc(ref.rpcUrl, 'eth_getCode', [address, 'latest'])).toBe('0x');
     // A call that depends on the pre-confirmed deployment estimates against "pending".
     expect(Number(await rpc(ref.rpcUrl, 'eth_estimateGas', [{ from: account.address, to: address }, 'pending']))).toBeGreaterThan(21_000);
-    await waitFor('the deployment to seal', async () => {
-      return (await rpc(ref.rpcUrl, 'eth_getCode', [address, 'latest'])) === RUNTIME ? true : undefined;
-    }, 3 * BLOCK_TIME_MS);
+    await waitFor(
+      'the deployment to seal',
+      async () => {
+        return (await rpc(ref.rpcUrl, 'eth_getCode', [address, 'latest'])) === RUNTIME ? true : undefined;
+      },
+      3 * BLOCK_TIME_MS,
+    );
   });
 
   test('pending receipts keep submission order across senders through repeated reads, and the seal agrees', async () => {
@@ -144,10 +158,14 @@ describe('pre-confirmed state', () => {
       expect(pending).toEqual(hashes.slice(hashes.length - pending.length));
     }
     // A receipt exists before the seal (pre-confirmed, zero block hash); sealed means a real hash.
-    await waitFor('all to seal', async () => {
-      const receipt = await rpc<{ blockHash: Hex } | null>(ref.rpcUrl, 'eth_getTransactionReceipt', [hashes[8]]);
-      return receipt && receipt.blockHash !== ZERO_HASH ? true : undefined;
-    }, 3 * BLOCK_TIME_MS);
+    await waitFor(
+      'all to seal',
+      async () => {
+        const receipt = await rpc<{ blockHash: Hex } | null>(ref.rpcUrl, 'eth_getTransactionReceipt', [hashes[8]]);
+        return receipt && receipt.blockHash !== ZERO_HASH ? true : undefined;
+      },
+      3 * BLOCK_TIME_MS,
+    );
     const last = Number(await rpc(ref.rpcUrl, 'eth_blockNumber'));
     const sealed: Hex[] = [];
     for (let n = first; n <= last; n++) {
@@ -176,7 +194,6 @@ describe('pre-confirmed state', () => {
     // Only a real seal may empty the pool, and then heights moved on.
     if (heights[heights.length - 1] === heights[0]) expect(Math.min(...pools)).toBeGreaterThan(0);
   });
-
 });
 
 describe('eth_estimateGas reverts', () => {
@@ -214,7 +231,11 @@ describe('envelope', () => {
   });
 
   test('batches are answered in order; an empty batch is -32600', async () => {
-    const answer = await post(ref.rpcUrl, [request('eth_chainId'), { jsonrpc: '2.0', id: 'x', method: 'eth_getBlockReceipts', params: ['pending'] }, { id: 3 }]);
+    const answer = await post(ref.rpcUrl, [
+      request('eth_chainId'),
+      { jsonrpc: '2.0', id: 'x', method: 'eth_getBlockReceipts', params: ['pending'] },
+      { id: 3 },
+    ]);
     expect(answer.body).toEqual([
       { jsonrpc: '2.0', id: answer.body[0].id, result: `0x${ref.chainId.toString(16)}` },
       { jsonrpc: '2.0', id: 'x', result: expect.any(Array) },

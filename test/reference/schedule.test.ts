@@ -21,8 +21,26 @@ describe('flashblock and seal schedule', () => {
   test('nine flashblocks then a seal per 2 s block, aligned to the block start', () => {
     const events = run(BASE, 4000);
     expect(events.map((e) => `${e.kind[0]}${e.at}`)).toEqual([
-      'f200', 'f400', 'f600', 'f800', 'f1000', 'f1200', 'f1400', 'f1600', 'f1800', 's2000',
-      'f2200', 'f2400', 'f2600', 'f2800', 'f3000', 'f3200', 'f3400', 'f3600', 'f3800', 's4000',
+      'f200',
+      'f400',
+      'f600',
+      'f800',
+      'f1000',
+      'f1200',
+      'f1400',
+      'f1600',
+      'f1800',
+      's2000',
+      'f2200',
+      'f2400',
+      'f2600',
+      'f2800',
+      'f3000',
+      'f3200',
+      'f3400',
+      'f3600',
+      'f3800',
+      's4000',
     ]);
   });
 

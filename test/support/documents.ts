@@ -6,7 +6,11 @@ import type { CheckResult } from '../../src/harness/runner';
 import { quoted } from '../../src/cli/traceability';
 import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 
-export function runDocument(checks: CheckResult[], scope: ScopeFacts, opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {}): RunDocument {
+export function runDocument(
+  checks: CheckResult[],
+  scope: ScopeFacts,
+  opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {},
+): RunDocument {
   const facts = opts.facts ?? {};
   const durationMs = opts.durationMs ?? 1000;
   const derivedScope = deriveScope(checks, scope);

@@ -33,7 +33,9 @@ export interface HostileServer {
 
 /** Everything the request carried, as one text: what an echoing server sends back. */
 export function echoed(req: SeenRequest): string {
-  const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const headers = Object.entries(req.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
   // Every Basic credential (Authorization, Proxy-Authorization), decoded as a server reads it.
   const basics = Object.values(req.headers).flatMap((v) => {
     const basic = /^basic\s+(\S+)/i.exec(v);

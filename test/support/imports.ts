@@ -10,7 +10,8 @@ import path from 'node:path';
 /** Module file (relative to root, with extension) -> the module files it imports. */
 export type ImportGraph = Map<string, string[]>;
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s+['"]([^'"]+)['"]|(?:^|[\s;(=])import\s+['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s+['"]([^'"]+)['"]|(?:^|[\s;(=])import\s+['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

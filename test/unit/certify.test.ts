@@ -7,7 +7,15 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { badgeOf, badgeLabel, renderBadge } from '../../src/cli/certificate/badge';
 import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
-import { buildStatement, ciRunUrl, maskUrl, sha256, TEST_RESULT_PREDICATE, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
+import {
+  buildStatement,
+  ciRunUrl,
+  maskUrl,
+  sha256,
+  TEST_RESULT_PREDICATE,
+  type Statement,
+  type TestResultPredicate,
+} from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { PREDICATE_FILE, type CertifyOptions } from '../../src/cli/certificate/write';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
@@ -34,7 +42,15 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
   ...over,
 });
 
-const FULL: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', signer: true, archive: false };
+const FULL: ScopeFacts = {
+  only: ['rest', 'rpc', 'cross', 'preconf'],
+  profile: 'dedicated',
+  embedded: false,
+  baseUrl: 'https://api.example',
+  rpcUrl: 'https://rpc.example',
+  signer: true,
+  archive: false,
+};
 // What preconf.latency.about-200ms records (suites/preconf/latency.ts), without a timeline.
 const LATENCY = {
   latency: { eth_getTransactionCount: { n: 10, p50: 40, p95: 110, max: 150 } },
@@ -45,7 +61,13 @@ function doc(checks: CheckResult[], scope: ScopeFacts = FULL): RunDocument {
   return runDocument(checks, scope, { durationMs: 20_000 });
 }
 
-const passing = () => [result('rest.a', 'passed'), result('rest.b', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--nav-max-age', words: 'no --nav-max-age' } }), result('rpc.c', 'passed'), result('rpc.d', 'passed'), result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY })];
+const passing = () => [
+  result('rest.a', 'passed'),
+  result('rest.b', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--nav-max-age', words: 'no --nav-max-age' } }),
+  result('rpc.c', 'passed'),
+  result('rpc.d', 'passed'),
+  result('preconf.latency', 'passed', { level: 'advisory', metrics: LATENCY }),
+];
 
 const keys = {
   'ECDSA P-256': generateKeyPairSync('ec', { namedCurve: 'P-256' }),
@@ -87,7 +109,18 @@ const IN_TOTO_TEST_RESULT = {
   required: ['_type', 'subject', 'predicateType', 'predicate'],
   properties: {
     _type: { const: 'https://in-toto.io/Statement/v1' },
-    subject: { type: 'array', minItems: 1, items: { type: 'object', required: ['digest'], properties: { name: { type: 'string' }, digest: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', pattern: '^[0-9a-f]+$' } } } } },
+    subject: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['digest'],
+        properties: {
+          name: { type: 'string' },
+          digest: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', pattern: '^[0-9a-f]+$' } },
+        },
+      },
+    },
     predicateType: { const: 'https://in-toto.io/attestation/test-result/v0.1' },
     predicate: { $ref: '#/$defs/predicate' },
   },
@@ -95,7 +128,13 @@ const IN_TOTO_TEST_RESULT = {
     descriptor: {
       type: 'object',
       anyOf: [{ required: ['uri'] }, { required: ['digest'] }, { required: ['content'] }],
-      properties: { name: { type: 'string' }, uri: { type: 'string', pattern: '^[a-z][a-z0-9+.-]*:' }, digest: { type: 'object' }, content: { type: 'string' }, annotations: { type: 'object' } },
+      properties: {
+        name: { type: 'string' },
+        uri: { type: 'string', pattern: '^[a-z][a-z0-9+.-]*:' },
+        digest: { type: 'object' },
+        content: { type: 'string' },
+        annotations: { type: 'object' },
+      },
     },
     predicate: {
       type: 'object',
@@ -116,7 +155,7 @@ const validStatement = ajv.compile(IN_TOTO_TEST_RESULT);
 const validPredicate = ajv.compile({ ...IN_TOTO_TEST_RESULT.$defs.predicate, $defs: IN_TOTO_TEST_RESULT.$defs });
 
 describe('certificate: an in-toto test-result statement', () => {
-  it('is an in-toto Statement v1 about results.json, with the test-result predicate and the suite\'s extension', () => {
+  it("is an in-toto Statement v1 about results.json, with the test-result predicate and the suite's extension", () => {
     const dir = certified(doc(passing()));
     const st = readJson(dir, 'certificate.json');
     expect(validStatement(st) ? [] : validStatement.errors).toEqual([]);
@@ -127,7 +166,11 @@ describe('certificate: an in-toto test-result statement', () => {
       { name: 'suite', uri: 'pkg:npm/tokenized-stocks-conformance@0.1.0' },
       { name: 'spec', uri: 'urn:tokenized-stocks-api-and-rpc:1.0.0' },
       { name: 'profile', uri: 'urn:tokenized-stocks-conformance:profile:dedicated' },
-      { name: 'scope', uri: 'urn:tokenized-stocks-conformance:scope:full', annotations: { groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rest', 'rpc'], signer: true, archive: false } },
+      {
+        name: 'scope',
+        uri: 'urn:tokenized-stocks-conformance:scope:full',
+        annotations: { groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rest', 'rpc'], signer: true, archive: false },
+      },
       { name: 'target:rest', uri: 'https://api.example', annotations: { embedded: false } },
       { name: 'target:rpc', uri: 'https://rpc.example', annotations: { embedded: false } },
     ]);
@@ -155,9 +198,24 @@ describe('certificate: an in-toto test-result statement', () => {
   });
 
   it.each<[string, CheckResult[], string, Partial<TestResultPredicate>]>([
-    ['a required failure', [result('rest.a', 'passed'), result('rpc.c', 'failed'), result('rpc.d', 'failed', { level: 'advisory' })], 'FAILED', { passedTests: ['rest.a'], warnedTests: ['rpc.d'], failedTests: ['rpc.c'] }],
-    ['incomplete is never PASSED', [result('rest.a', 'passed'), result('rpc.c', 'inconclusive')], 'WARNED', { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] }],
-    ['conformant with an advisory failure', [result('rest.a', 'passed'), result('rpc.c', 'failed', { level: 'advisory' })], 'PASSED', { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] }],
+    [
+      'a required failure',
+      [result('rest.a', 'passed'), result('rpc.c', 'failed'), result('rpc.d', 'failed', { level: 'advisory' })],
+      'FAILED',
+      { passedTests: ['rest.a'], warnedTests: ['rpc.d'], failedTests: ['rpc.c'] },
+    ],
+    [
+      'incomplete is never PASSED',
+      [result('rest.a', 'passed'), result('rpc.c', 'inconclusive')],
+      'WARNED',
+      { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] },
+    ],
+    [
+      'conformant with an advisory failure',
+      [result('rest.a', 'passed'), result('rpc.c', 'failed', { level: 'advisory' })],
+      'PASSED',
+      { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] },
+    ],
   ])('result: %s', (_what, checks, outcome, tests) => {
     const p = buildStatement(doc(checks), '{}').predicate;
     expect(p.result).toBe(outcome);
@@ -191,13 +249,26 @@ describe('verify-certificate', () => {
     const v = verifyCertificate(dir);
     expect(v.differences).toEqual([]);
     expect(v.signature).toBeNull();
-    expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain('<title>tokenized-stocks conformance (self-reported): conformant · dedicated · 4/4</title>');
+    expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain(
+      '<title>tokenized-stocks conformance (self-reported): conformant · dedicated · 4/4</title>',
+    );
     expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/## Certificate\n\ncertificate\.json is self-reported: an unsigned in-toto statement\./);
     expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('<section id="certificate"><h2>Certificate</h2><p>certificate.json is self-reported');
   });
 
   it('--only rest with a key: the certificate names one interface and no pre-confirmed state, and round-trips', () => {
-    const checks = passing().map((r): CheckResult => (r.id.startsWith('rest.') ? r : { ...r, status: 'skipped', cause: 'deselected', reason: 'not selected (--only rest)', outOfScope: { flag: '--only', words: '--only rest' }, metrics: undefined }));
+    const checks = passing().map((r): CheckResult =>
+      r.id.startsWith('rest.')
+        ? r
+        : {
+            ...r,
+            status: 'skipped',
+            cause: 'deselected',
+            reason: 'not selected (--only rest)',
+            outOfScope: { flag: '--only', words: '--only rest' },
+            metrics: undefined,
+          },
+    );
     const dir = certified(doc(checks, { ...FULL, only: ['rest'] }));
     const c = statementOf(dir).predicate.tokenizedStocksConformance;
     expect(c.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
@@ -226,14 +297,28 @@ describe('verify-certificate', () => {
     it('is verified by an implementation the suite did not write (@sigstore/core: DSSE PAE and signature check)', () => {
       const env = readJson(dir, 'certificate.json');
       const signed = sigstore.dsse.preAuthEncoding(env.payloadType, Buffer.from(env.payload, 'base64'));
-      const ok = sigstore.crypto.verify(signed, sigstore.crypto.createPublicKey(pem(pub)), Buffer.from(env.signatures[0].sig, 'base64'), name === 'Ed25519' ? undefined : 'sha256');
+      const ok = sigstore.crypto.verify(
+        signed,
+        sigstore.crypto.createPublicKey(pem(pub)),
+        Buffer.from(env.signatures[0].sig, 'base64'),
+        name === 'Ed25519' ? undefined : 'sha256',
+      );
       expect(ok).toBe(true);
-      expect(sigstore.crypto.verify(Buffer.concat([signed, Buffer.from(' ')]), pub, Buffer.from(env.signatures[0].sig, 'base64'), name === 'Ed25519' ? undefined : 'sha256')).toBe(false);
+      expect(
+        sigstore.crypto.verify(
+          Buffer.concat([signed, Buffer.from(' ')]),
+          pub,
+          Buffer.from(env.signatures[0].sig, 'base64'),
+          name === 'Ed25519' ? undefined : 'sha256',
+        ),
+      ).toBe(false);
     });
 
     it('is rejected with another key, and a bare statement is rejected when --key asks for a signature', () => {
       const other = generateKeyPairSync('ed25519').publicKey;
-      expect(verifyCertificate(dir, { key: other }).differences).toEqual([expect.stringMatching(/^signature: no signature by the key given \(its keyid is sha256:[0-9a-f]{64}; the envelope names sha256:[0-9a-f]{64}\)$/)]);
+      expect(verifyCertificate(dir, { key: other }).differences).toEqual([
+        expect.stringMatching(/^signature: no signature by the key given \(its keyid is sha256:[0-9a-f]{64}; the envelope names sha256:[0-9a-f]{64}\)$/),
+      ]);
       const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
       cpSync(dir, copy, { recursive: true });
       writeFileSync(path.join(copy, 'certificate.json'), JSON.stringify(statementOf(dir)));
@@ -255,7 +340,9 @@ describe('verify-certificate', () => {
           why = [(err as Error).message];
         }
         if (why.length === 0) throw new Error(`an edit of results.json ${e[0].join('.')} was accepted`);
-        expect(why[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$|made by suite version/);
+        expect(why[0]).toMatch(
+          /^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$|made by suite version/,
+        );
       }
     });
 
@@ -267,7 +354,10 @@ describe('verify-certificate', () => {
       for (const e of all) {
         const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
         cpSync(dir, copy, { recursive: true });
-        writeFileSync(path.join(copy, 'certificate.json'), JSON.stringify({ ...env, payload: Buffer.from(JSON.stringify(edited(statement, e))).toString('base64') }));
+        writeFileSync(
+          path.join(copy, 'certificate.json'),
+          JSON.stringify({ ...env, payload: Buffer.from(JSON.stringify(edited(statement, e))).toString('base64') }),
+        );
         let why: string[];
         try {
           why = verifyCertificate(copy, { key: pub }).differences;
@@ -285,12 +375,14 @@ describe('verify-certificate', () => {
         const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
         cpSync(dir, copy, { recursive: true });
         writeFileSync(path.join(copy, 'badge.svg'), renderBadge(edited({ label: 'tokenized-stocks conformance', ...c.badge }, e)));
-        expect(verifyCertificate(copy, { key: pub }).differences).toEqual([expect.stringMatching(/^badge\.svg does not say what the certificate and results\.json say/)]);
+        expect(verifyCertificate(copy, { key: pub }).differences).toEqual([
+          expect.stringMatching(/^badge\.svg does not say what the certificate and results\.json say/),
+        ]);
       }
     });
   });
 
-  it('the forgery: failures marked passed and everything recomputed with the suite\'s own functions is rejected without the private key', () => {
+  it("the forgery: failures marked passed and everything recomputed with the suite's own functions is rejected without the private key", () => {
     // A non-conformant run: 19 of 78 judged checks passed.
     const checks = Array.from({ length: 78 }, (_, i) => result(`rpc.check-${i}`, i < 19 ? 'passed' : 'failed', { expected: '0x1', actual: '0x2' }));
     const d = doc(checks, { ...FULL, baseUrl: undefined, signer: false });
@@ -303,7 +395,15 @@ describe('verify-certificate', () => {
     forged.checks = forged.checks.map((r) => (r.status === 'failed' ? { ...r, status: 'passed', reason: '', expected: undefined, actual: undefined } : r));
     const { status, reasons } = deriveStatus(forged.checks, factsOf(forged));
     Object.assign(forged, { status, statusReasons: reasons, exitCode: exitCodeFor(status, factsOf(forged)), summary: summarize(forged.checks) });
-    forged.scope = deriveScope(forged.checks, { only: forged.scope.groups, profile: 'dedicated', embedded: false, rpcUrl: forged.target.rpcUrl, baseUrl: null, signer: false, archive: false });
+    forged.scope = deriveScope(forged.checks, {
+      only: forged.scope.groups,
+      profile: 'dedicated',
+      embedded: false,
+      rpcUrl: forged.target.rpcUrl,
+      baseUrl: null,
+      signer: false,
+      archive: false,
+    });
     // Written by the suite's own writer: unsigned, and signed with a key of the forger's.
     for (const opts of [{}, { signKey: loadSigningKey(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), 'forger') }]) {
       writeReports(forged, dir, { certify: opts });
@@ -312,7 +412,11 @@ describe('verify-certificate', () => {
       expect(verifyCertificate(dir).differences).toEqual([]);
       // ... and rejected by whoever holds the real public key.
       const why = verifyCertificate(dir, { key: keys['ECDSA P-256'].publicKey }).differences;
-      expect(why).toEqual([opts.signKey ? expect.stringMatching(/^signature: no signature by the key given/) : 'certificate.json is not signed (self-reported), but --key asks for a signature']);
+      expect(why).toEqual([
+        opts.signKey
+          ? expect.stringMatching(/^signature: no signature by the key given/)
+          : 'certificate.json is not signed (self-reported), but --key asks for a signature',
+      ]);
     }
   });
 
@@ -356,14 +460,18 @@ describe('verify-certificate', () => {
     const dir = certified(doc(passing(), { ...FULL, rpcUrl: 'https://rpc.example/v2/***' }));
     expect(verifyCertificate(dir, { target: 'https://rpc.example/v2/MYKEY' }).differences).toEqual([]);
     expect(verifyCertificate(dir, { target: 'https://api.example' }).differences).toEqual([]);
-    expect(verifyCertificate(dir, { target: 'https://rpc.other.example' }).differences).toEqual(['target: the certificate is about https://api.example and https://rpc.example, not https://rpc.other.example']);
+    expect(verifyCertificate(dir, { target: 'https://rpc.other.example' }).differences).toEqual([
+      'target: the certificate is about https://api.example and https://rpc.example, not https://rpc.other.example',
+    ]);
   });
 
   it('--max-age: an old certificate is rejected', () => {
     const dir = certified(doc(passing()));
     const finished = Date.parse('2026-01-01T00:00:20.000Z');
     expect(verifyCertificate(dir, { maxAgeSec: 3600, now: new Date(finished + 1800_000) }).differences).toEqual([]);
-    expect(verifyCertificate(dir, { maxAgeSec: 3600, now: new Date(finished + 3 * 86400_000) }).differences).toEqual(['age: the run finished 2026-01-01T00:00:20.000Z, 72 h ago, older than --max-age (60 min)']);
+    expect(verifyCertificate(dir, { maxAgeSec: 3600, now: new Date(finished + 3 * 86400_000) }).differences).toEqual([
+      'age: the run finished 2026-01-01T00:00:20.000Z, 72 h ago, older than --max-age (60 min)',
+    ]);
   });
 
   it('refuses a directory without a certificate', () => {
@@ -391,13 +499,22 @@ describe('conformance verify-certificate (the subcommand)', () => {
     const dir = certified(doc(passing()), { signKey: signing('Ed25519') });
     const ok = await run([dir, '--key', keyFile(keys.Ed25519.publicKey)]);
     expect(ok).toMatchObject({ code: 0, err: '' });
-    expect(ok.out).toMatch(/^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant, badge "conformant · dedicated · 4\/4" — signed by sha256:[0-9a-f]{64}: signature verified with --key\n$/);
+    expect(ok.out).toMatch(
+      /^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant, badge "conformant · dedicated · 4\/4" — signed by sha256:[0-9a-f]{64}: signature verified with --key\n$/,
+    );
     expect((await run([dir])).out).toMatch(/signature NOT checked \(give --key <public key PEM>\)\n$/);
     const bad = await run([dir, '--key', keyFile(keys['ECDSA P-256'].publicKey)]);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/^certificate REJECTED: 1 reason\(s\)\n {2}- signature: no signature by the key given/);
     expect((await run([certified(doc(passing()))])).out).toMatch(/— self-reported: not signed, so it shows that the files agree, not who ran the suite\n$/);
-    for (const argv of [[], [dir, dir], [dir, '--key', '/nonexistent.pem'], [dir, '--max-age', 'soon'], [dir, '--base-url', 'https://x.example'], [dir, '--bogus']]) {
+    for (const argv of [
+      [],
+      [dir, dir],
+      [dir, '--key', '/nonexistent.pem'],
+      [dir, '--max-age', 'soon'],
+      [dir, '--base-url', 'https://x.example'],
+      [dir, '--bogus'],
+    ]) {
       const r = await run(argv);
       expect([argv, r.code]).toEqual([argv, 2]);
       expect(r.err).toMatch(/^conformance verify-certificate: /);
@@ -409,7 +526,9 @@ describe('conformance verify-certificate (the subcommand)', () => {
     const dir = certified(doc(passing(), { ...FULL, baseUrl: undefined, rpcUrl: 'https://rpc.example/v2/***' }));
     const masked = await run([dir, '--live']);
     expect(masked.code).toBe(2);
-    expect(masked.err).toContain('--live: the certificate names the target as https://rpc.example/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it');
+    expect(masked.err).toContain(
+      '--live: the certificate names the target as https://rpc.example/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it',
+    );
     const other = await run([dir, '--live'], { RPC_URL: 'https://elsewhere.example/v2/KEY' });
     expect(other.code).toBe(2);
     expect(other.err).toContain('--live: --rpc-url (or RPC_URL) has origin https://elsewhere.example; the certificate is about https://rpc.example');
@@ -441,7 +560,7 @@ describe('--sign-key', () => {
     }
   });
 
-  it('the key is registered with the run\'s redactor: neither the PEM nor any line of it can be printed', () => {
+  it("the key is registered with the run's redactor: neither the PEM nor any line of it can be printed", () => {
     const k = signing('ECDSA P-256');
     const redactor = redactorFor({ ...loadConfig([], {}), signKey: k });
     const line = k.pem.split('\n')[1];
@@ -454,7 +573,14 @@ describe('badge', () => {
   const badge = (checks: CheckResult[], scope: ScopeFacts = FULL) => badgeOf(doc(checks, scope)).message;
   const rpcOnly = [result('rpc.c', 'passed'), result('preconf.x', 'passed')];
   // As results.json lists a run: the checks --only left out are there, skipped, deselected by --only.
-  const leftOut = (r: CheckResult, words: string): CheckResult => ({ ...r, status: 'skipped', cause: 'deselected', reason: `not selected (${words})`, outOfScope: { flag: '--only', words }, metrics: undefined });
+  const leftOut = (r: CheckResult, words: string): CheckResult => ({
+    ...r,
+    status: 'skipped',
+    cause: 'deselected',
+    reason: `not selected (${words})`,
+    outOfScope: { flag: '--only', words },
+    metrics: undefined,
+  });
   const onlyRest = passing().map((r) => (r.id.startsWith('rest.') ? r : leftOut(r, '--only rest')));
   const onlyRestRpc = passing().map((r) => (r.id.startsWith('preconf.') ? leftOut(r, '--only rest,rpc') : r));
 
@@ -466,10 +592,26 @@ describe('badge', () => {
     ['no signer', () => badge(passing(), { ...FULL, signer: false }), 'conformant · no signer · dedicated · 4/4'],
     ['--only', () => badge(passing(), { ...FULL, only: ['rest', 'rpc', 'preconf'] }), 'conformant · partial · dedicated · 4/4'],
     ['the embedded reference', () => badge(passing(), { ...FULL, embedded: true }), 'conformant · embedded reference · dedicated · 4/4'],
-    ['--only rest, a key given: the checks left out do not count', () => badge(onlyRest, { ...FULL, only: ['rest'] }), 'conformant · rest only · dedicated · 1/1'],
-    ['--only rest against the embedded reference says both', () => badge(onlyRest, { ...FULL, only: ['rest'], embedded: true }), 'conformant · rest only · embedded · dedicated · 1/1'],
-    ['--only rest,rpc with a key: partial, not "no signer"', () => badge(onlyRestRpc, { ...FULL, only: ['rest', 'rpc'], embedded: true }), 'conformant · partial · embedded · dedicated · 3/3'],
-    ['incomplete against the embedded reference', () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')], { ...FULL, embedded: true }), 'incomplete · embedded reference · dedicated · 1/2'],
+    [
+      '--only rest, a key given: the checks left out do not count',
+      () => badge(onlyRest, { ...FULL, only: ['rest'] }),
+      'conformant · rest only · dedicated · 1/1',
+    ],
+    [
+      '--only rest against the embedded reference says both',
+      () => badge(onlyRest, { ...FULL, only: ['rest'], embedded: true }),
+      'conformant · rest only · embedded · dedicated · 1/1',
+    ],
+    [
+      '--only rest,rpc with a key: partial, not "no signer"',
+      () => badge(onlyRestRpc, { ...FULL, only: ['rest', 'rpc'], embedded: true }),
+      'conformant · partial · embedded · dedicated · 3/3',
+    ],
+    [
+      'incomplete against the embedded reference',
+      () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')], { ...FULL, embedded: true }),
+      'incomplete · embedded reference · dedicated · 1/2',
+    ],
     ['the public profile', () => badge(passing(), { ...FULL, profile: 'public' }), 'conformant · public · 4/4'],
   ])('%s', (_what, make, text) => {
     expect(make()).toBe(text);
@@ -501,7 +643,13 @@ describe('--certify', () => {
 });
 
 describe('examples/certify-attest.yml', () => {
-  interface Step { name?: string; uses?: string; run?: string; with?: Record<string, string>; env?: Record<string, string> }
+  interface Step {
+    name?: string;
+    uses?: string;
+    run?: string;
+    with?: Record<string, string>;
+    env?: Record<string, string>;
+  }
   const wf = YAML.parse(readFileSync(path.join(__dirname, '../../examples/certify-attest.yml'), 'utf8')) as {
     permissions: Record<string, string>;
     jobs: { certify: { permissions: Record<string, string>; env: Record<string, string>; defaults: { run: { 'working-directory': string } }; steps: Step[] } };
@@ -518,7 +666,11 @@ describe('examples/certify-attest.yml', () => {
 
   it('attests results.json with the predicate file the suite writes, and verifies it as a relying party would', () => {
     const attest = job.steps.find((s) => s.uses?.startsWith('actions/attest@'));
-    expect(attest?.with).toEqual({ 'subject-path': `${dir}/results.json`, 'predicate-type': TEST_RESULT_PREDICATE, 'predicate-path': `${dir}/${PREDICATE_FILE}` });
+    expect(attest?.with).toEqual({
+      'subject-path': `${dir}/results.json`,
+      'predicate-type': TEST_RESULT_PREDICATE,
+      'predicate-path': `${dir}/${PREDICATE_FILE}`,
+    });
     const verify = job.steps.find((s) => s.run?.includes('gh attestation verify'));
     expect(verify?.run).toContain(`--predicate-type ${TEST_RESULT_PREDICATE}`);
     expect(verify?.env).toEqual({ GH_TOKEN: '${{ github.token }}' });

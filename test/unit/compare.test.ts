@@ -7,10 +7,31 @@ import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument } from '../support/documents';
 
-const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({ id, title: `title of ${id}`, statements: [`${section}.1`], section, level: 'required', needs: ['rpc'], status, reason: status === 'passed' ? '' : `why ${id}`, durationMs: 1, exchanges: [], exchangeCount: 0 });
+const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({
+  id,
+  title: `title of ${id}`,
+  statements: [`${section}.1`],
+  section,
+  level: 'required',
+  needs: ['rpc'],
+  status,
+  reason: status === 'passed' ? '' : `why ${id}`,
+  durationMs: 1,
+  exchanges: [],
+  exchangeCount: 0,
+});
 
 function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version = '0.1.0'): string {
-  const scope: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: null, rpcUrl: 'https://rpc.staging.example', signer: false, archive: false, ...over };
+  const scope: ScopeFacts = {
+    only: ['rest', 'rpc', 'cross', 'preconf'],
+    profile: 'dedicated',
+    embedded: false,
+    baseUrl: null,
+    rpcUrl: 'https://rpc.staging.example',
+    signer: false,
+    archive: false,
+    ...over,
+  };
   const dir = mkdtempSync(path.join(tmpdir(), 'run-'));
   writeReports(runDocument(checks, scope, { suite: { name: 'tokenized-stocks-conformance', version } }), dir);
   return dir;
@@ -18,7 +39,9 @@ function runDir(checks: CheckResult[], over: Partial<ScopeFacts> = {}, version =
 
 describe('compare', () => {
   const staging = runDir([result('rpc.a', 'passed'), result('rpc.b', 'passed'), result('rpc.c', 'failed', '4.3'), result('rpc.only-here', 'passed', '4.6')]);
-  const production = runDir([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive'), result('rpc.c', 'passed', '4.3')], { rpcUrl: 'https://rpc.example/v2/***' });
+  const production = runDir([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive'), result('rpc.c', 'passed', '4.3')], {
+    rpcUrl: 'https://rpc.example/v2/***',
+  });
 
   it('one row per check, one column per target: verdict differences first, then scope-only ones, each in the spec order', () => {
     const c = compareRuns([staging, production]);
@@ -34,8 +57,18 @@ describe('compare', () => {
 
   it('runs of different scope: only checks judged in two or more runs with different verdicts count as differences', () => {
     const rest = (id: string, status: CheckResult['status']) => ({ ...result(id, status, '4.1'), needs: ['rest'] as CheckResult['needs'] });
-    const full = runDir([rest('rest.a', 'passed'), rest('rest.b', 'failed'), result('rpc.x', 'passed'), result('rpc.y', 'passed')], { baseUrl: 'https://api.example' });
-    const restOnly = runDir([rest('rest.a', 'passed'), rest('rest.b', 'passed'), result('rpc.x', 'skipped'), { ...result('rpc.y', 'skipped'), cause: 'out-of-scope', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } }], { baseUrl: 'https://api.example', rpcUrl: null });
+    const full = runDir([rest('rest.a', 'passed'), rest('rest.b', 'failed'), result('rpc.x', 'passed'), result('rpc.y', 'passed')], {
+      baseUrl: 'https://api.example',
+    });
+    const restOnly = runDir(
+      [
+        rest('rest.a', 'passed'),
+        rest('rest.b', 'passed'),
+        result('rpc.x', 'skipped'),
+        { ...result('rpc.y', 'skipped'), cause: 'out-of-scope', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } },
+      ],
+      { baseUrl: 'https://api.example', rpcUrl: null },
+    );
     const c = compareRuns([full, restOnly]);
     expect(c.rows.map((r) => r.id)).toEqual(['rest.b', 'rpc.x', 'rpc.y', 'rest.a']);
     expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
@@ -59,7 +92,9 @@ describe('compare', () => {
     expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
     expect(md).toContain('| status | ❌ **non-conformant** (exit 1: not conformant, or the run could not finish) | ⚠️ **incomplete** (exit 3: incomplete');
     // Only JSON-RPC checks ran: nothing that sends transactions was in the run, key or not.
-    expect(md).toContain('| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |');
+    expect(md).toContain(
+      '| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |',
+    );
     expect(md.indexOf('## Differences (1)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
     expect(md).toContain('| `rpc.c` | 4.3 | ❌ FAILED | ✅ passed |');
     expect(renderCompareMd(c, { all: true })).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');

@@ -178,7 +178,9 @@ describe('URL credentials', () => {
   it('a URL without a scheme is refused with the corrected value, its key-like parts masked', () => {
     expect(() => load(['--rpc-url', 'localhost:8545'])).toThrow(/no scheme.*did you mean --rpc-url http:\/\/localhost:8545\?$/);
     expect(() => load(['--rpc-url', '127.0.0.1:8545/rpc'])).toThrow(/--rpc-url http:\/\/127\.0\.0\.1:8545\/rpc\?$/);
-    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).toThrow(/--rpc-url https:\/\/node\.example\/v2\/\*\*\* \(with your own value where \*\*\* stands/);
+    expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).toThrow(
+      /--rpc-url https:\/\/node\.example\/v2\/\*\*\* \(with your own value where \*\*\* stands/,
+    );
     expect(() => load(['--rpc-url', 'node.example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);
     expect(() => load(['--base-url', 'alice:pw@api.example'])).not.toThrow(/alice|pw@/);
   });

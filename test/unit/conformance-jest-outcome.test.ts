@@ -24,11 +24,22 @@ const exchange = {
   durationMs: 1,
   curl: "curl -sS 'http://127.0.0.1:1/v1/tokenized-stocks'",
 };
-const failed: CheckResult = { ...base, status: 'failed', reason: 'GET /v1/tokenized-stocks: expected HTTP 200, got 500', expected: 200, actual: 500, exchanges: [exchange], exchangeCount: 2 };
+const failed: CheckResult = {
+  ...base,
+  status: 'failed',
+  reason: 'GET /v1/tokenized-stocks: expected HTTP 200, got 500',
+  expected: 200,
+  actual: 500,
+  exchanges: [exchange],
+  exchangeCount: 2,
+};
 
 test('passed passes; skipped is skipped with its reason', () => {
   expect(jestOutcome(base)).toEqual({ kind: 'pass' });
-  expect(jestOutcome({ ...base, status: 'skipped', reason: 'needs --base-url (REST target)' })).toEqual({ kind: 'skip', reason: 'needs --base-url (REST target)' });
+  expect(jestOutcome({ ...base, status: 'skipped', reason: 'needs --base-url (REST target)' })).toEqual({
+    kind: 'skip',
+    reason: 'needs --base-url (REST target)',
+  });
 });
 
 test('a required failure fails with the reason, section, expected vs actual and the curl line', () => {

@@ -1,4 +1,15 @@
-import { FORMATS, isAbsoluteHttpUrl, isChecksummedAddress, isEvmAddress, isHexBytes, isHexQuantity, isIsin, isRfc3339DateTime, luhnValid, parseRfc3339 } from '../../src/harness/formats';
+import {
+  FORMATS,
+  isAbsoluteHttpUrl,
+  isChecksummedAddress,
+  isEvmAddress,
+  isHexBytes,
+  isHexQuantity,
+  isIsin,
+  isRfc3339DateTime,
+  luhnValid,
+  parseRfc3339,
+} from '../../src/harness/formats';
 
 const NON_STRINGS: unknown[] = [undefined, null, 0, 1, true, {}, [], ['0x0']];
 
@@ -116,10 +127,7 @@ describe('isEvmAddress (0x + 40 hex, EIP-55 when mixed case)', () => {
 });
 
 describe('isHexQuantity', () => {
-  test.each(['0x0', '0x1', '0xa', '0x10', '0x1a2b', '0xffffffffffffffffffffffffffffffff', '0x5208'])(
-    '%s is valid',
-    (q) => expect(isHexQuantity(q)).toBe(true),
-  );
+  test.each(['0x0', '0x1', '0xa', '0x10', '0x1a2b', '0xffffffffffffffffffffffffffffffff', '0x5208'])('%s is valid', (q) => expect(isHexQuantity(q)).toBe(true));
   test.each([
     ['0x', 'empty (zero is 0x0)'],
     ['0x00', 'leading zero'],
@@ -140,9 +148,7 @@ describe('isHexQuantity', () => {
 });
 
 describe('isHexBytes', () => {
-  test.each(['0x', '0x00', '0x0000', '0xdeadbeef', '0x6080604052', '0x' + 'ab'.repeat(1000)])('%s is valid', (b) =>
-    expect(isHexBytes(b)).toBe(true),
-  );
+  test.each(['0x', '0x00', '0x0000', '0xdeadbeef', '0x6080604052', '0x' + 'ab'.repeat(1000)])('%s is valid', (b) => expect(isHexBytes(b)).toBe(true));
   test.each([
     ['0x0', 'odd length'],
     ['0x123', 'odd length'],
@@ -288,9 +294,7 @@ describe('isAbsoluteHttpUrl', () => {
 
 describe('FORMATS registry', () => {
   test('names the formats the schemas use, each backed by the tested function', () => {
-    expect(Object.keys(FORMATS).sort()).toEqual(
-      ['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'isin'].sort(),
-    );
+    expect(Object.keys(FORMATS).sort()).toEqual(['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'isin'].sort());
     expect(FORMATS['isin']).toBe(isIsin);
     expect(FORMATS['evm-address']).toBe(isEvmAddress);
     expect(FORMATS['hex-quantity']).toBe(isHexQuantity);

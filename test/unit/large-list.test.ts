@@ -23,7 +23,14 @@ describe(`a list of ${COUNT.toLocaleString('en-US')} records`, () => {
     server = await startLargeListServer(COUNT, (i) => (i === LAST ? { isin: 'US0378331006' } : {}));
     const results = await runChecks(
       restChecks,
-      { baseUrl: server.url, restHeaders: {}, rpcHeaders: {}, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 10_000 }, redactor: new Redactor(), signal: new AbortController().signal },
+      {
+        baseUrl: server.url,
+        restHeaders: {},
+        rpcHeaders: {},
+        settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 10_000 },
+        redactor: new Redactor(),
+        signal: new AbortController().signal,
+      },
       { concurrency: 4 },
     );
     by = Object.fromEntries(results.map((r) => [r.id, r]));
@@ -40,7 +47,9 @@ describe(`a list of ${COUNT.toLocaleString('en-US')} records`, () => {
     expect(by['rest.list.schema']!.reason).toMatch(new RegExp(`1 problem\\(s\\): /tokens/${LAST}/isin must match format "isin"`));
     expect(by['rest.list.schema']!.actual).toHaveLength(1);
     expect(by['rest.token.field.isin']!.reason).toMatch(new RegExp(`^1 of ${COUNT} records break the rule .*tokens\\[${LAST}\\]`));
-    const failed = Object.values(by).filter((r) => r.status === 'failed').map((r) => r.id);
+    const failed = Object.values(by)
+      .filter((r) => r.status === 'failed')
+      .map((r) => r.id);
     expect(failed.sort()).toEqual(['rest.list.schema', 'rest.token.field.isin']);
     expect(by['rest.token.contract-address.unique']!.status).toBe('passed');
     expect(by['rest.token.symbol.non-empty']).toMatchObject({ status: 'passed', notes: [`${COUNT} record(s) judged`] });
@@ -57,7 +66,14 @@ describe("the suite's own work is not charged to the target", () => {
   let url: string;
   beforeAll(async () => {
     // The target runs in another process, so that blocking this one does not delay its answer.
-    child = spawn(process.execPath, ['-e', "require('http').createServer((q, s) => setTimeout(() => s.end('{}'), 50)).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(
+      process.execPath,
+      [
+        '-e',
+        "require('http').createServer((q, s) => setTimeout(() => s.end('{}'), 50)).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
     url = `http://127.0.0.1:${port}/`;
   });
@@ -79,7 +95,9 @@ test('per-record chain reads of a long list are a stated sample spread over the 
   expect(sample).toHaveLength(1000);
   expect([sample[0], sample.at(-1)]).toEqual([0, LAST]);
   expect(new Set(sample).size).toBe(1000);
-  expect(notes).toEqual([`a sample of 1000 of the ${COUNT} listed addresses, spread evenly over the list (first and last included), was judged; the others were not asked about`]);
+  expect(notes).toEqual([
+    `a sample of 1000 of the ${COUNT} listed addresses, spread evenly over the list (first and last included), was judged; the others were not asked about`,
+  ]);
   expect(sampled({ note: (n) => void notes.push(n) }, items.slice(0, 1000), 'records')).toEqual(items.slice(0, 1000));
   expect(notes).toHaveLength(1); // a list within the bound is judged whole, without a note
 });

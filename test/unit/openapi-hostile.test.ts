@@ -44,14 +44,18 @@ function cli(args: string[]): Promise<Run> {
 function everything(run: Run): string {
   return [run.out, ...readdirSync(run.reportDir).map((f) => readFileSync(path.join(run.reportDir, f), 'utf8'))].join('\n');
 }
-const resultOf = (run: Run, id: string) => (JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')).checks as Array<{ id: string; status: string; reason: string }>).find((c) => c.id === id)!;
+const resultOf = (run: Run, id: string) =>
+  (JSON.parse(readFileSync(path.join(run.reportDir, 'results.json'), 'utf8')).checks as Array<{ id: string; status: string; reason: string }>).find(
+    (c) => c.id === id,
+  )!;
 
 let server: http.Server;
 let base: string;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const name = (req.url ?? '/').slice(1);
-    if (!/^hostile-[a-z-]+\.json$/.test(name)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"not found","details":[]}');
+    if (!/^hostile-[a-z-]+\.json$/.test(name))
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"not found","details":[]}');
     res.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(fixture(name)));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -69,7 +73,9 @@ describe('--openapi reads nothing but the document', () => {
     const run = await cli(['--openapi', `${base}/hostile-ref-environ.json`, ...ONLY_OPENAPI]);
     expect(run.code).toBe(1);
     expect(resultOf(run, 'rest.openapi.valid')).toMatchObject({ status: 'failed' });
-    expect(resultOf(run, 'rest.openapi.valid').reason).toMatch(/refers outside itself \("\$ref": "file:\/\/\/proc\/self\/environ".*only references inside the document/);
+    expect(resultOf(run, 'rest.openapi.valid').reason).toMatch(
+      /refers outside itself \("\$ref": "file:\/\/\/proc\/self\/environ".*only references inside the document/,
+    );
     expect(resultOf(run, 'rest.openapi.token-fields')).toMatchObject({ status: 'inconclusive' });
     for (const f of ['results.json', 'report.html', 'junit.xml']) expect(existsSync(path.join(run.reportDir, f))).toBe(true);
     expect(everything(run)).not.toContain(PLANTED);
@@ -80,7 +86,11 @@ describe('--openapi reads nothing but the document', () => {
     expect(resultOf(run, 'rest.openapi.valid')).toMatchObject({ status: 'failed' });
     expect(resultOf(run, 'rest.openapi.valid').reason).toMatch(/refers outside itself \("\$ref": "\/etc\/passwd"/);
     const all = everything(run);
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l.includes(':x:')).slice(0, 5)) expect(all).not.toContain(line);
+    for (const line of readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(':x:'))
+      .slice(0, 5))
+      expect(all).not.toContain(line);
   });
 });
 

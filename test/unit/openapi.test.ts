@@ -49,7 +49,11 @@ async function findingsOf(file: string): Promise<{ list: Finding[]; record: Find
     errors: responses.filter((r) => r.status !== '200').flatMap((r) => compareWithSpec(r.schema, 'rpc-status.json')),
   };
 }
-const graded = (fs: Finding[], severity: Finding['severity']) => fs.filter((f) => f.severity === severity).map((f) => f.path).sort();
+const graded = (fs: Finding[], severity: Finding['severity']) =>
+  fs
+    .filter((f) => f.severity === severity)
+    .map((f) => f.path)
+    .sort();
 
 describe('comparing a document with schemas/', () => {
   test.each(['generated-3.0.json', 'generated-3.1.yaml', 'swagger-2.0.json'])('%s: nothing fails, nothing advisory', async (name) => {
@@ -271,9 +275,13 @@ describe('rest.openapi.* on a document alone (no --base-url)', () => {
   });
 
   test('a required query parameter fails (4.1 defines none); an optional one is a note', async () => {
-    const required = await run(env(variant((d) => (listGet(d).parameters = [{ name: 'page_size', in: 'query', required: true, schema: { type: 'integer' } }]))));
+    const required = await run(
+      env(variant((d) => (listGet(d).parameters = [{ name: 'page_size', in: 'query', required: true, schema: { type: 'integer' } }]))),
+    );
     expect(required['rest.openapi.list-operation']).toMatchObject({ status: 'failed', failedSection: '4.1' });
-    const optional = await run(env(variant((d) => (listGet(d).parameters = [{ name: 'page_size', in: 'query', required: false, schema: { type: 'integer' } }]))));
+    const optional = await run(
+      env(variant((d) => (listGet(d).parameters = [{ name: 'page_size', in: 'query', required: false, schema: { type: 'integer' } }]))),
+    );
     expect(optional['rest.openapi.list-operation']!.status).toBe('passed');
     expect(optional['rest.openapi.list-operation']!.notes!.join(' ')).toMatch(/optional parameter.*page_size/);
   });
@@ -300,7 +308,9 @@ describe('rest.openapi.* on a document alone (no --base-url)', () => {
     const noMessage = await run(env(variant((d) => delete d.components.schemas.rpcStatus.properties.message)));
     expect(noMessage['rest.openapi.error-shape']!.status).toBe('failed');
     expect(noMessage['rest.openapi.error-shape']!.reason).toMatch(/responses.default: message: missing/);
-    const plain = await run(env(variant((d) => (listGet(d).responses['500'] = { description: 'oops', content: { 'text/plain': { schema: { type: 'string' } } } }))));
+    const plain = await run(
+      env(variant((d) => (listGet(d).responses['500'] = { description: 'oops', content: { 'text/plain': { schema: { type: 'string' } } } }))),
+    );
     expect(plain['rest.openapi.error-shape']!.reason).toMatch(/responses.500: declared as text\/plain, not application\/json/);
     const none = await run(env(variant((d) => delete listGet(d).responses.default)));
     expect(none['rest.openapi.error-shape']!.status).toBe('skipped');
@@ -341,8 +351,16 @@ describe('rest.openapi.* on a document fetched by URL', () => {
 
   test.each([
     ['answering 404', () => `${otherBase}/missing.json`, /GET answered HTTP 404/],
-    ['answering a redirect', () => ((routes['/moved'] = { status: 302, type: 'text/plain', body: '' }), `${otherBase}/moved`), /HTTP 302 \(redirects are not followed/],
-    ['serving HTML', () => ((routes['/index.html'] = { status: 200, type: 'text/html', body: '<html><body>{{ oops: [ }}</body></html>' }), `${otherBase}/index.html`), /\(text\/html\) is not JSON or YAML/],
+    [
+      'answering a redirect',
+      () => ((routes['/moved'] = { status: 302, type: 'text/plain', body: '' }), `${otherBase}/moved`),
+      /HTTP 302 \(redirects are not followed/,
+    ],
+    [
+      'serving HTML',
+      () => ((routes['/index.html'] = { status: 200, type: 'text/html', body: '<html><body>{{ oops: [ }}</body></html>' }), `${otherBase}/index.html`),
+      /\(text\/html\) is not JSON or YAML/,
+    ],
     ['refusing connections', () => 'http://127.0.0.1:9/openapi.json', /no answer fetching it/],
   ])('a document URL %s cannot be loaded: a configuration error, before any check', async (_what, url, why) => {
     await expect(loadDocument(url(), { headers: {}, http: { timeoutMs: 5000, redactor: new Redactor() } })).rejects.toThrow(DocumentUnavailable);
@@ -397,7 +415,7 @@ describe('rest.openapi.live-list', () => {
     expect(r.reason).toMatch(/validates against the document but not against the spec's list schema: .*decimals must be integer/);
   });
 
-  test('OpenAPI 3.0 nullable is honoured; the date-time format is the suite\'s own', async () => {
+  test("OpenAPI 3.0 nullable is honoured; the date-time format is the suite's own", async () => {
     serveList([record(1, { nav_price: null })]);
     const nullable = await live(variant((d) => (tokenProps(d).nav_price.nullable = true)));
     expect(nullable.reason).toMatch(/validates against the document but not against the spec's/);

@@ -44,13 +44,18 @@ describe('proxyFor: which request goes through which proxy', () => {
     expect(proxyFor(url, remote({ HTTPS_PROXY: SECURE_PROXY, no_proxy: noProxy }))).toBe(SECURE_PROXY);
   });
 
-  it.each(['http://127.0.0.1:8545', 'http://127.8.9.10', 'http://localhost:3000', 'http://LOCALHOST./x', 'http://node.localhost', 'http://[::1]:8545', 'http://[::ffff:127.0.0.1]:1'])(
-    'never proxies the loopback target %s',
-    (url) => {
-      expect(isLoopback(new URL(url).hostname)).toBe(true);
-      expect(proxyFor(url, remote({ HTTP_PROXY: PROXY, HTTPS_PROXY: PROXY }))).toBeUndefined();
-    },
-  );
+  it.each([
+    'http://127.0.0.1:8545',
+    'http://127.8.9.10',
+    'http://localhost:3000',
+    'http://LOCALHOST./x',
+    'http://node.localhost',
+    'http://[::1]:8545',
+    'http://[::ffff:127.0.0.1]:1',
+  ])('never proxies the loopback target %s', (url) => {
+    expect(isLoopback(new URL(url).hostname)).toBe(true);
+    expect(proxyFor(url, remote({ HTTP_PROXY: PROXY, HTTPS_PROXY: PROXY }))).toBeUndefined();
+  });
 
   it('does not take look-alikes for loopback', () => {
     for (const host of ['128.0.0.1', 'localhost.example', '[::2]', '10.0.0.1']) expect(isLoopback(host)).toBe(false);
@@ -98,7 +103,12 @@ describe('httpRequest through a proxy (a loopback proxy the test runs)', () => {
     await new Promise<void>((r) => target.close(() => r()));
   });
 
-  const options = (proxy: { env: Record<string, string>; exemptLoopback: boolean }, redactor = new Redactor()) => ({ timeoutMs: 5000, redactor, transcript: new Transcript(), proxy });
+  const options = (proxy: { env: Record<string, string>; exemptLoopback: boolean }, redactor = new Redactor()) => ({
+    timeoutMs: 5000,
+    redactor,
+    transcript: new Transcript(),
+    proxy,
+  });
 
   it('goes through HTTP_PROXY when the loopback exemption is turned off', async () => {
     const proxy = await startProxy();
@@ -112,7 +122,10 @@ describe('httpRequest through a proxy (a loopback proxy the test runs)', () => {
   it('goes directly to a loopback target by default, whatever HTTP_PROXY says', async () => {
     const proxy = await startProxy();
     closers.push(proxy.close);
-    const res = await httpRequest({ method: 'GET', url: `${targetUrl}/direct`, headers: {} }, options({ env: { HTTP_PROXY: proxy.url }, exemptLoopback: true }));
+    const res = await httpRequest(
+      { method: 'GET', url: `${targetUrl}/direct`, headers: {} },
+      options({ env: { HTTP_PROXY: proxy.url }, exemptLoopback: true }),
+    );
     expect(res.text).toBe('hello /direct');
     expect(proxy.connects).toEqual([]);
   });
@@ -120,7 +133,10 @@ describe('httpRequest through a proxy (a loopback proxy the test runs)', () => {
   it('goes directly when NO_PROXY names the host', async () => {
     const proxy = await startProxy();
     closers.push(proxy.close);
-    await httpRequest({ method: 'GET', url: `${targetUrl}/np`, headers: {} }, options({ env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, exemptLoopback: false }));
+    await httpRequest(
+      { method: 'GET', url: `${targetUrl}/np`, headers: {} },
+      options({ env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, exemptLoopback: false }),
+    );
     expect(proxy.connects).toEqual([]);
   });
 
@@ -135,7 +151,10 @@ describe('httpRequest through a proxy (a loopback proxy the test runs)', () => {
 
     const wrong = proxy.url.replace('http://', 'http://ci:wr0ng-pa55@');
     const transcript = new Transcript();
-    const err = await httpRequest({ method: 'GET', url: `${targetUrl}/auth`, headers: {} }, { ...options({ env: { HTTP_PROXY: wrong }, exemptLoopback: false }), transcript }).catch((e: unknown) => e);
+    const err = await httpRequest(
+      { method: 'GET', url: `${targetUrl}/auth`, headers: {} },
+      { ...options({ env: { HTTP_PROXY: wrong }, exemptLoopback: false }), transcript },
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect((err as Error).message).toContain(`through the proxy ${proxy.url}`);
     expect(JSON.stringify({ message: (err as Error).message, transcript })).not.toContain('wr0ng-pa55');

@@ -13,7 +13,11 @@ describe('Redactor', () => {
 
   it('always hides credential headers, and registers their values for bodies too', () => {
     const r = new Redactor().addHeaders({ Authorization: 'Bearer s3cr3t-token', 'X-Trace': 'abc' });
-    expect(r.headers({ Authorization: 'Bearer s3cr3t-token', 'X-Trace': 'abc', 'x-api-key': 'zzzz' })).toEqual({ Authorization: REDACTED, 'X-Trace': 'abc', 'x-api-key': REDACTED });
+    expect(r.headers({ Authorization: 'Bearer s3cr3t-token', 'X-Trace': 'abc', 'x-api-key': 'zzzz' })).toEqual({
+      Authorization: REDACTED,
+      'X-Trace': 'abc',
+      'x-api-key': REDACTED,
+    });
     expect(r.text('echo: Bearer s3cr3t-token')).toBe(`echo: ${REDACTED}`);
   });
 
@@ -58,14 +62,24 @@ describe('curl lines that still work: shell variables where a secret was', () =>
     new Redactor()
       .add('k3y9') // a short path key, as --secret gives it
       .addTarget({ urlVar: 'BASE_URL', url: BASE, headerVar: 'REST_HEADER', headers: { 'X-Trace': 'plain', 'X-Api-Key': 'rest-s3cret' } })
-      .addTarget({ urlVar: 'RPC_URL', url: RPC, headerVar: 'RPC_HEADER', headers: { 'X-Trace': 'plain', Authorization: 'Bearer rpc-s3cret', 'X-Tenant': 'k3y9-tenant' } });
+      .addTarget({
+        urlVar: 'RPC_URL',
+        url: RPC,
+        headerVar: 'RPC_HEADER',
+        headers: { 'X-Trace': 'plain', Authorization: 'Bearer rpc-s3cret', 'X-Tenant': 'k3y9-tenant' },
+      });
 
   function line(r: Redactor, req: { method: string; url: string; headers: Record<string, string>; body?: string }): string {
     const shown = { method: req.method, url: r.text(req.url), headers: r.headers(req.headers), ...(req.body ? { body: r.text(req.body) } : {}) };
     return curlLine(shown, r.curlVariables(req));
   }
 
-  const rpcRequest = { method: 'POST', url: RPC, headers: { 'content-type': 'application/json', 'X-Trace': 'plain', Authorization: 'Bearer rpc-s3cret', 'X-Tenant': 'k3y9-tenant' }, body: '{"id":1}' };
+  const rpcRequest = {
+    method: 'POST',
+    url: RPC,
+    headers: { 'content-type': 'application/json', 'X-Trace': 'plain', Authorization: 'Bearer rpc-s3cret', 'X-Tenant': 'k3y9-tenant' },
+    body: '{"id":1}',
+  };
   const restRequest = { method: 'GET', url: `${BASE}/v1/tokenized-stocks`, headers: { 'X-Trace': 'plain', 'X-Api-Key': 'rest-s3cret' } };
 
   it('names the URL and each secret header by variable, never by value, and keeps the rest literal', () => {
@@ -95,13 +109,39 @@ describe('curl lines that still work: shell variables where a secret was', () =>
 
   /** Runs the line in a shell with `curl` replaced by a function that prints its arguments. */
   function shell(sh: string, curl: string, env: Record<string, string>) {
-    return spawnSync(sh, ['-c', `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${curl}`], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    return spawnSync(sh, ['-c', `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${curl}`], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   it.each(['sh', 'bash'])('in %s, with the variables exported the line sends exactly the original request', (sh) => {
-    const out = shell(sh, line(redactor(), rpcRequest), { RPC_URL: RPC, RPC_HEADER_1: 'Authorization: Bearer rpc-s3cret', RPC_HEADER_2: 'X-Tenant: k3y9-tenant' });
+    const out = shell(sh, line(redactor(), rpcRequest), {
+      RPC_URL: RPC,
+      RPC_HEADER_1: 'Authorization: Bearer rpc-s3cret',
+      RPC_HEADER_2: 'X-Tenant: k3y9-tenant',
+    });
     expect(out.status).toBe(0);
-    expect(out.stdout.split('\n')).toEqual(['-sS', '-i', '-X', 'POST', '-H', 'content-type: application/json', '-H', 'X-Trace: plain', '-H', 'Authorization: Bearer rpc-s3cret', '-H', 'X-Tenant: k3y9-tenant', '--data-raw', '{"id":1}', RPC, '']);
+    expect(out.stdout.split('\n')).toEqual([
+      '-sS',
+      '-i',
+      '-X',
+      'POST',
+      '-H',
+      'content-type: application/json',
+      '-H',
+      'X-Trace: plain',
+      '-H',
+      'Authorization: Bearer rpc-s3cret',
+      '-H',
+      'X-Tenant: k3y9-tenant',
+      '--data-raw',
+      '{"id":1}',
+      RPC,
+      '',
+    ]);
     const rest = shell(sh, line(redactor(), restRequest), { BASE_URL: BASE, REST_HEADER_1: 'X-Api-Key: rest-s3cret' });
     expect(rest.stdout.split('\n').slice(-2)).toEqual([`${BASE}/v1/tokenized-stocks`, '']);
   });
@@ -116,14 +156,25 @@ describe('curl lines that still work: shell variables where a secret was', () =>
 
 describe('Redactor: every form a target may echo', () => {
   it('tells keys from words in paths and queries', () => {
-    for (const key of ['q7Xw2kLm9PzR4tYb', 'QKEY987654321', '550e8400-e29b-41d4-a716-446655440000', 'sk_live_q7Xw2kLm9P', 'ac0974bec39a17e36ba4a6b4d238ff94', 'aB3_x9-kQ2mZ-u7_Lp0-wq']) expect([key, looksLikeKey(key)]).toEqual([key, true]);
-    for (const word of ['v1', 'v2', 'rpc', 'tokenized-stocks', 'base-sepolia', 'eth-mainnet', '84532', 'jsonrpc', 'api']) expect([word, looksLikeKey(word)]).toEqual([word, false]);
+    for (const key of [
+      'q7Xw2kLm9PzR4tYb',
+      'QKEY987654321',
+      '550e8400-e29b-41d4-a716-446655440000',
+      'sk_live_q7Xw2kLm9P',
+      'ac0974bec39a17e36ba4a6b4d238ff94',
+      'aB3_x9-kQ2mZ-u7_Lp0-wq',
+    ])
+      expect([key, looksLikeKey(key)]).toEqual([key, true]);
+    for (const word of ['v1', 'v2', 'rpc', 'tokenized-stocks', 'base-sepolia', 'eth-mainnet', '84532', 'jsonrpc', 'api'])
+      expect([word, looksLikeKey(word)]).toEqual([word, false]);
   });
 
   it('registers the token after an auth scheme, and for Basic the decoded user and password, leaving the scheme word readable', () => {
     const basic = `Basic ${Buffer.from('alice.smith:hunter2pass').toString('base64')}`;
     const r = new Redactor().addHeaders({ Authorization: 'Bearer sk_live_T0ken123', 'Proxy-Authorization': basic });
-    expect(r.text('token sk_live_T0ken123, user alice.smith, password hunter2pass, Bearer')).toBe(`token ${REDACTED}, user ${REDACTED}, password ${REDACTED}, Bearer`);
+    expect(r.text('token sk_live_T0ken123, user alice.smith, password hunter2pass, Bearer')).toBe(
+      `token ${REDACTED}, user ${REDACTED}, password ${REDACTED}, Bearer`,
+    );
   });
 
   it('registers key-like tokens of any configured header, not its plain words', () => {
@@ -154,7 +205,9 @@ describe('Redactor: every form a target may echo', () => {
 
   it('renders a target URL for publication: origin and masked path, no userinfo', () => {
     const r = new Redactor().add('tenant-secret-42');
-    expect(r.publicUrl('https://u:p@node.example/v2/q7Xw2kLm9PzR4tYb/rpc?apikey=abc&chain=base')).toBe(`https://node.example/v2/${REDACTED}/rpc?apikey=${REDACTED}&chain=base`);
+    expect(r.publicUrl('https://u:p@node.example/v2/q7Xw2kLm9PzR4tYb/rpc?apikey=abc&chain=base')).toBe(
+      `https://node.example/v2/${REDACTED}/rpc?apikey=${REDACTED}&chain=base`,
+    );
     expect(r.publicUrl('https://node.example/tenant-secret-42/v1')).toBe(`https://node.example/${REDACTED}/v1`);
     expect(r.publicUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
     expect(r.publicUrl('http://127.0.0.1:8545/v1/tokenized-stocks')).toBe('http://127.0.0.1:8545/v1/tokenized-stocks');

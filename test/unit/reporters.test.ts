@@ -7,7 +7,17 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { escapeHtml } from '../../src/cli/reporters/shared';
-import { deriveScope, deriveStatus, exitCodeFor, rootCauses, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import {
+  deriveScope,
+  deriveStatus,
+  exitCodeFor,
+  rootCauses,
+  statusLine,
+  summarize,
+  type RunDocument,
+  type RunFacts,
+  type ScopeFacts,
+} from '../../src/cli/results';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
@@ -36,9 +46,21 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
 /** Skipped by the user's choice of scope: the flag, in the runner's words. */
 const leftOut = (flag: ScopeFlag, words = `no ${flag}`): Partial<CheckResult> => ({ cause: 'out-of-scope', outOfScope: { flag, words } });
 /** Left out by --only or --grep. */
-const deselected = (flag: '--only' | '--grep', words: string): Partial<CheckResult> => ({ cause: 'deselected', reason: `not selected (${words})`, outOfScope: { flag, words } });
+const deselected = (flag: '--only' | '--grep', words: string): Partial<CheckResult> => ({
+  cause: 'deselected',
+  reason: `not selected (${words})`,
+  outOfScope: { flag, words },
+});
 
-const FULL: ScopeFacts = { only: ['rest', 'rpc', 'cross', 'preconf'], profile: 'dedicated', embedded: false, baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', signer: true, archive: false };
+const FULL: ScopeFacts = {
+  only: ['rest', 'rpc', 'cross', 'preconf'],
+  profile: 'dedicated',
+  embedded: false,
+  baseUrl: 'https://api.example',
+  rpcUrl: 'https://rpc.example',
+  signer: true,
+  archive: false,
+};
 
 function doc(checks: CheckResult[], facts: RunFacts = {}, scope: ScopeFacts = FULL): RunDocument {
   return runDocument(checks, scope, { facts, suite: { name: 's', version: '0' } });
@@ -58,20 +80,80 @@ describe('run status: derived once, every branch', () => {
   };
   it.each<[string, CheckResult[], RunFacts, string, number]>([
     ['every required check judged and passed', [result('rpc.a', 'passed'), result('rpc.b', 'passed')], {}, 'conformant', 0],
-    ['advisory failures and advisory inconclusive results leave it conformant', [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' }), result('rpc.c', 'inconclusive', { level: 'advisory' })], {}, 'conformant', 0],
-    ['skipped checks (nothing to judge, or out of scope) are neutral', [result('rpc.a', 'passed'), result('rpc.b', 'skipped'), result('preconf.c', 'skipped', leftOut('--signer-key'))], {}, 'conformant', 0],
+    [
+      'advisory failures and advisory inconclusive results leave it conformant',
+      [result('rpc.a', 'passed'), result('rpc.b', 'failed', { level: 'advisory' }), result('rpc.c', 'inconclusive', { level: 'advisory' })],
+      {},
+      'conformant',
+      0,
+    ],
+    [
+      'skipped checks (nothing to judge, or out of scope) are neutral',
+      [result('rpc.a', 'passed'), result('rpc.b', 'skipped'), result('preconf.c', 'skipped', leftOut('--signer-key'))],
+      {},
+      'conformant',
+      0,
+    ],
     ['an expected failure is covered', [result('rpc.a', 'passed'), expected('rpc.b', 'failed')], {}, 'conformant', 0],
     ['a required failure', [result('rpc.a', 'failed'), result('rpc.b', 'passed')], {}, 'non-conformant', 1],
     ['an expected failure that passes: stale expectations', [expected('rpc.a', 'passed')], {}, 'non-conformant', 1],
-    ['an unreachable target (probe)', [result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }, 'non-conformant', 1],
-    ['an unreachable target named only by blocked checks', [result('rest.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rest' })], {}, 'non-conformant', 1],
+    [
+      'an unreachable target (probe)',
+      [result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })],
+      { unreachable: { rpc: 'ECONNREFUSED' } },
+      'non-conformant',
+      1,
+    ],
+    [
+      'an unreachable target named only by blocked checks',
+      [result('rest.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rest' })],
+      {},
+      'non-conformant',
+      1,
+    ],
     ['a failure outranks what was not judged', [result('rpc.a', 'failed'), result('rpc.b', 'inconclusive')], {}, 'non-conformant', 1],
-    ['a required check inconclusive (throttled)', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'throttled', reason: 'throttled: HTTP 429 three times' })], {}, 'incomplete', 3],
-    ['a required check blocked by an inconclusive prerequisite', [result('rest.list', 'inconclusive', { cause: 'throttled' }), result('rest.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rest.list' })], {}, 'incomplete', 3],
-    ["a check's own error", [result('rpc.a', 'inconclusive', { cause: 'internal', reason: 'internal error in check (not a verdict): TypeError' })], {}, 'incomplete', 3],
-    ['interrupted by a signal: incomplete, exit 130', [result('rpc.a', 'passed'), result('rpc.b', 'skipped', { cause: 'stopped', reason: 'not run: interrupted by SIGINT' })], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' }, 'incomplete', 130],
-    ['interrupted with a failure: non-conformant, still exit 130', [result('rpc.a', 'failed')], { interrupted: 'interrupted by SIGTERM', stoppedBy: 'signal' }, 'non-conformant', 130],
-    ['the deadline passed: incomplete, exit 1', [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'stopped', reason: 'stopped: run deadline of 10 ms reached' })], { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' }, 'incomplete', 1],
+    [
+      'a required check inconclusive (throttled)',
+      [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'throttled', reason: 'throttled: HTTP 429 three times' })],
+      {},
+      'incomplete',
+      3,
+    ],
+    [
+      'a required check blocked by an inconclusive prerequisite',
+      [result('rest.list', 'inconclusive', { cause: 'throttled' }), result('rest.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rest.list' })],
+      {},
+      'incomplete',
+      3,
+    ],
+    [
+      "a check's own error",
+      [result('rpc.a', 'inconclusive', { cause: 'internal', reason: 'internal error in check (not a verdict): TypeError' })],
+      {},
+      'incomplete',
+      3,
+    ],
+    [
+      'interrupted by a signal: incomplete, exit 130',
+      [result('rpc.a', 'passed'), result('rpc.b', 'skipped', { cause: 'stopped', reason: 'not run: interrupted by SIGINT' })],
+      { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' },
+      'incomplete',
+      130,
+    ],
+    [
+      'interrupted with a failure: non-conformant, still exit 130',
+      [result('rpc.a', 'failed')],
+      { interrupted: 'interrupted by SIGTERM', stoppedBy: 'signal' },
+      'non-conformant',
+      130,
+    ],
+    [
+      'the deadline passed: incomplete, exit 1',
+      [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'stopped', reason: 'stopped: run deadline of 10 ms reached' })],
+      { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' },
+      'incomplete',
+      1,
+    ],
   ])('%s', (_what, checks, facts, status, code) => {
     const d = deriveStatus(checks, facts);
     expect(d.status).toBe(status);
@@ -92,13 +174,18 @@ describe('run status: derived once, every branch', () => {
       ],
       {},
     );
-    expect(reasons).toEqual(['6 required checks not judged (throttled: 1, blocked by a prerequisite: 1, stopped before it finished: 1, the check\'s own error: 1, did not finish in time: 1, inconclusive: 1)']);
+    expect(reasons).toEqual([
+      "6 required checks not judged (throttled: 1, blocked by a prerequisite: 1, stopped before it finished: 1, the check's own error: 1, did not finish in time: 1, inconclusive: 1)",
+    ]);
   });
 });
 
 describe('a hint is shown apart from the reason, in every report', () => {
   it('summary.md and report.html put the hint of a root cause on its own line', () => {
-    const d = doc([result('rpc.root', 'failed', { hint: 'run with --profile public' }), result('rpc.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' })]);
+    const d = doc([
+      result('rpc.root', 'failed', { hint: 'run with --profile public' }),
+      result('rpc.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+    ]);
     expect(renderSummary(d)).toContain('\n→ run with --profile public\n');
     expect(renderHtml(d)).toContain('<div class="hint">→ run with --profile public</div>');
   });
@@ -108,7 +195,12 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   // One result of every cause, with the words the runner gives today.
   const results = (): CheckResult[] => [
     result('rest.list.status-200', 'failed', { needs: ['rest'], cause: 'violation', reason: 'expected HTTP 200, got 500' }),
-    result('rest.token.a', 'inconclusive', { needs: ['rest'], cause: 'blocked', blockedBy: 'rest.list.status-200', reason: 'blocked by rest.list.status-200: …' }),
+    result('rest.token.a', 'inconclusive', {
+      needs: ['rest'],
+      cause: 'blocked',
+      blockedBy: 'rest.list.status-200',
+      reason: 'blocked by rest.list.status-200: …',
+    }),
     result('rpc.envelope.http-200', 'failed', { cause: 'unreachable', unreachable: 'rpc', reason: 'target unreachable: ECONNREFUSED' }),
     result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc', reason: 'blocked by target unreachable: rpc: …' }),
     result('rpc.c', 'inconclusive', { cause: 'throttled', reason: 'throttled: HTTP 429 Too Many Requests' }),
@@ -120,12 +212,27 @@ describe('rewording a reason changes nothing: status, scope and root causes read
     result('rpc.i', 'skipped', { cause: 'nothing-to-judge', reason: 'the list is empty' }),
     result('rpc.old', 'skipped', { ...leftOut('--archive'), reason: 'node keeps no state this old' }),
     result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], ...leftOut('--nav-max-age'), reason: 'no --nav-max-age given' }),
-    result('rpc.pub', 'skipped', { needs: ['rpc', 'profile:public'], ...leftOut('--profile', 'profile dedicated'), reason: 'applies to --profile public only' }),
+    result('rpc.pub', 'skipped', {
+      needs: ['rpc', 'profile:public'],
+      ...leftOut('--profile', 'profile dedicated'),
+      reason: 'applies to --profile public only',
+    }),
     result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], ...deselected('--only', '--only rest,rpc,cross') }),
     result('cross.y', 'skipped', { needs: ['rest', 'rpc'], ...deselected('--grep', '--grep ^r') }),
   ];
   // Words that once decided a status or a scope, now on the wrong results.
-  const BAIT = ['throttled: rate limit 429', 'stopped: by SIGTERM', 'internal error in check', 'target unreachable: rest', '--only rest', '--grep x', 'profile public', 'no --signer-key', '(advisory) no --openapi', ''];
+  const BAIT = [
+    'throttled: rate limit 429',
+    'stopped: by SIGTERM',
+    'internal error in check',
+    'target unreachable: rest',
+    '--only rest',
+    '--grep x',
+    'profile public',
+    'no --signer-key',
+    '(advisory) no --openapi',
+    '',
+  ];
   const reworded = (how: (r: CheckResult, i: number) => string) =>
     results().map((r, i) => ({ ...r, reason: how(r, i), ...(r.outOfScope ? { outOfScope: { ...r.outOfScope, words: how(r, i + 1) } } : {}) }));
   const facts: RunFacts = { unreachable: { rpc: 'ECONNREFUSED' } };
@@ -153,7 +260,10 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   });
 
   it.each<[string, CheckResult[]]>([
-    ['every check skipped (a selection or scope that left nothing to judge)', [result('rest.openapi.a', 'skipped', leftOut('--openapi')), result('rest.openapi.b', 'skipped', leftOut('--openapi'))]],
+    [
+      'every check skipped (a selection or scope that left nothing to judge)',
+      [result('rest.openapi.a', 'skipped', leftOut('--openapi')), result('rest.openapi.b', 'skipped', leftOut('--openapi'))],
+    ],
     ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
     ['no check at all', []],
   ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
@@ -163,20 +273,33 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   });
 
   it('--require full: a scope that is not full is incomplete (exit 3); the default judges what it could', () => {
-    const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', leftOut('--rpc-url')), result('preconf.c', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--rpc-url') })];
+    const checks = [
+      result('rest.a', 'passed', { needs: ['rest'] }),
+      result('rpc.b', 'skipped', leftOut('--rpc-url')),
+      result('preconf.c', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--rpc-url') }),
+    ];
     const facts: ScopeFacts = { ...FULL, rpcUrl: undefined };
     const lenient = doc(checks, {}, facts);
     expect([lenient.scope.required, lenient.status, lenient.exitCode]).toEqual(['none', 'conformant', 0]);
     const strict = doc(checks, {}, { ...facts, required: 'full' });
     expect([strict.scope.required, strict.status, strict.exitCode]).toEqual(['full', 'incomplete', 3]);
     expect(strict.statusReasons).toEqual(['--require full: JSON-RPC interface not judged (no --rpc-url)']);
-    const full = doc([...checks.slice(0, 1), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] })], {}, { ...FULL, required: 'full' });
+    const full = doc(
+      [...checks.slice(0, 1), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] })],
+      {},
+      { ...FULL, required: 'full' },
+    );
     expect([full.status, full.exitCode]).toEqual(['conformant', 0]);
   });
 });
 
 describe('scope', () => {
-  const all = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'passed'), result('preconf.c', 'passed', { needs: ['rpc', 'signer'] }), result('rpc.pub', 'skipped', { needs: ['rpc', 'profile:public'] })];
+  const all = [
+    result('rest.a', 'passed', { needs: ['rest'] }),
+    result('rpc.b', 'passed'),
+    result('preconf.c', 'passed', { needs: ['rpc', 'signer'] }),
+    result('rpc.pub', 'skipped', { needs: ['rpc', 'profile:public'] }),
+  ];
 
   it('full: both interfaces, a signer, every group; the other profile is named but does not limit it', () => {
     const s = deriveScope(all, FULL);
@@ -191,9 +314,14 @@ describe('scope', () => {
     expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)');
   });
 
-  it('one URL, --only, --grep, --archive and the runner\'s own reasons', () => {
+  it("one URL, --only, --grep, --archive and the runner's own reasons", () => {
     // rpc.odd left itself out for want of a key, though it did not declare the signer: named as it is.
-    const checks = [...all, result('rest.nav', 'skipped', { needs: ['rest'], ...leftOut('--nav-max-age') }), result('rpc.old', 'skipped', leftOut('--archive')), result('rpc.odd', 'skipped', leftOut('--signer-key'))];
+    const checks = [
+      ...all,
+      result('rest.nav', 'skipped', { needs: ['rest'], ...leftOut('--nav-max-age') }),
+      result('rpc.old', 'skipped', leftOut('--archive')),
+      result('rpc.odd', 'skipped', leftOut('--signer-key')),
+    ];
     const s = deriveScope(checks, { ...FULL, baseUrl: undefined, only: ['rest', 'rpc'], grep: /^r/ });
     expect(s.interfaces).toEqual(['rpc']);
     expect(s.groups).toEqual(['rest', 'rpc']);
@@ -209,7 +337,14 @@ describe('scope', () => {
   });
 
   it('an advisory check left out (no --nav-max-age) or no --openapi is named in the scope but never limits the status line', () => {
-    const s = deriveScope([...all, result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], ...leftOut('--nav-max-age') }), result('rest.openapi.valid', 'skipped', { needs: ['openapi'], ...leftOut('--openapi') })], FULL);
+    const s = deriveScope(
+      [
+        ...all,
+        result('rest.nav', 'skipped', { level: 'advisory', needs: ['rest'], ...leftOut('--nav-max-age') }),
+        result('rest.openapi.valid', 'skipped', { needs: ['openapi'], ...leftOut('--openapi') }),
+      ],
+      FULL,
+    );
     expect(s.notJudged).toContain('NAV staleness (advisory) not judged (no --nav-max-age)');
     expect(s.notJudged).toContain('published OpenAPI document not judged (no --openapi)');
     expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
@@ -223,7 +358,9 @@ describe('scope', () => {
   });
 
   it('the embedded target says so', () => {
-    expect(statusLine({ status: 'conformant', scope: deriveScope(all, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined }) })).toBe('conformant — full scope (profile dedicated, embedded reference target)');
+    expect(statusLine({ status: 'conformant', scope: deriveScope(all, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined }) })).toBe(
+      'conformant — full scope (profile dedicated, embedded reference target)',
+    );
   });
 });
 
@@ -249,11 +386,17 @@ describe('scope under --only and --grep: from the selected checks only', () => {
     expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
     expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
     expect(html).toContain('Nothing measured in this run: the pre-confirmation group did not run.');
-    expect(renderSummary(d)).toContain('interfaces judged: rest · profile `dedicated` · pre-confirmed state not judged (no check that sends transactions was selected)');
+    expect(renderSummary(d)).toContain(
+      'interfaces judged: rest · profile `dedicated` · pre-confirmed state not judged (no check that sends transactions was selected)',
+    );
   });
 
   it('--grep that selects only JSON-RPC checks: one interface, no pre-confirmed state, whatever the groups', () => {
-    const d = doc(catalogue((id) => (id.startsWith('rpc.') ? undefined : deselected('--grep', '--grep ^rpc\\.'))), {}, { ...FULL, grep: /^rpc\./ });
+    const d = doc(
+      catalogue((id) => (id.startsWith('rpc.') ? undefined : deselected('--grep', '--grep ^rpc\\.'))),
+      {},
+      { ...FULL, grep: /^rpc\./ },
+    );
     expect(d.scope).toMatchObject({ groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rpc'], signer: false, full: false });
     expect(renderHtml(d)).toContain('Nothing measured in this run: no check that sends transactions was selected.');
   });
@@ -261,7 +404,11 @@ describe('scope under --only and --grep: from the selected checks only', () => {
   it('a key given and the pre-confirmation checks selected: judged; no key: said so', () => {
     const all = catalogue(() => undefined);
     expect(doc(all).scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true });
-    const noKey = doc(all.map((r) => (r.id.startsWith('preconf.') ? { ...r, status: 'skipped' as const, ...leftOut('--signer-key') } : r)), {}, { ...FULL, signer: false });
+    const noKey = doc(
+      all.map((r) => (r.id.startsWith('preconf.') ? { ...r, status: 'skipped' as const, ...leftOut('--signer-key') } : r)),
+      {},
+      { ...FULL, signer: false },
+    );
     expect(noKey.scope.signer).toBe(false);
     expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not judged: no --signer-key</dd>');
     expect(renderSummary(noKey)).toContain('pre-confirmed state not judged (no --signer-key)');
@@ -290,12 +437,19 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     byMethod[method] = { p50: p.p50, p95: p.p95, max: p.max, n: p.n };
   }
   const all = percentiles(Object.values(samples).flat())!;
-  const judged = { ...all, rttMs: { p50: rtt.p50, p95: rtt.p95 }, pollIntervalMs: POLL_INTERVAL_MS, specRefreshMs: SPEC_REFRESH_MS, boundsMs: latencyBounds(rtt) };
-  const latencyCheck = (metrics: Record<string, unknown>) => result('preconf.latency.about-200ms', 'passed', { level: 'advisory', needs: ['rpc', 'signer'], metrics });
+  const judged = {
+    ...all,
+    rttMs: { p50: rtt.p50, p95: rtt.p95 },
+    pollIntervalMs: POLL_INTERVAL_MS,
+    specRefreshMs: SPEC_REFRESH_MS,
+    boundsMs: latencyBounds(rtt),
+  };
+  const latencyCheck = (metrics: Record<string, unknown>) =>
+    result('preconf.latency.about-200ms', 'passed', { level: 'advisory', needs: ['rpc', 'signer'], metrics });
   // Through JSON, as a report read back from results.json sees it.
   const stored = (m: Record<string, unknown>) => JSON.parse(JSON.stringify(m)) as Record<string, unknown>;
 
-  it('the judged figures are the check\'s own; the timeline adds the samples; a time not observed stays unobserved', () => {
+  it("the judged figures are the check's own; the timeline adds the samples; a time not observed stays unobserved", () => {
     const d = doc([result('rpc.a', 'passed'), latencyCheck(stored({ timeline, latency: byMethod, latencyJudged: judged }))]);
     const l = latencyOf(d.checks)!;
     expect(l).toEqual({
@@ -362,7 +516,10 @@ describe('root causes', () => {
 describe('expectations', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'exp-'));
   const file = path.join(dir, 'x.yml');
-  writeFileSync(file, 'target: test\nexpectations:\n  - id: rpc.a\n    reason: known bug\n    link: https://example.invalid/1\n  - id: rpc.b\n    reason: fixed?\n');
+  writeFileSync(
+    file,
+    'target: test\nexpectations:\n  - id: rpc.a\n    reason: known bug\n    link: https://example.invalid/1\n  - id: rpc.b\n    reason: fixed?\n',
+  );
 
   it('an expected failure no longer fails the run; an expected failure that passes does', () => {
     const exp = loadExpectations(file, new Set(['rpc.a', 'rpc.b']));
@@ -386,23 +543,32 @@ describe('expectations', () => {
   });
 });
 
-const exchange = { request: { method: 'POST', url: 'http://127.0.0.1:1', headers: { 'content-type': 'application/json' }, body: '{"x":1}' }, response: { status: 200, headers: {}, body: '<b>' }, durationMs: 1, curl: "curl -sS -i -X POST 'http://127.0.0.1:1'" };
-const failing = doc([
-  result('rpc.ok', 'passed'),
-  result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }),
-  result('rpc.blocked1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
-  result('rpc.blocked2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
-  result('rest.adv', 'failed', { level: 'advisory', needs: ['rest'], section: '2.1' }),
-  result('rest.skip', 'skipped', { needs: ['rest'], section: '2.1' }),
-  result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--signer-key') }),
-], {}, { ...FULL, signer: false });
+const exchange = {
+  request: { method: 'POST', url: 'http://127.0.0.1:1', headers: { 'content-type': 'application/json' }, body: '{"x":1}' },
+  response: { status: 200, headers: {}, body: '<b>' },
+  durationMs: 1,
+  curl: "curl -sS -i -X POST 'http://127.0.0.1:1'",
+};
+const failing = doc(
+  [
+    result('rpc.ok', 'passed'),
+    result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }),
+    result('rpc.blocked1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
+    result('rpc.blocked2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
+    result('rest.adv', 'failed', { level: 'advisory', needs: ['rest'], section: '2.1' }),
+    result('rest.skip', 'skipped', { needs: ['rest'], section: '2.1' }),
+    result('preconf.x', 'skipped', { needs: ['rpc', 'signer'], ...leftOut('--signer-key') }),
+  ],
+  {},
+  { ...FULL, signer: false },
+);
 
 describe('reports', () => {
   it('quote the statement a failed check enforces, from the statement table results.json carries', () => {
     const quote = '4.5.1 "eth_getTransactionCount returns the account\'s transaction count, its current nonce, as a hex quantity';
     expect(failing.statements).toEqual({ '4.5.1': expect.stringMatching(/^eth_getTransactionCount returns/) });
     expect(renderSummary(failing)).toContain(`> enforces: ${quote}`);
-    expect(renderJunit(failing)).toMatch(/  enforces: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/);
+    expect(renderJunit(failing)).toMatch(/ {2}enforces: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/);
     const html = renderHtml(failing);
     expect(html).toContain(`<div class="muted">enforces: ${escapeHtml(quote)}`);
     // A passed check quotes nothing; a document without the table (an older results.json) neither.
@@ -421,20 +587,37 @@ describe('reports', () => {
     expect(xml).toContain('blocked 2 check(s): rpc.blocked1, rpc.blocked2');
     expect(xml).toContain('<skipped message="skipped: why rest.skip &lt;&amp;&gt; &quot;␀&quot;"/>');
     expect(xml).toContain('<skipped message="out of scope (no --signer-key): why preconf.x');
-    for (const p of ['suite.version" value="0"', 'spec.version" value="1.0.0"', 'status" value="non-conformant"', 'target.rpc" value="https://rpc.example"', 'exitCode" value="1"']) expect(xml).toContain(`<property name="${p}`);
+    for (const p of [
+      'suite.version" value="0"',
+      'spec.version" value="1.0.0"',
+      'status" value="non-conformant"',
+      'target.rpc" value="https://rpc.example"',
+      'exitCode" value="1"',
+    ])
+      expect(xml).toContain(`<property name="${p}`);
     expect(xml).not.toMatch(/\u0000/);
     expect(xml).toContain('reproduce: curl');
   });
 
   it('junit: a required inconclusive check is an <error> with the reason; an advisory one is skipped', () => {
-    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { reason: 'throttled' }), result('rpc.b', 'inconclusive', { level: 'advisory', reason: 'timing' })]));
+    const xml = renderJunit(
+      doc([result('rpc.a', 'inconclusive', { reason: 'throttled' }), result('rpc.b', 'inconclusive', { level: 'advisory', reason: 'timing' })]),
+    );
     expect(xml).toContain('<error message="not judged: throttled" type="inconclusive">');
     expect(xml).toContain('<skipped message="inconclusive (advisory): timing"/>');
     expect(xml).toContain('errors="1"');
   });
 
   it('junit: an unreachable target is one failure of its own', () => {
-    const xml = renderJunit(doc([result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })], { unreachable: { rpc: 'ECONNREFUSED' } }));
+    const xml = renderJunit(
+      doc(
+        [
+          result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+          result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+        ],
+        { unreachable: { rpc: 'ECONNREFUSED' } },
+      ),
+    );
     expect(xml.match(/<failure /g)).toHaveLength(1);
     expect(xml).toContain('<failure message="target unreachable: rpc: ECONNREFUSED" type="unreachable">blocked 2 check(s): rpc.a, rpc.b</failure>');
   });
@@ -475,7 +658,11 @@ describe('reports', () => {
   });
 
   it('every reporter states the same status, scope and exit code', () => {
-    for (const d of [failing, doc([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive')]), doc([result('rpc.a', 'passed')], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' })]) {
+    for (const d of [
+      failing,
+      doc([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive')]),
+      doc([result('rpc.a', 'passed')], { interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' }),
+    ]) {
       const line = statusLine(d);
       const words = { 0: 'exit 0: conformant', 1: 'exit 1', 3: 'exit 3: incomplete', 130: 'exit 130: interrupted' }[d.exitCode as 0 | 1 | 3 | 130];
       const out = sink(false);
@@ -533,7 +720,9 @@ describe('console', () => {
     const text = out.text();
     expect(text).toMatch(/ {2}2\.1 Tokenized equity token +0 +1 +0 +1\n/);
     expect(text).toMatch(/ {2}total +1 +2 +2 +2\n/);
-    expect(text).toContain(`✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      enforces: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`);
+    expect(text).toContain(
+      `✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      enforces: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`,
+    );
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
     expect(text).toContain('reports: r/results.json');
@@ -570,7 +759,10 @@ describe('console: known failures, stale expectations, hints', () => {
     r.finished(doc(checks), []);
     const text = out.text();
     expect(text).toContain('✗ STALE rpc.fixed (4.5) 3ms — passes, but the expectations file lists it as a known failure');
-    expect(countsAndStatus(text)).toEqual(['1 passed, 0 failed, 1 stale expectation (known failure now passing), 0 not judged, 0 skipped of 2 checks', 'non-conformant']);
+    expect(countsAndStatus(text)).toEqual([
+      '1 passed, 0 failed, 1 stale expectation (known failure now passing), 0 not judged, 0 skipped of 2 checks',
+      'non-conformant',
+    ]);
   });
 
   it('the count line agrees with the status: failed > 0 or a stale expectation exactly when non-conformant', () => {
@@ -593,21 +785,29 @@ describe('console: known failures, stale expectations, hints', () => {
   });
 
   it('a hint is printed whole on its own line, however long the reason', () => {
-    const root = result('rpc.getBlockReceipts.block.latest', 'failed', { reason: `eth_getBlockReceipts("latest") answered HTTP 403: ${'x'.repeat(300)}`, hint: 'if the target is a public node address (where 5.2 refuses this method), run with --profile public' });
+    const root = result('rpc.getBlockReceipts.block.latest', 'failed', {
+      reason: `eth_getBlockReceipts("latest") answered HTTP 403: ${'x'.repeat(300)}`,
+      hint: 'if the target is a public node address (where 5.2 refuses this method), run with --profile public',
+    });
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, 1, {});
     r.result(root);
     r.finished(doc([root]), []);
     const lines = out.text().split('\n');
     const hintLines = lines.filter((l) => l.includes('run with --profile public'));
-    expect(hintLines).toEqual(['      → if the target is a public node address (where 5.2 refuses this method), run with --profile public', '      → if the target is a public node address (where 5.2 refuses this method), run with --profile public']);
+    expect(hintLines).toEqual([
+      '      → if the target is a public node address (where 5.2 refuses this method), run with --profile public',
+      '      → if the target is a public node address (where 5.2 refuses this method), run with --profile public',
+    ]);
   });
 
   it('a conformant run of less than the full scope says what --require full would do', () => {
     const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', leftOut('--rpc-url'))];
     const out = sink(false);
     new ConsoleReporter(out.stream, checks.length, {}).finished(doc(checks, {}, { ...FULL, rpcUrl: undefined }), []);
-    expect(out.text()).toContain('note: not the full scope (JSON-RPC interface not judged (no --rpc-url)); with --require full (REQUIRE=full, recommended in CI) this run would exit 3');
+    expect(out.text()).toContain(
+      'note: not the full scope (JSON-RPC interface not judged (no --rpc-url)); with --require full (REQUIRE=full, recommended in CI) this run would exit 3',
+    );
   });
 });
 
@@ -619,7 +819,10 @@ describe('schemas/results.json', () => {
   });
 
   it('accepts a document with status, scope, blocked and out-of-scope checks, and the run facts', () => {
-    const d = doc([result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), result('preconf.b', 'skipped', { ...leftOut('--signer-key') })], { unreachable: { rpc: 'ECONNREFUSED' }, interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' });
+    const d = doc(
+      [result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), result('preconf.b', 'skipped', { ...leftOut('--signer-key') })],
+      { unreachable: { rpc: 'ECONNREFUSED' }, interrupted: 'interrupted by SIGINT', stoppedBy: 'signal' },
+    );
     expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
   });
 

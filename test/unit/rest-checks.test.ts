@@ -104,7 +104,10 @@ function record(n: number, over: Record<string, unknown> = {}): Record<string, u
   };
 }
 
-const listOf = (tokens: unknown[], extra: Record<string, unknown> = {}) => () => json(200, { tokens, ...extra });
+const listOf =
+  (tokens: unknown[], extra: Record<string, unknown> = {}) =>
+  () =>
+    json(200, { tokens, ...extra });
 
 // ---- running ---------------------------------------------------------------------------
 
@@ -142,13 +145,23 @@ describe('REST checks against a conformant target', () => {
     const by = await run(target({ list: () => json(200, { tokens, next_page_token: '' }, 'application/json; charset=utf-8') }));
     // The rest.openapi.* checks judge a published document, not this target (test/unit/openapi.test.ts).
     const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && !r.needs.includes('openapi'));
-    expect(notPassed.map((r) => [r.id, r.status, r.cause, r.reason, r.outOfScope])).toEqual([['rest.token.nav-price-updated-at.max-age', 'skipped', 'out-of-scope', 'no --nav-max-age given', { flag: '--nav-max-age', words: 'no --nav-max-age' }]]);
+    expect(notPassed.map((r) => [r.id, r.status, r.cause, r.reason, r.outOfScope])).toEqual([
+      ['rest.token.nav-price-updated-at.max-age', 'skipped', 'out-of-scope', 'no --nav-max-age given', { flag: '--nav-max-age', words: 'no --nav-max-age' }],
+    ]);
     expect(restChecks.length).toBeGreaterThanOrEqual(25);
   });
 
   it('report the per-record checks skipped (not passed) on an empty list, which is itself valid', async () => {
     const by = await run(target({ list: listOf([]) }));
-    for (const id of ['rest.list.status-200', 'rest.list.content-type', 'rest.list.tokens-array', 'rest.list.schema', 'rest.list.no-credentials', 'rest.readonly.post', 'rest.error.unknown-path']) {
+    for (const id of [
+      'rest.list.status-200',
+      'rest.list.content-type',
+      'rest.list.tokens-array',
+      'rest.list.schema',
+      'rest.list.no-credentials',
+      'rest.readonly.post',
+      'rest.error.unknown-path',
+    ]) {
       expect([id, by[id].status]).toEqual([id, 'passed']);
     }
     const perRecord = Object.values(by).filter((r) => r.id.startsWith('rest.token.') && r.id !== 'rest.token.nav-price-updated-at.max-age');
@@ -190,7 +203,9 @@ describe('REST checks against a broken target', () => {
       'rest.token.multiplier.positive': 'passed',
       'rest.token.decimals.range': 'passed',
     });
-    expect(by['rest.token.field.isin'].reason).toMatch(/tokens\[0\] \(0x[0-9a-fA-F]{40}\).*check digit is wrong \(US0378331005 would be valid\).*"US0378331006"/);
+    expect(by['rest.token.field.isin'].reason).toMatch(
+      /tokens\[0\] \(0x[0-9a-fA-F]{40}\).*check digit is wrong \(US0378331005 would be valid\).*"US0378331006"/,
+    );
     expect(by['rest.token.multiplier.normalized'].reason).toMatch(/tokens\[1\].*raw 18-decimal.*adjusted it would be 1\).*1000000000000000000/);
     expect(by['rest.token.contract-address.unique'].reason).toContain(`${dup.toLowerCase()} in tokens[1] (${dup}), tokens[2] (${dup.toLowerCase()})`);
     expect(by['rest.error.unknown-path'].reason).toMatch(/HTTP 404: Content-Type is "text\/html", not application\/json; the body is not JSON/);
@@ -202,11 +217,17 @@ describe('REST checks against a broken target', () => {
     const by = await run(target({ list: listOf([], { tokens: { a: record(0) } }) }));
     expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed', failedSection: '2.2' });
     expect(by['rest.token.field.isin']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.list.tokens-array' });
-    expect(by['rest.token.field.isin'].reason).toMatch(/^blocked by rest\.list\.tokens-array: GET \/v1\/tokenized-stocks: the 200 body is not a v1ListTokenizedEquityTokensResponse/);
+    expect(by['rest.token.field.isin'].reason).toMatch(
+      /^blocked by rest\.list\.tokens-array: GET \/v1\/tokenized-stocks: the 200 body is not a v1ListTokenizedEquityTokensResponse/,
+    );
     expect(by['rest.token.field.isin'].failedSection).toBeUndefined();
     expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.list.tokens-array' });
     expect(by['rest.list.status-200'].status).toBe('passed');
-    expect(Object.values(by).filter((r) => r.status === 'failed').map((r) => r.id)).toEqual(['rest.list.tokens-array']);
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.list.tokens-array']);
   });
 
   it('fail the media type (4.1) of a 200 list served as text/plain', async () => {
@@ -273,7 +294,14 @@ describe('one root cause, one failure', () => {
       expect(r.reason).toMatch(/^blocked by rest\.list\.status-200: GET \/v1\/tokenized-stocks.*expected HTTP 200, got 500/);
       expect(r.exchangeCount).toBeGreaterThan(0); // what was seen is kept
     }
-    for (const id of ['rest.list.content-type', 'rest.list.tokens-array', 'rest.list.schema', 'rest.list.no-credentials', 'rest.token.field.isin', 'rest.token.symbol.non-empty']) {
+    for (const id of [
+      'rest.list.content-type',
+      'rest.list.tokens-array',
+      'rest.list.schema',
+      'rest.list.no-credentials',
+      'rest.token.field.isin',
+      'rest.token.symbol.non-empty',
+    ]) {
       expect([id, by[id].status]).toEqual([id, 'inconclusive']);
     }
     // What does not need the list is judged as usual.
@@ -304,7 +332,11 @@ describe('one root cause, one failure', () => {
 
   it('a JSON list under a wrong media type fails rest.list.content-type alone: the records it shows are judged', async () => {
     const by = await run(target({ list: () => json(200, { tokens: [record(0), record(1)] }, 'text/html') }));
-    expect(Object.values(by).filter((r) => r.status === 'failed').map((r) => r.id)).toEqual(['rest.list.content-type']);
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.list.content-type']);
     expect(by['rest.token.field.isin'].status).toBe('passed');
   });
 });
@@ -319,24 +351,58 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
       record(2, { paused_features: [3] }),
     ];
     const by = await run(target({ list: listOf(tokens) }));
-    const notPassed = Object.values(by).filter((r) => r.status !== 'passed' && r.id !== 'rest.token.nav-price-updated-at.max-age' && !r.needs.includes('openapi'));
+    const notPassed = Object.values(by).filter(
+      (r) => r.status !== 'passed' && r.id !== 'rest.token.nav-price-updated-at.max-age' && !r.needs.includes('openapi'),
+    );
     expect(notPassed.map((r) => [r.id, r.status, r.reason])).toEqual([]);
-    expect(by['rest.token.field.paused-features'].notes?.join(' ')).toMatch(/2 of 3 records omit paused_features \(protobuf JSON leaves out default values\): read as its proto3 default \[\]: tokens\[0\] \(0x[0-9a-fA-F]{40}\), tokens\[1\]/);
+    expect(by['rest.token.field.paused-features'].notes?.join(' ')).toMatch(
+      /2 of 3 records omit paused_features \(protobuf JSON leaves out default values\): read as its proto3 default \[\]: tokens\[0\] \(0x[0-9a-fA-F]{40}\), tokens\[1\]/,
+    );
     expect(by['rest.token.decimals.range'].notes?.join(' ')).toMatch(/1 of 3 records omit decimals.*proto3 default 0/);
     expect(by['rest.list.schema'].status).toBe('passed');
   });
 
   it.each<[string, (r: Record<string, unknown>) => Record<string, unknown>, string, RegExp]>([
     ['isin omitted', (r) => omit(r, 'isin'), 'rest.token.field.isin', /isin is absent, read as its proto3 default "": isin is not of type string \(isin\)/],
-    ['contract_address omitted', (r) => omit(r, 'contract_address'), 'rest.token.field.contract-address', /tokens\[1\]: contract_address is absent, read as its proto3 default ""/],
-    ['nav_price_updated_at omitted', (r) => omit(r, 'nav_price_updated_at'), 'rest.token.field.nav-price-updated-at', /nav_price_updated_at is absent, and as a google\.protobuf\.Timestamp it has no default: no time is given/],
-    ['multiplier omitted', (r) => omit(r, 'multiplier'), 'rest.token.multiplier.positive', /multiplier is absent, read as its proto3 default 0: multiplier is not greater than 0/],
-    ['icon_url omitted', (r) => omit(r, 'icon_url'), 'rest.token.icon-url.http', /icon_url is absent, read as its proto3 default "": icon_url is not an absolute http\(s\) URL/],
+    [
+      'contract_address omitted',
+      (r) => omit(r, 'contract_address'),
+      'rest.token.field.contract-address',
+      /tokens\[1\]: contract_address is absent, read as its proto3 default ""/,
+    ],
+    [
+      'nav_price_updated_at omitted',
+      (r) => omit(r, 'nav_price_updated_at'),
+      'rest.token.field.nav-price-updated-at',
+      /nav_price_updated_at is absent, and as a google\.protobuf\.Timestamp it has no default: no time is given/,
+    ],
+    [
+      'multiplier omitted',
+      (r) => omit(r, 'multiplier'),
+      'rest.token.multiplier.positive',
+      /multiplier is absent, read as its proto3 default 0: multiplier is not greater than 0/,
+    ],
+    [
+      'icon_url omitted',
+      (r) => omit(r, 'icon_url'),
+      'rest.token.icon-url.http',
+      /icon_url is absent, read as its proto3 default "": icon_url is not an absolute http\(s\) URL/,
+    ],
     ['symbol ""', (r) => ({ ...r, symbol: '' }), 'rest.token.symbol.non-empty', /tokens\[1\] .*symbol is empty: not a ticker symbol/],
     ['symbol omitted', (r) => omit(r, 'symbol'), 'rest.token.symbol.non-empty', /symbol is absent, read as its proto3 default "": symbol is empty/],
     ['name "  "', (r) => ({ ...r, name: '  ' }), 'rest.token.name.non-empty', /name is empty: not the name of the underlying equity/],
-    ['decimals null (null is no default)', (r) => ({ ...r, decimals: null }), 'rest.token.field.decimals', /decimals is not of type integer \(int64\).*\(got null\)/],
-    ['decimals "18" (the int64-as-string of protojson)', (r) => ({ ...r, decimals: '18' }), 'rest.token.field.decimals', /decimals is not of type integer \(int64\)/],
+    [
+      'decimals null (null is no default)',
+      (r) => ({ ...r, decimals: null }),
+      'rest.token.field.decimals',
+      /decimals is not of type integer \(int64\).*\(got null\)/,
+    ],
+    [
+      'decimals "18" (the int64-as-string of protojson)',
+      (r) => ({ ...r, decimals: '18' }),
+      'rest.token.field.decimals',
+      /decimals is not of type integer \(int64\)/,
+    ],
   ])('fail %s', async (_what, change, id, reason) => {
     const by = await run(target({ list: listOf([record(0), change(record(1))]) }));
     expect(by[id]).toMatchObject({ status: 'failed', section: '2.1' });
@@ -379,7 +445,11 @@ describe('rest.list.no-credentials (5.1)', () => {
 
   it('fails on an error answered only without the configured headers', async () => {
     const h = target({ list: listOf([record(0)]) });
-    const by = await run((req) => (req.path === '/v1/tokenized-stocks' && !req.headers['x-api-key'] ? json(500, rpcStatus(13, 'no tenant')) : h(req)), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
+    const by = await run(
+      (req) => (req.path === '/v1/tokenized-stocks' && !req.headers['x-api-key'] ? json(500, rpcStatus(13, 'no tenant')) : h(req)),
+      only,
+      env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }),
+    );
     expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: 500 });
     expect(by['rest.list.no-credentials'].reason).toMatch(/while the same GET with the configured headers answers 200/);
   });
@@ -394,13 +464,21 @@ describe('cross checks (REST x eth_getCode)', () => {
   const tokens = [record(0), record(1), record(2, { contract_address: address(2).toLowerCase() })];
 
   it('pass when every listed address has code, even a one-byte stub', async () => {
-    const by = await run(target({ list: listOf(tokens), code: (a) => (a === address(1).toLowerCase() ? '0xef' : '0x6080604052') }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    const by = await run(
+      target({ list: listOf(tokens), code: (a) => (a === address(1).toLowerCase() ? '0xef' : '0x6080604052') }),
+      crossChecks,
+      env({ rpcUrl: `${url}/rpc` }),
+    );
     expect(statuses(by)).toEqual({ 'cross.token.has-code.latest': 'passed', 'cross.token.has-code.pending': 'passed' });
     expect(seen.filter((s) => s.path === '/rpc')).toHaveLength(6);
   });
 
   it('fail naming the record whose address has no code', async () => {
-    const by = await run(target({ list: listOf(tokens), code: (a, block) => (a === address(2).toLowerCase() && block === 'latest' ? '0x' : '0x60') }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
+    const by = await run(
+      target({ list: listOf(tokens), code: (a, block) => (a === address(2).toLowerCase() && block === 'latest' ? '0x' : '0x60') }),
+      crossChecks,
+      env({ rpcUrl: `${url}/rpc` }),
+    );
     expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'failed' });
     expect(by['cross.token.has-code.latest'].reason).toContain(`tokens[2] (${address(2).toLowerCase()})`);
     expect(by['cross.token.has-code.pending'].status).toBe('passed');
@@ -410,7 +488,12 @@ describe('cross checks (REST x eth_getCode)', () => {
     const by = await run(target({ list: listOf([]), code: () => '0x60' }), crossChecks, env({ rpcUrl: `${url}/rpc` }));
     expect(by['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', reason: EMPTY_LIST });
     const without = await run(target({ list: listOf(tokens) }), crossChecks);
-    expect(without['cross.token.has-code.latest']).toMatchObject({ status: 'skipped', cause: 'out-of-scope', reason: 'needs --rpc-url (JSON-RPC target)', outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' } });
+    expect(without['cross.token.has-code.latest']).toMatchObject({
+      status: 'skipped',
+      cause: 'out-of-scope',
+      reason: 'needs --rpc-url (JSON-RPC target)',
+      outOfScope: { flag: '--rpc-url', words: 'no --rpc-url' },
+    });
   });
 
   it('state a list answering 500 once when run without the REST checks, the other blocked by it', async () => {

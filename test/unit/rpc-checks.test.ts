@@ -89,7 +89,7 @@ function fakeNode(faults: Faults) {
     preconf = faults.quiet ? [] : [hash(1000 + head + 1)];
   };
   let extra = 0;
-  const txsOf = (n: number): string[] => (n === head + 1 ? [...preconf] : sealed.get(n) ?? []);
+  const txsOf = (n: number): string[] => (n === head + 1 ? [...preconf] : (sealed.get(n) ?? []));
   /** SENDER's count at the end of block n: its transactions in blocks 1..n. */
   const countAt = (n: number): number => {
     let c = 0;
@@ -112,19 +112,26 @@ function fakeNode(faults: Faults) {
     // The backend this request reached (half the requests, in a fixed scrambled order, so that
     // no worker of the run keeps meeting the same one): one block behind during the first 300 ms
     // of each second, as a replica that imports each block late.
-    const firstSight = faults.firstReadLags && method !== 'eth_blockNumber' && !seen.has(JSON.stringify([method, params])) && JSON.stringify(params).includes(`"${q(head)}"`);
+    const firstSight =
+      faults.firstReadLags && method !== 'eth_blockNumber' && !seen.has(JSON.stringify([method, params])) && JSON.stringify(params).includes(`"${q(head)}"`);
     if (faults.firstReadLags) seen.add(JSON.stringify([method, params]));
     const behind = firstSight || (faults.lagging && ((requests * 2654435761) >>> 13) % 2 === 1 && (Date.now() - started) % 1000 < 300);
     // A function: seals during a request (sealOnReceipts) move the head it answers from.
     const top = () => (behind ? head - 1 : head);
     const resolve = (param: unknown): number | undefined => {
       switch (param) {
-        case 'latest': return top();
-        case 'pending': return head + 1;
-        case 'safe': return top() - 2;
-        case 'finalized': return top() - 4;
-        case 'earliest': return 0;
-        default: return typeof param === 'string' && /^0x[0-9a-f]+$/.test(param) ? Number(param) : undefined;
+        case 'latest':
+          return top();
+        case 'pending':
+          return head + 1;
+        case 'safe':
+          return top() - 2;
+        case 'finalized':
+          return top() - 4;
+        case 'earliest':
+          return 0;
+        default:
+          return typeof param === 'string' && /^0x[0-9a-f]+$/.test(param) ? Number(param) : undefined;
       }
     };
     /** The block a state read or receipts request is answered at, or an error. */
@@ -133,7 +140,8 @@ function fakeNode(faults: Faults) {
       if (n === undefined) return { error: { code: -32602, message: 'invalid block' } };
       if (param !== 'pending' && (n > top() || (faults.headUnknown && n === head + 1))) return { error: { code: -32000, message: 'header not found' } };
       if (faults.ignoresBlock && param !== 'pending') return top();
-      if (state && faults.pruned && (param === 'earliest' || n < head - 8)) return { error: { code: -32000, message: 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )' } };
+      if (state && faults.pruned && (param === 'earliest' || n < head - 8))
+        return { error: { code: -32000, message: 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )' } };
       return n;
     };
     if (faults.all403 && method !== 'eth_blockNumber' && method !== 'eth_getBlockByNumber') return { status: 403 };
@@ -156,20 +164,35 @@ function fakeNode(faults: Faults) {
           result: {
             number: q(n),
             hash: n === head + 1 ? null : hash(5000 + n),
-            transactions: params[1] ? txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' })) : txs,
+            transactions: params[1]
+              ? txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' }))
+              : txs,
           },
         };
       }
       case 'eth_getBlockReceipts': {
         if (faults.receipts403) return { status: 403 };
-        if (faults.sealOnReceipts) (seal(), seal());
+        if (faults.sealOnReceipts) {
+          seal();
+          seal();
+        }
         if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
         const at = stateBlock(params[0], false);
         if (typeof at !== 'number') return { result: null };
         const txs = txsOf(at).slice(faults.receiptMissing ? 1 : 0);
         if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
-        return { result: txs.map((h) => ({ transactionHash: h, blockNumber: num(at), ...(at === head + 1 ? {} : { blockHash: hash(5000 + at) }), status: '0x1', gasUsed: num(21000), type: '0x2', logs: [] })) };
+        return {
+          result: txs.map((h) => ({
+            transactionHash: h,
+            blockNumber: num(at),
+            ...(at === head + 1 ? {} : { blockHash: hash(5000 + at) }),
+            status: '0x1',
+            gasUsed: num(21000),
+            type: '0x2',
+            logs: [],
+          })),
+        };
       }
       case 'eth_getTransactionCount': {
         const [address, block] = params as [string, string];
@@ -189,7 +212,13 @@ function fakeNode(faults: Faults) {
         const tx = params[0] as { to?: string };
         if (tx.to === undefined) {
           const data = faults.revertData === 'wrong' ? '0x08c379a0' : expectedRevertData();
-          return { error: { code: faults.revertCode3 ? 3 : -32000, message: `execution reverted: ${REVERT_REASON}`, ...(faults.revertData === 'absent' ? {} : { data }) } };
+          return {
+            error: {
+              code: faults.revertCode3 ? 3 : -32000,
+              message: `execution reverted: ${REVERT_REASON}`,
+              ...(faults.revertData === 'absent' ? {} : { data }),
+            },
+          };
         }
         const at = stateBlock(params[1], true);
         if (typeof at !== 'number') return at;
@@ -209,7 +238,9 @@ function fakeNode(faults: Faults) {
       const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
       const a = answer(call.method, call.params ?? [], body);
       if (a.status) {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...(a.retryAfter !== undefined ? { 'retry-after': a.retryAfter } : {}) }).end('{"code":7,"message":"forbidden"}');
+        res
+          .writeHead(a.status, { 'content-type': 'application/json', ...(a.retryAfter !== undefined ? { 'retry-after': a.retryAfter } : {}) })
+          .end('{"code":7,"message":"forbidden"}');
         return;
       }
       const id = faults.idAsString ? String(call.id) : call.id;
@@ -225,14 +256,18 @@ async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp; arc
   try {
     const { port } = server.address() as AddressInfo;
     const selected: Check[] = rpcChecks.filter((c) => !opts.only || opts.only.test(c.id));
-    const results = await runChecks(selected, {
-      rpcUrl: `http://127.0.0.1:${port}`,
-      restHeaders: {},
-      rpcHeaders: {},
-      settings: { profile: opts.profile ?? 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.archive ? { archive: true } : {}) },
-      redactor: new Redactor(),
-      signal: new AbortController().signal,
-    }, { concurrency: 4 });
+    const results = await runChecks(
+      selected,
+      {
+        rpcUrl: `http://127.0.0.1:${port}`,
+        restHeaders: {},
+        rpcHeaders: {},
+        settings: { profile: opts.profile ?? 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.archive ? { archive: true } : {}) },
+        redactor: new Redactor(),
+        signal: new AbortController().signal,
+      },
+      { concurrency: 4 },
+    );
     return new Map(results.map((r) => [r.id, r]));
   } finally {
     await new Promise((r) => server.close(r));
@@ -259,7 +294,8 @@ describe('RPC checks against a conformant fake node', () => {
   test('public profile: the 403 checks pass and the receipts checks are skipped', async () => {
     const results = await run({ receipts403: true }, { profile: 'public' });
     for (const [id, r] of results) {
-      if (id.startsWith('rpc.getBlockReceipts.block.') || id === 'rpc.getBlockReceipts.nonempty-block' || id === 'rpc.history.getBlockReceipts.past-block') expect([id, r.status]).toEqual([id, 'skipped']);
+      if (id.startsWith('rpc.getBlockReceipts.block.') || id === 'rpc.getBlockReceipts.nonempty-block' || id === 'rpc.history.getBlockReceipts.past-block')
+        expect([id, r.status]).toEqual([id, 'skipped']);
       else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
     }
   });
@@ -273,7 +309,9 @@ describe('RPC checks against a conformant fake node', () => {
   test('a seal between the reads: receipts paired with the block they name', async () => {
     const r = (await run({ sealOnReceipts: true }, { only: /getBlockReceipts\.block\.latest$/ })).get('rpc.getBlockReceipts.block.latest')!;
     expect(r.status).toBe('passed');
-    expect(r.notes?.join(' ')).toMatch(/block 0x12: 2 receipt\(s\) for 2 transaction\(s\); the tag moved from 0x10 to 0x12 meanwhile, paired by the receipts' blockNumber/);
+    expect(r.notes?.join(' ')).toMatch(
+      /block 0x12: 2 receipt\(s\) for 2 transaction\(s\); the tag moved from 0x10 to 0x12 meanwhile, paired by the receipts' blockNumber/,
+    );
   });
 
   test('a growing pre-confirmed block: receipts bracketed by the reads before and after', async () => {
@@ -355,7 +393,9 @@ describe('RPC checks against faulty fake nodes', () => {
   });
 
   test('a growing pre-confirmed block with a receipt missing fails 4.3', async () => {
-    const r = (await run({ pendingGrows: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
+    const r = (await run({ pendingGrows: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.pending$/ })).get(
+      'rpc.getBlockReceipts.block.pending',
+    )!;
     expect(r.status).toBe('failed');
     expect(r.failedSection).toBe('4.3');
     expect(r.reason).toMatch(/no receipt for 1 transaction\(s\) of the block \(in it before and after the call\)/);
@@ -363,7 +403,9 @@ describe('RPC checks against faulty fake nodes', () => {
 
   test('a receipt missing across a seal still fails, once paired by its block', async () => {
     // Blocks sealed during the call hold two transactions here; the node drops the first receipt.
-    const r = (await run({ sealOnReceipts: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.latest$/ })).get('rpc.getBlockReceipts.block.latest')!;
+    const r = (await run({ sealOnReceipts: true, receiptMissing: true }, { only: /getBlockReceipts\.block\.latest$/ })).get(
+      'rpc.getBlockReceipts.block.latest',
+    )!;
     expect(r.status).toBe('failed');
     expect(r.reason).toMatch(/no receipt for 1 transaction\(s\) of the block/);
   });
@@ -445,7 +487,9 @@ describe('history checks tell history from the head', () => {
     // The newest block with transactions at least two below the head (16): block 14, nonces 12 and 13.
     expect(results.get('rpc.history.getTransactionCount.before-block')!.notes).toEqual([`sender ${SENDER}: 2 transaction(s) in block 0xe (14), nonces 12..13`]);
     expect(results.get('rpc.history.getCode.before-creation')!.notes!.join(' ').toLowerCase()).toContain(`contract ${CONTRACT}, created in block 0x2 (2)`);
-    expect(results.get('rpc.history.getBlockReceipts.past-block')!.notes).toEqual(['block 0xe: 2 receipt(s) for 2 transaction(s); every receipt names the block hash']);
+    expect(results.get('rpc.history.getBlockReceipts.past-block')!.notes).toEqual([
+      'block 0xe: 2 receipt(s) for 2 transaction(s); every receipt names the block hash',
+    ]);
   });
 
   test('a node answering from the head whatever the block fails every one that can tell, citing 4.2', async () => {
@@ -456,14 +500,20 @@ describe('history checks tell history from the head', () => {
       expect([r.id, r.status]).toEqual([r.id, expected]);
       if (expected === 'failed') expect(r.section.split(', ')).toContain('4.2');
     }
-    expect(results.get('rpc.history.getTransactionCount.before-block')!.reason).toMatch(/is 0x10 \(16\), but the sender's first transaction in block 0xe carries nonce 12: .*the node seems to ignore the block parameter and answer from the head$/);
-    expect(results.get('rpc.history.estimateGas.before-creation')!.reason).toMatch(/answered error .*the very error it gives at "latest".*cannot revert: the node seems to ignore the block parameter/);
+    expect(results.get('rpc.history.getTransactionCount.before-block')!.reason).toMatch(
+      /is 0x10 \(16\), but the sender's first transaction in block 0xe carries nonce 12: .*the node seems to ignore the block parameter and answer from the head$/,
+    );
+    expect(results.get('rpc.history.estimateGas.before-creation')!.reason).toMatch(
+      /answered error .*the very error it gives at "latest".*cannot revert: the node seems to ignore the block parameter/,
+    );
   });
 
   test('no transactions in the blocks looked at: skipped with the reason, never passed', async () => {
     const results = await run({ quiet: true }, { only: HISTORY });
     for (const r of results.values()) expect([r.id, r.status]).toEqual([r.id, 'skipped']);
-    expect(results.get('rpc.history.getTransactionCount.at-block')!.reason).toBe('no transaction sender found in the latest 16 and the first 8 blocks (at least 2 below the head)');
+    expect(results.get('rpc.history.getTransactionCount.at-block')!.reason).toBe(
+      'no transaction sender found in the latest 16 and the first 8 blocks (at least 2 below the head)',
+    );
   });
 });
 
@@ -484,11 +534,22 @@ describe('pruned history (a full node)', () => {
     const results = await run({ pruned: true });
     for (const id of READS_AT_OLD_STATE) {
       const r = results.get(id)!;
-      expect([id, r.status, r.cause, r.reason, r.outOfScope]).toEqual([id, 'skipped', 'out-of-scope', 'node keeps no state this old (run with --archive to require it)', { flag: '--archive', words: 'no --archive' }]);
+      expect([id, r.status, r.cause, r.reason, r.outOfScope]).toEqual([
+        id,
+        'skipped',
+        'out-of-scope',
+        'node keeps no state this old (run with --archive to require it)',
+        { flag: '--archive', words: 'no --archive' },
+      ]);
       expect(r.notes?.join(' ')).toMatch(/missing trie node .*: pruned state or history/);
     }
     // Recent state (block 13 and 14) and receipts are kept: judged and passed.
-    for (const id of ['rpc.history.getTransactionCount.before-block', 'rpc.history.getTransactionCount.at-block', 'rpc.history.getBlockReceipts.past-block', 'rpc.getCode.block.head-number']) {
+    for (const id of [
+      'rpc.history.getTransactionCount.before-block',
+      'rpc.history.getTransactionCount.at-block',
+      'rpc.history.getBlockReceipts.past-block',
+      'rpc.getCode.block.head-number',
+    ]) {
       expect([id, results.get(id)!.status]).toEqual([id, 'passed']);
     }
     expect([...results.values()].filter((r) => r.status === 'failed' || r.status === 'inconclusive').map((r) => r.id)).toEqual([]);
@@ -517,7 +578,9 @@ describe('load-balancer skew (backends a block apart)', () => {
     expect(results.size).toBe(4);
     for (const r of results.values()) {
       expect([r.id, r.status, r.reason]).toEqual([r.id, 'passed', '']);
-      expect(r.notes?.join(' ')).toMatch(/at "0x10" answered .* while the head read just after was 0x10; re-reading after 250 ms \(backends a block apart\?\)|eth_getBlockByNumber\("0x10"\) answered .* re-reading after 250 ms/);
+      expect(r.notes?.join(' ')).toMatch(
+        /at "0x10" answered .* while the head read just after was 0x10; re-reading after 250 ms \(backends a block apart\?\)|eth_getBlockByNumber\("0x10"\) answered .* re-reading after 250 ms/,
+      );
     }
   });
 
@@ -527,7 +590,9 @@ describe('load-balancer skew (backends a block apart)', () => {
     for (const r of results.values()) {
       expect([r.id, r.status]).toEqual([r.id, 'inconclusive']);
       // eth_getBlockReceipts answers null for a block it does not know; the others an error.
-      expect(r.reason).toMatch(/at "0x11" answered (\{"code":-32000,"message":"header not found"\}|null) while the head read just after was 0x11, in each of 4 attempts: a block at or near the observed head stayed unknown/);
+      expect(r.reason).toMatch(
+        /at "0x11" answered (\{"code":-32000,"message":"header not found"\}|null) while the head read just after was 0x11, in each of 4 attempts: a block at or near the observed head stayed unknown/,
+      );
       expect(r.notes?.filter((n) => n.startsWith('attempt '))).toHaveLength(3);
     }
   }, 20_000);
@@ -606,7 +671,11 @@ describe('revertingInitCode', () => {
     const anvil = await startAnvil({ chainId: 31337, log: () => undefined });
     try {
       const rpc = async (method: string, params: unknown[]) => {
-        const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        const res = await fetch(anvil.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
         return (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: string } };
       };
       const answer = await rpc('eth_estimateGas', [{ data: revertingInitCode(REVERT_REASON) }]);

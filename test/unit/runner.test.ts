@@ -21,10 +21,13 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => {
-  server.closeAllConnections();
-  server.close(() => r());
-}));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
 function env(over: Partial<RunEnv> = {}): RunEnv {
   return {
@@ -39,7 +42,14 @@ function env(over: Partial<RunEnv> = {}): RunEnv {
   };
 }
 
-const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({ id: `rest.test.${id}`, title: id, statements: ['4.1.1'], level: 'required' as const, needs: ['rest' as const], ...extra });
+const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({
+  id: `rest.test.${id}`,
+  title: id,
+  statements: ['4.1.1'],
+  level: 'required' as const,
+  needs: ['rest' as const],
+  ...extra,
+});
 
 describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
@@ -57,7 +67,7 @@ describe('runChecks', () => {
       check(meta('inconclusive'), async () => inconclusive('sealed mid-check')),
       check(meta('limit'), async () => inconclusive('too large to analyse', { cause: 'limit' })),
       check(meta('bug'), async () => {
-        (undefined as unknown as { x: number }).x;
+        JSON.stringify((undefined as unknown as { x: number }).x);
       }),
       check(meta('timeout'), async ({ rest }) => void (await rest.get('/slow'))),
     ];
@@ -100,9 +110,12 @@ describe('runChecks', () => {
     ]);
   });
 
-  it('names what a skip by the user\'s choice left out, and nothing for other skips', async () => {
+  it("names what a skip by the user's choice left out, and nothing for other skips", async () => {
     const results = await runChecks(
-      [check(meta('max-age'), async () => skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') })), check(meta('empty'), async () => skip('the list is empty'))],
+      [
+        check(meta('max-age'), async () => skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') })),
+        check(meta('empty'), async () => skip('the list is empty')),
+      ],
       env(),
       { concurrency: 1 },
     );
@@ -129,10 +142,7 @@ describe('runChecks', () => {
   it('stops on abort and reports what did not run instead of dropping it', async () => {
     const controller = new AbortController();
     const results = await runChecks(
-      [
-        check(meta('first'), async () => void controller.abort('interrupted by SIGINT')),
-        check(meta('second'), async () => undefined),
-      ],
+      [check(meta('first'), async () => void controller.abort('interrupted by SIGINT')), check(meta('second'), async () => undefined)],
       env({ signal: controller.signal }),
       { concurrency: 1 },
     );
@@ -142,7 +152,11 @@ describe('runChecks', () => {
 
   it('bounds a check that never ends', async () => {
     const [r] = await runChecks([check(meta('forever'), () => new Promise<void>(() => undefined))], env(), { concurrency: 1, checkTimeoutMs: 100 });
-    expect(r).toMatchObject({ status: 'inconclusive', cause: 'timeout', reason: expect.stringMatching(/^check did not finish within 100 ms \(the suite's own time limit/) });
+    expect(r).toMatchObject({
+      status: 'inconclusive',
+      cause: 'timeout',
+      reason: expect.stringMatching(/^check did not finish within 100 ms \(the suite's own time limit/),
+    });
   });
 
   it('redacts secrets from recorded exchanges and reasons', async () => {
@@ -179,9 +193,20 @@ describe('one root cause, one failure', () => {
     ];
     const by = byId(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED 127.0.0.1:9' } }), collect));
     expect(ran).toBe(1); // only the RPC check
-    expect(by['rest.list.status-200']).toMatchObject({ status: 'failed', cause: 'unreachable', unreachable: 'rest', reason: 'target unreachable: ECONNREFUSED 127.0.0.1:9', failedSection: '4.1' });
+    expect(by['rest.list.status-200']).toMatchObject({
+      status: 'failed',
+      cause: 'unreachable',
+      unreachable: 'rest',
+      reason: 'target unreachable: ECONNREFUSED 127.0.0.1:9',
+      failedSection: '4.1',
+    });
     for (const id of ['rest.test.first', 'rest.test.advisory', 'cross.x.y']) {
-      expect(by[id]).toMatchObject({ status: 'inconclusive', cause: 'unreachable', unreachable: 'rest', reason: 'blocked by target unreachable: rest: target unreachable: ECONNREFUSED 127.0.0.1:9' });
+      expect(by[id]).toMatchObject({
+        status: 'inconclusive',
+        cause: 'unreachable',
+        unreachable: 'rest',
+        reason: 'blocked by target unreachable: rest: target unreachable: ECONNREFUSED 127.0.0.1:9',
+      });
       expect(by[id].blockedBy).toBeUndefined();
     }
     expect(by['rpc.x.y'].status).toBe('passed');
@@ -189,7 +214,11 @@ describe('one root cause, one failure', () => {
   });
 
   it('without the designated root selected, the first required check of the interface states the failure', async () => {
-    const checks = [check({ ...meta('advisory'), level: 'advisory' }, async () => undefined), check(meta('a'), async () => undefined), check(meta('b'), async () => undefined)];
+    const checks = [
+      check({ ...meta('advisory'), level: 'advisory' }, async () => undefined),
+      check(meta('a'), async () => undefined),
+      check(meta('b'), async () => undefined),
+    ];
     const rs = await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED' } }), collect);
     expect(rs.map((r) => [r.id, r.status, r.cause, r.unreachable])).toEqual([
       ['rest.test.advisory', 'inconclusive', 'unreachable', 'rest'],
@@ -207,14 +236,23 @@ describe('one root cause, one failure', () => {
     const by = byId(await runChecks(checks, env(), collect));
     expect(by['rest.root.check'].status).toBe('failed');
     for (const id of ['rest.test.a', 'rest.test.b']) {
-      expect(by[id]).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.root.check', reason: 'blocked by rest.root.check: GET /list: expected HTTP 200, got 500' });
+      expect(by[id]).toMatchObject({
+        status: 'inconclusive',
+        cause: 'blocked',
+        blockedBy: 'rest.root.check',
+        reason: 'blocked by rest.root.check: GET /list: expected HTTP 200, got 500',
+      });
       expect(by[id].failedSection).toBeUndefined();
     }
     expect(seen.sort()).toEqual(checks.map((c) => c.id).sort());
   });
 
   it('a root not selected: the first required blocked check fails citing the root rule, the rest blocked by it', async () => {
-    const checks = [dependent('adv', undefined, { level: 'advisory', statements: ['2.1.1'] }), dependent('a', undefined, { statements: ['2.1.1'] }), dependent('b', undefined, { statements: ['2.1.1'] })];
+    const checks = [
+      dependent('adv', undefined, { level: 'advisory', statements: ['2.1.1'] }),
+      dependent('a', undefined, { statements: ['2.1.1'] }),
+      dependent('b', undefined, { statements: ['2.1.1'] }),
+    ];
     const rs = await runChecks(checks, env(), collect);
     expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.test.adv', 'inconclusive', 'rest.test.a'],
@@ -227,7 +265,11 @@ describe('one root cause, one failure', () => {
 
   it('a root that passed on its own request leaves the evidence standing once', async () => {
     const rs = await runChecks([root('rest.root.check', async () => undefined), dependent('a'), dependent('b')], env(), collect);
-    expect(rs.map((r) => [r.status, r.blockedBy])).toEqual([['passed', undefined], ['failed', undefined], ['inconclusive', 'rest.test.a']]);
+    expect(rs.map((r) => [r.status, r.blockedBy])).toEqual([
+      ['passed', undefined],
+      ['failed', undefined],
+      ['inconclusive', 'rest.test.a'],
+    ]);
     expect(rs[1].reason).toMatch(/rest\.root\.check passed on its own request, so the answer changed between requests/);
   });
 
@@ -259,7 +301,9 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
         await rest.get('/hang');
       }),
     ];
-    const [r] = await runChecks(checks, env({ signal: controller.signal, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5_000 } }), { concurrency: 1 });
+    const [r] = await runChecks(checks, env({ signal: controller.signal, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5_000 } }), {
+      concurrency: 1,
+    });
     expect(r).toMatchObject({ status: 'inconclusive', cause: 'stopped', reason: 'stopped: interrupted by SIGTERM' });
   });
 
@@ -294,7 +338,9 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
   });
 
   it('transport: no HTTP answer where the rule needs one', async () => {
-    const [r] = await runChecks([check(meta('refused'), async ({ rest }) => void (await rest.get('/')))], env({ baseUrl: 'http://127.0.0.1:9' }), { concurrency: 1 });
+    const [r] = await runChecks([check(meta('refused'), async ({ rest }) => void (await rest.get('/')))], env({ baseUrl: 'http://127.0.0.1:9' }), {
+      concurrency: 1,
+    });
     expect(r).toMatchObject({ status: 'failed', cause: 'transport' });
   });
 
@@ -307,7 +353,11 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
       exchanges: [],
       exchangeCount: 0,
     });
-    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--only', words: '--only rpc' })).toMatchObject({ status: 'skipped', cause: 'deselected', outOfScope: { flag: '--only' } });
+    expect(notSelected({ ...meta('x'), section: '4.1' }, { flag: '--only', words: '--only rpc' })).toMatchObject({
+      status: 'skipped',
+      cause: 'deselected',
+      outOfScope: { flag: '--only' },
+    });
   });
 });
 

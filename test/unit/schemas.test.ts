@@ -1,6 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SCHEMA_BASE, SCHEMA_DIR, SCHEMA_REFS, TOKEN_FIELDS, localSchemaResolver, rawSchemaAt, schemaOf, validate, validateRef, type SchemaName } from '../../src/harness/schemas';
+import {
+  SCHEMA_BASE,
+  SCHEMA_DIR,
+  SCHEMA_REFS,
+  TOKEN_FIELDS,
+  localSchemaResolver,
+  rawSchemaAt,
+  schemaOf,
+  validate,
+  validateRef,
+  type SchemaName,
+} from '../../src/harness/schemas';
 
 const TOKEN = Object.freeze({
   contract_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
@@ -38,7 +49,13 @@ const RECEIPT = Object.freeze({
  * Schemas the checks validate by name, and the files no check names but that still hold a shape
  * of the spec (2.1 record, 2.3 protobufAny, 2.5 transaction) or a format, by ref.
  */
-const BY_REF = { token: 'token.json', protobufAny: 'protobuf-any.json', transaction: 'transaction.json', address: 'hex.json#/$defs/address', blockParam: 'hex.json#/$defs/blockParam' } as const;
+const BY_REF = {
+  token: 'token.json',
+  protobufAny: 'protobuf-any.json',
+  transaction: 'transaction.json',
+  address: 'hex.json#/$defs/address',
+  blockParam: 'hex.json#/$defs/blockParam',
+} as const;
 type Shape = SchemaName | keyof typeof BY_REF;
 function validateShape(name: Shape, value: unknown) {
   return name in BY_REF ? validateRef(BY_REF[name as keyof typeof BY_REF], value) : validate(name as SchemaName, value);
@@ -169,11 +186,7 @@ describe('token (v1TokenizedEquityToken, spec 2.1)', () => {
     ['bad ISIN check digit', { isin: 'US0378331006' }, '/isin must match format "isin" (got "US0378331006")'],
     ['lowercase ISIN', { isin: 'us0378331005' }, '/isin must match format "isin"'],
     ['ISIN as a number', { isin: 378331005 }, '/isin must be string'],
-    [
-      'address with a broken checksum',
-      { contract_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' },
-      '/contract_address must match format "evm-address"',
-    ],
+    ['address with a broken checksum', { contract_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, '/contract_address must match format "evm-address"'],
     ['short address', { contract_address: '0x1234' }, '/contract_address must match format "evm-address"'],
     ['fractional decimals', { decimals: 18.5 }, '/decimals must be integer'],
     ['decimals as a string', { decimals: '18' }, '/decimals must be integer'],
@@ -197,7 +210,7 @@ describe('token (v1TokenizedEquityToken, spec 2.1)', () => {
     for (const v of [null, [], 'token', 1]) expectInvalid('token', v);
   });
 
-  test('date-time is our RFC 3339 format, not ajv-formats\' (which accepts a space separator)', () => {
+  test("date-time is our RFC 3339 format, not ajv-formats' (which accepts a space separator)", () => {
     expect(validateRef('token.json#/properties/nav_price_updated_at', '2024-05-01 13:30:00Z').valid).toBe(false);
     expect(validateRef('token.json#/properties/nav_price_updated_at', '2024-05-01T13:30:00+05:30').valid).toBe(true);
   });
@@ -272,9 +285,7 @@ describe('rpcStatus and protobufAny (spec 2.3, 7)', () => {
   ])('%s is invalid', (_what, v) => expectInvalid('rpcStatus', v));
 
   test('a details item lacking @type is named', () => {
-    expect(validate('rpcStatus', { code: 5, message: 'x', details: [{ a: 1 }] }).errors).toEqual([
-      "/details/0 must have required property '@type'",
-    ]);
+    expect(validate('rpcStatus', { code: 5, message: 'x', details: [{ a: 1 }] }).errors).toEqual(["/details/0 must have required property '@type'"]);
   });
 
   test('the decision on required fields is documented in the schema', () => {
@@ -307,9 +318,7 @@ describe('receipt (spec 2.4)', () => {
     });
   });
   test.each(Object.keys(RECEIPT))('missing %s is invalid', (field) => {
-    expect(invalidErrors('receipt', without({ ...RECEIPT }, field))).toContain(
-      `(root) must have required property '${field}'`,
-    );
+    expect(invalidErrors('receipt', without({ ...RECEIPT }, field))).toContain(`(root) must have required property '${field}'`);
   });
   test.each<[string, Record<string, unknown>]>([
     ['blockNumber as a decimal number', { blockNumber: 436 }],

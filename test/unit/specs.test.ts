@@ -137,8 +137,7 @@ describe('specs/tokenized-stocks.openapi.yaml (OpenAPI 3.1)', () => {
     const op = ((raw.paths as JsonObject)['/v1/tokenized-stocks'] as JsonObject).get as JsonObject;
     const responses = op.responses as Record<string, JsonObject>;
     expect(Object.keys(responses).sort()).toEqual(['200', 'default']);
-    const schemaRef = (r: JsonObject): Json =>
-      ((((r.content as JsonObject)['application/json'] as JsonObject).schema as JsonObject).$ref);
+    const schemaRef = (r: JsonObject): Json => (((r.content as JsonObject)['application/json'] as JsonObject).schema as JsonObject).$ref;
     expect(Object.keys(responses['200']!.content as JsonObject)).toEqual(['application/json']);
     expect(Object.keys(responses.default!.content as JsonObject)).toEqual(['application/json']);
     expect(schemaRef(responses['200']!)).toBe('#/components/schemas/v1ListTokenizedEquityTokensResponse');
@@ -225,15 +224,12 @@ describe('specs/node-rpc.openrpc.json (OpenRPC)', () => {
   });
 
   test('the methods are exactly the four of the spec (1.3, 4.3-4.6)', () => {
-    expect(methods.map((m) => m.name).sort()).toEqual(
-      ['eth_estimateGas', 'eth_getBlockReceipts', 'eth_getCode', 'eth_getTransactionCount'].sort(),
-    );
+    expect(methods.map((m) => m.name).sort()).toEqual(['eth_estimateGas', 'eth_getBlockReceipts', 'eth_getCode', 'eth_getTransactionCount'].sort());
     for (const m of methods) expect(m.paramStructure).toBe('by-position');
   });
 
   test('params by position, names and required flags as in the spec tables', () => {
-    const shape = (m: Method): Array<[string, boolean, unknown]> =>
-      m.params.map((p) => [p.name, p.required === true, p.schema.$ref]);
+    const shape = (m: Method): Array<[string, boolean, unknown]> => m.params.map((p) => [p.name, p.required === true, p.schema.$ref]);
     const BLOCK = '../schemas/hex.json#/$defs/blockParam';
     const ADDRESS = '../schemas/hex.json#/$defs/address';
     expect(shape(method('eth_getBlockReceipts'))).toEqual([['block', true, BLOCK]]);

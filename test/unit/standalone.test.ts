@@ -46,36 +46,32 @@ describe('the repository stands alone', () => {
     expect(hits(`from './shared'`)).toEqual([]);
   });
 
-  it(
-    'a copy of the tracked files with no sibling directories passes the spec, traceability and schema tests',
-    () => {
-      const parent = mkdtempSync(path.join(os.tmpdir(), 'standalone-'));
-      try {
-        const copy = path.join(parent, 'repo');
-        for (const f of files) {
-          mkdirSync(path.dirname(path.join(copy, f)), { recursive: true });
-          copyFileSync(path.join(ROOT, f), path.join(copy, f));
-        }
-        // Installed packages are not part of a clone but of `npm ci`; linking them saves the install.
-        symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
-        expect(existsSync(path.join(parent, 'shared'))).toBe(false);
-
-        const tests = ['test/unit/traceability.test.ts', 'test/unit/specs.test.ts', 'test/unit/schemas.test.ts'];
-        const run = spawnSync(process.execPath, [path.join(copy, 'node_modules/jest/bin/jest.js'), '--rootDir', copy, '--runInBand', '--ci', ...tests], {
-          cwd: copy,
-          encoding: 'utf8',
-          timeout: 100_000,
-          env: { ...process.env, FORCE_COLOR: '0' },
-        });
-        const output = `${run.stdout}\n${run.stderr}`;
-        expect({ status: run.status, signal: run.signal, tail: run.status === 0 ? '' : output.slice(-4000) }).toEqual({ status: 0, signal: null, tail: '' });
-        expect(output).toMatch(/Test Suites: 3 passed, 3 total/);
-        // The tests ran from the copy, not from this checkout.
-        expect(output).not.toContain(ROOT + path.sep);
-      } finally {
-        rmSync(parent, { recursive: true, force: true });
+  it('a copy of the tracked files with no sibling directories passes the spec, traceability and schema tests', () => {
+    const parent = mkdtempSync(path.join(os.tmpdir(), 'standalone-'));
+    try {
+      const copy = path.join(parent, 'repo');
+      for (const f of files) {
+        mkdirSync(path.dirname(path.join(copy, f)), { recursive: true });
+        copyFileSync(path.join(ROOT, f), path.join(copy, f));
       }
-    },
-    120_000,
-  );
+      // Installed packages are not part of a clone but of `npm ci`; linking them saves the install.
+      symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+      expect(existsSync(path.join(parent, 'shared'))).toBe(false);
+
+      const tests = ['test/unit/traceability.test.ts', 'test/unit/specs.test.ts', 'test/unit/schemas.test.ts'];
+      const run = spawnSync(process.execPath, [path.join(copy, 'node_modules/jest/bin/jest.js'), '--rootDir', copy, '--runInBand', '--ci', ...tests], {
+        cwd: copy,
+        encoding: 'utf8',
+        timeout: 100_000,
+        env: { ...process.env, FORCE_COLOR: '0' },
+      });
+      const output = `${run.stdout}\n${run.stderr}`;
+      expect({ status: run.status, signal: run.signal, tail: run.status === 0 ? '' : output.slice(-4000) }).toEqual({ status: 0, signal: null, tail: '' });
+      expect(output).toMatch(/Test Suites: 3 passed, 3 total/);
+      // The tests ran from the copy, not from this checkout.
+      expect(output).not.toContain(ROOT + path.sep);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

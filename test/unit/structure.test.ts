@@ -39,7 +39,14 @@ describe('the import-graph reader', () => {
       ['e', ['a']],
     ]);
     expect(cyclesOf(g)).toEqual([['a', 'b', 'c'], ['d']]);
-    expect(cyclesOf(new Map([['x', ['y']], ['y', []]]))).toEqual([]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['x', ['y']],
+          ['y', []],
+        ]),
+      ),
+    ).toEqual([]);
     expect([...reachable(g, 'e')].sort()).toEqual(['a', 'b', 'c']);
   });
   test('reads this repository (sanity: the graph is not empty and resolves)', () => {
@@ -65,7 +72,12 @@ describe('one-way dependencies', () => {
   test.each(MAY_IMPORT)('%s imports only itself and %j', (folder, allowed) => {
     const bad = files
       .filter((f) => f.startsWith(folder))
-      .flatMap((f) => graph.get(f)!.filter((t) => !t.startsWith(folder) && !allowed.some((a) => t.startsWith(a))).map((t) => `${f} -> ${t}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((t) => !t.startsWith(folder) && !allowed.some((a) => t.startsWith(a)))
+          .map((t) => `${f} -> ${t}`),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -98,7 +110,9 @@ describe('a check gets exactly what it declared', () => {
   // CheckContext<N> types the clients a check's needs name; the runner builds them, none is forced.
   const text = files.filter((f) => f.startsWith('src/') || f.startsWith('suites/')).map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')] as const);
   test('no cast to a client, a signer or a context', () => {
-    const casts = text.flatMap(([f, t]) => (t.match(/\bas (Signer|RestClient|RpcClient|CheckContext|RunContext|OpenApiSource)\b/g) ?? []).map((m) => `${f}: ${m}`));
+    const casts = text.flatMap(([f, t]) =>
+      (t.match(/\bas (Signer|RestClient|RpcClient|CheckContext|RunContext|OpenApiSource)\b/g) ?? []).map((m) => `${f}: ${m}`),
+    );
     expect(casts).toEqual([]);
   });
   test('no placeholder client: an absent URL gives no client at all', () => {
@@ -108,7 +122,10 @@ describe('a check gets exactly what it declared', () => {
 });
 
 describe('every check findable', () => {
-  const suiteText = files.filter((f) => f.startsWith('suites/')).map((f) => readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
+  const suiteText = files
+    .filter((f) => f.startsWith('suites/'))
+    .map((f) => readFileSync(path.join(ROOT, f), 'utf8'))
+    .join('\n');
   const ids = allChecks().map((c) => c.id);
 
   test.each(ids)('%s is written literally in suites/', (id) => {
@@ -116,7 +133,10 @@ describe('every check findable', () => {
   });
 
   // The per-block tables are written out by hand; none may lose a block parameter of 4.2.
-  test.each(['rpc.getCode.block', 'rpc.getTransactionCount.block', 'rpc.getBlockReceipts.block', 'rpc.estimateGas.block'])('%s.* covers every block parameter', (prefix) => {
-    for (const key of BLOCK_PARAM_KEYS) expect(ids).toContain(`${prefix}.${key}`);
-  });
+  test.each(['rpc.getCode.block', 'rpc.getTransactionCount.block', 'rpc.getBlockReceipts.block', 'rpc.estimateGas.block'])(
+    '%s.* covers every block parameter',
+    (prefix) => {
+      for (const key of BLOCK_PARAM_KEYS) expect(ids).toContain(`${prefix}.${key}`);
+    },
+  );
 });

@@ -34,8 +34,15 @@ async function provider(script: Reply[]) {
 }
 
 const ok = (result: unknown = '0x1'): Reply => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result }) });
-const limited = (code = -32005, message = 'project ID request rate exceeded'): Reply => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message } }) });
-const tooMany = (retryAfter?: string): Reply => ({ status: 429, headers: retryAfter !== undefined ? { 'retry-after': retryAfter } : {}, body: '{"code":8,"message":"rate limited","details":[]}' });
+const limited = (code = -32005, message = 'project ID request rate exceeded'): Reply => ({
+  status: 200,
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message } }),
+});
+const tooMany = (retryAfter?: string): Reply => ({
+  status: 429,
+  headers: retryAfter !== undefined ? { 'retry-after': retryAfter } : {},
+  body: '{"code":8,"message":"rate limited","details":[]}',
+});
 
 function options(extra: Partial<HttpOptions> = {}): HttpOptions & { transcript: Transcript } {
   return { timeoutMs: 2000, redactor: new Redactor(), transcript: new Transcript(), throttle: { baseDelayMs: 20 }, ...extra };
@@ -153,14 +160,18 @@ describe('the runner', () => {
       const c = check({ id: 'rpc.test.throttled', title: 't', statements: ['4.2.1'], level: 'required', needs: ['rpc'] }, async (ctx) => {
         await ctx.rpc.call('eth_blockNumber', []);
       });
-      const [r] = await runChecks([c], {
-        rpcUrl: p.url,
-        restHeaders: {},
-        rpcHeaders: {},
-        settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 2000 },
-        redactor: new Redactor(),
-        signal: new AbortController().signal,
-      }, { concurrency: 1 });
+      const [r] = await runChecks(
+        [c],
+        {
+          rpcUrl: p.url,
+          restHeaders: {},
+          rpcHeaders: {},
+          settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 2000 },
+          redactor: new Redactor(),
+          signal: new AbortController().signal,
+        },
+        { concurrency: 1 },
+      );
       expect(r.status).toBe('inconclusive');
       expect(r.cause).toBe('throttled');
       expect(r.reason).toMatch(/^throttled: POST http:\/\/127\.0\.0\.1:\d+\/?: HTTP 429 Too Many Requests \(Retry-After "0"\), still after 3 retries/);

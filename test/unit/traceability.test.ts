@@ -51,7 +51,9 @@ describe('specs/rules.yaml: the spec restated', () => {
     expect(SPEC_VERSION).toBe(spec.version);
     const openapi = YAML.parse(readFileSync(path.join(ROOT, 'specs/tokenized-stocks.openapi.yaml'), 'utf8')) as { info: { version: string } };
     const openrpc = JSON.parse(readFileSync(path.join(ROOT, 'specs/node-rpc.openrpc.json'), 'utf8')) as { info: { version: string } };
-    const results = JSON.parse(readFileSync(path.join(ROOT, 'schemas/results.json'), 'utf8')) as { properties: { spec: { properties: { version: { const: string } } } } };
+    const results = JSON.parse(readFileSync(path.join(ROOT, 'schemas/results.json'), 'utf8')) as {
+      properties: { spec: { properties: { version: { const: string } } } };
+    };
     expect([openapi.info.version, openrpc.info.version, results.properties.spec.properties.version.const]).toEqual([spec.version, spec.version, spec.version]);
   });
 
@@ -114,17 +116,25 @@ describe('specs/rules.yaml: the spec restated', () => {
   });
 });
 
-describe('traceability: generated from the checks\' own citations', () => {
+describe("traceability: generated from the checks' own citations", () => {
   it('every cited statement exists and is testable; every testable statement is cited', () => {
     expect(traceabilityProblems(spec, checks)).toEqual([]);
   });
 
   it('the rules catch each kind of disagreement (toy spec)', () => {
     const toy = parseSpec(TOY);
-    const c = (id: string, ...statements: string[]): Citing => ({ id, statements, section: [...new Set(statements.map((s) => s.slice(0, s.lastIndexOf('.'))))].join(', '), level: 'required' });
+    const c = (id: string, ...statements: string[]): Citing => ({
+      id,
+      statements,
+      section: [...new Set(statements.map((s) => s.slice(0, s.lastIndexOf('.'))))].join(', '),
+      level: 'required',
+    });
     expect(traceabilityProblems(toy, [c('rest.a', '1.1.1')])).toEqual([]);
     expect(traceabilityProblems(toy, [c('rest.a', '1.1.1', '1.1.r1')])).toEqual([]);
-    expect(traceabilityProblems(toy, [])).toEqual(['1.1.1 is testable but no check cites it (cite it, or mark it untestable with the reason)', '2: via 1.1, which no check cites']);
+    expect(traceabilityProblems(toy, [])).toEqual([
+      '1.1.1 is testable but no check cites it (cite it, or mark it untestable with the reason)',
+      '2: via 1.1, which no check cites',
+    ]);
     expect(traceabilityProblems(toy, [c('rest.a', '1.1.1', '3.7.1'), c('rest.b', '1.2.1'), c('rest.c', '2.1'), c('rest.d', '1.1.r2')])).toEqual([
       'rest.a cite(s) 3.7.1, which specs/rules.yaml does not have',
       'rest.b cite(s) 1.2.1, which is not directly testable (untestable)',
@@ -221,7 +231,11 @@ describe('generated documents are current (run `npm run docs` after changing rul
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function slug(heading: string): string {
   const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a Markdown file offers: its headings (numbered when repeated, as GitHub does) and explicit ids. */
@@ -250,7 +264,9 @@ function relativeLinks(page: string): string[] {
 }
 
 describe('documentation links', () => {
-  const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   const pages = ['README.md', 'CONTRIBUTING.md', ...docs];
 
   it('reads the pages and their links', () => {
@@ -270,7 +286,14 @@ describe('documentation links', () => {
   });
 
   it('the anchor reader finds headings and explicit ids as GitHub names them', () => {
-    const md = '# Known failures: expectation files\n## Pre-confirmed state ("pending") and the `signer`\n## Run status\n## Run status\n<a id="section-4.5"></a>\n```\n# not a heading\n```';
-    expect([...anchorsOf(md)]).toEqual(['known-failures-expectation-files', 'pre-confirmed-state-pending-and-the-signer', 'run-status', 'run-status-1', 'section-4.5']);
+    const md =
+      '# Known failures: expectation files\n## Pre-confirmed state ("pending") and the `signer`\n## Run status\n## Run status\n<a id="section-4.5"></a>\n```\n# not a heading\n```';
+    expect([...anchorsOf(md)]).toEqual([
+      'known-failures-expectation-files',
+      'pre-confirmed-state-pending-and-the-signer',
+      'run-status',
+      'run-status-1',
+      'section-4.5',
+    ]);
   });
 });

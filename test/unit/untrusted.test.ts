@@ -54,7 +54,17 @@ describe('Markdown', () => {
   });
 
   it('prose is inert: no emphasis, link, image, autolink, heading, list or HTML', () => {
-    for (const s of [hostile, '# heading', '- item', '1. item', '> quote', '*em* _em_', '[l](http://127.0.0.1:9)', 'see https://127.0.0.1:9/x or www.example.com', '&lt;b&gt; <b>x</b>']) {
+    for (const s of [
+      hostile,
+      '# heading',
+      '- item',
+      '1. item',
+      '> quote',
+      '*em* _em_',
+      '[l](http://127.0.0.1:9)',
+      'see https://127.0.0.1:9/x or www.example.com',
+      '&lt;b&gt; <b>x</b>',
+    ]) {
       const html = md.render(mdText(s));
       expect({ s, html }).toEqual({ s, html: expect.stringMatching(/^<p>[^<]*<\/p>\n$/) });
     }

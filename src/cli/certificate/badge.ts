@@ -32,7 +32,8 @@ export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'summary'>):
   }
   const embedded = sc.target === 'embedded' ? (limit ? 'embedded' : 'embedded reference') : undefined;
   const message = [doc.status, limit, embedded, sc.profile, `${s.passed}/${judged}`].filter((w) => w !== undefined).join(' · ');
-  const color = doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
+  const color =
+    doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
   return { message, color };
 }
 
@@ -43,7 +44,8 @@ const xml = escapeHtml;
 /** Approximate advance widths of 11 px Verdana/DejaVu Sans, enough to size the two halves. */
 function textWidth(s: string): number {
   let w = 0;
-  for (const ch of s) w += /[il.,:;'|!·\s()]/.test(ch) ? 3.6 : /[mwMW]/.test(ch) ? 10 : /[A-Z]/.test(ch) ? 7.6 : /[0-9]/.test(ch) ? 7 : /[ft/rj-]/.test(ch) ? 4.6 : 6.6;
+  for (const ch of s)
+    w += /[il.,:;'|!·\s()]/.test(ch) ? 3.6 : /[mwMW]/.test(ch) ? 10 : /[A-Z]/.test(ch) ? 7.6 : /[0-9]/.test(ch) ? 7 : /[ft/rj-]/.test(ch) ? 4.6 : 6.6;
   return Math.ceil(w);
 }
 

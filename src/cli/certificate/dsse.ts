@@ -32,7 +32,9 @@ function kindOf(key: KeyObject): KeyKind | undefined {
 /** sha256 of the public key's SPKI DER: names the key without revealing anything about the private half. */
 export function keyIdOf(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return `sha256:${createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('hex')}`;
 }
 
 export interface SigningKey {
@@ -50,13 +52,22 @@ export function loadSigningKey(pem: string, source: string): SigningKey {
   } catch {
     throw new KeyError(`${source}: not a PEM private key (value not shown)`);
   }
-  if (!kindOf(key)) throw new KeyError(`${source}: a ${key.asymmetricKeyType} key${key.asymmetricKeyDetails?.namedCurve ? ` on ${key.asymmetricKeyDetails.namedCurve}` : ''}; use an ECDSA P-256 or Ed25519 key`);
+  if (!kindOf(key))
+    throw new KeyError(
+      `${source}: a ${key.asymmetricKeyType} key${key.asymmetricKeyDetails?.namedCurve ? ` on ${key.asymmetricKeyDetails.namedCurve}` : ''}; use an ECDSA P-256 or Ed25519 key`,
+    );
   return { key, keyid: keyIdOf(key), pem };
 }
 
 /** The key's text as a Redactor should know it: the whole PEM, and each base64 line of it alone. */
 export function keyMaterial(k: SigningKey): string[] {
-  return [k.pem, ...k.pem.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 16 && !l.startsWith('-----'))];
+  return [
+    k.pem,
+    ...k.pem
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l.length >= 16 && !l.startsWith('-----')),
+  ];
 }
 
 /** A public key in PEM (a private key is accepted too: its public half is used). */
@@ -85,7 +96,11 @@ export function signEnvelope(payload: Buffer, payloadType: string, signer: Signi
 export function verifyEnvelope(envelope: Envelope, key: KeyObject): { ok: boolean; why?: string } {
   const keyid = keyIdOf(key);
   const candidates = envelope.signatures.filter((s) => !s.keyid || s.keyid === keyid);
-  if (candidates.length === 0) return { ok: false, why: `no signature by the key given (its keyid is ${keyid}; the envelope names ${envelope.signatures.map((s) => s.keyid ?? '(none)').join(', ') || 'no signature'})` };
+  if (candidates.length === 0)
+    return {
+      ok: false,
+      why: `no signature by the key given (its keyid is ${keyid}; the envelope names ${envelope.signatures.map((s) => s.keyid ?? '(none)').join(', ') || 'no signature'})`,
+    };
   const signed = pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64'));
   const ok = candidates.some((s) => {
     try {

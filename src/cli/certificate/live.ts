@@ -38,11 +38,15 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const pick = (given: string | undefined, certified: string | null, flag: string): string | undefined => {
     if (!certified) return undefined;
     if (given) {
-      if (origin(given) !== new URL(certified).origin) throw new LiveError(`${flag} has origin ${origin(given)}; the certificate is about ${new URL(certified).origin}`);
+      if (origin(given) !== new URL(certified).origin)
+        throw new LiveError(`${flag} has origin ${origin(given)}; the certificate is about ${new URL(certified).origin}`);
       return given;
     }
     const whole = certifiedUrl(certified, conformance.target.embedded);
-    if (!whole) throw new LiveError(`the certificate names the target as ${certified}${conformance.target.embedded ? ' (the embedded reference of that run)' : ''}: give ${flag} (with its credentials) to re-check it`);
+    if (!whole)
+      throw new LiveError(
+        `the certificate names the target as ${certified}${conformance.target.embedded ? ' (the embedded reference of that run)' : ''}: give ${flag} (with its credentials) to re-check it`,
+      );
     return whole;
   };
   const baseUrl = pick(cfg.baseUrl, conformance.target.baseUrl, '--base-url (or BASE_URL)');
@@ -55,7 +59,9 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
   const unreachable = await probe({ baseUrl, rpcUrl }, cfg, redactor, limiter);
   // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
-  const openapi = cfg.openapi ? await loadDocument(cfg.openapi, { baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } }) : undefined;
+  const openapi = cfg.openapi
+    ? await loadDocument(cfg.openapi, { baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
+    : undefined;
   const raw = await runChecks(
     checks,
     {
@@ -63,7 +69,14 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
       rpcUrl,
       restHeaders: cfg.restHeaders,
       rpcHeaders: cfg.rpcHeaders,
-      settings: { profile: conformance.scope.profile, clockSkewSec: cfg.clockSkewSec, navMaxAgeSec: cfg.navMaxAgeSec, timeoutMs: cfg.timeoutMs, openapi, archive: conformance.scope.archive },
+      settings: {
+        profile: conformance.scope.profile,
+        clockSkewSec: cfg.clockSkewSec,
+        navMaxAgeSec: cfg.navMaxAgeSec,
+        timeoutMs: cfg.timeoutMs,
+        openapi,
+        archive: conformance.scope.archive,
+      },
       redactor,
       unreachable,
       signal: AbortSignal.timeout(cfg.deadlineMs),

@@ -112,9 +112,16 @@ function configurationOf(doc: RunDocument, target: Conformance['target']): Resou
     { name: 'suite', uri: `pkg:npm/${doc.suite.name}@${doc.suite.version}` },
     { name: 'spec', uri: `urn:tokenized-stocks-api-and-rpc:${doc.spec.version}` },
     { name: 'profile', uri: `urn:tokenized-stocks-conformance:profile:${doc.scope.profile}` },
-    { name: 'scope', uri: `urn:tokenized-stocks-conformance:scope:${full ? 'full' : 'partial'}`, annotations: { groups, interfaces, signer, archive, ...(grep !== undefined ? { grep } : {}) } },
+    {
+      name: 'scope',
+      uri: `urn:tokenized-stocks-conformance:scope:${full ? 'full' : 'partial'}`,
+      annotations: { groups, interfaces, signer, archive, ...(grep !== undefined ? { grep } : {}) },
+    },
   ];
-  for (const [name, url] of [['target:rest', target.baseUrl], ['target:rpc', target.rpcUrl]] as const) {
+  for (const [name, url] of [
+    ['target:rest', target.baseUrl],
+    ['target:rpc', target.rpcUrl],
+  ] as const) {
     if (url) out.push({ name, uri: url, annotations: { embedded: target.embedded } });
   }
   return out;

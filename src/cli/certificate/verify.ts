@@ -68,13 +68,22 @@ function openCertificate(bytes: Buffer): { statement: Statement; envelope?: Enve
   let envelope: Envelope | undefined;
   if (cert && typeof cert.payloadType === 'string') {
     envelope = cert as unknown as Envelope;
-    if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) throw new VerifyError(`${CERTIFICATE_FILE}: payloadType ${JSON.stringify(envelope.payloadType)}, expected ${IN_TOTO_PAYLOAD_TYPE}`);
-    if (typeof envelope.payload !== 'string' || Buffer.from(envelope.payload, 'base64').toString('base64') !== envelope.payload) throw new VerifyError(`${CERTIFICATE_FILE}: the payload is not canonical base64`);
-    if (!Array.isArray(envelope.signatures) || envelope.signatures.some((s) => typeof s?.sig !== 'string')) throw new VerifyError(`${CERTIFICATE_FILE}: signatures is not a list of {keyid, sig}`);
+    if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+      throw new VerifyError(`${CERTIFICATE_FILE}: payloadType ${JSON.stringify(envelope.payloadType)}, expected ${IN_TOTO_PAYLOAD_TYPE}`);
+    if (typeof envelope.payload !== 'string' || Buffer.from(envelope.payload, 'base64').toString('base64') !== envelope.payload)
+      throw new VerifyError(`${CERTIFICATE_FILE}: the payload is not canonical base64`);
+    if (!Array.isArray(envelope.signatures) || envelope.signatures.some((s) => typeof s?.sig !== 'string'))
+      throw new VerifyError(`${CERTIFICATE_FILE}: signatures is not a list of {keyid, sig}`);
     statement = parseJson<Statement>(Buffer.from(envelope.payload, 'base64'), `${CERTIFICATE_FILE}'s payload`);
   } else statement = cert as unknown as Statement;
-  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== TEST_RESULT_PREDICATE || statement.predicate?.tokenizedStocksConformance?.format !== CONFORMANCE_FORMAT) {
-    throw new VerifyError(`${CERTIFICATE_FILE} is not a certificate of this suite (expected an in-toto ${STATEMENT_TYPE} of ${TEST_RESULT_PREDICATE} with tokenizedStocksConformance.format ${CONFORMANCE_FORMAT}, optionally in a DSSE envelope)`);
+  if (
+    statement?._type !== STATEMENT_TYPE ||
+    statement.predicateType !== TEST_RESULT_PREDICATE ||
+    statement.predicate?.tokenizedStocksConformance?.format !== CONFORMANCE_FORMAT
+  ) {
+    throw new VerifyError(
+      `${CERTIFICATE_FILE} is not a certificate of this suite (expected an in-toto ${STATEMENT_TYPE} of ${TEST_RESULT_PREDICATE} with tokenizedStocksConformance.format ${CONFORMANCE_FORMAT}, optionally in a DSSE envelope)`,
+    );
   }
   return { statement, envelope };
 }
@@ -85,7 +94,11 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
   const { status, reasons } = deriveStatus(doc.checks, facts, doc.scope);
   const summary = summarize(doc.checks);
   const exitCode = exitCodeFor(status, facts);
-  const out = differences('results.json', { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, summary: doc.summary }, { status, statusReasons: reasons, exitCode, summary });
+  const out = differences(
+    'results.json',
+    { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, summary: doc.summary },
+    { status, statusReasons: reasons, exitCode, summary },
+  );
   const scope = deriveScope(doc.checks, {
     only: doc.scope.groups ?? [],
     grep: doc.scope.grep,
@@ -139,14 +152,18 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
 
   const subject = statement.subject?.find((s) => s.name === 'results.json');
   const hash = sha256(resultsBytes);
-  if (subject?.digest?.sha256 !== hash) out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject?.digest?.sha256} (results.json changed after it was certified)`);
+  if (subject?.digest?.sha256 !== hash)
+    out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject?.digest?.sha256} (results.json changed after it was certified)`);
   const doc = parseJson<RunDocument>(resultsBytes, 'results.json');
-  if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target) throw new VerifyError('results.json lacks checks, scope or target: not a results document of this suite');
+  if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target)
+    throw new VerifyError('results.json lacks checks, scope or target: not a results document of this suite');
   // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
   const schema = validateRef('results.json', doc);
-  if (!schema.valid) return { statement, signature, differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)] };
+  if (!schema.valid)
+    return { statement, signature, differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)] };
   const stated = statement.predicate.tokenizedStocksConformance;
-  if (stated.suite?.version !== doc.suite?.version) throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
+  if (stated.suite?.version !== doc.suite?.version)
+    throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
 
   const again = rederive(doc);
   out.push(...again.differences);
@@ -162,17 +179,24 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
     ['report.html', () => htmlWithNote(renderHtml(again.doc), keyid)],
   ];
   for (const [name, render] of beside) {
-    if (existsSync(file(name)) && readFileSync(file(name), 'utf8') !== render()) out.push(`${name} does not say what the certificate and results.json say ("${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}")`);
+    if (existsSync(file(name)) && readFileSync(file(name), 'utf8') !== render())
+      out.push(
+        `${name} does not say what the certificate and results.json say ("${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}")`,
+      );
   }
 
   if (opts.target !== undefined) {
     const want = originOf(opts.target);
     const origins = [stated.target?.baseUrl, stated.target?.rpcUrl].map((u) => originOf(u ?? null)).filter((o): o is string => !!o);
-    if (!want || !origins.includes(want)) out.push(`target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}`);
+    if (!want || !origins.includes(want))
+      out.push(`target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}`);
   }
   if (opts.maxAgeSec !== undefined) {
     const ageSec = ((opts.now ?? new Date()).getTime() - Date.parse(stated.date)) / 1000;
-    if (!(ageSec <= opts.maxAgeSec)) out.push(`age: the run finished ${stated.date}, ${Number.isFinite(ageSec) ? `${hours(ageSec)} ago` : 'at no valid date'}, older than --max-age (${hours(opts.maxAgeSec)})`);
+    if (!(ageSec <= opts.maxAgeSec))
+      out.push(
+        `age: the run finished ${stated.date}, ${Number.isFinite(ageSec) ? `${hours(ageSec)} ago` : 'at no valid date'}, older than --max-age (${hours(opts.maxAgeSec)})`,
+      );
   }
   return { statement, signature, differences: out };
 }

@@ -19,7 +19,8 @@ function results(): Map<string, CheckResult> {
   if (!file) return new Map(); // -t matched no check: nothing ran, and jest filters out every test
   if (!existsSync(file)) throw new Error(`the conformance run wrote no ${file} (see its output above)`);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
-  if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000) throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
+  if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000)
+    throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
   if (doc.interrupted) console.warn(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`);
   return new Map(doc.checks.map((r) => [r.id, r]));
 }

@@ -30,7 +30,9 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   if (globalConfig.testNamePattern) {
     // jest matches test names case-insensitively; the run takes the ids it would keep.
     const pattern = new RegExp(globalConfig.testNamePattern, 'i');
-    const ids = selectChecks(allChecks(), cfg).filter((c) => pattern.test(c.id)).map((c) => c.id);
+    const ids = selectChecks(allChecks(), cfg)
+      .filter((c) => pattern.test(c.id))
+      .map((c) => c.id);
     if (ids.length === 0) {
       // Nothing to run: jest reports every test skipped, which must not read as a pass.
       process.stderr.write(`conformance: ${NOTHING_JUDGED}: -t matched no check id (exit ${EXIT_CODE.incomplete})\n`);

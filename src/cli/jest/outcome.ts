@@ -9,10 +9,7 @@ import { failureText } from '../reporters/shared';
 import { isRunFailure } from '../results';
 import { quoted } from '../traceability';
 
-export type JestOutcome =
-  | { kind: 'pass'; warning?: string }
-  | { kind: 'skip'; reason: string }
-  | { kind: 'fail'; message: string };
+export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
 
 /** The failure text of the reports, with the last exchange's curl line to reproduce it. */
 export function failureMessage(r: CheckResult): string {
@@ -24,7 +21,11 @@ export function failureMessage(r: CheckResult): string {
 
 export function jestOutcome(r: CheckResult): JestOutcome {
   if (isRunFailure(r)) {
-    if (r.status === 'passed') return { kind: 'fail', message: `${r.id} passed, but the expectations file lists it as a known failure (${r.expectation?.reason ?? 'no reason'}): remove the entry` };
+    if (r.status === 'passed')
+      return {
+        kind: 'fail',
+        message: `${r.id} passed, but the expectations file lists it as a known failure (${r.expectation?.reason ?? 'no reason'}): remove the entry`,
+      };
     return { kind: 'fail', message: failureMessage(r) };
   }
   switch (r.status) {
@@ -36,7 +37,8 @@ export function jestOutcome(r: CheckResult): JestOutcome {
       // Advisory, or a known failure listed in the expectations file: reported, never fatal.
       return { kind: 'pass', warning: failureMessage(r) };
     case 'inconclusive':
-      if (r.level === 'required') return { kind: 'fail', message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits 3)\n${failureText(r)}` };
+      if (r.level === 'required')
+        return { kind: 'fail', message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits 3)\n${failureText(r)}` };
       return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
   }
 }

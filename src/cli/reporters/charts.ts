@@ -24,7 +24,7 @@ function colorOf(method: string, all: string[]): string {
 function niceStep(span: number, count: number): number {
   const raw = span / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
-  return ([1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag);
+  return [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
 }
 
 function legend(methods: string[], x: number, y: number): string {
@@ -49,7 +49,19 @@ const MAX_ROWS = 40;
  * The charts' rules, for the page's one stylesheet: a <style> inside an SVG would be a second
  * stylesheet, which the page's Content-Security-Policy (one style, allowed by hash) refuses.
  */
-export const CHART_STYLE = ['.lbl{font:11px system-ui,sans-serif;fill:#57606a}', '.miss{fill:#cf222e}', '.tick{stroke:#d0d7de;stroke-dasharray:2 3}', '.axis{stroke:#8c959f}', '.block{stroke:#1b1f24;stroke-width:1.5}', '.seal{fill:#1b1f24}', '.grid{stroke:#eaeef2}', '.spec{stroke:#1a7f37;stroke-dasharray:5 3}', '.spect{fill:#1a7f37}', '.bound{stroke:#cf222e;stroke-dasharray:2 3}', '.boundt{fill:#cf222e}']
+export const CHART_STYLE = [
+  '.lbl{font:11px system-ui,sans-serif;fill:#57606a}',
+  '.miss{fill:#cf222e}',
+  '.tick{stroke:#d0d7de;stroke-dasharray:2 3}',
+  '.axis{stroke:#8c959f}',
+  '.block{stroke:#1b1f24;stroke-width:1.5}',
+  '.seal{fill:#1b1f24}',
+  '.grid{stroke:#eaeef2}',
+  '.spec{stroke:#1a7f37;stroke-dasharray:5 3}',
+  '.spect{fill:#1a7f37}',
+  '.bound{stroke:#cf222e;stroke-dasharray:2 3}',
+  '.boundt{fill:#cf222e}',
+]
   .map((rule) => `svg.chart ${rule}`)
   .join('');
 
@@ -76,7 +88,10 @@ export function timelineSvg(t: Timeline): string {
     if (k % labelEvery === 0) parts.push(`<text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${ms} ms</text>`);
   }
   // One block time after the send: the latest a transaction accepted at once can be sealed.
-  if (t.blockTimeMs) parts.push(`<line x1="${x(t.blockTimeMs).toFixed(1)}" y1="${top - 4}" x2="${x(t.blockTimeMs).toFixed(1)}" y2="${height - 28}" class="block"/><text x="${(x(t.blockTimeMs) - 4).toFixed(1)}" y="${height - 2}" class="lbl" text-anchor="end">one block time (${t.blockTimeMs} ms) after the send</text>`);
+  if (t.blockTimeMs)
+    parts.push(
+      `<line x1="${x(t.blockTimeMs).toFixed(1)}" y1="${top - 4}" x2="${x(t.blockTimeMs).toFixed(1)}" y2="${height - 28}" class="block"/><text x="${(x(t.blockTimeMs) - 4).toFixed(1)}" y="${height - 2}" class="lbl" text-anchor="end">one block time (${t.blockTimeMs} ms) after the send</text>`,
+    );
   sends.forEach((s, i) => {
     const y = top + i * rowH;
     const visible = rel(s.visibleAtMs, s);
@@ -84,13 +99,17 @@ export function timelineSvg(t: Timeline): string {
     const color = colorOf(s.method, methods);
     parts.push(`<text x="${left - 8}" y="${y + 10}" class="lbl" text-anchor="end">#${i + 1} ${esc(s.method)}</text>`);
     if (visible !== undefined) {
-      parts.push(`<rect x="${x(0).toFixed(1)}" y="${y + 2}" width="${Math.max(2, x(visible) - x(0)).toFixed(1)}" height="${rowH - 5}" rx="2" fill="${color}"><title>${esc(`${s.method}: visible at "pending" ${Math.round(visible)} ms after the send${sealed !== undefined ? `; sealed at ${Math.round(sealed)} ms` : ''}`)}</title></rect>`);
+      parts.push(
+        `<rect x="${x(0).toFixed(1)}" y="${y + 2}" width="${Math.max(2, x(visible) - x(0)).toFixed(1)}" height="${rowH - 5}" rx="2" fill="${color}"><title>${esc(`${s.method}: visible at "pending" ${Math.round(visible)} ms after the send${sealed !== undefined ? `; sealed at ${Math.round(sealed)} ms` : ''}`)}</title></rect>`,
+      );
     } else {
       parts.push(`<text x="${x(0) + 4}" y="${y + 10}" class="lbl miss">not seen at "pending" before the seal</text>`);
     }
     if (sealed !== undefined) {
       const cx = x(sealed);
-      parts.push(`<path d="M${cx.toFixed(1)} ${y + 1} l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"><title>${esc(`sealed ${Math.round(sealed)} ms after the send`)}</title></path>`);
+      parts.push(
+        `<path d="M${cx.toFixed(1)} ${y + 1} l5 5.5 l-5 5.5 l-5 -5.5 z" class="seal"><title>${esc(`sealed ${Math.round(sealed)} ms after the send`)}</title></path>`,
+      );
     }
   });
   const more = t.sends.length > MAX_ROWS ? `<text x="${left}" y="${height - 2}" class="lbl">… ${t.sends.length - MAX_ROWS} more sends not drawn</text>` : '';
@@ -121,7 +140,9 @@ export function latencySvg(d: LatencyDistribution): string {
   const parts: string[] = [];
   const step = niceStep(maxMs, 8);
   for (let ms = 0; ms <= maxMs; ms += step) {
-    parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${top}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${ms === 0 ? 'axis' : 'grid'}"/><text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${Math.round(ms)} ms</text>`);
+    parts.push(
+      `<line x1="${x(ms).toFixed(1)}" y1="${top}" x2="${x(ms).toFixed(1)}" y2="${height - 28}" class="${ms === 0 ? 'axis' : 'grid'}"/><text x="${x(ms).toFixed(1)}" y="${height - 14}" class="lbl" text-anchor="middle">${Math.round(ms)} ms</text>`,
+    );
   }
   // A label near the right edge goes on the left of its line.
   const vline = (ms: number, cls: string, label: string, dy: number) => {
@@ -138,7 +159,9 @@ export function latencySvg(d: LatencyDistribution): string {
     const low = Math.min(s.p50, ...r.samples);
     parts.push(`<text x="${left - 8}" y="${y + 12}" class="lbl" text-anchor="end">${esc(r.method)} (n=${s.n})</text>`);
     parts.push(`<line x1="${x(low).toFixed(1)}" y1="${y + 8}" x2="${x(s.max).toFixed(1)}" y2="${y + 8}" stroke="${color}" stroke-width="1.5"/>`);
-    parts.push(`<rect x="${x(s.p50).toFixed(1)}" y="${y}" width="${Math.max(2, x(s.p95) - x(s.p50)).toFixed(1)}" height="16" rx="2" fill="${color}" fill-opacity=".35" stroke="${color}"><title>${esc(`${r.method}: p50 ${s.p50} ms, p95 ${s.p95} ms, max ${s.max} ms over ${s.n}`)}</title></rect>`);
+    parts.push(
+      `<rect x="${x(s.p50).toFixed(1)}" y="${y}" width="${Math.max(2, x(s.p95) - x(s.p50)).toFixed(1)}" height="16" rx="2" fill="${color}" fill-opacity=".35" stroke="${color}"><title>${esc(`${r.method}: p50 ${s.p50} ms, p95 ${s.p95} ms, max ${s.max} ms over ${s.n}`)}</title></rect>`,
+    );
     parts.push(`<line x1="${x(s.p50).toFixed(1)}" y1="${y - 2}" x2="${x(s.p50).toFixed(1)}" y2="${y + 18}" stroke="${color}" stroke-width="2.5"/>`);
     r.samples.forEach((v, k) => parts.push(`<circle cx="${x(v).toFixed(1)}" cy="${(y + 3 + ((k * 7) % 11)).toFixed(1)}" r="2.3" fill="${color}"/>`));
     parts.push(`<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 12}" class="lbl">p50 ${s.p50} · p95 ${s.p95} · max ${s.max}</text>`);

@@ -1,7 +1,20 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { exitWords, isRunFailure, primarySection, rootCauses, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
-import { bySection, countLine, expectedVsActual, idList, isStale, outcomeCounts, outcomeOf, quoteStatements, rootReason, sectionTitle, skippedByReason, verdictOf } from './shared';
+import {
+  bySection,
+  countLine,
+  expectedVsActual,
+  idList,
+  isStale,
+  outcomeCounts,
+  outcomeOf,
+  quoteStatements,
+  rootReason,
+  sectionTitle,
+  skippedByReason,
+  verdictOf,
+} from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
@@ -120,7 +133,8 @@ export class ConsoleReporter {
     // The per-section table.
     const groups = bySection(checks);
     const w = Math.max(...groups.map((g) => `${g.section} ${g.title}`.length), 'total'.length) + 2;
-    const row = (name: string, p: number | string, f: number | string, i: number | string, s: number | string) => `  ${name.padEnd(w)}${String(p).padStart(6)}${String(f).padStart(8)}${String(i).padStart(12)}${String(s).padStart(9)}`;
+    const row = (name: string, p: number | string, f: number | string, i: number | string, s: number | string) =>
+      `  ${name.padEnd(w)}${String(p).padStart(6)}${String(f).padStart(8)}${String(i).padStart(12)}${String(s).padStart(9)}`;
     this.line('');
     this.line(this.bold(row('spec section', 'passed', 'failed', 'not judged', 'skipped')));
     for (const g of groups) this.line(row(`${g.section} ${g.title}`, g.passed, g.failed, g.inconclusive, g.skipped));
@@ -135,7 +149,9 @@ export class ConsoleReporter {
       this.line(this.paint(31, this.bold(`✗ fails the run (${failingRoots.length}):`)));
       for (const root of failingRoots) {
         const r = root.result;
-        const head = r ? `${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(rootReason(r))}` : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
+        const head = r
+          ? `${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(rootReason(r))}`
+          : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
         const quoted = r && quoteStatements(r, doc.statements);
@@ -169,7 +185,8 @@ export class ConsoleReporter {
       this.line('');
       this.line(this.paint(35, `? not judged (${s.inconclusive}):`));
       for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
-      for (const root of otherRoots) this.line(`  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${root.result.status})` : ''}: ${idList(root.blocked, 4)}`);
+      for (const root of otherRoots)
+        this.line(`  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${root.result.status})` : ''}: ${idList(root.blocked, 4)}`);
     }
     const skipped = skippedByReason(checks);
     if (skipped.length) this.line('');

@@ -33,7 +33,9 @@ export function pageHead(title: string, style: string, script?: string): string 
 
 /** Shared by report.html and compare.html. */
 export const BASE_STYLE = `
-${Object.entries(STATUS_COLORS).map(([st, c]) => `.s-${st}{--status:${c}}`).join('')}
+${Object.entries(STATUS_COLORS)
+  .map(([st, c]) => `.s-${st}{--status:${c}}`)
+  .join('')}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
 main{max-width:1180px;margin:0 auto;padding:24px 28px 60px;background:#fff;min-height:100vh}
 h1{font-size:1.45rem;margin:0 0 6px}h2{font-size:1.1rem;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid #d8dee4}
@@ -102,7 +104,8 @@ function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
   const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
   if (quoted) d.push(`<div class="muted">enforces: ${esc(quoted)}</div>`);
-  if (c.failedSection && c.failedSection !== c.section) d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
+  if (c.failedSection && c.failedSection !== c.section)
+    d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
@@ -111,8 +114,14 @@ function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   if (c.expectation) d.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
   for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
   if (c.metrics) d.push(`<details><summary class="small">metrics</summary><pre>${esc(json(c.metrics))}</pre></details>`);
-  for (const e of c.exchanges) d.push(`<details><summary class="small"><code>${esc(`${e.request.method} ${e.request.url} → ${e.response ? `HTTP ${e.response.status}` : e.error}`)}</code></summary><pre>${esc(exchangeText(e))}</pre></details>`);
-  if (c.exchangeCount > c.exchanges.length) d.push(`<div class="muted small">${c.exchangeCount} exchange(s), ${c.exchanges.length} kept (only checks that did not pass keep theirs, the first and last up to ${EXCHANGE_BUDGET_BYTES / 1024} KiB)</div>`);
+  for (const e of c.exchanges)
+    d.push(
+      `<details><summary class="small"><code>${esc(`${e.request.method} ${e.request.url} → ${e.response ? `HTTP ${e.response.status}` : e.error}`)}</code></summary><pre>${esc(exchangeText(e))}</pre></details>`,
+    );
+  if (c.exchangeCount > c.exchanges.length)
+    d.push(
+      `<div class="muted small">${c.exchangeCount} exchange(s), ${c.exchanges.length} kept (only checks that did not pass keep theirs, the first and last up to ${EXCHANGE_BUDGET_BYTES / 1024} KiB)</div>`,
+    );
   return d.join('');
 }
 
@@ -128,16 +137,26 @@ function charts(doc: RunDocument): string {
   const latency = latencyOf(doc.checks);
   const timelines = timelinesOf(doc.checks);
   if (!latency && timelines.length === 0) {
-    const why = !doc.scope.groups.includes('preconf') ? 'the pre-confirmation group did not run' : (preconfNotJudged(doc.scope) ?? 'no check recorded a measurement');
+    const why = !doc.scope.groups.includes('preconf')
+      ? 'the pre-confirmation group did not run'
+      : (preconfNotJudged(doc.scope) ?? 'no check recorded a measurement');
     return `<h2>Pre-confirmation timing</h2><p class="muted">Nothing measured in this run: ${esc(why)}.</p>`;
   }
   const out = ['<h2>Pre-confirmation timing</h2>'];
   for (const { id, timeline } of timelines) {
-    out.push(`<p class="muted small">Timeline recorded by <code>${esc(id)}</code>: each row is one transaction looked for in one "pending" view, from eth_sendRawTransaction (0 ms) to the first answer that showed it; ◆ marks the seal.</p>`, timelineSvg(timeline));
+    out.push(
+      `<p class="muted small">Timeline recorded by <code>${esc(id)}</code>: each row is one transaction looked for in one "pending" view, from eth_sendRawTransaction (0 ms) to the first answer that showed it; ◆ marks the seal.</p>`,
+      timelineSvg(timeline),
+    );
   }
   if (latency) {
-    const all = latency.all ? `p50 <b>${latency.all.p50} ms</b>, p95 <b>${latency.all.p95} ms</b>, max ${latency.all.max} ms over ${latency.all.n}${latency.boundsMs ? ` (judged against p50 ≤ ${latency.boundsMs.p50} ms, p95 ≤ ${latency.boundsMs.p95} ms)` : ''}` : 'not judged over all methods';
-    out.push(`<p class="muted small">Latency send → visible at "pending", as <code>${esc(latency.id)}</code> recorded it: ${all}. Bars span p50–p95, the thin line reaches the max, dots are the timeline's samples.</p>`, latencySvg(latency));
+    const all = latency.all
+      ? `p50 <b>${latency.all.p50} ms</b>, p95 <b>${latency.all.p95} ms</b>, max ${latency.all.max} ms over ${latency.all.n}${latency.boundsMs ? ` (judged against p50 ≤ ${latency.boundsMs.p50} ms, p95 ≤ ${latency.boundsMs.p95} ms)` : ''}`
+      : 'not judged over all methods';
+    out.push(
+      `<p class="muted small">Latency send → visible at "pending", as <code>${esc(latency.id)}</code> recorded it: ${all}. Bars span p50–p95, the thin line reaches the max, dots are the timeline's samples.</p>`,
+      latencySvg(latency),
+    );
   }
   return out.join('\n');
 }
@@ -152,9 +171,16 @@ export function renderHtml(doc: RunDocument): string {
       roots
         .map((r) => {
           const c = r.result;
-          const head = c ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(c.failedSection ?? c.section)})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}` : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
-          const eva = c && (c.expected !== undefined || c.actual !== undefined) ? `<div class="small">expected <code>${esc(JSON.stringify(c.expected) ?? '—')}</code>, actual <code>${esc((JSON.stringify(c.actual) ?? '—').slice(0, 300))}</code></div>` : '';
-          const blocked = r.blocked.length ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>` : '';
+          const head = c
+            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(c.failedSection ?? c.section)})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}`
+            : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
+          const eva =
+            c && (c.expected !== undefined || c.actual !== undefined)
+              ? `<div class="small">expected <code>${esc(JSON.stringify(c.expected) ?? '—')}</code>, actual <code>${esc((JSON.stringify(c.actual) ?? '—').slice(0, 300))}</code></div>`
+              : '';
+          const blocked = r.blocked.length
+            ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`
+            : '';
           const hint = c?.hint ? `<div class="hint">→ ${esc(c.hint)}</div>` : '';
           return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
         })
@@ -165,14 +191,18 @@ export function renderHtml(doc: RunDocument): string {
     ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${c.level}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
     : '';
   const skipped = skippedByReason(doc.checks);
-  const skippedHtml = skipped.length ? `<h2>Skipped and out of scope</h2><ul>${skipped.map((g) => `<li>${g.outOfScope ? '<b>out of scope</b>' : 'skipped'}: ${esc(g.reason)} — ${g.ids.length} check(s): ${g.ids.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</li>`).join('')}</ul>` : '';
+  const skippedHtml = skipped.length
+    ? `<h2>Skipped and out of scope</h2><ul>${skipped.map((g) => `<li>${g.outOfScope ? '<b>out of scope</b>' : 'skipped'}: ${esc(g.reason)} — ${g.ids.length} check(s): ${g.ids.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</li>`).join('')}</ul>`
+    : '';
 
   const sections = bySection(doc.checks)
     .map((g) => {
       const shown = g.checks.filter((c) => c.status !== 'passed' || c.expectation);
       const passed = g.checks.filter((c) => c.status === 'passed' && !c.expectation);
       const counts = `<span class="counts"><span class="st-passed">${g.passed} passed</span>${g.failed ? `<span class="st-run-failure">${g.failed} failed</span>` : ''}${g.inconclusive ? `<span class="st-inconclusive">${g.inconclusive} not judged</span>` : ''}${g.skipped ? `<span class="st-skipped">${g.skipped} skipped</span>` : ''}</span>`;
-      const folded = passed.length ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map((c) => checkRow(c)).join('\n')}</details>` : '';
+      const folded = passed.length
+        ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map((c) => checkRow(c)).join('\n')}</details>`
+        : '';
       return `<details class="section" open><summary>${esc(g.section)} ${esc(g.title)} ${counts}</summary>${shown.map((c) => checkRow(c, doc.statements)).join('\n')}${folded}</details>`;
     })
     .join('\n');

@@ -27,11 +27,14 @@ function caseBody(c: CheckResult, blocked: Map<string, string[]>, texts?: Record
   const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const kind = outcomeOf(c);
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
-  if (kind === 'run-failure') return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
-  if (kind === 'inconclusive' && c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
+  if (kind === 'run-failure')
+    return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
+  if (kind === 'inconclusive' && c.level === 'required')
+    return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
   if (kind === 'inconclusive') return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
   if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
-  if (kind === 'skipped' || kind === 'out-of-scope') return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
+  if (kind === 'skipped' || kind === 'out-of-scope')
+    return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
   if (kind === 'advisory' || kind === 'expected') return `<system-out>${esc(`${verdictOf(c)}\n${details()}`)}</system-out>`;
   return undefined;
 }
@@ -62,7 +65,12 @@ export function renderJunit(doc: RunDocument): string {
 
   const count = (cs: CheckResult[]) => {
     const bodies = cs.map((c) => caseBody(c, blocked, doc.statements) ?? '');
-    return { bodies, failures: bodies.filter((b) => b.startsWith('<failure')).length, errors: bodies.filter((b) => b.startsWith('<error')).length, skipped: bodies.filter((b) => b.startsWith('<skipped')).length };
+    return {
+      bodies,
+      failures: bodies.filter((b) => b.startsWith('<failure')).length,
+      errors: bodies.filter((b) => b.startsWith('<error')).length,
+      skipped: bodies.filter((b) => b.startsWith('<skipped')).length,
+    };
   };
   // An unreachable interface is one failure of its own (its checks show as blocked by it).
   const unreachable = roots.filter((r) => r.unreachable);
@@ -74,12 +82,22 @@ export function renderJunit(doc: RunDocument): string {
     const { bodies, failures, errors, skipped } = count(checks);
     const down = unreachable.filter((r) => r.unreachable === group);
     const tests = checks.length + down.length;
-    totals = { tests: totals.tests + tests, failures: totals.failures + failures + down.length, errors: totals.errors + errors, skipped: totals.skipped + skipped };
-    suites.push(`  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`);
+    totals = {
+      tests: totals.tests + tests,
+      failures: totals.failures + failures + down.length,
+      errors: totals.errors + errors,
+      skipped: totals.skipped + skipped,
+    };
+    suites.push(
+      `  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`,
+    );
     suites.push(...props);
     for (const r of down) {
       suites.push(`    <testcase classname="conformance.${esc(group)}" name="${esc(`${r.id}: the target answers`)}" time="0.000">`);
-      suites.push(`      <failure message="${esc(`${r.id}${r.reason ? `: ${r.reason}` : ''}`)}" type="unreachable">${esc(`blocked ${r.blocked.length} check(s): ${r.blocked.join(', ')}`)}</failure>`, '    </testcase>');
+      suites.push(
+        `      <failure message="${esc(`${r.id}${r.reason ? `: ${r.reason}` : ''}`)}" type="unreachable">${esc(`blocked ${r.blocked.length} check(s): ${r.blocked.join(', ')}`)}</failure>`,
+        '    </testcase>',
+      );
     }
     checks.forEach((c, i) => {
       suites.push(`    <testcase classname="conformance.${esc(group)}" name="${esc(`${c.id}: ${c.title}`)}" time="${secs(c.durationMs)}">`);

@@ -43,7 +43,11 @@ export function readTimeline(metrics: Record<string, unknown> | undefined): Time
     .filter((s): s is Record<string, unknown> => isRecord(s) && typeof s.method === 'string' && isNum(s.sentAtMs))
     .map((s) => ({ method: s.method as string, sentAtMs: s.sentAtMs as number, ...num(s, 'visibleAtMs'), ...num(s, 'sealedAtMs') }));
   if (sends.length === 0) return undefined;
-  return { ...(isNum(t.flashblockMs) && t.flashblockMs > 0 ? { flashblockMs: t.flashblockMs } : {}), ...(isNum(t.blockTimeMs) && t.blockTimeMs > 0 ? { blockTimeMs: t.blockTimeMs } : {}), sends };
+  return {
+    ...(isNum(t.flashblockMs) && t.flashblockMs > 0 ? { flashblockMs: t.flashblockMs } : {}),
+    ...(isNum(t.blockTimeMs) && t.blockTimeMs > 0 ? { blockTimeMs: t.blockTimeMs } : {}),
+    sends,
+  };
 }
 
 export function timelinesOf(checks: CheckResult[]): Array<{ id: string; timeline: Timeline }> {
@@ -83,7 +87,10 @@ export function latencyOf(checks: CheckResult[]): LatencyDistribution | undefine
     return {
       id: c.id,
       ...(judged ? { all: judged.all } : {}),
-      byMethod: methods.map((m) => ({ ...m, samples: sends.filter((s) => s.method === m.method && s.visibleAtMs !== undefined).map((s) => s.visibleAtMs! - s.sentAtMs) })),
+      byMethod: methods.map((m) => ({
+        ...m,
+        samples: sends.filter((s) => s.method === m.method && s.visibleAtMs !== undefined).map((s) => s.visibleAtMs! - s.sentAtMs),
+      })),
       ...(judged?.boundsMs ? { boundsMs: judged.boundsMs } : {}),
       specRefreshMs: judged?.specRefreshMs ?? SPEC_REFRESH_MS,
     };

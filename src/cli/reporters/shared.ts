@@ -128,7 +128,10 @@ export function quoteStatements(r: Pick<CheckResult, 'statements'>, texts: Recor
 
 /** Expected vs actual, the section and the statements, in the words of the failure. */
 export function failureText(r: CheckResult, texts?: Record<string, string>): string {
-  const lines = [`${r.id} — ${r.title}`, `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`];
+  const lines = [
+    `${r.id} — ${r.title}`,
+    `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`,
+  ];
   const quoted = quoteStatements(r, texts);
   if (quoted) lines.push(`  enforces: ${quoted}`);
   lines.push(`  ${r.status}: ${r.reason}`);
@@ -232,5 +235,7 @@ export function idList(ids: string[], max = 6): string {
 
 /** Why a run-failing check fails the run, in words (an unexpected pass has no failure reason of its own). */
 export function rootReason(r: CheckResult): string {
-  return r.expectation?.outcome === 'unexpected-pass' ? `passes, but the expectations file lists it as a known failure (${r.expectation.reason}): the file is stale` : r.reason;
+  return r.expectation?.outcome === 'unexpected-pass'
+    ? `passes, but the expectations file lists it as a known failure (${r.expectation.reason}): the file is stale`
+    : r.reason;
 }

@@ -45,7 +45,8 @@ export function renderSummary(doc: RunDocument): string {
       if (c?.hint) out.push(`→ ${mdText(c.hint)}`, '');
       if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(JSON.stringify(c.expected) ?? '', 300))}`);
       if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
-      if (root.blocked.length) out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
+      if (root.blocked.length)
+        out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
       for (const e of c?.exchanges.slice(-3) ?? []) out.push('', mdFence(cut(exchangeText(e), 4000)));
       out.push('');
     }
@@ -58,10 +59,12 @@ export function renderSummary(doc: RunDocument): string {
   const other = doc.checks.filter((c) => ['advisory', 'expected', 'inconclusive'].includes(outcomeOf(c)));
   if (other.length) {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
-    for (const c of other) out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))} | ${mdText(c.reason || c.expectation?.reason || '')} |`);
+    for (const c of other)
+      out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))} | ${mdText(c.reason || c.expectation?.reason || '')} |`);
     out.push('');
   }
-  for (const root of allRoots.filter((r) => !r.failsRun)) out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
+  for (const root of allRoots.filter((r) => !r.failsRun))
+    out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
 
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {

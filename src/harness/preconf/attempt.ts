@@ -45,7 +45,14 @@ async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: M
 type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
 
 /** What one behaviour's rounds and after-seal reads established in attempt `n`. */
-function summarize(st: PassState, n: number, a: AttemptTxs, w: Watched, b: Behaviour, after: Awaited<ReturnType<typeof afterSeal>> | undefined): Results[Behaviour] {
+function summarize(
+  st: PassState,
+  n: number,
+  a: AttemptTxs,
+  w: Watched,
+  b: Behaviour,
+  after: Awaited<ReturnType<typeof afterSeal>> | undefined,
+): Results[Behaviour] {
   const { rounds, sealedIn } = w;
   const t = w.tracks.get(b)!;
   const def = DEFS[b] as Def<unknown, unknown>;
@@ -56,14 +63,28 @@ function summarize(st: PassState, n: number, a: AttemptTxs, w: Watched, b: Behav
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
     const c = t.final!;
-    const judged = { attempt: n, base: a.base, sent: a.sent, before: t.values.get(c), headBefore: rounds[c - 1].head, headAfter: rounds[c + 1].head, after: after.value, sealedIn, visibleAfterMs: sinceSend(rounds[c].endedAt) };
+    const judged = {
+      attempt: n,
+      base: a.base,
+      sent: a.sent,
+      before: t.values.get(c),
+      headBefore: rounds[c - 1].head,
+      headAfter: rounds[c + 1].head,
+      after: after.value,
+      sealedIn,
+      visibleAfterMs: sinceSend(rounds[c].endedAt),
+    };
     return { kind: 'judged', judged } as Results[Behaviour];
   }
-  if (t.final !== undefined) return { kind: 'unclear', reason: `attempt ${n}: ${b} showed at "pending" but its transactions were not all sealed within the wait` };
+  if (t.final !== undefined)
+    return { kind: 'unclear', reason: `attempt ${n}: ${b} showed at "pending" but its transactions were not all sealed within the wait` };
   const shownAt = (round: number | undefined) => (round !== undefined ? def.shown(t.values.get(round), a) : undefined);
   if (firstSealed(sealedIn, rel) === undefined) {
     const last = shownAt(t.looks[t.looks.length - 1]);
-    return { kind: 'unclear', reason: `attempt ${n}: ${b} neither showed at "pending" nor was sealed within ${sinceSend(st.time.now())} ms of the first send (last read ${show(last)})` };
+    return {
+      kind: 'unclear',
+      reason: `attempt ${n}: ${b} neither showed at "pending" nor was sealed within ${sinceSend(st.time.now())} ms of the first send (last read ${show(last)})`,
+    };
   }
   // Each transaction against the block that sealed IT: one shown before its own seal is no
   // miss, although the view never showed them all at once (a later one may land a block
@@ -72,12 +93,20 @@ function summarize(st: PassState, n: number, a: AttemptTxs, w: Watched, b: Behav
   const misses = weighTxMisses(
     rounds,
     t.looks,
-    rel.map((tx) => ({ tx, acceptedAt: tx.acceptedAt, sealedIn: sealedIn.get(tx.hash.toLowerCase()), shownIn: t.looks.filter((i) => def.shows(t.values.get(i), a).includes(tx)) })),
+    rel.map((tx) => ({
+      tx,
+      acceptedAt: tx.acceptedAt,
+      sealedIn: sealedIn.get(tx.hash.toLowerCase()),
+      shownIn: t.looks.filter((i) => def.shows(t.values.get(i), a).includes(tx)),
+    })),
   );
   const pick = misses.find((m) => m.miss.counts) ?? misses[0];
   if (pick) return { kind: 'miss', record: { attempt: n, nonce: pick.tx.nonce, sealedIn: pick.sealedIn, miss: pick.miss, last: shownAt(pick.miss.lastLook) } };
   const blocks = [...new Set(rel.map((tx) => sealedIn.get(tx.hash.toLowerCase())).filter((x): x is bigint => x !== undefined))].map(toQuantity).join(', ');
-  return { kind: 'unclear', reason: `attempt ${n}: ${b}: no transaction was sealed unseen (each showed at "pending" before its own block sealed, or was sealed before the first read), but the view never showed them all before the first seal (sealed in ${blocks})` };
+  return {
+    kind: 'unclear',
+    reason: `attempt ${n}: ${b}: no transaction was sealed unseen (each showed at "pending" before its own block sealed, or was sealed before the first read), but the view never showed them all before the first seal (sealed in ${blocks})`,
+  };
 }
 
 /** The latency samples (send -> first pre-confirmed round showing it) and the chart's entries. */
@@ -106,7 +135,9 @@ export async function attempt(st: PassState, n: number, latestFirst?: bigint): P
   const w = await watch(st, n, window);
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.
-  const sealedNow = w.stop ? [] : st.behaviours.filter((b) => w.tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => w.sealedIn.has(t.hash.toLowerCase())));
+  const sealedNow = w.stop
+    ? []
+    : st.behaviours.filter((b) => w.tracks.get(b)!.final !== undefined && DEFS[b].relevant(a).every((t) => w.sealedIn.has(t.hash.toLowerCase())));
   const afters = await Promise.all(sealedNow.map((b) => afterSeal(st, b, a, w.sealedIn)));
   const results: Results = {};
   const visible: string[] = [];

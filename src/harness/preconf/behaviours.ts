@@ -68,7 +68,9 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
   code: {
     relevant: deployments,
     read: async (s, a) => {
-      const reads = await Promise.all(deployments(a).flatMap((t) => [s.code('code', t.contractAddress!, 'pending'), s.code('code', t.contractAddress!, 'latest')]));
+      const reads = await Promise.all(
+        deployments(a).flatMap((t) => [s.code('code', t.contractAddress!, 'pending'), s.code('code', t.contractAddress!, 'latest')]),
+      );
       return { pending: reads.filter((_, i) => i % 2 === 0), latest: reads.filter((_, i) => i % 2 === 1) };
     },
     visible: (v) => v.pending.every((c) => c !== '0x'),
@@ -89,13 +91,18 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     after: async (s, a) => ({ latest: await s.estimate('estimate', a.call, 'latest') }),
     // At most the code-less estimate: the backend does not have the contract yet. Anything above
     // it but short of the SSTORE is for the check to judge.
-    unsettled: (after, _a, _sealedIn, plain) => (plain !== undefined && after.latest <= plain ? `"latest" estimate ${after.latest} (code-less ${plain})` : undefined),
+    unsettled: (after, _a, _sealedIn, plain) =>
+      plain !== undefined && after.latest <= plain ? `"latest" estimate ${after.latest} (code-less ${plain})` : undefined,
     shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString() }),
   },
   receipts: {
     relevant: (a) => a.sent,
     read: async (s) => {
-      const [pending, latest, pendingBlock] = await Promise.all([s.receipts('receipts', 'pending'), s.receipts('receipts', 'latest'), s.pendingBlockNumber('receipts')]);
+      const [pending, latest, pendingBlock] = await Promise.all([
+        s.receipts('receipts', 'pending'),
+        s.receipts('receipts', 'latest'),
+        s.pendingBlockNumber('receipts'),
+      ]);
       return { pending, latest, pendingBlock };
     },
     visible: (v, a) => a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),

@@ -20,7 +20,12 @@ export type Behaviour = 'nonce' | 'code' | 'estimate' | 'receipts';
 export const BEHAVIOURS: readonly Behaviour[] = ['nonce', 'code', 'estimate', 'receipts'];
 
 /** The spec method each behaviour is read with (latency is reported per method). */
-export const METHOD_OF: Record<Behaviour, string> = { nonce: 'eth_getTransactionCount', code: 'eth_getCode', estimate: 'eth_estimateGas', receipts: 'eth_getBlockReceipts' };
+export const METHOD_OF: Record<Behaviour, string> = {
+  nonce: 'eth_getTransactionCount',
+  code: 'eth_getCode',
+  estimate: 'eth_estimateGas',
+  receipts: 'eth_getBlockReceipts',
+};
 
 // ---- what each behaviour reads ----------------------------------------------------------------
 
@@ -56,7 +61,11 @@ export interface EstimateAfter {
 }
 export interface ReceiptsAfter {
   /** eth_getBlockReceipts of each block that sealed one of the transactions. */
-  blocks: Array<{ number: bigint; receipts: Receipt[]; /** What the node said of a block it did not know (yet); never in a judged outcome. */ unknown?: string }>;
+  blocks: Array<{
+    number: bigint;
+    receipts: Receipt[];
+    /** What the node said of a block it did not know (yet); never in a judged outcome. */ unknown?: string;
+  }>;
 }
 
 export interface Views {

@@ -41,13 +41,21 @@ export const FIXED_GAS: Record<Role, bigint> = { transfer: 100_000n, 'deploy-ret
 /** Gas limits from the node's estimates (plus 20%), or FIXED_GAS when it cannot estimate them. */
 async function sizes(st: PassState): Promise<void> {
   const { s } = st;
-  const read = await capture(() => Promise.all([s.gasFor('setup', { to: s.address }), s.gasFor('setup', { data: initCodeFor(RUNTIME_RETURNS_42) }), s.gasFor('setup', { data: initCodeFor(RUNTIME_SSTORE) })]));
+  const read = await capture(() =>
+    Promise.all([
+      s.gasFor('setup', { to: s.address }),
+      s.gasFor('setup', { data: initCodeFor(RUNTIME_RETURNS_42) }),
+      s.gasFor('setup', { data: initCodeFor(RUNTIME_SSTORE) }),
+    ]),
+  );
   if ('value' in read) {
     st.gas = { transfer: read.value[0], 'deploy-returns-42': read.value[1], 'deploy-sstore': read.value[2] };
     return;
   }
   st.gas = { ...FIXED_GAS };
-  st.notes.push(`eth_estimateGas could not size the transactions (${read.violation.message}): sized with fixed limits (${TX_PLAN.map((r) => st.gas[r]).join(', ')})`);
+  st.notes.push(
+    `eth_estimateGas could not size the transactions (${read.violation.message}): sized with fixed limits (${TX_PLAN.map((r) => st.gas[r]).join(', ')})`,
+  );
 }
 
 /**
@@ -88,7 +96,12 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       capture(() => st.s.estimate('estimate', { from: st.s.address, to: randomAddress(), value: '0x0' }, 'latest')),
       capture(() => st.s.count('nonce', 'latest')),
     ]);
-    st.notes.push(st.s.ensureFunds(balance, TX_PLAN.map((r) => st.gas[r])));
+    st.notes.push(
+      st.s.ensureFunds(
+        balance,
+        TX_PLAN.map((r) => st.gas[r]),
+      ),
+    );
     if ('violation' in plainRead) outcomes.estimate = { kind: 'malformed', violation: plainRead.violation };
     else st.plain = plainRead.value;
     if ('violation' in latestFirst) nonce = { kind: 'malformed', violation: latestFirst.violation };
@@ -100,7 +113,8 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       st.behaviours = open;
       const end: AttemptEnd = await attempt(st, n, n === 1 && 'value' in latestFirst ? latestFirst.value : undefined);
       if (end.kind === 'nonce') nonce = end.contradiction;
-      else if (end.kind === 'refused') stop = { cause: 'refused', reason: `the node refused the signer's transactions (${end.reason}), so pre-confirmed state could not be observed` };
+      else if (end.kind === 'refused')
+        stop = { cause: 'refused', reason: `the node refused the signer's transactions (${end.reason}), so pre-confirmed state could not be observed` };
       else if (end.kind === 'stopped' || end.kind === 'void') {
         const why = `attempt ${n}: ${end.reason}`;
         st.notes.push(why);
@@ -159,4 +173,3 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 export function preconfPass(ctx: CheckContext, lanes: readonly Lane[]): Promise<PassResult> {
   return ctx.shared(PASS_KEY, ['setup', 'heads', ...lanes], (scope) => runPass(scope));
 }
-

@@ -42,7 +42,9 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | E
     if (pending === latest && latest > st.s.highestNonce) return pending;
     const waited = st.time.now() - started;
     if (waited >= SEAL_WAIT_MS) {
-      throw new Unobservable(`the signer still had unsealed transactions after ${Math.round(waited)} ms (pending count ${pending}, latest ${latest}, highest nonce sent ${st.s.highestNonce}); is another process using this key?`);
+      throw new Unobservable(
+        `the signer still had unsealed transactions after ${Math.round(waited)} ms (pending count ${pending}, latest ${latest}, highest nonce sent ${st.s.highestNonce}); is another process using this key?`,
+      );
     }
     // Waiting for a seal: a node that stopped sealing ends the pass here (readHead).
     await readHead(st);
@@ -128,8 +130,12 @@ export async function send(st: PassState, n: number, latestFirst?: bigint): Prom
       if (err instanceof Violation) return { kind: 'nonce', contradiction: { kind: 'malformed', violation: err } };
       throw err;
     }
-    if (reread <= base) return { kind: 'nonce', contradiction: { kind: 'nonce-too-low', base, reread, refusal: first.refused, ...(first.error ? { error: first.error } : {}) } };
-    return { kind: 'void', reason: `nonce ${base} was "too low" but the pending count rose to ${reread} meanwhile: another sender of this key may have used it` };
+    if (reread <= base)
+      return { kind: 'nonce', contradiction: { kind: 'nonce-too-low', base, reread, refusal: first.refused, ...(first.error ? { error: first.error } : {}) } };
+    return {
+      kind: 'void',
+      reason: `nonce ${base} was "too low" but the pending count rose to ${reread} meanwhile: another sender of this key may have used it`,
+    };
   }
   const rest = await Promise.all(signed.slice(1).map((t) => s.post('setup', t)));
   const refusal = rest.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);

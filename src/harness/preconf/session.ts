@@ -107,7 +107,9 @@ export class Session {
   async helper<T = unknown>(lane: string, method: string, params: unknown[]): Promise<T> {
     const a = await this.rpc(lane).call(method, params);
     if (a.http.status !== 200 || !a.hasResult || a.hasError) {
-      throw new Unobservable(`${method} (a standard method these observations rely on, outside the spec's four) did not give a result: HTTP ${a.http.status} ${show(a.error ?? a.json ?? a.jsonError)}`);
+      throw new Unobservable(
+        `${method} (a standard method these observations rely on, outside the spec's four) did not give a result: HTTP ${a.http.status} ${show(a.error ?? a.json ?? a.jsonError)}`,
+      );
     }
     return a.result as T;
   }
@@ -133,7 +135,10 @@ export class Session {
    */
   async block(lane: string, param: string): Promise<BlockView> {
     const b = await readBlock(this.chain(lane), param);
-    if (!b || b.number === undefined) throw new Unobservable(`eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`);
+    if (!b || b.number === undefined)
+      throw new Unobservable(
+        `eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`,
+      );
     return b;
   }
 
@@ -146,14 +151,20 @@ export class Session {
   async count(lane: string, tag: string): Promise<bigint> {
     const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]));
     const q = quantity(r);
-    if (q === undefined) throw new Violation(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, { section: '4.5', expected: 'hex quantity', actual: r });
+    if (q === undefined)
+      throw new Violation(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, {
+        section: '4.5',
+        expected: 'hex quantity',
+        actual: r,
+      });
     return q;
   }
 
   /** eth_getCode (spec 4.6) at a tag. */
   async code(lane: string, address: Hex, tag: string): Promise<string> {
     const r = resultOf('eth_getCode', await this.rpc(lane).call('eth_getCode', [address, tag]));
-    if (typeof r !== 'string') throw new Violation(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
+    if (typeof r !== 'string')
+      throw new Violation(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
     return r.toLowerCase();
   }
 
@@ -161,13 +172,26 @@ export class Session {
   async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
     const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
     if (a.http.status === 200 && a.hasError) {
-      throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, { section: '4.4', expected: 'a gas estimate', actual: a.error });
+      throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
+        section: '4.4',
+        expected: 'a gas estimate',
+        actual: a.error,
+      });
     }
     if (a.http.status !== 200 || !a.hasResult) {
-      throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, { section: '4.2', expected: 'HTTP 200 with a result', actual: a.json ?? a.http.status });
+      throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
+        section: '4.2',
+        expected: 'HTTP 200 with a result',
+        actual: a.json ?? a.http.status,
+      });
     }
     const q = quantity(a.result);
-    if (q === undefined) throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, { section: '4.4', expected: 'hex quantity', actual: a.result });
+    if (q === undefined)
+      throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
+        section: '4.4',
+        expected: 'hex quantity',
+        actual: a.result,
+      });
     return q;
   }
 
@@ -185,7 +209,8 @@ export class Session {
     const block = toQuantity(number);
     const a = await this.rpc(lane).call('eth_getBlockReceipts', [block]);
     if (a.http.status === 200 && !a.hasError && a.hasResult && a.result === null) return { unknown: `eth_getBlockReceipts(${show(block)}) answered null` };
-    if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block') return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
+    if (a.http.status === 200 && a.hasError && blockErrorKind(a) === 'unknown-block')
+      return { unknown: `eth_getBlockReceipts(${show(block)}) answered ${show(a.error)}` };
     return receiptsOf(block, resultOf('eth_getBlockReceipts', a, block));
   }
 
@@ -211,7 +236,11 @@ export class Session {
 
   /** Gas limit for a planned transaction: the node's estimate at "latest" plus 20%. */
   async gasFor(lane: string, plan: TxPlan): Promise<bigint> {
-    const est = await this.estimate(lane, { from: this.address, value: '0x0', ...(plan.to ? { to: plan.to } : {}), ...(plan.data ? { data: plan.data } : {}) }, 'latest');
+    const est = await this.estimate(
+      lane,
+      { from: this.address, value: '0x0', ...(plan.to ? { to: plan.to } : {}), ...(plan.data ? { data: plan.data } : {}) },
+      'latest',
+    );
     return (est * 12n + 9n) / 10n;
   }
 
@@ -227,7 +256,8 @@ export class Session {
    */
   ensureFunds(balance: bigint, gasLimits: bigint[]): string {
     const needed = gasLimits.reduce((sum, g) => sum + g * this.maxFeePerGas, 0n);
-    if (balance < needed) throw new Unobservable(`signer balance too low (needs ${needed} wei, has ${balance}): fund ${this.address} to judge pre-confirmed state`);
+    if (balance < needed)
+      throw new Unobservable(`signer balance too low (needs ${needed} wei, has ${balance}): fund ${this.address} to judge pre-confirmed state`);
     return `signer ${this.address} has ${balance} wei; an attempt's worst case is ${needed} wei`;
   }
 
@@ -245,7 +275,12 @@ export class Session {
         ? { ...base, type: 'eip1559', maxFeePerGas: this.fees.maxFeePerGas, maxPriorityFeePerGas: this.fees.maxPriorityFeePerGas }
         : { ...base, type: 'legacy', gasPrice: this.fees.gasPrice };
     const raw = await this.signer.account.signTransaction(tx);
-    return { raw, hash: keccak256(raw), nonce: plan.nonce, ...(plan.to === undefined ? { contractAddress: getContractAddress({ from: this.address, nonce: plan.nonce }) } : {}) };
+    return {
+      raw,
+      hash: keccak256(raw),
+      nonce: plan.nonce,
+      ...(plan.to === undefined ? { contractAddress: getContractAddress({ from: this.address, nonce: plan.nonce }) } : {}),
+    };
   }
 
   /** eth_sendRawTransaction: accepted (with its times), or refused with the node's error. */
@@ -275,10 +310,24 @@ export class Session {
  */
 function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
   if (a.http.status === 403 && receiptsAt !== undefined) {
-    throw new Violation(`eth_getBlockReceipts(${show(receiptsAt)}) answered HTTP 403`, { section: '4.3', expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' }, receiptsAt);
+    throw new Violation(
+      `eth_getBlockReceipts(${show(receiptsAt)}) answered HTTP 403`,
+      { section: '4.3', expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' },
+      receiptsAt,
+    );
   }
-  if (a.http.status !== 200) throw new Violation(`${method} answered HTTP ${a.http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${a.http.status}` });
-  if (!isRecord(a.json)) throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, { section: '4.2', expected: 'a JSON-RPC response object', actual: a.jsonError ?? a.json });
+  if (a.http.status !== 200)
+    throw new Violation(`${method} answered HTTP ${a.http.status}`, {
+      section: '4.2',
+      expected: 'HTTP 200 with a JSON-RPC result',
+      actual: `HTTP ${a.http.status}`,
+    });
+  if (!isRecord(a.json))
+    throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, {
+      section: '4.2',
+      expected: 'a JSON-RPC response object',
+      actual: a.jsonError ?? a.json,
+    });
   if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
   if (!a.hasResult) throw new Violation(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: a.json });
   return a.result;
@@ -286,7 +335,12 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
 
 /** An answer of eth_getBlockReceipts as receipts: an array (4.3), or a failure. */
 function receiptsOf(block: string, r: unknown): Receipt[] {
-  if (!Array.isArray(r)) throw new Violation(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, { section: '4.3', expected: 'an array of receipt objects', actual: r });
+  if (!Array.isArray(r))
+    throw new Violation(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, {
+      section: '4.3',
+      expected: 'an array of receipt objects',
+      actual: r,
+    });
   return r.filter(isRecord);
 }
 

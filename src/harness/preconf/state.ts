@@ -135,7 +135,8 @@ export type AttemptEnd =
 /** Why an error ends the pass, as evidence every behaviour not established shares (anything else is rethrown). */
 export function stopOf(err: unknown): Stop {
   if (err instanceof Stalled) return { cause: 'stalled', reason: err.message };
-  if (err instanceof TransportError) return { cause: 'no-answer', reason: `the node stopped answering during the pre-confirmation pass (${err.message}), so nothing more could be observed` };
+  if (err instanceof TransportError)
+    return { cause: 'no-answer', reason: `the node stopped answering during the pre-confirmation pass (${err.message}), so nothing more could be observed` };
   if (err instanceof Unobservable) return { cause: 'unobservable', reason: err.message };
   throw err;
 }

@@ -49,10 +49,13 @@ export const realClock: Clock = {
           reject(err);
         }
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
@@ -173,7 +176,13 @@ export function weighMiss(rounds: readonly Round[], looks: readonly number[], ac
   for (let k = 1; k < seen.length; k++) maxGapMs = Math.max(maxGapMs, rounds[seen[k]].endedAt - rounds[seen[k - 1]].startedAt);
   if (seen.length > 0) maxGapMs = Math.max(maxGapMs, sealAfter - rounds[seen[seen.length - 1]].startedAt);
   const marginMs = sealAfter - acceptedAt;
-  return { marginMs, maxGapMs, looks: seen.length, ...(seen.length ? { lastLook: seen[seen.length - 1] } : {}), counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS };
+  return {
+    marginMs,
+    maxGapMs,
+    looks: seen.length,
+    ...(seen.length ? { lastLook: seen[seen.length - 1] } : {}),
+    counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS,
+  };
 }
 
 /** One transaction of a view: when it was accepted, the block that sealed it (if any), the rounds whose read showed it. */
@@ -194,7 +203,11 @@ export interface TxSighting<T = unknown> {
  * it counts: sent early, watched closely; see weighMiss); transactions not sealed, or sealed
  * before any read saw their block unsealed, are no misses.
  */
-export function weighTxMisses<T>(rounds: readonly Round[], looks: readonly number[], txs: ReadonlyArray<TxSighting<T>>): Array<{ tx: T; sealedIn: bigint; miss: Miss }> {
+export function weighTxMisses<T>(
+  rounds: readonly Round[],
+  looks: readonly number[],
+  txs: ReadonlyArray<TxSighting<T>>,
+): Array<{ tx: T; sealedIn: bigint; miss: Miss }> {
   const misses: Array<{ tx: T; sealedIn: bigint; miss: Miss }> = [];
   for (const t of txs) {
     if (t.sealedIn === undefined) continue;

@@ -49,7 +49,13 @@ export function firstSealed(sealedIn: ReadonlyMap<string, bigint>, txs: readonly
 
 /** The rounds; a node that stops sealing or answering ends them, keeping what they saw. */
 export async function watch(st: PassState, n: number, window: SendWindow): Promise<Watched> {
-  const w: Watched = { rounds: [window.aligned.round], tracks: new Map(st.behaviours.map((b) => [b, { looks: [], values: new Map() }])), sealedIn: new Map(), sealSeenAt: new Map(), firstSeen: new Map() };
+  const w: Watched = {
+    rounds: [window.aligned.round],
+    tracks: new Map(st.behaviours.map((b) => [b, { looks: [], values: new Map() }])),
+    sealedIn: new Map(),
+    sealSeenAt: new Map(),
+    firstSeen: new Map(),
+  };
   try {
     await rounds(st, n, window, w);
   } catch (err) {
@@ -77,7 +83,10 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
     if (allSealed && !awaiting) break;
     if (st.time.now() >= deadline) break;
     const startedAt = st.time.now();
-    const [head, ...reads] = await Promise.all([st.s.block('heads', 'latest'), ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a)))]);
+    const [head, ...reads] = await Promise.all([
+      st.s.block('heads', 'latest'),
+      ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a))),
+    ]);
     const endedAt = st.time.now();
     st.rttSamples.push(endedAt - startedAt);
     // A round's head is the highest read so far: a backend a block behind answering "latest"

@@ -20,16 +20,15 @@ export const ARTIFACTS_PATH = path.join(__dirname, 'artifacts.json');
 
 interface SolcOutput {
   errors?: Array<{ severity: string; formattedMessage: string }>;
-  contracts: Record<
-    string,
-    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
-  >;
+  contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
 export function compileContracts(): Artifacts {
   const solc = require('solc') as { compile(input: string): string; version(): string };
   const sources: Record<string, { content: string }> = {};
-  for (const file of readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith('.sol')).sort()) {
+  for (const file of readdirSync(CONTRACTS_DIR)
+    .filter((f) => f.endsWith('.sol'))
+    .sort()) {
     sources[file] = { content: readFileSync(path.join(CONTRACTS_DIR, file), 'utf8') };
   }
   const input = {

@@ -25,12 +25,7 @@ interface Receipt {
 
 const MAX_DEPLOY_BLOCKS = 4;
 
-export async function deployCatalog(
-  rpc: AnvilRpc,
-  deployer: Address,
-  now: Date,
-  catalog: readonly CatalogEntry[] = CATALOG,
-): Promise<DeployedToken[]> {
+export async function deployCatalog(rpc: AnvilRpc, deployer: Address, now: Date, catalog: readonly CatalogEntry[] = CATALOG): Promise<DeployedToken[]> {
   const firstNonce = Number(await rpc.call<Hex>('eth_getTransactionCount', [deployer, 'pending']));
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const txs: Array<{ data: Hex; nonce: number; address: Address }> = [];
@@ -73,10 +68,7 @@ export async function deployCatalog(
   // The creations are independent of each other, so all estimates can run against `latest`.
   const gas = await rpc.batch<Hex>(txs.map((tx) => ['eth_estimateGas', [{ from: deployer, data: tx.data }]]));
   const hashes = await rpc.batch<Hex>(
-    txs.map((tx, i) => [
-      'eth_sendTransaction',
-      [{ from: deployer, data: tx.data, nonce: toHex(tx.nonce), gas: toHex((BigInt(gas[i]) * 5n) / 4n) }],
-    ]),
+    txs.map((tx, i) => ['eth_sendTransaction', [{ from: deployer, data: tx.data, nonce: toHex(tx.nonce), gas: toHex((BigInt(gas[i]) * 5n) / 4n) }]]),
   );
 
   // One block normally holds them all; mine more only if the block gas limit says otherwise.
