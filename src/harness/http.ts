@@ -301,8 +301,10 @@ export class RateLimiter {
     this.tail = new Promise<void>((resolve) => (done = resolve));
     try {
       await before;
-      const wait = this.lastGrant + 1000 / this.perSecond - this.now();
-      if (wait > 0) await pause(wait, signal);
+      // A timer may fire a little early by this clock; wait again until the turn is really due, so
+      // no two grants are ever closer than 1000/N ms (a provider's limiter counts what it sees).
+      const due = this.lastGrant + 1000 / this.perSecond;
+      for (let wait = due - this.now(); wait > 0 && !signal?.aborted; wait = due - this.now()) await pause(wait, signal);
       // A waiter whose check was stopped sends nothing: its turn is not spent.
       if (!signal?.aborted) this.lastGrant = this.now();
     } finally {

@@ -216,27 +216,23 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
     // Bounded like a check: the run's signal, and the same per-check time limit.
     const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
     const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
+    // A client's options for one lane: its exchanges kept under the lane, the run's --max-rps limiter too.
+    const http = (lane: string) => ({
+      timeoutMs: env.settings.timeoutMs,
+      redactor: env.redactor,
+      transcript: laneTranscript(lane),
+      signal,
+      limiter: env.limiter,
+    });
     const scope: SharedScope = {
-      // The run's --max-rps limiter too: the pass is the busiest part of a run.
+      // The pass is the busiest part of a run: it obeys --max-rps like every client.
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
-        return new RpcClient(env.rpcUrl, env.rpcHeaders, {
-          timeoutMs: env.settings.timeoutMs,
-          redactor: env.redactor,
-          transcript: laneTranscript(lane),
-          signal,
-          limiter: env.limiter,
-        });
+        return new RpcClient(env.rpcUrl, env.rpcHeaders, http(lane));
       },
       rest: (lane) => {
         if (!env.baseUrl) throw new Error('a shared observation asked for REST, but the run has no --base-url');
-        return new RestClient(env.baseUrl, env.restHeaders, {
-          timeoutMs: env.settings.timeoutMs,
-          redactor: env.redactor,
-          transcript: laneTranscript(lane),
-          signal,
-          limiter: env.limiter,
-        });
+        return new RestClient(env.baseUrl, env.restHeaders, http(lane));
       },
       signer: env.signer,
       settings: env.settings,

@@ -4,16 +4,15 @@
  * or HTML of the target's in summary.md (rendered by a real Markdown renderer), a policy in
  * report.html that forbids any external load, and nothing a terminal or a CI log would obey.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runCli, type CliRun } from '../support/cli';
 
 const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string };
 
-const ROOT = path.resolve(__dirname, '../..');
 const BEACON = 'http://127.0.0.1:9/beacon';
 const PAYLOAD = [
   'x```',
@@ -67,28 +66,6 @@ function hostileServer(): Promise<{ url: string; close: () => Promise<void> }> {
   );
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args], {
-      cwd: mkdtempSync(path.join(tmpdir(), 'cwd-')),
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`CLI did not finish within 90 s\n${stdout.slice(-3000)}\n${stderr}`));
-    }, 90_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 /** Lines a terminal or GitHub's runner would act on: escape sequences, C1 controls, workflow commands. */
 function obeyedLines(text: string): string[] {
   return text.split('\n').filter((l) => /[\u001b\u0007\u0080-\u009f\u202e]/.test(l) || /^\s*::/.test(l) || l.includes('##['));
@@ -97,7 +74,7 @@ function obeyedLines(text: string): string[] {
 describe('a target answering with markup, escapes and workflow commands', () => {
   let target: Awaited<ReturnType<typeof hostileServer>>;
   let dir: string;
-  let run: Awaited<ReturnType<typeof runCli>>;
+  let run: CliRun;
   const file = (name: string) => readFileSync(path.join(dir, name), 'utf8');
 
   beforeAll(async () => {

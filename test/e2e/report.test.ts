@@ -1,39 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runCli, type CliRun } from '../support/cli';
 import { validateRef } from '../../src/harness/schemas';
 
-const ROOT = path.resolve(__dirname, '../..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real CLI, as a CI job runs it (no TTY, NO_COLOR), bounded in time. */
-function cli(args: string[], timeoutMs = 90_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), ...args], {
-      cwd: mkdtempSync(path.join(tmpdir(), 'cwd-')),
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`CLI did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** The built CLI, as the package runs it. */
+const cli = (args: string[], timeoutMs = 90_000) => runCli(args, { from: 'dist', timeoutMs });
 
 const dir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 
@@ -42,7 +14,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
   const dedicatedDir = dir();
   const fullDir = dir();
   const restDir = dir();
-  let runs: Run[] = [];
+  let runs: CliRun[] = [];
 
   beforeAll(async () => {
     // One after the other: each starts its own anvil, and the machine has two cores.

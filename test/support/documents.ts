@@ -32,3 +32,14 @@ export function runDocument(
     checks,
   };
 }
+
+/** The facts of a full-scope remote run: both interfaces, a signer, every group, no --grep. */
+export const FULL_SCOPE: ScopeFacts = {
+  only: ['rest', 'rpc', 'cross', 'preconf'],
+  profile: 'dedicated',
+  embedded: false,
+  baseUrl: 'https://api.example',
+  rpcUrl: 'https://rpc.example',
+  signer: true,
+  archive: false,
+};

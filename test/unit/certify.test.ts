@@ -25,7 +25,7 @@ import { main } from '../../src/cli/main';
 import { redactorFor } from '../../src/cli/target';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
-import { runDocument } from '../support/documents';
+import { runDocument, FULL_SCOPE } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
@@ -42,15 +42,7 @@ const result = (id: string, status: CheckResult['status'], over: Partial<CheckRe
   ...over,
 });
 
-const FULL: ScopeFacts = {
-  only: ['rest', 'rpc', 'cross', 'preconf'],
-  profile: 'dedicated',
-  embedded: false,
-  baseUrl: 'https://api.example',
-  rpcUrl: 'https://rpc.example',
-  signer: true,
-  archive: false,
-};
+const FULL = FULL_SCOPE;
 // What preconf.latency.about-200ms records (suites/preconf/latency.ts), without a timeline.
 const LATENCY = {
   latency: { eth_getTransactionCount: { n: 10, p50: 40, p95: 110, max: 150 } },

@@ -4,12 +4,12 @@
  * reference bomb must fail rest.openapi.valid and still let the run write its reports, and a
  * URL that serves no document is a configuration error (exit 2). Timing is in bench/bench.ts.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runCli } from '../support/cli';
 
 const ROOT = path.resolve(__dirname, '../..');
 const fixture = (name: string) => path.join(ROOT, 'test/fixtures/openapi', name);
@@ -21,23 +21,10 @@ interface Run {
   reportDir: string;
 }
 
-function cli(args: string[]): Promise<Run> {
+async function cli(args: string[]): Promise<Run> {
   const reportDir = mkdtempSync(path.join(tmpdir(), 'openapi-hostile-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args, '--report-dir', reportDir], {
-      cwd: reportDir,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CONFORMANCE_PLANTED: PLANTED },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`CLI did not finish within 90 s\n${out}`))), 90_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, reportDir });
-    });
-  });
+  const r = await runCli([...args, '--report-dir', reportDir], { cwd: reportDir, env: { CONFORMANCE_PLANTED: PLANTED } });
+  return { code: r.code, out: r.stdout + r.stderr, reportDir };
 }
 
 /** Everything the run wrote: console output and every report file. */

@@ -26,7 +26,7 @@ import type { CheckResult } from '../../src/harness/runner';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { outcomeOf } from '../../src/cli/reporters/shared';
 import { validateRef } from '../../src/harness/schemas';
-import { runDocument } from '../support/documents';
+import { runDocument, FULL_SCOPE } from '../support/documents';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
   id,
@@ -52,15 +52,7 @@ const deselected = (flag: '--only' | '--grep', words: string): Partial<CheckResu
   outOfScope: { flag, words },
 });
 
-const FULL: ScopeFacts = {
-  only: ['rest', 'rpc', 'cross', 'preconf'],
-  profile: 'dedicated',
-  embedded: false,
-  baseUrl: 'https://api.example',
-  rpcUrl: 'https://rpc.example',
-  signer: true,
-  archive: false,
-};
+const FULL = FULL_SCOPE;
 
 function doc(checks: CheckResult[], facts: RunFacts = {}, scope: ScopeFacts = FULL): RunDocument {
   return runDocument(checks, scope, { facts, suite: { name: 's', version: '0' } });
