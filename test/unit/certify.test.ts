@@ -4,20 +4,11 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
 import { badgeOf, badgeLabel, renderBadge } from '../../src/cli/certificate/badge';
 import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
-import {
-  buildStatement,
-  ciRunUrl,
-  maskUrl,
-  sha256,
-  TEST_RESULT_PREDICATE,
-  type Statement,
-  type TestResultPredicate,
-} from '../../src/cli/certificate/statement';
+import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
-import { PREDICATE_FILE, type CertifyOptions } from '../../src/cli/certificate/write';
+import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
@@ -631,40 +622,5 @@ describe('--certify', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cert-'));
     expect(writeReports(doc(passing()), dir).map((f) => path.basename(f))).toEqual(['results.json', 'junit.xml', 'summary.md', 'report.html']);
     expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toContain('## Certificate');
-  });
-});
-
-describe('examples/certify-attest.yml', () => {
-  interface Step {
-    name?: string;
-    uses?: string;
-    run?: string;
-    with?: Record<string, string>;
-    env?: Record<string, string>;
-  }
-  const wf = YAML.parse(readFileSync(path.join(__dirname, '../../examples/certify-attest.yml'), 'utf8')) as {
-    permissions: Record<string, string>;
-    jobs: { certify: { permissions: Record<string, string>; env: Record<string, string>; defaults: { run: { 'working-directory': string } }; steps: Step[] } };
-  };
-  const job = wf.jobs.certify;
-  const dir = `${job.defaults.run['working-directory']}/${job.env.REPORT_DIR}`;
-
-  it('may mint the OIDC token and store attestations in its job only, and certifies (CERTIFY=1, CERT_SIGN_KEY optional)', () => {
-    expect(wf.permissions).toEqual({ contents: 'read' });
-    expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write', attestations: 'write' });
-    expect(loadConfig([], { CERTIFY: job.env.CERTIFY }).certify).toBe(true);
-    expect(job.env.CERT_SIGN_KEY).toBe('${{ secrets.CERT_SIGN_KEY }}');
-  });
-
-  it('attests results.json with the predicate file the suite writes, and verifies it as a relying party would', () => {
-    const attest = job.steps.find((s) => s.uses?.startsWith('actions/attest@'));
-    expect(attest?.with).toEqual({
-      'subject-path': `${dir}/results.json`,
-      'predicate-type': TEST_RESULT_PREDICATE,
-      'predicate-path': `${dir}/${PREDICATE_FILE}`,
-    });
-    const verify = job.steps.find((s) => s.run?.includes('gh attestation verify'));
-    expect(verify?.run).toContain(`--predicate-type ${TEST_RESULT_PREDICATE}`);
-    expect(verify?.env).toEqual({ GH_TOKEN: '${{ github.token }}' });
   });
 });
