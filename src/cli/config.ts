@@ -2,15 +2,14 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
-import { REDACTED } from '../harness/redact';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
 import { didYouMean } from './suggest';
 import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
-/** A configuration problem: the CLI prints it and exits 2. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError } from './config-error';
+import { flagName, parseUrl } from './url-flags';
+
+export { ConfigError };
 
 export interface RunConfig {
   baseUrl?: string;
@@ -143,84 +142,6 @@ export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version'
 /** Shorter than this, a value would be replaced inside ordinary words: refused rather than half-redacted. */
 export const MIN_SECRET_LENGTH = 4;
 
-function describe(flag: string, env: string): string {
-  return env ? `--${flag} (or ${env})` : `--${flag}`;
-}
-
-/** The list's path (spec 4.1): {base_url} is what comes before it. */
-const LIST_PATH = '/v1/tokenized-stocks';
-const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#]|$)/i;
-
-/** A path segment that cannot be a key: a short word or a version (`rpc`, `api`, `v2`). */
-const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
-
-/**
- * A corrected URL as the user may paste it back, with nothing that may be a credential: userinfo,
- * path segments other than plain words, the query and the fragment are masked.
- */
-function masked(corrected: string): string {
-  const url = new URL(corrected);
-  const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
-  const path = url.pathname
-    .split('/')
-    .map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED))
-    .join('/')
-    .replace(/\/+$/, '');
-  return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
-}
-
-/** `--rpc-url http://localhost:8545`: the corrected flag, masked, saying so when something was. */
-function suggestUrl(flag: string, corrected: string): string {
-  const shown = masked(corrected);
-  return `--${flag} ${shown}${shown.includes(REDACTED) ? ` (with your own value where ${REDACTED} stands: it may be a credential, so it is not shown)` : ''}`;
-}
-
-/**
- * An absolute http(s) URL. Credentials in it (user:pass@) become a Basic Authorization header,
- * because fetch refuses URLs that carry them; the value is never echoed (it may hold a key):
- * where the mistake is plain (no scheme, the list's path pasted into --base-url), the corrected
- * value is spelled out with its credentials masked.
- */
-function parseUrl(value: string, flag: string, env: string): { url: string; authorization?: string } {
-  const trimmed = value.trim();
-  if (!SCHEME.test(trimmed)) {
-    const corrected = `${LOOPBACK_HOST.test(trimmed) ? 'http' : 'https'}://${trimmed.replace(/^\/+/, '')}`;
-    let parsed = true;
-    try {
-      new URL(corrected);
-    } catch {
-      parsed = false;
-    }
-    if (parsed) throw new ConfigError(`${describe(flag, env)}: the URL has no scheme (http:// or https://); did you mean ${suggestUrl(flag, corrected)}?`);
-  }
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    throw new ConfigError(`${describe(flag, env)}: not an absolute URL such as https://node.example (value not shown: it may carry a key)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${describe(flag, env)}: only http and https URLs are supported`);
-  const path = url.pathname.replace(/\/+$/, '');
-  if (flag === 'base-url' && path.toLowerCase().endsWith(LIST_PATH)) {
-    const base = new URL(trimmed);
-    base.pathname = path.slice(0, -LIST_PATH.length) || '/';
-    base.search = '';
-    base.hash = '';
-    const corrected = base.toString().replace(/\/+$/, '');
-    throw new ConfigError(
-      `${describe(flag, env)}: give the base URL, without the list's path ${LIST_PATH} (the suite adds it, spec 4.1): ${suggestUrl(flag, corrected)}`,
-    );
-  }
-  let authorization: string | undefined;
-  if (url.username || url.password) {
-    authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-    url.username = '';
-    url.password = '';
-  }
-  return { url: url.toString().replace(/\/+$/, ''), ...(authorization ? { authorization } : {}) };
-}
-
 /**
  * The largest delay a timer can wait (setTimeout, AbortSignal.timeout): 2^31-1 ms, about 24.8
  * days. Node fires a longer timer at once (with a warning), which would stop a run at its start.
@@ -243,26 +164,26 @@ const MAX_DURATION_SEC = 10 * 365 * 86_400;
 
 function parsePositiveInt(value: string, flag: keyof typeof NUMBER_RANGE, env: string): number {
   const { min, max } = NUMBER_RANGE[flag];
-  if (!/^\d+$/.test(value)) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a positive integer`);
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${flagName(flag, env)}: "${value}" is not a positive integer`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`${describe(flag, env)}: ${value} is out of range (${min} to ${max})`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (${min} to ${max})`);
   return n;
 }
 
 /** "90", "90s", "15m", "36h", "2d" -> seconds. */
 export function parseDuration(value: string, flag: string, env: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(value.trim());
-  if (!m) throw new ConfigError(`${describe(flag, env)}: "${value}" is not a duration (e.g. 90s, 15m, 36h, 2d)`);
+  if (!m) throw new ConfigError(`${flagName(flag, env)}: "${value}" is not a duration (e.g. 90s, 15m, 36h, 2d)`);
   const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's'];
   const seconds = Number(m[1]) * unit;
-  if (!(seconds <= MAX_DURATION_SEC)) throw new ConfigError(`${describe(flag, env)}: ${value} is out of range (at most 10 years)`);
+  if (!(seconds <= MAX_DURATION_SEC)) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (at most 10 years)`);
   return seconds;
 }
 
 export function parseHeader(line: string, flag: string, env: string): [string, string] {
   const i = line.indexOf(':');
   const name = i > 0 ? line.slice(0, i).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${describe(flag, env)}: expected 'Name: value', got a header without a valid name`);
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${flagName(flag, env)}: expected 'Name: value', got a header without a valid name`);
   return [name, line.slice(i + 1).trim()];
 }
 

@@ -1,69 +1,15 @@
-import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope, Status } from './check';
-import { Blocked, CheckFailure, Inconclusive, notGiven, Skip, type Cause, type OutOfScope } from './verdict';
-import { RateLimiter, ThrottledError, TransportError } from './http';
+import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
+import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
+import { RateLimiter } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
-import { cutBytes, detached, jsonSafe, JsonTooDeep, mapJson } from './json';
+import { cutBytes, detached, jsonSafe, mapJson } from './json';
+import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, type CheckResult } from './result';
 
-/**
- * The most of one expected/actual value, reason or note a result keeps (after redaction): a
- * mismatch reads in a few KiB, and a run's results.json stays small whatever a target sends.
- */
-export const VALUE_CAP_BYTES = 4 * 1024;
-/**
- * The most of its exchanges one result keeps, in bytes of bodies and curl lines: first and last
- * in turn (the first request and the one that failed), until this is spent; exchangeCount says
- * how many there were in all. With VALUE_CAP_BYTES, it bounds results.json for any target.
- */
-export const EXCHANGE_BUDGET_BYTES = 48 * 1024;
-
-function keptExchanges(exchanges: Exchange[]): Exchange[] {
-  const size = (e: Exchange) => (e.request.body?.length ?? 0) + (e.response?.body.length ?? 0) + e.curl.length + e.request.url.length;
-  const head: Exchange[] = [];
-  const tail: Exchange[] = [];
-  let budget = EXCHANGE_BUDGET_BYTES;
-  for (let i = 0, j = exchanges.length - 1; i <= j;) {
-    const first = head.length <= tail.length;
-    const e = exchanges[first ? i : j];
-    // The first exchange is always kept: a failure is shown with at least one request.
-    if (size(e) > budget && head.length > 0) break;
-    budget -= size(e);
-    if (first) head.push(exchanges[i++]);
-    else tail.unshift(exchanges[j--]);
-  }
-  return [...head, ...tail];
-}
-
-export interface CheckResult extends CheckMeta {
-  status: Status;
-  /** Words for people. Code reads the facts beside it (cause, blockedBy, unreachable, outOfScope), never this. */
-  reason: string;
-  /** Why the result is not a plain pass (absent for a pass); see Cause. */
-  cause?: Cause;
-  durationMs: number;
-  /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2). */
-  failedSection?: string;
-  expected?: unknown;
-  actual?: unknown;
-  /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
-  hint?: string;
-  notes?: string[];
-  metrics?: Record<string, unknown>;
-  /** Every exchange of a check that did not pass (bodies cut at BODY_CAP_BYTES); empty for passes. */
-  exchanges: Exchange[];
-  exchangeCount: number;
-  /** Set when an expectations file names this check. */
-  expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
-  /** cause `blocked`: the id of the root check whose failure kept this one from being judged. */
-  blockedBy?: string;
-  /** cause `unreachable`: the interface that did not answer before the run. */
-  unreachable?: Interface;
-  /** cause `out-of-scope` or `deselected`: the flag that left it out (a missing URL or key, the profile, --only/--grep, no --archive, …), and in words. */
-  outOfScope?: OutOfScope;
-}
+export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
 export interface RunEnv {
   baseUrl?: string;
@@ -142,69 +88,6 @@ const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string
   rest: { id: 'rest.list.status-200', section: '4.1' },
   rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
 };
-
-/**
- * A value as a result keeps it: redacted whole first (a cut secret would no longer be
- * recognised), then, when its JSON is larger than VALUE_CAP_BYTES, that JSON cut with its size.
- */
-export function keptValue(v: unknown, redactor: Redactor): unknown {
-  const safe = redactor.value(v);
-  if (typeof safe === 'string') return cutBytes(safe, VALUE_CAP_BYTES).text;
-  const json = JSON.stringify(safe);
-  const kept = json === undefined ? undefined : cutBytes(json, VALUE_CAP_BYTES);
-  return kept?.truncated ? kept.text : safe;
-}
-
-type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
-
-/** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
-function errorDetail(err: unknown, redactor: Redactor): Detail {
-  // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
-  if (err instanceof CheckFailure || err instanceof Blocked) {
-    const { hint } = err.detail;
-    return {
-      status: 'failed',
-      cause: 'violation',
-      reason: redactor.text(err.message),
-      failedSection: err.detail.section,
-      expected: keptValue(err.detail.expected, redactor),
-      actual: keptValue(err.detail.actual, redactor),
-      ...(hint ? { hint } : {}),
-    };
-  }
-  // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
-  if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
-  if (err instanceof Skip)
-    return err.outOfScope
-      ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope }
-      : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
-  if (err instanceof Inconclusive) return { status: 'inconclusive', cause: err.kind, reason: err.message };
-  // The provider kept asking us to slow down: nothing was observed about the interface.
-  if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
-  // No HTTP answer where the rule needs one: the target did not serve the interface.
-  if (err instanceof TransportError) return { status: 'failed', cause: 'transport', reason: `no answer: ${err.message}` };
-  // A bug in a check must never turn into a verdict about the target.
-  return {
-    status: 'inconclusive',
-    cause: 'internal',
-    reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}`,
-  };
-}
-
-/**
- * A check that ended after its signal fired (the run was stopped, or its own time limit passed)
- * without a verdict of its own: what it saw then (an aborted request, an unfinished wait) is no
- * observation of the target. A failure, a pass or a skip it reached first stands.
- */
-function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: number): Detail | undefined {
-  if (err instanceof CheckFailure || err instanceof Blocked || err instanceof Skip) return undefined;
-  if (runSignal.aborted) return { status: 'inconclusive', cause: 'stopped', reason: `stopped: ${String(runSignal.reason)}` };
-  return {
-    status: 'inconclusive',
-    cause: 'timeout',
-    reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)`,
-  };
-}
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
 type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;

@@ -1,0 +1,129 @@
+// What a check's run leaves behind, as the reports read it: its verdict or the typed cause of its
+// not being judged (from the error it ended with), its values and exchanges bounded so that
+// results.json stays small whatever a target sends.
+import type { CheckMeta, Interface, Status } from './check';
+import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope } from './verdict';
+import { ThrottledError, TransportError } from './http';
+import type { Redactor } from './redact';
+import type { Exchange } from './transcript';
+import { cutBytes, JsonTooDeep } from './json';
+
+/**
+ * The most of one expected/actual value, reason or note a result keeps (after redaction): a
+ * mismatch reads in a few KiB, and a run's results.json stays small whatever a target sends.
+ */
+export const VALUE_CAP_BYTES = 4 * 1024;
+/**
+ * The most of its exchanges one result keeps, in bytes of bodies and curl lines: first and last
+ * in turn (the first request and the one that failed), until this is spent; exchangeCount says
+ * how many there were in all. With VALUE_CAP_BYTES, it bounds results.json for any target.
+ */
+export const EXCHANGE_BUDGET_BYTES = 48 * 1024;
+
+export function keptExchanges(exchanges: Exchange[]): Exchange[] {
+  const size = (e: Exchange) => (e.request.body?.length ?? 0) + (e.response?.body.length ?? 0) + e.curl.length + e.request.url.length;
+  const head: Exchange[] = [];
+  const tail: Exchange[] = [];
+  let budget = EXCHANGE_BUDGET_BYTES;
+  for (let i = 0, j = exchanges.length - 1; i <= j;) {
+    const first = head.length <= tail.length;
+    const e = exchanges[first ? i : j];
+    // The first exchange is always kept: a failure is shown with at least one request.
+    if (size(e) > budget && head.length > 0) break;
+    budget -= size(e);
+    if (first) head.push(exchanges[i++]);
+    else tail.unshift(exchanges[j--]);
+  }
+  return [...head, ...tail];
+}
+
+export interface CheckResult extends CheckMeta {
+  status: Status;
+  /** Words for people. Code reads the facts beside it (cause, blockedBy, unreachable, outOfScope), never this. */
+  reason: string;
+  /** Why the result is not a plain pass (absent for a pass); see Cause. */
+  cause?: Cause;
+  durationMs: number;
+  /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2). */
+  failedSection?: string;
+  expected?: unknown;
+  actual?: unknown;
+  /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
+  hint?: string;
+  notes?: string[];
+  metrics?: Record<string, unknown>;
+  /** Every exchange of a check that did not pass (bodies cut at BODY_CAP_BYTES); empty for passes. */
+  exchanges: Exchange[];
+  exchangeCount: number;
+  /** Set when an expectations file names this check. */
+  expectation?: { reason: string; link?: string; outcome: 'expected-failure' | 'unexpected-pass' };
+  /** cause `blocked`: the id of the root check whose failure kept this one from being judged. */
+  blockedBy?: string;
+  /** cause `unreachable`: the interface that did not answer before the run. */
+  unreachable?: Interface;
+  /** cause `out-of-scope` or `deselected`: the flag that left it out (a missing URL or key, the profile, --only/--grep, no --archive, …), and in words. */
+  outOfScope?: OutOfScope;
+}
+
+/**
+ * A value as a result keeps it: redacted whole first (a cut secret would no longer be
+ * recognised), then, when its JSON is larger than VALUE_CAP_BYTES, that JSON cut with its size.
+ */
+export function keptValue(v: unknown, redactor: Redactor): unknown {
+  const safe = redactor.value(v);
+  if (typeof safe === 'string') return cutBytes(safe, VALUE_CAP_BYTES).text;
+  const json = JSON.stringify(safe);
+  const kept = json === undefined ? undefined : cutBytes(json, VALUE_CAP_BYTES);
+  return kept?.truncated ? kept.text : safe;
+}
+
+export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
+
+/** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
+export function errorDetail(err: unknown, redactor: Redactor): Detail {
+  // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
+  if (err instanceof CheckFailure || err instanceof Blocked) {
+    const { hint } = err.detail;
+    return {
+      status: 'failed',
+      cause: 'violation',
+      reason: redactor.text(err.message),
+      failedSection: err.detail.section,
+      expected: keptValue(err.detail.expected, redactor),
+      actual: keptValue(err.detail.actual, redactor),
+      ...(hint ? { hint } : {}),
+    };
+  }
+  // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
+  if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
+  if (err instanceof Skip)
+    return err.outOfScope
+      ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope }
+      : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
+  if (err instanceof Inconclusive) return { status: 'inconclusive', cause: err.kind, reason: err.message };
+  // The provider kept asking us to slow down: nothing was observed about the interface.
+  if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
+  // No HTTP answer where the rule needs one: the target did not serve the interface.
+  if (err instanceof TransportError) return { status: 'failed', cause: 'transport', reason: `no answer: ${err.message}` };
+  // A bug in a check must never turn into a verdict about the target.
+  return {
+    status: 'inconclusive',
+    cause: 'internal',
+    reason: `internal error in check (not a verdict): ${redactor.text(String((err as Error)?.stack ?? err))}`,
+  };
+}
+
+/**
+ * A check that ended after its signal fired (the run was stopped, or its own time limit passed)
+ * without a verdict of its own: what it saw then (an aborted request, an unfinished wait) is no
+ * observation of the target. A failure, a pass or a skip it reached first stands.
+ */
+export function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: number): Detail | undefined {
+  if (err instanceof CheckFailure || err instanceof Blocked || err instanceof Skip) return undefined;
+  if (runSignal.aborted) return { status: 'inconclusive', cause: 'stopped', reason: `stopped: ${String(runSignal.reason)}` };
+  return {
+    status: 'inconclusive',
+    cause: 'timeout',
+    reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)`,
+  };
+}
