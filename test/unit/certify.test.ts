@@ -14,6 +14,7 @@ import { writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { redactorFor } from '../../src/cli/target';
+import { startHostile } from '../support/hostile';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
 import { runDocument, FULL_SCOPE } from '../support/documents';
@@ -516,6 +517,22 @@ describe('conformance verify-certificate (the subcommand)', () => {
     expect(other.code).toBe(2);
     expect(other.err).toContain('--live: --rpc-url (or RPC_URL) has origin https://elsewhere.example; the certificate is about https://rpc.example');
     expect(other.err + other.out).not.toContain('KEY');
+  });
+});
+
+describe("--live sends the verifier's credentials only where the verifier points it", () => {
+  it('a certified URL dialled as written gets none of the configured headers', async () => {
+    const server = await startHostile(() => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x1' }) }));
+    try {
+      const real = (id: string) => result(id, 'passed');
+      const dir = certified(doc([real('rpc.envelope.http-200'), real('rpc.envelope.jsonrpc-version')], { ...FULL, baseUrl: undefined, rpcUrl: server.origin }));
+      const out = sink();
+      await main(['verify-certificate', dir, '--live'], { HEADERS: 'Authorization: Bearer VERIFIER-SECRET-123' }, { out: out.stream, err: sink().stream });
+      expect(server.seen.length).toBeGreaterThan(0); // it did dial the certified URL
+      expect(server.seen.map((r) => r.headers.authorization)).toEqual(server.seen.map(() => undefined));
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -31,7 +31,8 @@ const origin = (url: string) => new URL(url).origin;
  * Re-run, against the certified target, the read-only checks (those that need no signer) the
  * certificate says passed. The target is --base-url/--rpc-url (or BASE_URL/RPC_URL) when given,
  * and must have the certified origin; otherwise the certified URL itself, when it was recorded
- * whole. Credentials come from the usual flags and environment, never from the certificate.
+ * whole. Credentials come from the usual flags and environment, never from the certificate, and
+ * go only to the URLs the verifier gave: a certified URL dialled as written is sent no header.
  */
 export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise<LiveOutcome> {
   const { tokenizedStocksConformance: conformance } = statement.predicate;
@@ -51,24 +52,31 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   };
   const baseUrl = pick(cfg.baseUrl, conformance.target.baseUrl, '--base-url (or BASE_URL)');
   const rpcUrl = pick(cfg.rpcUrl, conformance.target.rpcUrl, '--rpc-url (or RPC_URL)');
+  // The configured headers go only to a URL the verifier named: a host the certificate names
+  // (whoever wrote it) gets none of the verifier's credentials.
+  const sent: RunConfig = {
+    ...cfg,
+    restHeaders: cfg.baseUrl ? cfg.restHeaders : {},
+    rpcHeaders: cfg.rpcUrl ? cfg.rpcHeaders : {},
+  };
   const passed = new Set(statement.predicate.passedTests);
   const checks = allChecks().filter((c) => passed.has(c.id) && !c.needs.includes('signer'));
   if (checks.length === 0) throw new LiveError('the certificate lists no passed check that can be re-run without a signer');
 
   const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-  const unreachable = await probe({ baseUrl, rpcUrl }, cfg, redactor, limiter);
+  const unreachable = await probe({ baseUrl, rpcUrl }, sent, redactor, limiter);
   // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
   const openapi = cfg.openapi
-    ? await loadDocument(cfg.openapi, { baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
+    ? await loadDocument(cfg.openapi, { baseUrl, headers: sent.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
     : undefined;
   const raw = await runChecks(
     checks,
     {
       baseUrl,
       rpcUrl,
-      restHeaders: cfg.restHeaders,
-      rpcHeaders: cfg.rpcHeaders,
+      restHeaders: sent.restHeaders,
+      rpcHeaders: sent.rpcHeaders,
       settings: {
         profile: conformance.scope.profile,
         clockSkewSec: cfg.clockSkewSec,
