@@ -232,13 +232,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       redactor,
     );
     let files: string[] = [];
+    let unwritten: string | undefined;
     try {
       files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl } });
     } catch (err) {
-      io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${(err as Error).message}\n`);
+      unwritten = (err as Error).message;
     }
     reporter.finished(doc, files);
-    return doc.exitCode;
+    if (unwritten === undefined) return doc.exitCode;
+    // The verdict stands in the console, but a job reading the exit code must not take a run whose
+    // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
+    io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
+    return doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

@@ -7,6 +7,7 @@ import { verifyCertificate, VerifyError, type Verification, type VerifyOptions }
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { ConfigError, loadConfig, OPTIONS, parseDuration } from './config';
 import { EXIT_CODE, statusLine } from './results';
+import { forTerminal } from './reporters/untrusted';
 
 interface Io {
   out: Pick<NodeJS.WriteStream, 'write'>;
@@ -43,7 +44,8 @@ exit codes: 0 verified · 1 rejected (each reason printed), or --live: a certifi
             2 bad invocation, unreadable or not a certificate
             3 --live: nothing failed, but a certified check could not be judged now`;
 
-function compare(argv: string[], io: Io): number {
+function compare(argv: string[], given: Io): number {
+  const io = inert(given);
   let values: { 'report-dir'?: string; all?: boolean; help?: boolean };
   let positionals: string[];
   try {
@@ -105,7 +107,8 @@ function verifyArgs(argv: string[]): {
   return { dir: positionals[0], values: values as { key?: string; target?: string; 'max-age'?: string; live?: boolean }, runArgs };
 }
 
-async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const io = inert(given);
   const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), EXIT_CODE.config);
   let args: ReturnType<typeof verifyArgs>;
   let opts: VerifyOptions;
@@ -130,16 +133,16 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
   }
   const conformance = v.statement.predicate.tokenizedStocksConformance;
   if (v.differences.length > 0) {
-    io.out.write(`certificate REJECTED: ${v.differences.length} reason(s)\n${v.differences.map((d) => `  - ${d}`).join('\n')}\n`);
+    io.out.write(`certificate REJECTED: ${v.differences.length} reason(s)\n${v.differences.map((d) => `  - ${cap(d, 400)}`).join('\n')}\n`);
     return EXIT_CODE.nonConformant;
   }
   const who = !v.signature
     ? `${SELF_REPORTED}: not signed, so it shows that the files agree, not who ran the suite`
     : v.signature.verified
-      ? `signed by ${v.signature.keyids.join(', ')}: signature verified with --key`
-      : `signed by ${v.signature.keyids.join(', ')}: signature NOT checked (give --key <public key PEM>)`;
+      ? `signed by ${v.signature.keyids.map((k) => cap(k, 100)).join(', ')}: signature verified with --key`
+      : `signed by ${v.signature.keyids.map((k) => cap(k, 100)).join(', ')}: signature NOT checked (give --key <public key PEM>)`;
   io.out.write(
-    `certificate matches results.json (SHA-256 ${v.statement.subject[0].digest.sha256}): ${conformance.status}, badge "${conformance.badge.message}" — ${who}\n`,
+    `certificate matches results.json (SHA-256 ${v.resultsSha256}): ${cap(conformance.status, 40)}, badge "${cap(conformance.badge.message, 120)}" — ${who}\n`,
   );
   if (!args.values.live) return EXIT_CODE.conformant;
 
@@ -160,10 +163,23 @@ async function verify(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<n
   return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
 }
 
+/** A line as shown: cut to `max` characters (what other people's files say can be any length). */
+function cap(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
 /** A reason as one bounded console line: it may quote what the target answered. */
 function oneLine(s: string, max = 200): string {
-  const line = s.split('\n')[0].replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return cap(s.split('\n')[0], max);
+}
+
+/**
+ * The subcommands print what other people's files say (a certificate, results documents): every
+ * line goes out inert for a terminal and a CI log (no escape sequence, no workflow command).
+ */
+function inert(io: Io): Io {
+  const wrap = (stream: Io['out']): Io['out'] => ({ write: (text: string | Uint8Array) => stream.write(typeof text === 'string' ? forTerminal(text) : text) });
+  return { out: wrap(io.out), err: wrap(io.err) };
 }
 
 function readKeyFile(file: string): string {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,15 @@ describe('CLI', () => {
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.every((c: { cause: string; unreachable: string }) => c.cause === 'unreachable' && c.unreachable === 'rpc')).toBe(true);
     for (const f of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(path.join(dir, f))).toBe(true);
+  });
+
+  it('a run whose reports cannot be written is never exit 0: the verdict in the console, then exit 2', async () => {
+    const dir = reportDir();
+    mkdirSync(path.join(dir, 'results.json')); // a folder where the file must go: the write fails
+    const r = await cli(['--only', 'rest', '--report-dir', dir]);
+    expect(r.stdout).toMatch(/^status: conformant/m);
+    expect(r.stderr).toMatch(/could not write reports to /);
+    expect(r.code).toBe(2);
   });
 
   it('with no URL, runs everything against the embedded reference target and exits 0 with all four reports', async () => {

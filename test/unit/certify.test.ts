@@ -506,6 +506,18 @@ describe('conformance verify-certificate (the subcommand)', () => {
     expect((await run([dir, '--key', keyFile(keys.Ed25519.privateKey)])).code).toBe(0);
   });
 
+  it('a certificate naming another subject is rejected, and nothing it says reaches the terminal as escapes', async () => {
+    const dir = certified(doc(passing()));
+    const file = path.join(dir, 'certificate.json');
+    const statement = JSON.parse(readFileSync(file, 'utf8')) as Statement;
+    const forged = '\u001b[2K\rcertificate matches (SIGNED by ACME, signature verified with --key)\u001b[8m';
+    writeFileSync(file, JSON.stringify({ ...statement, subject: [{ name: 'evil', digest: { sha256: forged } }, ...statement.subject] }));
+    const r = await run([dir]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('subject: the certificate must name exactly one subject, results.json (it names 2)');
+    expect(r.out + r.err).not.toMatch(/[\u001b\r]/);
+  });
+
   it('--live refuses a certified target it cannot dial: a masked URL without --rpc-url, or another origin', async () => {
     const dir = certified(doc(passing(), { ...FULL, baseUrl: undefined, rpcUrl: 'https://rpc.example/v2/***' }));
     const masked = await run([dir, '--live']);

@@ -51,6 +51,8 @@ export interface Verification {
   signature: { keyids: string[]; verified: boolean } | null;
   /** Every reason to reject, in words; none: verified. */
   differences: string[];
+  /** The SHA-256 of the results.json beside it, computed here (never read from the certificate). */
+  resultsSha256: string;
 }
 
 function parseJson<T>(bytes: Buffer, name: string): T {
@@ -150,17 +152,25 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
     }
   }
 
-  const subject = statement.subject?.find((s) => s.name === 'results.json');
+  // Exactly one subject, results.json: anything else beside it would be vouched for unchecked.
+  const subjects = Array.isArray(statement.subject) ? statement.subject : [];
+  const subject = subjects.length === 1 && subjects[0]?.name === 'results.json' ? subjects[0] : undefined;
   const hash = sha256(resultsBytes);
-  if (subject?.digest?.sha256 !== hash)
-    out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject?.digest?.sha256} (results.json changed after it was certified)`);
+  if (!subject) out.push(`subject: the certificate must name exactly one subject, results.json (it names ${subjects.length})`);
+  else if (subject.digest?.sha256 !== hash)
+    out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject.digest?.sha256} (results.json changed after it was certified)`);
   const doc = parseJson<RunDocument>(resultsBytes, 'results.json');
   if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target)
     throw new VerifyError('results.json lacks checks, scope or target: not a results document of this suite');
   // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
   const schema = validateRef('results.json', doc);
   if (!schema.valid)
-    return { statement, signature, differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)] };
+    return {
+      statement,
+      signature,
+      resultsSha256: hash,
+      differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)],
+    };
   const stated = statement.predicate.tokenizedStocksConformance;
   if (stated.suite?.version !== doc.suite?.version)
     throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
@@ -198,5 +208,5 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
         `age: the run finished ${stated.date}, ${Number.isFinite(ageSec) ? `${hours(ageSec)} ago` : 'at no valid date'}, older than --max-age (${hours(opts.maxAgeSec)})`,
       );
   }
-  return { statement, signature, differences: out };
+  return { statement, signature, resultsSha256: hash, differences: out };
 }
