@@ -4,6 +4,8 @@ import type { CheckResult } from '../harness/runner';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
 import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
+import { mdCode, mdText } from './reporters/untrusted';
+import { validateRef } from '../harness/schemas';
 import { exitWords, primarySection, scopeWords, type RunDocument } from './results';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
@@ -51,7 +53,11 @@ export function differenceOf(verdicts: Array<Outcome | undefined>): Pick<Compare
   return { differs, scopeOnly: !differs && new Set(verdicts).size > 1 };
 }
 
-/** Read `<dir>/results.json` (or the file itself). */
+/**
+ * Read `<dir>/results.json` (or the file itself). A results.json is anyone's file (downloaded
+ * from another team's CI, edited by hand): one that breaks its schema is refused, and what a
+ * valid one holds is still rendered as data, never as markup.
+ */
 export function loadRun(source: string): RunDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
@@ -64,6 +70,11 @@ export function loadRun(source: string): RunDocument {
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
   if (!doc.status || !Array.isArray(doc.scope?.leftOut))
     throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
+  const schema = validateRef('results.json', doc);
+  if (!schema.valid)
+    throw new CompareError(
+      `${file} does not match the results.json schema of this suite: ${schema.errors.slice(0, 5).join('; ')}${schema.errors.length > 5 ? ` (… ${schema.errors.length - 5} more)` : ''}`,
+    );
   return doc;
 }
 
@@ -144,27 +155,27 @@ const counts = (d: RunDocument) =>
   `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
 
 export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
-  // Redacted URLs hold `***`, which Markdown would read as emphasis.
-  const cell = (s: string) => s.replace(/([|*_`])/g, '\\$1').replace(/\r?\n/g, ' ');
-  const head = `| | ${c.runs.map((r) => `**${cell(r.label)}**`).join(' | ')} |`;
+  // Every string below comes from the results.json files (labels from their target URLs): inert text.
+  const head = `| | ${c.runs.map((r) => `**${mdText(r.label)}**`).join(' | ')} |`;
   const sep = `|---|${c.runs.map(() => '---').join('|')}|`;
   const out = [
     `# Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}`,
     '',
-    `Suite ${c.runs[0].doc.suite.name} ${c.runs[0].doc.suite.version} · spec ${c.runs[0].doc.spec.version}`,
+    mdText(`Suite ${c.runs[0].doc.suite.name} ${c.runs[0].doc.suite.version} · spec ${c.runs[0].doc.spec.version}`),
     '',
     head,
     sep,
-    `| status | ${c.runs.map((r) => `${STATUS_ICON[r.doc.status]} **${r.doc.status}** (${exitWords(r.doc.exitCode)})`).join(' | ')} |`,
-    `| scope | ${c.runs.map((r) => cell(scopeWords(r.doc.scope))).join(' | ')} |`,
-    `| checks | ${c.runs.map((r) => counts(r.doc)).join(' | ')} |`,
-    `| run | ${c.runs.map((r) => `${r.doc.startedAt} · ${(r.doc.durationMs / 1000).toFixed(1)} s · \`${cell(r.source)}\``).join(' | ')} |`,
+    `| status | ${c.runs.map((r) => `${STATUS_ICON[r.doc.status]} **${mdText(r.doc.status)}** (${mdText(exitWords(r.doc.exitCode))})`).join(' | ')} |`,
+    `| scope | ${c.runs.map((r) => mdText(scopeWords(r.doc.scope))).join(' | ')} |`,
+    `| checks | ${c.runs.map((r) => mdText(counts(r.doc))).join(' | ')} |`,
+    `| run | ${c.runs.map((r) => `${mdText(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s · ${mdCode(r.source, { table: true })}`).join(' | ')} |`,
     '',
   ];
   const table = (rows: ComparedRow[]) => [
-    `| check | section | ${c.runs.map((r) => cell(r.label)).join(' | ')} |`,
+    `| check | section | ${c.runs.map((r) => mdText(r.label)).join(' | ')} |`,
     `|---|---|${c.runs.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| \`${r.id}\` | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`),
+    // A section is digits and dots (loadRun refused any other by the schema); mdText would escape `4.1` as a list marker.
+    ...rows.map((r) => `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`),
   ];
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
@@ -184,7 +195,7 @@ tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-run-failure{color:#cf
 details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-top:14px}`;
   const th = c.runs.map((r) => `<th>${esc(r.label)}</th>`).join('');
   const headRows = [
-    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${statusClass(r.doc.status)}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
+    `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${esc(statusClass(r.doc.status))}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
     `<tr><td class="muted">scope</td>${c.runs.map((r) => `<td class="small">${esc(scopeWords(r.doc.scope))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">checks</td>${c.runs.map((r) => `<td class="small">${esc(counts(r.doc))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,

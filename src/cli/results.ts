@@ -152,6 +152,9 @@ const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
   limit: "the suite's own limit",
 };
 
+/** An unreachable interface, as the run's reasons say it. */
+export const unreachableWords = (i: Interface): string => `${i === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable`;
+
 /** The first words of the reason given when no required check was judged at all. */
 export const NOTHING_JUDGED = 'nothing judged';
 
@@ -180,7 +183,7 @@ export function deriveStatus(
     reasons.push(
       `${plural(stale.length, 'expected failure')} now ${stale.length === 1 ? 'passes' : 'pass'} (the expectations file is stale): ${stale.map((r) => r.id).join(', ')}`,
     );
-  for (const i of down) reasons.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
+  for (const i of down) reasons.push(`${unreachableWords(i)}${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
   // An unreachable interface already fails the run: its checks are not counted again.

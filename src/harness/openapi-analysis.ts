@@ -52,9 +52,12 @@ export async function analyseText(text: string, base: string): Promise<Analysis>
   try {
     parsed = /^\s*[{[]/.test(text) ? JSON.parse(text) : (require('yaml') as typeof import('yaml')).parse(text);
   } catch (err) {
-    return { parseError: `not JSON or YAML: ${(err as Error).message.split('\n')[0]}` };
+    // The parsers' messages quote the text, which may be any file the user named (a secret):
+    // only where it broke, never what is there.
+    const at = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    return { parseError: `not JSON or YAML (${text.length} characters${at ? `, unreadable at line ${at.line} column ${at.col}` : ''})` };
   }
-  if (!isRecord(parsed)) return { parseError: `the document is ${show(parsed, 60)}, not an object` };
+  if (!isRecord(parsed)) return { parseError: `not an object (${kindOf(parsed)})` };
   const version = typeof parsed.openapi === 'string' ? parsed.openapi : typeof parsed.swagger === 'string' ? parsed.swagger : undefined;
   const out: Analysis = { ...(version ? { version } : {}) };
   const refused = refuseReferences(parsed);
@@ -76,6 +79,14 @@ export async function analyseText(text: string, base: string): Promise<Analysis>
   else out.dereferenceError = dereferenced.error;
   if (bundled.value) out.bundled = bundled.value as unknown as Json;
   return out;
+}
+
+/** What a parsed value is, without any of its content: a type and a length. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length} item(s)`;
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  return `a ${typeof value}`;
 }
 
 function decodePointer(pointer: string): string[] | undefined {

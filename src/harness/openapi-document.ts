@@ -36,20 +36,26 @@ const ACCEPT = 'application/json, application/yaml;q=0.9, application/x-yaml;q=0
  * Read the file, or GET the URL (bounded like every exchange: the run's timeout, a body cap, no
  * redirect followed); the run's REST headers go along only when the document lives on the REST
  * target's own origin (credentials never travel to another host). A URL must answer 200 with
- * JSON or YAML: anything else is a wrong URL, said now rather than as a verdict on the target.
+ * JSON or YAML, and a file must hold it: anything else is a wrong URL or file, said now rather
+ * than as a verdict on the target.
  */
 export async function loadDocument(
   source: string,
   opts: { baseUrl?: string; headers: Record<string, string>; http: Omit<HttpOptions, 'transcript'> },
 ): Promise<OpenApiDocument> {
   if (!isUrlSource(source)) {
+    let text: string;
     try {
       const size = statSync(source).size;
       if (size > MAX_RESPONSE_BYTES) throw new Error(`${size} bytes, over the ${MAX_RESPONSE_BYTES}-byte limit`);
-      return { source, text: readFileSync(source, 'utf8') };
+      text = readFileSync(source, 'utf8');
     } catch (err) {
       throw new DocumentUnavailable(`cannot read ${source}: ${(err as Error).message}`);
     }
+    // A file that is no document at all is the wrong file named, not the API's document being wrong.
+    const { parseError } = await analyse({ source, text });
+    if (parseError) throw new DocumentUnavailable(`the file ${source} is ${parseError}`);
+    return { source, text };
   }
   const sameOrigin = opts.baseUrl !== undefined && originOf(source) === originOf(opts.baseUrl);
   const exchanges: Exchange[] = [];

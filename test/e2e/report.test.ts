@@ -112,8 +112,8 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(md).toContain('| | **embedded reference (public)** | **embedded reference (dedicated)** |');
     const diffs = md.slice(md.indexOf('## Scope only'), md.indexOf('## Same verdict everywhere'));
     // The 403 checks apply to the public profile only; the receipts checks to the dedicated one.
-    expect(diffs).toContain('| `rpc.getBlockReceipts.public-403` | 4.3 | ✅ passed | ⏭️ out of scope |');
-    expect(diffs).toMatch(/\| `rpc\.getBlockReceipts\.block\.latest` \| 4\.3 \| ⏭️ out of scope \| ✅ passed \|/);
+    expect(diffs).toContain('| ` rpc.getBlockReceipts.public-403 ` | 4.3 | ✅ passed | ⏭️ out of scope |');
+    expect(diffs).toMatch(/\| ` rpc\.getBlockReceipts\.block\.latest ` \| 4\.3 \| ⏭️ out of scope \| ✅ passed \|/);
     expect(readFileSync(path.join(out, 'compare.html'), 'utf8')).toContain('<th>embedded reference (public)</th><th>embedded reference (dedicated)</th>');
     expect(r.stdout).toMatch(/\d+ checks, \d+ with different verdicts, \d+ differing in scope only\nreports: .*compare\.md, .*compare\.html/);
   });

@@ -1,11 +1,16 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareRuns, CompareError, renderCompareHtml, renderCompareMd, writeComparison } from '../../src/cli/compare';
 import type { ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
+import type { RunDocument } from '../../src/cli/results';
 import { runDocument } from '../support/documents';
+
+// Rendered as GitHub would show compare.md: raw HTML allowed, bare URLs linked.
+const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string };
+const markdown = new MarkdownIt({ html: true, linkify: true });
 
 const result = (id: string, status: CheckResult['status'], section = '4.5'): CheckResult => ({
   id,
@@ -74,13 +79,13 @@ describe('compare', () => {
     expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
     const md = renderCompareMd(c);
     expect(md).toContain('## Differences (1)');
-    expect(md).toContain('| `rest.b` | 4.1 | ❌ FAILED | ✅ passed |');
+    expect(md).toContain('| ` rest.b ` | 4.1 | ❌ FAILED | ✅ passed |');
     expect(md).toContain('2 checks differ in scope only: judged in at most one run');
     expect(md).toContain('(listed with --all).');
     expect(md).not.toContain('`rpc.y`');
     const all = renderCompareMd(c, { all: true });
     expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (1)'));
-    expect(all).toContain('| `rpc.y` | 4.5 | ✅ passed | ⏭️ out of scope |');
+    expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ out of scope |');
     expect(renderCompareHtml(c)).not.toContain('<code>rpc.y</code>');
     expect(renderCompareHtml(c, { all: true })).toContain('<code>rpc.y</code>');
   });
@@ -96,8 +101,8 @@ describe('compare', () => {
       '| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |',
     );
     expect(md.indexOf('## Differences (1)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
-    expect(md).toContain('| `rpc.c` | 4.3 | ❌ FAILED | ✅ passed |');
-    expect(renderCompareMd(c, { all: true })).toContain('| `rpc.only-here` | 4.6 | ✅ passed | — (not in this run) |');
+    expect(md).toContain('| ` rpc.c ` | 4.3 | ❌ FAILED | ✅ passed |');
+    expect(renderCompareMd(c, { all: true })).toContain('| ` rpc.only-here ` | 4.6 | ✅ passed | — (not in this run) |');
     const html = renderCompareHtml(c);
     expect(html).not.toMatch(/<script|<link|src="http/);
     expect(html).toContain('<th>rpc.staging.example</th><th>rpc.example/v2/***</th>');
@@ -125,5 +130,35 @@ describe('compare', () => {
   it('refuses fewer than two runs, and a directory without results.json', () => {
     expect(() => compareRuns([staging])).toThrow(/at least two/);
     expect(() => compareRuns([staging, mkdtempSync(path.join(tmpdir(), 'empty-'))])).toThrow(/cannot read .*results\.json/);
+  });
+
+  it('what a results.json holds is rendered as text: no link, image or HTML reaches compare.md or compare.html', () => {
+    const img = '![x](http://127.0.0.1:9/t.png)';
+    const tag = '<img src=http://127.0.0.1:9/t.png onerror=alert(1)>';
+    // A path survives URL parsing as written; a base URL that is no URL is labelled raw.
+    const a = runDir([result('rpc.a', 'passed')], { rpcUrl: `http://127.0.0.1:9/${img}`, grep: `${tag}|[a](http://127.0.0.1:9/)` });
+    const b = runDir([result('rpc.a', 'failed')], { rpcUrl: null, baseUrl: tag });
+    const c = compareRuns([a, b]);
+    expect(c.runs.map((r) => r.label)).toEqual([`127.0.0.1:9/${img}`, tag]);
+    const md = renderCompareMd(c, { all: true });
+    const html = markdown.render(md);
+    expect(html).not.toMatch(/<img|<a[\s>]/);
+    expect(new Set([...html.matchAll(/<\/?([a-z0-9]+)/g)].map((m) => m[1]))).toEqual(
+      new Set(['h1', 'h2', 'p', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'strong', 'code']),
+    );
+    expect(html).toContain('127.0.0.1:9/![x](http:');
+    const page = renderCompareHtml(c, { all: true });
+    expect(page).not.toMatch(/<img|<a[\s>]|onerror=alert\(1\)>/);
+    expect(page).toContain('&lt;img src=http://127.0.0.1:9/t.png onerror=alert(1)&gt;');
+  });
+
+  it('refuses a results.json that breaks its schema (a section that is not a section number), naming the file', () => {
+    const dir = runDir([result('rpc.a', 'passed')]);
+    const file = path.join(dir, 'results.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
+    doc.checks[0].section = '<img src=x onerror=alert(1)>';
+    writeFileSync(file, JSON.stringify(doc));
+    expect(() => compareRuns([staging, dir])).toThrow(CompareError);
+    expect(() => compareRuns([staging, dir])).toThrow(/results\.json does not match the results\.json schema of this suite: .*section/);
   });
 });

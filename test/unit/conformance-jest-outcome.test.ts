@@ -71,9 +71,26 @@ test('a listed known failure that passes fails the test, as it fails the run', (
 });
 
 test('inconclusive: required fails (the run is incomplete), advisory passes with a warning', () => {
-  const required = jestOutcome({ ...base, status: 'inconclusive', reason: 'target unreachable: rest' });
+  const required = jestOutcome({ ...base, status: 'inconclusive', cause: 'throttled', reason: 'HTTP 429 on every attempt' });
   expect(required).toMatchObject({ kind: 'fail' });
-  expect((required as { message: string }).message).toMatch(/^INCONCLUSIVE, not a verdict on the target[\s\S]*target unreachable: rest/);
+  expect((required as { message: string }).message).toMatch(
+    /^INCONCLUSIVE, not a verdict on the target: the run is incomplete \(the CLI exits 3\)[\s\S]*HTTP 429 on every attempt/,
+  );
   const advisory = jestOutcome({ ...base, level: 'advisory', status: 'inconclusive', reason: 'stayed ambiguous' });
   expect(advisory).toEqual({ kind: 'pass', warning: 'inconclusive (advisory): rest.list.status-200: stayed ambiguous' });
+});
+
+test('required, inconclusive because its target was unreachable: fails as non-conformant (exit 1), not as incomplete', () => {
+  const o = jestOutcome({
+    ...base,
+    status: 'inconclusive',
+    cause: 'unreachable',
+    unreachable: 'rest',
+    reason: 'not judged: target unreachable: rest (connect ECONNREFUSED 127.0.0.1:1)',
+  });
+  expect(o).toMatchObject({ kind: 'fail' });
+  const message = (o as { message: string }).message;
+  expect(message).toMatch(/^REST target unreachable: the run is not conformant \(the CLI exits 1\)/);
+  expect(message).toContain('ECONNREFUSED');
+  expect(message).not.toMatch(/incomplete|exits 3/);
 });

@@ -2,9 +2,10 @@
  * --openapi documents written to harm the run, through the real CLI (a child process, so its
  * /proc/self/environ holds a planted value): references to local files must read nothing, a
  * reference bomb must fail rest.openapi.valid and still let the run write its reports, and a
- * URL that serves no document is a configuration error (exit 2). Timing is in bench/bench.ts.
+ * URL that serves no document, or a file that holds none, is a configuration error (exit 2) that
+ * quotes nothing of what it read. Timing is in bench/bench.ts.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,4 +97,20 @@ test('a document URL answering 404 is a configuration error: exit 2, no check ru
   expect(run.code).toBe(2);
   expect(run.out).toMatch(/--openapi \(or OPENAPI\): http:\/\/127\.0\.0\.1:\d+\/openapi\.json: GET answered HTTP 404/);
   expect(existsSync(path.join(run.reportDir, 'results.json'))).toBe(false);
+});
+
+test.each([
+  ['a .env file (YAML reads it as one string)', `AWS_SECRET=${PLANTED}\n`, /the file .*secret\.env is not an object \(a string of \d+ characters\)/],
+  ['a file that is not JSON or YAML', `{ "openapi": "3.0.3", "x": ${PLANTED} `, /the file .*secret\.env is not JSON or YAML \(\d+ characters/],
+  ['a YAML file that does not parse', `openapi: [3.0.3\n  key: ${PLANTED}: : {`, /the file .*secret\.env is not JSON or YAML \(\d+ characters/],
+])('%s named by --openapi is a configuration error (exit 2) naming the file, quoting none of it', async (_what, content, why) => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-file-')), 'secret.env');
+  writeFileSync(file, content);
+  const run = await cli(['--openapi', file, ...ONLY_OPENAPI]);
+  expect(run.code).toBe(2);
+  expect(run.out).toMatch(/--openapi \(or OPENAPI\): /);
+  expect(run.out).toMatch(why);
+  expect(existsSync(path.join(run.reportDir, 'results.json'))).toBe(false);
+  expect(everything(run)).not.toContain(PLANTED);
+  expect(everything(run)).not.toContain(PLANTED.slice(0, 12));
 });
