@@ -30,6 +30,53 @@ export function looksLikeKey(s: string): boolean {
   return s.length >= 20 && mixed(s);
 }
 
+/**
+ * A URL part that cannot be a key: a plain word (letters, `-`, `_`, up to 16 characters: `rpc`,
+ * `api`, `tokenized-stocks`, `base-sepolia`), a version (`v2`) or a short number (a chain id such
+ * as `84532`). Everything else in a path or query may be a credential.
+ */
+const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}|v\d{1,2}|\d{1,8})$/;
+
+function isPlainPart(part: string): boolean {
+  return part === '' || PLAIN_PART.test(part);
+}
+
+/** A URL's query as written (not decoded): `name=value` pairs, a bare `name` with value undefined. */
+function queryPairs(url: URL): { name: string; value?: string }[] {
+  return url.search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? { name: pair } : { name: pair.slice(0, eq), value: pair.slice(eq + 1) };
+    });
+}
+
+/**
+ * The one rule for showing a URL that may carry a credential (results.json's target, the
+ * certificate, the console, a corrected flag): scheme and host as given (a key in a hostname
+ * cannot be told from a name, see docs/safe-to-share.md), userinfo masked, every path segment and
+ * query name that is not plain (isPlainPart) masked, every query value masked; no fragment.
+ * `isSecret` masks plain parts too (a registered secret). Applied to its own output, it returns it
+ * unchanged. action/main.js mirrors this rule for the log (it cannot import it).
+ */
+export function publicUrl(raw: string, isSecret: (part: string) => boolean = () => false): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return REDACTED;
+  }
+  const mask = (part: string) => (isPlainPart(part) && !isSecret(part) ? part : REDACTED);
+  const user = url.username || url.password ? `${REDACTED}${url.password ? `:${REDACTED}` : ''}@` : '';
+  const path = url.pathname.split('/').map(mask).join('/');
+  const query = queryPairs(url).map(({ name, value }) => (value === undefined ? mask(name) : `${mask(name)}=${value && REDACTED}`));
+  // new URL() gives "https://host" the path "/": shown as it was written.
+  const shownPath = path === '/' && !/^[^?#]*:\/\/[^/?#]*\/([?#]|$)/.test(raw.trim()) ? '' : path;
+  return `${url.protocol}//${user}${url.host}${shownPath}${query.length ? `?${query.join('&')}` : ''}`;
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -126,7 +173,10 @@ export class Redactor {
     return this;
   }
 
-  /** Register the secret parts of a URL: userinfo, query values that are or look like keys, key-like path segments. */
+  /**
+   * Register the secret parts of a URL: userinfo, every path segment and query part that publicUrl
+   * masks (so a target echoing one is redacted too), and any value of a credential-named parameter.
+   */
   addUrl(raw: string | undefined): this {
     if (!raw) return this;
     let url: URL;
@@ -136,14 +186,11 @@ export class Redactor {
       return this;
     }
     this.add(url.username || undefined).add(url.password || undefined);
-    for (const pair of url.search.replace(/^\?/, '').split('&')) {
-      const eq = pair.indexOf('=');
-      const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-      const decoded = safeDecode(value.replace(/\+/g, ' '));
-      if (value && (SECRET_QUERY.test(safeDecode(name)) || looksLikeKey(value) || looksLikeKey(decoded))) this.add(value).add(decoded);
-      if (looksLikeKey(name)) this.add(name);
+    for (const { name, value } of queryPairs(url)) {
+      if (!isPlainPart(name)) this.add(name).add(safeDecode(name));
+      if (value && (!isPlainPart(value) || SECRET_QUERY.test(safeDecode(name)))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
-    for (const segment of url.pathname.split('/')) if (looksLikeKey(segment) || looksLikeKey(safeDecode(segment))) this.add(segment);
+    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment).add(safeDecode(segment));
     return this;
   }
 
@@ -163,31 +210,9 @@ export class Redactor {
     return this;
   }
 
-  /**
-   * A target URL as it may be published (results.json's target, the certificate, the console):
-   * its origin and path, each path segment that is or looks like a key masked, query values
-   * masked the same way; never userinfo or a fragment.
-   */
+  /** publicUrl, with any part that holds a registered secret masked as well. */
   publicUrl(raw: string): string {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return REDACTED;
-    }
-    const mask = (part: string) => (part && (looksLikeKey(part) || looksLikeKey(safeDecode(part)) || this.text(part) !== part) ? REDACTED : part);
-    const path = url.pathname.split('/').map(mask).join('/');
-    const query = url.search
-      .replace(/^\?/, '')
-      .split('&')
-      .filter(Boolean)
-      .map((pair) => {
-        const eq = pair.indexOf('=');
-        if (eq < 0) return mask(pair);
-        const name = pair.slice(0, eq);
-        return `${mask(name)}=${SECRET_QUERY.test(safeDecode(name)) ? REDACTED : mask(pair.slice(eq + 1))}`;
-      });
-    return `${url.origin}${path === '/' && !raw.endsWith('/') ? '' : path}${query.length ? `?${query.join('&')}` : ''}`;
+    return publicUrl(raw, (part) => this.text(part) !== part);
   }
 
   private isSecretHeader(name: string, value: string): boolean {
