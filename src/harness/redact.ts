@@ -210,9 +210,9 @@ export class Redactor {
     return this;
   }
 
-  /** publicUrl, with any part that holds a registered secret masked as well. */
+  /** publicUrl, with any part that holds a registered secret masked as well (in the host too: a `--secret`). */
   publicUrl(raw: string): string {
-    return publicUrl(raw, (part) => this.text(part) !== part);
+    return this.text(publicUrl(raw, (part) => this.text(part) !== part));
   }
 
   private isSecretHeader(name: string, value: string): boolean {

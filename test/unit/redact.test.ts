@@ -211,8 +211,10 @@ describe('Redactor: every form a target may echo', () => {
     // A key with no digit is no plain word: masked like any other.
     expect(r.publicUrl('https://node.example/v2/abcdefghijklmnopqrstuvwxyzABCDEF')).toBe(`https://node.example/v2/${REDACTED}`);
     expect(r.publicUrl('https://node.example/abc.def/x%2Fy/1234567890')).toBe(`https://node.example/${REDACTED}/${REDACTED}/${REDACTED}`);
-    // A plain word that is a registered secret is masked too.
+    // A plain word that is a registered secret is masked too; a host only when it holds one.
     expect(r.publicUrl('https://node.example/tenant/v1')).toBe(`https://node.example/${REDACTED}/v1`);
+    expect(r.publicUrl('https://tenant.node.example/v1')).toBe(`https://${REDACTED}.node.example/v1`);
+    expect(r.publicUrl('https://q7xw2klm9pzr.node.example/v1')).toBe('https://q7xw2klm9pzr.node.example/v1');
     for (const plain of [
       'http://127.0.0.1:8545',
       'http://127.0.0.1:8545/',
