@@ -32,10 +32,11 @@ export function looksLikeKey(s: string): boolean {
 
 /**
  * A URL part that cannot be a key: a plain word (letters, `-`, `_`, up to 16 characters: `rpc`,
- * `api`, `tokenized-stocks`, `base-sepolia`), a version (`v2`) or a short number (a chain id such
- * as `84532`). Everything else in a path or query may be a credential.
+ * `api`, `tokenized-stocks`, `base-sepolia`), maybe with a document's extension (`openapi.json`,
+ * `spec.yaml`), a version (`v2`) or a short number (a chain id such as `84532`). Everything else in
+ * a path or query may be a credential.
  */
-const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}|v\d{1,2}|\d{1,8})$/;
+const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
 
 function isPlainPart(part: string): boolean {
   return part === '' || PLAIN_PART.test(part);

@@ -220,6 +220,7 @@ describe('Redactor: every form a target may echo', () => {
       'http://127.0.0.1:8545/',
       'https://base-sepolia.example/v1/tokenized-stocks',
       'https://n.example/api/rpc/84532/eth-mainnet',
+      'https://n.example/specs/openapi.yaml',
     ])
       expect(r.publicUrl(plain)).toBe(plain);
     // Its own output comes back unchanged: the certificate can apply it to results.json's target.
