@@ -68,8 +68,9 @@ const lines = (v) =>
 
 /**
  * A URL part that cannot be a key: a word of letters, `-` and `_` of at most 16 characters (maybe
- * with `.json`, `.yaml` or `.yml`), a version (`v2`) or a number of at most 8 digits. Mirrors publicUrl in src/harness/redact.ts (the
- * rule for every URL the suite publishes), which this file cannot import: change both together.
+ * with `.json`, `.yaml` or `.yml`), a version (`v2`) or a number of at most 8 digits. Mirrors
+ * PLAIN_PART and publicUrl in src/harness/redact.ts (the rule for every URL the suite publishes),
+ * which this file cannot import: change both together.
  */
 const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
 

@@ -17,9 +17,9 @@ const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|nego
 const SHORTEST_PREFIX = 4;
 
 /**
- * A path segment, query value or header token that looks like a provider key rather than a word:
- * a UUID; 8+ characters mixing letters and digits in one word (hex, base64url, `sk_live_q7Xw…`);
- * or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
+ * A header token that looks like a provider key rather than a word (URL parts follow the stricter
+ * PLAIN_PART rule): a UUID; 8+ characters mixing letters and digits in one word (hex, base64url,
+ * `sk_live_q7Xw…`); or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
  * `84532` stay readable.
  */
 export function looksLikeKey(s: string): boolean {
@@ -188,10 +188,10 @@ export class Redactor {
     }
     this.add(url.username || undefined).add(url.password || undefined);
     for (const { name, value } of queryPairs(url)) {
-      if (!isPlainPart(name)) this.add(name).add(safeDecode(name));
+      if (!isPlainPart(name)) this.add(name);
       if (value && (!isPlainPart(value) || SECRET_QUERY.test(safeDecode(name)))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
-    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment).add(safeDecode(segment));
+    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment);
     return this;
   }
 
