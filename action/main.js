@@ -67,10 +67,18 @@ const lines = (v) =>
     .filter(Boolean);
 
 /**
+ * A URL part that cannot be a key: a word of letters, `-` and `_` of at most 16 characters (maybe
+ * with `.json`, `.yaml` or `.yml`), a version (`v2`) or a number of at most 8 digits. Mirrors
+ * PLAIN_PART and publicUrl in src/harness/redact.ts (the rule for every URL the suite publishes),
+ * which this file cannot import: change both together.
+ */
+const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
+
+/**
  * Every value a log line must not show: the signer key, the certificate's signing key, each
  * header's value (and its credential after a scheme such as "Bearer"), the `secrets` input, and
- * what in a URL usually is a key (a password, query values, long path segments such as a
- * provider's key).
+ * what in a URL may be a key (userinfo, every path segment and query part that is not a plain
+ * word, query values of 8 characters or more).
  */
 function secretsOf(env) {
   const out = new Set();
@@ -97,14 +105,22 @@ function secretsOf(env) {
     } catch {
       continue;
     }
-    add(url.password);
-    try {
-      add(decodeURIComponent(url.password));
-    } catch {
-      // not percent-encoding: masked as written
+    const addPart = (raw) => {
+      add(raw);
+      try {
+        add(decodeURIComponent(raw));
+      } catch {
+        // not percent-encoding: masked as written
+      }
+    };
+    addPart(url.username);
+    addPart(url.password);
+    for (const [name, v] of url.searchParams) {
+      if (!PLAIN_PART.test(name)) add(name);
+      // A plain word is masked only when long: the runner hides a mask in every line, so `base` would go everywhere.
+      if (v.length >= 8 || !PLAIN_PART.test(v)) add(v);
     }
-    for (const [, v] of url.searchParams) if (v.length >= 8) add(v);
-    for (const segment of url.pathname.split('/')) if (segment.length >= 20) add(segment);
+    for (const segment of url.pathname.split('/')) if (segment && !PLAIN_PART.test(segment)) addPart(segment);
   }
   return [...out];
 }
@@ -127,9 +143,15 @@ const ENV_OF_INPUT = {
 /** Every input action.yml declares: those above, and those that become flags or steer the step. */
 const INPUTS = [...Object.keys(ENV_OF_INPUT), 'certify', 'require', 'fail-on-incomplete', 'report-dir', 'args'];
 
+const workspaceOf = (env) => env.GITHUB_WORKSPACE || process.cwd();
+const reportDirOf = (env) => path.resolve(workspaceOf(env), input(env, 'report-dir') || 'conformance-report');
+
+/** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
+const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
+
 /** The suite's command line and environment from the inputs. */
 function plan(env) {
-  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const workspace = workspaceOf(env);
   if (!input(env, 'base-url') && !input(env, 'rpc-url')) {
     // The CLI would judge its embedded reference target: a green run about nothing you meant to judge.
     throw new ConfigError('base-url and rpc-url are both empty (a missing secret?): give at least one');
@@ -140,7 +162,7 @@ function plan(env) {
     const v = input(env, name);
     if (v) childEnv[variable] = v; // relative paths: the suite runs in the workspace
   }
-  const reportDir = path.resolve(workspace, input(env, 'report-dir') || 'conformance-report');
+  const reportDir = reportDirOf(env);
   childEnv.REPORT_DIR = reportDir;
   const args = [];
   if (booleanInput(env, 'certify', false)) args.push('--certify');
@@ -243,11 +265,13 @@ async function main(env = process.env, out = process.stdout) {
   let doc;
   let stopped; // the reason is already annotated
   try {
+    // First, before anything can stop the step: no report an earlier run left (a persistent
+    // workspace) may speak for this one, since a workflow uploads the directory and may attest its
+    // predicate.json whatever this step's outcome.
+    for (const f of REPORT_FILES) fs.rmSync(path.join(reportDirOf(env), f), { force: true });
     const p = plan(env);
     ({ reportDir, failOnIncomplete } = p);
     ensureBuilt(out);
-    // A results.json or summary.md left by an earlier run must not speak for this one.
-    for (const f of ['results.json', 'summary.md']) fs.rmSync(path.join(reportDir, f), { force: true });
     const token = randomUUID();
     out.write(`::stop-commands::${token}${os.EOL}`);
     const r = await runSuite(p.args, p.workspace, p.childEnv);
@@ -308,4 +332,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { INPUTS, main, command, keyValue, fails };
+module.exports = { INPUTS, REPORT_FILES, main, command, keyValue, fails };

@@ -46,7 +46,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     suite: run.suite,
     spec: { version: SPEC_VERSION },
     target: {
-      // Origin and masked path only: the certificate copies these, and both are published.
+      // Masked by the one rule (publicUrl): the certificate copies these, and both are published.
       baseUrl: run.target.baseUrl ? redactor.publicUrl(run.target.baseUrl) : null,
       rpcUrl: run.target.rpcUrl ? redactor.publicUrl(run.target.rpcUrl) : null,
       profile: run.cfg.profile,

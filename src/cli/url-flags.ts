@@ -1,7 +1,7 @@
 // URL flags (--base-url, --rpc-url, --openapi): parsed once, with the mistakes people make
 // (no scheme, the list's path pasted into --base-url) refused with the corrected value, and
 // nothing that may be a credential echoed.
-import { REDACTED } from '../harness/redact';
+import { publicUrl, REDACTED } from '../harness/redact';
 import { ConfigError } from './config-error';
 
 /** `--rpc-url (or RPC_URL)`: how a message names a flag and its environment variable. */
@@ -14,27 +14,10 @@ const LIST_PATH = '/v1/tokenized-stocks';
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(:\d+)?([/?#]|$)/i;
 
-/** A path segment that cannot be a key: a short word or a version (`rpc`, `api`, `v2`). */
-const PLAIN_SEGMENT = /^([a-z][a-z_-]{0,15}|v\d{1,2})$/i;
-
-/**
- * A corrected URL as the user may paste it back, with nothing that may be a credential: userinfo,
- * path segments other than plain words, the query and the fragment are masked.
- */
-function masked(corrected: string): string {
-  const url = new URL(corrected);
-  const user = url.username || url.password ? `${REDACTED}:${REDACTED}@` : '';
-  const path = url.pathname
-    .split('/')
-    .map((seg) => (seg === '' || PLAIN_SEGMENT.test(seg) ? seg : REDACTED))
-    .join('/')
-    .replace(/\/+$/, '');
-  return `${url.protocol}//${user}${url.host}${path}${url.search ? `?${REDACTED}` : ''}`;
-}
-
 /** `--rpc-url http://localhost:8545`: the corrected flag, masked, saying so when something was. */
 function suggestUrl(flag: string, corrected: string): string {
-  const shown = masked(corrected);
+  // The rule results.json uses: userinfo, non-plain path segments and query values masked.
+  const shown = publicUrl(corrected);
   return `--${flag} ${shown}${shown.includes(REDACTED) ? ` (with your own value where ${REDACTED} stands: it may be a credential, so it is not shown)` : ''}`;
 }
 

@@ -17,9 +17,9 @@ const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|nego
 const SHORTEST_PREFIX = 4;
 
 /**
- * A path segment, query value or header token that looks like a provider key rather than a word:
- * a UUID; 8+ characters mixing letters and digits in one word (hex, base64url, `sk_live_q7Xw…`);
- * or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
+ * A header token that looks like a provider key rather than a word (URL parts follow the stricter
+ * PLAIN_PART rule): a UUID; 8+ characters mixing letters and digits in one word (hex, base64url,
+ * `sk_live_q7Xw…`); or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
  * `84532` stay readable.
  */
 export function looksLikeKey(s: string): boolean {
@@ -28,6 +28,54 @@ export function looksLikeKey(s: string): boolean {
   const mixed = (w: string) => /\d/.test(w) && /[A-Za-z]/.test(w);
   if (s.split(/[-_.~]/).some((w) => w.length >= 8 && mixed(w))) return true;
   return s.length >= 20 && mixed(s);
+}
+
+/**
+ * A URL part that cannot be a key: a plain word (letters, `-`, `_`, up to 16 characters: `rpc`,
+ * `api`, `tokenized-stocks`, `base-sepolia`), maybe with a document's extension (`openapi.json`,
+ * `spec.yaml`), a version (`v2`) or a short number (a chain id such as `84532`). Everything else in
+ * a path or query may be a credential.
+ */
+const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
+
+function isPlainPart(part: string): boolean {
+  return part === '' || PLAIN_PART.test(part);
+}
+
+/** A URL's query as written (not decoded): `name=value` pairs, a bare `name` with value undefined. */
+function queryPairs(url: URL): { name: string; value?: string }[] {
+  return url.search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? { name: pair } : { name: pair.slice(0, eq), value: pair.slice(eq + 1) };
+    });
+}
+
+/**
+ * The one rule for showing a URL that may carry a credential (results.json's target, the
+ * certificate, the console, a corrected flag): scheme and host as given (a key in a hostname
+ * cannot be told from a name, see docs/safe-to-share.md), userinfo masked, every path segment and
+ * query name that is not plain (isPlainPart) masked, every query value masked; no fragment.
+ * `isSecret` masks plain parts too (a registered secret). Applied to its own output, it returns it
+ * unchanged. action/main.js mirrors this rule for the log (it cannot import it).
+ */
+export function publicUrl(raw: string, isSecret: (part: string) => boolean = () => false): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return REDACTED;
+  }
+  const mask = (part: string) => (isPlainPart(part) && !isSecret(part) ? part : REDACTED);
+  const user = url.username || url.password ? `${REDACTED}${url.password ? `:${REDACTED}` : ''}@` : '';
+  const path = url.pathname.split('/').map(mask).join('/');
+  const query = queryPairs(url).map(({ name, value }) => (value === undefined ? mask(name) : `${mask(name)}=${value && REDACTED}`));
+  // new URL() gives "https://host" the path "/": shown as it was written.
+  const shownPath = path === '/' && !/^[^?#]*:\/\/[^/?#]*\/([?#]|$)/.test(raw.trim()) ? '' : path;
+  return `${url.protocol}//${user}${url.host}${shownPath}${query.length ? `?${query.join('&')}` : ''}`;
 }
 
 function escapeRegExp(s: string): string {
@@ -126,7 +174,10 @@ export class Redactor {
     return this;
   }
 
-  /** Register the secret parts of a URL: userinfo, query values that are or look like keys, key-like path segments. */
+  /**
+   * Register the secret parts of a URL: userinfo, every path segment and query part that publicUrl
+   * masks (so a target echoing one is redacted too), and any value of a credential-named parameter.
+   */
   addUrl(raw: string | undefined): this {
     if (!raw) return this;
     let url: URL;
@@ -136,14 +187,11 @@ export class Redactor {
       return this;
     }
     this.add(url.username || undefined).add(url.password || undefined);
-    for (const pair of url.search.replace(/^\?/, '').split('&')) {
-      const eq = pair.indexOf('=');
-      const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-      const decoded = safeDecode(value.replace(/\+/g, ' '));
-      if (value && (SECRET_QUERY.test(safeDecode(name)) || looksLikeKey(value) || looksLikeKey(decoded))) this.add(value).add(decoded);
-      if (looksLikeKey(name)) this.add(name);
+    for (const { name, value } of queryPairs(url)) {
+      if (!isPlainPart(name)) this.add(name);
+      if (value && (!isPlainPart(value) || SECRET_QUERY.test(safeDecode(name)))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
-    for (const segment of url.pathname.split('/')) if (looksLikeKey(segment) || looksLikeKey(safeDecode(segment))) this.add(segment);
+    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment);
     return this;
   }
 
@@ -163,31 +211,9 @@ export class Redactor {
     return this;
   }
 
-  /**
-   * A target URL as it may be published (results.json's target, the certificate, the console):
-   * its origin and path, each path segment that is or looks like a key masked, query values
-   * masked the same way; never userinfo or a fragment.
-   */
+  /** publicUrl, with any part that holds a registered secret masked as well (in the host too: a `--secret`). */
   publicUrl(raw: string): string {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return REDACTED;
-    }
-    const mask = (part: string) => (part && (looksLikeKey(part) || looksLikeKey(safeDecode(part)) || this.text(part) !== part) ? REDACTED : part);
-    const path = url.pathname.split('/').map(mask).join('/');
-    const query = url.search
-      .replace(/^\?/, '')
-      .split('&')
-      .filter(Boolean)
-      .map((pair) => {
-        const eq = pair.indexOf('=');
-        if (eq < 0) return mask(pair);
-        const name = pair.slice(0, eq);
-        return `${mask(name)}=${SECRET_QUERY.test(safeDecode(name)) ? REDACTED : mask(pair.slice(eq + 1))}`;
-      });
-    return `${url.origin}${path === '/' && !raw.endsWith('/') ? '' : path}${query.length ? `?${query.join('&')}` : ''}`;
+    return this.text(publicUrl(raw, (part) => this.text(part) !== part));
   }
 
   private isSecretHeader(name: string, value: string): boolean {

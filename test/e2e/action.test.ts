@@ -3,7 +3,7 @@
 // reference target served on loopback, and against faulty variants of it (test/faults/proxy.ts).
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { startProxy, type Proxy } from '../faults/proxy';
 const ROOT = path.resolve(__dirname, '../..');
 const action = require('../../action/main.js') as {
   INPUTS: string[];
+  REPORT_FILES: string[];
   command: (name: string, props: Record<string, string>, message: string) => string;
   keyValue: (name: string, value: string) => string;
   fails: (code: number, failOnIncomplete: boolean) => boolean;
@@ -29,9 +30,8 @@ interface Step {
   workspace: string;
 }
 
-/** One step of a job: a fresh workspace, the runner's files, the inputs; bounded in time. */
-function step(inputs: Record<string, string>, timeoutMs = 120_000): Promise<Step> {
-  const workspace = mkdtempSync(path.join(tmpdir(), 'action-'));
+/** One step of a job: a fresh workspace (or one an earlier job left), the runner's files, the inputs; bounded in time. */
+function step(inputs: Record<string, string>, timeoutMs = 120_000, workspace = mkdtempSync(path.join(tmpdir(), 'action-'))): Promise<Step> {
   const outputFile = path.join(workspace, '.github-output');
   const summaryFile = path.join(workspace, '.step-summary');
   writeFileSync(outputFile, '');
@@ -146,6 +146,8 @@ describe('the action run as the runner starts it', () => {
     expect(r.outputs).toEqual({ status: 'conformant', 'exit-code': '0', 'report-dir': dir });
     expect(r.summary).toBe('written by an earlier step\n' + readFileSync(path.join(dir, 'summary.md'), 'utf8'));
     expect(r.summary).toMatch(/^# ✅ Tokenized stocks conformance: conformant/m);
+    // The files the Action clears before a run are every file the suite writes.
+    expect(readdirSync(dir).sort()).toEqual([...action.REPORT_FILES].sort());
     // Signed with the key given: a DSSE envelope.
     expect(JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'))).toHaveProperty('signatures');
     expect(errors(r.stdout)).toEqual([]);
@@ -225,5 +227,29 @@ describe('the action run as the runner starts it', () => {
     expect(none.summary).toMatch(/^written by an earlier step\n# Tokenized stocks conformance: configuration-error \(exit 2\)/);
     expect(refused.stdout).toMatch(/--profile \(or RPC_PROFILE\)/);
     expect(errors(refused.stdout)).toEqual([expect.stringMatching(/^::error title=conformance%3A configuration-error::exit 2/)]);
+  }, 60_000);
+
+  it("no report of an earlier run survives one that writes none; a URL's digitless path key and query values are masked in the log", async () => {
+    // A persistent workspace: the last job's certified reports are still in the report directory.
+    const persistent = () => {
+      const workspace = mkdtempSync(path.join(tmpdir(), 'action-'));
+      mkdirSync(path.join(workspace, 'conformance-report'));
+      for (const f of action.REPORT_FILES) writeFileSync(path.join(workspace, 'conformance-report', f), 'from an earlier run\n');
+      return workspace;
+    };
+    const key = 'kQwErTyUiOpAsDfGhJkLzXcVbNm';
+    const [none, refused] = await Promise.all([
+      step({ 'BASE-URL': '', 'RPC-URL': '' }, 60_000, persistent()),
+      step({ 'BASE-URL': `${ref.baseUrl}/v2/${key}?session=xyzzy.plugh&chain=base`, PROFILE: 'private' }, 60_000, persistent()),
+    ]);
+    expect([none.code, refused.code]).toEqual([2, 2]);
+    for (const r of [none, refused]) {
+      const left = action.REPORT_FILES.filter((f) => existsSync(path.join(r.workspace, 'conformance-report', f)));
+      expect(left).toEqual([]);
+      expect(r.summary).toMatch(/No report was written/);
+    }
+    const masks = refused.stdout.split('\n').filter((l) => l.startsWith('::add-mask::'));
+    expect(masks).toEqual(expect.arrayContaining([`::add-mask::${key}`, '::add-mask::xyzzy.plugh']));
+    expect(masks).not.toContain('::add-mask::base');
   }, 60_000);
 });

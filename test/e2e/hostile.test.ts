@@ -51,6 +51,8 @@ describe('no report carries a secret, whatever the target echoes', () => {
   const PATH_KEY = 'q7Xw2kLm9PzR4tYb';
   const QUERY_KEY = 'QKEY987654321zz';
   const RPC_PATH_KEY = '550e8400-e29b-41d4-a716-446655440000';
+  /** A key with no digit: no plain word all the same (more than 16 letters), so masked and registered. */
+  const DIGITLESS_KEY = 'kQwErTyUiOpAsDfGhJkLzXcVbNm';
   const GIVEN_SECRET = 'tenant-s3cret-value';
   const SIGNER_KEY = `0x${'5ec2e7ab'.repeat(8)}`;
   const basicOf = (user: string, password: string) => Buffer.from(`${user}:${password}`).toString('base64');
@@ -68,6 +70,7 @@ describe('no report carries a secret, whatever the target echoes', () => {
     PATH_KEY,
     QUERY_KEY,
     RPC_PATH_KEY,
+    DIGITLESS_KEY,
     GIVEN_SECRET,
     SIGNER_KEY.slice(2),
   ];
@@ -97,7 +100,7 @@ describe('no report carries a secret, whatever the target echoes', () => {
   it('plants every kind of secret; none is found in any output, whole or as any 8-character fragment', async () => {
     const url = new URL(server.origin);
     const baseUrl = `http://${USER}:${encodeURIComponent(PASSWORD)}@${url.host}/tenant/${PATH_KEY}`;
-    const rpcUrl = `${server.origin}/v2/${RPC_PATH_KEY}?apikey=${QUERY_KEY}`;
+    const rpcUrl = `${server.origin}/v2/${RPC_PATH_KEY}/${DIGITLESS_KEY}?apikey=${QUERY_KEY}`;
     const r = await run(
       [
         '--base-url',
@@ -134,11 +137,11 @@ describe('no report carries a secret, whatever the target echoes', () => {
     expect(leaks).toEqual([]);
     // The reports still say where the run went: origin and masked path.
     expect(r.results.target.baseUrl).toBe(`${server.origin}/tenant/***`);
-    expect(r.results.target.rpcUrl).toBe(`${server.origin}/v2/***?apikey=***`);
-    // The certificate names its targets by origin, the whole path masked once any part of it was.
+    expect(r.results.target.rpcUrl).toBe(`${server.origin}/v2/***/***?apikey=***`);
+    // The certificate names its targets exactly as results.json does.
     const configuration = JSON.parse(r.files['certificate.json']).predicate.configuration as Array<{ name: string; uri?: string }>;
-    expect(configuration.filter((c) => c.name.startsWith('target:')).map((c) => c.uri)).toEqual([`${server.origin}/***`, `${server.origin}/***`]);
-    expect(r.console).toContain(`target: REST ${server.origin}/tenant/***, JSON-RPC ${server.origin}/v2/***?apikey=***`);
+    expect(configuration.filter((c) => c.name.startsWith('target:')).map((c) => c.uri)).toEqual([r.results.target.baseUrl, r.results.target.rpcUrl]);
+    expect(r.console).toContain(`target: REST ${server.origin}/tenant/***, JSON-RPC ${server.origin}/v2/***/***?apikey=***`);
   });
 });
 

@@ -10,7 +10,7 @@ import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestRes
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
-import { writeReports } from '../../src/cli/run-document';
+import { buildRunDocument, writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { redactorFor } from '../../src/cli/target';
@@ -209,13 +209,39 @@ describe('certificate: an in-toto test-result statement', () => {
   it.each<[string | null, string | null]>([
     ['https://rpc.example', 'https://rpc.example'],
     ['https://rpc.example/v1/rpc', 'https://rpc.example/v1/rpc'],
-    ['https://rpc.example/v2/***', 'https://rpc.example/***'],
-    ['https://rpc.example/rpc?apikey=***', 'https://rpc.example/***'],
-    ['https://rpc.example:8443/a/%2A%2A%2A/b', 'https://rpc.example:8443/***'],
+    ['https://rpc.example/v2/***', 'https://rpc.example/v2/***'],
+    ['https://rpc.example/v2/abcdefghijklmnopqrstuvwxyzABCDEF', 'https://rpc.example/v2/***'],
+    ['https://rpc.example/rpc?apikey=***', 'https://rpc.example/rpc?apikey=***'],
+    ['https://rpc.example:8443/a/%2A%2A%2A/b', 'https://rpc.example:8443/a/***/b'],
     ['not a url', '***'],
     [null, null],
-  ])('target %s is named %s: origin plus path, masked when any of it was secret', (url, named) => {
+  ])('target %s is named %s: the rule results.json uses, so its own output is kept', (url, named) => {
     expect(maskUrl(url)).toBe(named);
+  });
+
+  it('the certificate names each target exactly as results.json does: a digitless path key and a query masked in both', () => {
+    const baseUrl = 'https://api.example/tenant/abcdefghijklmnopqrstuvwxyzABCDEF?region=eu';
+    const rpcUrl = 'https://rpc.example/v2/ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvu/rpc?chain=base-sepolia';
+    const cfg = loadConfig(['--base-url', baseUrl, '--rpc-url', rpcUrl], {});
+    const run = {
+      suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
+      cfg,
+      target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
+      startedAt: new Date(0),
+      finishedAt: new Date(1000),
+      results: passing(),
+    };
+    const dir = certified(buildRunDocument(run, redactorFor(cfg)));
+    const results = readJson(dir, 'results.json').target;
+    expect([results.baseUrl, results.rpcUrl]).toEqual(['https://api.example/tenant/***?region=***', 'https://rpc.example/v2/***/rpc?chain=***']);
+    const predicate = statementOf(dir).predicate as TestResultPredicate;
+    expect(predicate.tokenizedStocksConformance.target).toMatchObject({ baseUrl: results.baseUrl, rpcUrl: results.rpcUrl });
+    expect(predicate.configuration.filter((c) => c.name?.startsWith('target:')).map((c) => c.uri)).toEqual([results.baseUrl, results.rpcUrl]);
+    for (const file of ['results.json', 'certificate.json', 'predicate.json', 'summary.md', 'report.html'])
+      expect([file, readFileSync(path.join(dir, file), 'utf8')]).not.toEqual([
+        file,
+        expect.stringMatching(/abcdefghijklmnop|ZYXWVUTSRQ|base-sepolia|region=eu/),
+      ]);
   });
 
   it('the CI run URL comes from what GitHub Actions sets, only when it is well-formed', () => {
@@ -523,7 +549,7 @@ describe('conformance verify-certificate (the subcommand)', () => {
     const masked = await run([dir, '--live']);
     expect(masked.code).toBe(2);
     expect(masked.err).toContain(
-      '--live: the certificate names the target as https://rpc.example/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it',
+      '--live: the certificate names the target as https://rpc.example/v2/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it',
     );
     const other = await run([dir, '--live'], { RPC_URL: 'https://elsewhere.example/v2/KEY' });
     expect(other.code).toBe(2);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cutBytes, JsonTooDeep, mapJson, MAX_JSON_DEPTH, parseJson, show } from '../../src/harness/json';
-import { looksLikeKey, Redactor, REDACTED } from '../../src/harness/redact';
+import { looksLikeKey, publicUrl, Redactor, REDACTED } from '../../src/harness/redact';
 import { curlLine } from '../../src/harness/transcript';
 
 describe('Redactor', () => {
@@ -203,14 +203,37 @@ describe('Redactor: every form a target may echo', () => {
     expect(r.text('apikey=QKE…')).toBe('apikey=QKE…');
   });
 
-  it('renders a target URL for publication: origin and masked path, no userinfo', () => {
-    const r = new Redactor().add('tenant-secret-42');
-    expect(r.publicUrl('https://u:p@node.example/v2/q7Xw2kLm9PzR4tYb/rpc?apikey=abc&chain=base')).toBe(
-      `https://node.example/v2/${REDACTED}/rpc?apikey=${REDACTED}&chain=base`,
+  it('renders a target URL for publication: userinfo, non-plain path segments and every query value masked', () => {
+    const r = new Redactor().add('tenant');
+    expect(r.publicUrl('https://u:p@node.example/v2/q7Xw2kLm9PzR4tYb/rpc?apikey=abc&chain=base#frag')).toBe(
+      `https://${REDACTED}:${REDACTED}@node.example/v2/${REDACTED}/rpc?apikey=${REDACTED}&chain=${REDACTED}`,
     );
-    expect(r.publicUrl('https://node.example/tenant-secret-42/v1')).toBe(`https://node.example/${REDACTED}/v1`);
-    expect(r.publicUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
-    expect(r.publicUrl('http://127.0.0.1:8545/v1/tokenized-stocks')).toBe('http://127.0.0.1:8545/v1/tokenized-stocks');
+    // A key with no digit is no plain word: masked like any other.
+    expect(r.publicUrl('https://node.example/v2/abcdefghijklmnopqrstuvwxyzABCDEF')).toBe(`https://node.example/v2/${REDACTED}`);
+    expect(r.publicUrl('https://node.example/abc.def/x%2Fy/1234567890')).toBe(`https://node.example/${REDACTED}/${REDACTED}/${REDACTED}`);
+    // A plain word that is a registered secret is masked too; a host only when it holds one.
+    expect(r.publicUrl('https://node.example/tenant/v1')).toBe(`https://node.example/${REDACTED}/v1`);
+    expect(r.publicUrl('https://tenant.node.example/v1')).toBe(`https://${REDACTED}.node.example/v1`);
+    expect(r.publicUrl('https://q7xw2klm9pzr.node.example/v1')).toBe('https://q7xw2klm9pzr.node.example/v1');
+    for (const plain of [
+      'http://127.0.0.1:8545',
+      'http://127.0.0.1:8545/',
+      'https://base-sepolia.example/v1/tokenized-stocks',
+      'https://n.example/api/rpc/84532/eth-mainnet',
+      'https://n.example/specs/openapi.yaml',
+    ])
+      expect(r.publicUrl(plain)).toBe(plain);
+    // Its own output comes back unchanged: the certificate can apply it to results.json's target.
+    const once = r.publicUrl('https://u@node.example/v2/abcdefghijklmnopqrstuvwxyzABCDEF?key=x&flag');
+    expect(once).toBe(`https://${REDACTED}@node.example/v2/${REDACTED}?key=${REDACTED}&flag`);
+    expect(publicUrl(once)).toBe(once);
+  });
+
+  it('registers every part publicUrl masks, so a target echoing a digitless path key is redacted', () => {
+    const r = new Redactor().addUrl('https://node.example/v2/abcdefghijklmnopqrstuvwxyzABCDEF/rpc?chain=base&session=xyzzyplughfoo.bar');
+    expect(r.text('unknown key abcdefghijklmnopqrstuvwxyzABCDEF for rpc on base, session xyzzyplughfoo.bar')).toBe(
+      `unknown key ${REDACTED} for rpc on base, session ${REDACTED}`,
+    );
   });
 
   it('deep-redacts a value nested 100,000 levels without overflowing the stack, keeping a note where it stops', () => {

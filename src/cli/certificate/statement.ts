@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
 import { bySection } from '../reporters/shared';
 import { isRunFailure, type RunDocument, type RunScope, type RunStatus } from '../results';
@@ -29,7 +30,7 @@ export interface Conformance {
   status: RunStatus;
   exitCode: number;
   scope: Pick<RunScope, 'profile' | 'signer' | 'archive' | 'interfaces' | 'groups' | 'target' | 'full' | 'notJudged'> & { grep?: string };
-  /** Origin and path of each target, any secret part of the path masked (maskUrl). */
+  /** Each target as results.json names it, any part that may be a credential masked (maskUrl). */
   target: { baseUrl: string | null; rpcUrl: string | null; embedded: boolean };
   /** When the run finished (the certificate's age is measured from it). */
   date: string;
@@ -68,24 +69,13 @@ export function sha256(text: string | Buffer): string {
 /** Incomplete is never PASSED: only a conformant run is. */
 const RESULT_OF: Record<RunStatus, TestResultPredicate['result']> = { conformant: 'PASSED', incomplete: 'WARNED', 'non-conformant': 'FAILED' };
 
-const MASK = '***';
-
 /**
- * A target URL as a certificate names it: its origin, plus its path unless any part of the path
- * or query was redacted (then `/***`). It starts from results.json's URL, which the run's Redactor
- * already cleaned; credentials never reach a URL (the configuration moves them into headers).
+ * A target URL as a certificate names it: the same string as results.json's target (publicUrl,
+ * which returns its own output unchanged), so the certificate and the results agree, and a
+ * results.json written by hand or by an older version is masked by the same rule.
  */
 export function maskUrl(url: string | null): string | null {
-  if (url === null) return null;
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return MASK;
-  }
-  const path = u.pathname.replace(/\/+$/, '');
-  const secret = u.search !== '' || u.hash !== '' || u.username !== '' || /\*\*\*|%2a%2a%2a/i.test(path);
-  return u.origin + (secret ? `/${MASK}` : path);
+  return url === null ? null : publicUrl(url);
 }
 
 /** The CI run's address, from what GitHub Actions sets; undefined elsewhere. */
