@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../../suites';
-import { OPTIONS } from './config';
+import { OPTIONS } from './options';
 import { fromRoot } from '../harness/paths';
 import { loadSpec, renderMatrix, renderSpec, SPEC_MD } from './traceability';
 

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
-import { ConfigError, loadConfig, OPTIONS, type RunConfig } from './config';
+import { ConfigError, loadConfig, type RunConfig } from './config';
+import { OPTIONS } from './options';
 import { RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import { PKG as pkg } from '../harness/paths';

@@ -5,7 +5,8 @@ import { loadPublicKey } from './certificate/dsse';
 import { liveRecheck, LiveError, type LiveOutcome } from './certificate/live';
 import { verifyCertificate, VerifyError, type Verification, type VerifyOptions } from './certificate/verify';
 import { compareRuns, CompareError, writeComparison } from './compare';
-import { ConfigError, loadConfig, OPTIONS, parseDuration } from './config';
+import { ConfigError, loadConfig, parseDuration } from './config';
+import { OPTIONS } from './options';
 import { EXIT_CODE, statusLine } from './results';
 import { forTerminal } from './reporters/untrusted';
 

@@ -1,4 +1,5 @@
-import { ConfigError, DEFAULTS, loadConfig, OPTIONS, parseDuration, QUESTIONS } from '../../src/cli/config';
+import { ConfigError, loadConfig, parseDuration, QUESTIONS } from '../../src/cli/config';
+import { DEFAULTS, OPTIONS } from '../../src/cli/options';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 

@@ -7,17 +7,8 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { escapeHtml } from '../../src/cli/reporters/shared';
-import {
-  deriveScope,
-  deriveStatus,
-  exitCodeFor,
-  rootCauses,
-  statusLine,
-  summarize,
-  type RunDocument,
-  type RunFacts,
-  type ScopeFacts,
-} from '../../src/cli/results';
+import { deriveScope, deriveStatus, exitCodeFor, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { rootCauses } from '../../src/cli/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';

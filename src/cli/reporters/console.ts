@@ -1,6 +1,7 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { exitWords, isRunFailure, primarySection, rootCauses, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
+import { exitWords, isRunFailure, primarySection, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
+import { rootCauses } from '../root-causes';
 import {
   bySection,
   countLine,

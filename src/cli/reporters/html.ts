@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES, type CheckResult } from '../../harness/runner';
-import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
+import { rootCauses } from '../root-causes';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, quoteStatements, rootReason, skippedByReason } from './shared';

@@ -1,6 +1,7 @@
 import { groupOf } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { exitWords, factsOf, rootCauses, scopeWords, statusLine, type RunDocument } from '../results';
+import { exitWords, factsOf, scopeWords, statusLine, type RunDocument } from '../results';
+import { rootCauses } from '../root-causes';
 import { forTerminal } from './untrusted';
 import { blockerWords, exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
 

@@ -1,4 +1,5 @@
-import { exitWords, factsOf, preconfNotJudged, rootCauses, statusLine, type RunDocument, type RunStatus } from '../results';
+import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
+import { rootCauses } from '../root-causes';
 import { latencyOf } from './metrics';
 import { bySection, countLine, exchangeText, outcomeCounts, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';

@@ -1,0 +1,82 @@
+// Every flag of a run: its name, environment variable, value and meaning. The one table that
+// --help, docs/flags.md and the parser (config.ts) are made from.
+/** The defaults of a run, as --help states them. */
+export const DEFAULTS = {
+  reportDir: 'reports',
+  timeoutMs: 10_000,
+  deadlineMs: 15 * 60_000,
+  concurrency: 4,
+  clockSkewSec: 300,
+  /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
+  maxSpendWei: 10n ** 16n,
+  blockTimeMs: 2000,
+  flashblockMs: 200,
+} as const;
+
+/** Flag name, its environment variable, and what it takes: the one table --help is made from. */
+export const OPTIONS = [
+  ['base-url', 'BASE_URL', '<url>', 'REST target {base_url}; omit both URLs to use the embedded reference'],
+  ['rpc-url', 'RPC_URL', '<url>', 'JSON-RPC target {rpc_url}'],
+  ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
+  ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
+  ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],
+  ['report-dir', 'REPORT_DIR', '<dir>', `where reports are written (default ${DEFAULTS.reportDir})`],
+  ['only', 'ONLY', 'rest,rpc,cross,preconf', 'run only these groups'],
+  ['grep', 'GREP', '<regex>', 'run only checks whose id matches'],
+  ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
+  ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
+  ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
+  [
+    'max-rps',
+    'MAX_RPS',
+    '<n>',
+    "cap on requests per second across the whole run, e.g. a provider plan's limit (default: no cap; throttled answers are waited out and retried anyway)",
+  ],
+  [
+    'require',
+    'REQUIRE',
+    'full|none',
+    'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)',
+  ],
+  ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
+  ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
+  ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
+  ['rpc-header', 'RPC_HEADERS', "'Name: value'", 'header sent to the JSON-RPC target only, e.g. provider credentials (repeatable; env: one per line)'],
+  ['nav-max-age', 'NAV_MAX_AGE', '<duration>', 'your staleness bound for nav_price_updated_at (e.g. 36h); advisory only, spec 2.1 rule 2'],
+  ['clock-skew', 'CLOCK_SKEW', '<duration>', 'allowance for timestamps in the future (default 5m)'],
+  ['expectations', 'EXPECTATIONS', '<file.yml|json>', 'known failures of this target (each with reason and link)'],
+  [
+    'openapi',
+    'OPENAPI',
+    '<file|url>',
+    "the API's own published OpenAPI document (2.0, 3.0, 3.1): judged against the spec (rest.openapi.*); with --base-url the live list is validated against it too",
+  ],
+  [
+    'secret',
+    'SECRETS',
+    '<value>',
+    'a value to redact from every output that the heuristics cannot recognise, e.g. a short key in a URL path (repeatable; env: comma- or newline-separated)',
+  ],
+  ['block-time', 'BLOCK_TIME_MS', '<ms>', `block time of the embedded reference target (default ${DEFAULTS.blockTimeMs})`],
+  [
+    'certify',
+    'CERTIFY',
+    '',
+    'also write certificate.json (an in-toto test-result statement), predicate.json and badge.svg beside the reports (check one with: conformance verify-certificate <dir>)',
+  ],
+  [
+    'sign-key',
+    'CERT_SIGN_KEY_FILE',
+    '<PEM file>',
+    'sign the certificate (DSSE envelope) with this ECDSA P-256 or Ed25519 private key; the PEM itself may be given in CERT_SIGN_KEY instead; without a key the certificate is self-reported',
+  ],
+  [
+    'flashblock-ms',
+    'FLASHBLOCK_MS',
+    '<ms>',
+    `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`,
+  ],
+  ['list', '', '', 'list the checks (after --only/--grep) and exit'],
+  ['help', '', '', 'show this help (also -h)'],
+  ['version', '', '', 'print the suite version'],
+] as const;

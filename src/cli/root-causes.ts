@@ -1,0 +1,48 @@
+// The root causes of a run, as every reporter states them: each failure that fails the run once,
+// with the checks it kept from being judged under it (never failed again), then the roots that only
+// left checks unjudged. Read from the typed facts of the results (blockedBy, cause, unreachable).
+import type { Interface } from '../harness/check';
+import type { CheckResult } from '../harness/runner';
+import { isRunFailure, unreachableInterfaces, type RunFacts } from './results';
+
+export interface RootCause {
+  /** The root check's id; for an unreachable interface a label, `target unreachable: rest|rpc` (code reads `unreachable`). */
+  id: string;
+  /** The interface that could not be reached, when that is the root. */
+  unreachable?: Interface;
+  /** The root check's result, when the root is a check. */
+  result?: CheckResult;
+  /** The root fails the run (a run failure or an unreachable target) rather than only leaving checks unjudged. */
+  failsRun: boolean;
+  /** Checks not judged because of it. */
+  blocked: string[];
+  /** For an unreachable target: the transport error. */
+  reason?: string;
+}
+
+/**
+ * Failures that fail the run, each stated once with the checks it blocked; then roots that only
+ * left checks unjudged (e.g. a throttled prerequisite). Unreachable targets are roots too.
+ */
+export function rootCauses(results: CheckResult[], facts: RunFacts = {}): RootCause[] {
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const roots = new Map<string, RootCause>();
+  for (const r of results.filter(isRunFailure)) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
+  const label = (i: Interface) => `target unreachable: ${i}`;
+  for (const i of unreachableInterfaces(results, facts)) {
+    roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
+  }
+  for (const r of results) {
+    if (r.status !== 'inconclusive') continue;
+    if (r.cause === 'unreachable' && r.unreachable) roots.get(label(r.unreachable))?.blocked.push(r.id);
+    if (!r.blockedBy) continue;
+    let root = roots.get(r.blockedBy);
+    if (!root) {
+      const result = byId.get(r.blockedBy);
+      root = { id: r.blockedBy, ...(result ? { result } : {}), failsRun: result ? isRunFailure(result) : false, blocked: [] };
+      roots.set(r.blockedBy, root);
+    }
+    root.blocked.push(r.id);
+  }
+  return [...roots.values()].sort((a, b) => Number(b.failsRun) - Number(a.failsRun));
+}
