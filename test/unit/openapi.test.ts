@@ -17,6 +17,7 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { TOKEN_FIELDS } from '../../src/harness/schemas';
 import { openapiChecks } from '../../suites/rest/openapi';
+import { largeListRecord } from '../../bench/large-list';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/openapi');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -369,22 +370,8 @@ describe('rest.openapi.* on a document fetched by URL', () => {
 
 // ---- the live list against the document -----------------------------------------------
 
-function record(n: number, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    contract_address: `0x${(0xabcdef0000 + n).toString(16).padStart(40, '7')}`,
-    symbol: `TK${n}`,
-    name: `Token ${n} Inc.`,
-    decimals: 18,
-    icon_url: `https://icons.example.com/${n}.png`,
-    total_supply: 1000.5,
-    isin: 'US0378331005',
-    multiplier: 1.0,
-    paused_features: [1],
-    nav_price: 187.25,
-    nav_price_updated_at: '2024-01-02T15:04:05Z',
-    ...over,
-  };
-}
+/** A conformant record (the one the large-list target serves), with some fields changed. */
+const record = (n: number, over: Record<string, unknown> = {}): Record<string, unknown> => ({ ...largeListRecord(n), ...over });
 const serveList = (tokens: unknown[]) => (routes['/v1/tokenized-stocks'] = { status: 200, type: 'application/json', body: JSON.stringify({ tokens }) });
 
 describe('rest.openapi.live-list', () => {
