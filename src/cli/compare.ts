@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CheckResult } from '../harness/runner';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
-import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
+import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from './outcome';
+import { countLine, escapeHtml as esc, OUTCOME_WORDS } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
-import { exitWords, primarySection, scopeWords, type RunDocument } from './results';
+import { exitWords, scopeWords, type RunDocument } from './results';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
 export class CompareError extends Error {
@@ -43,12 +43,9 @@ export interface Comparison {
   scopeDifferences: number;
 }
 
-/** Outcomes that are a verdict on the target; the others say it was not judged there. */
-const JUDGED: ReadonlySet<Outcome> = new Set<Outcome>(['run-failure', 'advisory', 'expected', 'passed']);
-
 /** How a row's verdicts differ across runs (see ComparedRow). */
 export function differenceOf(verdicts: Array<Outcome | undefined>): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
-  const judged = verdicts.filter((v): v is Outcome => v !== undefined && JUDGED.has(v));
+  const judged = verdicts.filter((v): v is Outcome => v !== undefined && JUDGED_OUTCOMES.has(v));
   const differs = judged.length >= 2 && new Set(judged).size > 1;
   return { differs, scopeOnly: !differs && new Set(verdicts).size > 1 };
 }
@@ -68,8 +65,8 @@ export function loadRun(source: string): RunDocument {
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
-  if (!doc.status || !Array.isArray(doc.scope?.leftOut))
-    throw new CompareError(`${file} has no run status or scope facts: it was written by an older suite version; re-run it with this one`);
+  if (!doc.status || !Array.isArray(doc.scope?.leftOut) || !doc.counts || doc.checks.some((c) => !OUTCOMES.includes(c.outcome)))
+    throw new CompareError(`${file} has no run status, scope facts or outcomes: it was written by an older suite version; re-run it with this one`);
   const schema = validateRef('results.json', doc);
   if (!schema.valid)
     throw new CompareError(
@@ -116,15 +113,15 @@ export function compareRuns(sources: string[]): Comparison {
   const names = labels(sources, docs);
   const runs = docs.map((doc, i) => ({ source: sources[i], label: names[i], doc }));
 
-  const meta = new Map<string, CheckResult>();
+  const meta = new Map<string, Judged>();
   for (const d of docs) for (const c of d.checks) if (!meta.has(c.id)) meta.set(c.id, c);
   const index = docs.map((d) => new Map(d.checks.map((c) => [c.id, c])));
   const rows: ComparedRow[] = [...meta.values()].map((c) => {
     const verdicts = index.map((m) => {
       const r = m.get(c.id);
-      return r ? outcomeOf(r) : undefined;
+      return r?.outcome;
     });
-    return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, ...differenceOf(verdicts) };
+    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, ...differenceOf(verdicts) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -141,18 +138,17 @@ const SCOPE_ONLY_WORDS =
   'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
 
 const ICON: Record<Outcome, string> = {
-  'run-failure': '❌',
-  advisory: '⚠️',
-  expected: '➖',
+  failed: '❌',
+  'stale-expectation': '🆕',
+  warning: '⚠️',
+  'known-failure': '➖',
   passed: '✅',
-  inconclusive: '❔',
+  'not-judged': '❔',
   blocked: '⛔',
   skipped: '⏭️',
-  'out-of-scope': '⏭️',
 };
 const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${OUTCOME_WORDS[v]}` : '— (not in this run)');
-const counts = (d: RunDocument) =>
-  `${d.summary.passed} passed · ${d.summary.failed} failed · ${d.summary.inconclusive} not judged · ${d.summary.skipped} skipped`;
+const counts = (d: RunDocument) => countLine(d.counts);
 
 export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
   // Every string below comes from the results.json files (labels from their target URLs): inert text.
@@ -191,7 +187,7 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
 export function renderCompareHtml(c: Comparison, opts: RenderOptions = {}): string {
   const style = `${BASE_STYLE}
 .cols th{min-width:150px}.cols th:nth-child(2){min-width:0;width:70px}.head td{vertical-align:top}.pill{font-size:.85rem}
-tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-run-failure{color:#cf222e;font-weight:600}td.v-passed{color:#1a7f37}td.v-inconclusive,td.v-blocked{color:#8250df}td.v-skipped,td.v-out-of-scope,td.v-none{color:#57606a}td.v-advisory,td.v-expected{color:#9a6700}
+tr.diff td{background:#fff8c5}td.v{white-space:nowrap}td.v-failed{color:#cf222e;font-weight:600}td.v-passed{color:#1a7f37}td.v-not-judged,td.v-blocked{color:#8250df}td.v-skipped,td.v-none{color:#57606a}td.v-warning,td.v-known-failure,td.v-stale-expectation{color:#9a6700}
 details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-top:14px}`;
   const th = c.runs.map((r) => `<th>${esc(r.label)}</th>`).join('');
   const headRows = [

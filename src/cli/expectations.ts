@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { ConfigError } from './config';
-import type { CheckResult } from '../harness/runner';
 
 /** A known failure of a given target, as data (WPT / hive expectation lists). */
 export interface Expectation {
@@ -37,18 +36,4 @@ export function loadExpectations(file: string, knownIds: ReadonlySet<string>): E
     return { id: item.id, reason: item.reason, ...(typeof item.link === 'string' ? { link: item.link } : {}) };
   });
   return { target: typeof (raw as { target?: unknown }).target === 'string' ? (raw as { target: string }).target : undefined, expectations };
-}
-
-/**
- * Mark results the file speaks of. An expected failure no longer fails the run; an expected
- * failure that now passes does, so the file has to stay true.
- */
-export function applyExpectations(results: CheckResult[], file: ExpectationsFile): void {
-  const byId = new Map(file.expectations.map((e) => [e.id, e]));
-  for (const r of results) {
-    const e = byId.get(r.id);
-    if (!e) continue;
-    if (r.status === 'failed') r.expectation = { reason: e.reason, ...(e.link ? { link: e.link } : {}), outcome: 'expected-failure' };
-    else if (r.status === 'passed') r.expectation = { reason: e.reason, ...(e.link ? { link: e.link } : {}), outcome: 'unexpected-pass' };
-  }
 }

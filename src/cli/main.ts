@@ -10,7 +10,8 @@ import { Redactor } from '../harness/redact';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import { allChecks } from '../../suites';
-import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
+import { loadExpectations, type ExpectationsFile } from './expectations';
+import { judge, type Judged } from './outcome';
 import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { ciRunUrl } from './certificate/statement';
@@ -210,15 +211,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       signal: controller.signal,
       limiter,
     };
-    // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
-    const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
+    // Each result is judged once, as it comes (expectations applied, outcome decided), so a known failure streams as known, not as FAIL.
+    const judgedById = new Map<string, Judged>();
+    const onResult = (r: CheckResult) => {
+      const j = judge(r, expectations);
+      judgedById.set(j.id, j);
+      reporter.result(j);
+    };
     const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => {
       const leftOut = deselectedBy(c, cfg);
-      return leftOut ? notSelected(c, leftOut) : ran.get(c.id)!;
+      return leftOut ? notSelected(c, leftOut) : (judgedById.get(c.id) ?? judge(ran.get(c.id)!, expectations));
     });
-    if (expectations) applyExpectations(results, expectations);
     const doc = buildRunDocument(
       {
         suite: { name: pkg.name, version: pkg.version },

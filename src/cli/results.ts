@@ -1,23 +1,9 @@
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { Cause, ScopeFlag } from '../harness/verdict';
+import { isUnjudged, judged, JUDGED_OUTCOMES, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
 
 export const SPEC_VERSION = '1.0.0';
-
-export interface Summary {
-  total: number;
-  passed: number;
-  /** Every failed check, required and advisory, expected or not. */
-  failed: number;
-  skipped: number;
-  inconclusive: number;
-  /** Failed checks of level advisory (never fail the run). */
-  advisoryFailed: number;
-  /** Failed required checks not covered by an expectation: these fail the run. */
-  requiredFailed: number;
-  expectedFailures: number;
-  unexpectedPasses: number;
-}
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
 
@@ -95,7 +81,10 @@ export interface RunDocument {
   /** Why the status is what it is, in words (empty for a conformant run). */
   statusReasons: string[];
   scope: RunScope;
-  summary: Summary;
+  /** Checks per outcome (outcome.ts), summing to checks.length: `counts.failed` is exactly the checks that fail the run. */
+  counts: OutcomeCounts;
+  /** The same counts per spec section (the section of each check's first statement), titled from specs/rules.yaml, in the spec's order. */
+  sections: SectionCounts[];
   exitCode: number;
   /** Set when the run stopped early (interrupt, deadline): the results are partial. */
   interrupted?: string;
@@ -103,41 +92,15 @@ export interface RunDocument {
   unreachable?: RunFacts['unreachable'];
   /** Statement id → its text in specs/rules.yaml, for every statement a check below cites. */
   statements?: Record<string, string>;
-  checks: CheckResult[];
+  checks: Judged[];
 }
 
 export const EXIT_CODE = { conformant: 0, nonConformant: 1, config: 2, incomplete: 3, interrupted: 130 } as const;
 
-/** A failure that fails the run: a required failure no expectation covers, or an expected failure that passed. */
-export function isRunFailure(r: CheckResult): boolean {
-  if (r.expectation?.outcome === 'unexpected-pass') return true;
-  return r.status === 'failed' && r.level === 'required' && r.expectation?.outcome !== 'expected-failure';
-}
-
-/** A required check in scope that was not judged: it keeps the run from being called conformant. */
-function isUnjudged(r: CheckResult): boolean {
-  return r.level === 'required' && r.status === 'inconclusive';
-}
-
-export function summarize(results: CheckResult[]): Summary {
-  const count = (p: (r: CheckResult) => boolean) => results.filter(p).length;
-  return {
-    total: results.length,
-    passed: count((r) => r.status === 'passed'),
-    failed: count((r) => r.status === 'failed'),
-    skipped: count((r) => r.status === 'skipped'),
-    inconclusive: count((r) => r.status === 'inconclusive'),
-    advisoryFailed: count((r) => r.status === 'failed' && r.level === 'advisory'),
-    requiredFailed: count((r) => r.status === 'failed' && r.level === 'required' && r.expectation?.outcome !== 'expected-failure'),
-    expectedFailures: count((r) => r.expectation?.outcome === 'expected-failure'),
-    unexpectedPasses: count((r) => r.expectation?.outcome === 'unexpected-pass'),
-  };
-}
-
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Interfaces the run could not reach: from the probe, or named by checks that could not reach them. */
-export function unreachableInterfaces(results: CheckResult[], facts: RunFacts): Interface[] {
+export function unreachableInterfaces(results: ReadonlyArray<CheckResult>, facts: RunFacts): Interface[] {
   const down = (i: Interface) => facts.unreachable?.[i] !== undefined || results.some((r) => r.cause === 'unreachable' && r.unreachable === i);
   return (['rest', 'rpc'] as const).filter(down);
 }
@@ -158,43 +121,39 @@ export const unreachableWords = (i: Interface): string => `${i === 'rest' ? 'RES
 /** The first words of the reason given when no required check was judged at all. */
 export const NOTHING_JUDGED = 'nothing judged';
 
-/** A required check that came to a verdict on the target (passed or failed, known failures included). */
-const isJudged = (r: CheckResult): boolean => r.level === 'required' && (r.status === 'passed' || r.status === 'failed');
-
 /**
- * The run status, derived once. non-conformant: a required failure (not an expected one), a
- * stale expectation, or an unreachable target. incomplete: none of those, but a required check
- * was not judged, no required check was judged at all (a selection or a scope that left nothing
- * to judge is never a pass), --require full with a scope that is not full, or the run stopped
- * early. conformant: every required check in scope judged and none failed. Skipped checks (out
- * of scope, or nothing to judge) leave the status alone as long as something was judged.
+ * The run status, derived once, from the outcomes (outcome.ts). non-conformant: a check that
+ * fails the run (outcome `failed`), or an unreachable target. incomplete: none of those, but a
+ * required check was not judged, no required check was judged at all (a selection or a scope
+ * that left nothing to judge is never a pass), --require full with a scope that is not full, or
+ * the run stopped early. conformant: every required check in scope judged and none failed.
+ * Skipped checks leave the status alone as long as something was judged. A stale expectation
+ * (a listed known failure that passed) is news about the expectations file, not about the
+ * target, which passed: it leaves the status alone too, and every report lists it.
  */
 export function deriveStatus(
-  results: CheckResult[],
+  checks: ReadonlyArray<CheckResult | Judged>,
   facts: RunFacts,
   scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>,
 ): { status: RunStatus; reasons: string[] } {
+  const results = checks.map(judged);
   const reasons: string[] = [];
-  const failed = results.filter((r) => isRunFailure(r) && r.expectation?.outcome !== 'unexpected-pass');
-  const stale = results.filter((r) => r.expectation?.outcome === 'unexpected-pass');
   const down = unreachableInterfaces(results, facts);
+  // A check standing in for an unreachable interface is that interface's one reason, not a second.
+  const failed = results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable');
   if (failed.length) reasons.push(`${plural(failed.length, 'required check')} failed`);
-  if (stale.length)
-    reasons.push(
-      `${plural(stale.length, 'expected failure')} now ${stale.length === 1 ? 'passes' : 'pass'} (the expectations file is stale): ${stale.map((r) => r.id).join(', ')}`,
-    );
   for (const i of down) reasons.push(`${unreachableWords(i)}${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
   // An unreachable interface already fails the run: its checks are not counted again.
-  const unjudged = results.filter((r) => isUnjudged(r) && r.cause !== 'unreachable');
+  const unjudged = results.filter((r) => r.level === 'required' && isUnjudged(r.outcome) && r.cause !== 'unreachable');
   if (unjudged.length) {
     const kinds = new Map<string, number>();
     for (const k of unjudged.map((r) => (r.cause && UNJUDGED_WORDS[r.cause]) ?? 'inconclusive')) kinds.set(k, (kinds.get(k) ?? 0) + 1);
     reasons.push(`${plural(unjudged.length, 'required check')} not judged (${[...kinds].map(([k, n]) => `${k}: ${n}`).join(', ')})`);
   }
-  if (!results.some(isJudged)) {
-    const skipped = results.filter((r) => r.level === 'required' && r.status === 'skipped').length;
+  if (!results.some((r) => r.level === 'required' && JUDGED_OUTCOMES.has(r.outcome))) {
+    const skipped = results.filter((r) => r.level === 'required' && r.outcome === 'skipped').length;
     reasons.push(
       `${NOTHING_JUDGED}: no required check came to a verdict (${plural(skipped, 'required check')} skipped${unjudged.length ? `, ${unjudged.length} not judged` : ''})`,
     );
@@ -347,11 +306,6 @@ export function statusLine(doc: Pick<RunDocument, 'status' | 'scope'>): string {
 /** The facts stored in a results document, for re-deriving its status (verify-certificate). */
 export function factsOf(doc: Pick<RunDocument, 'interrupted' | 'stoppedBy' | 'unreachable'>): RunFacts {
   return { interrupted: doc.interrupted, stoppedBy: doc.stoppedBy, unreachable: doc.unreachable };
-}
-
-/** The primary spec section of a check (the first it cites): reports group and count by it. */
-export function primarySection(r: Pick<CheckResult, 'section'>): string {
-  return r.section.split(',')[0].trim();
 }
 
 /** The exit codes as --help prints them. */

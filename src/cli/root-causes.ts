@@ -3,7 +3,8 @@
 // left checks unjudged. Read from the typed facts of the results (blockedBy, cause, unreachable).
 import type { Interface } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
-import { isRunFailure, unreachableInterfaces, type RunFacts } from './results';
+import { judged, type Judged } from './outcome';
+import { unreachableInterfaces, type RunFacts } from './results';
 
 export interface RootCause {
   /** The root check's id; for an unreachable interface a label, `target unreachable: rest|rpc` (code reads `unreachable`). */
@@ -11,7 +12,7 @@ export interface RootCause {
   /** The interface that could not be reached, when that is the root. */
   unreachable?: Interface;
   /** The root check's result, when the root is a check. */
-  result?: CheckResult;
+  result?: Judged;
   /** The root fails the run (a run failure or an unreachable target) rather than only leaving checks unjudged. */
   failsRun: boolean;
   /** Checks not judged because of it. */
@@ -24,10 +25,12 @@ export interface RootCause {
  * Failures that fail the run, each stated once with the checks it blocked; then roots that only
  * left checks unjudged (e.g. a throttled prerequisite). Unreachable targets are roots too.
  */
-export function rootCauses(results: CheckResult[], facts: RunFacts = {}): RootCause[] {
+export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: RunFacts = {}): RootCause[] {
+  const results = checks.map(judged);
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
-  for (const r of results.filter(isRunFailure)) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
+  // A check standing in for an unreachable interface is stated by the interface's root below.
+  for (const r of results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable')) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
   const label = (i: Interface) => `target unreachable: ${i}`;
   for (const i of unreachableInterfaces(results, facts)) {
     roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
@@ -39,7 +42,7 @@ export function rootCauses(results: CheckResult[], facts: RunFacts = {}): RootCa
     let root = roots.get(r.blockedBy);
     if (!root) {
       const result = byId.get(r.blockedBy);
-      root = { id: r.blockedBy, ...(result ? { result } : {}), failsRun: result ? isRunFailure(result) : false, blocked: [] };
+      root = { id: r.blockedBy, ...(result ? { result } : {}), failsRun: result?.outcome === 'failed', blocked: [] };
       roots.set(r.blockedBy, root);
     }
     root.blocked.push(r.id);

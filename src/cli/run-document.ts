@@ -8,7 +8,8 @@ import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
-import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
+import { countOutcomes, countSections, judged, type Judged } from './outcome';
+import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, type RunDocument, type RunFacts } from './results';
 import { quoted } from './traceability';
 
 export interface RunRecord {
@@ -17,19 +18,21 @@ export interface RunRecord {
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
-  results: CheckResult[];
+  /** Each with its outcome decided as it came (outcome.ts judge); one made outside the run (deselected) gets it here. */
+  results: Array<CheckResult | Judged>;
   /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
   stopped?: { by: 'signal' | 'deadline'; reason: string };
   unreachable?: RunFacts['unreachable'];
 }
 
-/** Assemble results.json: the status and scope are derived here, once, from the results and the run facts. */
+/** Assemble results.json: the counts, status and scope are derived here, once, from the judged results and the run facts. */
 export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocument {
+  const checks = run.results.map(judged);
   const facts: RunFacts = {
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
   };
-  const scope = deriveScope(run.results, {
+  const scope = deriveScope(checks, {
     only: run.cfg.only,
     grep: run.cfg.grep,
     profile: run.cfg.profile,
@@ -41,7 +44,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     archive: run.cfg.archive === true,
     required: run.cfg.require ?? 'none',
   });
-  const { status, reasons } = deriveStatus(run.results, facts, scope);
+  const { status, reasons } = deriveStatus(checks, facts, scope);
   return redactor.value({
     suite: run.suite,
     spec: { version: SPEC_VERSION },
@@ -59,11 +62,12 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     status,
     statusReasons: reasons,
     scope,
-    summary: summarize(run.results),
+    counts: countOutcomes(checks),
+    sections: countSections(checks),
     exitCode: exitCodeFor(status, facts),
     ...facts,
-    statements: quoted(run.results),
-    checks: run.results,
+    statements: quoted(checks),
+    checks,
   });
 }
 

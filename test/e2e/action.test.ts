@@ -172,7 +172,7 @@ describe('the action run as the runner starts it', () => {
     const doc = results(r.outputs['report-dir']);
     const failing = doc.checks.filter((c: { status: string; level: string }) => c.status === 'failed' && c.level === 'required');
     expect(failing.length).toBeGreaterThan(0);
-    expect(doc.summary.requiredFailed).toBe(failing.length);
+    expect(doc.counts.failed).toBe(failing.length);
     const annotations = errors(r.stdout);
     expect(annotations).toHaveLength(failing.length);
     for (const c of failing)

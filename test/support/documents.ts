@@ -1,16 +1,18 @@
 /**
- * A results.json document for reporter tests, with status and scope derived by the same
- * functions the CLI uses (src/cli/results.ts), so a fixture can never disagree with them.
+ * A results.json document for reporter tests, with outcomes, counts, status and scope derived by
+ * the same functions the CLI uses (src/cli/outcome.ts, results.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
 import { quoted } from '../../src/cli/traceability';
-import { deriveScope, deriveStatus, exitCodeFor, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { countOutcomes, countSections, judged, type Judged } from '../../src/cli/outcome';
+import { deriveScope, deriveStatus, exitCodeFor, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 
 export function runDocument(
-  checks: CheckResult[],
+  results: Array<CheckResult | Judged>,
   scope: ScopeFacts,
   opts: { facts?: RunFacts; suite?: RunDocument['suite']; durationMs?: number } = {},
 ): RunDocument {
+  const checks = results.map(judged);
   const facts = opts.facts ?? {};
   const durationMs = opts.durationMs ?? 1000;
   const derivedScope = deriveScope(checks, scope);
@@ -25,7 +27,8 @@ export function runDocument(
     status,
     statusReasons: reasons,
     scope: derivedScope,
-    summary: summarize(checks),
+    counts: countOutcomes(checks),
+    sections: countSections(checks),
     exitCode: exitCodeFor(status, facts),
     ...facts,
     statements: quoted(checks),

@@ -9,7 +9,8 @@ import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
 import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import { countOutcomes, countSections, judged } from '../../src/cli/outcome';
+import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument, type ScopeFacts } from '../../src/cli/results';
 import { buildRunDocument, writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
@@ -402,9 +403,17 @@ describe('verify-certificate', () => {
     expect(verifyCertificate(dir, { key: keys['ECDSA P-256'].publicKey }).differences).toEqual([]);
 
     const forged = readJson(dir, 'results.json') as RunDocument;
-    forged.checks = forged.checks.map((r) => (r.status === 'failed' ? { ...r, status: 'passed', reason: '', expected: undefined, actual: undefined } : r));
+    forged.checks = forged.checks.map((r) =>
+      r.status === 'failed' ? judged({ ...r, outcome: undefined, status: 'passed', reason: '', expected: undefined, actual: undefined }) : r,
+    );
     const { status, reasons } = deriveStatus(forged.checks, factsOf(forged));
-    Object.assign(forged, { status, statusReasons: reasons, exitCode: exitCodeFor(status, factsOf(forged)), summary: summarize(forged.checks) });
+    Object.assign(forged, {
+      status,
+      statusReasons: reasons,
+      exitCode: exitCodeFor(status, factsOf(forged)),
+      counts: countOutcomes(forged.checks),
+      sections: countSections(forged.checks),
+    });
     forged.scope = deriveScope(forged.checks, {
       only: forged.scope.groups,
       profile: 'dedicated',
@@ -440,7 +449,7 @@ describe('verify-certificate', () => {
     writeFileSync(file, JSON.stringify(d, null, 2) + '\n');
     const diffs = verifyCertificate(dir, { key: keys.Ed25519.publicKey }).differences;
     expect(diffs[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$/);
-    expect(diffs).toContain('results.json summary.passed: says 2, results.json gives 3');
+    expect(diffs).toContain('results.json counts.passed: says 2, results.json gives 3');
     expect(diffs).toContain('certificate.json predicate.tokenizedStocksConformance.totals.passed: says 2, results.json gives 3');
     expect(diffs).toContain('certificate.json predicate.failedTests: says ["rpc.c"], results.json gives []');
     expect(diffs.some((l) => l.startsWith('badge.svg does not say'))).toBe(true);

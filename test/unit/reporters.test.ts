@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { applyExpectations, loadExpectations } from '../../src/cli/expectations';
+import { loadExpectations } from '../../src/cli/expectations';
+import { countOutcomes, judge, judged as withOutcome } from '../../src/cli/outcome';
 import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { escapeHtml } from '../../src/cli/reporters/shared';
-import { deriveScope, deriveStatus, exitCodeFor, statusLine, summarize, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { deriveScope, deriveStatus, exitCodeFor, statusLine, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
 import { rootCauses } from '../../src/cli/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
@@ -15,7 +16,6 @@ import type { Timeline } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
 import type { CheckResult } from '../../src/harness/runner';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
-import { outcomeOf } from '../../src/cli/reporters/shared';
 import { validateRef } from '../../src/harness/schemas';
 import { runDocument, FULL_SCOPE } from '../support/documents';
 
@@ -56,11 +56,7 @@ function sink(isTTY: boolean) {
 }
 
 describe('run status: derived once, every branch', () => {
-  const expected = (id: string, status: CheckResult['status']) => {
-    const r = result(id, status);
-    applyExpectations([r], { expectations: [{ id, reason: 'known bug' }] });
-    return r;
-  };
+  const expected = (id: string, status: CheckResult['status']) => judge(result(id, status), { expectations: [{ id, reason: 'known bug' }] });
   it.each<[string, CheckResult[], RunFacts, string, number]>([
     ['every required check judged and passed', [result('rpc.a', 'passed'), result('rpc.b', 'passed')], {}, 'conformant', 0],
     [
@@ -226,7 +222,7 @@ describe('rewording a reason changes nothing: status, scope and root causes read
       status: deriveStatus(checks, facts),
       scope: { ...scope, leftOut: scope.leftOut.map(({ flag, limits }) => ({ flag, limits })), notJudged: undefined },
       roots: rootCauses(checks, facts).map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
-      outcomes: checks.map(outcomeOf),
+      outcomes: checks.map((r) => withOutcome(r).outcome),
     };
   };
 
@@ -506,13 +502,12 @@ describe('expectations', () => {
 
   it('an expected failure no longer fails the run; an expected failure that passes does', () => {
     const exp = loadExpectations(file, new Set(['rpc.a', 'rpc.b']));
-    const checks = [result('rpc.a', 'failed'), result('rpc.b', 'passed')];
-    applyExpectations(checks, exp);
+    const checks = [result('rpc.a', 'failed'), result('rpc.b', 'passed')].map((r) => judge(r, exp));
     expect(checks[0].expectation?.outcome).toBe('expected-failure');
     expect(checks[1].expectation?.outcome).toBe('unexpected-pass');
     expect(deriveStatus(checks, {}).status).toBe('non-conformant');
     expect(deriveStatus([checks[0]], {}).status).toBe('conformant');
-    expect(summarize(checks)).toMatchObject({ expectedFailures: 1, unexpectedPasses: 1, requiredFailed: 0 });
+    expect(countOutcomes(checks)).toMatchObject({ 'known-failure': 1, 'stale-expectation': 1, failed: 0 });
   });
 
   it('rejects a file naming a check that does not exist', () => {
@@ -683,14 +678,14 @@ describe('console', () => {
   it('plain lines off a TTY; on a TTY one progress line rewritten in place, failures printed above it', () => {
     const plain = sink(false);
     const r = new ConsoleReporter(plain.stream, 2, {});
-    r.result(result('rpc.ok', 'passed'));
-    r.result(result('rpc.bad', 'failed'));
+    r.result(withOutcome(result('rpc.ok', 'passed')));
+    r.result(withOutcome(result('rpc.bad', 'failed')));
     expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "␀"\n');
     const tty = sink(true);
     const t = new ConsoleReporter(tty.stream, 2, { NO_COLOR: '1' });
     t.started({ ...result('rpc.ok', 'passed'), run: async () => {} });
-    t.result(result('rpc.ok', 'passed'));
-    t.result(result('rpc.bad', 'failed'));
+    t.result(withOutcome(result('rpc.ok', 'passed')));
+    t.result(withOutcome(result('rpc.bad', 'failed')));
     t.finished(doc([result('rpc.ok', 'passed'), result('rpc.bad', 'failed')]), []);
     expect(tty.text()).toContain('\r\u001b[2K[1/2] · 4.5 eth_getTransactionCount · 0 s');
     expect(tty.text()).toContain('✗ FAIL rpc.bad (4.5) — why rpc.bad');
@@ -713,18 +708,15 @@ describe('console', () => {
 });
 
 describe('console: known failures, stale expectations, hints', () => {
-  const known = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => {
-    const r = result(id, status, over);
-    applyExpectations([r], { expectations: [{ id, reason: 'known bug', link: 'https://tracker.example/1' }] });
-    return r;
-  };
+  const known = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) =>
+    judge(result(id, status, over), { expectations: [{ id, reason: 'known bug', link: 'https://tracker.example/1' }] });
   const countsAndStatus = (text: string) => [/^\d+ passed, .* checks in .* s$/m.exec(text)?.[0].replace(/ in .* s$/, ''), /^status: (\S+)/m.exec(text)?.[1]];
 
   it('known failures stream as ⚠ KNOWN and are counted apart: 0 failed, conformant', () => {
     const checks = [result('rpc.ok', 'passed'), known('rpc.k1', 'failed'), known('rpc.k2', 'failed')];
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, checks.length, {});
-    for (const c of checks) r.result(c);
+    for (const c of checks) r.result(withOutcome(c));
     r.finished(doc(checks), []);
     const text = out.text();
     expect(text).toContain('⚠ KNOWN rpc.k1 (4.5)');
@@ -738,7 +730,7 @@ describe('console: known failures, stale expectations, hints', () => {
     const checks = [result('rpc.ok', 'passed'), known('rpc.fixed', 'passed')];
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, checks.length, {});
-    for (const c of checks) r.result(c);
+    for (const c of checks) r.result(withOutcome(c));
     r.finished(doc(checks), []);
     const text = out.text();
     expect(text).toContain('✗ STALE rpc.fixed (4.5) 3ms — passes, but the expectations file lists it as a known failure');
@@ -774,7 +766,7 @@ describe('console: known failures, stale expectations, hints', () => {
     });
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, 1, {});
-    r.result(root);
+    r.result(withOutcome(root));
     r.finished(doc([root]), []);
     const lines = out.text().split('\n');
     const hintLines = lines.filter((l) => l.includes('run with --profile public'));

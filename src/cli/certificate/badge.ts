@@ -19,10 +19,12 @@ export const SELF_REPORTED = 'self-reported';
  * what limited the scope (one qualifier, the most consequential), and whenever the target was the
  * embedded reference, that too ("embedded reference" alone, "embedded" after another, to stay short).
  */
-export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'summary'>): Omit<Badge, 'label'> {
-  const s = doc.summary;
+export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'counts'>): Omit<Badge, 'label'> {
+  const s = doc.counts;
   const sc = doc.scope;
-  const judged = s.passed + s.failed + s.inconclusive;
+  // Passed of those in scope (every outcome but skipped), from the stored counts.
+  const passed = s.passed + s['stale-expectation'];
+  const judged = passed + s.failed + s.warning + s['known-failure'] + s['not-judged'] + s.blocked;
   let limit: string | undefined;
   if (doc.status === 'conformant') {
     if (sc.interfaces.length === 1) limit = `${sc.interfaces[0]} only`;
@@ -31,7 +33,7 @@ export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'summary'>):
     else if (!sc.full) limit = 'partial';
   }
   const embedded = sc.target === 'embedded' ? (limit ? 'embedded' : 'embedded reference') : undefined;
-  const message = [doc.status, limit, embedded, sc.profile, `${s.passed}/${judged}`].filter((w) => w !== undefined).join(' · ');
+  const message = [doc.status, limit, embedded, sc.profile, `${passed}/${judged}`].filter((w) => w !== undefined).join(' · ');
   const color =
     doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
   return { message, color };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
-import { bySection } from '../reporters/shared';
-import { isRunFailure, type RunDocument, type RunScope, type RunStatus } from '../results';
+import type { OutcomeCounts } from '../outcome';
+import type { RunDocument, RunScope, RunStatus } from '../results';
 import { badgeOf, type Badge } from './badge';
 
 /** in-toto Statement v1 (github.com/in-toto/attestation, spec/v1/statement.md). */
@@ -20,7 +20,8 @@ export interface ResourceDescriptor {
   annotations?: Record<string, unknown>;
 }
 
-type Counts = { passed: number; failed: number; inconclusive: number; skipped: number };
+/** Checks per outcome, as results.json's `counts` stores them. */
+type Counts = OutcomeCounts;
 
 /** The suite's extension of the test-result predicate (in-toto consumers ignore fields they do not know). */
 export interface Conformance {
@@ -35,7 +36,7 @@ export interface Conformance {
   /** When the run finished (the certificate's age is measured from it). */
   date: string;
   totals: Counts;
-  /** Counts by primary spec section. */
+  /** Counts by spec section (the section of each check's first statement), as results.json's `sections` stores them. */
   sections: Record<string, Counts>;
   /** Send → visible at "pending", when the run measured it. */
   preconfLatencyMs: { n: number; p50: number; p95: number } | null;
@@ -85,13 +86,13 @@ export function ciRunUrl(env: NodeJS.ProcessEnv): string | undefined {
   return `${server}/${repo}/actions/runs/${id}${attempt && /^\d+$/.test(attempt) ? `/attempts/${attempt}` : ''}`;
 }
 
-/** Check ids by outcome: a failure that fails the run is FAILED; advisory and expected failures and checks not judged are WARNED. */
+/** Check ids by their stored outcome: one that fails the run is FAILED; advisory and known failures and checks not judged are WARNED; a stale expectation passed. */
 function testsOf(doc: RunDocument): Pick<TestResultPredicate, 'passedTests' | 'warnedTests' | 'failedTests'> {
   const out = { passedTests: [] as string[], warnedTests: [] as string[], failedTests: [] as string[] };
   for (const r of doc.checks) {
-    if (isRunFailure(r)) out.failedTests.push(r.id);
-    else if (r.status === 'passed') out.passedTests.push(r.id);
-    else if (r.status === 'failed' || r.status === 'inconclusive') out.warnedTests.push(r.id);
+    if (r.outcome === 'failed') out.failedTests.push(r.id);
+    else if (r.outcome === 'passed' || r.outcome === 'stale-expectation') out.passedTests.push(r.id);
+    else if (r.outcome !== 'skipped') out.warnedTests.push(r.id);
   }
   return out;
 }
@@ -119,8 +120,7 @@ function configurationOf(doc: RunDocument, target: Conformance['target']): Resou
 
 /** The statement of a run, bound to the exact bytes written as results.json. */
 export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, opts: { url?: string } = {}): Statement {
-  const sections: Conformance['sections'] = {};
-  for (const g of bySection(doc.checks)) sections[g.section] = { passed: g.passed, failed: g.failed, inconclusive: g.inconclusive, skipped: g.skipped };
+  const sections: Conformance['sections'] = Object.fromEntries(doc.sections.map((g) => [g.section, g.counts]));
   const latency = latencyOf(doc.checks);
   const { profile, signer, archive, interfaces, groups, target, full, notJudged, grep } = doc.scope;
   const targets = { baseUrl: maskUrl(doc.target.baseUrl), rpcUrl: maskUrl(doc.target.rpcUrl), embedded: doc.target.embedded };
@@ -133,7 +133,7 @@ export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, o
     scope: { profile, signer, archive, interfaces, groups, target, full, notJudged, ...(grep !== undefined ? { grep } : {}) },
     target: targets,
     date: doc.finishedAt,
-    totals: { passed: doc.summary.passed, failed: doc.summary.failed, inconclusive: doc.summary.inconclusive, skipped: doc.summary.skipped },
+    totals: doc.counts,
     sections,
     preconfLatencyMs: latency?.all ? { n: latency.all.n, p50: latency.all.p50, p95: latency.all.p95 } : null,
     badge: badgeOf(doc),

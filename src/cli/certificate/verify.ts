@@ -4,7 +4,8 @@ import path from 'node:path';
 import { validateRef } from '../../harness/schemas';
 import { renderHtml } from '../reporters/html';
 import { renderSummary } from '../reporters/summary';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, summarize, type RunDocument } from '../results';
+import { countOutcomes, countSections, decideOutcome } from '../outcome';
+import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument } from '../results';
 import { badgeLabel, renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, verifyEnvelope, type Envelope } from './dsse';
 import { buildStatement, CONFORMANCE_FORMAT, sha256, STATEMENT_TYPE, TEST_RESULT_PREDICATE, type Statement } from './statement';
@@ -93,14 +94,20 @@ function openCertificate(bytes: Buffer): { statement: Statement; envelope?: Enve
 /** results.json again, with its status, scope, exit code and counts re-derived from its checks. */
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
   const facts = factsOf(doc);
-  const { status, reasons } = deriveStatus(doc.checks, facts, doc.scope);
-  const summary = summarize(doc.checks);
+  // Each stored outcome decided again from the check's own facts, so an edited outcome is caught like an edited count.
+  const checks = doc.checks.map((r) => ({ ...r, outcome: decideOutcome(r) }));
+  const { status, reasons } = deriveStatus(checks, facts, doc.scope);
+  const counts = countOutcomes(checks);
+  const sections = countSections(checks);
   const exitCode = exitCodeFor(status, facts);
   const out = differences(
     'results.json',
-    { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, summary: doc.summary },
-    { status, statusReasons: reasons, exitCode, summary },
+    { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, counts: doc.counts, sections: doc.sections },
+    { status, statusReasons: reasons, exitCode, counts, sections },
   );
+  doc.checks.forEach((r, i) => {
+    if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
+  });
   const scope = deriveScope(doc.checks, {
     only: doc.scope.groups ?? [],
     grep: doc.scope.grep,
@@ -113,7 +120,7 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     required: doc.scope.required,
   });
   out.push(...differences('results.json scope', doc.scope, scope));
-  return { doc: { ...doc, status, statusReasons: reasons, exitCode, scope, summary }, differences: out };
+  return { doc: { ...doc, checks, status, statusReasons: reasons, exitCode, scope, counts, sections }, differences: out };
 }
 
 const hours = (sec: number) => (sec < 7200 ? `${Math.round(sec / 60)} min` : `${Math.round(sec / 3600)} h`);

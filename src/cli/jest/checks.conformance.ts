@@ -6,27 +6,36 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
-import type { CheckResult } from '../../harness/runner';
 import { selectChecks } from '../main';
 import type { RunDocument } from '../results';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
-import { jestOutcome } from './outcome';
+import { jestOutcome, runStatusTest } from './outcome';
+import type { Judged } from '../outcome';
 
-function results(): Map<string, CheckResult> {
+function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
   // Without the config's globalSetup nothing ran: say how to run it instead of failing every test.
   if (!process.env[STARTED_ENV]) throw new Error('no conformance run: use npx jest -c jest.conformance.config.ts (its globalSetup runs the suite)');
   const file = process.env[RESULTS_ENV];
-  if (!file) return new Map(); // -t matched no check: nothing ran, and jest filters out every test
+  if (!file) return { byId: new Map() }; // -t matched no check: nothing ran, and jest filters out every test
   if (!existsSync(file)) throw new Error(`the conformance run wrote no ${file} (see its output above)`);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
   if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000)
     throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
   if (doc.interrupted) console.warn(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`);
-  return new Map(doc.checks.map((r) => [r.id, r]));
+  return { byId: new Map(doc.checks.map((r) => [r.id, r])), doc };
 }
 
-const byId = results();
+const { byId, doc } = results();
 const skipped: string[] = [];
+// An incomplete or non-conformant run is a failing test of its own, named for the status, so jest's
+// summary says what the exit code says even when every check's own test passed or was skipped.
+const runStatus = doc && runStatusTest(doc);
+if (runStatus)
+  test(runStatus.name, () => {
+    const failure = new Error(runStatus.message);
+    failure.stack = runStatus.message;
+    throw failure;
+  });
 // The same selection as the run (ONLY, GREP from the environment): names are known now, synchronously.
 for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
   const r = byId.get(c.id);

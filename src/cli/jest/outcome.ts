@@ -1,13 +1,15 @@
 /**
- * How one check's result reads as a jest test. The verdict is the runner's; this only says which
- * of jest's states carries it. A required failure (or an expected failure that passed) fails the
- * test, as it fails the CLI's run. A required check left inconclusive fails too: the run is
- * incomplete, and jest has no state for "not judged" that would keep CI from reading it as green;
- * one left inconclusive by an unreachable target says so, since that makes the run non-conformant.
+ * How one check's result reads as a jest test. The outcome is the run's, stored in results.json;
+ * this only says which of jest's states carries it. A check that fails the run fails the test. A
+ * required check left not judged fails too: the run is incomplete, and jest has no state for "not
+ * judged" that would keep CI from reading it as green; one left not judged by an unreachable
+ * target says so, since that makes the run non-conformant. A stale expectation passes, with the
+ * news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
+import type { Judged } from '../outcome';
 import { failureText } from '../reporters/shared';
-import { EXIT_CODE, isRunFailure, unreachableWords } from '../results';
+import { EXIT_CODE, exitWords, statusLine, unreachableWords, type RunDocument } from '../results';
 import { quoted } from '../traceability';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
@@ -20,35 +22,43 @@ export function failureMessage(r: CheckResult): string {
   return lines.join('\n');
 }
 
-export function jestOutcome(r: CheckResult): JestOutcome {
-  if (isRunFailure(r)) {
-    if (r.status === 'passed')
+export function jestOutcome(r: Judged): JestOutcome {
+  switch (r.outcome) {
+    case 'failed':
+      return { kind: 'fail', message: failureMessage(r) };
+    case 'stale-expectation':
       return {
-        kind: 'fail',
-        message: `${r.id} passed, but the expectations file lists it as a known failure (${r.expectation?.reason ?? 'no reason'}): remove the entry`,
+        kind: 'pass',
+        warning: `${r.id} passed, but the expectations file lists it as a known failure (${r.expectation?.reason ?? 'no reason'}): remove the entry`,
       };
-    return { kind: 'fail', message: failureMessage(r) };
-  }
-  switch (r.status) {
     case 'passed':
       return { kind: 'pass' };
     case 'skipped':
       return { kind: 'skip', reason: r.reason };
-    case 'failed':
+    case 'warning':
+    case 'known-failure':
       // Advisory, or a known failure listed in the expectations file: reported, never fatal.
       return { kind: 'pass', warning: failureMessage(r) };
-    case 'inconclusive':
-      // An unreachable target fails the run (deriveStatus): not the same words as a check left unjudged.
-      if (r.level === 'required' && r.cause === 'unreachable')
+    default:
+      if (r.level !== 'required') return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
+      // An unreachable target fails the run: not the same words as a check left unjudged.
+      if (r.cause === 'unreachable')
         return {
           kind: 'fail',
           message: `${r.unreachable ? unreachableWords(r.unreachable) : 'target unreachable'}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
         };
-      if (r.level === 'required')
-        return {
-          kind: 'fail',
-          message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
-        };
-      return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
+      return {
+        kind: 'fail',
+        message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
+      };
   }
+}
+
+/** The run's own test, named for its status, when the run is not conformant: jest's summary then shows what the exit code says. */
+export function runStatusTest(doc: Pick<RunDocument, 'status' | 'scope' | 'statusReasons' | 'exitCode'>): { name: string; message: string } | undefined {
+  if (doc.status === 'conformant' && doc.exitCode === EXIT_CODE.conformant) return undefined;
+  return {
+    name: `conformance run: ${statusLine(doc)}`,
+    message: [`${statusLine(doc)} (${exitWords(doc.exitCode)})`, ...doc.statusReasons.map((r) => `  - ${r}`)].join('\n'),
+  };
 }

@@ -1,27 +1,23 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { exitWords, isRunFailure, primarySection, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
+import { sectionOf, sectionTitle, type Judged } from '../outcome';
+import { exitWords, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
 import { rootCauses } from '../root-causes';
-import {
-  bySection,
-  countLine,
-  expectedVsActual,
-  idList,
-  isStale,
-  outcomeCounts,
-  outcomeOf,
-  quoteStatements,
-  rootReason,
-  sectionTitle,
-  skippedByReason,
-  verdictOf,
-} from './shared';
+import { countLine, expectedVsActual, idList, quoteStatements, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
-/** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+/**
+ * Colour on a terminal; never when NO_COLOR is set to anything (no-color.org); and where no
+ * terminal is but the log shows colour (CI), when FORCE_COLOR asks for it (any value but 0/false).
+ */
 export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.ProcessEnv = process.env): boolean {
-  return stream.isTTY === true && !env.NO_COLOR;
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return !['0', 'false'].includes(env.FORCE_COLOR);
+  return stream.isTTY === true;
 }
+
+/** Under GitHub Actions the per-check lines are folded in one group of the log. */
+const foldsLog = (env: NodeJS.ProcessEnv) => env.GITHUB_ACTIONS === 'true';
 
 const firstLine = (s: string, max = 200) => {
   const l = s.split('\n')[0];
@@ -38,6 +34,8 @@ const firstLine = (s: string, max = 200) => {
 export class ConsoleReporter {
   private readonly color: boolean;
   private readonly live: boolean;
+  private readonly fold: boolean;
+  private folded = false;
   private done = 0;
   private failing = 0;
   private section = '';
@@ -51,6 +49,7 @@ export class ConsoleReporter {
   ) {
     this.color = useColor(out, env);
     this.live = out.isTTY === true && !env.CI;
+    this.fold = !this.live && foldsLog(env);
     if (this.live) {
       this.ticker = setInterval(() => this.progress(), 1000);
       this.ticker.unref();
@@ -79,22 +78,23 @@ export class ConsoleReporter {
   }
 
   started(c: Check): void {
-    this.section = primarySection(c);
+    this.section = sectionOf(c);
     this.progress();
   }
 
-  private mark(r: CheckResult): string {
-    if (isStale(r)) return this.paint(31, '✗ STALE');
-    switch (outcomeOf(r)) {
-      case 'run-failure':
+  private mark(r: Judged): string {
+    switch (r.outcome) {
+      case 'failed':
         return this.paint(31, '✗ FAIL');
-      case 'advisory':
+      case 'stale-expectation':
+        return this.paint(33, '★ STALE');
+      case 'warning':
         return this.paint(33, '! warn');
-      case 'expected':
+      case 'known-failure':
         return this.paint(33, '⚠ KNOWN');
       case 'passed':
         return this.paint(32, '✓ pass');
-      case 'inconclusive':
+      case 'not-judged':
       case 'blocked':
         return this.paint(35, '? not judged');
       default:
@@ -108,17 +108,22 @@ export class ConsoleReporter {
   }
 
   /** Called with the expectations already applied (main does), so a known failure streams as known. */
-  result(result: CheckResult): void {
+  result(result: Judged): void {
     // Everything printed below may carry the target's text: no escape sequence or workflow command gets through.
     const r = cleanStrings(result, forTerminal);
     this.done++;
-    if (isRunFailure(r)) this.failing++;
-    const text = isStale(r) ? rootReason(r) : verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`;
-    const why = r.status === 'passed' && !r.expectation ? '' : ` — ${firstLine(text, 160)}`;
+    if (r.outcome === 'failed') this.failing++;
+    const text = r.outcome === 'stale-expectation' ? rootReason(r) : verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`;
+    const why = r.outcome === 'passed' ? '' : ` — ${firstLine(text, 160)}`;
+    if (this.fold && !this.folded) {
+      // Our own words open the group; every line inside starts with "[n/total]", so no target text can start a command.
+      this.out.write(`::group::${this.total} checks, one line each\n`);
+      this.folded = true;
+    }
     if (!this.live) {
       this.line(`[${String(this.done).padStart(String(this.total).length)}/${this.total}] ${this.mark(r)} ${r.id} (${r.section}) ${r.durationMs}ms${why}`);
       if (r.status === 'failed') this.hint(r, '      ');
-    } else if (isRunFailure(r)) {
+    } else if (r.outcome === 'failed') {
       this.line(`${this.mark(r)} ${r.id} (${r.section})${why}`);
       this.hint(r, '    ');
     }
@@ -129,18 +134,25 @@ export class ConsoleReporter {
     const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
-    const { checks } = doc;
+    if (this.folded) this.out.write('::endgroup::\n');
+    const { checks, counts } = doc;
 
-    // The per-section table.
-    const groups = bySection(checks);
-    const w = Math.max(...groups.map((g) => `${g.section} ${g.title}`.length), 'total'.length) + 2;
-    const row = (name: string, p: number | string, f: number | string, i: number | string, s: number | string) =>
-      `  ${name.padEnd(w)}${String(p).padStart(6)}${String(f).padStart(8)}${String(i).padStart(12)}${String(s).padStart(9)}`;
+    // The per-section table, from the stored counts: a column for each outcome the run has (passed, failed, not judged and skipped always).
+    const columns: Array<[string, (c: typeof counts) => number]> = [
+      ['passed', (c) => c.passed],
+      ['failed', (c) => c.failed],
+      ...(counts.warning ? [['warning', (c: typeof counts) => c.warning] as [string, (c: typeof counts) => number]] : []),
+      ...(counts['known-failure'] ? [['known', (c: typeof counts) => c['known-failure']] as [string, (c: typeof counts) => number]] : []),
+      ...(counts['stale-expectation'] ? [['stale', (c: typeof counts) => c['stale-expectation']] as [string, (c: typeof counts) => number]] : []),
+      ['not judged', (c) => c['not-judged'] + c.blocked],
+      ['skipped', (c) => c.skipped],
+    ];
+    const w = Math.max(...doc.sections.map((g) => `${g.section} ${g.title}`.length), 'total'.length) + 2;
+    const row = (name: string, cells: Array<number | string>) => `  ${name.padEnd(w)}${cells.map((v, i) => String(v).padStart(columns[i][0].length + 3)).join('')}`;
     this.line('');
-    this.line(this.bold(row('spec section', 'passed', 'failed', 'not judged', 'skipped')));
-    for (const g of groups) this.line(row(`${g.section} ${g.title}`, g.passed, g.failed, g.inconclusive, g.skipped));
-    const s = doc.summary;
-    this.line(row('total', s.passed, s.failed, s.inconclusive, s.skipped));
+    this.line(this.bold(row('spec section', columns.map(([name]) => name))));
+    for (const g of doc.sections) this.line(row(`${g.section} ${g.title}`, columns.map(([, f]) => f(g.counts))));
+    this.line(row('total', columns.map(([, f]) => f(counts))));
 
     // Root causes first: each failure that fails the run, once, with what it blocked.
     const roots = rootCauses(checks, factsOf(doc));
@@ -162,7 +174,15 @@ export class ConsoleReporter {
         if (root.blocked.length) this.line(`      blocked ${root.blocked.length} check(s): ${idList(root.blocked, 4)}`);
       }
     }
-    const known = checks.filter((r) => outcomeOf(r) === 'expected');
+    const stale = withOutcome(checks, 'stale-expectation');
+    if (stale.length) {
+      this.line('');
+      this.line(
+        this.paint(33, `★ stale expectations (${stale.length}): listed as known failures, they passed — news, not a failure of the target; remove them from the expectations file`),
+      );
+      for (const r of stale) this.line(`  ${r.id} — ${firstLine(rootReason(r), 200)}`);
+    }
+    const known = withOutcome(checks, 'known-failure');
     if (known.length) {
       this.line('');
       this.line(this.paint(33, `⚠ known failures (${known.length}): listed in the expectations file, they do not fail the run`));
@@ -171,7 +191,7 @@ export class ConsoleReporter {
         this.line(`      known: ${firstLine(r.expectation!.reason, 160)}${r.expectation!.link ? ` (${r.expectation!.link})` : ''}`);
       }
     }
-    const advisory = checks.filter((r) => outcomeOf(r) === 'advisory');
+    const advisory = withOutcome(checks, 'warning');
     if (advisory.length) {
       this.line('');
       this.line(this.paint(33, `! advisory warnings (${advisory.length}): failed without failing the run`));
@@ -181,10 +201,11 @@ export class ConsoleReporter {
       }
     }
     const otherRoots = roots.filter((r) => !r.failsRun);
-    const unjudged = checks.filter((r) => outcomeOf(r) === 'inconclusive');
+    // Blocked checks and those of an unreachable interface are listed under their root.
+    const unjudged = withOutcome(checks, 'not-judged').filter((r) => r.cause !== 'unreachable');
     if (unjudged.length || otherRoots.length) {
       this.line('');
-      this.line(this.paint(35, `? not judged (${s.inconclusive}):`));
+      this.line(this.paint(35, `? not judged (${counts['not-judged'] + counts.blocked}):`));
       for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
       for (const root of otherRoots)
         this.line(`  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${root.result.status})` : ''}: ${idList(root.blocked, 4)}`);
@@ -196,7 +217,7 @@ export class ConsoleReporter {
     }
 
     this.line('');
-    this.line(`${countLine(outcomeCounts(checks))} in ${(doc.durationMs / 1000).toFixed(1)} s`);
+    this.line(`${countLine(counts)} in ${(doc.durationMs / 1000).toFixed(1)} s`);
     if (reportFiles.length) this.line(`reports: ${reportFiles.join(', ')}`);
     if (doc.statusReasons.length) this.line(`why: ${doc.statusReasons.join('; ')}`);
     // Judging what the given URLs allow is the default; say once what CI should ask for instead.

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { EXCHANGE_BUDGET_BYTES, type CheckResult } from '../../harness/runner';
+import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
+import type { Judged } from '../outcome';
 import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
 import { rootCauses } from '../root-causes';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, outcomeOf, quoteStatements, rootReason, skippedByReason } from './shared';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, rootReason, skippedByReason, withOutcome } from './shared';
 
 const esc = escapeHtml;
 
@@ -43,7 +44,7 @@ h1{font-size:1.45rem;margin:0 0 6px}h2{font-size:1.1rem;margin:28px 0 10px;paddi
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8fa;border:1px solid #eaeef2;border-radius:6px;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,monospace;max-height:420px}
 .pill{display:inline-block;color:#fff;background:var(--status);border-radius:14px;padding:2px 12px;font-weight:600;font-size:.95rem;vertical-align:middle}
 .muted{color:#57606a}.small{font-size:12px}
-.st-passed{color:#1a7f37}.st-run-failure{color:#cf222e;font-weight:600}.st-advisory,.st-expected{color:#9a6700}.st-inconclusive,.st-blocked{color:#8250df}.st-skipped,.st-out-of-scope{color:#57606a}
+.st-passed{color:#1a7f37}.st-failed{color:#cf222e;font-weight:600}.st-warning,.st-known-failure,.st-stale-expectation{color:#9a6700}.st-not-judged,.st-blocked{color:#8250df}.st-skipped{color:#57606a}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top}th{font-weight:600;background:#f6f8fa}`;
 
 const STYLE = `${BASE_STYLE}
@@ -73,7 +74,7 @@ const SCRIPT = `
   function apply(){
     checks.forEach(function(el){
       var o=el.getAttribute('data-outcome'), id=el.getAttribute('data-id');
-      var byStatus = filter==='all' || (filter==='failing' ? (o==='run-failure') : filter==='warn' ? (o==='advisory'||o==='expected') : filter==='unjudged' ? (o==='inconclusive'||o==='blocked') : filter==='skipped' ? (o==='skipped'||o==='out-of-scope') : o===filter);
+      var byStatus = filter==='all' || (filter==='failing' ? (o==='failed') : filter==='warn' ? (o==='warning'||o==='known-failure'||o==='stale-expectation') : filter==='unjudged' ? (o==='not-judged'||o==='blocked') : o===filter);
       el.hidden = !(byStatus && (!query || id.indexOf(query)>=0));
     });
     [].forEach.call(document.querySelectorAll('details.passed-group'),function(g){
@@ -100,7 +101,7 @@ const SCRIPT = `
   if(f||q)apply();
 })();`;
 
-function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
+function checkDetail(c: Judged, texts?: Record<string, string>): string {
   const d: string[] = [];
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
   const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
@@ -126,11 +127,11 @@ function checkDetail(c: CheckResult, texts?: Record<string, string>): string {
   return d.join('');
 }
 
-function checkRow(c: CheckResult, texts?: Record<string, string>): string {
-  const o = outcomeOf(c);
+function checkRow(c: Judged, texts?: Record<string, string>): string {
+  const o = c.outcome;
   const body = checkDetail(c, texts);
   const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>`;
-  const open = o === 'run-failure' ? ' open' : '';
+  const open = o === 'failed' ? ' open' : '';
   return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
 }
 
@@ -164,7 +165,7 @@ function charts(doc: RunDocument): string {
 
 /** One self-contained page: status and scope first, root causes, charts, then checks by spec section. */
 export function renderHtml(doc: RunDocument): string {
-  const s = doc.summary;
+  const s = doc.counts;
   const status = statusClass(doc.status);
   const roots = rootCauses(doc.checks, factsOf(doc));
   const rootHtml = roots.length
@@ -187,7 +188,12 @@ export function renderHtml(doc: RunDocument): string {
         })
         .join('\n')
     : '';
-  const unjudged = doc.checks.filter((c) => outcomeOf(c) === 'inconclusive');
+  // Blocked checks and those of an unreachable interface are listed under their root.
+  const unjudged = withOutcome(doc.checks, 'not-judged').filter((c) => c.cause !== 'unreachable');
+  const stale = withOutcome(doc.checks, 'stale-expectation');
+  const staleHtml = stale.length
+    ? `<h2>Stale expectations</h2><p class="muted">Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.</p><ul>${stale.map((c) => `<li class="st-stale-expectation"><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> — ${esc(rootReason(c))}</li>`).join('')}</ul>`
+    : '';
   const unjudgedHtml = unjudged.length
     ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${c.level}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
     : '';
@@ -196,11 +202,13 @@ export function renderHtml(doc: RunDocument): string {
     ? `<h2>Skipped and out of scope</h2><ul>${skipped.map((g) => `<li>${g.outOfScope ? '<b>out of scope</b>' : 'skipped'}: ${esc(g.reason)} — ${g.ids.length} check(s): ${g.ids.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</li>`).join('')}</ul>`
     : '';
 
-  const sections = bySection(doc.checks)
+  const sections = bySection(doc)
     .map((g) => {
-      const shown = g.checks.filter((c) => c.status !== 'passed' || c.expectation);
-      const passed = g.checks.filter((c) => c.status === 'passed' && !c.expectation);
-      const counts = `<span class="counts"><span class="st-passed">${g.passed} passed</span>${g.failed ? `<span class="st-run-failure">${g.failed} failed</span>` : ''}${g.inconclusive ? `<span class="st-inconclusive">${g.inconclusive} not judged</span>` : ''}${g.skipped ? `<span class="st-skipped">${g.skipped} skipped</span>` : ''}</span>`;
+      const shown = g.checks.filter((c) => c.outcome !== 'passed');
+      const passed = g.checks.filter((c) => c.outcome === 'passed');
+      const n = g.counts;
+      const part = (k: number, cls: string, words: string) => (k ? `<span class="st-${cls}">${k} ${words}</span>` : '');
+      const counts = `<span class="counts"><span class="st-passed">${n.passed} passed</span>${part(n.failed, 'failed', 'failed')}${part(n['stale-expectation'], 'stale-expectation', 'stale expectation')}${part(n.warning, 'warning', 'advisory warning')}${part(n['known-failure'], 'known-failure', 'known failure')}${part(n['not-judged'] + n.blocked, 'not-judged', 'not judged')}${part(n.skipped, 'skipped', 'skipped')}</span>`;
       const folded = passed.length
         ? `<details class="passed-group"><summary>${passed.length} passed</summary>${passed.map((c) => checkRow(c)).join('\n')}</details>`
         : '';
@@ -219,11 +227,12 @@ export function renderHtml(doc: RunDocument): string {
 <dt>not judged</dt><dd>${sc.notJudged.length ? sc.notJudged.map(esc).join('<br>') : 'nothing left out'}</dd>
 </dl>`;
 
+  const total = doc.checks.length;
   const filters = [
-    ['all', `all ${s.total}`],
-    ['failing', `fails the run ${doc.checks.filter((c) => outcomeOf(c) === 'run-failure').length}`],
-    ['warn', `advisory/known ${doc.checks.filter((c) => ['advisory', 'expected'].includes(outcomeOf(c))).length}`],
-    ['unjudged', `not judged ${s.inconclusive}`],
+    ['all', `all ${total}`],
+    ['failing', `fails the run ${s.failed}`],
+    ['warn', `advisory/known/stale ${s.warning + s['known-failure'] + s['stale-expectation']}`],
+    ['unjudged', `not judged ${s['not-judged'] + s.blocked}`],
     ['skipped', `skipped ${s.skipped}`],
     ['passed', `passed ${s.passed}`],
   ];
@@ -231,9 +240,10 @@ export function renderHtml(doc: RunDocument): string {
 <h1>Tokenized stocks conformance <span class="pill ${status}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
 <div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
 <div class="status ${status}"><div class="line">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
-<div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-run-failure"><b>${s.requiredFailed + s.unexpectedPasses}</b>fail the run</div><div class="tile st-advisory"><b>${s.advisoryFailed + s.expectedFailures}</b>advisory / known</div><div class="tile st-inconclusive"><b>${s.inconclusive}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
+<div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-failed"><b>${s.failed}</b>fail the run</div><div class="tile st-warning"><b>${s.warning + s['known-failure']}</b>advisory / known</div>${s['stale-expectation'] ? `<div class="tile st-stale-expectation"><b>${s['stale-expectation']}</b>stale expectations</div>` : ''}<div class="tile st-not-judged"><b>${s['not-judged'] + s.blocked}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
 ${scope}
 ${rootHtml}
+${staleHtml}
 ${unjudgedHtml}
 ${charts(doc)}
 ${skippedHtml}

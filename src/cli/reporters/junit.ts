@@ -1,9 +1,9 @@
 import { groupOf } from '../../harness/check';
-import type { CheckResult } from '../../harness/runner';
+import type { Judged } from '../outcome';
 import { exitWords, factsOf, scopeWords, statusLine, type RunDocument } from '../results';
 import { rootCauses } from '../root-causes';
 import { forTerminal } from './untrusted';
-import { blockerWords, exchangeText, failureText, outcomeOf, rootReason, verdictOf } from './shared';
+import { blockerWords, exchangeText, failureText, rootReason, verdictOf } from './shared';
 
 function esc(s: string): string {
   // XML 1.0 forbids most control characters even when escaped: they become visible pictures
@@ -24,25 +24,33 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
  * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
  * cause is one red line; advisory results and skipped checks never turn a viewer red.
  */
-function caseBody(c: CheckResult, blocked: Map<string, string[]>, texts?: Record<string, string>): string | undefined {
+function caseBody(c: Judged, blocked: Map<string, string[]>, texts?: Record<string, string>): string | undefined {
   const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
-  const kind = outcomeOf(c);
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
-  if (kind === 'run-failure')
-    return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
-  if (kind === 'inconclusive' && c.level === 'required')
-    return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
-  if (kind === 'inconclusive') return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
-  if (kind === 'blocked') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
-  if (kind === 'skipped' || kind === 'out-of-scope')
-    return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
-  if (kind === 'advisory' || kind === 'expected') return `<system-out>${esc(`${verdictOf(c)}\n${details()}`)}</system-out>`;
-  return undefined;
+  switch (c.outcome) {
+    case 'failed':
+      return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
+    case 'not-judged':
+      // A check of an unreachable interface is counted under the interface's own failure.
+      if (c.cause === 'unreachable') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
+      if (c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
+      return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
+    case 'blocked':
+      return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
+    case 'skipped':
+      return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
+    case 'warning':
+    case 'known-failure':
+    case 'stale-expectation':
+      return `<system-out>${esc(`${verdictOf(c)}\n${c.outcome === 'stale-expectation' ? rootReason(c) : details()}`)}</system-out>`;
+    default:
+      return undefined;
+  }
 }
 
 /** One testsuite per group (classname `conformance.<group>`), the run's status and scope as properties. */
 export function renderJunit(doc: RunDocument): string {
-  const groups = new Map<string, CheckResult[]>();
+  const groups = new Map<string, Judged[]>();
   for (const c of doc.checks) groups.set(groupOf(c.id), [...(groups.get(groupOf(c.id)) ?? []), c]);
   const roots = rootCauses(doc.checks, factsOf(doc));
   const blocked = new Map(roots.map((r) => [r.id, r.blocked]));
@@ -64,7 +72,7 @@ export function renderJunit(doc: RunDocument): string {
   ];
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
-  const count = (cs: CheckResult[]) => {
+  const count = (cs: Judged[]) => {
     const bodies = cs.map((c) => caseBody(c, blocked, doc.statements) ?? '');
     return {
       bodies,

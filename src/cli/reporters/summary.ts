@@ -1,7 +1,7 @@
 import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
 import { rootCauses } from '../root-causes';
 import { latencyOf } from './metrics';
-import { bySection, countLine, exchangeText, outcomeCounts, idList, outcomeOf, quoteStatements, rootReason, skippedByReason, verdictOf } from './shared';
+import { countLine, exchangeText, idList, quoteStatements, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -16,7 +16,7 @@ export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-
 
 /** Markdown for a CI step summary or a PR comment: status and scope, root causes, then the rest. */
 export function renderSummary(doc: RunDocument): string {
-  const s = doc.summary;
+  const s = doc.counts;
   const out = [
     `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
@@ -53,11 +53,26 @@ export function renderSummary(doc: RunDocument): string {
     }
   }
 
-  out.push('## By spec section', '', '| section | passed | failed | not judged | skipped |', '|---|---|---|---|---|');
-  for (const g of bySection(doc.checks)) out.push(`| ${g.section} ${g.title} | ${g.passed} | ${g.failed} | ${g.inconclusive} | ${g.skipped} |`);
-  out.push(`| **total** | **${s.passed}** | **${s.failed}** | **${s.inconclusive}** | **${s.skipped}** |`, '');
+  const stale = withOutcome(doc.checks, 'stale-expectation');
+  if (stale.length) {
+    out.push(
+      `## Stale expectations (${stale.length})`,
+      '',
+      'Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.',
+      '',
+    );
+    for (const c of stale) out.push(`- \`${c.id}\`: ${mdText(rootReason(c))}`);
+    out.push('');
+  }
 
-  const other = doc.checks.filter((c) => ['advisory', 'expected', 'inconclusive'].includes(outcomeOf(c)));
+  // The stored counts: failed is what fails the run; advisory warnings and known failures have columns of their own.
+  out.push('## By spec section', '', '| section | passed | failed | advisory / known | not judged | skipped |', '|---|---|---|---|---|---|');
+  const cells = (n: typeof s) => [n.passed, n.failed, n.warning + n['known-failure'], n['not-judged'] + n.blocked, n.skipped];
+  for (const g of doc.sections) out.push(`| ${g.section} ${cell(g.title)} | ${cells(g.counts).join(' | ')} |`);
+  out.push(`| **total** | ${cells(s).map((n) => `**${n}**`).join(' | ')} |`, '');
+
+  // Blocked checks and those of an unreachable interface are listed under their root.
+  const other = doc.checks.filter((c) => c.outcome === 'warning' || c.outcome === 'known-failure' || (c.outcome === 'not-judged' && c.cause !== 'unreachable'));
   if (other.length) {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
     for (const c of other)
@@ -82,6 +97,6 @@ export function renderSummary(doc: RunDocument): string {
     out.push('');
   }
 
-  out.push(`${countLine(outcomeCounts(doc.checks))} — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
+  out.push(`${countLine(s)} — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
   return out.join('\n');
 }
