@@ -3,7 +3,6 @@
 // the certificate, compare, the Action) reads those stored fields instead of deciding again.
 import { sectionOfStatement } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
-import type { ExpectationsFile } from './expectations';
 import { loadSpec } from './traceability';
 
 /**
@@ -20,6 +19,11 @@ import { loadSpec } from './traceability';
  */
 export const OUTCOMES = ['failed', 'stale-expectation', 'warning', 'known-failure', 'not-judged', 'blocked', 'passed', 'skipped'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** The expectations file as judge() reads it (expectations.ts loads it): the known failures of the target. */
+export interface KnownFailures {
+  expectations: ReadonlyArray<{ id: string; reason: string; link?: string }>;
+}
 
 /** A result with its outcome decided: what results.json stores and every reporter reads. */
 export type Judged = CheckResult & { outcome: Outcome };
@@ -55,7 +59,7 @@ export function decideOutcome(r: Pick<CheckResult, 'status' | 'level' | 'cause' 
  * a listed pass is a stale expectation), then its outcome decided. Called once per result, as it
  * comes, so the console streams a known failure as known.
  */
-export function judge(r: CheckResult, expectations?: ExpectationsFile): Judged {
+export function judge(r: CheckResult, expectations?: KnownFailures): Judged {
   const e = expectations?.expectations.find((x) => x.id === r.id);
   let expectation = r.expectation;
   if (e && (r.status === 'failed' || r.status === 'passed'))

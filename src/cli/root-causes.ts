@@ -30,7 +30,8 @@ export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: R
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
   // A check standing in for an unreachable interface is stated by the interface's root below.
-  for (const r of results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable')) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
+  for (const r of results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable'))
+    roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
   const label = (i: Interface) => `target unreachable: ${i}`;
   for (const i of unreachableInterfaces(results, facts)) {
     roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });

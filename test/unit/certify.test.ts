@@ -167,8 +167,11 @@ describe('certificate: an in-toto test-result statement', () => {
       scope: { profile: 'dedicated', signer: true, archive: false, interfaces: ['rest', 'rpc'], full: true },
       target: { baseUrl: 'https://api.example', rpcUrl: 'https://rpc.example', embedded: false },
       date: '2026-01-01T00:00:20.000Z',
-      totals: { passed: 4, failed: 0, inconclusive: 0, skipped: 1 },
-      sections: { '2.1': { passed: 1, failed: 0, inconclusive: 0, skipped: 1 }, '4.5': { passed: 3, failed: 0, inconclusive: 0, skipped: 0 } },
+      totals: { passed: 4, failed: 0, 'not-judged': 0, blocked: 0, 'known-failure': 0, warning: 0, 'stale-expectation': 0, skipped: 1 },
+      sections: {
+        '2.1': { passed: 1, failed: 0, 'not-judged': 0, blocked: 0, 'known-failure': 0, warning: 0, 'stale-expectation': 0, skipped: 1 },
+        '4.5': { passed: 3, failed: 0, 'not-judged': 0, blocked: 0, 'known-failure': 0, warning: 0, 'stale-expectation': 0, skipped: 0 },
+      },
       preconfLatencyMs: { n: 13, p50: 41.5, p95: 120 },
       badge: { message: 'conformant · dedicated · 4/4' },
     });

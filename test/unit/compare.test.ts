@@ -52,8 +52,8 @@ describe('compare', () => {
     const c = compareRuns([staging, production]);
     expect(c.runs.map((r) => r.label)).toEqual(['rpc.staging.example', 'rpc.example/v2/***']);
     expect(c.rows.map((r) => [r.id, r.verdicts, r.differs, r.scopeOnly])).toEqual([
-      ['rpc.c', ['run-failure', 'passed'], true, false],
-      ['rpc.b', ['passed', 'inconclusive'], false, true],
+      ['rpc.c', ['failed', 'passed'], true, false],
+      ['rpc.b', ['passed', 'not-judged'], false, true],
       ['rpc.only-here', ['passed', undefined], false, true],
       ['rpc.a', ['passed', 'passed'], false, false],
     ]);
@@ -85,7 +85,7 @@ describe('compare', () => {
     expect(md).not.toContain('`rpc.y`');
     const all = renderCompareMd(c, { all: true });
     expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (1)'));
-    expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ out of scope |');
+    expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ skipped |');
     expect(renderCompareHtml(c)).not.toContain('<code>rpc.y</code>');
     expect(renderCompareHtml(c, { all: true })).toContain('<code>rpc.y</code>');
   });

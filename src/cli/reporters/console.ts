@@ -148,11 +148,30 @@ export class ConsoleReporter {
       ['skipped', (c) => c.skipped],
     ];
     const w = Math.max(...doc.sections.map((g) => `${g.section} ${g.title}`.length), 'total'.length) + 2;
-    const row = (name: string, cells: Array<number | string>) => `  ${name.padEnd(w)}${cells.map((v, i) => String(v).padStart(columns[i][0].length + 3)).join('')}`;
+    const row = (name: string, cells: Array<number | string>) =>
+      `  ${name.padEnd(w)}${cells.map((v, i) => String(v).padStart(columns[i][0].length + 3)).join('')}`;
     this.line('');
-    this.line(this.bold(row('spec section', columns.map(([name]) => name))));
-    for (const g of doc.sections) this.line(row(`${g.section} ${g.title}`, columns.map(([, f]) => f(g.counts))));
-    this.line(row('total', columns.map(([, f]) => f(counts))));
+    this.line(
+      this.bold(
+        row(
+          'spec section',
+          columns.map(([name]) => name),
+        ),
+      ),
+    );
+    for (const g of doc.sections)
+      this.line(
+        row(
+          `${g.section} ${g.title}`,
+          columns.map(([, f]) => f(g.counts)),
+        ),
+      );
+    this.line(
+      row(
+        'total',
+        columns.map(([, f]) => f(counts)),
+      ),
+    );
 
     // Root causes first: each failure that fails the run, once, with what it blocked.
     const roots = rootCauses(checks, factsOf(doc));
@@ -178,7 +197,10 @@ export class ConsoleReporter {
     if (stale.length) {
       this.line('');
       this.line(
-        this.paint(33, `★ stale expectations (${stale.length}): listed as known failures, they passed — news, not a failure of the target; remove them from the expectations file`),
+        this.paint(
+          33,
+          `★ stale expectations (${stale.length}): listed as known failures, they passed — news, not a failure of the target; remove them from the expectations file`,
+        ),
       );
       for (const r of stale) this.line(`  ${r.id} — ${firstLine(rootReason(r), 200)}`);
     }

@@ -69,7 +69,12 @@ export function renderSummary(doc: RunDocument): string {
   out.push('## By spec section', '', '| section | passed | failed | advisory / known | not judged | skipped |', '|---|---|---|---|---|---|');
   const cells = (n: typeof s) => [n.passed, n.failed, n.warning + n['known-failure'], n['not-judged'] + n.blocked, n.skipped];
   for (const g of doc.sections) out.push(`| ${g.section} ${cell(g.title)} | ${cells(g.counts).join(' | ')} |`);
-  out.push(`| **total** | ${cells(s).map((n) => `**${n}**`).join(' | ')} |`, '');
+  out.push(
+    `| **total** | ${cells(s)
+      .map((n) => `**${n}**`)
+      .join(' | ')} |`,
+    '',
+  );
 
   // Blocked checks and those of an unreachable interface are listed under their root.
   const other = doc.checks.filter((c) => c.outcome === 'warning' || c.outcome === 'known-failure' || (c.outcome === 'not-judged' && c.cause !== 'unreachable'));
