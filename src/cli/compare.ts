@@ -28,6 +28,8 @@ export interface ComparedRow {
   level: string;
   /** One verdict per run, in column order; undefined when that run has no such check. */
   verdicts: Array<Outcome | undefined>;
+  /** Per run: skipped because that run's scope left it out (a flag not given, the profile), as its result's outOfScope says. */
+  outOfScope: boolean[];
   /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
   differs: boolean;
   /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
@@ -121,7 +123,8 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r?.outcome;
     });
-    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, ...differenceOf(verdicts) };
+    const outOfScope = index.map((m) => m.get(c.id)?.outOfScope !== undefined);
+    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, ...differenceOf(verdicts) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -147,7 +150,9 @@ const ICON: Record<Outcome, string> = {
   blocked: '⛔',
   skipped: '⏭️',
 };
-const verdictWords = (v: Outcome | undefined) => (v ? `${ICON[v]} ${OUTCOME_WORDS[v]}` : '— (not in this run)');
+/** The stored outcome in words; a skipped check the run's scope left out says so. */
+const words = (v: Outcome, scoped: boolean) => (v === 'skipped' && scoped ? 'out of scope' : OUTCOME_WORDS[v]);
+const verdictWords = (v: Outcome | undefined, scoped: boolean) => (v ? `${ICON[v]} ${words(v, scoped)}` : '— (not in this run)');
 const counts = (d: RunDocument) => countLine(d.counts);
 
 export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
@@ -171,7 +176,7 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| check | section | ${c.runs.map((r) => mdText(r.label)).join(' | ')} |`,
     `|---|---|${c.runs.map(() => '---').join('|')}|`,
     // A section is digits and dots (loadRun refused any other by the schema); mdText would escape `4.1` as a list marker.
-    ...rows.map((r) => `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`),
+    ...rows.map((r) => `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map((v, i) => verdictWords(v, r.outOfScope[i])).join(' | ')} |`),
   ];
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
@@ -197,7 +202,7 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
   ].join('\n');
   const row = (r: ComparedRow) =>
-    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v) => `<td class="v v-${v ?? 'none'}">${esc(v ? OUTCOME_WORDS[v] : '—')}</td>`).join('')}</tr>`;
+    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v, i) => `<td class="v v-${v ?? 'none'}">${esc(v ? words(v, r.outOfScope[i]) : '—')}</td>`).join('')}</tr>`;
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);

@@ -202,6 +202,8 @@ export interface ThrottlePolicy {
   maxWaitMs: number;
   /** First pause when the answer names none (Retry-After absent); doubled at each retry. */
   baseDelayMs: number;
+  /** How a pause is waited: the real timer in a run; a test passes one that records it, so the schedule is asserted, not timed. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const THROTTLE: ThrottlePolicy = { maxRetries: 3, maxWaitMs: 10_000, baseDelayMs: 500 };
@@ -263,7 +265,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 }
 
 /** Resolves after `ms`, or at once when the signal aborts (the next fetch then fails as aborted). */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
@@ -290,12 +292,14 @@ export class RateLimiter {
   constructor(
     readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
+    /** How a waiter sleeps: the real timer in a run; a test passes one that moves its own clock, so the schedule is asserted, not timed. */
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> = pause,
   ) {
     if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
   }
 
-  /** Wait for this request's turn (returns early when the signal aborts). */
-  async take(signal?: AbortSignal): Promise<void> {
+  /** Wait for this request's turn (returns early when the signal aborts); resolves to when the turn was granted, by this limiter's clock. */
+  async take(signal?: AbortSignal): Promise<number | undefined> {
     const before = this.tail;
     let done!: () => void;
     this.tail = new Promise<void>((resolve) => (done = resolve));
@@ -304,9 +308,11 @@ export class RateLimiter {
       // A timer may fire a little early by this clock; wait again until the turn is really due, so
       // no two grants are ever closer than 1000/N ms (a provider's limiter counts what it sees).
       const due = this.lastGrant + 1000 / this.perSecond;
-      for (let wait = due - this.now(); wait > 0 && !signal?.aborted; wait = due - this.now()) await pause(wait, signal);
+      for (let wait = due - this.now(); wait > 0 && !signal?.aborted; wait = due - this.now()) await this.sleep(wait, signal);
       // A waiter whose check was stopped sends nothing: its turn is not spent.
-      if (!signal?.aborted) this.lastGrant = this.now();
+      if (signal?.aborted) return undefined;
+      this.lastGrant = this.now();
+      return this.lastGrant;
     } finally {
       done();
     }
@@ -373,7 +379,7 @@ export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { 
         retry + 1,
       );
     }
-    await pause(delay, opts.signal);
+    await (policy.sleep ?? pause)(delay, opts.signal);
     if (opts.signal?.aborted)
       throw new ThrottledError(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
     waited += delay;

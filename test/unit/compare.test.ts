@@ -85,7 +85,7 @@ describe('compare', () => {
     expect(md).not.toContain('`rpc.y`');
     const all = renderCompareMd(c, { all: true });
     expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (1)'));
-    expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ skipped |');
+    expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ out of scope |');
     expect(renderCompareHtml(c)).not.toContain('<code>rpc.y</code>');
     expect(renderCompareHtml(c, { all: true })).toContain('<code>rpc.y</code>');
   });

@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { check } from '../../src/harness/check';
 import { loadConfig, ConfigError } from '../../src/cli/config';
-import { httpCall, RateLimiter, retryAfterMs, ThrottledError, throttleOf, type HttpOptions } from '../../src/harness/http';
+import { httpCall, pause as realPause, RateLimiter, retryAfterMs, ThrottledError, throttleOf, type HttpOptions } from '../../src/harness/http';
 import { Redactor } from '../../src/harness/redact';
 import { RpcClient } from '../../src/harness/rpc';
 import { RestClient } from '../../src/harness/rest';
@@ -87,11 +87,13 @@ describe('httpCall retries throttled answers, bounded', () => {
   test('429 with Retry-After 1, then an answer: the wait is honoured and both attempts are recorded', async () => {
     const p = await provider([tooMany('1'), ok()]);
     try {
-      const opts = options();
+      const pauses: number[] = [];
+      const opts = options({ throttle: { baseDelayMs: 20, sleep: async (ms) => void pauses.push(ms) } });
       const res = await httpCall({ method: 'POST', url: p.url, headers: {}, body: '{}' }, opts);
       expect(res.status).toBe(200);
       expect(opts.transcript.exchanges.map((e) => e.response?.status)).toEqual([429, 200]);
-      expect(p.arrivals[1] - p.arrivals[0]).toBeGreaterThanOrEqual(950);
+      // The wait the schedule computed: Retry-After's 1 s, not the 20 ms backoff.
+      expect(pauses).toEqual([1000]);
     } finally {
       await p.close();
     }
@@ -112,13 +114,14 @@ describe('httpCall retries throttled answers, bounded', () => {
   test('throttled for good: ThrottledError after the retries, every attempt in the transcript', async () => {
     const p = await provider([{ status: 503, body: 'busy' }]);
     try {
-      const opts = options({ throttle: { baseDelayMs: 10, maxRetries: 3 } });
+      const pauses: number[] = [];
+      const opts = options({ throttle: { baseDelayMs: 10, maxRetries: 3, sleep: async (ms) => void pauses.push(ms) } });
       const err = await httpCall({ method: 'GET', url: p.url, headers: {} }, opts).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ThrottledError);
       expect((err as Error).message).toMatch(/HTTP 503 Service Unavailable, still after 3 retries/);
       expect(opts.transcript.exchanges).toHaveLength(4);
       // Backoff without Retry-After doubles: 10, 20, 40 ms.
-      expect(p.arrivals[3] - p.arrivals[0]).toBeGreaterThanOrEqual(65);
+      expect(pauses).toEqual([10, 20, 40]);
     } finally {
       await p.close();
     }
@@ -141,16 +144,17 @@ describe('httpCall retries throttled answers, bounded', () => {
     const p = await provider([tooMany('5')]);
     try {
       const controller = new AbortController();
-      setTimeout(() => controller.abort('deadline'), 100);
-      const started = performance.now();
-      const err = await httpCall({ method: 'GET', url: p.url, headers: {} }, options({ signal: controller.signal })).catch((e: unknown) => e);
+      // The wait is the real timer's: the signal fires while it sleeps, and must end it.
+      const opts = options({ signal: controller.signal, throttle: { sleep: (ms, signal) => (controller.abort('deadline'), realPause(ms, signal)) } });
+      const err = await httpCall({ method: 'GET', url: p.url, headers: {} }, opts).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ThrottledError);
       expect((err as Error).message).toMatch(/stopped while waiting to retry \(deadline\)/);
-      expect(performance.now() - started).toBeLessThan(4000);
+      expect(opts.transcript.exchanges).toHaveLength(1);
     } finally {
       await p.close();
     }
-  });
+    // Were the 5 s waited out, jest's 5 s limit for a test would fail it first.
+  }, 4000);
 });
 
 describe('the runner', () => {
@@ -183,54 +187,91 @@ describe('the runner', () => {
 });
 
 describe('--max-rps', () => {
-  test('turns are 1000/N ms apart across every client sharing the limiter', async () => {
+  /**
+   * A limiter on a virtual clock: a waiter's sleep moves the clock by what it asked (plus any
+   * stall scripted for that sleep), so the grants are the schedule the limiter computes, in
+   * order, whatever the machine's load.
+   */
+  function virtualLimiter(perSecond: number, stalls: number[] = []) {
+    let now = 0;
+    const sleeps: number[] = [];
+    const limiter = new RateLimiter(
+      perSecond,
+      () => now,
+      async (ms) => {
+        sleeps.push(ms);
+        now += ms + (stalls[sleeps.length - 1] ?? 0);
+      },
+    );
+    const granted: Array<[who: string, at: number]> = [];
+    const take = (who: string) => limiter.take().then((at) => void granted.push([who, at!]));
+    return { limiter, granted, sleeps, take, setNow: (t: number) => void (now = t) };
+  }
+
+  test('turns are 1000/N ms apart across every client sharing the limiter, in the order asked', async () => {
     const p = await provider([ok()]);
     try {
-      const limiter = new RateLimiter(20);
-      // When each request was let go: arrival times at the server would also carry connection
-      // set-up (the first request's is longer), which squeezes the gaps under load.
-      const granted: number[] = [];
-      const take = limiter.take.bind(limiter);
-      limiter.take = async (signal) => {
-        await take(signal);
-        granted.push(performance.now());
+      const v = virtualLimiter(20);
+      const take = v.limiter.take.bind(v.limiter);
+      const at: number[] = [];
+      v.limiter.take = async (signal) => {
+        const granted = await take(signal);
+        at.push(granted!);
+        return granted;
       };
-      const a = new RpcClient(p.url, {}, options({ limiter }));
-      const b = new RpcClient(p.url, {}, options({ limiter }));
+      const a = new RpcClient(p.url, {}, options({ limiter: v.limiter }));
+      const b = new RpcClient(p.url, {}, options({ limiter: v.limiter }));
       await Promise.all([0, 1, 2].flatMap(() => [a.call('eth_blockNumber', []), b.call('eth_blockNumber', [])]));
       expect(p.arrivals).toHaveLength(6);
-      expect(granted).toHaveLength(6);
-      const sorted = [...granted].sort((x, y) => x - y);
-      // Six requests at 20 per second: the k-th turn comes at least k x 50 ms after the first (a
-      // timer waking late only delays a turn; the limiter waits again if one wakes early).
-      for (let k = 1; k < sorted.length; k++) expect(sorted[k] - sorted[0]).toBeGreaterThanOrEqual(k * 50 - 1);
+      // Six requests of two clients at 20 per second: one turn every 1000/20 ms of the limiter's clock.
+      expect(at).toEqual([0, 50, 100, 150, 200, 250]);
+      expect(v.sleeps).toEqual([50, 50, 50, 50, 50]);
     } finally {
       await p.close();
     }
   });
 
-  test('a limiter grants the first turn at once, later ones 1000/N ms after the previous grant', async () => {
-    let now = 0;
-    const limiter = new RateLimiter(4, () => now);
-    await limiter.take(); // first turn: no wait
-    now = 1000; // long after: the next turn is due, no wait either
-    const t0 = performance.now();
-    await limiter.take();
-    expect(performance.now() - t0).toBeLessThan(50);
+  test('the schedule: the first turn at once, each later one 1000/N ms after the previous grant', async () => {
+    const v = virtualLimiter(20);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map(v.take));
+    expect(v.granted).toEqual([
+      ['a', 0],
+      ['b', 50],
+      ['c', 100],
+      ['d', 150],
+      ['e', 200],
+    ]);
+    // Long after the last grant, a turn is due at once: no sleep.
+    v.setNow(10_000);
+    await v.take('f');
+    expect(v.granted.at(-1)).toEqual(['f', 10_000]);
+    expect(v.sleeps).toEqual([50, 50, 50, 50]);
     expect(() => new RateLimiter(0)).toThrow(RangeError);
   });
 
   test('a stalled process releases no burst: turns after a stall are still spaced from the last grant', async () => {
-    const limiter = new RateLimiter(20);
-    const granted: number[] = [];
-    const takers = Array.from({ length: 5 }, () => limiter.take().then(() => granted.push(performance.now())));
-    // Block the event loop for 300 ms: a scheduler of fixed turns would now fire them together.
-    const until = performance.now() + 300;
-    while (performance.now() < until) {
-      // busy wait (the stall being simulated)
-    }
-    await Promise.all(takers);
-    for (let k = 1; k < granted.length; k++) expect(granted[k] - granted[k - 1]).toBeGreaterThanOrEqual(50 - 5);
+    // The second waiter's sleep overruns by 300 ms (the process stalled): a scheduler of fixed turns
+    // would now let the rest go together; this one spaces each from the grant before it.
+    const v = virtualLimiter(20, [0, 300]);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map(v.take));
+    expect(v.granted).toEqual([
+      ['a', 0],
+      ['b', 50],
+      ['c', 400],
+      ['d', 450],
+      ['e', 500],
+    ]);
+  });
+
+  test('a timer that wakes early is waited out again: no two grants closer than 1000/N ms', async () => {
+    // The first sleep ends 5 ms early (a negative stall): the limiter sleeps the remaining 5 ms.
+    const v = virtualLimiter(20, [-5]);
+    await Promise.all(['a', 'b'].map(v.take));
+    expect(v.sleeps).toEqual([50, 5]);
+    expect(v.granted).toEqual([
+      ['a', 0],
+      ['b', 50],
+    ]);
   });
 
   test('flags: --max-rps N, MAX_RPS; --archive, ARCHIVE', () => {
