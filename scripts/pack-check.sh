@@ -76,14 +76,14 @@ read -r BASE RPC KEY < <(node -e 'const r = JSON.parse(require("fs").readFileSyn
 t=$(ms)
 LIMIT=120 conformance --base-url "$BASE" --rpc-url "$RPC" --signer-key "$KEY" --report-dir "$WORK/remote" >"$WORK/remote.out" 2>&1 || { tail -20 "$WORK/remote.out" >&2; fail "remote run exited $?"; }
 head -1 "$WORK/remote.out" | grep -q "^target: REST $BASE, JSON-RPC $RPC" || fail "remote run's first line: $(head -1 "$WORK/remote.out")"
-node -e 'const d = require(process.argv[1]); if (d.target.embedded !== false || d.summary.requiredFailed !== 0) process.exit(1)' "$WORK/remote/results.json" || fail "remote results.json"
+node -e 'const d = require(process.argv[1]); if (d.target.embedded !== false || d.counts.failed !== 0) process.exit(1)' "$WORK/remote/results.json" || fail "remote results.json"
 step "remote run: $(tail -3 "$WORK/remote.out" | head -1) ($(( $(ms) - t )) ms)"
 
 # ---- an embedded run ----------------------------------------------------------------------
 t=$(ms)
 LIMIT=180 conformance --report-dir "$WORK/embedded" --block-time 1000 >"$WORK/embedded.out" 2>&1 || { tail -20 "$WORK/embedded.out" >&2; fail "embedded run exited $?"; }
 head -1 "$WORK/embedded.out" | grep -q '^target: the embedded reference target' || fail "embedded run's first line: $(head -1 "$WORK/embedded.out")"
-node -e 'const d = require(process.argv[1]); if (d.target.embedded !== true || d.summary.requiredFailed !== 0) process.exit(1)' "$WORK/embedded/results.json" || fail "embedded results.json"
+node -e 'const d = require(process.argv[1]); if (d.target.embedded !== true || d.counts.failed !== 0) process.exit(1)' "$WORK/embedded/results.json" || fail "embedded results.json"
 step "embedded run: $(tail -3 "$WORK/embedded.out" | head -1) ($(( $(ms) - t )) ms)"
 
 # ---- SIGTERM to npx: nothing of the run may remain ---------------------------------------
