@@ -258,7 +258,7 @@ export const iconUrlLocatesIcon = check(
     statements: ['2.1.10'],
     level: 'required',
     needs: ['rest'],
-    title: 'icon_url is an absolute URL an icon loads from (https, http, ipfs, ar, data:image)',
+    title: 'icon_url is a URL an icon loads from (https, http, ipfs, ipns, ar, data:image)',
   },
   (ctx) =>
     judgeRecords(
