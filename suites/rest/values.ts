@@ -8,6 +8,7 @@ import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { hasAddressShape, ICON_URL_SCHEMES, iconUrlScheme, isIconUrl } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
+import { judgeField } from './fields';
 import { navTimeChecks } from './nav-time';
 
 export const addressUnique = check(
@@ -249,8 +250,9 @@ function nonEmptyCheck([id, statements, field, what]: (typeof NON_EMPTY)[number]
 /**
  * 2.1 types icon_url as a URL and nothing more. Token lists publish logos under ipfs:// as
  * often as https://, so any scheme a client loads an image from passes (formats.ts,
- * ICON_URL_SCHEMES); a string that is not an absolute URL, or names code (javascript:) or
- * carries markup, is not the URL of an icon.
+ * ICON_URL_SCHEMES); a URI that names code (javascript:), a page (data:text/html) or a place
+ * no client loads from (ftp:, file:) is not the URL of an icon. What is no URI at all (relative,
+ * empty, markup) fails the field check's format (uri) and is left to it: one failure.
  */
 export const iconUrlLocatesIcon = check(
   {
@@ -270,8 +272,9 @@ export const iconUrlLocatesIcon = check(
       (record) => {
         const f = fieldOf(record, 'icon_url');
         if ('missing' in f) return f.missing;
-        if (typeof f.value !== 'string') return cannotJudge(`icon_url is not a string (${show(f.value, 60)})`);
-        return isIconUrl(f.value) ? OK : bad('icon_url is not an absolute URL an icon can be loaded from', f.value);
+        // Not a string, or no URI at all (relative, empty, markup): the field check's format rule.
+        if ('bad' in judgeField(record, 'icon_url')) return cannotJudge(`icon_url is not a URI (${show(f.value, 60)}; judged by rest.token.field.icon-url)`);
+        return isIconUrl(f.value) ? OK : bad('icon_url is a URI but not one an icon can be loaded from', f.value);
       },
     ),
 );

@@ -397,8 +397,8 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
     [
       'icon_url omitted',
       (r) => omit(r, 'icon_url'),
-      'rest.token.icon-url.resource-url',
-      /icon_url is absent, read as its proto3 default "": icon_url is not an absolute URL an icon can be loaded from/,
+      'rest.token.field.icon-url',
+      /icon_url is absent, read as its proto3 default "": icon_url is not of type string \(uri\)/,
     ],
     ['symbol ""', (r) => ({ ...r, symbol: '' }), 'rest.token.symbol.non-empty', /tokens\[1\] .*symbol is empty: not a ticker symbol/],
     ['symbol omitted', (r) => omit(r, 'symbol'), 'rest.token.symbol.non-empty', /symbol is absent, read as its proto3 default "": symbol is empty/],
@@ -509,20 +509,30 @@ describe('plausible values a real deployment gets wrong (2.1)', () => {
     expect(by['rest.token.icon-url.not-plain-http']).toMatchObject({ status: 'failed', level: 'advisory' });
   });
 
+  it.each(['javascript:alert(1)', 'data:text/html;base64,PHNjcmlwdD4=', 'ftp://icons.example.com/a.png', 'file:///etc/icon.png', 'ipfs://'])(
+    'fail icon_url %j: a URI, but none an icon loads from',
+    async (icon_url) => {
+      const by = await run(target({ list: listOf([record(0), record(1, { icon_url })]) }), [...iconChecks, ...by1('rest.token.field.icon-url')]);
+      expect(by['rest.token.icon-url.resource-url']).toMatchObject({ status: 'failed', section: '2.1' });
+      expect(by['rest.token.field.icon-url'].status).toBe('passed');
+      expect(by['rest.token.icon-url.not-plain-http'].status).toBe('passed');
+    },
+  );
+
   it.each([
-    'javascript:alert(1)',
     '<img src="https://icons.example.com/a.png">',
     'https://icons.example.com/a.png"><script>alert(1)</script>',
-    'data:text/html;base64,PHNjcmlwdD4=',
     'data:image/svg+xml,<svg onload="alert(1)"/>',
-    'ftp://icons.example.com/a.png',
-    'file:///etc/icon.png',
-    'ipfs://',
     '/icons/a.png',
-  ])('fail icon_url %j', async (icon_url) => {
-    const by = await run(target({ list: listOf([record(0), record(1, { icon_url })]) }), iconChecks);
-    expect(by['rest.token.icon-url.resource-url']).toMatchObject({ status: 'failed', section: '2.1' });
-    expect(by['rest.token.icon-url.not-plain-http'].status).toBe('passed');
+    '',
+  ])('leave icon_url %j, no URI at all, to the field check: one failure', async (icon_url) => {
+    const by = await run(target({ list: listOf([record(0), record(1, { icon_url })]) }), [...iconChecks, ...by1('rest.token.field.icon-url')]);
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.token.field.icon-url']);
+    expect(by['rest.token.icon-url.resource-url'].notes?.join(' ')).toMatch(/not a URI .*judged by rest\.token\.field\.icon-url/);
   });
 
   it.each<[string, Record<string, unknown>, string]>([
