@@ -682,3 +682,17 @@ describe('powerOfTenOff (cross.token.total-supply.normalized)', () => {
     [0, 5],
   ])('%d vs chain %d is no scale error', (rest, chain) => expect(powerOfTenOff(rest, chain)).toBeUndefined());
 });
+
+describe('numericValue (the cross checks compare values, not JSON types)', () => {
+  const { numericValue } = require('../../suites/cross/erc20') as typeof import('../../suites/cross/erc20');
+  it.each<[unknown, number]>([
+    [18, 18],
+    ['18', 18],
+    ['-3', -3],
+    ['1000.5', 1000.5],
+    ['1e21', 1e21],
+  ])('%j stands for %d', (v, n) => expect(numericValue(v)).toBe(n));
+  it.each([null, undefined, '', ' 18', '18 ', '0x12', 'eighteen', '1_000', 'NaN', 'Infinity', true, [18], { n: 18 }])('%j stands for no number', (v) =>
+    expect(numericValue(v)).toBeUndefined(),
+  );
+});
