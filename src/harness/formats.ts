@@ -1,6 +1,6 @@
 /**
  * The string formats every check judges values with: ISIN, EVM address, hex quantity, hex
- * bytes, RFC 3339 date-time, absolute http(s) URL. Pure functions, no I/O; each one is also
+ * bytes, RFC 3339 date-time, absolute http(s) URL, the URL an icon can be loaded from. Pure functions, no I/O; each one is also
  * registered as an Ajv format by `src/harness/schemas.ts` (see FORMATS below), so a schema
  * keyword and a hand-written check can never disagree.
  */
@@ -193,6 +193,43 @@ export function isAbsoluteHttpUrl(s: unknown): boolean {
 }
 
 /**
+ * The schemes an icon URL may use: those a client loads an image from. http(s) name a host,
+ * ipfs/ipns a content id or name (token lists publish logos this way), ar an Arweave
+ * transaction or name, data an inline image. Left out on purpose: javascript: and vbscript:
+ * (code, not a resource), file: (the server's own disk), ftp: (no browser or wallet loads it
+ * any more), and any scheme no client resolves to an image.
+ */
+export const ICON_URL_SCHEMES = Object.freeze(['https', 'http', 'ipfs', 'ipns', 'ar', 'data'] as const);
+export type IconUrlScheme = (typeof ICON_URL_SCHEMES)[number];
+
+// Characters RFC 3986 never allows in a URL and that mark markup or a cut: <, >, ", whitespace,
+// controls, backslash.
+const NOT_IN_A_URL = /[\s\u0000-\u001f\u007f<>"\\]/;
+// scheme "//" authority: a content id, name or host, then anything a URL may hold.
+const AUTHORITY_URL = /^(ipfs|ipns|ar):\/\/[^/?#]+/i;
+// RFC 2397 with an image media type: data:image/<subtype>[;param...][;base64],<data>
+const DATA_IMAGE = /^data:image\/[a-z0-9][a-z0-9.+-]*(?:;[a-z0-9.+-]+=[^;,]*)*(?:;base64)?,./i;
+
+/**
+ * The scheme of a URL an icon can be loaded from (ICON_URL_SCHEMES), lowercased, or undefined:
+ * an absolute URL (never relative), free of markup, whitespace and characters a URL cannot
+ * hold; http(s) with a host (isAbsoluteHttpUrl), ipfs/ipns/ar with a non-empty id after `//`,
+ * data with an image media type and some data.
+ */
+export function iconUrlScheme(s: unknown): IconUrlScheme | undefined {
+  if (typeof s !== 'string' || s.length === 0 || NOT_IN_A_URL.test(s)) return undefined;
+  if (isAbsoluteHttpUrl(s)) return s.slice(0, 5).toLowerCase() === 'https' ? 'https' : 'http';
+  const authority = AUTHORITY_URL.exec(s);
+  if (authority) return authority[1]!.toLowerCase() as IconUrlScheme;
+  return DATA_IMAGE.test(s) ? 'data' : undefined;
+}
+
+/** A URL an icon can be loaded from: see iconUrlScheme. */
+export function isIconUrl(s: unknown): boolean {
+  return iconUrlScheme(s) !== undefined;
+}
+
+/**
  * The formats registered with Ajv under these names (schemas use them in `format`).
  * `date-time` replaces ajv-formats' own so that both agree with `isRfc3339DateTime`.
  */
@@ -203,4 +240,5 @@ export const FORMATS: Readonly<Record<string, (s: string) => boolean>> = Object.
   'hex-bytes': isHexBytes,
   'date-time': isRfc3339DateTime,
   'http-url': isAbsoluteHttpUrl,
+  'icon-url': isIconUrl,
 });

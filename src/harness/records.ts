@@ -177,13 +177,13 @@ export function listWithDefaults(body: unknown): unknown {
 export type Judgement =
   /** Conformant under this rule. */
   | { ok: true }
-  /** A violation: what is wrong, and the offending value. */
-  | { bad: string; value: unknown }
+  /** A violation: what is wrong, the offending value, and what the user can do about it (the failure's hint). */
+  | { bad: string; value: unknown; hint?: string }
   /** The rule cannot be applied to this record (e.g. the field has the wrong type: another check's rule). */
   | { cannotJudge: string };
 
 export const OK: Judgement = { ok: true };
-export const bad = (why: string, value: unknown): Judgement => ({ bad: why, value });
+export const bad = (why: string, value: unknown, hint?: string): Judgement => ({ bad: why, value, ...(hint ? { hint } : {}) });
 export const cannotJudge = (why: string): Judgement => ({ cannotJudge: why });
 
 export const EMPTY_LIST = 'the list is empty: no record to judge';
@@ -209,12 +209,14 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
   const problems: { record: string; problem: string; value: unknown }[] = [];
   const unjudged: string[] = [];
   const defaulted: string[] = [];
+  const hints = new Set<string>();
   tokens.forEach((record, index) => {
     const absent = rule.field !== undefined && isDefaulted(record, rule.field);
     if (absent) defaulted.push(recordLabel(record, index));
     const j = judge(record, index);
     const why = (text: string) => (absent ? `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${text}` : text);
     if ('bad' in j) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
+    if ('bad' in j && j.hint) hints.add(j.hint);
     else if ('cannotJudge' in j) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
   });
   if (defaulted.length > 0) {
@@ -229,6 +231,7 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
       ...(rule.section ? { section: rule.section } : {}),
       expected: rule.expected,
       actual: problems.slice(0, 50),
+      ...(hints.size > 0 ? { hint: [...hints].join(' ') } : {}),
     });
   }
   if (unjudged.length === tokens.length) skip(`no record could be judged under this rule: ${unjudged.slice(0, 3).join('; ')}`);

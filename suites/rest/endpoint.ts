@@ -2,10 +2,12 @@
  * GET {base_url}/v1/tokenized-stocks as a whole (spec 4.1, 2.2, 5.1): status, media type, body
  * shape, and that it answers without credentials. Number and order of records are never
  * assumed (4.1 rule 2); an empty list is a valid list. rest.list.status-200 and
- * rest.list.tokens-array are the roots the other list checks are blocked by (records.ts).
+ * rest.list.tokens-array are the roots the other list checks are blocked by (records.ts); the
+ * whole-body schema check is blocked by the field checks whose rules its records break.
  */
 import { check } from '../../src/harness/check';
-import { fail } from '../../src/harness/verdict';
+import { blocked, fail } from '../../src/harness/verdict';
+import { brokenFieldChecks } from './fields';
 import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
 import { expectListStatus, fetchList, getList, getListOrBlocked, LIST_PATH, listWithDefaults, tokensOf } from '../../src/harness/records';
@@ -64,19 +66,27 @@ export const listSchema = check(
   async (ctx) => {
     const res = await getListOrBlocked(ctx);
     expectListStatus(res, `GET ${LIST_PATH}`);
-    tokensOf(res, `GET ${LIST_PATH}`);
+    const tokens = tokensOf(res, `GET ${LIST_PATH}`);
     // Protobuf JSON leaves out default values: the records are validated as the gateway meant them.
     const verdict = validate('list', listWithDefaults(res.json));
-    if (!verdict.valid) {
-      // The problems, not the body: a list of thousands of records would be the whole report.
-      fail(
-        `the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`,
-        {
-          expected: 'schema list',
-          actual: verdict.errors.slice(0, 50),
-        },
-      );
+    if (verdict.valid) return;
+    // The problems, not the body: a list of thousands of records would be the whole report.
+    const problems = `${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`;
+    // A record's schema is its fields' sub-schemas, each judged by its own field check: the
+    // field check owns that failure, and this one names it as its cause instead of failing again.
+    const owners = brokenFieldChecks(tokens);
+    if (owners.length > 0) {
+      blocked(owners[0]!, `the records break the field rules judged by ${owners.join(', ')}: ${problems}`, {
+        section: '2.1',
+        expected: 'schema list',
+        actual: verdict.errors.slice(0, 50),
+      });
     }
+    fail(`the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${problems}`, {
+      violated: ['2.1.1'],
+      expected: 'schema list',
+      actual: verdict.errors.slice(0, 50),
+    });
   },
 );
 

@@ -13,7 +13,7 @@ import { check, type Check } from '../../src/harness/check';
 import { eip55, hasAddressShape, hasIsinShape, isIsin } from '../../src/harness/formats';
 import { rawSchemaAt, validateRef } from '../../src/harness/schemas';
 import { isRecord, show } from '../../src/harness/json';
-import { bad, fieldOf, judgeRecords, OK, PROTO3_DEFAULTS } from '../../src/harness/records';
+import { bad, fieldOf, judgeRecords, OK, PROTO3_DEFAULTS, type Judgement } from '../../src/harness/records';
 
 type Schema = { type?: string; format?: string; $ref?: string; title?: string; items?: Schema };
 
@@ -28,12 +28,30 @@ function describeType(schema: Schema, base = 'token.json'): string {
   return schema.format ? `${type} (${schema.format})` : type;
 }
 
+/**
+ * The usual cause of an int64 field sent as a JSON string ("18"): the proto3 JSON mapping, which
+ * grpc-gateway's default marshaler (runtime.JSONPb, over protojson) follows, writes int64 and
+ * uint64 as strings, and no protojson MarshalOptions field changes that. 2.1 and the published
+ * OpenAPI document type decimals and paused_features as integer, so the string stays a failure;
+ * the hint names the ways out.
+ */
+export const INT64_AS_STRING_HINT =
+  'protobuf JSON (protojson, the default runtime.JSONPb marshaler of grpc-gateway) writes int64 values as strings, and no protojson MarshalOptions field changes that. Serve these fields as JSON numbers: declare them int32/uint32 in the .proto, or register a marshaler that writes int64 as numbers with runtime.WithMarshalerOption(runtime.MIMEWildcard, …).';
+
+/** An int64 field given as a decimal string, the proto3 JSON encoding of int64. */
+function int64AsString(field: string, value: unknown): boolean {
+  const isInt = (v: unknown) => typeof v === 'string' && /^-?[0-9]+$/.test(v);
+  if (field === 'decimals') return isInt(value);
+  return field === 'paused_features' && Array.isArray(value) && value.some(isInt);
+}
+
 /** Extra words for a failure, when the schema message alone does not say what is wrong. */
 function hint(field: string, value: unknown): string {
   if (field === 'isin' && hasIsinShape(value) && !isIsin(value)) {
     const digit = [...'0123456789'].find((d) => isIsin(value.slice(0, 11) + d));
     return `: the ISO 6166 check digit is wrong (${value.slice(0, 11)}${digit ?? '?'} would be valid)`;
   }
+  if (int64AsString(field, value)) return ': an int64 written as a JSON string (the proto3 JSON encoding of int64), where 2.1 types it integer';
   if (field === 'contract_address' && hasAddressShape(value)) {
     return `: mixed case that is not the EIP-55 checksum (checksummed: ${eip55(value.toLowerCase())}; all-lowercase is also accepted)`;
   }
@@ -55,9 +73,30 @@ export const FIELD_CHECKS: Array<[id: string, field: string, statements: string[
   ['rest.token.field.nav-price-updated-at', 'nav_price_updated_at', ['2.1.r11', '2.1.1']],
 ];
 
+/** One record under the field check of `field`: its type and format, as token.json#/properties/<field> has them. */
+export function judgeField(record: unknown, field: string): Judgement {
+  if (!isRecord(record)) return bad('the record is not an object', record);
+  const f = fieldOf(record, field);
+  if ('missing' in f) return bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
+  const verdict = validateRef(`token.json#/properties/${field}`, f.value);
+  if (verdict.valid) return OK;
+  return bad(
+    `${field} is not of type ${describeType(rawSchemaAt(`token.json#/properties/${field}`) as Schema)}${hint(field, f.value)} [${verdict.errors.join('; ')}]`,
+    f.value,
+    int64AsString(field, f.value) ? INT64_AS_STRING_HINT : undefined,
+  );
+}
+
+/**
+ * The field checks (FIELD_CHECKS order) that some record breaks: what a record schema failure
+ * of the list is made of, since the record schema is these fields' sub-schemas and nothing more.
+ */
+export function brokenFieldChecks(tokens: readonly unknown[]): string[] {
+  return FIELD_CHECKS.filter(([, field]) => tokens.some((record) => 'bad' in judgeField(record, field))).map(([id]) => id);
+}
+
 function fieldCheck([id, field, statements]: (typeof FIELD_CHECKS)[number]): Check {
-  const ref = `token.json#/properties/${field}`;
-  const type = describeType(rawSchemaAt(ref) as Schema);
+  const type = describeType(rawSchemaAt(`token.json#/properties/${field}`) as Schema);
   const absent = Object.hasOwn(PROTO3_DEFAULTS, field) ? `absent = proto3 default ${show(PROTO3_DEFAULTS[field])}` : 'present: a Timestamp has no default';
   return check(
     {
@@ -67,15 +106,7 @@ function fieldCheck([id, field, statements]: (typeof FIELD_CHECKS)[number]): Che
       needs: ['rest'],
       title: `every record's ${field} is ${type}`,
     },
-    (ctx) =>
-      judgeRecords(ctx, { expected: `${field} is ${type} (${absent})`, field }, (record) => {
-        if (!isRecord(record)) return bad('the record is not an object', record);
-        const f = fieldOf(record, field);
-        if ('missing' in f) return bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
-        const verdict = validateRef(ref, f.value);
-        if (verdict.valid) return OK;
-        return bad(`${field} is not of type ${type}${hint(field, f.value)} [${verdict.errors.join('; ')}]`, f.value);
-      }),
+    (ctx) => judgeRecords(ctx, { expected: `${field} is ${type} (${absent})`, field }, (record) => judgeField(record, field)),
   );
 }
 

@@ -1,13 +1,15 @@
 /**
  * Spec 2.1, the values of a record beyond their JSON type (which fields.ts judges): ranges,
- * scale, uniqueness and time. Each check is one rule over every record; a record whose field has
+ * scale, uniqueness and the icon's URL (nav-time.ts judges nav_price_updated_at). Each check is one rule over every record; a record whose field has
  * the wrong type is left to the field check and noted here, never passed or failed twice.
  */
 import { check, type Check } from '../../src/harness/check';
-import { fail, notGiven, skip } from '../../src/harness/verdict';
+import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
-import { hasAddressShape, isAbsoluteHttpUrl, parseRfc3339 } from '../../src/harness/formats';
+import { hasAddressShape, ICON_URL_SCHEMES, iconUrlScheme, isIconUrl } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
+import { judgeField } from './fields';
+import { navTimeChecks } from './nav-time';
 
 export const addressUnique = check(
   {
@@ -103,14 +105,15 @@ export const multiplierPositive = check(
 
 /**
  * 2.1: multiplier is "adjusted for an 18-decimal fixed-point scale. 1.0 means no adjustment".
- * A server that forgets the adjustment lists the raw onchain value, 1e18 for "no adjustment".
- * The threshold 1e9 is the geometric midpoint between 1 (normalised, no adjustment) and 1e18
- * (raw, no adjustment): a normalised multiplier of 1e9 would mean a billion shares per token
- * unit, far beyond any cumulative split or dividend adjustment, while a raw value below 1e9
- * would stand for a normalised factor below 1e-9. So >= 1e9 is taken as the raw fixed-point
- * value, and the failure says what the normalised value would have been.
+ * A server that forgets the adjustment lists the raw onchain value, 1e18 for "no adjustment";
+ * one that applies it twice lists 1e-18. The bounds are the geometric midpoints between 1
+ * (adjusted once) and 1e18 or 1e-18: an adjusted multiplier of 1e9 would mean a billion shares
+ * per token unit and one of 1e-9 a billionth of a share, far beyond any cumulative split,
+ * reverse split or dividend adjustment. So >= 1e9 is taken as the raw fixed-point value and
+ * < 1e-9 as a value scaled down twice, and the failure says what adjusting once would give.
  */
 export const RAW_MULTIPLIER_THRESHOLD = 1e9;
+export const TWICE_SCALED_MULTIPLIER_THRESHOLD = 1e-9;
 
 export const multiplierNormalized = check(
   {
@@ -118,19 +121,23 @@ export const multiplierNormalized = check(
     statements: ['2.1.6'],
     level: 'required',
     needs: ['rest'],
-    title: 'multiplier is already adjusted, not the raw 1e18-scaled integer',
+    title: 'multiplier is adjusted once: within 1e-9..1e9, not raw 1e18 nor divided twice',
   },
   (ctx) =>
     judgeRecords(
       ctx,
-      { expected: `multiplier adjusted for the 18-decimal scale (< ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`, field: 'multiplier' },
+      {
+        expected: `multiplier adjusted once for the 18-decimal scale (${TWICE_SCALED_MULTIPLIER_THRESHOLD} <= multiplier < ${RAW_MULTIPLIER_THRESHOLD}; 1.0 means no adjustment)`,
+        field: 'multiplier',
+      },
       (record) => {
         const f = numberField(record, 'multiplier');
         if ('verdict' in f) return f.verdict;
-        if (!Number.isFinite(f.n)) return cannotJudge('multiplier is not finite (judged by rest.token.multiplier.positive)');
-        return f.n < RAW_MULTIPLIER_THRESHOLD
-          ? OK
-          : bad(`multiplier looks like the raw 18-decimal fixed-point value, not adjusted (adjusted it would be ${f.n / 1e18})`, f.n);
+        if (!Number.isFinite(f.n) || f.n <= 0) return cannotJudge(`multiplier is not a finite number > 0 (${f.n}; judged by rest.token.multiplier.positive)`);
+        if (f.n >= RAW_MULTIPLIER_THRESHOLD)
+          return bad(`multiplier looks like the raw 18-decimal fixed-point value, not adjusted (adjusted it would be ${f.n / 1e18})`, f.n);
+        if (f.n < TWICE_SCALED_MULTIPLIER_THRESHOLD) return bad(`multiplier looks divided by 10^18 twice (adjusted once it would be ${f.n * 1e18})`, f.n);
+        return OK;
       },
     ),
 );
@@ -211,69 +218,6 @@ export const navPriceNonNegative = check(
   (ctx) => judgeRecords(ctx, { expected: 'nav_price is finite and >= 0', field: 'nav_price' }, numberAtLeast('nav_price', 0, false)),
 );
 
-/** nav_price_updated_at as a Date, or a cannot-judge verdict (the format is fields.ts's rule). */
-function updatedAt(record: unknown): { at: Date; raw: string } | { verdict: Judgement } {
-  const f = fieldOf(record, 'nav_price_updated_at');
-  if ('missing' in f) return { verdict: f.missing };
-  const at = parseRfc3339(f.value);
-  if (!at) return { verdict: cannotJudge(`nav_price_updated_at is not an RFC 3339 date-time (${show(f.value, 60)})`) };
-  return { at, raw: f.value as string };
-}
-
-function duration(sec: number): string {
-  const s = Math.round(sec);
-  if (Math.abs(s) < 120) return `${s} s`;
-  if (Math.abs(s) < 7200) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-export const navUpdatedNotFuture = check(
-  {
-    id: 'rest.token.nav-price-updated-at.not-future',
-    statements: ['2.1.9'],
-    level: 'required',
-    needs: ['rest'],
-    title: 'nav_price_updated_at is not in the future (clock skew allowed)',
-  },
-  async (ctx) => {
-    const skew = ctx.settings.clockSkewSec;
-    await judgeRecords(ctx, { expected: `nav_price_updated_at <= now + ${skew} s (clock-skew allowance)` }, (record) => {
-      const t = updatedAt(record);
-      if ('verdict' in t) return t.verdict;
-      const aheadSec = (t.at.getTime() - Date.now()) / 1000;
-      return aheadSec <= skew
-        ? OK
-        : bad(`nav_price_updated_at is ${duration(aheadSec)} in the future (allowance ${skew} s, now ${new Date().toISOString()})`, t.raw);
-    });
-  },
-);
-
-/** Advisory: the spec sets no staleness bound (2.1 rules 1-2, 8); the consumer chooses one. */
-export const navUpdatedMaxAge = check(
-  {
-    id: 'rest.token.nav-price-updated-at.max-age',
-    statements: ['2.1.12'],
-    level: 'advisory',
-    needs: ['rest'],
-    title: 'nav_price_updated_at is no older than --nav-max-age',
-  },
-  async (ctx) => {
-    const maxAge = ctx.settings.navMaxAgeSec;
-    if (maxAge === undefined) skip('no --nav-max-age given', { outOfScope: notGiven('--nav-max-age') });
-    await judgeRecords(ctx, { expected: `nav_price_updated_at no older than ${duration(maxAge)} (--nav-max-age)` }, (record) => {
-      const t = updatedAt(record);
-      if ('verdict' in t) return t.verdict;
-      const ageSec = (Date.now() - t.at.getTime()) / 1000;
-      return ageSec <= maxAge
-        ? OK
-        : bad(
-            `nav_price was last updated ${duration(ageSec)} ago, beyond --nav-max-age ${duration(maxAge)} (feeds pause outside market hours, 2.1 rule 1)`,
-            t.raw,
-          );
-    });
-  },
-);
-
 /**
  * 2.1: symbol is the "Ticker symbol of the token" and name the "Name of the underlying equity".
  * An empty string is neither, whether sent or left out by protobuf JSON (its proto3 default).
@@ -303,20 +247,58 @@ function nonEmptyCheck([id, statements, field, what]: (typeof NON_EMPTY)[number]
   );
 }
 
-export const iconUrlHttp = check(
+/**
+ * 2.1 types icon_url as a URL and nothing more. Token lists publish logos under ipfs:// as
+ * often as https://, so any scheme a client loads an image from passes (formats.ts,
+ * ICON_URL_SCHEMES); a URI that names code (javascript:), a page (data:text/html) or a place
+ * no client loads from (ftp:, file:) is not the URL of an icon. What is no URI at all (relative,
+ * empty, markup) fails the field check's format (uri) and is left to it: one failure.
+ */
+export const iconUrlLocatesIcon = check(
   {
-    id: 'rest.token.icon-url.http',
+    id: 'rest.token.icon-url.resource-url',
     statements: ['2.1.10'],
     level: 'required',
     needs: ['rest'],
-    title: 'icon_url is an absolute http(s) URL (not fetched)',
+    title: 'icon_url is a URL an icon loads from (https, http, ipfs, ipns, ar, data:image)',
   },
   (ctx) =>
-    judgeRecords(ctx, { expected: 'icon_url is an absolute http: or https: URL with a host', field: 'icon_url' }, (record) => {
+    judgeRecords(
+      ctx,
+      {
+        expected: `icon_url is an absolute URL with a scheme an image is loaded from (${ICON_URL_SCHEMES.join(', ')}; data: only as image/*)`,
+        field: 'icon_url',
+      },
+      (record) => {
+        const f = fieldOf(record, 'icon_url');
+        if ('missing' in f) return f.missing;
+        // Not a string, or no URI at all (relative, empty, markup): the field check's format rule.
+        if ('bad' in judgeField(record, 'icon_url')) return cannotJudge(`icon_url is not a URI (${show(f.value, 60)}; judged by rest.token.field.icon-url)`);
+        return isIconUrl(f.value) ? OK : bad('icon_url is a URI but not one an icon can be loaded from', f.value);
+      },
+    ),
+);
+
+/**
+ * Advisory: a plain http: icon is a URL and conformant, but a page served over https will not
+ * load it (mixed content) and it travels unprotected. Content-addressed (ipfs, ipns, ar) and
+ * inline (data:image) icons carry no such risk and are not flagged.
+ */
+export const iconUrlNotPlainHttp = check(
+  {
+    id: 'rest.token.icon-url.not-plain-http',
+    statements: ['2.1.10'],
+    level: 'advisory',
+    needs: ['rest'],
+    title: 'icon_url is not plain http: (https pages will not load it)',
+  },
+  (ctx) =>
+    judgeRecords(ctx, { expected: 'icon_url is not an http: URL (https, ipfs, ipns, ar or data:image)', field: 'icon_url' }, (record) => {
       const f = fieldOf(record, 'icon_url');
       if ('missing' in f) return f.missing;
-      if (typeof f.value !== 'string') return cannotJudge(`icon_url is not a string (${show(f.value, 60)})`);
-      return isAbsoluteHttpUrl(f.value) ? OK : bad('icon_url is not an absolute http(s) URL', f.value);
+      const scheme = iconUrlScheme(f.value);
+      if (scheme === undefined) return cannotJudge(`icon_url is not an icon URL (${show(f.value, 60)}; judged by rest.token.icon-url.resource-url)`);
+      return scheme === 'http' ? bad('icon_url is plain http: browsers block it on https pages (mixed content)', f.value) : OK;
     }),
 );
 
@@ -330,7 +312,7 @@ export const valueChecks: Check[] = [
   pausedFeaturesInt64,
   pausedFeaturesNonNegative,
   navPriceNonNegative,
-  navUpdatedNotFuture,
-  navUpdatedMaxAge,
-  iconUrlHttp,
+  ...navTimeChecks,
+  iconUrlLocatesIcon,
+  iconUrlNotPlainHttp,
 ];

@@ -1504,4 +1504,107 @@ export const VARIANTS: Variant[] = [
       return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
     },
   },
+
+  // ---- REST: impossible times and scales, icon URL schemes, one failure per wrong type ----
+  {
+    name: 'rest.nav-updated-at-unix-epoch',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest'],
+    what: "a real nav_price updated at the Unix epoch (a zero timestamp read instead of the round's updatedAt)",
+    rest: oneToken((t) => (t.nav_price_updated_at = '1970-01-01T00:00:00Z')),
+  },
+  {
+    name: 'rest.nav-updated-at-before-chains',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest'],
+    what: 'a real nav_price updated in 2001, before any EVM chain published a block',
+    rest: oneToken((t) => (t.nav_price_updated_at = '2001-09-09T01:46:40Z')),
+  },
+  {
+    name: 'rest.multiplier-scaled-twice',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest'],
+    what: 'multiplier divided by 1e18 once too often (1.0 served as 1e-18)',
+    rest: eachToken((t) => (t.multiplier = Number(t.multiplier) / 1e18)),
+  },
+  {
+    name: 'rest.icon-url-javascript',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest'],
+    what: 'icon_url is a javascript: URL',
+    rest: oneToken((t) => (t.icon_url = 'javascript:alert(document.domain)')),
+  },
+  {
+    name: 'rest.icon-url-markup',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest'],
+    what: 'icon_url is an HTML <img> element, not a URL',
+    rest: oneToken((t) => (t.icon_url = `<img src="${String(t.icon_url)}">`)),
+  },
+  {
+    name: 'rest.decimals-string-one-failure',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: 'decimals as the int64 string of protobuf JSON ("18"): the field check alone fails; the chain agrees with the value, the schema names the field check',
+    rest: eachToken((t) => (t.decimals = String(t.decimals))),
+    oneRoot: { failed: ['rest.token.field.decimals'], blockedBy: 'rest.token.field.decimals', blockedAtLeast: 1 },
+  },
+  {
+    name: 'rest.decimals-string-disagrees',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    grep: '^cross\\.token\\.decimals\\.',
+    what: 'decimals as a string that also disagrees with the contract ("17" for 18): the cross check compares the value and fails',
+    rest: oneToken((t) => (t.decimals = String(Number(t.decimals) - 1))),
+  },
+  {
+    name: 'ok.icon-url-schemes',
+    kind: 'conformant',
+    only: ['rest'],
+    mustPass: '^rest\\.token\\.(icon-url\\.(resource-url|not-plain-http)|field\\.icon-url)$',
+    what: 'icon_url under ipfs://, ipns://, ar:// and data:image (token lists publish logos this way)',
+    rest: eachToken((t, i) => {
+      const icons = [
+        'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/logo.png',
+        'ipns://k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8/logo.svg',
+        'ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U',
+        'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      ];
+      t.icon_url = icons[i % icons.length]!;
+    }),
+  },
+  {
+    name: 'ok.icon-url-plain-http',
+    kind: 'conformant',
+    only: ['rest'],
+    mustPass: '^rest\\.token\\.icon-url\\.resource-url$',
+    what: 'icon_url over plain http: a URL, so conformant (the preference for https is advisory only)',
+    rest: eachToken((t) => (t.icon_url = String(t.icon_url).replace(/^https:/, 'http:'))),
+  },
+  {
+    name: 'ok.no-nav-at-epoch',
+    kind: 'conformant',
+    only: ['rest'],
+    mustPass: '^rest\\.token\\.nav-price-updated-at\\.(onchain-era|not-future)$|^rest\\.token\\.nav-price\\.non-negative$',
+    what: 'a record with no NAV yet: nav_price left out (proto3 default 0) and nav_price_updated_at the zero Timestamp (epoch)',
+    rest: oneToken((t) => {
+      delete t.nav_price;
+      t.nav_price_updated_at = '1970-01-01T00:00:00Z';
+    }),
+  },
+  {
+    name: 'ok.multiplier-reverse-split',
+    kind: 'conformant',
+    only: ['rest'],
+    mustPass: '^rest\\.token\\.multiplier\\.',
+    what: 'multiplier 0.001 after a 1:1000 reverse split (small, but adjusted once)',
+    rest: oneToken((t) => (t.multiplier = 0.001)),
+  },
 ];

@@ -1,6 +1,8 @@
 import {
   FORMATS,
   isAbsoluteHttpUrl,
+  iconUrlScheme,
+  isIconUrl,
   isChecksummedAddress,
   isEvmAddress,
   isHexBytes,
@@ -292,15 +294,61 @@ describe('isAbsoluteHttpUrl', () => {
   });
 });
 
+describe('iconUrlScheme', () => {
+  test.each([
+    ['https://example.com/icons/aapl.png', 'https'],
+    ['HTTPS://EXAMPLE.COM/a.png', 'https'],
+    ['http://example.com/a.png', 'http'],
+    ['ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi', 'ipfs'],
+    ['ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/readme', 'ipfs'],
+    ['IPFS://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG', 'ipfs'],
+    ['ipns://k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8/a.svg', 'ipns'],
+    ['ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U', 'ar'],
+    ['data:image/png;base64,iVBORw0KGgo=', 'data'],
+    ['data:image/svg+xml;charset=utf-8,%3Csvg%2F%3E', 'data'],
+    ['data:image/webp,AAAA', 'data'],
+  ])('%s locates an icon (%s)', (u, scheme) => {
+    expect(iconUrlScheme(u)).toBe(scheme);
+    expect(isIconUrl(u)).toBe(true);
+  });
+
+  test.each([
+    ['javascript:alert(1)', 'code, not a resource'],
+    ['JavaScript:alert(1)', 'code, any case'],
+    ['vbscript:msgbox(1)', 'code'],
+    ['<img src="https://example.com/a.png">', 'markup'],
+    ['https://example.com/a.png"><script>alert(1)</script>', 'markup after a URL'],
+    ['data:text/html;base64,PHNjcmlwdD4=', 'data that is no image'],
+    ['data:image/svg+xml,<svg onload="alert(1)"/>', 'raw markup in a data URL'],
+    ['data:image/png;base64,', 'no data'],
+    ['data:,hello', 'no media type'],
+    ['ftp://example.com/a.png', 'no client loads ftp'],
+    ['file:///etc/icon.png', "the server's own disk"],
+    ['ipfs://', 'no content id'],
+    ['ipfs:///x', 'empty content id'],
+    ['ar://', 'no transaction'],
+    ['/icons/a.png', 'relative'],
+    ['ipfs://Qm abc', 'whitespace'],
+    ['https://example.com\\a.png', 'backslash'],
+    ['', 'empty'],
+  ])('%j is no icon URL (%s)', (u) => {
+    expect(iconUrlScheme(u)).toBeUndefined();
+    expect(isIconUrl(u)).toBe(false);
+  });
+
+  test.each(NON_STRINGS)('non-string %p is no icon URL', (v) => expect(isIconUrl(v)).toBe(false));
+});
+
 describe('FORMATS registry', () => {
   test('names the formats the schemas use, each backed by the tested function', () => {
-    expect(Object.keys(FORMATS).sort()).toEqual(['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'isin'].sort());
+    expect(Object.keys(FORMATS).sort()).toEqual(['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'icon-url', 'isin'].sort());
     expect(FORMATS['isin']).toBe(isIsin);
     expect(FORMATS['evm-address']).toBe(isEvmAddress);
     expect(FORMATS['hex-quantity']).toBe(isHexQuantity);
     expect(FORMATS['hex-bytes']).toBe(isHexBytes);
     expect(FORMATS['date-time']).toBe(isRfc3339DateTime);
     expect(FORMATS['http-url']).toBe(isAbsoluteHttpUrl);
+    expect(FORMATS['icon-url']).toBe(isIconUrl);
     expect(Object.isFrozen(FORMATS)).toBe(true);
   });
 });

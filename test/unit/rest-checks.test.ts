@@ -10,6 +10,8 @@ import type { Check } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { codeChecks as crossChecks } from '../../suites/cross/code';
+import { erc20Checks } from '../../suites/cross/erc20';
+import { INT64_AS_STRING_HINT } from '../../suites/rest/fields';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../src/harness/records';
 
@@ -66,10 +68,18 @@ function target(opts: {
   unknown?: () => Answer;
   requireKey?: string;
   code?: (address: string, block: string) => unknown;
+  /** eth_call: the ERC-20 decimals() each address answers (the other views are refused). */
+  decimals?: (address: string) => number;
 }): Handler {
   return ({ method, path, headers, body }) => {
-    if (path === '/rpc' && opts.code) {
+    if (path === '/rpc' && (opts.code || opts.decimals)) {
       const call = JSON.parse(body) as { id: number; method: string; params: string[] };
+      const tx = call.params[0] as unknown as { to: string; data: string };
+      const decimalsSelector = '0x313ce567';
+      if (call.method === 'eth_call' && opts.decimals && tx.data === decimalsSelector)
+        return json(200, { jsonrpc: '2.0', id: call.id, result: `0x${opts.decimals(tx.to).toString(16).padStart(64, '0')}` });
+      if (call.method === 'eth_call') return json(200, { jsonrpc: '2.0', id: call.id, error: { code: 3, message: 'execution reverted' } });
+      if (!opts.code) return json(200, { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } });
       if (call.method !== 'eth_getCode') return json(200, { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } });
       return json(200, { jsonrpc: '2.0', id: call.id, result: opts.code(call.params[0], call.params[1]) });
     }
@@ -191,7 +201,8 @@ describe('REST checks against a broken target', () => {
       'rest.token.contract-address.unique': 'failed',
       'rest.error.unknown-path': 'failed',
       'rest.readonly.post': 'failed',
-      'rest.list.schema': 'failed',
+      // the record schema's failure is the isin field check's: named as its cause, not failed again
+      'rest.list.schema': 'inconclusive',
       // what holds still passes
       'rest.readonly.put': 'passed',
       'rest.readonly.delete': 'passed',
@@ -210,6 +221,7 @@ describe('REST checks against a broken target', () => {
     expect(by['rest.token.contract-address.unique'].reason).toContain(`${dup.toLowerCase()} in tokens[1] (${dup}), tokens[2] (${dup.toLowerCase()})`);
     expect(by['rest.error.unknown-path'].reason).toMatch(/HTTP 404: Content-Type is "text\/html", not application\/json; the body is not JSON/);
     expect(by['rest.readonly.post']).toMatchObject({ failedSection: undefined, section: '4.1', actual: 200 });
+    expect(by['rest.list.schema']).toMatchObject({ cause: 'blocked', blockedBy: 'rest.token.field.isin' });
     expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
   });
 
@@ -248,7 +260,7 @@ describe('REST checks against a broken target', () => {
       'rest.token.total-supply.non-negative': 'failed',
       'rest.token.nav-price.non-negative': 'failed',
       'rest.token.nav-price-updated-at.not-future': 'failed',
-      'rest.token.icon-url.http': 'failed',
+      'rest.token.icon-url.resource-url': 'failed',
       'rest.token.paused-features.int64-range': 'failed',
       'rest.token.paused-features.non-negative': 'failed',
       'rest.token.multiplier.positive': 'failed',
@@ -385,8 +397,8 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
     [
       'icon_url omitted',
       (r) => omit(r, 'icon_url'),
-      'rest.token.icon-url.http',
-      /icon_url is absent, read as its proto3 default "": icon_url is not an absolute http\(s\) URL/,
+      'rest.token.field.icon-url',
+      /icon_url is absent, read as its proto3 default "": icon_url is not of type string \(uri\)/,
     ],
     ['symbol ""', (r) => ({ ...r, symbol: '' }), 'rest.token.symbol.non-empty', /tokens\[1\] .*symbol is empty: not a ticker symbol/],
     ['symbol omitted', (r) => omit(r, 'symbol'), 'rest.token.symbol.non-empty', /symbol is absent, read as its proto3 default "": symbol is empty/],
@@ -417,11 +429,164 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
     expect(by['rest.list.schema'].status).toBe('passed');
   });
 
-  it('fail the whole-body schema on an absent field without a default, as the field check does', async () => {
+  it('leave an absent field without a default to its field check: the whole-body schema names it as its cause', async () => {
     const by = await run(target({ list: listOf([omit(record(0), 'nav_price_updated_at', 'paused_features')]) }));
-    expect(by['rest.list.schema']).toMatchObject({ status: 'failed' });
+    expect(by['rest.token.field.nav-price-updated-at'].status).toBe('failed');
+    expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.token.field.nav-price-updated-at' });
     expect(by['rest.list.schema'].reason).toMatch(/must have required property 'nav_price_updated_at'/);
     expect(by['rest.list.schema'].reason).not.toMatch(/paused_features/);
+  });
+
+  it('state the schema failure once, citing 2.1, when the field check that owns it is not selected', async () => {
+    const only = restChecks.filter((c) => c.id === 'rest.list.schema');
+    const by = await run(target({ list: listOf([record(0, { decimals: '18' })]) }), only);
+    expect(by['rest.list.schema']).toMatchObject({ status: 'failed', failedSection: '2.1' });
+    expect(by['rest.list.schema'].reason).toMatch(/judged by rest\.token\.field\.decimals.*decimals must be integer/);
+  });
+});
+
+describe('plausible values a real deployment gets wrong (2.1)', () => {
+  const by1 = (id: string) => restChecks.filter((c) => c.id === id);
+
+  it.each<[string, Record<string, unknown>]>([
+    ['the Unix epoch', { nav_price_updated_at: '1970-01-01T00:00:00Z' }],
+    ['a time before any EVM chain', { nav_price_updated_at: '2009-01-03T18:15:05Z' }],
+    ['the epoch with an offset', { nav_price_updated_at: '1970-01-01T01:00:00+01:00' }],
+  ])('fail a real nav_price updated at %s', async (_what, over) => {
+    const by = await run(target({ list: listOf([record(0), record(1, over)]) }), by1('rest.token.nav-price-updated-at.onchain-era'));
+    expect(by['rest.token.nav-price-updated-at.onchain-era']).toMatchObject({ status: 'failed', section: '2.1' });
+    expect(by['rest.token.nav-price-updated-at.onchain-era'].reason).toMatch(
+      /tokens\[1\] .*before any EVM chain published a block \(2015-07-30T15:26:28\.000Z\), while nav_price is 187\.25/,
+    );
+  });
+
+  it('pass a record with no NAV (nav_price 0 or left out) at the epoch, and real times after 2015', async () => {
+    const omitted = Object.fromEntries(Object.entries(record(1, { nav_price_updated_at: '1970-01-01T00:00:00Z' })).filter(([k]) => k !== 'nav_price'));
+    const tokens = [
+      record(0),
+      omitted,
+      record(2, { nav_price: 0, nav_price_updated_at: '1970-01-01T00:00:00Z' }),
+      record(3, { nav_price_updated_at: '2015-08-01T00:00:00Z' }),
+    ];
+    const by = await run(target({ list: listOf(tokens) }), by1('rest.token.nav-price-updated-at.onchain-era'));
+    expect(by['rest.token.nav-price-updated-at.onchain-era'].status).toBe('passed');
+    expect(by['rest.token.nav-price-updated-at.onchain-era'].notes?.join(' ')).toMatch(/2 of 4 records not judged.*nav_price 0 is no published NAV/);
+  });
+
+  it('give bad input a verdict, not a crash: null, text and absent values are left to their field checks', async () => {
+    const tokens = [record(0, { nav_price: null }), record(1, { nav_price_updated_at: null }), record(2, { nav_price: '5' }), { symbol: 'X' }, 'not a record'];
+    const by = await run(target({ list: listOf(tokens) }), by1('rest.token.nav-price-updated-at.onchain-era'));
+    expect(by['rest.token.nav-price-updated-at.onchain-era']).toMatchObject({ status: 'skipped', cause: 'nothing-to-judge' });
+  });
+
+  it.each([
+    [1e-18, 'failed', /looks divided by 10\^18 twice \(adjusted once it would be 1\)/],
+    [2.5e-18, 'failed', /adjusted once it would be 2\.5/],
+    [1e-9, 'passed', undefined],
+    [0.000125, 'passed', undefined],
+  ])('judge a multiplier of %d as %s', async (multiplier, status, reason) => {
+    const by = await run(target({ list: listOf([record(0), record(1, { multiplier })]) }), by1('rest.token.multiplier.normalized'));
+    expect(by['rest.token.multiplier.normalized'].status).toBe(status);
+    if (reason) expect(by['rest.token.multiplier.normalized'].reason).toMatch(reason);
+  });
+
+  const iconChecks = restChecks.filter((c) => c.id.startsWith('rest.token.icon-url.'));
+  it.each([
+    'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/aapl.png',
+    'ipns://icons.example.eth/aapl.svg',
+    'ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U',
+    'data:image/png;base64,iVBORw0KGgo=',
+    'data:image/svg+xml;charset=utf-8,%3Csvg%2F%3E',
+    'https://icons.example.com/aapl.png',
+  ])('pass icon_url %s, required and advisory alike', async (icon_url) => {
+    const by = await run(target({ list: listOf([record(0, { icon_url })]) }), iconChecks);
+    expect(statuses(by)).toEqual({ 'rest.token.icon-url.resource-url': 'passed', 'rest.token.icon-url.not-plain-http': 'passed' });
+  });
+
+  it('pass a plain http: icon_url, flagging it as advisory only', async () => {
+    const by = await run(target({ list: listOf([record(0, { icon_url: 'http://icons.example.com/a.png' })]) }), iconChecks);
+    expect(by['rest.token.icon-url.resource-url'].status).toBe('passed');
+    expect(by['rest.token.icon-url.not-plain-http']).toMatchObject({ status: 'failed', level: 'advisory' });
+  });
+
+  it.each(['javascript:alert(1)', 'data:text/html;base64,PHNjcmlwdD4=', 'ftp://icons.example.com/a.png', 'file:///etc/icon.png', 'ipfs://'])(
+    'fail icon_url %j: a URI, but none an icon loads from',
+    async (icon_url) => {
+      const by = await run(target({ list: listOf([record(0), record(1, { icon_url })]) }), [...iconChecks, ...by1('rest.token.field.icon-url')]);
+      expect(by['rest.token.icon-url.resource-url']).toMatchObject({ status: 'failed', section: '2.1' });
+      expect(by['rest.token.field.icon-url'].status).toBe('passed');
+      expect(by['rest.token.icon-url.not-plain-http'].status).toBe('passed');
+    },
+  );
+
+  it.each([
+    '<img src="https://icons.example.com/a.png">',
+    'https://icons.example.com/a.png"><script>alert(1)</script>',
+    'data:image/svg+xml,<svg onload="alert(1)"/>',
+    '/icons/a.png',
+    '',
+  ])('leave icon_url %j, no URI at all, to the field check: one failure', async (icon_url) => {
+    const by = await run(target({ list: listOf([record(0), record(1, { icon_url })]) }), [...iconChecks, ...by1('rest.token.field.icon-url')]);
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.token.field.icon-url']);
+    expect(by['rest.token.icon-url.resource-url'].notes?.join(' ')).toMatch(/not a URI .*judged by rest\.token\.field\.icon-url/);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['decimals "18"', { decimals: '18' }, 'rest.token.field.decimals'],
+    ['paused_features ["1"]', { paused_features: ['1'] }, 'rest.token.field.paused-features'],
+  ])('fail %s with a hint naming the proto3 JSON int64 encoding and the marshaler option', async (_what, over, id) => {
+    const by = await run(target({ list: listOf([record(0, over)]) }), by1(id));
+    expect(by[id]).toMatchObject({ status: 'failed', hint: INT64_AS_STRING_HINT });
+    expect(by[id].reason).toMatch(/an int64 written as a JSON string/);
+    expect(INT64_AS_STRING_HINT).toMatch(/protojson.*runtime\.WithMarshalerOption\(runtime\.MIMEWildcard/);
+  });
+
+  it('give no int64 hint for a wrong type of another kind', async () => {
+    const by = await run(target({ list: listOf([record(0, { decimals: 'eighteen' })]) }), by1('rest.token.field.decimals'));
+    expect(by['rest.token.field.decimals'].status).toBe('failed');
+    expect(by['rest.token.field.decimals'].hint).toBeUndefined();
+  });
+});
+
+describe('one root cause, one failure: a wrong type fails its field check alone', () => {
+  const decimalsOnly = [...restChecks, ...erc20Checks].filter((c) => /decimals|rest\.list\.schema/.test(c.id));
+
+  it('decimals "18" against the chain\'s 18 fails rest.token.field.decimals and nothing else', async () => {
+    const by = await run(target({ list: listOf([record(0, { decimals: '18' }), record(1)]), decimals: () => 18 }), decimalsOnly, env({ rpcUrl: `${url}/rpc` }));
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.token.field.decimals']);
+    expect(by['cross.token.decimals.matches-chain'].status).toBe('passed');
+    expect(by['rest.list.schema']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.token.field.decimals' });
+  });
+
+  it('a real disagreement ("17" against 18) still fails the cross check, beside the field check', async () => {
+    const by = await run(target({ list: listOf([record(0, { decimals: '17' })]), decimals: () => 18 }), decimalsOnly, env({ rpcUrl: `${url}/rpc` }));
+    expect(by['cross.token.decimals.matches-chain']).toMatchObject({ status: 'failed', section: '2.1' });
+    expect(by['cross.token.decimals.matches-chain'].reason).toMatch(/REST "17", chain 18/);
+    expect(by['rest.token.field.decimals'].status).toBe('failed');
+  });
+
+  it('a value of no comparable type (null, text) is not compared: noted, and skipped when nothing else is', async () => {
+    const by = await run(
+      target({ list: listOf([record(0, { decimals: null }), record(1, { decimals: 'eighteen' })]), decimals: () => 18 }),
+      decimalsOnly,
+      env({ rpcUrl: `${url}/rpc` }),
+    );
+    expect(by['cross.token.decimals.matches-chain']).toMatchObject({ status: 'skipped' });
+    const mixed = await run(
+      target({ list: listOf([record(0, { decimals: null }), record(1)]), decimals: () => 18 }),
+      decimalsOnly,
+      env({ rpcUrl: `${url}/rpc` }),
+    );
+    expect(mixed['cross.token.decimals.matches-chain'].status).toBe('passed');
+    expect(mixed['cross.token.decimals.matches-chain'].notes?.join(' ')).toMatch(/1 record\(s\) not compared.*tokens\[0\].*null/);
   });
 });
 
@@ -516,4 +681,18 @@ describe('powerOfTenOff (cross.token.total-supply.normalized)', () => {
     [1_000_001, 1_000_000], // supply moved between reads: not a scale error
     [0, 5],
   ])('%d vs chain %d is no scale error', (rest, chain) => expect(powerOfTenOff(rest, chain)).toBeUndefined());
+});
+
+describe('numericValue (the cross checks compare values, not JSON types)', () => {
+  const { numericValue } = require('../../suites/cross/erc20') as typeof import('../../suites/cross/erc20');
+  it.each<[unknown, number]>([
+    [18, 18],
+    ['18', 18],
+    ['-3', -3],
+    ['1000.5', 1000.5],
+    ['1e21', 1e21],
+  ])('%j stands for %d', (v, n) => expect(numericValue(v)).toBe(n));
+  it.each([null, undefined, '', ' 18', '18 ', '0x12', 'eighteen', '1_000', 'NaN', 'Infinity', true, [18], { n: 18 }])('%j stands for no number', (v) =>
+    expect(numericValue(v)).toBeUndefined(),
+  );
 });
