@@ -124,7 +124,7 @@ export class SecretMatcher {
           const chars = [...x].map(escapeRegExp);
           return chars.slice(0, CUT_PREFIX).join('') + chars.slice(CUT_PREFIX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
         });
-      this.cutPattern = starts.length ? new RegExp(`(?:${starts.join('|')})(?=${CUT_MARKS.map(escapeRegExp).join('|')})`) : /$^/;
+      this.cutPattern = starts.length ? new RegExp(`(?:${starts.join('|')})(?=${CUT_MARKS.map(escapeRegExp).join('|')})`) : /(?!)/;
     }
     return [this.pattern, this.cutPattern];
   }
