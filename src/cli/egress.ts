@@ -88,7 +88,8 @@ export class Egress {
   /** A URL as given, even one that does not parse: its credential parts. */
   private addRawUrl(value: string): void {
     this.redactor.addUrl(value.trim());
-    for (const part of value.split(/[/?#&=:@\s]+/)) if (!isPlainPart(part) && !/^https?$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
+    for (const part of value.split(/[/?#&=:@\s]+/))
+      if (!isPlainPart(part) && !/^https?$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
   }
 
   /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */

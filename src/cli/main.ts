@@ -158,7 +158,9 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   try {
     // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
     const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
-    const ran = new Map((await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
+    const ran = new Map(
+      (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]),
+    );
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => {
       const leftOut = deselectedBy(c, cfg);

@@ -86,7 +86,10 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
   ];
   if (certify) files.push(...certificateFiles(doc, resultsJson, certify));
-  gate.clearStale(dir, files.map(([name]) => name));
+  gate.clearStale(
+    dir,
+    files.map(([name]) => name),
+  );
   // Every file is tried, so one refusal does not leave an older copy of another standing; the first error is raised after.
   const written: string[] = [];
   let failure: Error | undefined;
@@ -99,7 +102,10 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
   }
   if (failure) {
     // A certificate vouches for the set of files beside it: with one of them missing it is not left standing.
-    gate.clearStale(dir, SUITE_FILES.filter((f) => !CERTIFICATE_FILES.includes(f)));
+    gate.clearStale(
+      dir,
+      SUITE_FILES.filter((f) => !CERTIFICATE_FILES.includes(f)),
+    );
     throw failure;
   }
   return written;

@@ -195,11 +195,14 @@ export class Redactor {
     for (const part of url.hash.replace(/^#/, '').split(/[&;]/)) {
       const eq = part.indexOf('=');
       const value = eq < 0 ? part : part.slice(eq + 1);
-      if (!isPlainPart(value) || (eq > 0 && SECRET_QUERY.test(safeDecode(part.slice(0, eq))))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      if (!isPlainPart(value) || value.length >= 8 || (eq > 0 && SECRET_QUERY.test(safeDecode(part.slice(0, eq)))))
+        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
     for (const { name, value } of queryPairs(url)) {
       if (!isPlainPart(name)) this.add(name);
-      if (value && (!isPlainPart(value) || SECRET_QUERY.test(safeDecode(name)))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      // publicUrl masks every query value; one long enough not to be an ordinary word (a tenant, a letters-only key) is registered too.
+      if (value && (!isPlainPart(value) || value.length >= 8 || SECRET_QUERY.test(safeDecode(name))))
+        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
     for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment);
     return this;

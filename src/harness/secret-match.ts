@@ -71,10 +71,8 @@ export function base64Runs(s: string): string {
   const out: string[] = [];
   for (const m of s.matchAll(/[A-Za-z0-9+/_-]{8,}/g)) {
     const run = m[0].replace(/-/g, '+').replace(/_/g, '/');
-    for (let off = 0; off < 4 && run.length - off >= 8; off++) {
-      const part = run.slice(off, off + ((run.length - off) & ~3));
-      out.push(Buffer.from(part, 'base64').toString('latin1'));
-    }
+    // Unpadded runs decode too: Buffer reads a last group of 2 or 3 characters.
+    for (let off = 0; off < 4 && run.length - off >= 8; off++) out.push(Buffer.from(run.slice(off), 'base64').toString('latin1'));
   }
   return out.join('\n');
 }
