@@ -41,9 +41,11 @@ const HOSTILE_TEXT = 'write to admin@evil.example or mailto:admin@evil.example, 
 let server: HostileServer;
 beforeAll(async () => {
   server = await startHostile((req) =>
-    req.method === 'POST'
-      ? { ...rpcReply(req, () => ({ error: { code: -32000, message: HOSTILE_TEXT } })), headers: { 'content-type': 'application/json\u009b2J\u009d0;t' } }
-      : { status: 500, headers: { 'content-type': 'text/plain\u009b2J\u009d0;t' }, body: HOSTILE_TEXT },
+    req.url === '/openapi.json'
+      ? { headers: { 'content-type': 'text/plain\u009b2J\u009d0;t' }, body: '{ not: [a document' }
+      : req.method === 'POST'
+        ? { ...rpcReply(req, () => ({ error: { code: -32000, message: HOSTILE_TEXT } })), headers: { 'content-type': 'application/json\u009b2J\u009d0;t' } }
+        : { status: 500, headers: { 'content-type': 'text/plain\u009b2J\u009d0;t' }, body: HOSTILE_TEXT },
   );
 });
 afterAll(() => server.close());
@@ -85,10 +87,15 @@ describe('target text is inert', () => {
     r = await failingRun(dir);
   }, 60_000);
 
-  it('C1 controls (CSI, OSC) from a target never reach stdout or stderr raw', () => {
+  it('C1 controls (CSI, OSC) from a target never reach stdout or stderr raw', async () => {
     expect(r.out + r.err).toMatch(/evil|text\/plain|application\/json/);
     expect(r.out).not.toMatch(/[\u0080-\u009f]/);
     expect(r.err).not.toMatch(/[\u0080-\u009f]/);
+    // The published document's Content-Type is quoted on stderr when the document cannot be read.
+    const doc = await failingRun(mkdtempSync(path.join(tmpdir(), 'gate-doc-')), ['--openapi', `${server.origin}/openapi.json`]);
+    expect(doc.code).toBe(2);
+    expect(doc.err).toContain('text/plain');
+    expect(doc.err).not.toMatch(/[\u0080-\u009f]/);
   });
 
   it('e-mail addresses and mailto:/xmpp: text in summary.md render as text, not links, with linkify on', () => {
