@@ -142,7 +142,7 @@ export class SecretMatcher {
 }
 
 /** Characters that end a token: whitespace, quotes, brackets and the separators of JSON, HTML, Markdown and tables. */
-const TOKEN = /[^\s"'`<>()[\]{},;|]+/g;
+const TOKEN = /[^\s"'`<>()[\]{},|]+/g;
 
 /**
  * `text` with every token (a run between separators) in which `finds` sees a secret replaced by
