@@ -64,12 +64,15 @@ export function htmlDecode(s: string): string {
 }
 
 /**
- * The decoded text of every base64 or base64url run of 8 or more characters, read from each of its
- * first four offsets (a run glued to other letters still decodes at one of them), one per line.
+ * The decoded text of every base64 or base64url run of 8 or more characters (but runs of hex
+ * digits), read from each of its first four offsets (a run glued to other letters still decodes at
+ * one of them), one per line.
  */
 export function base64Runs(s: string): string {
   const out: string[] = [];
   for (const m of s.matchAll(/[A-Za-z0-9+/_-]{8,}/g)) {
+    // Hex (hashes, addresses, calldata) is most of what a node answers; a secret's base64 made of hex digits alone is vanishingly rare.
+    if (/^(0x)?[0-9a-fA-F]*$/.test(m[0])) continue;
     const run = m[0].replace(/-/g, '+').replace(/_/g, '/');
     // Unpadded runs decode too: Buffer reads a last group of 2 or 3 characters.
     for (let off = 0; off < 4 && run.length - off >= 8; off++) out.push(Buffer.from(run.slice(off), 'base64').toString('latin1'));
