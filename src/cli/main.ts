@@ -156,7 +156,8 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   const redactor = gate.redactor;
   const reporter = new ConsoleReporter(io.out, checks.length);
   try {
-    // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
+    // Expectations are applied once, here, as each result comes (the runner hands over every result,
+    // blocked ones included), so a known failure streams as known, not as FAIL.
     const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
     const ran = new Map(
       (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]),
@@ -166,7 +167,6 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       const leftOut = deselectedBy(c, cfg);
       return leftOut ? notSelected(c, leftOut) : ran.get(c.id)!;
     });
-    if (expectations) applyExpectations(results, expectations);
     const doc = buildRunDocument(
       {
         suite: { name: pkg.name, version: pkg.version },

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Egress } from '../../src/cli/egress';
@@ -340,5 +340,24 @@ describe('the egress gate: secrets found in any decoding, whole values masked, w
     });
     const text = g.pass(`alpha-one-1 beta-two-2 gamma-three-3 ${'ab12'.repeat(16)} lettersonlyvalue FRAGk3y9Zz`, 'test');
     expect(text).toBe(Array(6).fill(REDACTED).join(' '));
+  });
+});
+
+describe('one way out', () => {
+  /**
+   * Files that may touch a stream or the file system directly: the gate itself; the process entry
+   * that hands it the real streams; `npm run docs`, which rewrites the repository's own pages; and
+   * the jest adapter's test file, whose warnings quote results.json as the gate wrote it.
+   */
+  const ALLOWED = ['src/cli/egress.ts', 'src/cli/main.ts', 'src/cli/docs.ts', 'src/cli/jest/checks.conformance.ts'];
+  const DIRECT = /\b(writeFileSync|appendFileSync|createWriteStream|process\.(stdout|stderr)\.write|console\.(log|error|warn|info))\b/;
+
+  it('nothing in src/cli, src/harness or suites writes but through the egress gate', () => {
+    const root = path.join(__dirname, '../..');
+    const files = ['src/cli', 'src/harness', 'suites'].flatMap((d) =>
+      (readdirSync(path.join(root, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(d, f)),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter((f) => !ALLOWED.includes(f) && DIRECT.test(readFileSync(path.join(root, f), 'utf8')))).toEqual([]);
   });
 });
