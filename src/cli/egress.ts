@@ -36,6 +36,7 @@ const URL_FLAGS = new Set(['base-url', 'rpc-url', 'openapi']);
 const HEADER_FLAGS = new Set(['header', 'rest-header', 'rpc-header']);
 const KEY_FLAGS = new Set(['signer-key', 'sign-key']);
 const envOf = new Map(OPTIONS.map(([flag, env]) => [flag, env]));
+const OPTION_ENVS = new Set<string>(OPTIONS.map(([, env]) => env).filter(Boolean));
 
 /** The suite's own terminal sequences (colour, erase line after a carriage return): everything else that controls a terminal is shown inert. */
 const OWN_SEQUENCE = /\r?\u001b\[2K|\u001b\[[0-9;]{0,12}m/g;
@@ -109,7 +110,13 @@ export class Egress {
         else if (KEY_FLAGS.has(flag) && (v.includes('-----BEGIN') || looksLikeKey(v.trim()))) this.addLoose(v);
       }
     }
-    for (const [name, value] of Object.entries(env)) if (SECRET_NAME.test(name) && !/_FILE$/.test(name)) this.addLoose(value);
+    // Other variables named as credentials (a CI token, .env): their key-like parts only, so that a
+    // flag such as HAS_SECRET=true never turns the word "true" in a report into ***.
+    for (const [name, value] of Object.entries(env)) {
+      if (!SECRET_NAME.test(name) || /_FILE$/.test(name) || !value || OPTION_ENVS.has(name)) continue;
+      if (value.includes('-----BEGIN')) this.addLoose(value);
+      else for (const part of value.split(/[,\s]+/)) if (looksLikeKey(part)) this.redactor.add(part);
+    }
     // A key pasted where a path was asked for is still a key.
     for (const [name, value] of Object.entries(env)) if (/_FILE$/.test(name) && value?.includes('-----BEGIN')) this.addLoose(value);
     return this;
