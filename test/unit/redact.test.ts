@@ -361,3 +361,10 @@ describe('one way out', () => {
     expect(files.filter((f) => !ALLOWED.includes(f) && DIRECT.test(readFileSync(path.join(root, f), 'utf8')))).toEqual([]);
   });
 });
+
+describe('ambient variables named as credentials', () => {
+  it('registers their key-like parts, never a plain word such as "true"', () => {
+    const g = Egress.forRun([], { HAS_SECRET: 'true', CI_TOKEN: 'ghs_q7Xw2kLm9PzR4tYbAbCd' });
+    expect(g.pass('{"archive":true} ghs_q7Xw2kLm9PzR4tYbAbCd', 'test')).toBe(`{"archive":true} ${REDACTED}`);
+  });
+});
