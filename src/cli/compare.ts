@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
 import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from './outcome';
 import { countLine, escapeHtml as esc, OUTCOME_WORDS } from './reporters/shared';
@@ -221,16 +222,11 @@ ${opts.all && scope.length ? `<h2>Scope only (${scope.length})</h2>\n${table(sco
 `;
 }
 
-/** Write compare.md and compare.html into `outDir`; returns their paths. */
-export function writeComparison(c: Comparison, outDir: string, opts: RenderOptions = {}): string[] {
-  mkdirSync(outDir, { recursive: true });
+/** Write compare.md and compare.html into `outDir` through the egress gate; returns their paths. */
+export function writeComparison(c: Comparison, outDir: string, opts: RenderOptions = {}, gate: Egress = new Egress()): string[] {
   const files: Array<[string, string]> = [
     ['compare.md', renderCompareMd(c, opts)],
     ['compare.html', renderCompareHtml(c, opts)],
   ];
-  return files.map(([name, body]) => {
-    const file = path.join(outDir, name);
-    writeFileSync(file, body);
-    return file;
-  });
+  return files.map(([name, body]) => gate.writeFile(outDir, name, body));
 }

@@ -3,12 +3,8 @@ import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
 import { OPTIONS } from './options';
-import { RateLimiter } from '../harness/http';
-import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import { PKG as pkg } from '../harness/paths';
-import { Redactor } from '../harness/redact';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
-import { createSigner, SpendBudget } from '../harness/signer';
 import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from './outcome';
@@ -16,14 +12,12 @@ import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
-import { probe, redactorFor } from './target';
+import { Egress, type Io } from './egress';
+import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 
-export interface Io {
-  out: NodeJS.WriteStream;
-  err: NodeJS.WriteStream;
-}
+export type { Io } from './egress';
 
 function helpText(): string {
   const rows = OPTIONS.map(([flag, env, arg, what]) => `  --${flag}${arg ? ` ${arg}` : ''}`.padEnd(44) + `${what}${env ? ` [${env}]` : ''}`);
@@ -70,34 +64,20 @@ function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'
   );
 }
 
-interface Target {
-  baseUrl?: string;
-  rpcUrl?: string;
-  signerKey?: `0x${string}`;
-  stop(): Promise<void>;
+/**
+ * The whole run; returns the exit code. Never throws for bad input. Every byte it writes leaves
+ * through one egress gate that knows the secrets of `argv` and `env` before they are parsed; a
+ * write the gate refused makes a run that would have exited 0 or 3 exit 2 (a failure keeps its 1).
+ */
+export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): Promise<number> {
+  const gate = Egress.forRun(argv, env, (line) => given.err.write(line));
+  const code = await gated(argv, env, gate.io(given), gate);
+  return gate.refused.length > 0 && code !== EXIT_CODE.nonConformant && code !== EXIT_CODE.interrupted ? EXIT_CODE.config : code;
 }
 
-/** The first line of the console output: what is being judged, so an embedded run is never mistaken for a deployment. */
-async function openTarget(cfg: RunConfig, io: Io, redactor: Redactor): Promise<Target> {
-  if (!cfg.embedded) {
-    const shown = (url: string | undefined, flag: string) => (url ? redactor.publicUrl(url) : `none (no ${flag})`);
-    io.out.write(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
-    return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
-  }
-  const started = performance.now();
-  // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
-  const { startReference } = require('../reference') as typeof import('../reference');
-  const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
-  io.out.write(
-    `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
-  );
-  return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
-}
-
-/** The whole run; returns the exit code. Never throws for bad input. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress): Promise<number> {
   const subcommand = subcommandOf(argv, env);
-  if (subcommand) return subcommand(io);
+  if (subcommand) return subcommand(io, gate);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
   const catalogue = allChecks();
@@ -139,8 +119,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     return EXIT_CODE.config;
   }
 
-  // Secrets are known before any request is made, so nothing unredacted is ever recorded.
-  const redactor = redactorFor(cfg);
   const ciUrl = ciRunUrl(env);
   const controller = new AbortController();
   // What stopped the run, as a fact beside the words the abort carries.
@@ -160,57 +138,25 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   deadline.unref();
 
   const startedAt = new Date();
-  let openapi: OpenApiDocument | undefined;
+  let target: RunTarget;
+  let runEnv: RunEnv;
   try {
-    // Once, before anything else: a document that cannot be had is a mistake in the configuration.
-    openapi = cfg.openapi
-      ? await loadDocument(cfg.openapi, {
-          baseUrl: cfg.baseUrl,
-          headers: cfg.restHeaders,
-          http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal },
-        })
-      : undefined;
+    // Secrets are registered with the gate here, before any request, so nothing unredacted is ever recorded.
+    ({ target, env: runEnv } = await openRun(cfg, gate, {
+      signal: controller.signal,
+      say: { out: (line) => io.out.write(line), err: (line) => io.err.write(line) },
+    }));
   } catch (err) {
-    if (!(err instanceof DocumentUnavailable)) throw err;
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-    if (controller.signal.aborted) return EXIT_CODE.interrupted;
-    io.err.write(`conformance: --openapi (or OPENAPI): ${redactor.text(cfg.openapi!)}: ${redactor.text(err.message)}\n`);
-    return EXIT_CODE.config;
+    if (!(err instanceof OpenRunError)) throw err;
+    if (err.stage === 'openapi' && controller.signal.aborted) return EXIT_CODE.interrupted;
+    io.err.write(`conformance: ${err.message}\n`);
+    return err.stage === 'openapi' ? EXIT_CODE.config : EXIT_CODE.nonConformant;
   }
-  let target: Target;
-  try {
-    target = await openTarget(cfg, io, redactor);
-  } catch (err) {
-    io.err.write(`conformance: the embedded reference target could not start: ${redactor.text((err as Error).message)}\n`);
-    clearTimeout(deadline);
-    return EXIT_CODE.nonConformant;
-  }
-  redactor.add(target.signerKey);
+  const redactor = gate.redactor;
   const reporter = new ConsoleReporter(io.out, checks.length);
   try {
-    const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const unreachable = await probe(target, cfg, redactor, limiter);
-    for (const [k, why] of Object.entries(unreachable ?? {})) io.err.write(`conformance: ${k} target unreachable: ${why}\n`);
-    const env: RunEnv = {
-      baseUrl: target.baseUrl,
-      rpcUrl: target.rpcUrl,
-      restHeaders: cfg.restHeaders,
-      rpcHeaders: cfg.rpcHeaders,
-      settings: {
-        profile: cfg.profile,
-        clockSkewSec: cfg.clockSkewSec,
-        navMaxAgeSec: cfg.navMaxAgeSec,
-        timeoutMs: cfg.timeoutMs,
-        openapi,
-        archive: cfg.archive,
-      },
-      redactor,
-      signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
-      unreachable,
-      signal: controller.signal,
-      limiter,
-    };
     // Each result is judged once, as it comes (expectations applied, outcome decided), so a known failure streams as known, not as FAIL.
     const judgedById = new Map<string, Judged>();
     const onResult = (r: CheckResult) => {
@@ -218,7 +164,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       judgedById.set(j.id, j);
       reporter.result(j);
     };
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
+    const ran = new Map(
+      (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]),
+    );
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => {
       const leftOut = deselectedBy(c, cfg);
@@ -233,14 +181,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         finishedAt: new Date(),
         results,
         ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
-        unreachable,
+        unreachable: runEnv.unreachable,
       },
       redactor,
     );
     let files: string[] = [];
     let unwritten: string | undefined;
     try {
-      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl } });
+      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl }, gate });
     } catch (err) {
       unwritten = (err as Error).message;
     }
@@ -268,7 +216,10 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
   main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
     (code) => process.exit(code),
     (err) => {
-      process.stderr.write(`conformance: unexpected error: ${String((err as Error)?.stack ?? err)}\n`);
+      // Even a crash is said through a gate that knows the command line's secrets.
+      Egress.forRun(argv, process.env, (line) => process.stderr.write(line))
+        .stream(process.stderr, 'stderr')
+        .write(`conformance: unexpected error: ${String((err as Error)?.stack ?? err)}\n`);
       process.exit(EXIT_CODE.nonConformant);
     },
   );

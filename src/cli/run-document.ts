@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { RunConfig } from './config';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
-import { certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
+import { Egress, SUITE_FILES } from './egress';
+import { BADGE_FILE, CERTIFICATE_FILE, PREDICATE_FILE, certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
 import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
@@ -11,6 +10,8 @@ import { renderSummary } from './reporters/summary';
 import { countOutcomes, countSections, judged, type Judged } from './outcome';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, type RunDocument, type RunFacts } from './results';
 import { quoted } from './traceability';
+
+const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
 
 export interface RunRecord {
   suite: { name: string; version: string };
@@ -74,9 +75,11 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
 /**
  * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json,
  * predicate.json and badge.svg, made from the very bytes of results.json written here; summary.md
- * and report.html then say whether the certificate is signed). Returns the paths.
+ * and report.html then say whether the certificate is signed) through the egress gate, after
+ * removing what an earlier run of the suite left that this one does not write. Returns the paths.
  */
-export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions } = {}): string[] {
+export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions; gate?: Egress } = {}): string[] {
+  const gate = opts.gate ?? new Egress();
   const resultsJson = renderJson(doc);
   const certify = opts.certify === true ? {} : opts.certify || undefined;
   const keyid = certify?.signKey?.keyid;
@@ -87,10 +90,27 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
   ];
   if (certify) files.push(...certificateFiles(doc, resultsJson, certify));
-  mkdirSync(dir, { recursive: true });
-  return files.map(([name, body]) => {
-    const file = path.join(dir, name);
-    writeFileSync(file, body);
-    return file;
-  });
+  gate.clearStale(
+    dir,
+    files.map(([name]) => name),
+  );
+  // Every file is tried, so one refusal does not leave an older copy of another standing; the first error is raised after.
+  const written: string[] = [];
+  let failure: Error | undefined;
+  for (const [name, body] of files) {
+    try {
+      written.push(gate.writeFile(dir, name, body));
+    } catch (err) {
+      failure ??= err as Error;
+    }
+  }
+  if (failure) {
+    // A certificate vouches for the set of files beside it: with one of them missing it is not left standing.
+    gate.clearStale(
+      dir,
+      SUITE_FILES.filter((f) => !CERTIFICATE_FILES.includes(f)),
+    );
+    throw failure;
+  }
+  return written;
 }

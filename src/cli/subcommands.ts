@@ -7,6 +7,7 @@ import { verifyCertificate, VerifyError, type Verification, type VerifyOptions }
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { ConfigError, loadConfig, parseDuration } from './config';
 import { OPTIONS } from './options';
+import { Egress } from './egress';
 import { EXIT_CODE, statusLine } from './results';
 import { forTerminal } from './reporters/untrusted';
 
@@ -45,7 +46,7 @@ exit codes: 0 verified · 1 rejected (each reason printed), or --live: a certifi
             2 bad invocation, unreadable or not a certificate
             3 --live: nothing failed, but a certified check could not be judged now`;
 
-function compare(argv: string[], given: Io): number {
+function compare(argv: string[], given: Io, _env: NodeJS.ProcessEnv, gate: Egress): number {
   const io = inert(given);
   let values: { 'report-dir'?: string; all?: boolean; help?: boolean };
   let positionals: string[];
@@ -63,7 +64,7 @@ function compare(argv: string[], given: Io): number {
   if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
   try {
     const comparison = compareRuns(positionals);
-    const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report', { all: values.all });
+    const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report', { all: values.all }, gate);
     for (const r of comparison.runs) io.out.write(`${r.label}: ${statusLine(r.doc)} (exit ${r.doc.exitCode})\n`);
     for (const row of comparison.rows.filter((x) => x.differs))
       io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
@@ -108,7 +109,7 @@ function verifyArgs(argv: string[]): {
   return { dir: positionals[0], values: values as { key?: string; target?: string; 'max-age'?: string; live?: boolean }, runArgs };
 }
 
-async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv): Promise<number> {
+async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): Promise<number> {
   const io = inert(given);
   const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), EXIT_CODE.config);
   let args: ReturnType<typeof verifyArgs>;
@@ -150,7 +151,7 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv): Promis
   let live: LiveOutcome;
   try {
     // A re-check writes nothing: a certifying environment (CERTIFY, its key) is not its concern.
-    live = await liveRecheck(v.statement, loadConfig(args.runArgs, { ...env, CERTIFY: undefined }));
+    live = await liveRecheck(v.statement, loadConfig(args.runArgs, { ...env, CERTIFY: undefined }), gate);
   } catch (err) {
     if (!(err instanceof LiveError) && !(err instanceof ConfigError)) throw err;
     return fail(`--live: ${err.message}`);
@@ -191,12 +192,15 @@ function readKeyFile(file: string): string {
   }
 }
 
-const SUBCOMMANDS: Record<string, (argv: string[], io: Io, env: NodeJS.ProcessEnv) => number | Promise<number>> = { compare, 'verify-certificate': verify };
+const SUBCOMMANDS: Record<string, (argv: string[], io: Io, env: NodeJS.ProcessEnv, gate: Egress) => number | Promise<number>> = {
+  compare,
+  'verify-certificate': verify,
+};
 
-/** `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. */
-export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io: Io) => number | Promise<number>) | undefined {
+/** `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. Files are written through `gate`. */
+export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io: Io, gate?: Egress) => number | Promise<number>) | undefined {
   const run = argv.length > 0 ? SUBCOMMANDS[argv[0]] : undefined;
-  return run ? (io) => run(argv.slice(1), io, env) : undefined;
+  return run ? (io, gate) => run(argv.slice(1), io, env, gate ?? Egress.forRun(argv, env)) : undefined;
 }
 
 export const SUBCOMMAND_HELP = [

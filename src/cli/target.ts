@@ -6,20 +6,12 @@ import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
 import type { RunEnv } from '../harness/runner';
 import { Transcript } from '../harness/transcript';
-import { keyMaterial } from './certificate/dsse';
+import { Egress } from './egress';
 import type { RunConfig } from './config';
 
-/** Every secret of the configuration, known before any request is made. */
+/** Every secret of the configuration, as the egress gate registers it (tests and tools that make a Redactor alone). */
 export function redactorFor(cfg: RunConfig): Redactor {
-  // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
-  const redactor = new Redactor()
-    .add(cfg.signerKey)
-    .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
-    .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
-  redactor.addUrl(cfg.openapi);
-  for (const secret of cfg.secrets) redactor.add(secret);
-  for (const secret of cfg.signKey ? keyMaterial(cfg.signKey) : []) redactor.add(secret);
-  return redactor;
+  return new Egress().registerConfig(cfg).redactor;
 }
 
 /** Any HTTP answer counts as reachable; judging the answer is the checks' job. */

@@ -2,7 +2,8 @@
  * Secret redaction at the source: every string that leaves a client (transcripts, curl lines,
  * error messages) passes through one Redactor that knows the run's secrets.
  */
-import { CUT_MARK, mapJson } from './json';
+import { CUT_MARK, isRecord, mapJson } from './json';
+import { maskTokens, SecretMatcher } from './secret-match';
 
 export const REDACTED = '***';
 
@@ -38,7 +39,7 @@ export function looksLikeKey(s: string): boolean {
  */
 const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
 
-function isPlainPart(part: string): boolean {
+export function isPlainPart(part: string): boolean {
   return part === '' || PLAIN_PART.test(part);
 }
 
@@ -124,6 +125,8 @@ export function shellVariable(name: string, what: string): string {
 
 export class Redactor {
   private readonly secrets: string[] = [];
+  /** The same secrets, found in any decoding of a text (secret-match.ts). */
+  private readonly matcher = new SecretMatcher();
   private readonly curlTargets: CurlTarget[] = [];
   /** Every registered form, longest first, as one case-insensitive pattern (rebuilt on add). */
   private pattern?: RegExp;
@@ -139,6 +142,7 @@ export class Redactor {
     if (!secret || secret.length < 4) return this;
     const forms = [secret, encodeURIComponent(secret), safeDecode(secret), JSON.stringify(secret).slice(1, -1)];
     if (secret.startsWith('0x')) forms.push(secret.slice(2));
+    for (const form of [secret, safeDecode(secret), safeDecode(secret.replace(/\+/g, ' ')), secret.replace(/^0x/, '')]) this.matcher.add(form);
     for (const form of forms) {
       if (form.length < 4 || this.secrets.includes(form)) continue;
       this.secrets.push(form);
@@ -187,9 +191,18 @@ export class Redactor {
       return this;
     }
     this.add(url.username || undefined).add(url.password || undefined);
+    // A fragment is never sent, but it is part of the URL as given, and credentials travel there too.
+    for (const part of url.hash.replace(/^#/, '').split(/[&;]/)) {
+      const eq = part.indexOf('=');
+      const value = eq < 0 ? part : part.slice(eq + 1);
+      if (!isPlainPart(value) || value.length >= 8 || (eq > 0 && SECRET_QUERY.test(safeDecode(part.slice(0, eq)))))
+        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+    }
     for (const { name, value } of queryPairs(url)) {
       if (!isPlainPart(name)) this.add(name);
-      if (value && (!isPlainPart(value) || SECRET_QUERY.test(safeDecode(name)))) this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      // publicUrl masks every query value; one long enough not to be an ordinary word (a tenant, a letters-only key) is registered too.
+      if (value && (!isPlainPart(value) || value.length >= 8 || SECRET_QUERY.test(safeDecode(name))))
+        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
     }
     for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment);
     return this;
@@ -252,10 +265,34 @@ export class Redactor {
 
   /**
    * `s` with every registered secret replaced, in any letter case; and where a cut (CUT_MARK) fell
-   * inside a secret, the start of it left before the mark too.
+   * inside a secret, the start of it left before the mark too. What is left is searched again in
+   * every decoding a reader could apply (secret-match.ts): a word still holding a secret is masked
+   * whole, and if a secret still shows across words, so is all of `s`.
    */
   text(s: string): string {
-    if (this.secrets.length === 0) return s;
+    const { text, clean } = this.mask(s);
+    return clean ? text : REDACTED;
+  }
+
+  /**
+   * `s` masked as text() does, but without hiding all of it: `clean` is false when a secret still
+   * shows in some decoding across words (the egress gate then refuses the write).
+   */
+  mask(s: string): { text: string; clean: boolean } {
+    if (this.secrets.length === 0) return { text: s, clean: true };
+    const out = this.replace(s);
+    if (!this.matcher.finds(out)) return { text: out, clean: true };
+    const masked = maskTokens(out, (token) => this.matcher.finds(token), REDACTED);
+    return { text: masked, clean: !this.matcher.finds(masked) };
+  }
+
+  /** Whether any decoding of `s` still holds a registered secret, or a cut in it ends in the start of one (6 characters or more). */
+  leaks(s: string): boolean {
+    return this.matcher.finds(s);
+  }
+
+  /** Every registered literal form replaced (see text). */
+  private replace(s: string): string {
     if (!this.pattern) {
       // Longest first, so a secret containing another is replaced whole.
       const sorted = [...this.secrets].sort((x, y) => y.length - x.length);
@@ -273,7 +310,8 @@ export class Redactor {
 
   headers(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) out[name] = SECRET_HEADER.test(name) ? REDACTED : this.text(value);
+    // A target may echo a credential as a header's name as well as in its value.
+    for (const [name, value] of Object.entries(headers)) out[this.text(name)] = SECRET_HEADER.test(name) ? REDACTED : this.text(value);
     return out;
   }
 
@@ -282,6 +320,29 @@ export class Redactor {
    * recursion and at most MAX_JSON_DEPTH deep; bigints become decimal strings (jsonSafe).
    */
   value<T>(v: T): T {
-    return mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x)) as T;
+    const mapped = mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x));
+    return (this.secrets.length ? this.memberNames(mapped) : mapped) as T;
+  }
+
+  /** Member names holding a secret masked in place (a target may echo a credential as a key); `***`, `***2`, … keep them distinct. */
+  private memberNames(root: unknown): unknown {
+    const todo: unknown[] = [root];
+    while (todo.length > 0) {
+      const x = todo.pop();
+      if (Array.isArray(x)) todo.push(...x.filter((c) => typeof c === 'object' && c !== null));
+      else if (isRecord(x)) {
+        const entries = Object.entries(x);
+        if (entries.some(([k]) => this.text(k) !== k)) {
+          for (const [k] of entries) delete x[k];
+          for (const [k, c] of entries) {
+            let name = this.text(k);
+            for (let n = 2; Object.prototype.hasOwnProperty.call(x, name); n++) name = `${this.text(k)}${n}`;
+            Object.defineProperty(x, name, { value: c, enumerable: true, writable: true, configurable: true });
+          }
+        }
+        for (const [, c] of entries) if (typeof c === 'object' && c !== null) todo.push(c);
+      }
+    }
+    return root;
   }
 }

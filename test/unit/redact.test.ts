@@ -1,4 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Egress } from '../../src/cli/egress';
 import { cutBytes, JsonTooDeep, mapJson, MAX_JSON_DEPTH, parseJson, show } from '../../src/harness/json';
 import { looksLikeKey, publicUrl, Redactor, REDACTED } from '../../src/harness/redact';
 import { curlLine } from '../../src/harness/transcript';
@@ -264,5 +268,103 @@ describe('bounded values', () => {
     expect(() => parseJson('['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep);
     // Brackets inside strings are text, not nesting.
     expect(parseJson(JSON.stringify(['['.repeat(5000)])).json).toEqual(['['.repeat(5000)]);
+  });
+});
+
+describe('the egress gate: secrets found in any decoding, whole values masked, writes refused when a secret would still show', () => {
+  const SECRET = 'sk_live_T0ken/Q7xW2kLm+9PzR';
+  const gate = () => {
+    const complaints: string[] = [];
+    const g = new Egress(new Redactor().add(SECRET), (line) => void complaints.push(line));
+    return { g, complaints };
+  };
+
+  it.each([
+    ['percent-encoded, every byte', [...Buffer.from(SECRET)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')],
+    ['form-encoded, "/" kept', encodeURIComponent(SECRET).replace(/%2F/g, '/')],
+    ['base64', Buffer.from(SECRET).toString('base64')],
+    ['base64url, unpadded', Buffer.from(SECRET).toString('base64url')],
+    ["PHP's \\/ escapes", SECRET.replace(/\//g, '\\/')],
+    ['\\uXXXX escapes', [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+    ['HTML entities', [...SECRET].map((c) => `&#${c.charCodeAt(0)};`).join('')],
+    ['upper case', SECRET.toUpperCase()],
+  ])('%s: the word holding it is masked whole', (_, form) => {
+    const r = new Redactor().add(SECRET);
+    expect(r.text(`before ${form} after`)).toBe(`before ${REDACTED} after`);
+  });
+
+  it('masks member names and header names, not only values', () => {
+    const r = new Redactor().add(SECRET);
+    const b64 = Buffer.from(SECRET).toString('base64');
+    expect(r.value({ [b64]: 1, [SECRET]: { ok: 'yes' } })).toEqual({ [REDACTED]: 1, [`${REDACTED}2`]: { ok: 'yes' } });
+    expect(r.headers({ [`x-${SECRET.toLowerCase()}`]: 'v', 'x-echo': 'v' })).toEqual({ [`x-${REDACTED}`]: 'v', 'x-echo': 'v' });
+  });
+
+  it('a cut edge that ends in 6 or more characters of a secret counts as a hit', () => {
+    const r = new Redactor().add('QKEY987654321zz');
+    expect(r.leaks('…?apikey=QKEY98…')).toBe(true);
+    expect(r.leaks('…?apikey=QKEY9…')).toBe(false);
+    expect(r.text('?apikey=QKEY987… and more')).not.toContain('QKEY');
+  });
+
+  it('fails closed: a file that would still carry a secret is not written, an older copy is removed, and the refusal names the file only', () => {
+    const { g, complaints } = gate();
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-'));
+    writeFileSync(path.join(dir, 'summary.md'), 'an older run');
+    // A secret split by an entity across two words: each word alone holds none of it, the decoded text does.
+    const spaced = new Egress(new Redactor().add('open sesame 4242'), (line) => void complaints.push(line));
+    expect(() => spaced.writeFile(dir, 'summary.md', 'the word: open&#32;sesame 4242')).toThrow(/not written/);
+    expect(existsSync(path.join(dir, 'summary.md'))).toBe(false);
+    expect(spaced.refused).toEqual([path.join(dir, 'summary.md')]);
+    expect(complaints.join('')).toContain('summary.md');
+    expect(complaints.join('')).not.toMatch(/sesame/);
+    expect(g.writeFile(dir, 'results.json', `{"k":"${Buffer.from(SECRET).toString('base64')}"}`)).toBe(path.join(dir, 'results.json'));
+    expect(readFileSync(path.join(dir, 'results.json'), 'utf8')).toBe(`{"k":"${REDACTED}"}`);
+  });
+
+  it('a console line that would still carry a secret is withheld and said on stderr; C1 controls are shown inert', () => {
+    const lines: string[] = [];
+    const complaints: string[] = [];
+    const g = new Egress(new Redactor().add('open sesame 4242'), (line) => void complaints.push(line));
+    const out = g.stream({ isTTY: false, write: (t: string) => lines.push(t) > 0 }, 'stdout');
+    out.write('a open&#32;sesame 4242 b\n');
+    out.write('csi \u009b31m osc \u009d0;x\u0007 colour \u001b[32mok\u001b[0m\n');
+    expect(lines).toEqual(['csi \ufffd31m osc \ufffd0;x␇ colour \u001b[32mok\u001b[0m\n']);
+    expect(g.refused).toEqual(['a line for stdout']);
+    expect(complaints).toHaveLength(1);
+  });
+
+  it('registers the raw command line and environment before parsing: Action secrets split on commas and newlines, URL fragments, keys on the wrong flag', () => {
+    const g = Egress.forRun(['--sign-key', `0x${'ab12'.repeat(16)}`, '--rpc-url', 'http://h.example/rpc?tenant=lettersonlyvalue#apikey=FRAGk3y9Zz'], {
+      SECRETS: 'alpha-one-1,beta-two-2\ngamma-three-3',
+    });
+    const text = g.pass(`alpha-one-1 beta-two-2 gamma-three-3 ${'ab12'.repeat(16)} lettersonlyvalue FRAGk3y9Zz`, 'test');
+    expect(text).toBe(Array(6).fill(REDACTED).join(' '));
+  });
+});
+
+describe('one way out', () => {
+  /**
+   * Files that may touch a stream or the file system directly: the gate itself; the process entry
+   * that hands it the real streams; `npm run docs`, which rewrites the repository's own pages; and
+   * the jest adapter's test file, whose warnings quote results.json as the gate wrote it.
+   */
+  const ALLOWED = ['src/cli/egress.ts', 'src/cli/main.ts', 'src/cli/docs.ts', 'src/cli/jest/checks.conformance.ts'];
+  const DIRECT = /\b(writeFileSync|appendFileSync|createWriteStream|process\.(stdout|stderr)\.write|console\.(log|error|warn|info))\b/;
+
+  it('nothing in src/cli, src/harness or suites writes but through the egress gate', () => {
+    const root = path.join(__dirname, '../..');
+    const files = ['src/cli', 'src/harness', 'suites'].flatMap((d) =>
+      (readdirSync(path.join(root, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(d, f)),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter((f) => !ALLOWED.includes(f) && DIRECT.test(readFileSync(path.join(root, f), 'utf8')))).toEqual([]);
+  });
+});
+
+describe('ambient variables named as credentials', () => {
+  it('registers their key-like parts, never a plain word such as "true"', () => {
+    const g = Egress.forRun([], { HAS_SECRET: 'true', CI_TOKEN: 'ghs_q7Xw2kLm9PzR4tYbAbCd' });
+    expect(g.pass('{"archive":true} ghs_q7Xw2kLm9PzR4tYbAbCd', 'test')).toBe(`{"archive":true} ${REDACTED}`);
   });
 });

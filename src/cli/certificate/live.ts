@@ -1,10 +1,9 @@
 import { allChecks } from '../../../suites';
 import type { RunConfig } from '../config';
-import { probe, redactorFor } from '../target';
-import { RateLimiter } from '../../harness/http';
+import type { Egress } from '../egress';
+import { openRun, OpenRunError } from '../open-run';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import type { Statement } from './statement';
-import { loadDocument } from '../../harness/openapi-document';
 
 export class LiveError extends Error {
   override name = 'LiveError';
@@ -34,7 +33,7 @@ const origin = (url: string) => new URL(url).origin;
  * whole. Credentials come from the usual flags and environment, never from the certificate, and
  * go only to the URLs the verifier gave: a certified URL dialled as written is sent no header.
  */
-export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise<LiveOutcome> {
+export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Egress): Promise<LiveOutcome> {
   const { tokenizedStocksConformance: conformance } = statement.predicate;
   const pick = (given: string | undefined, certified: string | null, flag: string): string | undefined => {
     if (!certified) return undefined;
@@ -63,39 +62,25 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const checks = allChecks().filter((c) => passed.has(c.id) && !c.needs.includes('signer'));
   if (checks.length === 0) throw new LiveError('the certificate lists no passed check that can be re-run without a signer');
 
-  const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
-  const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-  const unreachable = await probe({ baseUrl, rpcUrl }, sent, redactor, limiter);
-  // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
-  const openapi = cfg.openapi
-    ? await loadDocument(cfg.openapi, { baseUrl, headers: sent.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
-    : undefined;
-  const raw = await runChecks(
-    checks,
-    {
-      baseUrl,
-      rpcUrl,
-      restHeaders: sent.restHeaders,
-      rpcHeaders: sent.rpcHeaders,
-      settings: {
-        profile: conformance.scope.profile,
-        clockSkewSec: cfg.clockSkewSec,
-        navMaxAgeSec: cfg.navMaxAgeSec,
-        timeoutMs: cfg.timeoutMs,
-        openapi,
-        archive: conformance.scope.archive,
-      },
-      redactor,
-      unreachable,
+  // Opened as every run is (open-run.ts), whose gate knew the command line's secrets before it was
+  // parsed; never the embedded reference, and no signer.
+  let opened: Awaited<ReturnType<typeof openRun>>;
+  try {
+    opened = await openRun({ ...sent, baseUrl, rpcUrl, embedded: false, signerKey: undefined }, gate, {
       signal: AbortSignal.timeout(cfg.deadlineMs),
-      limiter,
-    },
-    { concurrency: cfg.concurrency },
-  );
+      settings: { profile: conformance.scope.profile, archive: conformance.scope.archive },
+      remoteOnly: true,
+    });
+  } catch (err) {
+    if (err instanceof OpenRunError) throw new LiveError(err.message);
+    throw err;
+  }
+  const redactor = gate.redactor;
+  const raw = await runChecks(checks, opened.env, { concurrency: cfg.concurrency });
   // As results.json is made: nothing the target or a transport error echoed keeps a secret.
   const results = redactor.value(raw);
   return {
-    targets: { ...(baseUrl ? { baseUrl: redactor.text(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.text(rpcUrl) } : {}) },
+    targets: { ...(baseUrl ? { baseUrl: redactor.publicUrl(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.publicUrl(rpcUrl) } : {}) },
     results,
     failed: results.filter((r) => r.status === 'failed'),
     unjudged: results.filter((r) => r.status === 'inconclusive' || r.status === 'skipped'),

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import type { Config } from '@jest/types';
 import { allChecks } from '../../../suites';
-import { loadConfig } from '../config';
+import { ConfigError, loadConfig, type RunConfig } from '../config';
+import { Egress } from '../egress';
 import { main, selectChecks } from '../main';
 import { EXIT_CODE, NOTHING_JUDGED } from '../results';
 
@@ -26,7 +27,16 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   loadDotenv({ quiet: true });
   process.env[STARTED_ENV] = String(Date.now());
   const argv: string[] = [];
-  const cfg = loadConfig([], process.env); // a configuration error is thrown here, before any target starts
+  // What this adapter says itself leaves through a gate too; the run's own output goes through main's.
+  const gate = Egress.forRun([], process.env);
+  const say = gate.stream(process.stderr, 'stderr');
+  let cfg: RunConfig;
+  try {
+    cfg = loadConfig([], process.env); // a configuration error is thrown here, before any target starts
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(gate.redactor.text(err.message));
+    throw err;
+  }
   if (globalConfig.testNamePattern) {
     // jest matches test names case-insensitively; the run takes the ids it would keep.
     const pattern = new RegExp(globalConfig.testNamePattern, 'i');
@@ -35,7 +45,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
       .map((c) => c.id);
     if (ids.length === 0) {
       // Nothing to run: jest reports every test skipped, which must not read as a pass.
-      process.stderr.write(`conformance: ${NOTHING_JUDGED}: -t matched no check id (exit ${EXIT_CODE.incomplete})\n`);
+      say.write(`conformance: ${NOTHING_JUDGED}: -t matched no check id (exit ${EXIT_CODE.incomplete})\n`);
       process.exitCode = EXIT_CODE.incomplete;
       return;
     }

@@ -88,17 +88,24 @@ export function mdFence(text: string): string {
  * Prose that may carry target text (a reason, a transport error), as inert Markdown on one line.
  * Backslash escapes (CommonMark allows them before any ASCII punctuation) stop emphasis, code,
  * links, images, tables, raw HTML and entities; a leading list, quote or heading marker is
- * escaped too; a zero-width space breaks the URL forms GFM would turn into links by itself.
+ * escaped too; a zero-width space breaks the URL, e-mail and `scheme:` forms GFM would turn into
+ * links by itself.
  * Everything else stays as it was, so the file still reads well as plain text.
  */
 export function mdText(text: string): string {
-  return forTerminal(text)
-    .replace(/\r?\n/g, ' ')
-    .replace(/[\\`*_[\]<>&|~#!]/g, (c) => `\\${c}`)
-    .replace(/^(\s*)([-+=>])/, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])/, '$1\\$2')
-    .replace(/:\/\//g, ':\u200b//')
-    .replace(/\b(www)\./gi, '$1\u200b.');
+  return (
+    forTerminal(text)
+      .replace(/\r?\n/g, ' ')
+      .replace(/[\\`*_[\]<>&|~#!]/g, (c) => `\\${c}`)
+      .replace(/^(\s*)([-+=>])/, '$1\\$2')
+      .replace(/^(\s*\d+)([.)])/, '$1\\$2')
+      .replace(/:\/\//g, ':\u200b//')
+      .replace(/\b(www)\./gi, '$1\u200b.')
+      // GFM also links e-mail addresses and `mailto:`/`xmpp:` text: a zero-width space after `@` and
+      // before the colon of anything shaped like a scheme (a word glued to what follows) breaks both.
+      .replace(/@/g, '@\u200b')
+      .replace(/\b([A-Za-z][A-Za-z0-9+.-]{0,31}):(?=[^\s\u200b])/g, '$1\u200b:')
+  );
 }
 
 /**

@@ -1,0 +1,228 @@
+/**
+ * The one way out. Every byte the suite writes — each report file, the certificate, predicate and
+ * badge, compare output, every console line, the Action's step summary and outputs — leaves
+ * through an Egress. It knows every secret the run was given (registered from the raw command line
+ * and environment before they are parsed, then from the configuration), masks what it finds in
+ * any decoding a reader could apply (the Redactor and secret-match.ts), and fails closed: a write
+ * that would still carry a secret is not made, and the run says which one on stderr and ends
+ * with a non-zero exit code. Files are never written through a link.
+ */
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
+import { keyMaterial } from './certificate/dsse';
+import type { RunConfig } from './config';
+import { OPTIONS } from './options';
+import { forTerminal } from './reporters/untrusted';
+
+/** What the console streams are given: only write (and isTTY, which decides colour). */
+export interface OutStream {
+  write(text: string): boolean;
+  isTTY: boolean;
+}
+
+export interface Io {
+  out: OutStream;
+  err: OutStream;
+}
+
+/** Every file a run, --certify or compare of this suite writes: a previous run's copy is this suite's to remove. */
+export const SUITE_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'] as const;
+
+/** Names of environment variables that hold credentials whatever flag they belong to (CI tokens, the Action's inputs). */
+const SECRET_NAME = /(secret|token|password|passwd|credential|api_?key|private_?key|sign_?key)/i;
+const URL_FLAGS = new Set(['base-url', 'rpc-url', 'openapi']);
+const HEADER_FLAGS = new Set(['header', 'rest-header', 'rpc-header']);
+const KEY_FLAGS = new Set(['signer-key', 'sign-key']);
+const envOf = new Map(OPTIONS.map(([flag, env]) => [flag, env]));
+const OPTION_ENVS = new Set<string>(OPTIONS.map(([, env]) => env).filter(Boolean));
+
+/** The suite's own terminal sequences (colour, erase line after a carriage return): everything else that controls a terminal is shown inert. */
+const OWN_SEQUENCE = /\r?\u001b\[2K|\u001b\[[0-9;]{0,12}m/g;
+
+function forConsole(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(OWN_SEQUENCE)) {
+    out += forTerminal(text.slice(at, m.index)) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + forTerminal(text.slice(at));
+}
+
+/** The values given to one flag in a raw command line (`--flag v`, `--flag=v`), before any parsing. */
+function rawValues(argv: readonly string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === `--${flag}` && i + 1 < argv.length) out.push(argv[i + 1]);
+    else if (argv[i].startsWith(`--${flag}=`)) out.push(argv[i].slice(flag.length + 3));
+  }
+  return out;
+}
+
+export class Egress {
+  /** The names of the files and streams a write to was refused (never what would have been written). */
+  readonly refused: string[] = [];
+
+  constructor(
+    readonly redactor: Redactor = new Redactor(),
+    /** Where a refusal is said: the unwrapped stderr. */
+    private readonly complain: (line: string) => void = () => {},
+  ) {}
+
+  /** An Egress for this command line and environment, its secrets registered before anything is parsed. */
+  static forRun(argv: readonly string[], env: NodeJS.ProcessEnv, complain?: (line: string) => void): Egress {
+    return new Egress(new Redactor(), complain).registerRaw(argv, env);
+  }
+
+  /** A value that may be a credential, whatever its shape: whole, and each part between separators. */
+  private addLoose(value: string | undefined): void {
+    if (!value?.trim()) return;
+    const r = this.redactor;
+    r.add(value.trim());
+    // Action inputs and SECRETS may mix commas and newlines: each part is a secret of its own.
+    for (const part of value.split(/[,\r\n]+/)) r.add(part.trim());
+    if (value.includes('-----BEGIN')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16 && !line.includes('-----')) r.add(line.trim());
+  }
+
+  /** A URL as given, even one that does not parse: its credential parts. */
+  private addRawUrl(value: string): void {
+    this.redactor.addUrl(value.trim());
+    for (const part of value.split(/[/?#&=:@\s]+/))
+      if (!isPlainPart(part) && !/^https?$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
+  }
+
+  /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */
+  registerRaw(argv: readonly string[], env: NodeJS.ProcessEnv): this {
+    for (const [flag] of OPTIONS) {
+      const name = envOf.get(flag);
+      const values = [...rawValues(argv, flag), ...(name && env[name] ? [env[name]!] : [])];
+      for (const v of values) {
+        if (URL_FLAGS.has(flag)) this.addRawUrl(v);
+        else if (HEADER_FLAGS.has(flag)) {
+          for (const line of v.split(/\r?\n/)) {
+            const colon = line.indexOf(':');
+            if (colon > 0) this.redactor.addHeaders({ [line.slice(0, colon).trim()]: line.slice(colon + 1).trim() });
+            else for (const w of line.split(/[\s,;=]+/)) if (looksLikeKey(w)) this.redactor.add(w);
+          }
+        } else if (flag === 'secret') this.addLoose(v);
+        else if (KEY_FLAGS.has(flag) && (v.includes('-----BEGIN') || looksLikeKey(v.trim()))) this.addLoose(v);
+      }
+    }
+    // Other variables named as credentials (a CI token, .env): their key-like parts only, so that a
+    // flag such as HAS_SECRET=true never turns the word "true" in a report into ***.
+    for (const [name, value] of Object.entries(env)) {
+      if (!SECRET_NAME.test(name) || /_FILE$/.test(name) || !value || OPTION_ENVS.has(name)) continue;
+      if (value.includes('-----BEGIN')) this.addLoose(value);
+      else for (const part of value.split(/[,\s]+/)) if (looksLikeKey(part)) this.redactor.add(part);
+    }
+    // A key pasted where a path was asked for is still a key.
+    for (const [name, value] of Object.entries(env)) if (/_FILE$/.test(name) && value?.includes('-----BEGIN')) this.addLoose(value);
+    return this;
+  }
+
+  /** Every secret of the parsed configuration, known before any request is made. */
+  registerConfig(cfg: RunConfig): this {
+    // Curl lines name the variables of the configuration (BASE_URL, RPC_URL) where a secret was.
+    const r = this.redactor
+      .add(cfg.signerKey)
+      .addTarget({ urlVar: 'BASE_URL', url: cfg.baseUrl, headerVar: 'REST_HEADER', headers: cfg.restHeaders })
+      .addTarget({ urlVar: 'RPC_URL', url: cfg.rpcUrl, headerVar: 'RPC_HEADER', headers: cfg.rpcHeaders });
+    r.addUrl(cfg.openapi);
+    for (const secret of cfg.secrets) this.addLoose(secret);
+    for (const secret of cfg.signKey ? keyMaterial(cfg.signKey) : []) r.add(secret);
+    return this;
+  }
+
+  private refuse(where: string): undefined {
+    this.refused.push(where);
+    this.complain(`conformance: ${where} was not written: it would still have carried a secret after masking\n`);
+    return undefined;
+  }
+
+  /** `text` as it may leave for `where`: masked, or undefined (the refusal recorded and said) when a secret would still show. */
+  pass(text: string, where: string): string | undefined {
+    const { text: masked, clean } = this.redactor.mask(text);
+    return clean ? masked : this.refuse(where);
+  }
+
+  /** A console stream: every write made inert for a terminal and a CI log, masked, and withheld when it would still leak. */
+  stream(target: OutStream, where: 'stdout' | 'stderr'): OutStream {
+    return {
+      isTTY: target.isTTY === true,
+      write: (chunk: string | Uint8Array) => {
+        const text = this.pass(forConsole(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), `a line for ${where}`);
+        return text === undefined ? true : target.write(text);
+      },
+    };
+  }
+
+  io(io: Io): Io {
+    return { out: this.stream(io.out, 'stdout'), err: this.stream(io.err, 'stderr') };
+  }
+
+  /**
+   * Write `name` in `dir` through the gate: into a new temporary file of that folder (created
+   * exclusively, never following a link), then renamed over the name, so a link planted there is
+   * replaced, not followed. A refused file is removed, so no older copy speaks for this run.
+   * Returns the path; throws when the file cannot be written or was refused.
+   */
+  writeFile(dir: string, name: string, text: string): string {
+    const file = path.join(dir, name);
+    const body = this.pass(text, file);
+    if (body === undefined) {
+      rmSync(file, { force: true });
+      throw new Error(`${file}: not written: it would still have carried a secret`);
+    }
+    mkdirSync(dir, { recursive: true });
+    const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+    try {
+      writeSync(fd, body);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(tmp, file);
+    } catch (err) {
+      unlinkSync(tmp);
+      throw err;
+    }
+    return file;
+  }
+
+  /** Append to a file someone else owns (the Action's $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT), through the gate and never through a link. */
+  appendFile(file: string, text: string): void {
+    const body = this.pass(text, file);
+    if (body === undefined) throw new Error(`${file}: not written: it would still have carried a secret`);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
+    try {
+      writeSync(fd, body);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** A writer function for one file (what the Action's rendering takes). */
+  appender(file: string): (text: string) => void {
+    return (text) => this.appendFile(file, text);
+  }
+
+  /**
+   * Remove from `dir` the files a previous run of this suite left (SUITE_FILES) that this run will
+   * not write again, so an old badge or certificate never stands beside new results. Anything else
+   * in the folder is left alone; a link is removed, never followed.
+   */
+  clearStale(dir: string, writing: readonly string[]): void {
+    for (const name of SUITE_FILES) {
+      if (writing.includes(name)) continue;
+      const file = path.join(dir, name);
+      try {
+        if (!lstatSync(file).isDirectory()) unlinkSync(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The one way to open a run: configuration → target → clients → run environment. The CLI (main.ts),
+ * `verify-certificate --live` (certificate/live.ts) and the jest adapter (through main) all come
+ * here, so the secrets are registered with the egress gate once, the published OpenAPI document is
+ * read once, and the target is probed the same way for each.
+ */
+import { RateLimiter } from '../harness/http';
+import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
+import type { RunEnv } from '../harness/runner';
+import { createSigner, SpendBudget } from '../harness/signer';
+import type { RunConfig } from './config';
+import type { Egress } from './egress';
+import { probe } from './target';
+
+/** What stopped a run from opening: a document that cannot be had (a configuration mistake), or a target that did not start. */
+export class OpenRunError extends Error {
+  override name = 'OpenRunError';
+  constructor(
+    readonly stage: 'openapi' | 'target',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RunTarget {
+  baseUrl?: string;
+  rpcUrl?: string;
+  signerKey?: `0x${string}`;
+  stop(): Promise<void>;
+}
+
+export interface OpenedRun {
+  target: RunTarget;
+  env: RunEnv;
+}
+
+export interface OpenRunOptions {
+  signal: AbortSignal;
+  /** Where the `target:` line and "unreachable" notes go (the console); nothing is said without it. */
+  say?: { out(line: string): void; err(line: string): void };
+  /** Settings that come from elsewhere than the configuration (a certificate's profile and archive). */
+  settings?: Partial<Pick<RunEnv['settings'], 'profile' | 'archive'>>;
+  /** Never start the embedded reference (a re-check judges a target that exists). */
+  remoteOnly?: boolean;
+}
+
+/** The first line of the console output: what is being judged, so an embedded run is never mistaken for a deployment. */
+async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): Promise<RunTarget> {
+  if (!cfg.embedded || opts.remoteOnly) {
+    const shown = (url: string | undefined, flag: string) => (url ? gate.redactor.publicUrl(url) : `none (no ${flag})`);
+    opts.say?.out(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
+    return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
+  }
+  const started = performance.now();
+  // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
+  const { startReference } = require('../reference') as typeof import('../reference');
+  const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
+  opts.say?.out(
+    `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
+  );
+  return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
+}
+
+/**
+ * Open a run of `cfg`: its secrets registered with `gate` (before any request), the OpenAPI
+ * document read, the target started or named, probed, and the environment the runner takes.
+ * Throws OpenRunError for a document that cannot be had or a target that does not start; the
+ * caller stops the target (`target.stop()`) when the run is over.
+ */
+export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): Promise<OpenedRun> {
+  gate.registerConfig(cfg);
+  const redactor = gate.redactor;
+  let openapi: OpenApiDocument | undefined;
+  try {
+    // Once, before anything else: a document that cannot be had is a mistake in the configuration.
+    openapi = cfg.openapi
+      ? await loadDocument(cfg.openapi, { baseUrl: cfg.baseUrl, headers: cfg.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor, signal: opts.signal } })
+      : undefined;
+  } catch (err) {
+    if (!(err instanceof DocumentUnavailable)) throw err;
+    throw new OpenRunError('openapi', `--openapi (or OPENAPI): ${redactor.text(cfg.openapi!)}: ${redactor.text(err.message)}`);
+  }
+  let target: RunTarget;
+  try {
+    target = await openTarget(cfg, gate, opts);
+  } catch (err) {
+    throw new OpenRunError('target', `the embedded reference target could not start: ${redactor.text((err as Error).message)}`);
+  }
+  redactor.add(target.signerKey);
+  try {
+    const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
+    const unreachable = await probe(target, cfg, redactor, limiter);
+    for (const [k, why] of Object.entries(unreachable ?? {})) opts.say?.err(`conformance: ${k} target unreachable: ${why}\n`);
+    const env: RunEnv = {
+      baseUrl: target.baseUrl,
+      rpcUrl: target.rpcUrl,
+      restHeaders: cfg.restHeaders,
+      rpcHeaders: cfg.rpcHeaders,
+      settings: {
+        profile: opts.settings?.profile ?? cfg.profile,
+        clockSkewSec: cfg.clockSkewSec,
+        navMaxAgeSec: cfg.navMaxAgeSec,
+        timeoutMs: cfg.timeoutMs,
+        openapi,
+        archive: opts.settings?.archive ?? cfg.archive,
+      },
+      redactor,
+      signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
+      unreachable,
+      signal: opts.signal,
+      limiter,
+    };
+    return { target, env };
+  } catch (err) {
+    await target.stop();
+    throw err;
+  }
+}

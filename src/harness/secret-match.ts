@@ -1,0 +1,161 @@
+/**
+ * Finding a registered secret in text as a target may have re-encoded it. The Redactor replaces
+ * the literal forms it knows; this matcher looks at the text the way a reader's tool would decode
+ * it (percent-decoding of any byte and `+` as space, JSON escapes with `\/` and `\uXXXX`, HTML
+ * entities, base64 and base64url runs), case-insensitively, so a hit can be masked whole and a
+ * write that would still carry one refused.
+ */
+
+/** Text is examined in windows of this many characters (overlapping), so no view of a huge text is made at once. */
+const WINDOW = 1 << 20;
+/** The shortest start of a secret that counts as a hit right before a cut mark. */
+export const CUT_PREFIX = 6;
+/** What this suite writes where it cut a text (json.ts CUT_MARK, report notes, an ASCII ellipsis). */
+const CUT_MARKS = ['…', '...', '[cut'];
+
+const HTML_NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  sol: '/',
+  colon: ':',
+  equals: '=',
+  plus: '+',
+  percnt: '%',
+  num: '#',
+  period: '.',
+  lowbar: '_',
+  hyphen: '-',
+  dash: '-',
+  commat: '@',
+  quest: '?',
+  excl: '!',
+  nbsp: ' ',
+};
+
+function codePoint(n: number): string {
+  return Number.isInteger(n) && n >= 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '';
+}
+
+/** Every `%XX` run decoded as UTF-8 bytes (invalid bytes become U+FFFD), `+` read as a space first. */
+export function percentDecode(s: string): string {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  return s.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
+
+/** JSON (and JavaScript/PHP) string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate pairs joined). */
+export function jsonUnescape(s: string): string {
+  if (!s.includes('\\')) return s;
+  const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
+  return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])/g, (_, e: string) =>
+    e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e),
+  );
+}
+
+/** Numeric and the common named HTML entities decoded (with or without the closing `;`). */
+export function htmlDecode(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});?/g, (m, e: string) => {
+    if (e[0] === '#') return codePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) || m;
+    return HTML_NAMED[e.toLowerCase()] ?? m;
+  });
+}
+
+/**
+ * The decoded text of every base64 or base64url run of 8 or more characters (but runs of hex
+ * digits), read from each of its first four offsets (a run glued to other letters still decodes at
+ * one of them), one per line.
+ */
+export function base64Runs(s: string): string {
+  const out: string[] = [];
+  for (const m of s.matchAll(/[A-Za-z0-9+/_-]{8,}/g)) {
+    // Hex (hashes, addresses, calldata) is most of what a node answers; a secret's base64 made of hex digits alone is vanishingly rare.
+    if (/^(0x)?[0-9a-fA-F]*$/.test(m[0])) continue;
+    const run = m[0].replace(/-/g, '+').replace(/_/g, '/');
+    // Unpadded runs decode too: Buffer reads a last group of 2 or 3 characters.
+    for (let off = 0; off < 4 && run.length - off >= 8; off++) out.push(Buffer.from(run.slice(off), 'base64').toString('latin1'));
+  }
+  return out.join('\n');
+}
+
+/** The ways a reader may decode `s`, lower-cased: as written, each decoding alone, all of them in turn, and base64 runs. */
+export function views(s: string): string[] {
+  const all = percentDecode(jsonUnescape(htmlDecode(s)));
+  const out = [s, percentDecode(s), jsonUnescape(s), htmlDecode(s), all, jsonUnescape(percentDecode(s))];
+  out.push(base64Runs(s), base64Runs(all));
+  return [...new Set(out)].map((v) => v.toLowerCase());
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The registered secrets in a form that can be searched for in any view of a text. */
+export class SecretMatcher {
+  private readonly forms = new Set<string>();
+  private longest = 0;
+  private pattern?: RegExp;
+  private cutPattern?: RegExp;
+
+  /** A secret (at least 4 characters), compared without letter case. */
+  add(secret: string | undefined): this {
+    if (!secret || secret.length < 4) return this;
+    const form = secret.toLowerCase();
+    if (this.forms.has(form)) return this;
+    this.forms.add(form);
+    this.longest = Math.max(this.longest, form.length);
+    this.pattern = this.cutPattern = undefined;
+    return this;
+  }
+
+  get size(): number {
+    return this.forms.size;
+  }
+
+  private compile(): [RegExp, RegExp] {
+    if (!this.pattern || !this.cutPattern) {
+      const sorted = [...this.forms].sort((x, y) => y.length - x.length);
+      this.pattern = new RegExp(sorted.map(escapeRegExp).join('|'));
+      // A cut edge: any start of CUT_PREFIX characters or more of a secret, right before a cut mark.
+      const starts = sorted
+        .filter((x) => x.length > CUT_PREFIX)
+        .map((x) => {
+          const chars = [...x].map(escapeRegExp);
+          return chars.slice(0, CUT_PREFIX).join('') + chars.slice(CUT_PREFIX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
+        });
+      this.cutPattern = starts.length ? new RegExp(`(?:${starts.join('|')})(?=${CUT_MARKS.map(escapeRegExp).join('|')})`) : /(?!)/;
+    }
+    return [this.pattern, this.cutPattern];
+  }
+
+  /** Whether any view of `text` holds a registered secret, or a cut edge ends in the start of one. */
+  finds(text: string): boolean {
+    if (this.forms.size === 0 || text.length < 4) return false;
+    const [pattern, cutPattern] = this.compile();
+    // Windows overlap by far more than any encoding of the longest secret can take.
+    const overlap = Math.max(256, this.longest * 12);
+    for (let at = 0; at < text.length; at += WINDOW) {
+      const window = text.slice(Math.max(0, at - overlap), at + WINDOW);
+      for (const v of views(window)) if (pattern.test(v) || cutPattern.test(v)) return true;
+    }
+    return false;
+  }
+}
+
+/** Characters that end a token: whitespace, quotes, brackets and the separators of JSON, HTML, Markdown and tables. */
+const TOKEN = /[^\s"'`<>()[\]{},|]+/g;
+
+/**
+ * `text` with every token (a run between separators) in which `finds` sees a secret replaced by
+ * `mask`. A token that ended in an odd run of backslashes keeps one, so an escaped quote after it
+ * stays escaped.
+ */
+export function maskTokens(text: string, finds: (token: string) => boolean, mask: string): string {
+  return text.replace(TOKEN, (token) => {
+    if (!finds(token)) return token;
+    const slashes = /\\+$/.exec(token)?.[0].length ?? 0;
+    return slashes % 2 === 1 ? `${mask}\\` : mask;
+  });
+}
