@@ -82,7 +82,7 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     ['summary.md', certify ? summaryWithNote(renderSummary(doc), keyid) : renderSummary(doc)],
     ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
   ];
-  if (certify) files.push(...certificateFiles(doc, resultsJson, certify));
+  if (certify) files.push(...certificateFiles(doc, files, certify));
   mkdirSync(dir, { recursive: true });
   return files.map(([name, body]) => {
     const file = path.join(dir, name);

@@ -18,6 +18,8 @@ export interface LiveOutcome {
   failed: CheckResult[];
   /** Certified as passed, not judged now (inconclusive or skipped). */
   unjudged: CheckResult[];
+  /** An interface that did not answer at all: nothing was re-run (one root cause, not a failure of each check). */
+  unreachable?: { rest?: string; rpc?: string };
 }
 
 /** A certified URL can be dialled only when nothing of it was masked, and it was not the embedded reference (gone with its run). */
@@ -66,6 +68,9 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
   const unreachable = await probe({ baseUrl, rpcUrl }, sent, redactor, limiter);
+  const targets = { ...(baseUrl ? { baseUrl: redactor.text(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.text(rpcUrl) } : {}) };
+  // A target that does not answer now cannot be judged now: that is the verifier's news, not a failure of every check.
+  if (unreachable) return { targets, results: [], failed: [], unjudged: [], unreachable: redactor.value(unreachable) };
   // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
   const openapi = cfg.openapi
     ? await loadDocument(cfg.openapi, { baseUrl, headers: sent.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
@@ -95,7 +100,7 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
   // As results.json is made: nothing the target or a transport error echoed keeps a secret.
   const results = redactor.value(raw);
   return {
-    targets: { ...(baseUrl ? { baseUrl: redactor.text(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.text(rpcUrl) } : {}) },
+    targets,
     results,
     failed: results.filter((r) => r.status === 'failed'),
     unjudged: results.filter((r) => r.status === 'inconclusive' || r.status === 'skipped'),
