@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { RunConfig } from './config';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
@@ -83,13 +84,23 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
   const resultsJson = renderJson(doc);
   const certify = opts.certify === true ? {} : opts.certify || undefined;
   const keyid = certify?.signKey?.keyid;
-  const files: Array<[string, string]> = [
+  let files: Array<[string, string]> = [
     ['results.json', resultsJson],
     ['junit.xml', renderJunit(doc)],
     ['summary.md', certify ? summaryWithNote(renderSummary(doc), keyid) : renderSummary(doc)],
     ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
   ];
-  if (certify) files.push(...certificateFiles(doc, resultsJson, certify));
+  if (certify) {
+    // The certificate digests the bytes that will be written: each report as the gate lets it out
+    // (masking is idempotent, so writing it below changes nothing), and none at all when one is refused.
+    const refusedBefore = gate.refused.length;
+    files = files.map(([name, body]) => [name, gate.pass(body, path.join(dir, name)) ?? '']);
+    if (gate.refused.length > refusedBefore) {
+      gate.clearStale(dir, []);
+      throw new Error(`${gate.refused.join(', ')}: not written: it would still have carried a secret, so no certificate was made`);
+    }
+    files.push(...certificateFiles(doc, files, certify));
+  }
   gate.clearStale(
     dir,
     files.map(([name]) => name),

@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { SELF_REPORTED } from './certificate/badge';
+import { verifyCommand, type VerifyRequest } from './certificate/command';
 import { loadPublicKey } from './certificate/dsse';
-import { liveRecheck, LiveError, type LiveOutcome } from './certificate/live';
-import { verifyCertificate, VerifyError, type Verification, type VerifyOptions } from './certificate/verify';
 import { compareRuns, CompareError, writeComparison } from './compare';
-import { ConfigError, loadConfig, parseDuration } from './config';
+import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
 import { EXIT_CODE, statusLine } from './results';
@@ -27,24 +25,30 @@ different suite versions are refused.
 
 exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
 
-const VERIFY_HELP = `usage: conformance verify-certificate <report dir> [--key <public key PEM>] [--target <url>] [--max-age <duration>]
+const VERIFY_HELP = `usage: conformance verify-certificate <report dir> --key <public key PEM> [--target <url>] [--max-age <duration>]
                                     [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
+       conformance verify-certificate <report dir> --allow-self-reported [--target …] [--max-age …] [--live …]
 
-Checks certificate.json (an in-toto test-result statement, bare or in a signed DSSE envelope):
-  --key        the signature must verify with this ECDSA P-256 or Ed25519 public key (else: rejected);
-               without it a signature is reported but not checked, and an unsigned certificate is self-reported
-  always       the statement's subject is the SHA-256 of the results.json beside it; the verdict, scope and
-               counts re-derived from results.json's checks match results.json and the statement; badge.svg,
-               predicate.json, summary.md and report.html (when present) say the same
+Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or bare: self-reported):
+  --key        the provider's ECDSA P-256 or Ed25519 public key: the envelope's one signature must be by
+               that key (its keyid) and verify with it; without --key nothing is verified (exit 2)
+  --allow-self-reported
+               accept a certificate nobody vouches for (unsigned, or signed but no --key), said to be
+               self-reported on every line; never needed with --key
+  always       certificate.json is read strictly; its subjects are every file of the directory, each
+               matching its SHA-256, and no other file is there; the verdict, scope and counts re-derived
+               from results.json's checks match results.json and the statement; junit.xml, summary.md,
+               report.html, predicate.json and badge.svg are exactly what results.json gives
   --target     the certificate is about this endpoint (origins compared: paths may be masked)
   --max-age    the run finished at most this long ago (e.g. 36h, 30d)
   --live       re-run, against the certified target, the checks it passed that need no signer; the target is
                --base-url/--rpc-url (or BASE_URL/RPC_URL, with their usual header flags) and must have the
                certified origin, or the certified URL itself when the certificate recorded it unmasked
 
-exit codes: 0 verified · 1 rejected (each reason printed), or --live: a certified check fails now
-            2 bad invocation, unreadable or not a certificate
-            3 --live: nothing failed, but a certified check could not be judged now`;
+exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported
+            1 rejected (each reason printed), self-reported without --allow-self-reported, or --live: a certified check fails now
+            2 bad invocation (no --key: not verified), no certificate there, or another suite version
+            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…)`;
 
 function compare(argv: string[], given: Io, _env: NodeJS.ProcessEnv, gate: Egress): number {
   const io = inert(given);
@@ -83,6 +87,7 @@ const VERIFY_FLAGS = {
   key: { type: 'string' },
   target: { type: 'string' },
   'max-age': { type: 'string' },
+  'allow-self-reported': { type: 'boolean' },
   live: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -90,7 +95,7 @@ const VERIFY_FLAGS = {
 /** The subcommand's own flags, and the run flags (--base-url, headers…) that --live passes on to the usual configuration. */
 function verifyArgs(argv: string[]): {
   dir: string;
-  values: { key?: string; target?: string; 'max-age'?: string; live?: boolean; help?: boolean };
+  values: { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean; help?: boolean };
   runArgs: string[];
 } {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
@@ -106,73 +111,33 @@ function verifyArgs(argv: string[]): {
   if (values.help) return { dir: '', values: { help: true }, runArgs };
   if (positionals.length !== 1) throw new Error('name one report directory');
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
-  return { dir: positionals[0], values: values as { key?: string; target?: string; 'max-age'?: string; live?: boolean }, runArgs };
+  return {
+    dir: positionals[0],
+    values: values as { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean },
+    runArgs,
+  };
 }
 
 async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): Promise<number> {
   const io = inert(given);
   const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), EXIT_CODE.config);
-  let args: ReturnType<typeof verifyArgs>;
-  let opts: VerifyOptions;
+  let req: VerifyRequest;
   try {
-    args = verifyArgs(argv);
+    const args = verifyArgs(argv);
     if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
-    const { key, target, 'max-age': maxAge } = args.values;
-    opts = {
+    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live } = args.values;
+    req = {
+      dir: args.dir,
       ...(key !== undefined ? { key: loadPublicKey(readKeyFile(key), `--key ${key}`) } : {}),
       ...(target !== undefined ? { target } : {}),
       ...(maxAge !== undefined ? { maxAgeSec: parseDuration(maxAge, 'max-age', '') } : {}),
+      ...(allowSelfReported ? { allowSelfReported } : {}),
+      ...(live ? { live: { runArgs: args.runArgs } } : {}),
     };
   } catch (err) {
     return fail(`${(err as Error).message}\n${VERIFY_HELP}`);
   }
-  let v: Verification;
-  try {
-    v = verifyCertificate(args.dir, opts);
-  } catch (err) {
-    if (!(err instanceof VerifyError)) throw err;
-    return fail(err.message);
-  }
-  const conformance = v.statement.predicate.tokenizedStocksConformance;
-  if (v.differences.length > 0) {
-    io.out.write(`certificate REJECTED: ${v.differences.length} reason(s)\n${v.differences.map((d) => `  - ${cap(d, 400)}`).join('\n')}\n`);
-    return EXIT_CODE.nonConformant;
-  }
-  const who = !v.signature
-    ? `${SELF_REPORTED}: not signed, so it shows that the files agree, not who ran the suite`
-    : v.signature.verified
-      ? `signed by ${v.signature.keyids.map((k) => cap(k, 100)).join(', ')}: signature verified with --key`
-      : `signed by ${v.signature.keyids.map((k) => cap(k, 100)).join(', ')}: signature NOT checked (give --key <public key PEM>)`;
-  io.out.write(
-    `certificate matches results.json (SHA-256 ${v.resultsSha256}): ${cap(conformance.status, 40)}, badge "${cap(conformance.badge.message, 120)}" — ${who}\n`,
-  );
-  if (!args.values.live) return EXIT_CODE.conformant;
-
-  let live: LiveOutcome;
-  try {
-    // A re-check writes nothing: a certifying environment (CERTIFY, its key) is not its concern.
-    live = await liveRecheck(v.statement, loadConfig(args.runArgs, { ...env, CERTIFY: undefined }), gate);
-  } catch (err) {
-    if (!(err instanceof LiveError) && !(err instanceof ConfigError)) throw err;
-    return fail(`--live: ${err.message}`);
-  }
-  const where = [live.targets.baseUrl && `REST ${live.targets.baseUrl}`, live.targets.rpcUrl && `JSON-RPC ${live.targets.rpcUrl}`].filter(Boolean).join(', ');
-  io.out.write(
-    `live: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`,
-  );
-  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${r.failedSection ?? r.section}): ${oneLine(r.reason)}\n`);
-  for (const r of live.unjudged) io.out.write(`  not judged now ${r.id}: ${oneLine(r.reason)}\n`);
-  return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
-}
-
-/** A line as shown: cut to `max` characters (what other people's files say can be any length). */
-function cap(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-/** A reason as one bounded console line: it may quote what the target answered. */
-function oneLine(s: string, max = 200): string {
-  return cap(s.split('\n')[0], max);
+  return verifyCommand(req, io, env, gate);
 }
 
 /**
@@ -206,6 +171,6 @@ export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io:
 export const SUBCOMMAND_HELP = [
   'subcommands:',
   '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html)',
-  '  conformance verify-certificate <report dir> [--key <public PEM>] [--target <url>] [--max-age <d>] [--live]',
-  '                                                          check certificate.json (signature, results.json, badge, reports; --live: the target still passes)',
+  '  conformance verify-certificate <report dir> --key <public PEM> [--target <url>] [--max-age <d>] [--live] [--allow-self-reported]',
+  '                                                          check certificate.json (its one signature, every file it covers; --live: the target still passes)',
 ].join('\n');

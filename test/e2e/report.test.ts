@@ -42,11 +42,13 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       expect(tail[1]).toBe('exit 0: conformant');
       const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
       expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
-      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+$`));
+      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+ · ${doc.finishedAt.slice(0, 10)}$`));
       expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
-      const v = await cli(['verify-certificate', d]);
+      const v = await cli(['verify-certificate', d, '--allow-self-reported']);
       expect(v.code).toBe(0);
-      expect(v.stdout).toMatch(/^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant/);
+      expect(v.stdout).toMatch(
+        /^certificate SELF-REPORTED, not verified \(accepted with --allow-self-reported\): not signed, .*\(results\.json [0-9a-f]{64}\): conformant/,
+      );
     }
   });
 
@@ -64,7 +66,9 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     });
     const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
-    expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.counts.passed}/${doc.counts.passed}`);
+    expect(cert.badge.message).toBe(
+      `conformant · embedded reference · dedicated · ${doc.counts.passed}/${doc.counts.passed} · ${doc.finishedAt.slice(0, 10)}`,
+    );
     const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
     expect(html).toContain('aria-label="pre-confirmation timeline"');
     expect(html).toContain('aria-label="pre-confirmation latency distribution"');
@@ -73,7 +77,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     );
     expect(html).toContain('<dt>pre-confirmed state</dt><dd>judged by sending transactions (a signer key was given)</dd>');
     expect(readFileSync(path.join(fullDir, 'summary.md'), 'utf8')).toContain(`| all | ${judged.n} | ${judged.p50} | ${judged.p95} | ${judged.max} |`);
-    expect((await cli(['verify-certificate', fullDir])).code).toBe(0);
+    expect((await cli(['verify-certificate', fullDir, '--allow-self-reported'])).code).toBe(0);
   });
 
   it('--only rest: one interface judged, no pre-confirmed state, and the badge says "rest only · embedded"', async () => {
@@ -82,11 +86,11 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(cert.preconfLatencyMs).toBeNull();
-    expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+$/);
+    expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+ · \d{4}-\d{2}-\d{2}$/);
     const html = readFileSync(path.join(restDir, 'report.html'), 'utf8');
     expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
     expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
-    expect((await cli(['verify-certificate', restDir])).code).toBe(0);
+    expect((await cli(['verify-certificate', restDir, '--allow-self-reported'])).code).toBe(0);
   });
 
   it('verify-certificate exits 1 naming what differs when results.json is altered', async () => {
@@ -98,7 +102,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     writeFileSync(path.join(copy, 'results.json'), JSON.stringify(doc, null, 2));
     const v = await cli(['verify-certificate', copy]);
     expect(v.code).toBe(1);
-    expect(v.stdout).toMatch(/^certificate REJECTED: \d+ reason\(s\)/);
+    expect(v.stdout).toMatch(/^certificate REJECTED \(self-reported: not signed\): \d+ reasons?\n/);
     expect(v.stdout).toContain('results.json: SHA-256 is');
     expect(v.stdout).toContain('results.json status: says "conformant", results.json gives "non-conformant"');
   });

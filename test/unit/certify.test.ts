@@ -4,7 +4,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { badgeOf, badgeLabel, renderBadge } from '../../src/cli/certificate/badge';
+import { badgeOf, renderBadge } from '../../src/cli/certificate/badge';
 import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
 import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
@@ -144,7 +144,13 @@ describe('certificate: an in-toto test-result statement', () => {
     const dir = certified(doc(passing()));
     const st = readJson(dir, 'certificate.json');
     expect(validStatement(st) ? [] : validStatement.errors).toEqual([]);
-    expect(st.subject).toEqual([{ name: 'results.json', digest: { sha256: sha256(readFileSync(path.join(dir, 'results.json'))) } }]);
+    // Every file of the directory but the certificate itself, by SHA-256.
+    expect(st.subject).toEqual(
+      ['results.json', 'junit.xml', 'summary.md', 'report.html', 'predicate.json', 'badge.svg'].map((name) => ({
+        name,
+        digest: { sha256: sha256(readFileSync(path.join(dir, name))) },
+      })),
+    );
     expect(st.predicate).toMatchObject({ result: 'PASSED', passedTests: ['rest.a', 'rpc.c', 'rpc.d', 'preconf.latency'], warnedTests: [], failedTests: [] });
     expect(st.predicate.url).toBeUndefined();
     expect(st.predicate.configuration).toEqual([
@@ -173,7 +179,7 @@ describe('certificate: an in-toto test-result statement', () => {
         '4.5': { passed: 3, failed: 0, 'not-judged': 0, blocked: 0, 'known-failure': 0, warning: 0, 'stale-expectation': 0, skipped: 0 },
       },
       preconfLatencyMs: { n: 13, p50: 41.5, p95: 120 },
-      badge: { message: 'conformant · dedicated · 4/4' },
+      badge: { message: 'conformant · dedicated · 4/4 · rpc.example · 2026-01-01' },
     });
   });
 
@@ -263,8 +269,9 @@ describe('verify-certificate', () => {
     const v = verifyCertificate(dir);
     expect(v.differences).toEqual([]);
     expect(v.signature).toBeNull();
+    expect(v.verdict).toBe('self-reported');
     expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain(
-      '<title>tokenized-stocks conformance (self-reported): conformant · dedicated · 4/4</title>',
+      '<title>self-reported conformance claim: conformant · dedicated · 4/4 · rpc.example · 2026-01-01</title>',
     );
     expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/## Certificate\n\ncertificate\.json is self-reported: an unsigned in-toto statement\./);
     expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('<section id="certificate"><h2>Certificate</h2><p>certificate.json is self-reported');
@@ -287,7 +294,7 @@ describe('verify-certificate', () => {
     const c = statementOf(dir).predicate.tokenizedStocksConformance;
     expect(c.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(c.preconfLatencyMs).toBeNull();
-    expect(c.badge.message).toBe('conformant · rest only · dedicated · 1/1');
+    expect(c.badge.message).toBe('conformant · rest only · dedicated · 1/1 · api.example · 2026-01-01');
     expect(verifyCertificate(dir).differences).toEqual([]);
   });
 
@@ -303,9 +310,14 @@ describe('verify-certificate', () => {
       expect(validStatement(statementOf(dir)) ? [] : validStatement.errors).toEqual([]);
       const v = verifyCertificate(dir, { key: pub });
       expect(v.differences).toEqual([]);
-      expect(v.signature).toEqual({ keyids: [keyIdOf(pub)], verified: true });
-      expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/5</title>');
-      expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(`certificate.json is an in-toto statement signed with the key ${keyIdOf(pub)}`);
+      expect(v.signature).toEqual({ keyid: keyIdOf(pub), checked: true });
+      expect(v.verdict).toBe('verified');
+      expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toContain(
+        '<title>tokenized-stocks conformance: conformant · dedicated · 4/5 · rpc.example · 2026-01-01</title>',
+      );
+      expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
+        `certificate.json is an in-toto statement in a DSSE envelope whose signature names the key ${keyIdOf(pub)}`,
+      );
     });
 
     it('is verified by an implementation the suite did not write (@sigstore/core: DSSE PAE and signature check)', () => {
@@ -385,11 +397,12 @@ describe('verify-certificate', () => {
 
     it('every single-field edit of the badge is rejected', () => {
       const c = statementOf(dir).predicate.tokenizedStocksConformance;
-      for (const e of edits({ label: 'tokenized-stocks conformance', ...c.badge })) {
+      for (const e of edits(c.badge)) {
         const copy = mkdtempSync(path.join(tmpdir(), 'cert-'));
         cpSync(dir, copy, { recursive: true });
-        writeFileSync(path.join(copy, 'badge.svg'), renderBadge(edited({ label: 'tokenized-stocks conformance', ...c.badge }, e)));
+        writeFileSync(path.join(copy, 'badge.svg'), renderBadge(edited(c.badge, e), true));
         expect(verifyCertificate(copy, { key: pub }).differences).toEqual([
+          expect.stringMatching(/^badge\.svg: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(badge\.svg changed after it was certified\)$/),
           expect.stringMatching(/^badge\.svg does not say what the certificate and results\.json say/),
         ]);
       }
@@ -400,7 +413,7 @@ describe('verify-certificate', () => {
     // A non-conformant run: 19 of 78 judged checks passed.
     const checks = Array.from({ length: 78 }, (_, i) => result(`rpc.check-${i}`, i < 19 ? 'passed' : 'failed', { expected: '0x1', actual: '0x2' }));
     const d = doc(checks, { ...FULL, baseUrl: undefined, signer: false });
-    expect(badgeOf(d).message).toBe('non-conformant · dedicated · 19/78');
+    expect(badgeOf(d).message).toBe('non-conformant · dedicated · 19/78 · rpc.example · 2026-01-01');
     const key = signing('ECDSA P-256');
     const dir = certified(d, { signKey: key });
     expect(verifyCertificate(dir, { key: keys['ECDSA P-256'].publicKey }).differences).toEqual([]);
@@ -429,7 +442,7 @@ describe('verify-certificate', () => {
     // Written by the suite's own writer: unsigned, and signed with a key of the forger's.
     for (const opts of [{}, { signKey: loadSigningKey(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), 'forger') }]) {
       writeReports(forged, dir, { certify: opts });
-      expect(statementOf(dir).predicate.tokenizedStocksConformance.badge.message).toBe('conformant · rpc only · dedicated · 78/78');
+      expect(statementOf(dir).predicate.tokenizedStocksConformance.badge.message).toBe('conformant · rpc only · dedicated · 78/78 · rpc.example · 2026-01-01');
       // Self-consistent, which is all an unsigned certificate can be ...
       expect(verifyCertificate(dir).differences).toEqual([]);
       // ... and rejected by whoever holds the real public key.
@@ -470,11 +483,13 @@ describe('verify-certificate', () => {
       'certificate.json predicate.result: says "PASSED", results.json gives "FAILED"',
       'certificate.json predicate.tokenizedStocksConformance.status: says "conformant", results.json gives "non-conformant"',
       'certificate.json predicate.tokenizedStocksConformance.exitCode: says 0, results.json gives 1',
-      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/3", results.json gives "non-conformant · dedicated · 2/3"',
+      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/3 · rpc.example · 2026-01-01", results.json gives "non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01"',
       'certificate.json predicate.tokenizedStocksConformance.badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
-      'badge.svg does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
-      'summary.md does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
-      'report.html does not say what the certificate and results.json say ("tokenized-stocks conformance (self-reported): non-conformant · dedicated · 2/3")',
+      'junit.xml does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
+      'summary.md does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
+      'report.html does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
+      'predicate.json does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
+      'badge.svg does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
     ]);
   });
 
@@ -517,18 +532,21 @@ describe('conformance verify-certificate (the subcommand)', () => {
     return f;
   };
 
-  it('exit 0 verified (saying how), 1 rejected (saying why), 2 bad invocation', async () => {
+  it('exit 0 only when verified with --key (saying so); 1 rejected (saying why); 2 bad invocation, or no key: not verified', async () => {
     const dir = certified(doc(passing()), { signKey: signing('Ed25519') });
     const ok = await run([dir, '--key', keyFile(keys.Ed25519.publicKey)]);
     expect(ok).toMatchObject({ code: 0, err: '' });
     expect(ok.out).toMatch(
-      /^certificate matches results\.json \(SHA-256 [0-9a-f]{64}\): conformant, badge "conformant · dedicated · 4\/4" — signed by sha256:[0-9a-f]{64}: signature verified with --key\n$/,
+      /^certificate VERIFIED: signed by sha256:[0-9a-f]{64}, signature checked with --key; 6 files covered, each matching its SHA-256 \(results\.json [0-9a-f]{64}\): conformant, badge "conformant · dedicated · 4\/4 · rpc\.example · 2026-01-01"\n$/,
     );
-    expect((await run([dir])).out).toMatch(/signature NOT checked \(give --key <public key PEM>\)\n$/);
+    const noKey = await run([dir]);
+    expect(noKey).toMatchObject({ code: 2, out: '' });
+    expect(noKey.err).toMatch(
+      /^conformance verify-certificate: not verified: no key given \(certificate\.json is an envelope naming the key sha256:[0-9a-f]{64}; signature not checked\)/,
+    );
     const bad = await run([dir, '--key', keyFile(keys['ECDSA P-256'].publicKey)]);
     expect(bad.code).toBe(1);
-    expect(bad.out).toMatch(/^certificate REJECTED: 1 reason\(s\)\n {2}- signature: no signature by the key given/);
-    expect((await run([certified(doc(passing()))])).out).toMatch(/— self-reported: not signed, so it shows that the files agree, not who ran the suite\n$/);
+    expect(bad.out).toMatch(/^certificate REJECTED: 1 reason\n {2}- signature: no signature by the key given/);
     for (const argv of [
       [],
       [dir, dir],
@@ -536,12 +554,40 @@ describe('conformance verify-certificate (the subcommand)', () => {
       [dir, '--max-age', 'soon'],
       [dir, '--base-url', 'https://x.example'],
       [dir, '--bogus'],
+      [path.join(dir, 'nothing-here'), '--key', keyFile(keys.Ed25519.publicKey)],
     ]) {
       const r = await run(argv);
       expect([argv, r.code]).toEqual([argv, 2]);
       expect(r.err).toMatch(/^conformance verify-certificate: /);
     }
     expect((await run([dir, '--key', keyFile(keys.Ed25519.privateKey)])).code).toBe(0);
+  });
+
+  it('a self-reported certificate: exit 1 unless --allow-self-reported, and then every verdict line says self-reported', async () => {
+    const dir = certified(doc(passing()));
+    const refused = await run([dir]);
+    expect(refused).toMatchObject({ code: 1, err: '' });
+    expect(refused.out).toMatch(/^certificate NOT VERIFIED: self-reported \(not signed\): its files agree with the statement, but nobody vouches/);
+    const allowed = await run([dir, '--allow-self-reported']);
+    expect(allowed).toMatchObject({ code: 0, err: '' });
+    expect(allowed.out).toMatch(
+      /^certificate SELF-REPORTED, not verified \(accepted with --allow-self-reported\): not signed, so nobody vouches for who ran the suite; 6 files covered/,
+    );
+    expect(allowed.out).not.toMatch(/\bsigned by\b|VERIFIED/);
+    // --key asks for a signature: an unsigned certificate is rejected, --allow-self-reported or not.
+    const withKey = await run([dir, '--allow-self-reported', '--key', keyFile(keys.Ed25519.publicKey)]);
+    expect(withKey.code).toBe(1);
+    expect(withKey.out).toMatch(
+      /^certificate REJECTED \(self-reported: not signed\): 1 reason\n {2}- certificate\.json is not signed \(self-reported\), but --key asks for a signature\n$/,
+    );
+    // A signed one without --key, accepted as self-reported: the signature is said not checked, never "signed by".
+    const signed = certified(doc(passing()), { signKey: signing('Ed25519') });
+    const unchecked = await run([signed, '--allow-self-reported']);
+    expect(unchecked.code).toBe(0);
+    expect(unchecked.out).toMatch(
+      /^certificate SELF-REPORTED, not verified \(accepted with --allow-self-reported\): signature not checked \(no --key; the envelope names sha256:[0-9a-f]{64}\)/,
+    );
+    expect(unchecked.out).not.toMatch(/\bsigned by\b|VERIFIED/);
   });
 
   it('a certificate naming another subject is rejected, and nothing it says reaches the terminal as escapes', async () => {
@@ -552,18 +598,18 @@ describe('conformance verify-certificate (the subcommand)', () => {
     writeFileSync(file, JSON.stringify({ ...statement, subject: [{ name: 'evil', digest: { sha256: forged } }, ...statement.subject] }));
     const r = await run([dir]);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('subject: the certificate must name exactly one subject, results.json (it names 2)');
+    expect(r.out).toContain('subject: "evil" is not a file this suite publishes');
     expect(r.out + r.err).not.toMatch(/[\u001b\r]/);
   });
 
   it('--live refuses a certified target it cannot dial: a masked URL without --rpc-url, or another origin', async () => {
     const dir = certified(doc(passing(), { ...FULL, baseUrl: undefined, rpcUrl: 'https://rpc.example/v2/***' }));
-    const masked = await run([dir, '--live']);
+    const masked = await run([dir, '--allow-self-reported', '--live']);
     expect(masked.code).toBe(2);
     expect(masked.err).toContain(
       '--live: the certificate names the target as https://rpc.example/v2/***: give --rpc-url (or RPC_URL) (with its credentials) to re-check it',
     );
-    const other = await run([dir, '--live'], { RPC_URL: 'https://elsewhere.example/v2/KEY' });
+    const other = await run([dir, '--allow-self-reported', '--live'], { RPC_URL: 'https://elsewhere.example/v2/KEY' });
     expect(other.code).toBe(2);
     expect(other.err).toContain('--live: --rpc-url (or RPC_URL) has origin https://elsewhere.example; the certificate is about https://rpc.example');
     expect(other.err + other.out).not.toContain('KEY');
@@ -577,7 +623,11 @@ describe("--live sends the verifier's credentials only where the verifier points
       const real = (id: string) => result(id, 'passed');
       const dir = certified(doc([real('rpc.envelope.http-200'), real('rpc.envelope.jsonrpc-version')], { ...FULL, baseUrl: undefined, rpcUrl: server.origin }));
       const out = sink();
-      await main(['verify-certificate', dir, '--live'], { HEADERS: 'Authorization: Bearer VERIFIER-SECRET-123' }, { out: out.stream, err: sink().stream });
+      await main(
+        ['verify-certificate', dir, '--allow-self-reported', '--live'],
+        { HEADERS: 'Authorization: Bearer VERIFIER-SECRET-123' },
+        { out: out.stream, err: sink().stream },
+      );
       expect(server.seen.length).toBeGreaterThan(0); // it did dial the certified URL
       expect(server.seen.map((r) => r.headers.authorization)).toEqual(server.seen.map(() => undefined));
     } finally {
@@ -635,42 +685,46 @@ describe('badge', () => {
   const onlyRestRpc = passing().map((r) => (r.id.startsWith('preconf.') ? leftOut(r, '--only rest,rpc') : r));
 
   it.each<[string, () => string, string]>([
-    ['complete, conformant, full scope', () => badge(passing()), 'conformant · dedicated · 4/4'],
-    ['a failure', () => badge([result('rpc.c', 'failed'), result('rpc.d', 'passed')]), 'non-conformant · dedicated · 1/2'],
-    ['not everything judged', () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')]), 'incomplete · dedicated · 1/2'],
-    ['one interface', () => badge(rpcOnly, { ...FULL, baseUrl: undefined }), 'conformant · rpc only · dedicated · 2/2'],
-    ['no signer', () => badge(passing(), { ...FULL, signer: false }), 'conformant · no signer · dedicated · 4/4'],
-    ['--only', () => badge(passing(), { ...FULL, only: ['rest', 'rpc', 'preconf'] }), 'conformant · partial · dedicated · 4/4'],
-    ['the embedded reference', () => badge(passing(), { ...FULL, embedded: true }), 'conformant · embedded reference · dedicated · 4/4'],
+    ['complete, conformant, full scope', () => badge(passing()), 'conformant · dedicated · 4/4 · rpc.example · 2026-01-01'],
+    ['a failure', () => badge([result('rpc.c', 'failed'), result('rpc.d', 'passed')]), 'non-conformant · dedicated · 1/2 · rpc.example · 2026-01-01'],
+    [
+      'not everything judged',
+      () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')]),
+      'incomplete · dedicated · 1/2 · rpc.example · 2026-01-01',
+    ],
+    ['one interface', () => badge(rpcOnly, { ...FULL, baseUrl: undefined }), 'conformant · rpc only · dedicated · 2/2 · rpc.example · 2026-01-01'],
+    ['no signer', () => badge(passing(), { ...FULL, signer: false }), 'conformant · no signer · dedicated · 4/4 · rpc.example · 2026-01-01'],
+    ['--only', () => badge(passing(), { ...FULL, only: ['rest', 'rpc', 'preconf'] }), 'conformant · partial · dedicated · 4/4 · rpc.example · 2026-01-01'],
+    ['the embedded reference', () => badge(passing(), { ...FULL, embedded: true }), 'conformant · embedded reference · dedicated · 4/4 · 2026-01-01'],
     [
       '--only rest, a key given: the checks left out do not count',
       () => badge(onlyRest, { ...FULL, only: ['rest'] }),
-      'conformant · rest only · dedicated · 1/1',
+      'conformant · rest only · dedicated · 1/1 · api.example · 2026-01-01',
     ],
     [
       '--only rest against the embedded reference says both',
       () => badge(onlyRest, { ...FULL, only: ['rest'], embedded: true }),
-      'conformant · rest only · embedded · dedicated · 1/1',
+      'conformant · rest only · embedded · dedicated · 1/1 · 2026-01-01',
     ],
     [
       '--only rest,rpc with a key: partial, not "no signer"',
       () => badge(onlyRestRpc, { ...FULL, only: ['rest', 'rpc'], embedded: true }),
-      'conformant · partial · embedded · dedicated · 3/3',
+      'conformant · partial · embedded · dedicated · 3/3 · 2026-01-01',
     ],
     [
       'incomplete against the embedded reference',
       () => badge([result('rpc.c', 'inconclusive'), result('rpc.d', 'passed')], { ...FULL, embedded: true }),
-      'incomplete · embedded reference · dedicated · 1/2',
+      'incomplete · embedded reference · dedicated · 1/2 · 2026-01-01',
     ],
-    ['the public profile', () => badge(passing(), { ...FULL, profile: 'public' }), 'conformant · public · 4/4'],
+    ['the public profile', () => badge(passing(), { ...FULL, profile: 'public' }), 'conformant · public · 4/4 · rpc.example · 2026-01-01'],
   ])('%s', (_what, make, text) => {
     expect(make()).toBe(text);
   });
 
   it('is a small self-contained SVG that says the same', () => {
-    const svg = renderBadge({ label: badgeLabel(true), ...buildStatement(doc(passing()), '{}').predicate.tokenizedStocksConformance.badge });
+    const svg = renderBadge(buildStatement(doc(passing()), '{}').predicate.tokenizedStocksConformance.badge, true);
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="\d+" height="20"/);
-    expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4</title>');
+    expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4 · rpc.example · 2026-01-01</title>');
     expect(svg).not.toMatch(/<script|href=|<image|@import|url\(http/);
     expect(svg.length).toBeLessThan(2000);
   });

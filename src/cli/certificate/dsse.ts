@@ -90,24 +90,21 @@ export function signEnvelope(payload: Buffer, payloadType: string, signer: Signi
 }
 
 /**
- * Whether one of the envelope's signatures verifies with this key. A signature naming another
- * keyid is not tried: the keyid is only a hint, but a mismatch means it is not this key's.
+ * Whether the envelope's one signature is this key's and verifies. The keyid must be this key's
+ * (an envelope naming another key is not this key's, whatever its bytes); more or fewer than one
+ * signature is refused, so no signature rides along unchecked.
  */
 export function verifyEnvelope(envelope: Envelope, key: KeyObject): { ok: boolean; why?: string } {
   const keyid = keyIdOf(key);
-  const candidates = envelope.signatures.filter((s) => !s.keyid || s.keyid === keyid);
-  if (candidates.length === 0)
-    return {
-      ok: false,
-      why: `no signature by the key given (its keyid is ${keyid}; the envelope names ${envelope.signatures.map((s) => s.keyid ?? '(none)').join(', ') || 'no signature'})`,
-    };
+  if (envelope.signatures.length !== 1) return { ok: false, why: `${envelope.signatures.length} signatures; a certificate carries exactly one` };
+  const [s] = envelope.signatures;
+  if (s.keyid !== keyid) return { ok: false, why: `no signature by the key given (its keyid is ${keyid}; the envelope names ${s.keyid ?? '(no keyid)'})` };
   const signed = pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64'));
-  const ok = candidates.some((s) => {
-    try {
-      return verify(digestOf(key), signed, key, Buffer.from(s.sig, 'base64'));
-    } catch {
-      return false;
-    }
-  });
+  let ok: boolean;
+  try {
+    ok = verify(digestOf(key), signed, key, Buffer.from(s.sig, 'base64'));
+  } catch {
+    ok = false;
+  }
   return ok ? { ok } : { ok, why: `the signature does not verify with the key given (keyid ${keyid}): the envelope was altered or signed by another key` };
 }

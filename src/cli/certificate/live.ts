@@ -17,6 +17,8 @@ export interface LiveOutcome {
   failed: CheckResult[];
   /** Certified as passed, not judged now (inconclusive or skipped). */
   unjudged: CheckResult[];
+  /** An interface that did not answer at all: nothing was re-run (one root cause, not a failure of each check). */
+  unreachable?: { rest?: string; rpc?: string };
 }
 
 /** A certified URL can be dialled only when nothing of it was masked, and it was not the embedded reference (gone with its run). */
@@ -76,11 +78,14 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Eg
     throw err;
   }
   const redactor = gate.redactor;
+  const targets = { ...(baseUrl ? { baseUrl: redactor.publicUrl(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.publicUrl(rpcUrl) } : {}) };
+  // A target that does not answer now cannot be judged now: that is the verifier's news, not a failure of every check.
+  if (opened.env.unreachable) return { targets, results: [], failed: [], unjudged: [], unreachable: redactor.value(opened.env.unreachable) };
   const raw = await runChecks(checks, opened.env, { concurrency: cfg.concurrency });
   // As results.json is made: nothing the target or a transport error echoed keeps a secret.
   const results = redactor.value(raw);
   return {
-    targets: { ...(baseUrl ? { baseUrl: redactor.publicUrl(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.publicUrl(rpcUrl) } : {}) },
+    targets,
     results,
     failed: results.filter((r) => r.status === 'failed'),
     unjudged: results.filter((r) => r.status === 'inconclusive' || r.status === 'skipped'),

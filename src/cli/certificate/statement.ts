@@ -10,7 +10,7 @@ export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 /** The in-toto test-result predicate (spec/predicates/test-result.md). */
 export const TEST_RESULT_PREDICATE = 'https://in-toto.io/attestation/test-result/v0.1';
 /** The suite's own extension field of the predicate: what the test-result fields cannot say. */
-export const CONFORMANCE_FORMAT = 'tokenized-stocks-conformance-certificate/2';
+export const CONFORMANCE_FORMAT = 'tokenized-stocks-conformance-certificate/3';
 
 /** in-toto ResourceDescriptor (spec/v1/resource_descriptor.md): at least one of uri, digest, content. */
 export interface ResourceDescriptor {
@@ -56,9 +56,19 @@ export interface TestResultPredicate {
   tokenizedStocksConformance: Conformance;
 }
 
+/** One published file, as a subject names it: its name in the report directory and the SHA-256 of its bytes. */
+export interface Subject {
+  name: string;
+  digest: { sha256: string };
+}
+
+/** The members of a statement, and no others: a verifier refuses any it does not know. */
+export const STATEMENT_KEYS = ['_type', 'subject', 'predicateType', 'predicate'] as const;
+
 export interface Statement {
   _type: typeof STATEMENT_TYPE;
-  subject: Array<{ name: string; digest: { sha256: string } }>;
+  /** Every file the certified directory publishes beside certificate.json, in the order written. */
+  subject: Subject[];
   predicateType: typeof TEST_RESULT_PREDICATE;
   predicate: TestResultPredicate;
 }
@@ -118,8 +128,19 @@ function configurationOf(doc: RunDocument, target: Conformance['target']): Resou
   return out;
 }
 
-/** The statement of a run, bound to the exact bytes written as results.json. */
-export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, opts: { url?: string } = {}): Statement {
+/** The subjects of a statement: each published file by name, with the SHA-256 of the exact bytes written. */
+export const subjectsOf = (files: ReadonlyArray<readonly [name: string, body: string | Buffer]>): Subject[] =>
+  files.map(([name, body]) => ({ name, digest: { sha256: sha256(body) } }));
+
+/**
+ * The statement of a run, bound to the exact bytes of the files published with it: `published`
+ * lists them (name and body), or is results.json's bytes alone.
+ */
+export function buildStatement(
+  doc: RunDocument,
+  published: string | Buffer | ReadonlyArray<readonly [name: string, body: string | Buffer]>,
+  opts: { url?: string } = {},
+): Statement {
   const sections: Conformance['sections'] = Object.fromEntries(doc.sections.map((g) => [g.section, g.counts]));
   const latency = latencyOf(doc.checks);
   const { profile, signer, archive, interfaces, groups, target, full, notJudged, grep } = doc.scope;
@@ -140,7 +161,7 @@ export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, o
   };
   return {
     _type: STATEMENT_TYPE,
-    subject: [{ name: 'results.json', digest: { sha256: sha256(resultsJson) } }],
+    subject: subjectsOf(typeof published === 'string' || Buffer.isBuffer(published) ? [['results.json', published]] : published),
     predicateType: TEST_RESULT_PREDICATE,
     predicate: {
       result: RESULT_OF[doc.status],

@@ -1,14 +1,17 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { validateRef } from '../../harness/schemas';
+import { MAX_JSON_DEPTH } from '../../harness/json';
 import { renderHtml } from '../reporters/html';
+import { renderJunit } from '../reporters/junit';
 import { renderSummary } from '../reporters/summary';
 import { countOutcomes, countSections, decideOutcome } from '../outcome';
 import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument } from '../results';
 import { badgeLabel, renderBadge } from './badge';
-import { IN_TOTO_PAYLOAD_TYPE, verifyEnvelope, type Envelope } from './dsse';
-import { buildStatement, CONFORMANCE_FORMAT, sha256, STATEMENT_TYPE, TEST_RESULT_PREDICATE, type Statement } from './statement';
+import { verifyEnvelope } from './dsse';
+import { boundedJson, openCertificate, Refused } from './open';
+import { buildStatement, sha256, type Statement } from './statement';
 import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote } from './write';
 
 export class VerifyError extends Error {
@@ -37,7 +40,7 @@ function differences(what: string, stated: unknown, derived: unknown): string[] 
 }
 
 export interface VerifyOptions {
-  /** The signer's public key: the certificate must be an envelope with a signature that verifies with it. */
+  /** The signer's public key: the certificate must be an envelope whose one signature verifies with it. */
   key?: KeyObject;
   /** The certificate must be about this endpoint (its origin). */
   target?: string;
@@ -46,50 +49,47 @@ export interface VerifyOptions {
   now?: Date;
 }
 
+/**
+ * What a verifier may say of a certificate: `verified` only when it checked the one signature with
+ * a key it was given and every published file agrees; `no-key` when the files agree but a
+ * signature went unchecked (no key given); `self-reported` when the files agree and nothing is
+ * signed; `rejected` on any reason to reject.
+ */
+export type Verdict = 'verified' | 'no-key' | 'self-reported' | 'rejected';
+
 export interface Verification {
-  statement: Statement;
-  /** null: a bare statement (self-reported); else the keyids the envelope names and whether --key verified it. */
-  signature: { keyids: string[]; verified: boolean } | null;
-  /** Every reason to reject, in words; none: verified. */
+  verdict: Verdict;
+  /** The statement, when certificate.json could be opened as one. */
+  statement?: Statement;
+  /** null: no envelope (a bare statement, self-reported); else the keyid its one signature names and whether this verifier checked it. */
+  signature: { keyid: string; checked: boolean } | null;
+  /** Every reason to reject, in words; none: the files agree with the statement. */
   differences: string[];
   /** The SHA-256 of the results.json beside it, computed here (never read from the certificate). */
-  resultsSha256: string;
+  resultsSha256?: string;
+  /** The files the statement covers (every file of the directory but certificate.json), when all agree. */
+  covered: readonly string[];
 }
 
-function parseJson<T>(bytes: Buffer, name: string): T {
-  try {
-    return JSON.parse(bytes.toString('utf8')) as T;
-  } catch (err) {
-    throw new VerifyError(`${name} is not JSON: ${(err as Error).message}`);
-  }
-}
+type Render = (ctx: { doc: RunDocument; statement: Statement; keyid: string | undefined; signed: boolean }) => string;
+/**
+ * Every file a certified directory publishes beside certificate.json, in the order they are
+ * written, with how the verifier makes it again from results.json to compare byte for byte
+ * (results.json itself is the source). A file not named here is not accepted in the directory.
+ */
+export const PUBLISHED: ReadonlyArray<readonly [string, Render | undefined]> = [
+  ['results.json', undefined],
+  ['junit.xml', ({ doc }) => renderJunit(doc)],
+  ['summary.md', ({ doc, keyid }) => summaryWithNote(renderSummary(doc), keyid)],
+  ['report.html', ({ doc, keyid }) => htmlWithNote(renderHtml(doc), keyid)],
+  [PREDICATE_FILE, ({ statement }) => JSON.stringify(statement.predicate, null, 2) + '\n'],
+  [BADGE_FILE, ({ statement, signed }) => renderBadge(statement.predicate.tokenizedStocksConformance.badge, signed)],
+];
+const PUBLISHED_NAMES = PUBLISHED.map(([name]) => name);
 
-/** The statement inside certificate.json, and its envelope when signed. Throws on what is no certificate at all. */
-function openCertificate(bytes: Buffer): { statement: Statement; envelope?: Envelope } {
-  const cert = parseJson<Record<string, unknown>>(bytes, CERTIFICATE_FILE);
-  let statement: Statement;
-  let envelope: Envelope | undefined;
-  if (cert && typeof cert.payloadType === 'string') {
-    envelope = cert as unknown as Envelope;
-    if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-      throw new VerifyError(`${CERTIFICATE_FILE}: payloadType ${JSON.stringify(envelope.payloadType)}, expected ${IN_TOTO_PAYLOAD_TYPE}`);
-    if (typeof envelope.payload !== 'string' || Buffer.from(envelope.payload, 'base64').toString('base64') !== envelope.payload)
-      throw new VerifyError(`${CERTIFICATE_FILE}: the payload is not canonical base64`);
-    if (!Array.isArray(envelope.signatures) || envelope.signatures.some((s) => typeof s?.sig !== 'string'))
-      throw new VerifyError(`${CERTIFICATE_FILE}: signatures is not a list of {keyid, sig}`);
-    statement = parseJson<Statement>(Buffer.from(envelope.payload, 'base64'), `${CERTIFICATE_FILE}'s payload`);
-  } else statement = cert as unknown as Statement;
-  if (
-    statement?._type !== STATEMENT_TYPE ||
-    statement.predicateType !== TEST_RESULT_PREDICATE ||
-    statement.predicate?.tokenizedStocksConformance?.format !== CONFORMANCE_FORMAT
-  ) {
-    throw new VerifyError(
-      `${CERTIFICATE_FILE} is not a certificate of this suite (expected an in-toto ${STATEMENT_TYPE} of ${TEST_RESULT_PREDICATE} with tokenizedStocksConformance.format ${CONFORMANCE_FORMAT}, optionally in a DSSE envelope)`,
-    );
-  }
-  return { statement, envelope };
-}
+/** results.json may be large (exchanges quoted), and nests as deep as a target's answer may be kept, plus its own levels. */
+const MAX_RESULTS_BYTES = 512 * 1024 * 1024;
+const MAX_RESULTS_DEPTH = MAX_JSON_DEPTH + 64;
 
 /** results.json again, with its status, scope, exit code and counts re-derived from its checks. */
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
@@ -133,73 +133,129 @@ const originOf = (url: string | null) => {
   }
 };
 
+const quote = (s: string) => JSON.stringify(s.slice(0, 80));
+
 /**
- * Check a certified report directory: the signature (with a key), that the statement is about
- * the results.json beside it (SHA-256), that results.json's verdict is what its checks give, that
- * the statement, predicate.json, badge.svg, summary.md and report.html say what results.json gives,
- * and, when asked, that it is about a given target and recent enough. Returns every reason to reject.
+ * The statement's subjects against the directory: exactly the files the suite publishes, each
+ * once, each present with the SHA-256 stated, and no other file in the directory.
+ */
+function coverage(dir: string, statement: Statement): string[] {
+  const out: string[] = [];
+  const stated = new Map<string, string>();
+  statement.subject.forEach((s: unknown, i) => {
+    const entry = s as Statement['subject'][number];
+    const ok =
+      typeof s === 'object' &&
+      s !== null &&
+      JSON.stringify(Object.keys(s)) === '["name","digest"]' &&
+      typeof entry.name === 'string' &&
+      typeof entry.digest === 'object' &&
+      entry.digest !== null &&
+      JSON.stringify(Object.keys(entry.digest)) === '["sha256"]';
+    if (!ok) return void out.push(`subject ${i}: not {name, digest: {sha256}}`);
+    if (stated.has(entry.name)) out.push(`subject: ${quote(entry.name)} is named more than once`);
+    else if (!PUBLISHED_NAMES.includes(entry.name)) out.push(`subject: ${quote(entry.name)} is not a file this suite publishes`);
+    stated.set(entry.name, String(entry.digest.sha256));
+  });
+  for (const name of PUBLISHED_NAMES) {
+    const file = path.join(dir, name);
+    if (!stated.has(name)) out.push(`subject: ${name} is not covered by the statement`);
+    else if (!existsSync(file)) out.push(`${name}: covered by the statement, but not in the directory`);
+    else {
+      const hash = sha256(readFileSync(file));
+      if (hash !== stated.get(name)) out.push(`${name}: SHA-256 is ${hash}, the certificate says ${stated.get(name)} (${name} changed after it was certified)`);
+    }
+  }
+  for (const name of readdirSync(dir).sort())
+    if (name !== CERTIFICATE_FILE && !PUBLISHED_NAMES.includes(name))
+      out.push(
+        `${quote(name)}: a file the certificate does not cover (a certified directory holds ${[...PUBLISHED_NAMES, CERTIFICATE_FILE].join(', ')} and nothing else)`,
+      );
+  return out;
+}
+
+function verdictOf(v: Omit<Verification, 'verdict'>): Verdict {
+  if (v.differences.length > 0) return 'rejected';
+  if (!v.signature) return 'self-reported';
+  return v.signature.checked ? 'verified' : 'no-key';
+}
+
+/**
+ * Check a certified report directory: certificate.json read strictly; its one signature (with a
+ * key); that the statement covers every file of the directory by SHA-256; that results.json's
+ * verdict is what its checks give; that the statement and every other published file say exactly
+ * what results.json gives (made again and compared byte for byte); and, when asked, that it is
+ * about a given target and recent enough. Returns every reason to reject, and the verdict.
  */
 export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verification {
+  const v = verifyFiles(dir, opts);
+  return { ...v, verdict: verdictOf(v) };
+}
+
+function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verdict'> {
   const file = (name: string) => path.join(dir, name);
-  const read = (name: string) => {
-    if (!existsSync(file(name))) throw new VerifyError(`${file(name)} not found (a certified report directory holds results.json and certificate.json)`);
-    return readFileSync(file(name));
-  };
-  const { statement, envelope } = openCertificate(read(CERTIFICATE_FILE));
-  const resultsBytes = read('results.json');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new VerifyError(`${dir}: no such directory (name the certified report directory)`);
+  if (!existsSync(file(CERTIFICATE_FILE)))
+    throw new VerifyError(`${file(CERTIFICATE_FILE)} not found (a certified report directory holds results.json and certificate.json)`);
+  const rejected = (why: string[], rest: Partial<Omit<Verification, 'verdict'>> = {}): Omit<Verification, 'verdict'> => ({
+    signature: null,
+    ...rest,
+    covered: [],
+    differences: why,
+  });
+  let opened: ReturnType<typeof openCertificate>;
+  try {
+    opened = openCertificate(readFileSync(file(CERTIFICATE_FILE)));
+  } catch (err) {
+    if (err instanceof Refused) return rejected([err.message]);
+    throw err;
+  }
+  const { statement, envelope } = opened;
   const out: string[] = [];
-  const keyids = envelope ? envelope.signatures.map((s) => s.keyid ?? '(no keyid)') : [];
-  const signature = envelope ? { keyids, verified: false } : null;
+  const keyid = envelope?.signatures[0].keyid;
+  const signature = keyid !== undefined ? { keyid, checked: false } : null;
   if (opts.key) {
     if (!envelope) out.push(`${CERTIFICATE_FILE} is not signed (self-reported), but --key asks for a signature`);
     else {
-      const v = verifyEnvelope(envelope, opts.key);
-      signature!.verified = v.ok;
-      if (!v.ok) out.push(`signature: ${v.why}`);
+      const checked = verifyEnvelope(envelope, opts.key);
+      signature!.checked = checked.ok;
+      if (!checked.ok) out.push(`signature: ${checked.why}`);
     }
   }
-
-  // Exactly one subject, results.json: anything else beside it would be vouched for unchecked.
-  const subjects = Array.isArray(statement.subject) ? statement.subject : [];
-  const subject = subjects.length === 1 && subjects[0]?.name === 'results.json' ? subjects[0] : undefined;
+  out.push(...coverage(dir, statement));
+  if (!existsSync(file('results.json'))) return rejected(out, { statement, signature });
+  const resultsBytes = readFileSync(file('results.json'));
   const hash = sha256(resultsBytes);
-  if (!subject) out.push(`subject: the certificate must name exactly one subject, results.json (it names ${subjects.length})`);
-  else if (subject.digest?.sha256 !== hash)
-    out.push(`results.json: SHA-256 is ${hash}, the certificate says ${subject.digest?.sha256} (results.json changed after it was certified)`);
-  const doc = parseJson<RunDocument>(resultsBytes, 'results.json');
+  let doc: RunDocument;
+  try {
+    doc = boundedJson(resultsBytes, 'results.json', MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH) as RunDocument;
+  } catch (err) {
+    if (err instanceof Refused) return rejected([...out, err.message], { statement, signature, resultsSha256: hash });
+    throw err;
+  }
+  const done = (why: string[]) => ({ statement, signature, resultsSha256: hash, differences: why, covered: why.length ? [] : PUBLISHED_NAMES });
   if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target)
-    throw new VerifyError('results.json lacks checks, scope or target: not a results document of this suite');
+    return done([...out, 'results.json lacks checks, scope or target: not a results document of this suite']);
   // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
   const schema = validateRef('results.json', doc);
-  if (!schema.valid)
-    return {
-      statement,
-      signature,
-      resultsSha256: hash,
-      differences: [...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)],
-    };
+  if (!schema.valid) return done([...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)]);
   const stated = statement.predicate.tokenizedStocksConformance;
   if (stated.suite?.version !== doc.suite?.version)
-    throw new VerifyError(`the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}`);
+    throw new VerifyError(
+      `the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}: verify it with that version`,
+    );
 
   const again = rederive(doc);
   out.push(...again.differences);
   const expected = buildStatement(again.doc, resultsBytes, { url: statement.predicate.url });
   out.push(...differences(CERTIFICATE_FILE, { ...statement, subject: undefined }, { ...expected, subject: undefined }));
 
-  // The files beside it, when published, must say what the statement says.
-  const keyid = envelope ? keyids[0] : undefined;
-  const beside: Array<[string, () => string]> = [
-    [BADGE_FILE, () => renderBadge({ label: badgeLabel(!!envelope), ...expected.predicate.tokenizedStocksConformance.badge })],
-    [PREDICATE_FILE, () => JSON.stringify(statement.predicate, null, 2) + '\n'],
-    ['summary.md', () => summaryWithNote(renderSummary(again.doc), keyid)],
-    ['report.html', () => htmlWithNote(renderHtml(again.doc), keyid)],
-  ];
-  for (const [name, render] of beside) {
-    if (existsSync(file(name)) && readFileSync(file(name), 'utf8') !== render())
-      out.push(
-        `${name} does not say what the certificate and results.json say ("${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}")`,
-      );
+  // Every other published file is made again from results.json and must be exactly what is there.
+  const ctx = { doc: again.doc, statement: expected, keyid, signed: !!envelope };
+  const says = `"${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}"`;
+  for (const [name, render] of PUBLISHED) {
+    if (render && existsSync(file(name)) && !readFileSync(file(name)).equals(Buffer.from(render(ctx))))
+      out.push(`${name} does not say what the certificate and results.json say (${says})`);
   }
 
   if (opts.target !== undefined) {
@@ -215,5 +271,5 @@ export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verifi
         `age: the run finished ${stated.date}, ${Number.isFinite(ageSec) ? `${hours(ageSec)} ago` : 'at no valid date'}, older than --max-age (${hours(opts.maxAgeSec)})`,
       );
   }
-  return { statement, signature, resultsSha256: hash, differences: out };
+  return done(out);
 }

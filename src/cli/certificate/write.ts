@@ -1,8 +1,8 @@
 import { escapeHtml } from '../reporters/shared';
 import type { RunDocument } from '../results';
-import { badgeLabel, renderBadge } from './badge';
+import { renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, signEnvelope, type SigningKey } from './dsse';
-import { buildStatement } from './statement';
+import { buildStatement, subjectsOf, type Statement } from './statement';
 
 export const CERTIFICATE_FILE = 'certificate.json';
 /** The test-result predicate alone, as GitHub's actions/attest takes it (predicate-path). */
@@ -18,9 +18,10 @@ export interface CertifyOptions {
 
 /** What summary.md and report.html say about the certificate beside them. */
 function certificationNote(keyid: string | undefined): string {
+  // Said by the writer, read by anyone: an envelope is a claim until a verifier checks it with a key it trusts.
   return keyid
-    ? `${CERTIFICATE_FILE} is an in-toto statement signed with the key ${keyid} (a DSSE envelope): check it with \`conformance verify-certificate <dir> --key <public key PEM>\`.`
-    : `${CERTIFICATE_FILE} is self-reported: an unsigned in-toto statement. It shows that results.json, the certificate and the badge agree, not who ran the suite; check it with \`conformance verify-certificate <dir>\`.`;
+    ? `${CERTIFICATE_FILE} is an in-toto statement in a DSSE envelope whose signature names the key ${keyid}; it covers every file of this directory by SHA-256. It counts as signed only once checked with the provider's public key: \`conformance verify-certificate <dir> --key <public key PEM>\`.`
+    : `${CERTIFICATE_FILE} is self-reported: an unsigned in-toto statement. It shows that the files of this directory agree, not who ran the suite; check it with \`conformance verify-certificate <dir> --allow-self-reported\`.`;
 }
 
 export const summaryWithNote = (summary: string, keyid: string | undefined) => `${summary}## Certificate\n\n${certificationNote(keyid)}\n`;
@@ -32,13 +33,21 @@ export function htmlWithNote(html: string, keyid: string | undefined): string {
   return at < 0 ? html + section : html.slice(0, at) + section + html.slice(at);
 }
 
-/** certificate.json (signed envelope or bare statement), predicate.json and badge.svg of a run. */
-export function certificateFiles(doc: RunDocument, resultsJson: string, opts: CertifyOptions): Array<[string, string]> {
-  const statement = buildStatement(doc, resultsJson, { url: opts.url });
-  const certificate = opts.signKey ? signEnvelope(Buffer.from(JSON.stringify(statement)), IN_TOTO_PAYLOAD_TYPE, opts.signKey) : statement;
-  return [
-    [CERTIFICATE_FILE, JSON.stringify(certificate, null, 2) + '\n'],
-    [PREDICATE_FILE, JSON.stringify(statement.predicate, null, 2) + '\n'],
-    [BADGE_FILE, renderBadge({ label: badgeLabel(!!opts.signKey), ...statement.predicate.tokenizedStocksConformance.badge })],
+/**
+ * certificate.json (signed envelope or bare statement), predicate.json and badge.svg of a run.
+ * `published` is every other file written into the directory (results.json first), with the exact
+ * bytes written: the statement names each of them, predicate.json and badge.svg by SHA-256, so
+ * nothing published beside the certificate goes unvouched.
+ */
+export function certificateFiles(doc: RunDocument, published: ReadonlyArray<readonly [string, string]>, opts: CertifyOptions): Array<[string, string]> {
+  const resultsJson = published.find(([name]) => name === 'results.json')?.[1];
+  if (resultsJson === undefined) throw new Error('a certificate is about results.json: it must be among the files written');
+  const about = buildStatement(doc, published, { url: opts.url });
+  const beside: Array<[string, string]> = [
+    [PREDICATE_FILE, JSON.stringify(about.predicate, null, 2) + '\n'],
+    [BADGE_FILE, renderBadge(about.predicate.tokenizedStocksConformance.badge, !!opts.signKey)],
   ];
+  const statement: Statement = { ...about, subject: subjectsOf([...published, ...beside]) };
+  const certificate = opts.signKey ? signEnvelope(Buffer.from(JSON.stringify(statement)), IN_TOTO_PAYLOAD_TYPE, opts.signKey) : statement;
+  return [...beside, [CERTIFICATE_FILE, JSON.stringify(certificate, null, 2) + '\n']];
 }
