@@ -110,6 +110,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     }
     throw err;
   }
+  for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
   const checks = selectChecks(catalogue, cfg);

@@ -17,6 +17,12 @@ export const DEFAULTS = {
 export const OPTIONS = [
   ['base-url', 'BASE_URL', '<url>', 'REST target {base_url}; omit both URLs to use the embedded reference'],
   ['rpc-url', 'RPC_URL', '<url>', 'JSON-RPC target {rpc_url}'],
+  [
+    'embedded',
+    'EMBEDDED',
+    '',
+    'judge the embedded reference target (the default outside CI); under CI (CI=true, GITHUB_ACTIONS=true) a run with no URL is exit 2 unless this is given',
+  ],
   ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
   ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
   ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],

@@ -9,6 +9,7 @@ import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/cli/results';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { Raw, startProxy, type Proxy } from '../faults/proxy';
+import { runCli } from '../support/cli';
 import { sink } from '../support/sink';
 
 let ref: ReferenceTarget;
@@ -102,4 +103,28 @@ describe('a URL pasted from `npm run reference`', () => {
     expect(r.code).toBe(2);
     expect(r.console).toContain('did you mean --rpc-url http://localhost:8545?');
   });
+});
+
+describe('CI never passes on nothing', () => {
+  it('CI=true REQUIRE=full BASEURL=… (the variable misspelt): exit 2 naming BASE_URL, no run, the value not echoed', async () => {
+    const r = await runCli([], { env: { CI: 'true', REQUIRE: 'full', BASEURL: 'https://api.staging.example' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^conformance: BASEURL is set, but the suite reads BASE_URL: did you mean BASE_URL\?/m);
+    expect(r.stderr + r.stdout).not.toContain('staging');
+    expect(r.stdout).not.toContain('target:');
+  }, 60_000);
+
+  it('CI=true with no URL at all: exit 2 naming --embedded; GITHUB_ACTIONS=true alike', async () => {
+    for (const env of [{ CI: 'true' }, { CI: '', GITHUB_ACTIONS: 'true' }] as Array<Record<string, string>>) {
+      const r = await runCli([], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^conformance: no target under CI: .*--embedded/m);
+    }
+  }, 60_000);
+
+  it('outside CI a near miss is a warning and the run goes on', async () => {
+    const r = await run(['--base-url', ref.baseUrl, '--grep', '^rest\\.list\\.'], { RPCURL: ref.rpcUrl });
+    expect(r.console).toMatch(/^conformance: warning: RPCURL is set, but the suite reads RPC_URL: did you mean RPC_URL\?/m);
+    expect(r.doc).toBeDefined();
+  }, 90_000);
 });
