@@ -190,7 +190,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
   const reporter = new ConsoleReporter(io.out, checks.length);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const unreachable = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected } = await probe(target, cfg, redactor, limiter);
+    // A URL that answers as the other interface (or a web server's page) is one mistake in the
+    // configuration, not dozens of spec failures: said once with its fix, nothing else judged.
+    const wrong = Object.values(misdirected ?? {});
+    if (wrong.length) {
+      for (const why of wrong) io.err.write(`conformance: ${why}\n`);
+      return EXIT_CODE.config;
+    }
     for (const [k, why] of Object.entries(unreachable ?? {})) io.err.write(`conformance: ${k} target unreachable: ${why}\n`);
     const env: RunEnv = {
       baseUrl: target.baseUrl,

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
-import type { RunDocument } from '../../src/cli/results';
+import { factsOf, type RunDocument } from '../../src/cli/results';
+import { rootCauses } from '../../src/cli/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { Raw, startProxy, type Proxy } from '../faults/proxy';
 import { runCli } from '../support/cli';
@@ -126,5 +127,41 @@ describe('CI never passes on nothing', () => {
     const r = await run(['--base-url', ref.baseUrl, '--grep', '^rest\\.list\\.'], { RPCURL: ref.rpcUrl });
     expect(r.console).toMatch(/^conformance: warning: RPCURL is set, but the suite reads RPC_URL: did you mean RPC_URL\?/m);
     expect(r.doc).toBeDefined();
+  }, 90_000);
+});
+
+describe('the other interface at a URL is one root cause, not a spec verdict', () => {
+  it('--rpc-url pointing at the REST API: exit 2 naming the swap and the fix, nothing judged', async () => {
+    const r = await run(['--base-url', ref.baseUrl, '--rpc-url', ref.baseUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console).toMatch(
+      /^conformance: --rpc-url does not speak JSON-RPC: eth_chainId was answered with HTTP 40[45] .*did you swap --base-url and --rpc-url\?/m,
+    );
+    expect(r.console.match(/^conformance: /gm)).toHaveLength(1);
+    expect(r.doc).toBeUndefined();
+  }, 60_000);
+
+  it('--base-url pointing at the node: exit 2 naming the swap', async () => {
+    const r = await run(['--base-url', ref.rpcUrl, '--rpc-url', ref.rpcUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console).toMatch(/^conformance: --base-url answers like a JSON-RPC node .*did you swap --base-url and --rpc-url\?/m);
+    expect(r.doc).toBeUndefined();
+  }, 60_000);
+
+  it('both URLs swapped: one line per URL, exit 2', async () => {
+    const r = await run(['--base-url', ref.rpcUrl, '--rpc-url', ref.baseUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console.match(/did you swap/g)).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('a target that is down', () => {
+  it('both interfaces down: each headlined as unreachable once, every other check blocked by it, never worded as an answer', async () => {
+    const r = await run(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:2', '--timeout-ms', '1000']);
+    expect(r.code).toBe(1);
+    const roots = rootCauses(r.doc!.checks, factsOf(r.doc!));
+    expect(roots.filter((x) => x.failsRun).map((x) => x.id)).toEqual(['target unreachable: rest', 'target unreachable: rpc']);
+    expect(roots.find((x) => x.unreachable === 'rest')!.blocked).toContain('rest.list.status-200');
+    expect(r.console.match(/REST target unreachable/g)?.length ?? 0).toBeLessThanOrEqual(2);
   }, 90_000);
 });

@@ -65,7 +65,9 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig): Promise
 
   const redactor = redactorFor({ ...cfg, baseUrl, rpcUrl });
   const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-  const unreachable = await probe({ baseUrl, rpcUrl }, sent, redactor, limiter);
+  const { unreachable, misdirected } = await probe({ baseUrl, rpcUrl }, sent, redactor, limiter);
+  const wrong = Object.values(misdirected ?? {});
+  if (wrong.length) throw new LiveError(wrong.join('; '));
   // The published OpenAPI document is read once, as a run reads it; without one its checks are not re-judged.
   const openapi = cfg.openapi
     ? await loadDocument(cfg.openapi, { baseUrl, headers: sent.restHeaders, http: { timeoutMs: cfg.timeoutMs, redactor } })
