@@ -2,9 +2,11 @@
 // target: a URL forgotten (judged what it could; exit 3 only with --require full), a public node
 // judged with the default dedicated profile (one failure naming --profile public, the rest
 // blocked by it), and a URL pasted from `npm run reference` (exit 2 with the value to pass).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { factsOf, type RunDocument } from '../../src/cli/results';
 import { rootCauses } from '../../src/cli/root-causes';
@@ -13,6 +15,7 @@ import { Raw, startProxy, type Proxy } from '../faults/proxy';
 import { runCli } from '../support/cli';
 import { sink } from '../support/sink';
 
+const ROOT = path.resolve(__dirname, '../..');
 let ref: ReferenceTarget;
 const dirs: string[] = [];
 
@@ -163,5 +166,52 @@ describe('a target that is down', () => {
     expect(roots.filter((x) => x.failsRun).map((x) => x.id)).toEqual(['target unreachable: rest', 'target unreachable: rpc']);
     expect(roots.find((x) => x.unreachable === 'rest')!.blocked).toContain('rest.list.status-200');
     expect(r.console.match(/REST target unreachable/g)?.length ?? 0).toBeLessThanOrEqual(2);
+  }, 90_000);
+});
+
+/** `npm run reference -- <args>` until its answer is out, then SIGTERM: what it printed on stdout. */
+function referenceAnswer(args: string[], until: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/reference/main.ts'), ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no answer within 60 s: ${out}`))), 60_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (until.test(out)) child.kill('SIGTERM');
+    });
+    child.on('exit', () => (clearTimeout(timer), resolve(out)));
+  });
+}
+
+describe('`npm run reference`: its advice judges everything', () => {
+  it('the printed "judge it:" line and the --json `judge` flags configure a full-scope run: both URLs, the dev signer, --require full', async () => {
+    const [text, json] = await Promise.all([
+      referenceAnswer(['--block-time', '1000'], /Ctrl-C/),
+      referenceAnswer(['--json', '--block-time', '1000', '--profile', 'public'], /\n/),
+    ]);
+    const line = /^judge it: npm run conformance -- (.*)$/m.exec(text)![1].split(' ');
+    const answer = JSON.parse(json.split('\n')[0]) as { judge: string[]; signerKey: string; baseUrl: string; rpcUrl: string };
+    for (const [args, profile] of [
+      [line, 'dedicated'],
+      [answer.judge, 'public'],
+    ] as const) {
+      const cfg = loadConfig([...args], { CI: 'true' });
+      expect([cfg.embedded, cfg.require, cfg.profile, Boolean(cfg.baseUrl && cfg.rpcUrl && cfg.signerKey)]).toEqual([false, 'full', profile, true]);
+    }
+    expect(answer.judge).toEqual([
+      '--base-url',
+      answer.baseUrl,
+      '--rpc-url',
+      answer.rpcUrl,
+      '--signer-key',
+      answer.signerKey,
+      '--profile',
+      'public',
+      '--require',
+      'full',
+    ]);
   }, 90_000);
 });
