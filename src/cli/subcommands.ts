@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SELF_REPORTED } from './certificate/badge';
 import { loadPublicKey } from './certificate/dsse';
@@ -9,6 +10,15 @@ import { ConfigError, loadConfig, parseDuration } from './config';
 import { OPTIONS } from './options';
 import { EXIT_CODE, statusLine } from './results';
 import { forTerminal } from './reporters/untrusted';
+import { didYouMean } from './suggest';
+
+const isFile = (file: string): boolean => {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
 
 interface Io {
   out: Pick<NodeJS.WriteStream, 'write'>;
@@ -26,7 +36,7 @@ different suite versions are refused.
 
 exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
 
-const VERIFY_HELP = `usage: conformance verify-certificate <report dir> [--key <public key PEM>] [--target <url>] [--max-age <duration>]
+const VERIFY_HELP = `usage: conformance verify-certificate <report dir or its certificate.json> [--key <public key PEM>] [--target <url>] [--max-age <duration>]
                                     [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
 
 Checks certificate.json (an in-toto test-result statement, bare or in a signed DSSE envelope):
@@ -93,17 +103,22 @@ function verifyArgs(argv: string[]): {
   runArgs: string[];
 } {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
-  const { values, positionals, tokens } = parseArgs({
+  const parsed = parseArgs({
     args: argv,
     options: { ...runOptions, ...VERIFY_FLAGS },
     allowPositionals: true,
     strict: true,
     tokens: true,
   });
+  const { values, tokens } = parsed;
+  let { positionals } = parsed;
   const runArgs: string[] = [];
   for (const t of tokens) if (t.kind === 'option' && !(t.name in VERIFY_FLAGS)) runArgs.push(t.value === undefined ? `--${t.name}` : `--${t.name}=${t.value}`);
   if (values.help) return { dir: '', values: { help: true }, runArgs };
   if (positionals.length !== 1) throw new Error('name one report directory');
+  // The certificate itself named (`reports/certificate.json`): its directory is the report directory.
+  const named = positionals[0];
+  if (path.basename(named) === 'certificate.json' && isFile(named)) positionals = [path.dirname(named)];
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
   return { dir: positionals[0], values: values as { key?: string; target?: string; 'max-age'?: string; live?: boolean }, runArgs };
 }
@@ -193,10 +208,22 @@ function readKeyFile(file: string): string {
 
 const SUBCOMMANDS: Record<string, (argv: string[], io: Io, env: NodeJS.ProcessEnv) => number | Promise<number>> = { compare, 'verify-certificate': verify };
 
-/** `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. */
+/**
+ * `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. A first
+ * word that is no subcommand (`verify-certifcate`) is answered here, with the one meant.
+ */
 export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io: Io) => number | Promise<number>) | undefined {
-  const run = argv.length > 0 ? SUBCOMMANDS[argv[0]] : undefined;
-  return run ? (io) => run(argv.slice(1), io, env) : undefined;
+  if (argv.length === 0) return undefined;
+  const run = Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (run) return (io) => run(argv.slice(1), io, env);
+  if (argv[0].startsWith('-')) return undefined;
+  const names = Object.keys(SUBCOMMANDS);
+  return (io) => (
+    inert(io).err.write(
+      `conformance: unknown subcommand ${cap(argv[0], 80)}${didYouMean(argv[0], names)}; the subcommands are ${names.join(', ')}, and a run takes flags only (see --help)\n`,
+    ),
+    EXIT_CODE.config
+  );
 }
 
 export const SUBCOMMAND_HELP = [

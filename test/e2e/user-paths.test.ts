@@ -215,3 +215,17 @@ describe('`npm run reference`: its advice judges everything', () => {
     ]);
   }, 90_000);
 });
+
+describe('verify-certificate', () => {
+  it('accepts the path of certificate.json itself, as well as its directory', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'user-paths-cert-'));
+    dirs.push(dir);
+    const out = sink();
+    await main(['--base-url', ref.baseUrl, '--grep', '^rest\\.list\\.', '--certify', '--report-dir', dir], {}, { out: out.stream, err: out.stream });
+    for (const arg of [dir, path.join(dir, 'certificate.json')]) {
+      const v = sink();
+      expect(await main(['verify-certificate', arg], {}, { out: v.stream, err: v.stream })).toBe(0);
+      expect(v.text()).toMatch(/^certificate matches results\.json/);
+    }
+  }, 90_000);
+});
