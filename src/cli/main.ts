@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
-import { OPTIONS } from './options';
+import { HELP_EXAMPLES, helpRows } from './options';
 import { RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import { PKG as pkg } from '../harness/paths';
@@ -25,21 +25,24 @@ export interface Io {
 }
 
 function helpText(): string {
-  const rows = OPTIONS.map(([flag, env, arg, what]) => `  --${flag}${arg ? ` ${arg}` : ''}`.padEnd(44) + `${what}${env ? ` [${env}]` : ''}`);
   return [
     `${pkg.name} ${pkg.version} — conformance checks for the Tokenized Stock Listing API and chain JSON-RPC (spec ${SPEC_VERSION})`,
     '',
     'usage: conformance [flags]    (npx tokenized-stocks-conformance [flags]; in its repository: npm run conformance -- [flags])',
     '',
     'With neither BASE_URL nor RPC_URL set (nor --base-url/--rpc-url), an embedded reference target',
-    '(anvil + gateway + REST server) is started on loopback; a URL set but empty is an error (exit 2).',
+    '(anvil + gateway + REST server) is started on loopback; under CI (CI=true, GITHUB_ACTIONS=true) only',
+    'with --embedded, else exit 2. A URL set but empty is an error (exit 2).',
     'Flags override environment variables [shown in brackets]; a .env file in the working directory is read too.',
     '',
-    ...rows,
+    ...helpRows(),
     '',
     SUBCOMMAND_HELP,
     '',
     EXIT_CODES_HELP,
+    '',
+    'examples:',
+    ...HELP_EXAMPLES.map((e) => `  ${e}`),
   ].join('\n');
 }
 

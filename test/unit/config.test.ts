@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, parseDuration, QUESTIONS } from '../../src/cli/config';
-import { DEFAULTS, OPTIONS } from '../../src/cli/options';
+import { DEFAULTS, HELP_EXAMPLES, HELP_GROUPS, helpRows, OPTIONS } from '../../src/cli/options';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 
@@ -320,6 +320,40 @@ describe('keys are never printed', () => {
       } catch (err) {
         expect((err as Error).message).toMatch(/CERT_SIGN_KEY_FILE: this variable takes a path/);
         expect((err as Error).message).not.toMatch(/PRIVATE/);
+      }
+    }
+  });
+});
+
+describe('--help', () => {
+  it('puts every flag in a section, once', () => {
+    const named = HELP_GROUPS.flatMap(([, flags]) => flags);
+    expect([...named].sort()).toEqual(OPTIONS.map(([f]) => f).sort());
+    expect(new Set(named).size).toBe(named.length);
+    const rows = helpRows();
+    for (const heading of [
+      'target:',
+      'credentials:',
+      'selection and judging:',
+      'certification:',
+      'reports:',
+      'reference knobs (the embedded reference target):',
+    ])
+      expect(rows).toContain(heading);
+    expect(rows).not.toContain('other:');
+  });
+
+  it('ends with examples that are valid invocations', () => {
+    const { shellWords } = require('../../action/main.js') as { shellWords: (s: string) => string[] };
+    expect(HELP_EXAMPLES.length).toBeGreaterThanOrEqual(3);
+    for (const example of HELP_EXAMPLES) {
+      for (const command of example.split('#')[0].split('&&')) {
+        const words = shellWords(command.replace('"$KEY"', `0x${'1'.repeat(64)}`));
+        const at = words.indexOf('conformance');
+        const env = Object.fromEntries(words.slice(0, at).map((w) => w.split('=') as [string, string]));
+        const argv = words.slice(at + 1);
+        if (argv[0] === 'verify-certificate') continue;
+        expect(() => load(argv, env)).not.toThrow();
       }
     }
   });
