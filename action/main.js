@@ -7,8 +7,10 @@
 //   3. runs the suite with the inputs as its environment variables (never on the command line,
 //      where a process list would show them), its output fenced by `::stop-commands::` so a
 //      target's text echoed in a log line can never be read as a workflow command;
-//   4. appends summary.md to the step summary, writes one `::error` per failure that fails the
-//      run (from results.json), sets the outputs, and exits non-zero exactly when the run fails.
+//   4. appends summary.md to the step summary (without a report: the suite's own message, in the
+//      inputs' terms), writes one `::error` per root cause that fails the run (from results.json:
+//      the checks it covers, its curl line), sets the outputs, and exits non-zero exactly when the
+//      run fails.
 // The formats are those of the Actions toolkit (@actions/core): workflow commands on stdout,
 // file commands in $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY.
 const { spawnSync, spawn } = require('node:child_process');
@@ -22,6 +24,8 @@ const SUITE_ENTRY = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'run.js');
 /** One annotation's message at most (results.json is already bounded and redacted; this keeps the log readable). */
 const MAX_MESSAGE = 2000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
+/** GitHub shows at most this many annotations of one step. */
+const MAX_ANNOTATIONS = 10;
 
 // ---- workflow commands (toolkit's command.ts) ---------------------------------------------
 
@@ -149,6 +153,52 @@ const reportDirOf = (env) => path.resolve(workspaceOf(env), input(env, 'report-d
 /** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
 
+/**
+ * `args` split into words as a POSIX shell splits them, without running one: single quotes keep
+ * everything, double quotes keep all but `\\`, `\"`, `\$` and `` \` `` escapes, a backslash outside
+ * quotes keeps the next character (and drops a newline). No expansion of any kind: `$HOME` stays text.
+ */
+function shellWords(text) {
+  const words = [];
+  let word = null;
+  let i = 0;
+  const put = (c) => (word = (word ?? '') + c);
+  while (i < text.length) {
+    const c = text[i++];
+    if (c === "'") {
+      const end = text.indexOf("'", i);
+      if (end < 0) throw new ConfigError('input args: a single quote is not closed');
+      put(text.slice(i, end));
+      i = end + 1;
+    } else if (c === '"') {
+      let closed = false;
+      put('');
+      while (i < text.length) {
+        const d = text[i++];
+        if (d === '"') {
+          closed = true;
+          break;
+        }
+        if (d === '\\' && i < text.length && '\\"$`\n'.includes(text[i])) {
+          const e = text[i++];
+          if (e !== '\n') put(e);
+        } else put(d);
+      }
+      if (!closed) throw new ConfigError('input args: a double quote is not closed');
+    } else if (c === '\\') {
+      if (i < text.length) {
+        const e = text[i++];
+        if (e !== '\n') put(e);
+      }
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else put(c);
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
+
 /** The suite's command line and environment from the inputs. */
 function plan(env) {
   const workspace = workspaceOf(env);
@@ -168,7 +218,7 @@ function plan(env) {
   if (booleanInput(env, 'certify', false)) args.push('--certify');
   const requirement = input(env, 'require');
   if (requirement) args.push('--require', requirement);
-  args.push(...input(env, 'args').split(/\s+/).filter(Boolean));
+  args.push(...shellWords(input(env, 'args')));
   return { workspace, reportDir, args, childEnv, failOnIncomplete: booleanInput(env, 'fail-on-incomplete', true) };
 }
 
@@ -183,21 +233,93 @@ function fails(exitCode, failOnIncomplete) {
   return true;
 }
 
-/** The checks that fail the run, as the suite counts them (src/cli/results.ts isRunFailure). */
-function runFailures(doc) {
-  return (doc.checks ?? []).filter(
-    (c) => c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure'),
-  );
+/**
+ * Whether a check fails the run: the suite's own `outcome` (results.json); a document written before
+ * outcomes existed is read as the suite counted then (src/cli/results.ts isRunFailure).
+ */
+function failsRun(c) {
+  if (c.outcome !== undefined) return c.outcome === 'failed';
+  return c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure');
 }
 
-function annotation(check) {
-  const section = check.failedSection ?? check.section;
-  const what =
-    check.expectation?.outcome === 'unexpected-pass'
-      ? `listed as a known failure (${check.expectation.reason}) but passed: remove it from the expectations file`
-      : check.reason;
-  const message = `${check.title}: ${what}`;
-  return command('error', { title: `${check.id} (spec ${section})` }, message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 1) + '…' : message);
+/** The checks that fail the run (results.json), each with the checks it kept from being judged. */
+function rootCauses(doc) {
+  const checks = doc.checks ?? [];
+  const roots = [];
+  const byInterface = new Map();
+  for (const c of checks) {
+    // A down interface is one root: the check standing in for it and every check it blocked.
+    if (c.cause === 'unreachable' && c.unreachable) {
+      if (!byInterface.has(c.unreachable)) byInterface.set(c.unreachable, { interface: c.unreachable, check: undefined, covers: [] });
+      const root = byInterface.get(c.unreachable);
+      if (failsRun(c) && !root.check) root.check = c;
+      else root.covers.push(c.id);
+      continue;
+    }
+    if (failsRun(c)) roots.push({ check: c, covers: checks.filter((b) => b.blockedBy === c.id).map((b) => b.id) });
+  }
+  return [...byInterface.values(), ...roots];
+}
+
+const list = (ids, max = 12) => `${ids.slice(0, max).join(', ')}${ids.length > max ? ` and ${ids.length - max} more` : ''}`;
+
+/** One `::error` per root cause: what broke, the checks it covers, and how to see it again (its curl line, or the summary). */
+function annotation(root, summaryLink) {
+  const check = root.check;
+  const parts = [];
+  let title;
+  if (root.interface) {
+    const name = root.interface === 'rest' ? 'REST' : 'JSON-RPC';
+    title = `${name} target unreachable`;
+    parts.push(`${name} target unreachable${check?.reason ? `: ${check.reason}` : ''}`);
+  } else {
+    title = `${check.id} (spec ${check.failedSection ?? check.section})`;
+    parts.push(
+      `${check.title}: ${
+        check.expectation?.outcome === 'unexpected-pass'
+          ? `listed as a known failure (${check.expectation.reason}) but passed: remove it from the expectations file`
+          : check.reason
+      }`,
+    );
+    if (check.hint) parts.push(`fix: ${check.hint}`);
+  }
+  if (root.covers.length) parts.push(`covers ${root.covers.length} check(s) not judged because of it: ${list(root.covers)}`);
+  const curl = check?.exchanges?.find((e) => typeof e.curl === 'string')?.curl;
+  if (curl) parts.push(`repro: ${curl}`);
+  else if (summaryLink) parts.push(`details: ${summaryLink}`);
+  const message = parts.join('\n');
+  return command('error', { title }, message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 1) + '…' : message);
+}
+
+/** The Action's input for each of the suite's flags and variables it has one for. */
+const INPUT_OF_FLAG = {
+  'base-url': ['base-url', 'BASE_URL'],
+  'rpc-url': ['rpc-url', 'RPC_URL'],
+  profile: ['profile', 'RPC_PROFILE'],
+  'signer-key': ['signer-key', 'SIGNER_PRIVATE_KEY'],
+  header: ['headers', 'HEADERS'],
+  'rest-header': ['rest-headers', 'REST_HEADERS'],
+  'rpc-header': ['rpc-headers', 'RPC_HEADERS'],
+  secret: ['secrets', 'SECRETS'],
+  expectations: ['expectations', 'EXPECTATIONS'],
+  openapi: ['openapi', 'OPENAPI'],
+  require: ['require', 'REQUIRE'],
+  certify: ['certify', 'CERTIFY'],
+  'sign-key': ['cert-sign-key', 'CERT_SIGN_KEY_FILE'],
+  'report-dir': ['report-dir', 'REPORT_DIR'],
+};
+
+/** A suite message as a workflow's author reads it: `signer-key:` (the input) where the suite names `--signer-key (or SIGNER_PRIVATE_KEY)`. */
+function inInputTerms(message) {
+  let text = String(message);
+  for (const [flag, [name, variable]] of Object.entries(INPUT_OF_FLAG)) {
+    // The trailing colon of `--flag (or VAR): …` is the input's own: `signer-key: …`.
+    text = text
+      .replace(new RegExp(`--${flag} \\(or ${variable}\\):?`, 'g'), `${name}:`)
+      .replace(new RegExp(`--${flag}(?![\\w-]):?`, 'g'), `${name}:`)
+      .replace(new RegExp(`(?<![\\w-])${variable}(?![\\w-]):?`, 'g'), `${name}:`);
+  }
+  return text.replace(/CERT_SIGN_KEY(?![\w-]):?/g, 'cert-sign-key:');
 }
 
 // ---- building the suite in the action's directory ------------------------------------------
@@ -233,16 +355,28 @@ function ensureBuilt(out) {
 
 // ---- the step ------------------------------------------------------------------------------
 
-function runSuite(args, cwd, env) {
+/** The suite's own lines on stderr (`conformance: …`), kept (bounded) to say in the annotation why it refused its configuration. */
+const MAX_SAID = 10;
+
+function runSuite(args, cwd, env, err = process.stderr) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const said = [];
+    let partial = '';
+    child.stderr.on('data', (d) => {
+      err.write(d);
+      const lines = (partial + d).split('\n');
+      partial = lines.pop();
+      for (const l of lines) if (l.startsWith('conformance: ') && said.length < MAX_SAID) said.push(l.slice('conformance: '.length));
+    });
     // A cancelled job signals this process: the suite stops cleanly and writes its reports (exit 130).
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward).on('SIGTERM', forward);
-    child.on('error', (err) => resolve({ code: 2, error: err.message }));
-    child.on('exit', (code, signal) => {
+    child.on('error', (e) => resolve({ code: 2, error: e.message, said }));
+    child.on('close', (code, signal) => {
       process.off('SIGINT', forward).off('SIGTERM', forward);
-      resolve({ code: code ?? (signal ? 130 : 2) });
+      if (partial.startsWith('conformance: ') && said.length < MAX_SAID) said.push(partial.slice('conformance: '.length));
+      resolve({ code: code ?? (signal ? 130 : 2), said });
     });
   });
 }
@@ -264,6 +398,7 @@ async function main(env = process.env, out = process.stdout) {
   let failOnIncomplete = true;
   let doc;
   let stopped; // the reason is already annotated
+  let refused = []; // the suite's own words when it refused its configuration
   try {
     // First, before anything can stop the step: no report an earlier run left (a persistent
     // workspace) may speak for this one, since a workflow uploads the directory and may attest its
@@ -280,29 +415,44 @@ async function main(env = process.env, out = process.stdout) {
     stopped = Boolean(r.error);
     exitCode = r.code;
     doc = readJson(path.join(reportDir, 'results.json'));
+    if (!doc && exitCode === 2) refused = r.said.map(inInputTerms);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     out.write(command('error', { title: 'conformance' }, err.message));
+    refused = [err.message];
     exitCode = 2;
     stopped = true;
   }
 
   const summary = reportDir && fs.existsSync(path.join(reportDir, 'summary.md')) ? fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8') : undefined;
   if (env.GITHUB_STEP_SUMMARY) {
+    // Without a report, the suite's own message (in the inputs' terms) is what the reader needs: the fix is in it.
+    const said = refused.length ? refused.map((l) => `> ${l.replace(/[<>&`*_[\]|\\]/g, (c) => `\\${c}`)}`).join(`${os.EOL}>${os.EOL}`) + os.EOL + os.EOL : '';
     fs.appendFileSync(
       env.GITHUB_STEP_SUMMARY,
       summary ??
-        `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}No report was written: see the step's log.${os.EOL}`,
+        `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}${said}No report was written: see the step's log.${os.EOL}`,
     );
   }
 
   const failed = fails(exitCode, failOnIncomplete);
-  const annotations = doc ? runFailures(doc).map(annotation) : [];
+  // The step summary's anchor for the failures, when the runner says where this run is.
+  const summaryLink =
+    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
+      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+      : 'the step summary (What fails the run)';
+  const roots = doc ? rootCauses(doc) : [];
+  // GitHub shows 10 annotations of a step: past that, the tenth names the rest rather than being lost.
+  const annotations = roots.slice(0, roots.length > MAX_ANNOTATIONS ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS).map((root) => annotation(root, summaryLink));
+  if (roots.length > MAX_ANNOTATIONS) {
+    const rest = roots.slice(MAX_ANNOTATIONS - 1).map((r) => r.check?.id ?? `${r.interface} target unreachable`);
+    annotations.push(command('error', { title: `conformance: ${rest.length} more root causes` }, `${list(rest, 40)}: see ${summaryLink}`));
+  }
   for (const a of annotations) out.write(a);
   const reasons = (doc?.statusReasons ?? []).join('; ');
   const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
   if (failed && annotations.length === 0 && !stopped) {
-    const why = exitCode === 2 ? 'the suite refused its configuration: see its message in the log' : reasons;
+    const why = exitCode === 2 ? (refused.length ? refused.join('; ') : 'the suite refused its configuration: see its message in the log') : reasons;
     out.write(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
   if (!failed && exitCode === 3)
@@ -332,4 +482,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { INPUTS, REPORT_FILES, main, command, keyValue, fails };
+module.exports = { INPUTS, REPORT_FILES, main, command, keyValue, fails, shellWords, inInputTerms };

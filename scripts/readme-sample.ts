@@ -22,7 +22,7 @@ async function run(): Promise<number> {
   let text = '';
   const capture = new Writable({ write: (chunk, _e, cb) => ((text += String(chunk)), cb()) }) as unknown as NodeJS.WriteStream;
   const dir = mkdtempSync(path.join(tmpdir(), 'readme-sample-'));
-  const code = await main(['--report-dir', dir], { CI: 'true', NO_COLOR: '1' }, { out: capture, err: capture });
+  const code = await main(['--embedded', '--report-dir', dir], { CI: 'true', NO_COLOR: '1' }, { out: capture, err: capture });
   if (code !== 0) {
     process.stderr.write(`readme-sample: the run exited ${code}, not 0; the README keeps its sample\n${text.slice(-2000)}\n`);
     return 1;

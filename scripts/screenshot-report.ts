@@ -17,7 +17,7 @@ async function screenshot(): Promise<number> {
     return 2;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'screenshot-'));
-  const code = await main(['--report-dir', dir], process.env, { out: process.stdout, err: process.stderr });
+  const code = await main(['--embedded', '--report-dir', dir], process.env, { out: process.stdout, err: process.stderr });
   if (code !== 0) {
     process.stderr.write(`screenshot: the run exited ${code}; no screenshot of a run that is not conformant\n`);
     return 1;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
-import { didYouMean } from './suggest';
+import { didYouMean, isCi, nearMissVariables } from './suggest';
 import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 import { ConfigError } from './config-error';
@@ -20,6 +20,10 @@ export interface RunConfig {
    * --openapi document alone is judged alone: the reference is not the team's API.
    */
   embedded: boolean;
+  /** Under CI (CI=true, GITHUB_ACTIONS=true): a run with no target is refused unless --embedded asks for the reference. */
+  ci: boolean;
+  /** What the user should hear but that does not stop the run (a near-miss variable outside CI). */
+  warnings: string[];
   profile: Profile;
   signerKey?: `0x${string}`;
   reportDir: string;
@@ -56,7 +60,7 @@ export interface RunConfig {
   version: boolean;
 }
 
-const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive']);
+const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
 /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
 export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
@@ -132,6 +136,24 @@ function parseOpenApiSource(value: string): string {
   return file;
 }
 
+/** A transaction key (0x + 64 hex, what --signer-key takes), with or without its 0x. */
+const TRANSACTION_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
+/**
+ * A value given where a path is expected that is key material, not a path: a transaction key, a
+ * PEM, or one long line of base64. Named for what it looks like, never echoed.
+ */
+function keyGivenAsPath(value: string, source: string): ConfigError | undefined {
+  const v = value.trim();
+  if (TRANSACTION_KEY.test(v))
+    return new ConfigError(`${source}: the value looks like a transaction key (not shown): did you mean --signer-key (or SIGNER_PRIVATE_KEY)?`);
+  if (/-----BEGIN|[\r\n]/.test(v) || (v.length >= 40 && /^[A-Za-z0-9+=]+$/.test(v)))
+    return new ConfigError(
+      `${source}: this variable takes a path to a PEM file, and the value looks like the key itself (not shown); give the PEM in CERT_SIGN_KEY instead, or the path here`,
+    );
+  return undefined;
+}
+
 /** The certificate's signing key: a PEM file (--sign-key, CERT_SIGN_KEY_FILE) or the PEM itself (CERT_SIGN_KEY). Never echoed. */
 function signingKeyOf(file: string | undefined, pem: string | undefined): SigningKey | undefined {
   if (file !== undefined && pem?.trim()) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE) and CERT_SIGN_KEY are both set: give the key once');
@@ -145,6 +167,8 @@ function signingKeyOf(file: string | undefined, pem: string | undefined): Signin
     }
   }
   if (text === undefined) return undefined;
+  if (pem?.trim() && TRANSACTION_KEY.test(pem.trim()))
+    throw new ConfigError('CERT_SIGN_KEY: the value looks like a transaction key (not shown): did you mean SIGNER_PRIVATE_KEY (or --signer-key)?');
   try {
     return loadSigningKey(text, source);
   } catch (err) {
@@ -290,15 +314,44 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   }
   const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
 
+  const signKeyPath = get('sign-key');
+  const lookAlike =
+    signKeyPath === undefined ? undefined : keyGivenAsPath(signKeyPath, typeof values['sign-key'] === 'string' ? '--sign-key' : 'CERT_SIGN_KEY_FILE');
+  if (lookAlike) throw lookAlike;
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
   // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
   if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
   const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
 
+  const ci = isCi(env);
+  const warnings: string[] = [];
+  // A misspelt variable is a URL or a key that silently is not there: under CI, where nobody reads
+  // a warning, it stops the run; by hand it is said once and the run goes on.
+  const known = [...OPTIONS.map(([flag, variable]) => [flag, variable] as const), ['', 'CERT_SIGN_KEY'] as const];
+  for (const { given, meant } of nearMissVariables(env, known)) {
+    const words = `${given} is set, but the suite reads ${meant}: did you mean ${meant}?`;
+    if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
+    warnings.push(`warning: ${words}`);
+  }
+  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/i.test(env.EMBEDDED?.trim() ?? '');
+  const noTarget = baseUrl === undefined && rpcUrl === undefined && openapi === undefined;
+  if (embeddedFlag && !noTarget)
+    throw new ConfigError(
+      '--embedded (or EMBEDDED) judges the embedded reference target: leave out --base-url, --rpc-url and --openapi, or leave out --embedded',
+    );
+  // Under CI a run about nothing the job meant to judge must not show green: the reference is asked for by name.
+  if (noTarget && ci && !embeddedFlag && values.list !== true && values.help !== true && values.version !== true) {
+    throw new ConfigError(
+      'no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose',
+    );
+  }
+
   return {
     baseUrl,
     rpcUrl,
-    embedded: baseUrl === undefined && rpcUrl === undefined && openapi === undefined,
+    embedded: noTarget,
+    ci,
+    warnings,
     profile,
     signerKey: signerKey as `0x${string}` | undefined,
     reportDir: get('report-dir') ?? DEFAULTS.reportDir,

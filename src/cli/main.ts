@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
-import { OPTIONS } from './options';
+import { HELP_EXAMPLES, helpRows } from './options';
 import { PKG as pkg } from '../harness/paths';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { allChecks } from '../../suites';
@@ -20,21 +20,24 @@ import { didYouMean } from './suggest';
 export type { Io } from './egress';
 
 function helpText(): string {
-  const rows = OPTIONS.map(([flag, env, arg, what]) => `  --${flag}${arg ? ` ${arg}` : ''}`.padEnd(44) + `${what}${env ? ` [${env}]` : ''}`);
   return [
     `${pkg.name} ${pkg.version} — conformance checks for the Tokenized Stock Listing API and chain JSON-RPC (spec ${SPEC_VERSION})`,
     '',
     'usage: conformance [flags]    (npx tokenized-stocks-conformance [flags]; in its repository: npm run conformance -- [flags])',
     '',
     'With neither BASE_URL nor RPC_URL set (nor --base-url/--rpc-url), an embedded reference target',
-    '(anvil + gateway + REST server) is started on loopback; a URL set but empty is an error (exit 2).',
+    '(anvil + gateway + REST server) is started on loopback; under CI (CI=true, GITHUB_ACTIONS=true) only',
+    'with --embedded, else exit 2. A URL set but empty is an error (exit 2).',
     'Flags override environment variables [shown in brackets]; a .env file in the working directory is read too.',
     '',
-    ...rows,
+    ...helpRows(),
     '',
     SUBCOMMAND_HELP,
     '',
     EXIT_CODES_HELP,
+    '',
+    'examples:',
+    ...HELP_EXAMPLES.map((e) => `  ${e}`),
   ].join('\n');
 }
 
@@ -91,6 +94,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     }
     throw err;
   }
+  for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
   const checks = selectChecks(catalogue, cfg);
@@ -150,9 +154,9 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     if (!(err instanceof OpenRunError)) throw err;
-    if (err.stage === 'openapi' && controller.signal.aborted) return EXIT_CODE.interrupted;
+    if (err.stage !== 'target' && controller.signal.aborted) return EXIT_CODE.interrupted;
     io.err.write(`conformance: ${err.message}\n`);
-    return err.stage === 'openapi' ? EXIT_CODE.config : EXIT_CODE.nonConformant;
+    return err.stage === 'target' ? EXIT_CODE.nonConformant : EXIT_CODE.config;
   }
   const redactor = gate.redactor;
   const reporter = new ConsoleReporter(io.out, checks.length);

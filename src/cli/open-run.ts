@@ -12,11 +12,11 @@ import type { RunConfig } from './config';
 import type { Egress } from './egress';
 import { probe } from './target';
 
-/** What stopped a run from opening: a document that cannot be had (a configuration mistake), or a target that did not start. */
+/** What stopped a run from opening: a document that cannot be had or a URL that answers as the other interface (configuration mistakes), or a target that did not start. */
 export class OpenRunError extends Error {
   override name = 'OpenRunError';
   constructor(
-    readonly stage: 'openapi' | 'target',
+    readonly stage: 'openapi' | 'target' | 'misdirected',
     message: string,
   ) {
     super(message);
@@ -90,7 +90,11 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const unreachable = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected } = await probe(target, cfg, redactor, limiter);
+    // A URL that answers as the other interface (or a web server's page) is one mistake in the
+    // configuration, not dozens of spec failures: said once with its fix, nothing judged.
+    const wrong = Object.values(misdirected ?? {});
+    if (wrong.length) throw new OpenRunError('misdirected', wrong.join('\nconformance: '));
     for (const [k, why] of Object.entries(unreachable ?? {})) opts.say?.err(`conformance: ${k} target unreachable: ${why}\n`);
     const env: RunEnv = {
       baseUrl: target.baseUrl,

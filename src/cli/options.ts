@@ -17,6 +17,12 @@ export const DEFAULTS = {
 export const OPTIONS = [
   ['base-url', 'BASE_URL', '<url>', 'REST target {base_url}; omit both URLs to use the embedded reference'],
   ['rpc-url', 'RPC_URL', '<url>', 'JSON-RPC target {rpc_url}'],
+  [
+    'embedded',
+    'EMBEDDED',
+    '',
+    'judge the embedded reference target (the default outside CI); under CI (CI=true, GITHUB_ACTIONS=true) a run with no URL is exit 2 unless this is given',
+  ],
   ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
   ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
   ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],
@@ -80,3 +86,37 @@ export const OPTIONS = [
   ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
 ] as const;
+
+/**
+ * --help's sections, each naming its flags from the table above. A flag no section names is shown
+ * under "other" (so a new row is never hidden); the test of --help wants every flag in a section.
+ */
+export const HELP_GROUPS: ReadonlyArray<readonly [heading: string, flags: readonly string[]]> = [
+  ['target', ['base-url', 'rpc-url', 'embedded', 'profile', 'archive', 'openapi', 'timeout-ms', 'deadline-ms', 'concurrency', 'max-rps']],
+  ['credentials', ['signer-key', 'max-spend-wei', 'header', 'rest-header', 'rpc-header', 'secret']],
+  ['selection and judging', ['only', 'grep', 'require', 'expectations', 'nav-max-age', 'clock-skew']],
+  ['certification', ['certify', 'sign-key']],
+  ['reports', ['report-dir']],
+  ['reference knobs (the embedded reference target)', ['block-time', 'flashblock-ms']],
+  ['questions', ['list', 'help', 'version']],
+];
+
+/** --help's closing examples: each a command a user would paste. */
+export const HELP_EXAMPLES: readonly string[] = [
+  'conformance                                              # judge the embedded reference target (outside CI)',
+  'conformance --base-url https://api.example --rpc-url https://node.example --signer-key "$KEY" --require full',
+  "conformance --rpc-url https://node.example --profile public --only rpc --grep 'rpc\\.getCode\\.'",
+  'conformance --base-url https://api.example --certify --report-dir out && conformance verify-certificate out',
+  'CI=true conformance --embedded --require full             # in CI, the reference only when asked by name',
+];
+
+/** The flag rows of --help, in sections, each row padded like the others. */
+export function helpRows(): string[] {
+  const row = ([flag, env, arg, what]: (typeof OPTIONS)[number]) => `  --${flag}${arg ? ` ${arg}` : ''}`.padEnd(44) + `${what}${env ? ` [${env}]` : ''}`;
+  const named = new Set(HELP_GROUPS.flatMap(([, flags]) => flags));
+  const sections: Array<readonly [string, ReadonlyArray<(typeof OPTIONS)[number]>]> = [
+    ...HELP_GROUPS.map(([heading, flags]) => [heading, flags.map((f) => OPTIONS.find(([name]) => name === f)!).filter(Boolean)] as const),
+    ['other', OPTIONS.filter(([flag]) => !named.has(flag))] as const,
+  ];
+  return sections.filter(([, rows]) => rows.length > 0).flatMap(([heading, rows], i) => [...(i ? [''] : []), `${heading}:`, ...rows.map(row)]);
+}

@@ -29,14 +29,16 @@ export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: R
   const results = checks.map(judged);
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
-  // A check standing in for an unreachable interface is stated by the interface's root below.
-  for (const r of results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable'))
-    roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
   const label = (i: Interface) => `target unreachable: ${i}`;
-  for (const i of unreachableInterfaces(results, facts)) {
+  const down = new Set(unreachableInterfaces(results, facts));
+  // The check standing in for a down interface (it records the failure) is that interface's root, not a second one.
+  const standsIn = (r: CheckResult) => r.cause === 'unreachable' && r.unreachable !== undefined && down.has(r.unreachable);
+  for (const r of results.filter((r) => r.outcome === 'failed')) if (!standsIn(r)) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
+  for (const i of down) {
     roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
   }
   for (const r of results) {
+    if (standsIn(r) && r.status !== 'inconclusive') roots.get(label(r.unreachable!))?.blocked.push(r.id);
     if (r.status !== 'inconclusive') continue;
     if (r.cause === 'unreachable' && r.unreachable) roots.get(label(r.unreachable))?.blocked.push(r.id);
     if (!r.blockedBy) continue;

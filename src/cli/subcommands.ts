@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyCommand, type VerifyRequest } from './certificate/command';
+import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
 import { loadPublicKey } from './certificate/dsse';
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
@@ -8,6 +9,15 @@ import { OPTIONS } from './options';
 import { Egress } from './egress';
 import { EXIT_CODE, statusLine } from './results';
 import { forTerminal } from './reporters/untrusted';
+import { didYouMean } from './suggest';
+
+const isFile = (file: string): boolean => {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
 
 interface Io {
   out: Pick<NodeJS.WriteStream, 'write'>;
@@ -25,7 +35,7 @@ different suite versions are refused.
 
 exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
 
-const VERIFY_HELP = `usage: conformance verify-certificate <report dir> --key <public key PEM> [--target <url>] [--max-age <duration>]
+const VERIFY_HELP = `usage: conformance verify-certificate <report dir or its certificate.json> --key <public key PEM> [--target <url>] [--max-age <duration>]
                                     [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
        conformance verify-certificate <report dir> --allow-self-reported [--target …] [--max-age …] [--live …]
 
@@ -99,17 +109,22 @@ function verifyArgs(argv: string[]): {
   runArgs: string[];
 } {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
-  const { values, positionals, tokens } = parseArgs({
+  const parsed = parseArgs({
     args: argv,
     options: { ...runOptions, ...VERIFY_FLAGS },
     allowPositionals: true,
     strict: true,
     tokens: true,
   });
+  const { values, tokens } = parsed;
+  let { positionals } = parsed;
   const runArgs: string[] = [];
   for (const t of tokens) if (t.kind === 'option' && !(t.name in VERIFY_FLAGS)) runArgs.push(t.value === undefined ? `--${t.name}` : `--${t.name}=${t.value}`);
   if (values.help) return { dir: '', values: { help: true }, runArgs };
   if (positionals.length !== 1) throw new Error('name one report directory');
+  // The certificate itself named (`reports/certificate.json`): its directory is the report directory.
+  const named = positionals[0];
+  if (path.basename(named) === 'certificate.json' && isFile(named)) positionals = [path.dirname(named)];
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
   return {
     dir: positionals[0],
@@ -162,15 +177,28 @@ const SUBCOMMANDS: Record<string, (argv: string[], io: Io, env: NodeJS.ProcessEn
   'verify-certificate': verify,
 };
 
-/** `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. Files are written through `gate`. */
+/**
+ * `conformance compare …` and `conformance verify-certificate …`; undefined for a plain run. Files are
+ * written through `gate`. A first word that is no subcommand (`verify-certifcate`) is answered here,
+ * with the one meant.
+ */
 export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io: Io, gate?: Egress) => number | Promise<number>) | undefined {
-  const run = argv.length > 0 ? SUBCOMMANDS[argv[0]] : undefined;
-  return run ? (io, gate) => run(argv.slice(1), io, env, gate ?? Egress.forRun(argv, env)) : undefined;
+  if (argv.length === 0) return undefined;
+  const run = Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (run) return (io, gate) => run(argv.slice(1), io, env, gate ?? Egress.forRun(argv, env));
+  if (argv[0].startsWith('-')) return undefined;
+  const names = Object.keys(SUBCOMMANDS);
+  return (io) => (
+    inert(io).err.write(
+      `conformance: unknown subcommand ${cap(argv[0], 80)}${didYouMean(argv[0], names)}; the subcommands are ${names.join(', ')}, and a run takes flags only (see --help)\n`,
+    ),
+    EXIT_CODE.config
+  );
 }
 
 export const SUBCOMMAND_HELP = [
   'subcommands:',
   '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html)',
-  '  conformance verify-certificate <report dir> --key <public PEM> [--target <url>] [--max-age <d>] [--live] [--allow-self-reported]',
+  '  conformance verify-certificate <report dir or certificate.json> --key <public PEM> [--target <url>] [--max-age <d>] [--live] [--allow-self-reported]',
   '                                                          check certificate.json (its one signature, every file it covers; --live: the target still passes)',
 ].join('\n');

@@ -49,3 +49,40 @@ export function didYouMean(input: string, candidates: Iterable<string>, show: (c
   const close = suggestions(input, candidates);
   return close.length ? ` (did you mean ${close.map(show).join(' or ')}?)` : '';
 }
+
+/** Under CI: `CI` set to anything but empty, 0 or false (CI=true, CI=1), or GitHub Actions. */
+export function isCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return (ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false') || env.GITHUB_ACTIONS === 'true';
+}
+
+/** A variable name as people misspell it: case, underscores and dashes aside (`BASEURL`, `base_url`, `Rpc-Url`). */
+const folded = (name: string) => name.toUpperCase().replace(/[-_]/g, '');
+
+/**
+ * Variables that are set but are near misses of the suite's own (`BASEURL` for BASE_URL, `BASE_URI`,
+ * `SIGNER_KEY` for SIGNER_PRIVATE_KEY): each with the name meant. Only names close to the suite's
+ * are compared, so PATH, HOME and the rest of a CI's environment never are: the same letters up to
+ * case and separators; one edit away from a name of two words or more (`RPC_URI`); or a flag's
+ * name written as a variable (`--signer-key` as SIGNER_KEY) where that is not its variable.
+ */
+export function nearMissVariables(
+  env: NodeJS.ProcessEnv,
+  known: ReadonlyArray<readonly [flag: string, variable: string]>,
+): Array<{ given: string; meant: string }> {
+  const variables = new Set(known.map(([, v]) => v).filter(Boolean));
+  const byFolded = new Map([...variables].map((v) => [folded(v), v]));
+  // A flag's name as a variable, only where it has two words (SIGNER_KEY): HEADER or SECRET alone are too common.
+  const byFlag = new Map(known.filter(([f, v]) => v && f.includes('-') && f.toUpperCase().replace(/-/g, '_') !== v).map(([f, v]) => [folded(f), v]));
+  const out: Array<{ given: string; meant: string }> = [];
+  for (const [given, value] of Object.entries(env)) {
+    if (value === undefined || variables.has(given) || given.length > MAX_LENGTH) continue;
+    const f = folded(given);
+    let meant = byFolded.get(f) ?? byFlag.get(f);
+    if (meant === undefined && given.length >= 7 && /^[A-Za-z0-9_]+$/.test(given)) {
+      meant = [...variables].find((v) => v.includes('_') && v.length >= 7 && editDistance(given.toUpperCase(), v) === 1);
+    }
+    if (meant !== undefined) out.push({ given, meant });
+  }
+  return out.sort((a, b) => a.given.localeCompare(b.given));
+}

@@ -1,6 +1,6 @@
 // What a run and verify-certificate --live share before any check runs: the secrets, and whether the target answers.
 import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
-import { JsonTooDeep } from '../harness/json';
+import { isRecord, JsonTooDeep } from '../harness/json';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
@@ -9,26 +9,73 @@ import { Transcript } from '../harness/transcript';
 import { Egress } from './egress';
 import type { RunConfig } from './config';
 
+/** The list's path (spec 4.1): what the probe asks the REST target for. */
+const LIST_PATH = '/v1/tokenized-stocks';
+
 /** Every secret of the configuration, as the egress gate registers it (tests and tools that make a Redactor alone). */
 export function redactorFor(cfg: RunConfig): Redactor {
   return new Egress().registerConfig(cfg).redactor;
 }
 
-/** Any HTTP answer counts as reachable; judging the answer is the checks' job. */
-export async function probe(
-  target: { baseUrl?: string; rpcUrl?: string },
-  cfg: RunConfig,
-  redactor: Redactor,
-  limiter?: RateLimiter,
-): Promise<RunEnv['unreachable']> {
+/** An HTML page, by its type or its first bytes: what a web server or a single-page app serves. */
+const isHtml = (headers: Record<string, string>, text: string): boolean =>
+  /^text\/html/i.test(headers['content-type'] ?? '') && /^\s*</.test(text) ? true : /^\s*<(!doctype html|html[\s>])/i.test(text);
+
+/** A JSON-RPC envelope (or a batch of them): what only a node answers. */
+const isEnvelope = (json: unknown): boolean =>
+  Array.isArray(json) || (isRecord(json) && (json.jsonrpc === '2.0' || ('id' in json && ('result' in json || isRecord(json.error)))));
+
+/**
+ * The first answer of each URL, read for the mistakes people make with them: the two URLs swapped
+ * (the REST list answered by a node's envelope; eth_chainId answered by a REST API's "not found"),
+ * or a web server's page where the API should be. Only what a conformant target never answers at
+ * all counts: a 200 that is merely wrong is the checks' to judge, and a 5xx or 401 may be the
+ * target's own trouble. Returns the message, naming the likely swap and the fix, or undefined.
+ */
+export function misdirection(
+  which: 'rest' | 'rpc',
+  answer: { status: number; headers: Record<string, string>; text: string; json?: unknown },
+  names: { baseUrl: string; rpcUrl: string } = { baseUrl: '--base-url', rpcUrl: '--rpc-url' },
+): string | undefined {
+  const { status, headers, text, json } = answer;
+  const swap = `did you swap ${names.baseUrl} and ${names.rpcUrl}? ${names.baseUrl} takes the REST API's base URL, ${names.rpcUrl} the node's JSON-RPC URL`;
+  if (which === 'rest') {
+    if (isEnvelope(json))
+      return `${names.baseUrl} answers like a JSON-RPC node (GET ${LIST_PATH} was answered with a JSON-RPC envelope, HTTP ${status}), not like the REST API: ${swap}`;
+    if (status === 404 && isHtml(headers, text))
+      return `${names.baseUrl} is a web server, not the API: GET ${LIST_PATH} was answered with an HTML page, HTTP 404. Give the API's base URL (the suite adds ${LIST_PATH})`;
+    return undefined;
+  }
+  if (isEnvelope(json)) return undefined;
+  if (status === 404 || status === 405) {
+    const what = isHtml(headers, text) ? 'an HTML page' : json !== undefined ? 'JSON that is not a JSON-RPC envelope' : 'no JSON';
+    return `${names.rpcUrl} does not speak JSON-RPC: eth_chainId was answered with HTTP ${status} and ${what}, as a REST API or a web server answers a POST it has no route for: ${swap}`;
+  }
+  if (status >= 200 && status < 300 && isHtml(headers, text))
+    return `${names.rpcUrl} does not speak JSON-RPC: eth_chainId was answered with an HTML page (HTTP ${status}) from a web server: give the node's JSON-RPC URL`;
+  return undefined;
+}
+
+/** What the start-up probe found: interfaces that did not answer, and URLs that answer as something else. */
+export interface ProbeResult {
+  unreachable?: RunEnv['unreachable'];
+  /** A URL that answers, but not as its interface: one message per interface, naming the fix. */
+  misdirected?: Partial<Record<'rest' | 'rpc', string>>;
+}
+
+/** Each URL once, before the checks: any HTTP answer counts as reachable; only a wrong kind of answer is read (misdirection). */
+export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<ProbeResult> {
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
   const down: NonNullable<RunEnv['unreachable']> = {};
+  const misdirected: NonNullable<ProbeResult['misdirected']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
-  const attempt = async (key: 'rest' | 'rpc', f: () => Promise<unknown>) => {
+  const attempt = async (key: 'rest' | 'rpc', f: () => Promise<{ status: number; headers: Record<string, string>; text: string; json?: unknown }>) => {
     for (let i = 1; i <= 3; i++) {
       try {
-        await f();
+        const answer = await f();
         delete down[key];
+        const wrong = misdirection(key, answer);
+        if (wrong) misdirected[key] = wrong;
         return;
       } catch (err) {
         // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep to read.
@@ -40,8 +87,16 @@ export async function probe(
     }
   };
   await Promise.all([
-    target.baseUrl ? attempt('rest', () => new RestClient(target.baseUrl!, cfg.restHeaders, http).get('/v1/tokenized-stocks')) : undefined,
-    target.rpcUrl ? attempt('rpc', () => new RpcClient(target.rpcUrl!, cfg.rpcHeaders, http).call('eth_chainId', [])) : undefined,
+    target.baseUrl ? attempt('rest', () => new RestClient(target.baseUrl!, cfg.restHeaders, http).get(LIST_PATH)) : undefined,
+    target.rpcUrl
+      ? attempt('rpc', async () => {
+          const a = await new RpcClient(target.rpcUrl!, cfg.rpcHeaders, http).call('eth_chainId', []);
+          return { ...a.http, json: a.json };
+        })
+      : undefined,
   ]);
-  return Object.keys(down).length ? down : undefined;
+  return {
+    ...(Object.keys(down).length ? { unreachable: down } : {}),
+    ...(Object.keys(misdirected).length ? { misdirected } : {}),
+  };
 }

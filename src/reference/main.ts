@@ -2,7 +2,8 @@
 //   npm run reference -- [--profile public|dedicated] [--block-time <ms>] [--flashblock-ms <ms>]
 //                        [--inclusion-delay-flashblocks N] [--block-number-mode sealed|building]
 //                        [--port-rest N] [--port-rpc N] [--json] [--controls]
-// stdout carries only the "where it listens" answer (one JSON line with --json); logs go to
+// stdout carries only the "where it listens" answer (one JSON line with --json, its `judge` the
+// conformance flags that judge everything); logs go to
 // stderr. Serves until SIGINT/SIGTERM, then stops cleanly and exits 0. Bad flags: exit 2.
 import { parseArgs, USAGE, UsageError, type Cli } from './cli-args';
 
@@ -53,14 +54,26 @@ async function main(): Promise<void> {
     shutdown('unhandled rejection', 1);
   });
 
+  // What to pass to judge everything, ready to paste: both URLs, the local dev signer, and --require
+  // full, so the advice is the strictest run there is (--base-url takes the base URL, never the list's path).
+  const judge = [
+    '--base-url',
+    ref.baseUrl,
+    '--rpc-url',
+    ref.rpcUrl,
+    '--signer-key',
+    ref.signerKey,
+    ...(ref.profile === 'public' ? ['--profile', 'public'] : []),
+    '--require',
+    'full',
+  ];
   if (cli.json) {
     const { baseUrl, rpcUrl, profile, signerKey } = ref;
-    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, signerKey })}\n`);
+    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, signerKey, judge })}\n`);
   } else {
     process.stdout.write(
       [
-        // What to pass, ready to paste: --base-url takes the base URL, never the list's path.
-        `judge it: npm run conformance -- --base-url ${ref.baseUrl} --rpc-url ${ref.rpcUrl}${ref.profile === 'public' ? ' --profile public' : ''}`,
+        `judge it: npm run conformance -- ${judge.join(' ')}`,
         `REST     ${ref.baseUrl}  (the list: GET ${ref.baseUrl}/v1/tokenized-stocks)`,
         `JSON-RPC ${ref.rpcUrl}  (profile ${ref.profile}, chain id ${ref.chainId})`,
         `blocks   every ${ref.blockTimeMs} ms, ${ref.flashblockMs ? `flashblocks every ${ref.flashblockMs} ms` : 'no flashblocks (instant pre-confirmation)'}`,

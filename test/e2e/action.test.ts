@@ -20,6 +20,8 @@ const action = require('../../action/main.js') as {
   command: (name: string, props: Record<string, string>, message: string) => string;
   keyValue: (name: string, value: string) => string;
   fails: (code: number, failOnIncomplete: boolean) => boolean;
+  shellWords: (text: string) => string[];
+  inInputTerms: (message: string) => string;
 };
 
 interface Step {
@@ -111,6 +113,24 @@ describe('workflow commands and file commands', () => {
   });
 });
 
+describe('args and messages', () => {
+  it('args is split as a POSIX shell splits it (quotes, backslashes), with no expansion', () => {
+    expect(action.shellWords(`--grep 'rest\\.token\\.' --only rest,rpc`)).toEqual(['--grep', 'rest\\.token\\.', '--only', 'rest,rpc']);
+    expect(action.shellWords(`--grep "a b\\"c\\\\" x\\ y '' $HOME`)).toEqual(['--grep', 'a b"c\\', 'x y', '', '$HOME']);
+    expect(action.shellWords('  --a\n\t--b  ')).toEqual(['--a', '--b']);
+    expect(() => action.shellWords(`--grep 'open`)).toThrow(/single quote is not closed/);
+    expect(() => action.shellWords('--grep "open')).toThrow(/double quote is not closed/);
+  });
+
+  it('messages name the inputs, not the flags', () => {
+    expect(action.inInputTerms('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits')).toBe(
+      'signer-key: expected 0x followed by 64 hex digits',
+    );
+    expect(action.inInputTerms('did you swap --base-url and --rpc-url?')).toBe('did you swap base-url: and rpc-url:?');
+    expect(action.inInputTerms('--header (or HEADERS): bad; CERT_SIGN_KEY: x')).toBe('headers: bad; cert-sign-key: x');
+  });
+});
+
 describe('the action run as the runner starts it', () => {
   let ref: ReferenceTarget;
   const proxies: Proxy[] = [];
@@ -199,7 +219,9 @@ describe('the action run as the runner starts it', () => {
       // Outside the fence, the only commands are the action's own: each annotation on one line, titled by a check id.
       const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].filter((l) => l.startsWith('::'));
       expect(outside.length).toBeGreaterThan(0);
-      for (const l of outside) expect(l).toMatch(/^::error title=rest\.[\w.-]+ \(spec [^)]+\)::/);
+      // At most 10 (what GitHub shows of a step): past that, the tenth names the rest.
+      expect(outside.length).toBeLessThanOrEqual(10);
+      for (const l of outside) expect(l).toMatch(/^::error title=(rest\.[\w.-]+ \(spec [^)]+\)|conformance%3A \d+ more root causes)::/);
       expect(outside.some((l) => l.includes('%0A::error::forged annotation%0A::add-mask::abc'))).toBe(true);
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -226,7 +248,12 @@ describe('the action run as the runner starts it', () => {
     expect(none.outputs).toMatchObject({ status: 'configuration-error', 'exit-code': '2' });
     expect(none.summary).toMatch(/^written by an earlier step\n# Tokenized stocks conformance: configuration-error \(exit 2\)/);
     expect(refused.stdout).toMatch(/--profile \(or RPC_PROFILE\)/);
-    expect(errors(refused.stdout)).toEqual([expect.stringMatching(/^::error title=conformance%3A configuration-error::exit 2/)]);
+    // The suite's own message, in the inputs' terms, is the annotation and the step summary: the fix is in it.
+    expect(errors(refused.stdout)).toEqual([
+      expect.stringMatching(/^::error title=conformance%3A configuration-error::exit 2: profile: "private" is not one of public, dedicated/),
+    ]);
+    expect(refused.summary).toMatch(/^> profile: "private" is not one of public, dedicated/m);
+    expect(none.summary).toMatch(/^> base-url and rpc-url are both empty/m);
   }, 60_000);
 
   it("no report of an earlier run survives one that writes none; a URL's digitless path key and query values are masked in the log", async () => {
@@ -251,5 +278,31 @@ describe('the action run as the runner starts it', () => {
     const masks = refused.stdout.split('\n').filter((l) => l.startsWith('::add-mask::'));
     expect(masks).toEqual(expect.arrayContaining([`::add-mask::${key}`, '::add-mask::xyzzy.plugh']));
     expect(masks).not.toContain('::add-mask::base');
+  }, 60_000);
+
+  it("args copied from the README (--grep 'rest\\.list\\.') selects what it says", async () => {
+    const r = await step({ 'BASE-URL': ref.baseUrl, ARGS: `--grep 'rest\\.list\\.' --only rest` });
+    const doc = results(r.outputs['report-dir']);
+    const judged = doc.checks.filter((c: { status: string }) => c.status !== 'skipped').map((c: { id: string }) => c.id);
+    expect(judged.length).toBeGreaterThan(0);
+    for (const id of judged) expect(id).toMatch(/^rest\.list\./);
+  }, 120_000);
+
+  it('one annotation per root cause, listing the checks it covers, with the curl line that shows it', async () => {
+    const p = await proxy('rest.list-500-html');
+    const r = await step({ 'BASE-URL': p.restUrl, ARGS: '--only rest' });
+    expect(r.code).toBe(1);
+    const annotations = errors(r.stdout);
+    expect(annotations).toHaveLength(1);
+    expect(annotations[0]).toMatch(/^::error title=rest\.list\.status-200 \(spec 4\.1\)::/);
+    expect(annotations[0]).toMatch(/%0Acovers \d+ check\(s\) not judged because of it: rest\./);
+    expect(annotations[0]).toMatch(/%0Arepro: curl /);
+  }, 120_000);
+
+  it('the suite refusing a swapped URL: its message, in input terms, is the annotation', async () => {
+    const r = await step({ 'BASE-URL': ref.baseUrl, 'RPC-URL': ref.baseUrl });
+    expect(r.code).toBe(2);
+    expect(errors(r.stdout)).toEqual([expect.stringMatching(/::exit 2: rpc-url: does not speak JSON-RPC.*did you swap base-url: and rpc-url:\?/)]);
+    expect(r.summary).toMatch(/^> rpc-url: does not speak JSON-RPC/m);
   }, 60_000);
 });

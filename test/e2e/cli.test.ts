@@ -383,7 +383,7 @@ describe('signals through npm run', () => {
 
   it('SIGTERM to `npm run conformance` stops the run (reports written) and the embedded target', async () => {
     const dir = reportDir();
-    const { before, left } = await sigtermThroughNpm(['conformance', '--', '--report-dir', dir, '--concurrency', '1'], /\[\s*2\//);
+    const { before, left } = await sigtermThroughNpm(['conformance', '--', '--embedded', '--report-dir', dir, '--concurrency', '1'], /\[\s*2\//);
     expect(before.length).toBeGreaterThanOrEqual(2);
     expect(left).toEqual([]);
     expect(results(dir).interrupted).toMatch(/interrupted by SIGTERM/);

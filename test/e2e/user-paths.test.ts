@@ -2,15 +2,20 @@
 // target: a URL forgotten (judged what it could; exit 3 only with --require full), a public node
 // judged with the default dedicated profile (one failure naming --profile public, the rest
 // blocked by it), and a URL pasted from `npm run reference` (exit 2 with the value to pass).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
-import type { RunDocument } from '../../src/cli/results';
+import { factsOf, type RunDocument } from '../../src/cli/results';
+import { rootCauses } from '../../src/cli/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { Raw, startProxy, type Proxy } from '../faults/proxy';
+import { runCli } from '../support/cli';
 import { sink } from '../support/sink';
 
+const ROOT = path.resolve(__dirname, '../..');
 let ref: ReferenceTarget;
 const dirs: string[] = [];
 
@@ -102,4 +107,125 @@ describe('a URL pasted from `npm run reference`', () => {
     expect(r.code).toBe(2);
     expect(r.console).toContain('did you mean --rpc-url http://localhost:8545?');
   });
+});
+
+describe('CI never passes on nothing', () => {
+  it('CI=true REQUIRE=full BASEURL=… (the variable misspelt): exit 2 naming BASE_URL, no run, the value not echoed', async () => {
+    const r = await runCli([], { env: { CI: 'true', REQUIRE: 'full', BASEURL: 'https://api.staging.example' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^conformance: BASEURL is set, but the suite reads BASE_URL: did you mean BASE_URL\?/m);
+    expect(r.stderr + r.stdout).not.toContain('staging');
+    expect(r.stdout).not.toContain('target:');
+  }, 60_000);
+
+  it('CI=true with no URL at all: exit 2 naming --embedded; GITHUB_ACTIONS=true alike', async () => {
+    for (const env of [{ CI: 'true' }, { CI: '', GITHUB_ACTIONS: 'true' }] as Array<Record<string, string>>) {
+      const r = await runCli([], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^conformance: no target under CI: .*--embedded/m);
+    }
+  }, 60_000);
+
+  it('outside CI a near miss is a warning and the run goes on', async () => {
+    const r = await run(['--base-url', ref.baseUrl, '--grep', '^rest\\.list\\.'], { RPCURL: ref.rpcUrl });
+    expect(r.console).toMatch(/^conformance: warning: RPCURL is set, but the suite reads RPC_URL: did you mean RPC_URL\?/m);
+    expect(r.doc).toBeDefined();
+  }, 90_000);
+});
+
+describe('the other interface at a URL is one root cause, not a spec verdict', () => {
+  it('--rpc-url pointing at the REST API: exit 2 naming the swap and the fix, nothing judged', async () => {
+    const r = await run(['--base-url', ref.baseUrl, '--rpc-url', ref.baseUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console).toMatch(
+      /^conformance: --rpc-url does not speak JSON-RPC: eth_chainId was answered with HTTP 40[45] .*did you swap --base-url and --rpc-url\?/m,
+    );
+    expect(r.console.match(/^conformance: /gm)).toHaveLength(1);
+    expect(r.doc).toBeUndefined();
+  }, 60_000);
+
+  it('--base-url pointing at the node: exit 2 naming the swap', async () => {
+    const r = await run(['--base-url', ref.rpcUrl, '--rpc-url', ref.rpcUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console).toMatch(/^conformance: --base-url answers like a JSON-RPC node .*did you swap --base-url and --rpc-url\?/m);
+    expect(r.doc).toBeUndefined();
+  }, 60_000);
+
+  it('both URLs swapped: one line per URL, exit 2', async () => {
+    const r = await run(['--base-url', ref.rpcUrl, '--rpc-url', ref.baseUrl]);
+    expect(r.code).toBe(2);
+    expect(r.console.match(/did you swap/g)).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('a target that is down', () => {
+  it('both interfaces down: each headlined as unreachable once, every other check blocked by it, never worded as an answer', async () => {
+    const r = await run(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:2', '--timeout-ms', '1000']);
+    expect(r.code).toBe(1);
+    const roots = rootCauses(r.doc!.checks, factsOf(r.doc!));
+    expect(roots.filter((x) => x.failsRun).map((x) => x.id)).toEqual(['target unreachable: rest', 'target unreachable: rpc']);
+    expect(roots.find((x) => x.unreachable === 'rest')!.blocked).toContain('rest.list.status-200');
+    expect(r.console.match(/REST target unreachable/g)?.length ?? 0).toBeLessThanOrEqual(2);
+  }, 90_000);
+});
+
+/** `npm run reference -- <args>` until its answer is out, then SIGTERM: what it printed on stdout. */
+function referenceAnswer(args: string[], until: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/reference/main.ts'), ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no answer within 60 s: ${out}`))), 60_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (until.test(out)) child.kill('SIGTERM');
+    });
+    child.on('exit', () => (clearTimeout(timer), resolve(out)));
+  });
+}
+
+describe('`npm run reference`: its advice judges everything', () => {
+  it('the printed "judge it:" line and the --json `judge` flags configure a full-scope run: both URLs, the dev signer, --require full', async () => {
+    const [text, json] = await Promise.all([
+      referenceAnswer(['--block-time', '1000'], /Ctrl-C/),
+      referenceAnswer(['--json', '--block-time', '1000', '--profile', 'public'], /\n/),
+    ]);
+    const line = /^judge it: npm run conformance -- (.*)$/m.exec(text)![1].split(' ');
+    const answer = JSON.parse(json.split('\n')[0]) as { judge: string[]; signerKey: string; baseUrl: string; rpcUrl: string };
+    for (const [args, profile] of [
+      [line, 'dedicated'],
+      [answer.judge, 'public'],
+    ] as const) {
+      const cfg = loadConfig([...args], { CI: 'true' });
+      expect([cfg.embedded, cfg.require, cfg.profile, Boolean(cfg.baseUrl && cfg.rpcUrl && cfg.signerKey)]).toEqual([false, 'full', profile, true]);
+    }
+    expect(answer.judge).toEqual([
+      '--base-url',
+      answer.baseUrl,
+      '--rpc-url',
+      answer.rpcUrl,
+      '--signer-key',
+      answer.signerKey,
+      '--profile',
+      'public',
+      '--require',
+      'full',
+    ]);
+  }, 90_000);
+});
+
+describe('verify-certificate', () => {
+  it('accepts the path of certificate.json itself, as well as its directory', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'user-paths-cert-'));
+    dirs.push(dir);
+    const out = sink();
+    await main(['--base-url', ref.baseUrl, '--grep', '^rest\\.list\\.', '--certify', '--report-dir', dir], {}, { out: out.stream, err: out.stream });
+    for (const arg of [dir, path.join(dir, 'certificate.json')]) {
+      const v = sink();
+      expect(await main(['verify-certificate', arg], {}, { out: v.stream, err: v.stream })).toBe(0);
+      expect(v.text()).toMatch(/^certificate matches results\.json/);
+    }
+  }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, parseDuration, QUESTIONS } from '../../src/cli/config';
-import { DEFAULTS, OPTIONS } from '../../src/cli/options';
+import { DEFAULTS, HELP_EXAMPLES, HELP_GROUPS, helpRows, OPTIONS } from '../../src/cli/options';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 
@@ -220,5 +220,141 @@ describe('--require', () => {
     expect(load(['--require', 'full']).require).toBe('full');
     expect(load([], { REQUIRE: 'full' }).require).toBe('full');
     expect(() => load(['--require', 'all'])).toThrow(ConfigError);
+  });
+});
+
+describe('under CI a run never passes on nothing', () => {
+  it.each([[{ CI: 'true' }], [{ CI: '1' }], [{ GITHUB_ACTIONS: 'true' }]])('%j with no URL is a configuration error naming --embedded', (env) => {
+    expect(() => load([], env)).toThrow(ConfigError);
+    expect(() => load([], env)).toThrow(/no target under CI.*--embedded/);
+  });
+
+  it('--embedded or EMBEDDED=1 asks for the reference on purpose; outside CI it stays the default', () => {
+    expect(load(['--embedded'], { CI: 'true' }).embedded).toBe(true);
+    expect(load([], { CI: 'true', EMBEDDED: '1' }).embedded).toBe(true);
+    expect(load([], { CI: 'false' }).embedded).toBe(true);
+    expect(load([], {}).embedded).toBe(true);
+  });
+
+  it('questions (--list, --help, --version) need no target', () => {
+    expect(load(['--list'], { CI: 'true' }).list).toBe(true);
+    expect(load(['--help'], { CI: 'true' }).help).toBe(true);
+  });
+
+  it('--embedded beside a URL is a contradiction', () => {
+    expect(() => load(['--embedded', '--base-url', 'http://127.0.0.1:1'])).toThrow(/--embedded .*leave out/);
+  });
+});
+
+describe('near-miss variables', () => {
+  it.each([
+    ['BASEURL', 'BASE_URL'],
+    ['RPCURL', 'RPC_URL'],
+    ['BASE_URI', 'BASE_URL'],
+    ['base_url', 'BASE_URL'],
+    ['SIGNER_KEY', 'SIGNER_PRIVATE_KEY'],
+    ['REPORTS_DIR', 'REPORT_DIR'],
+    ['SIGN_KEY', 'CERT_SIGN_KEY_FILE'],
+  ])('%s is named with the right spelling %s: exit 2 under CI, a warning outside it', (given, meant) => {
+    const value = given.includes('KEY') ? `0x${'1'.repeat(64)}` : 'https://api.staging.example';
+    expect(() => load([], { CI: 'true', [given]: value })).toThrow(new RegExp(`^${given} is set, but the suite reads ${meant}: did you mean ${meant}\\?`));
+    const c = load([], { [given]: value });
+    expect(c.warnings).toEqual([`warning: ${given} is set, but the suite reads ${meant}: did you mean ${meant}?`]);
+    // The value is never echoed.
+    expect(c.warnings.join()).not.toContain(value);
+  });
+
+  it('the common variables of a shell or a CI runner are never flagged', () => {
+    const env = {
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      HOSTNAME: 'h',
+      NODE_ENV: 'test',
+      GITHUB_SHA: 'abc',
+      RUNNER_TEMP: '/tmp',
+      REST_HEADER_1: 'X-Api-Key: k',
+      RPC_HEADER_1: 'X-Api-Key: k',
+      HEADER: 'x',
+      SECRET: 'x',
+      PROFILE: 'x',
+      LANG: 'C',
+      SHELL: '/bin/sh',
+      TERM: 'xterm',
+      USER: 'u',
+      PWD: '/',
+    };
+    expect(load([], env).warnings).toEqual([]);
+    expect(() => load(['--embedded'], { ...env, CI: 'true' })).not.toThrow();
+  });
+
+  it('a near miss beside the right variable is only a warning, even under CI', () => {
+    expect(load([], { CI: 'true', BASE_URL: 'http://127.0.0.1:1', BASEURL: 'http://127.0.0.1:1' }).warnings).toHaveLength(1);
+  });
+});
+
+describe('keys are never printed', () => {
+  const txKey = `0x${'ab'.repeat(32)}`;
+  it.each([
+    [['--sign-key', txKey], {}],
+    [['--certify', '--sign-key', txKey], {}],
+    [['--certify'], { CERT_SIGN_KEY_FILE: txKey }],
+  ])('a transaction key given to %j / %j: did you mean --signer-key, not echoed', (argv, env) => {
+    expect(() => load(argv, env)).toThrow(/looks like a transaction key.*did you mean --signer-key/);
+    try {
+      load(argv, env);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('abab');
+    }
+  });
+
+  it('a transaction key in CERT_SIGN_KEY: did you mean SIGNER_PRIVATE_KEY', () => {
+    expect(() => load(['--certify'], { CERT_SIGN_KEY: txKey })).toThrow(/looks like a transaction key.*did you mean SIGNER_PRIVATE_KEY/);
+  });
+
+  it('PEM text in CERT_SIGN_KEY_FILE: this variable takes a path, the key not shown', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIPRIVATEPRIVATEPRIVATEPRIVATEPRIVATE\n-----END PRIVATE KEY-----\n';
+    for (const env of [{ CERT_SIGN_KEY_FILE: pem }, { CERT_SIGN_KEY_FILE: pem, CERTIFY: '1' }]) {
+      try {
+        load([], env);
+        throw new Error('accepted');
+      } catch (err) {
+        expect((err as Error).message).toMatch(/CERT_SIGN_KEY_FILE: this variable takes a path/);
+        expect((err as Error).message).not.toMatch(/PRIVATE/);
+      }
+    }
+  });
+});
+
+describe('--help', () => {
+  it('puts every flag in a section, once', () => {
+    const named = HELP_GROUPS.flatMap(([, flags]) => flags);
+    expect([...named].sort()).toEqual(OPTIONS.map(([f]) => f).sort());
+    expect(new Set(named).size).toBe(named.length);
+    const rows = helpRows();
+    for (const heading of [
+      'target:',
+      'credentials:',
+      'selection and judging:',
+      'certification:',
+      'reports:',
+      'reference knobs (the embedded reference target):',
+    ])
+      expect(rows).toContain(heading);
+    expect(rows).not.toContain('other:');
+  });
+
+  it('ends with examples that are valid invocations', () => {
+    const { shellWords } = require('../../action/main.js') as { shellWords: (s: string) => string[] };
+    expect(HELP_EXAMPLES.length).toBeGreaterThanOrEqual(3);
+    for (const example of HELP_EXAMPLES) {
+      for (const command of example.split('#')[0].split('&&')) {
+        const words = shellWords(command.replace('"$KEY"', `0x${'1'.repeat(64)}`));
+        const at = words.indexOf('conformance');
+        const env = Object.fromEntries(words.slice(0, at).map((w) => w.split('=') as [string, string]));
+        const argv = words.slice(at + 1);
+        if (argv[0] === 'verify-certificate') continue;
+        expect(() => load(argv, env)).not.toThrow();
+      }
+    }
   });
 });

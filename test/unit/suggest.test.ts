@@ -1,3 +1,5 @@
+import { subcommandOf } from '../../src/cli/subcommands';
+import { sink } from '../support/sink';
 import { didYouMean, editDistance, suggestions } from '../../src/cli/suggest';
 
 describe('suggestions', () => {
@@ -17,5 +19,17 @@ describe('suggestions', () => {
   it('stays bounded for long input', () => {
     const long = 'x'.repeat(100_000);
     expect(didYouMean(long, ['rest', 'rpc'])).toBe('');
+  });
+});
+
+describe('subcommands', () => {
+  it('a mistyped subcommand is answered with the one meant, exit 2', async () => {
+    const err = sink();
+    const run = subcommandOf(['verify-certifcate', 'reports']);
+    expect(run).toBeDefined();
+    expect(await run!({ out: sink().stream, err: err.stream })).toBe(2);
+    expect(err.text()).toMatch(/^conformance: unknown subcommand verify-certifcate \(did you mean verify-certificate\?\)/);
+    expect(subcommandOf(['--only', 'rest'])).toBeUndefined();
+    expect(subcommandOf([])).toBeUndefined();
   });
 });

@@ -28,7 +28,7 @@ interface Io {
 }
 
 /** A line as shown: cut to `max` characters (what other people's files say can be any length). */
-function cap(s: string, max: number): string {
+export function cap(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
