@@ -7,6 +7,8 @@
 export interface FailureDetail {
   /** The section actually violated when it differs from the check's own (e.g. 4.2 envelope). */
   section?: string;
+  /** The statement ids (specs/rules.yaml) found violated, when the check declares more than one. */
+  violated?: readonly string[];
   expected?: unknown;
   actual?: unknown;
   /** What the user can do about it (e.g. run with --profile public): kept apart from the message so no display cuts it. */

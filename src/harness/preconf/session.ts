@@ -171,6 +171,7 @@ export class Session {
   /** eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. */
   async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
     const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
+    if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
       throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
         section: '4.4',
@@ -328,9 +329,21 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
       expected: 'a JSON-RPC response object',
       actual: a.jsonError ?? a.json,
     });
+  sameId(method, a);
   if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
   if (!a.hasResult) throw new Violation(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: a.json });
   return a.result;
+}
+
+/** 4.2: the answer carries the request's id (the client records a mismatch; this states it). */
+function sameId(method: string, a: RpcAnswer): void {
+  if (!a.idMismatch) return;
+  throw new Violation(`${method}: the answer carries id ${show(a.idMismatch.got ?? '(none)')}, not the request's id ${a.idMismatch.sent}`, {
+    section: '4.2',
+    violated: ['4.2.1'],
+    expected: a.idMismatch.sent,
+    actual: a.idMismatch.got ?? null,
+  });
 }
 
 /** An answer of eth_getBlockReceipts as receipts: an array (4.3), or a failure. */
