@@ -147,16 +147,23 @@ export class Session {
     return (await readBlock(this.chain(lane), 'pending'))?.number;
   }
 
-  /** eth_getTransactionCount (spec 4.5) of the signer at a tag. */
-  async count(lane: string, tag: string): Promise<bigint> {
-    const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]));
+  /**
+   * eth_getTransactionCount (spec 4.5) of the signer at a tag, its address given checksummed
+   * (EIP-55, as viem gives it) or in lowercase: an address names one account whatever its case.
+   */
+  async count(lane: string, tag: string, form: 'checksummed' | 'lowercase' = 'checksummed'): Promise<bigint> {
+    const address = form === 'lowercase' ? this.address.toLowerCase() : this.address;
+    const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [address, tag]));
     const q = quantity(r);
     if (q === undefined)
-      throw new Violation(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, {
-        section: '4.5',
-        expected: 'hex quantity',
-        actual: r,
-      });
+      throw new Violation(
+        `eth_getTransactionCount(signer${form === 'lowercase' ? ' in lowercase' : ''}, ${show(tag)}) answered ${show(r)}, not a hex quantity`,
+        {
+          section: '4.5',
+          expected: 'hex quantity',
+          actual: r,
+        },
+      );
     return q;
   }
 
