@@ -1588,7 +1588,7 @@ export const VARIANTS: Variant[] = [
   {
     name: 'preconf.receipts-method-absent',
     kind: 'faulty',
-    section: '4.3',
+    section: '4.2',
     only: ['preconf'],
     grep: '^preconf\\.receipts\\.',
     what: 'eth_getBlockReceipts does not exist (-32601) and eth_getBlockByNumber answers {}',
@@ -1602,7 +1602,7 @@ export const VARIANTS: Variant[] = [
     name: 'ok.estimate-refused-for-unfunded-sender',
     kind: 'conformant',
     only: ['rpc'],
-    mustPass: '^rpc\\.estimateGas\\.block\\.',
+    mustPass: '^rpc\\.estimateGas\\.(block|revert)\\.',
     what: 'eth_estimateGas from a sender without funds refused "insufficient funds for gas * price + value", even without fee fields (Tevm)',
     rpc: async (call, next) => {
       const tx = call.params?.[0];
