@@ -12,7 +12,8 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
-import { revertingInitCode } from '../../src/harness/evm';
+import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
+import { judgeBlockGas } from '../../src/harness/receipts';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 
@@ -734,5 +735,23 @@ describe('revertingInitCode', () => {
     } finally {
       await anvil.stop();
     }
+  });
+});
+
+describe('judging helpers on odd input', () => {
+  test('judgeBlockGas: nothing to judge without the block gasUsed or with a receipt lacking a hex gasUsed; a wrong sum fails 4.3', () => {
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }], undefined)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: null as unknown as string }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [], 0n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0xa410' }], 42000n)).toThrow(/add up to 63000 \(0xf618\).*cumulativeGasUsed/);
+  });
+
+  test('isInsufficientFunds reads the refusal of geth, Tevm and reth wording, and nothing else', () => {
+    expect(isInsufficientFunds({ code: -32000, message: 'insufficient funds for gas * price + value' })).toBe(true);
+    expect(isInsufficientFunds({ code: -32003, message: 'Insufficient funds: balance 0' })).toBe(true);
+    expect(isInsufficientFunds({ code: -32000, message: 'execution reverted' })).toBe(false);
+    expect(isInsufficientFunds(undefined)).toBe(false);
+    expect(isInsufficientFunds(null)).toBe(false);
   });
 });
