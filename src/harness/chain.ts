@@ -210,7 +210,11 @@ export async function resultAt<T = unknown>(
   key: BlockParamKey | 'omitted' | 'number',
   refused403?: () => never,
 ): Promise<T> {
-  const answer = await answerAt(ctx, method, params, key);
+  return resultFrom<T>(method, await answerAt(ctx, method, params, key), key, refused403);
+}
+
+/** What resultAt judges of an answer answerAt gave: a refused block parameter, then resultOf. */
+export function resultFrom<T = unknown>(method: string, answer: RpcAnswer, key: BlockParamKey | 'omitted' | 'number', refused403?: () => never): T {
   const section = sectionOfParam(key);
   if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && refused403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
@@ -228,6 +232,8 @@ export interface BlockView {
   hash?: string;
   /** Transaction hashes, lower-cased. */
   txs: string[];
+  /** The block's gasUsed, when it is a hex quantity (what its receipts' gasUsed add up to, 4.3). */
+  gasUsed?: bigint;
 }
 
 /**
@@ -262,6 +268,7 @@ function blockView(b: Record<string, unknown>): BlockView | undefined {
     number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined,
     hash: typeof b.hash === 'string' ? b.hash.toLowerCase() : undefined,
     txs,
+    ...(isHexQuantity(b.gasUsed) ? { gasUsed: BigInt(b.gasUsed as string) } : {}),
   };
 }
 

@@ -56,3 +56,15 @@ export function revertingInitCode(reason: string): Hex {
  * never smaller).
  */
 export const TRANSFER_GAS = 21_000n;
+
+/**
+ * An eth_estimateGas refusal for want of the sender's funds ("insufficient funds for gas * price
+ * + value" in geth, Tevm, reth; "insufficient balance" elsewhere). Estimating from a random,
+ * unfunded sender is the suite's own choice, so such an answer says nothing about 4.4.
+ */
+export function isInsufficientFunds(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { message?: unknown; data?: unknown };
+  const text = `${typeof e.message === 'string' ? e.message : ''} ${typeof e.data === 'string' ? e.data : ''}`;
+  return /insufficient funds|insufficient balance|not enough (funds|balance)|InsufficientFunds|LackOfFundForMaxFee/i.test(text);
+}

@@ -58,6 +58,22 @@ export function expectIdEcho(answer: RpcAnswer, id: number, what: string): void 
 }
 
 /**
+ * 4.2: every answer carries its request's id. The client records a mismatch on each call it
+ * makes (RpcAnswer.idMismatch); every judging helper that reads a result fails on it, whatever
+ * the check is about, so an id changed on one method's answers only is caught where it happens.
+ */
+export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string): void {
+  const m = answer.idMismatch;
+  if (!m) return;
+  fail(`${what}: the answer carries id ${m.got === undefined ? '(none)' : show(m.got)}, not the request's id ${m.sent}`, {
+    section: '4.2',
+    violated: ['4.2.1'],
+    expected: m.sent,
+    actual: m.got ?? null,
+  });
+}
+
+/**
  * The result of a JSON-RPC answer, failing with section 4.2 (or as `refused403` says for an HTTP
  * 403, where a profile rule applies) when it is not a successful JSON-RPC response.
  */
@@ -68,6 +84,7 @@ export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused
     fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
   }
   const body = rpcBody(answer, method);
+  expectSameId(answer, method);
   if (answer.hasError) {
     fail(`${method} returned error ${show(body.error)}`, { section: '4.2', expected: 'a result', actual: body.error });
   }

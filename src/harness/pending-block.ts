@@ -7,7 +7,9 @@
  * built as eth_blockNumber, some keep serving pre-confirmations while their canonical head lags,
  * and "pending" falls back to "latest" while no flashblock exists yet. So a pending block number
  * is accepted from the head read before the observation up to the head read after it, plus one,
- * widened to whatever eth_getBlockByNumber("pending") itself reported around the observation.
+ * unless eth_getBlockByNumber("pending") reported a number around the observation: then that
+ * number (the node's own word) is the pre-confirmed block's, with head + 1 allowed only while it
+ * names the head (pending falling back to latest). Every check that judges the number uses this.
  */
 import { toQuantity } from './hex';
 import { fail } from './verdict';
@@ -29,28 +31,45 @@ export interface PendingBlockObservations {
 }
 
 export function pendingBlockWindow(o: PendingBlockObservations): PendingBlockWindow {
-  let low = o.headBefore < o.headAfter ? o.headBefore : o.headAfter;
-  let high = (o.headAfter > o.headBefore ? o.headAfter : o.headBefore) + 1n;
+  const lowHead = o.headBefore < o.headAfter ? o.headBefore : o.headAfter;
+  const highHead = o.headAfter > o.headBefore ? o.headAfter : o.headBefore;
+  const heads =
+    o.headBefore === o.headAfter ? `head ${toQuantity(o.headBefore)}` : `head ${toQuantity(o.headBefore)} before and ${toQuantity(o.headAfter)} after`;
   const reported = (o.pendingBlockNumbers ?? []).filter((n): n is bigint => n !== undefined);
+  if (reported.length === 0) return { low: lowHead, high: highHead + 1n, basis: `${heads}, so the block being built is at most head + 1` };
+  // The node said which block is its pre-confirmed one: that number, whatever its heads (a head
+  // lagging the pre-confirmations, or naming the block being built). Only when it named the head
+  // itself or below ("pending" falling back to "latest" before the first flashblock) is the
+  // block being built on the head, head + 1, allowed as well. Receipts numbered as the head
+  // while the node numbers its pending block head + 1 disagree with the node's own word.
+  let low = reported[0];
+  let high = reported[0];
   for (const n of reported) {
     if (n < low) low = n;
     if (n > high) high = n;
   }
-  const heads =
-    o.headBefore === o.headAfter ? `head ${toQuantity(o.headBefore)}` : `head ${toQuantity(o.headBefore)} before and ${toQuantity(o.headAfter)} after`;
-  const pending = reported.length > 0 ? `; eth_getBlockByNumber("pending") reported ${[...new Set(reported)].map(toQuantity).join(', ')}` : '';
-  return { low, high, basis: `${heads}, so the block being built is at most head + 1${pending}` };
+  const fallback = low <= highHead;
+  if (fallback && high < highHead + 1n) high = highHead + 1n;
+  const said = `eth_getBlockByNumber("pending") reported ${[...new Set(reported)].map(toQuantity).join(', ')}`;
+  return {
+    low,
+    high,
+    basis: fallback
+      ? `${heads}; ${said} (at most the head: "latest" in its place), so the block being built is at most head + 1`
+      : `${heads}; ${said}, the node's own number for its pre-confirmed block`,
+  };
 }
 
 export function inPendingBlockWindow(n: bigint, w: PendingBlockWindow): boolean {
   return n >= w.low && n <= w.high;
 }
 
-/** Fails (citing `section`) when a number given to the pre-confirmed block is outside the window. */
+/** Fails (citing `section`, statement 4.3.2) when a number given to the pre-confirmed block is outside the window. */
 export function judgePendingBlockNumber(what: string, number: bigint, w: PendingBlockWindow, section: string): void {
   if (inPendingBlockWindow(number, w)) return;
   fail(`${what}: block number ${toQuantity(number)} is not the pre-confirmed block (${w.basis}: expected ${toQuantity(w.low)}..${toQuantity(w.high)})`, {
     section,
+    violated: ['4.3.2'],
     expected: `${toQuantity(w.low)}..${toQuantity(w.high)}`,
     actual: toQuantity(number),
   });

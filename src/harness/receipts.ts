@@ -13,6 +13,7 @@ import { blocked, fail } from './verdict';
 export interface Receipt {
   transactionHash: string;
   blockNumber: string;
+  gasUsed: string;
 }
 
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {
@@ -63,6 +64,25 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
       actual: got,
     });
   }
+}
+
+/**
+ * A receipt's gasUsed is the gas of its transaction alone (2.4), so the receipts of all of a
+ * block's transactions (4.3: one per transaction) add up to the block's gasUsed. Judged only
+ * when the block gave its gasUsed and the receipts are known to be the block's whole set (after
+ * judgeReceipts with an exact set); a receipt carrying cumulativeGasUsed as gasUsed overshoots.
+ */
+export function judgeBlockGas(what: string, receipts: ReadonlyArray<Pick<Receipt, 'gasUsed'>>, blockGasUsed: bigint | undefined): void {
+  if (blockGasUsed === undefined || receipts.length === 0) return;
+  const each = receipts.map((r) => (typeof r.gasUsed === 'string' && /^0x[0-9a-f]+$/i.test(r.gasUsed) ? BigInt(r.gasUsed) : undefined));
+  if (each.some((g) => g === undefined)) return;
+  const sum = each.reduce((a, b) => a! + b!, 0n)!;
+  if (sum === blockGasUsed) return;
+  fail(
+    `${what}: the receipts' gasUsed add up to ${sum} (${toQuantity(sum)}), but the block's gasUsed is ${blockGasUsed} (${toQuantity(blockGasUsed)}); ` +
+      `a receipt's gasUsed is its own transaction's gas${sum > blockGasUsed ? ' (cumulativeGasUsed in its place adds up to more)' : ''}`,
+    { section: '4.3', violated: ['4.3.1', '2.4.1'], expected: toQuantity(blockGasUsed), actual: receipts.map((r) => r.gasUsed) },
+  );
 }
 
 /**

@@ -17,6 +17,11 @@ export interface RpcAnswer {
   error?: RpcError;
   hasResult: boolean;
   hasError: boolean;
+  /**
+   * For a call made with call(): the answer is a JSON object whose `id` is not the request's
+   * (a different value, or none). Recorded as a fact of the exchange; the checks judge it (4.2).
+   */
+  idMismatch?: { sent: number; got: unknown };
 }
 
 /** JSON-RPC client for {rpc_url}. It reports what it saw; judging is the checks' job. */
@@ -56,7 +61,10 @@ export class RpcClient {
     return answer;
   }
 
-  call(method: string, params: unknown[], id: number = this.id++, opts: { omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
-    return this.post({ jsonrpc: '2.0', id, method, params }, opts);
+  async call(method: string, params: unknown[], id: number = this.id++, opts: { omitConfiguredHeaders?: boolean } = {}): Promise<RpcAnswer> {
+    const answer = await this.post({ jsonrpc: '2.0', id, method, params }, opts);
+    const got = isRecord(answer.json) ? ('id' in answer.json ? answer.json.id : undefined) : id;
+    if (got !== id) answer.idMismatch = { sent: id, got };
+    return answer;
   }
 }

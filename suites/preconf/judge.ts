@@ -38,9 +38,11 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
   if (o.kind === 'judged') return o.judged;
   if (o.kind === 'malformed') failOn(o.violation);
   if (o.kind === 'missed') {
+    const on = o.misses.length === 1 ? 'in the one attempt completed' : `on ${o.misses.length} attempts`;
     fail(
-      `${what}: the transactions were sealed without ever showing at "pending", although sent early in the block interval and watched closely, on ${o.misses.length} attempts (pre-confirmed state must show before the seal, refreshed about every ${SPEC_REFRESH_MS} ms): ` +
-        o.misses.map((m) => describeMiss(b, m)).join('; '),
+      `${what}: the transactions were sealed without ever showing at "pending", although sent early in the block interval and watched closely, ${on} (pre-confirmed state must show before the seal, refreshed about every ${SPEC_REFRESH_MS} ms): ` +
+        o.misses.map((m) => describeMiss(b, m)).join('; ') +
+        (o.thenStopped ? `; after that evidence ${o.thenStopped}, which does not undo it` : ''),
       { expected: `visible at "pending" before the seal`, actual: o.misses.map((m) => m.last) },
     );
   }

@@ -50,6 +50,23 @@ export const nonceBackToBack = check(
     }
     const { base, before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
+    // An address names one account whatever the case of its letters (EIP-55 is a checksum).
+    for (const [when, v] of [
+      ['before the seal', before],
+      ['after the seal', after],
+    ] as const) {
+      if (v.pending !== v.pendingLowercase) {
+        fail(
+          `${when}, eth_getTransactionCount(signer, "pending") answered ${v.pending} for the checksummed address and ${v.pendingLowercase} for the same address in lowercase, in one round (latest ${v.latest}): ` +
+            'the pending count must include every pre-confirmed transaction of the account (4.5, 1.4), however its address is spelled',
+          {
+            violated: ['4.5.2'],
+            expected: 'the same count for both spellings',
+            actual: { checksummed: toQuantity(v.pending), lowercase: toQuantity(v.pendingLowercase) },
+          },
+        );
+      }
+    }
     ctx.note(
       `before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`,
     );

@@ -10,6 +10,7 @@ import { quantity, toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import type { Receipt, SentTx } from '../../src/harness/preconf/evidence';
 import { judgedOf } from './judge';
+import { TRANSFER_GAS } from '../../src/harness/evm';
 import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
 import { judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 
@@ -44,13 +45,22 @@ function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: b
         `${where}: the receipt of ${hashOf(r)} has status ${show(r.status)}; the transaction succeeded (a 0-value self-transfer or a tiny deployment), expected "0x1"`,
         { expected: '0x1', actual: r.status },
       );
+    // A 0-value self-transfer without data costs exactly the intrinsic 21000 gas on every fork,
+    // and a receipt's gasUsed is its own transaction's (2.4): anything else is another figure,
+    // such as cumulativeGasUsed, in its place.
+    const tx = sent.find((t) => t.hash.toLowerCase() === hashOf(r));
+    if (tx?.role === 'transfer' && quantity(r.gasUsed) !== TRANSFER_GAS)
+      fail(
+        `${where}: the receipt of ${hashOf(r)}, a 0-value self-transfer, has gasUsed ${show(r.gasUsed)}; such a transfer uses exactly 21000 (0x5208) gas, and a receipt's gasUsed is its own transaction's`,
+        { section: '2.4', violated: ['2.4.1'], expected: '0x5208', actual: r.gasUsed },
+      );
   }
 }
 
 export const receiptsPendingBlock = check(
   {
     id: 'preconf.receipts.pending-block',
-    statements: ['4.3.2', '1.4.1'],
+    statements: ['4.3.2', '1.4.1', '2.4.1'],
     level: 'required',
     needs: ['rpc', 'signer', 'profile:dedicated'],
     title: '"pending" receipts hold the pre-confirmed transactions before the seal',

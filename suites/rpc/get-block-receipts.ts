@@ -12,7 +12,7 @@
  * answered from an older block): never a guess either way.
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
-import { getReceipts, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
+import { getReceipts, judgeBlockGas, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
 import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
@@ -84,6 +84,7 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
   const moving = param === 'latest' || param === 'safe' || param === 'finalized';
   const judge = (block: BlockView, n: bigint | undefined, tail = ''): Outcome => {
     judgeReceipts(what, receipts, n, block.txs);
+    judgeBlockGas(what, receipts, block.gasUsed);
     return { judged: `${summary(n, block.txs)}${tail}` };
   };
   if (receipts.length === 0 || before.number === undefined || after.number === undefined) {
@@ -142,11 +143,23 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
  * meanwhile, read by number) at least those pre-confirmed before and at most those it sealed.
  * Anything else (a shrinking set, several seals, empty receipts across a seal) is ambiguous.
  */
-async function judgePending(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<string | undefined> {
+async function judgePending(
+  ctx: CheckContext<'rpc'>,
+  param: string,
+  receipts: Receipt[],
+  before: BlockView,
+  after: BlockView,
+  heads: { headBefore: bigint; headAfter: bigint },
+): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
-    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, before.number, before.txs, after.txs);
+    // The number as every check judges it (pending-block.ts), the node's own number for the block first.
+    if (receipts.length > 0) {
+      const window = pendingBlockWindow({ ...heads, pendingBlockNumbers: [before.number, after.number] });
+      judgePendingBlockNumber(`eth_getBlockReceipts(${show(param)}): the receipts' blockNumber`, BigInt(receipts[0].blockNumber), window, '4.3');
+    }
+    judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, undefined, before.txs, after.txs);
     return sameSet(before.txs, after.txs)
       ? `block ${n(before)}: ${receipts.length} receipt(s) for ${before.txs.length} transaction(s)`
       : `block ${n(before)}: ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before and ${after.txs.length} after the call`;
@@ -203,7 +216,7 @@ function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): C
           );
         }
         if (pending) {
-          const done = await judgePending(ctx, param, receipts, before, after);
+          const done = await judgePending(ctx, param, receipts, before, after, { headBefore: l1, headAfter: l2 });
           if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           beyondEveryTime = false;
           ctx.note(
@@ -260,6 +273,7 @@ const receiptsOfBusyBlock = check(
     if (!block) inconclusive(`eth_getBlockByNumber(${show(target)}, false) gives no block to compare with (it is not a method of the spec)`);
     const receipts = await getReceipts(ctx, target, 'head-number');
     judgeReceipts(`eth_getBlockReceipts(${show(target)})`, receipts, block.number, block.txs);
+    judgeBlockGas(`eth_getBlockReceipts(${show(target)})`, receipts, block.gasUsed);
     ctx.note(`block ${target}: ${receipts.length} receipt(s) for ${block.txs.length} transaction(s)`);
   },
 );

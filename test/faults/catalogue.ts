@@ -146,6 +146,8 @@ const everyAnswer =
     return res instanceof Raw ? res : f(clone(res), call);
   };
 
+/** The transactions one attempt of the pre-confirmation pass sends. */
+const TX_PER_ATTEMPT = 5;
 const rpcError = (call: RpcCall, code: number, message: string): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, error: { code, message } });
 /** Answer "pending" from "latest": the pre-confirmed state is ignored. */
 const pendingAsLatest = (m: string): RpcMutation => rewriteCall(m, (c) => ((c.params[BLOCK_PARAM[m]] = 'latest'), c), isPending);
@@ -1606,5 +1608,111 @@ export const VARIANTS: Variant[] = [
     mustPass: '^rest\\.token\\.multiplier\\.',
     what: 'multiplier 0.001 after a 1:1000 reverse split (small, but adjusted once)',
     rest: oneToken((t) => (t.multiplier = 0.001)),
+  },
+
+  // ==== what real nodes and gateways do, judged against 4.2-4.5 (answers of real peers) ====
+  {
+    name: 'rpc.receipts-router-own-id',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    what: "a method router passes the backend's eth_getBlockReceipts answers through with its own id (every other method echoes the request's)",
+    rpc: (() => {
+      let routed = 0;
+      return onAnswer('eth_getBlockReceipts', (env) => ({ ...env, id: 900_000 + ++routed }));
+    })(),
+  },
+  {
+    name: 'rpc.receipts-gasused-cumulative',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['rpc', 'preconf'],
+    grep: '^rpc\\.(getBlockReceipts|history\\.getBlockReceipts)\\.|^preconf\\.receipts\\.',
+    what: "receipts carry cumulativeGasUsed as gasUsed: a block's receipts add up to more than its gasUsed",
+    rpc: onResult('eth_getBlockReceipts', (rs) =>
+      Array.isArray(rs) ? rs.map((r) => ({ ...(r as Rec), gasUsed: (r as Rec).cumulativeGasUsed ?? (r as Rec).gasUsed })) : rs,
+    ),
+  },
+  {
+    name: 'preconf.receipts-gasused-cumulative',
+    kind: 'faulty',
+    section: '2.4',
+    only: ['preconf'],
+    grep: '^preconf\\.receipts\\.',
+    what: "receipts carry cumulativeGasUsed as gasUsed: the suite's later 0-value self-transfers show more than 0x5208",
+    rpc: onResult('eth_getBlockReceipts', (rs) =>
+      Array.isArray(rs) ? rs.map((r) => ({ ...(r as Rec), gasUsed: (r as Rec).cumulativeGasUsed ?? (r as Rec).gasUsed })) : rs,
+    ),
+  },
+  {
+    name: 'preconf.pending-receipts-numbered-as-head',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['preconf'],
+    grep: '^preconf\\.receipts\\.',
+    what: 'pending receipts numbered as the head while eth_getBlockByNumber("pending") numbers the pre-confirmed block head + 1',
+    rpc: onResult(
+      'eth_getBlockReceipts',
+      (rs) => (Array.isArray(rs) ? rs.map((r) => ({ ...(r as Rec), blockNumber: `0x${(hexInt((r as Rec).blockNumber) - 1n).toString(16)}` })) : rs),
+      isPending,
+    ),
+  },
+  {
+    name: 'preconf.pending-nonce-lowercase-only',
+    kind: 'faulty',
+    section: '4.5',
+    only: ['preconf'],
+    grep: '^preconf\\.nonce\\.',
+    what: 'the pending count includes pool transactions only when the address is given in lowercase; checksummed, it is the latest count (EthereumJS 0.10)',
+    rpc: rewriteCall(
+      'eth_getTransactionCount',
+      (c) => ((c.params[1] = 'latest'), c),
+      (c) => isPending(c) && typeof c.params[0] === 'string' && c.params[0] !== c.params[0].toLowerCase(),
+    ),
+  },
+  {
+    name: 'preconf.code-missed-then-frozen',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['preconf'],
+    grep: '^preconf\\.code\\.',
+    args: ['--timeout-ms', '1000'],
+    what: 'pending code ignores pre-confirmed deployments for a whole attempt, then the node stops answering during the second attempt (ganache 7.9)',
+    rpc: (() => {
+      let sends = 0;
+      const ignorePending = pendingAsLatest('eth_getCode');
+      return async (call, next, ctx) => {
+        if (call.method === 'eth_sendRawTransaction') sends++;
+        if (sends > TX_PER_ATTEMPT) return HANG;
+        return ignorePending(call, next, ctx);
+      };
+    })(),
+  },
+  {
+    name: 'preconf.receipts-method-absent',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['preconf'],
+    grep: '^preconf\\.receipts\\.',
+    what: 'eth_getBlockReceipts does not exist (-32601) and eth_getBlockByNumber answers {}',
+    rpc: async (call, next) => {
+      if (call.method === 'eth_getBlockReceipts') return rpcError(call, -32601, 'the method eth_getBlockReceipts does not exist/is not available');
+      if (call.method === 'eth_getBlockByNumber') return { jsonrpc: '2.0', id: call.id ?? null, result: {} };
+      return next();
+    },
+  },
+  {
+    name: 'ok.estimate-refused-for-unfunded-sender',
+    kind: 'conformant',
+    only: ['rpc'],
+    mustPass: '^rpc\\.estimateGas\\.(block|revert)\\.',
+    what: 'eth_estimateGas from a sender without funds refused "insufficient funds for gas * price + value", even without fee fields (Tevm)',
+    rpc: async (call, next) => {
+      const tx = call.params?.[0];
+      if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.from !== 'string') return next();
+      const balance = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBalance', params: [tx.from, 'latest'] });
+      if (balance instanceof Raw || balance.result !== '0x0') return next();
+      return rpcError(call, -32000, 'insufficient funds for gas * price + value');
+    },
   },
 ];

@@ -15,9 +15,21 @@ describe('pendingBlockWindow', () => {
 
   it('takes what eth_getBlockByNumber("pending") reported: a node serving pre-confirmations while its head lags', () => {
     const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n, pendingBlockNumbers: [12n, undefined] });
-    expect([w.low, w.high]).toEqual([10n, 12n]);
-    expect(w.basis).toMatch(/reported 0xc/);
+    expect([w.low, w.high]).toEqual([12n, 12n]);
+    expect(w.basis).toMatch(/reported 0xc, the node's own number/);
     expect(pendingBlockWindow({ headBefore: 10n, headAfter: 10n, pendingBlockNumbers: [undefined] }).high).toBe(11n);
+  });
+
+  it('the node numbers its pending block head + 1: receipts numbered as the head are outside, whenever they are read', () => {
+    const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n, pendingBlockNumbers: [11n] });
+    expect([w.low, w.high]).toEqual([11n, 11n]);
+    expect(inPendingBlockWindow(10n, w)).toBe(false);
+    expect(() => judgePendingBlockNumber('receipts', 10n, w, '4.3')).toThrow(CheckFailure);
+  });
+
+  it('"pending" answered as "latest" (no flashblock yet): the head and head + 1 both allowed', () => {
+    const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n, pendingBlockNumbers: [10n] });
+    expect([w.low, w.high]).toEqual([10n, 11n]);
   });
 
   it('keeps head + 1 allowed when eth_blockNumber reports the block being built', () => {
@@ -44,7 +56,7 @@ describe('judgePendingBlockNumber', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(CheckFailure);
-    expect((err as CheckFailure).detail).toEqual({ section: '4.3', expected: '0xa..0xb', actual: '0xf' });
+    expect((err as CheckFailure).detail).toEqual({ section: '4.3', violated: ['4.3.2'], expected: '0xa..0xb', actual: '0xf' });
     expect((err as CheckFailure).message).toMatch(
       /^receipts: block number 0xf is not the pre-confirmed block \(head 0xa, so the block being built is at most head \+ 1/,
     );

@@ -1,4 +1,5 @@
 import { Unobservable } from '../../src/harness/preconf/errors';
+import { slowMethods } from '../../suites/preconf/latency';
 import {
   blockPollMs,
   EARLY_MS,
@@ -173,5 +174,18 @@ describe('realClock', () => {
     setTimeout(() => ac.abort('stop'), 10);
     await expect(p).rejects.toBeInstanceOf(Unobservable);
     await expect(realClock.sleep(10, AbortSignal.abort('x'))).rejects.toBeInstanceOf(Unobservable);
+  });
+});
+
+describe('latency bounds per method', () => {
+  it('flags a method lagging 1 s although the others are fast (pooled, its samples would hide among theirs)', () => {
+    const bounds = latencyBounds({ p50: 5, p95: 10 });
+    const fast = { p50: 90, p95: 180, max: 200, n: 20 };
+    const slow = slowMethods(
+      { eth_getTransactionCount: fast, eth_getCode: fast, eth_getBlockReceipts: fast, eth_estimateGas: { p50: 1000, p95: 1000, max: 1000, n: 2 } },
+      bounds,
+    );
+    expect(slow.map(([m]) => m)).toEqual(['eth_estimateGas']);
+    expect(slowMethods({ eth_getCode: fast }, bounds)).toEqual([]);
   });
 });

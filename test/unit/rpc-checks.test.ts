@@ -12,7 +12,8 @@ import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
-import { revertingInitCode } from '../../src/harness/evm';
+import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
+import { judgeBlockGas } from '../../src/harness/receipts';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 
@@ -65,6 +66,14 @@ interface Faults {
   headUnknown?: boolean;
   /** Every n-th request is answered HTTP 429 with Retry-After: 0 (its retry is served, unless n is 1). */
   throttleEvery?: number;
+  /** A method router answering eth_getBlockReceipts with its own id (the backend's answer passed through). */
+  receiptsIdWrong?: boolean;
+  /** Receipts carry cumulativeGasUsed as gasUsed. */
+  gasUsedCumulative?: boolean;
+  /** Pending receipts numbered as the head while eth_getBlockByNumber("pending") says head + 1. */
+  pendingReceiptsAtHead?: boolean;
+  /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
+  estimateNeedsFunds?: 'random-sender' | 'always';
 }
 
 const SENDER = '0x00000000000000000000000000000000000000aa';
@@ -164,6 +173,7 @@ function fakeNode(faults: Faults) {
           result: {
             number: q(n),
             hash: n === head + 1 ? null : hash(5000 + n),
+            gasUsed: q(21000 * txs.length),
             transactions: params[1]
               ? txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' }))
               : txs,
@@ -183,12 +193,13 @@ function fakeNode(faults: Faults) {
         const txs = txsOf(at).slice(faults.receiptMissing ? 1 : 0);
         if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
         return {
-          result: txs.map((h) => ({
+          result: txs.map((h, i) => ({
             transactionHash: h,
-            blockNumber: num(at),
+            blockNumber: num(faults.pendingReceiptsAtHead && params[0] === 'pending' ? head : at),
             ...(at === head + 1 ? {} : { blockHash: hash(5000 + at) }),
             status: '0x1',
-            gasUsed: num(21000),
+            gasUsed: num(faults.gasUsedCumulative ? 21000 * (i + 1) : 21000),
+            cumulativeGasUsed: num(21000 * (i + 1)),
             type: '0x2',
             logs: [],
           })),
@@ -209,7 +220,10 @@ function fakeNode(faults: Faults) {
         return { result: '0x' };
       }
       case 'eth_estimateGas': {
-        const tx = params[0] as { to?: string };
+        const tx = params[0] as { to?: string; from?: string };
+        const unfunded = tx.from !== undefined && tx.from.toLowerCase() !== SENDER;
+        if (faults.estimateNeedsFunds === 'always' || (faults.estimateNeedsFunds === 'random-sender' && unfunded))
+          return { error: { code: -32000, message: 'insufficient funds for gas * price + value' } };
         if (tx.to === undefined) {
           const data = faults.revertData === 'wrong' ? '0x08c379a0' : expectedRevertData();
           return {
@@ -243,7 +257,7 @@ function fakeNode(faults: Faults) {
           .end('{"code":7,"message":"forbidden"}');
         return;
       }
-      const id = faults.idAsString ? String(call.id) : call.id;
+      const id = faults.idAsString ? String(call.id) : faults.receiptsIdWrong && call.method === 'eth_getBlockReceipts' ? 4242 : call.id;
       const out = 'error' in a ? { jsonrpc: '2.0', id, error: a.error } : { jsonrpc: '2.0', id, result: a.result };
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(out));
     });
@@ -344,6 +358,42 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(s['rpc.envelope.error-response']).toBe('failed');
     expect(s['rpc.envelope.http-200']).toBe('passed');
     expect(s['rpc.envelope.jsonrpc-version']).toBe('passed');
+  });
+
+  test('a router answering eth_getBlockReceipts with its own id: every receipts check fails citing 4.2, the others pass', async () => {
+    const results = await run({ receiptsIdWrong: true });
+    for (const [id, r] of results) {
+      if (id.startsWith('rpc.getBlockReceipts.public-403') || id.startsWith('rpc.public.')) continue;
+      if (/getBlockReceipts/.test(id)) {
+        expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '4.2']);
+        expect(r.reason).toMatch(/the answer carries id 4242, not the request's id \d+/);
+        expect(r.exchanges?.length).toBeGreaterThan(0);
+      } else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
+    }
+  });
+
+  test('gasUsed set to cumulativeGasUsed: the receipts of a busy block no longer add up to its gasUsed', async () => {
+    const results = await run({ gasUsedCumulative: true }, { only: /getBlockReceipts\.(nonempty-block|block\.head-number)$|past-block/ });
+    const busy = results.get('rpc.getBlockReceipts.nonempty-block')!;
+    expect([busy.status, busy.failedSection]).toEqual(['failed', '4.3']);
+    expect(busy.reason).toMatch(/gasUsed add up to 63000 \(0xf618\), but the block's gasUsed is 42000/);
+    expect(results.get('rpc.history.getBlockReceipts.past-block')!.status).toBe('failed');
+  });
+
+  test('pending receipts numbered as the head while eth_getBlockByNumber("pending") says head + 1: fails 4.3', async () => {
+    const r = (await run({ pendingReceiptsAtHead: true }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
+    expect([r.status, r.failedSection]).toEqual(['failed', '4.3']);
+    expect(r.reason).toMatch(/block number 0x10 is not the pre-confirmed block .*reported 0x11, the node's own number/);
+  });
+
+  test('an estimate refused for an unfunded random sender is asked again without "from"; refused for funds both ways, not judged', async () => {
+    const again = await run({ estimateNeedsFunds: 'random-sender' }, { only: /^rpc\.estimateGas\.(block|revert)\./ });
+    for (const [id, r] of again) expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
+    expect(again.get('rpc.estimateGas.block.latest')!.notes?.join(' ')).toMatch(/estimated again without "from"/);
+    const never = await run({ estimateNeedsFunds: 'always' }, { only: /^rpc\.estimateGas\.block\.latest$/ });
+    const r = never.get('rpc.estimateGas.block.latest')!;
+    expect([r.status, r.cause]).toEqual(['inconclusive', 'ambiguous']);
+    expect(r.reason).toMatch(/refused for want of funds.*not a violation of 4\.4/);
   });
 
   test('revert code 3 (geth/reth/anvil): only the code check fails, naming the code', async () => {
@@ -685,5 +735,23 @@ describe('revertingInitCode', () => {
     } finally {
       await anvil.stop();
     }
+  });
+});
+
+describe('judging helpers on odd input', () => {
+  test('judgeBlockGas: nothing to judge without the block gasUsed or with a receipt lacking a hex gasUsed; a wrong sum fails 4.3', () => {
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }], undefined)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: null as unknown as string }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [], 0n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
+    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0xa410' }], 42000n)).toThrow(/add up to 63000 \(0xf618\).*cumulativeGasUsed/);
+  });
+
+  test('isInsufficientFunds reads the refusal of geth, Tevm and reth wording, and nothing else', () => {
+    expect(isInsufficientFunds({ code: -32000, message: 'insufficient funds for gas * price + value' })).toBe(true);
+    expect(isInsufficientFunds({ code: -32003, message: 'Insufficient funds: balance 0' })).toBe(true);
+    expect(isInsufficientFunds({ code: -32000, message: 'execution reverted' })).toBe(false);
+    expect(isInsufficientFunds(undefined)).toBe(false);
+    expect(isInsufficientFunds(null)).toBe(false);
   });
 });

@@ -117,7 +117,9 @@ function sample(st: PassState, a: AttemptTxs, w: Watched): void {
     for (const tx of txs) {
       const seen = w.firstSeen.get(`${method} ${tx.hash}`);
       const sealedAt = w.sealSeenAt.get(tx.hash.toLowerCase());
-      if (seen !== undefined) (st.samples[method] ??= []).push(Math.round(seen - tx.startedAt));
+      // A latency sample only from a transaction seen pre-confirmed and then sealed: on a node
+      // that never seals, "pending" may simply be its pool, and no pre-confirmation was shown.
+      if (seen !== undefined && sealedAt !== undefined) (st.samples[method] ??= []).push(Math.round(seen - tx.startedAt));
       st.timeline.sends.push({
         method,
         sentAtMs: rel(st, tx.startedAt),

@@ -40,6 +40,16 @@ export interface Def<V, A> {
   shown(v: V, a: AttemptTxs): unknown;
 }
 
+async function countsBothCases(s: Session): Promise<Views['nonce']> {
+  const [pending, latest, pendingLowercase] = await Promise.all([
+    s.count('nonce', 'pending'),
+    s.count('nonce', 'latest'),
+    s.count('nonce', 'pending', 'lowercase'),
+  ]);
+  return { pending, latest, pendingLowercase };
+}
+const maxPending = (v: Views['nonce']): bigint => (v.pending > v.pendingLowercase ? v.pending : v.pendingLowercase);
+
 export const deployments = (a: AttemptTxs): SentTx[] => DEPLOYED.map(([role]) => a.sent.find((t) => t.role === role)!);
 export const sstore = (a: AttemptTxs): SentTx => a.sent.find((t) => t.role === 'deploy-sstore')!;
 const hashOf = (r: Receipt): string => (typeof r.transactionHash === 'string' ? r.transactionHash.toLowerCase() : '');
@@ -47,23 +57,19 @@ const hashOf = (r: Receipt): string => (typeof r.transactionHash === 'string' ? 
 export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
   nonce: {
     relevant: (a) => a.sent,
-    read: async (s) => {
-      const [pending, latest] = await Promise.all([s.count('nonce', 'pending'), s.count('nonce', 'latest')]);
-      return { pending, latest };
-    },
-    visible: (v, a) => v.pending >= a.base + BigInt(a.sent.length),
-    shows: (v, a) => a.sent.filter((t) => v.pending > t.nonce),
-    after: async (s) => {
-      const [pending, latest] = await Promise.all([s.count('nonce', 'pending'), s.count('nonce', 'latest')]);
-      return { pending, latest };
-    },
+    // The pending count asked with the address checksummed and in lowercase: a node counting
+    // pool transactions for one spelling only shows as a disagreement within one round.
+    read: countsBothCases,
+    visible: (v, a) => maxPending(v) >= a.base + BigInt(a.sent.length),
+    shows: (v, a) => a.sent.filter((t) => maxPending(v) > t.nonce),
+    after: countsBothCases,
     // Only what a backend that has not imported the sealing block shows (counts below the sealed
     // count) is re-read; a count above it, or pending and latest apart, is for the check to judge.
     unsettled: (after, a) => {
       const sealed = a.base + BigInt(a.sent.length);
       return after.latest < sealed || after.pending < sealed ? `counts pending ${after.pending}, latest ${after.latest} (sealed count ${sealed})` : undefined;
     },
-    shown: (v) => ({ pending: toQuantity(v.pending), latest: toQuantity(v.latest) }),
+    shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
   },
   code: {
     relevant: deployments,

@@ -30,8 +30,11 @@ export const METHOD_OF: Record<Behaviour, string> = {
 // ---- what each behaviour reads ----------------------------------------------------------------
 
 export interface NonceView {
+  /** The signer's address checksummed (EIP-55). */
   pending: bigint;
   latest: bigint;
+  /** The same "pending" count with the address in lowercase, read in the same round. */
+  pendingLowercase: bigint;
 }
 export interface CodeView {
   /** One per deployment, in DEPLOYED order (lower-cased). */
@@ -52,6 +55,7 @@ export interface ReceiptsView {
 export interface NonceAfter {
   pending: bigint;
   latest: bigint;
+  pendingLowercase: bigint;
 }
 export interface CodeAfter {
   latest: string[];
@@ -114,8 +118,11 @@ export type Outcome<V, A> =
   | { kind: 'judged'; judged: Judged<V, A> }
   /** An answer that is itself at odds with a rule (not a hex quantity, an error for a valid call, ...). */
   | { kind: 'malformed'; violation: Violation }
-  /** Sealed without ever showing at "pending", sent early and watched closely, on this many attempts. */
-  | { kind: 'missed'; misses: MissRecord[] }
+  /**
+   * Sealed without ever showing at "pending", sent early and watched closely, on this many
+   * attempts; or on fewer when the node then stopped sealing or answering (`thenStopped`: why).
+   */
+  | { kind: 'missed'; misses: MissRecord[]; thenStopped?: string }
   /** Not established: the attempts' history (never a verdict by itself). */
   | { kind: 'unjudged'; reason: string };
 

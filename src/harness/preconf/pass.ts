@@ -88,14 +88,19 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 
   try {
     // One round trip: chain id and fees, the balance, gas limits, the code-less estimate, the latest count.
-    const [, balance, , plainRead, latestFirst] = await Promise.all([
+    const [, balance, , plainRead, latestFirst, receiptsFirst] = await Promise.all([
       st.s.open('setup'),
       st.s.balance('setup'),
       sizes(st),
       // The same call into an address without code: what "latest" must estimate until the seal.
       capture(() => st.s.estimate('estimate', { from: st.s.address, to: randomAddress(), value: '0x0' }, 'latest')),
       capture(() => st.s.count('nonce', 'latest')),
+      // "pending" receipts before anything is sent: an array (empty or not) on any conformant
+      // node. An error (a method that does not exist) or a non-array is evidence already, kept
+      // even when a helper method the rounds need (eth_getBlockByNumber) later fails.
+      behaviours.includes('receipts') ? capture(() => st.s.receipts('receipts', 'pending')) : Promise.resolve(undefined),
     ]);
+    if (receiptsFirst && 'violation' in receiptsFirst) outcomes.receipts = { kind: 'malformed', violation: receiptsFirst.violation };
     st.notes.push(
       st.s.ensureFunds(
         balance,
@@ -129,7 +134,9 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
         }
         for (const b of open) {
           const r = end.results[b];
-          if (!r || (end.stop && r.kind !== 'malformed')) continue;
+          // A miss is complete evidence (its transaction was sealed unseen) even in an attempt
+          // the node then stopped in; anything else of such an attempt is not weighed.
+          if (!r || (end.stop && r.kind !== 'malformed' && r.kind !== 'miss')) continue;
           if (r.kind === 'miss') {
             const list = misses.get(b) ?? misses.set(b, []).get(b)!;
             if (r.record.miss.counts) list.push(r.record);
@@ -148,6 +155,13 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 
   for (const b of behaviours) {
     if (outcomes[b]) continue;
+    // Evidence gathered, then the node stopped sealing or answering: what was seen stands (a
+    // later freeze does not erase a transaction sealed unseen); only a second attempt was lost.
+    const counted = misses.get(b) ?? [];
+    if (stop && (stop.cause === 'stalled' || stop.cause === 'no-answer') && counted.length > 0) {
+      outcomes[b] = { kind: 'missed', misses: counted, thenStopped: stop.reason };
+      continue;
+    }
     const history = [...(misses.get(b) ?? []).map((m) => describeMiss(b, m)), ...(unclear.get(b) ?? [])].sort();
     const why = nonce
       ? 'not judged: the nonce the signer must use could not be had (see preconf.nonce.back-to-back)'

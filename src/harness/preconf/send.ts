@@ -42,8 +42,13 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | E
     if (pending === latest && latest > st.s.highestNonce) return pending;
     const waited = st.time.now() - started;
     if (waited >= SEAL_WAIT_MS) {
+      // Say what was seen: this session's own transactions still unsealed, or a pending count
+      // beyond everything this session sent (only then may another sender of the key be waiting).
+      const ours = latest <= st.s.highestNonce;
       throw new Unobservable(
-        `the signer still had unsealed transactions after ${Math.round(waited)} ms (pending count ${pending}, latest ${latest}, highest nonce sent ${st.s.highestNonce}); is another process using this key?`,
+        ours
+          ? `the node accepted this run's transactions up to nonce ${st.s.highestNonce} but had not included them in a block after ${Math.round(waited)} ms more (latest count ${latest}, pending count ${pending}), so a new attempt could not start from a sealed nonce`
+          : `the pending count (${pending}) stayed above the latest count (${latest}) for ${Math.round(waited)} ms, beyond every transaction this run sent (highest nonce ${st.s.highestNonce < 0n ? 'none' : st.s.highestNonce}): transactions of this key from elsewhere were waiting, so no attempt could start from a sealed nonce`,
       );
     }
     // Waiting for a seal: a node that stopped sealing ends the pass here (readHead).

@@ -147,16 +147,23 @@ export class Session {
     return (await readBlock(this.chain(lane), 'pending'))?.number;
   }
 
-  /** eth_getTransactionCount (spec 4.5) of the signer at a tag. */
-  async count(lane: string, tag: string): Promise<bigint> {
-    const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]));
+  /**
+   * eth_getTransactionCount (spec 4.5) of the signer at a tag, its address given checksummed
+   * (EIP-55, as viem gives it) or in lowercase: an address names one account whatever its case.
+   */
+  async count(lane: string, tag: string, form: 'checksummed' | 'lowercase' = 'checksummed'): Promise<bigint> {
+    const address = form === 'lowercase' ? this.address.toLowerCase() : this.address;
+    const r = resultOf('eth_getTransactionCount', await this.rpc(lane).call('eth_getTransactionCount', [address, tag]));
     const q = quantity(r);
     if (q === undefined)
-      throw new Violation(`eth_getTransactionCount(signer, ${show(tag)}) answered ${show(r)}, not a hex quantity`, {
-        section: '4.5',
-        expected: 'hex quantity',
-        actual: r,
-      });
+      throw new Violation(
+        `eth_getTransactionCount(signer${form === 'lowercase' ? ' in lowercase' : ''}, ${show(tag)}) answered ${show(r)}, not a hex quantity`,
+        {
+          section: '4.5',
+          expected: 'hex quantity',
+          actual: r,
+        },
+      );
     return q;
   }
 
@@ -171,6 +178,7 @@ export class Session {
   /** eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. */
   async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
     const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
+    if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
       throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
         section: '4.4',
@@ -328,9 +336,21 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
       expected: 'a JSON-RPC response object',
       actual: a.jsonError ?? a.json,
     });
+  sameId(method, a);
   if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
   if (!a.hasResult) throw new Violation(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: a.json });
   return a.result;
+}
+
+/** 4.2: the answer carries the request's id (the client records a mismatch; this states it). */
+function sameId(method: string, a: RpcAnswer): void {
+  if (!a.idMismatch) return;
+  throw new Violation(`${method}: the answer carries id ${show(a.idMismatch.got ?? '(none)')}, not the request's id ${a.idMismatch.sent}`, {
+    section: '4.2',
+    violated: ['4.2.1'],
+    expected: a.idMismatch.sent,
+    actual: a.idMismatch.got ?? null,
+  });
 }
 
 /** An answer of eth_getBlockReceipts as receipts: an array (4.3), or a failure. */
