@@ -896,3 +896,21 @@ describe('console in CI logs', () => {
     expect(plain.text()).not.toContain('::group::');
   });
 });
+
+describe('every report quotes the violated statement', () => {
+  it('console, summary.md, report.html, junit.xml and the jest message quote what the failure violated, not every statement the check enforces', () => {
+    const failed = result('rpc.bad', 'failed', { statements: ['4.5.1', '4.5.2'], section: '4.5', violated: ['4.5.2'] });
+    const d = doc([result('rpc.ok', 'passed'), failed]);
+    expect(d.statements?.['4.5.2']).toBeTruthy();
+    const quote = `4.5.2 "${d.statements!['4.5.2']}"`;
+    const out = sink(false);
+    new ConsoleReporter(out.stream, 2, {}).finished(d, []);
+    expect(out.text()).toContain(`violated: ${quote}`);
+    expect(out.text()).not.toContain('4.5.1 "');
+    expect(renderSummary(d)).toContain(`> violated: ${quote}`);
+    expect(renderHtml(d)).toContain(`violated: ${escapeHtml(quote)}`);
+    expect(renderJunit(d)).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`.slice(0, 30));
+    expect(d.checks[1].violated).toEqual(['4.5.2']);
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
+  });
+});
