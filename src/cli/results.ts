@@ -170,20 +170,18 @@ export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'
   return status === 'incomplete' ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
 }
 
+/** One sentence per exit code: --help, docs/exit-codes.md and every report say the same. */
+export const EXIT_SENTENCES: Readonly<Record<number, string>> = {
+  [EXIT_CODE.conformant]: 'conformant — every required check in scope was judged and none failed',
+  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable (also when the run deadline passed before it finished)',
+  [EXIT_CODE.config]: 'bad invocation or configuration — nothing was judged (or the reports could not be written)',
+  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged',
+  [EXIT_CODE.interrupted]: 'interrupted by a signal — the reports hold what was measured until then',
+};
+
 /** The exit code in words, as the console, summary.md, report.html and junit print it. */
 export function exitWords(code: number): string {
-  switch (code) {
-    case EXIT_CODE.conformant:
-      return 'exit 0: conformant';
-    case EXIT_CODE.nonConformant:
-      return 'exit 1: not conformant, or the run could not finish';
-    case EXIT_CODE.incomplete:
-      return 'exit 3: incomplete — nothing failed, but not everything in scope was judged';
-    case EXIT_CODE.interrupted:
-      return 'exit 130: interrupted';
-    default:
-      return `exit ${code}`;
-  }
+  return EXIT_SENTENCES[code] ? `exit ${code}: ${EXIT_SENTENCES[code]}` : `exit ${code}`;
 }
 
 const GROUP_WORDS: Record<Group, string> = { rest: 'REST', rpc: 'JSON-RPC', cross: 'cross-interface', preconf: 'pre-confirmation' };
@@ -276,9 +274,12 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
  */
 export function scopeWords(scope: RunScope): string {
   const limits = scopeLimits(scope);
-  const where = scope.target === 'embedded' ? ', embedded reference target' : '';
-  if (scope.full && limits.length === 0) return `full scope (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
-  return `${limits.join('; ')} (profile ${scope.profile}${scope.archive ? ', history required' : ''}${where})`;
+  const where = `(profile ${scope.profile}${scope.archive ? ', history required' : ''}${scope.target === 'embedded' ? ', embedded reference target' : ''})`;
+  if (!scope.full || limits.length) return `${limits.join('; ')} ${where}`;
+  // Full, yet something that does not limit the verdict was left out: named, never "full scope" beside it.
+  // The other profile's checks are not this deployment's: "(profile …)" already says which were judged.
+  const extras = scope.leftOut.filter((l) => l.flag !== '--profile').map((l) => l.words);
+  return extras.length ? `both interfaces and the pre-confirmed state; ${extras.join('; ')} ${where}` : `full scope ${where}`;
 }
 
 /** What limits the verdict, one line each (see scopeWords); empty for a full scope. */
@@ -298,9 +299,34 @@ export function preconfNotJudged(scope: Pick<RunScope, 'signer' | 'leftOut'>): s
   return scope.leftOut.some((l) => l.flag === '--signer-key') ? NO_SIGNER_KEY : 'no check that sends transactions was selected';
 }
 
-/** "conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)": the one status line every reporter prints. */
-export function statusLine(doc: Pick<RunDocument, 'status' | 'scope'>): string {
-  return `${doc.status} — ${scopeWords(doc.scope)}`;
+/** What the headline may read beyond status and scope: the run's facts and its checks, when at hand. */
+export type HeadlineFacts = Pick<RunDocument, 'status' | 'scope'> & Partial<Pick<RunDocument, 'interrupted' | 'stoppedBy' | 'unreachable' | 'checks'>>;
+
+/**
+ * The one headline every reporter prints: what happened, then the scope. An interrupted run says
+ * so; an unreachable target is named once per interface; a run that judged nothing, or left
+ * required checks unjudged, says that rather than the scope it meant to judge; otherwise the
+ * status with the scope it holds for ("conformant — pre-confirmed state not judged (no
+ * --signer-key) (profile dedicated)").
+ */
+export function statusLine(doc: HeadlineFacts): string {
+  const scope = scopeWords(doc.scope);
+  const checks = (doc.checks ?? []).map(judged);
+  if (doc.stoppedBy === 'signal')
+    return `interrupted — ${doc.interrupted ?? 'stopped by a signal'}: partial results, ${doc.status} as far as it went (${scope})`;
+  if (doc.stoppedBy === 'deadline') return `${doc.status} — ${doc.interrupted ?? 'the run deadline passed'}: partial results (${scope})`;
+  const down = unreachableInterfaces(checks, { unreachable: doc.unreachable });
+  if (down.length) {
+    const names = down.map((i) => (i === 'rest' ? 'REST' : 'JSON-RPC'));
+    return `${doc.status} — ${names.join(' and ')} target${down.length > 1 ? 's' : ''} unreachable`;
+  }
+  if (doc.status === 'incomplete' && doc.checks) {
+    if (!checks.some((r) => r.level === 'required' && JUDGED_OUTCOMES.has(r.outcome)))
+      return `incomplete — ${NOTHING_JUDGED}: no required check came to a verdict (${scope})`;
+    const unjudged = checks.filter((r) => r.level === 'required' && isUnjudged(r.outcome)).length;
+    if (unjudged) return `incomplete — ${plural(unjudged, 'required check')} not judged (${scope})`;
+  }
+  return `${doc.status} — ${scope}`;
 }
 
 /** The facts stored in a results document, for re-deriving its status (verify-certificate). */
@@ -308,13 +334,7 @@ export function factsOf(doc: Pick<RunDocument, 'interrupted' | 'stoppedBy' | 'un
   return { interrupted: doc.interrupted, stoppedBy: doc.stoppedBy, unreachable: doc.unreachable };
 }
 
-/** The exit codes as --help prints them. */
-export const EXIT_CODES_HELP = [
-  'exit codes: 0 conformant: every required check in scope judged, none failed',
-  '            1 non-conformant: a required check failed, an expected failure passed (stale expectations),',
-  '              a target was unreachable, or the run deadline passed',
-  '            2 bad invocation or configuration',
-  '            3 incomplete: nothing failed, but a required check in scope could not be judged, no required',
-  '              check was judged at all ("nothing judged"), or --require full and the scope was not full',
-  '            130 interrupted (reports of what was measured are still written)',
-].join('\n');
+/** The exit codes as --help prints them: the sentences of EXIT_SENTENCES. */
+export const EXIT_CODES_HELP = Object.entries(EXIT_SENTENCES)
+  .map(([code, words], i) => `${i === 0 ? 'exit codes: ' : '            '}${code.padEnd(4)}${words}`)
+  .join('\n');

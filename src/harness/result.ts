@@ -44,8 +44,10 @@ export interface CheckResult extends CheckMeta {
   /** Why the result is not a plain pass (absent for a pass); see Cause. */
   cause?: Cause;
   durationMs: number;
-  /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2). */
+  /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2); being replaced by `violated`. */
   failedSection?: string;
+  /** For failures: the statements whose evidence failed, each one the check declares (all of them when the failure named none). */
+  violated?: string[];
   expected?: unknown;
   actual?: unknown;
   /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
@@ -77,7 +79,7 @@ export function keptValue(v: unknown, redactor: Redactor): unknown {
   return kept?.truncated ? kept.text : safe;
 }
 
-export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
+export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {
@@ -89,6 +91,7 @@ export function errorDetail(err: unknown, redactor: Redactor): Detail {
       cause: 'violation',
       reason: redactor.text(err.message),
       failedSection: err.detail.section,
+      ...(err.detail.violated?.length ? { violated: [...err.detail.violated] } : {}),
       expected: keptValue(err.detail.expected, redactor),
       actual: keptValue(err.detail.actual, redactor),
       ...(hint ? { hint } : {}),
@@ -126,4 +129,13 @@ export function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: num
     cause: 'timeout',
     reason: `check did not finish within ${limitMs} ms (the suite's own time limit for a check: not a verdict about the target)`,
   };
+}
+
+/**
+ * The statements a failure violated: those it named, when the check declares them; otherwise
+ * every statement the check declares (each one testable: the traceability test allows no other).
+ */
+export function violatedOf(named: readonly string[] | undefined, declared: readonly string[]): string[] {
+  const own = named?.filter((id) => declared.includes(id)) ?? [];
+  return own.length ? own : [...declared];
 }

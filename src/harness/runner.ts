@@ -7,7 +7,7 @@ import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
-import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, type CheckResult } from './result';
+import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult } from './result';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -171,6 +171,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
       unreachable: down,
       reason: `target unreachable: ${env.unreachable?.[down]}`,
       failedSection: UNREACHABLE_ROOT[down].section,
+      violated: [...check.statements],
     });
     return { result: failure, blocker: { unreachable: down } };
   }
@@ -222,6 +223,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
   } catch (err) {
     const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
+    // A failure names the statements it violated: those it named that the check declares, else all it declares.
+    if (detail.status === 'failed') detail.violated = violatedOf(detail.violated, check.statements);
     const result = done({ ...detail, ...extras() }, transcript);
     // Blocked by its own rule is this check's own failure.
     return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
@@ -320,7 +323,7 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
     }
     for (const i of members) {
       if (i === standIn) continue;
-      const { failedSection: _s, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
+      const { failedSection: _s, violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
       results[i] = { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` };
     }
   };

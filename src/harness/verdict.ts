@@ -5,7 +5,13 @@
  */
 
 export interface FailureDetail {
-  /** The section actually violated when it differs from the check's own (e.g. 4.2 envelope). */
+  /**
+   * The statements of specs/rules.yaml whose evidence failed, each one the check declares
+   * (fail('…', { violated: ['4.5.1'] })). Absent, the failure violated every statement the check
+   * declares (its only one, for most checks).
+   */
+  violated?: readonly string[];
+  /** Older form, being replaced by `violated`: the section violated when it differs from the check's own (e.g. 4.2 envelope). */
   section?: string;
   /** The statement ids (specs/rules.yaml) the failure breaks, among those the check declares. */
   violated?: readonly string[];

@@ -2,7 +2,9 @@
  * How a check's result reads as a jest test (src/cli/jest/outcome.ts): the run's own verdicts,
  * carried by jest's states. Each case is a result as the runner returns it.
  */
-import { jestOutcome as outcomeOfJudged } from '../../src/cli/jest/outcome';
+import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
+import { deriveScope } from '../../src/cli/results';
+import { FULL_SCOPE } from '../support/documents';
 import { judged } from '../../src/cli/outcome';
 import type { CheckResult } from '../../src/harness/runner';
 
@@ -97,4 +99,16 @@ test('required, inconclusive because its target was unreachable: fails as non-co
   expect(message).toMatch(/^REST target unreachable: the run is not conformant \(the CLI exits 1\)/);
   expect(message).toContain('ECONNREFUSED');
   expect(message).not.toMatch(/incomplete|exits 3/);
+});
+
+test('an incomplete or non-conformant run is a failing test of its own, named for the run status; a conformant run adds none', () => {
+  const scope = deriveScope([judged(base)], { ...FULL_SCOPE, signer: false });
+  const incomplete = runStatusTest({ status: 'incomplete', scope, statusReasons: ['1 required check not judged (throttled: 1)'], exitCode: 3 });
+  expect(incomplete?.name).toMatch(/^conformance run: incomplete — /);
+  expect(incomplete?.message).toContain('exit 3: incomplete');
+  expect(incomplete?.message).toContain('  - 1 required check not judged (throttled: 1)');
+  expect(runStatusTest({ status: 'non-conformant', scope, statusReasons: ['1 required check failed'], exitCode: 1 })?.name).toMatch(
+    /^conformance run: non-conformant — /,
+  );
+  expect(runStatusTest({ status: 'conformant', scope, statusReasons: [], exitCode: 0 })).toBeUndefined();
 });

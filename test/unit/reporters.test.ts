@@ -8,7 +8,17 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { escapeHtml } from '../../src/cli/reporters/shared';
-import { deriveScope, deriveStatus, exitCodeFor, statusLine, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import {
+  deriveScope,
+  deriveStatus,
+  EXIT_CODES_HELP,
+  exitCodeFor,
+  exitWords,
+  statusLine,
+  type RunDocument,
+  type RunFacts,
+  type ScopeFacts,
+} from '../../src/cli/results';
 import { rootCauses } from '../../src/cli/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
@@ -315,7 +325,7 @@ describe('scope', () => {
     ]);
   });
 
-  it('an advisory check left out (no --nav-max-age) or no --openapi is named in the scope but never limits the status line', () => {
+  it('an advisory check left out (no --nav-max-age) or no --openapi is named in the status line but never limits it', () => {
     const s = deriveScope(
       [
         ...all,
@@ -326,7 +336,10 @@ describe('scope', () => {
     );
     expect(s.notJudged).toContain('NAV staleness (advisory) not judged (no --nav-max-age)');
     expect(s.notJudged).toContain('published OpenAPI document not judged (no --openapi)');
-    expect(statusLine({ status: 'conformant', scope: s })).toBe('conformant — full scope (profile dedicated)');
+    // Named beside the scope, never "full scope" next to what was left out.
+    expect(statusLine({ status: 'conformant', scope: s })).toBe(
+      'conformant — both interfaces and the pre-confirmed state; NAV staleness (advisory) not judged (no --nav-max-age); published OpenAPI document not judged (no --openapi) (profile dedicated)',
+    );
   });
 
   it('every report says in its first line when the target was the embedded reference', () => {
@@ -815,5 +828,89 @@ describe('schemas/results.json', () => {
     expect(validateRef('results.json', JSON.parse(JSON.stringify(without))).valid).toBe(false);
     expect(validateRef('results.json', { ...JSON.parse(JSON.stringify(failing)), status: 'mostly-fine' }).valid).toBe(false);
     expect(validateRef('results.json', { ...JSON.parse(JSON.stringify(failing)), scope: { ...failing.scope, full: 'yes' } }).valid).toBe(false);
+  });
+});
+
+describe('headlines name what happened', () => {
+  it('interrupted, unreachable once per interface, nothing judged, required checks not judged', () => {
+    const interrupted = doc([result('rpc.a', 'passed'), result('rpc.b', 'skipped', { cause: 'stopped', reason: 'not run: interrupted by SIGINT' })], {
+      interrupted: 'interrupted by SIGINT',
+      stoppedBy: 'signal',
+    });
+    expect(statusLine(interrupted)).toMatch(/^interrupted — interrupted by SIGINT: partial results, incomplete as far as it went \(/);
+    expect(statusLine(interrupted)).not.toContain('full scope');
+    const down = doc(
+      [
+        result('rpc.envelope.http-200', 'failed', { cause: 'unreachable', unreachable: 'rpc' }),
+        result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+        result('rest.c', 'inconclusive', { cause: 'unreachable', unreachable: 'rest', needs: ['rest'] }),
+      ],
+      { unreachable: { rpc: 'ECONNREFUSED', rest: 'ECONNREFUSED' } },
+    );
+    expect(statusLine(down)).toBe('non-conformant — REST and JSON-RPC targets unreachable');
+    // Each unreachable interface is one reason, its stand-in check not counted as a second.
+    expect(down.statusReasons).toEqual(['REST target unreachable: ECONNREFUSED', 'JSON-RPC target unreachable: ECONNREFUSED']);
+    const nothing = doc([result('rest.openapi.a', 'skipped', leftOut('--openapi'))]);
+    expect(statusLine(nothing)).toMatch(/^incomplete — nothing judged: no required check came to a verdict \(/);
+    const unjudged = doc([result('rpc.a', 'passed'), result('preconf.b', 'inconclusive', { cause: 'ambiguous', needs: ['rpc', 'signer'] })]);
+    expect(statusLine(unjudged)).toMatch(/^incomplete — 1 required check not judged \(/);
+    expect(statusLine(unjudged)).not.toContain('full scope');
+  });
+
+  it('one sentence per exit code, the same in --help and in every report', () => {
+    for (const code of [0, 1, 2, 3, 130]) {
+      const sentence = exitWords(code).replace(/^exit \d+: /, '');
+      expect(EXIT_CODES_HELP).toContain(`${String(code).padEnd(4)}${sentence}`);
+      expect(readFileSync(path.join(__dirname, '../../docs/exit-codes.md'), 'utf8')).toContain(`| ${code} | ${sentence} |`);
+    }
+  });
+});
+
+describe('console in CI logs', () => {
+  it('FORCE_COLOR colours a log that is no terminal; NO_COLOR wins; 0 or false turn it off', () => {
+    expect(useColor({ isTTY: false }, {})).toBe(false);
+    expect(useColor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+    expect(useColor({ isTTY: false }, { FORCE_COLOR: '' })).toBe(false);
+    expect(useColor({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(false);
+    expect(useColor({ isTTY: true }, { FORCE_COLOR: 'false' })).toBe(false);
+    expect(useColor({ isTTY: false }, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, 1, { FORCE_COLOR: '1' });
+    r.result(withOutcome(result('rpc.ok', 'passed')));
+    expect(out.text()).toContain('\u001b[32m✓ pass\u001b[0m');
+  });
+
+  it('under GitHub Actions the per-check lines are folded in one group; no target text starts a workflow command', () => {
+    const out = sink(false);
+    const r = new ConsoleReporter(out.stream, 2, { GITHUB_ACTIONS: 'true', CI: 'true' });
+    const hostile = result('rpc.bad', 'failed', { reason: '\n::error::pwned\n::endgroup::' });
+    r.result(withOutcome(result('rpc.ok', 'passed')));
+    r.result(withOutcome(hostile));
+    r.finished(doc([result('rpc.ok', 'passed'), hostile]), []);
+    const lines = out.text().split('\n');
+    expect(lines[0]).toBe('::group::2 checks, one line each');
+    expect(lines.filter((l) => l.startsWith('::'))).toEqual(['::group::2 checks, one line each', '::endgroup::']);
+    expect(lines.indexOf('::endgroup::')).toBeLessThan(lines.findIndex((l) => l.includes('spec section')));
+    const plain = sink(false);
+    new ConsoleReporter(plain.stream, 1, { CI: 'true' }).result(withOutcome(result('rpc.ok', 'passed')));
+    expect(plain.text()).not.toContain('::group::');
+  });
+});
+
+describe('every report quotes the violated statement', () => {
+  it('console, summary.md, report.html, junit.xml and the jest message quote what the failure violated, not every statement the check enforces', () => {
+    const failed = result('rpc.bad', 'failed', { statements: ['4.5.1', '4.5.2'], section: '4.5', violated: ['4.5.2'] });
+    const d = doc([result('rpc.ok', 'passed'), failed]);
+    expect(d.statements?.['4.5.2']).toBeTruthy();
+    const quote = `4.5.2 "${d.statements!['4.5.2']}"`;
+    const out = sink(false);
+    new ConsoleReporter(out.stream, 2, {}).finished(d, []);
+    expect(out.text()).toContain(`violated: ${quote}`);
+    expect(out.text()).not.toContain('4.5.1 "');
+    expect(renderSummary(d)).toContain(`> violated: ${quote}`);
+    expect(renderHtml(d)).toContain(`violated: ${escapeHtml(quote)}`);
+    expect(renderJunit(d)).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`.slice(0, 30));
+    expect(d.checks[1].violated).toEqual(['4.5.2']);
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
   });
 });

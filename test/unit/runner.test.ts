@@ -400,3 +400,23 @@ describe('SpendBudget', () => {
     expect(b.spentWei).toBe(60n);
   });
 });
+
+describe('a failure names the statements it violated', () => {
+  it('those it names that the check declares; by default the only one, or every one the check declares', async () => {
+    const several = { statements: ['4.5.1', '4.5.2', '1.4.1'] };
+    const checks: Check[] = [
+      check(meta('single'), async () => fail('bad')),
+      check(meta('named', several), async () => fail('bad', { violated: ['4.5.2'] })),
+      check(meta('unnamed', several), async () => fail('bad')),
+      // A statement the check does not declare is no citation of its: the declared ones stand.
+      check(meta('foreign', several), async () => fail('bad', { violated: ['9.9.9'] })),
+      check(meta('passes', several), async () => undefined),
+    ];
+    const by = Object.fromEntries((await runChecks(checks, env(), { concurrency: 2 })).map((r) => [r.id.split('.').pop(), r]));
+    expect(by.single.violated).toEqual(['4.1.1']);
+    expect(by.named.violated).toEqual(['4.5.2']);
+    expect(by.unnamed.violated).toEqual(['4.5.1', '4.5.2', '1.4.1']);
+    expect(by.foreign.violated).toEqual(['4.5.1', '4.5.2', '1.4.1']);
+    expect(by.passes.violated).toBeUndefined();
+  });
+});

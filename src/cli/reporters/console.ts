@@ -3,7 +3,7 @@ import type { CheckResult } from '../../harness/runner';
 import { sectionOf, sectionTitle, type Judged } from '../outcome';
 import { exitWords, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
 import { rootCauses } from '../root-causes';
-import { countLine, expectedVsActual, idList, quoteStatements, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
+import { countLine, expectedVsActual, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
 /**
@@ -187,7 +187,7 @@ export class ConsoleReporter {
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
         const quoted = r && quoteStatements(r, doc.statements);
-        if (quoted) this.line(`      enforces: ${firstLine(quoted, 240)}`);
+        if (quoted) this.line(`      ${quoteLabel(r)}: ${firstLine(quoted, 240)}`);
         const eva = r && expectedVsActual(r);
         if (eva) this.line(`      ${eva}`);
         if (root.blocked.length) this.line(`      blocked ${root.blocked.length} check(s): ${idList(root.blocked, 4)}`);

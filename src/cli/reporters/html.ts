@@ -5,7 +5,7 @@ import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, typ
 import { rootCauses } from '../root-causes';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, rootReason, skippedByReason, withOutcome } from './shared';
+import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, quoteLabel, rootReason, skippedByReason, withOutcome } from './shared';
 
 const esc = escapeHtml;
 
@@ -105,7 +105,7 @@ function checkDetail(c: Judged, texts?: Record<string, string>): string {
   const d: string[] = [];
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
   const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
-  if (quoted) d.push(`<div class="muted">enforces: ${esc(quoted)}</div>`);
+  if (quoted) d.push(`<div class="muted">${quoteLabel(c)}: ${esc(quoted)}</div>`);
   if (c.failedSection && c.failedSection !== c.section)
     d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);

@@ -91,13 +91,18 @@ export function exchangeText(e: Exchange): string {
 }
 
 /**
- * The statements a check enforces, quoted on one line (texts from results.json's statement
- * table): `4.5.2 "With …"; 1.4.1 "Each …"`. Undefined when the table has none of them.
+ * The statements a failure violated (results.json `violated`), or else those the check enforces,
+ * quoted on one line (texts from results.json's statement table): `4.5.2 "With …"; 1.4.1 "Each …"`.
+ * Undefined when the table has none of them.
  */
-export function quoteStatements(r: Pick<CheckResult, 'statements'>, texts: Record<string, string> = {}): string | undefined {
-  const quoted = (r.statements ?? []).filter((id) => texts[id]).map((id) => `${id} "${texts[id]}"`);
+export function quoteStatements(r: Pick<CheckResult, 'statements' | 'violated'>, texts: Record<string, string> = {}): string | undefined {
+  const ids = r.violated?.length ? r.violated : (r.statements ?? []);
+  const quoted = ids.filter((id) => texts[id]).map((id) => `${id} "${texts[id]}"`);
   return quoted.length ? quoted.join('; ') : undefined;
 }
+
+/** How the quoted statements are introduced: what a failure violated, or what the check enforces. */
+export const quoteLabel = (r: Pick<CheckResult, 'violated'>): string => (r.violated?.length ? 'violated' : 'enforces');
 
 /** Expected vs actual, the section and the statements, in the words of the failure. */
 export function failureText(r: CheckResult, texts?: Record<string, string>): string {
@@ -106,7 +111,7 @@ export function failureText(r: CheckResult, texts?: Record<string, string>): str
     `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`,
   ];
   const quoted = quoteStatements(r, texts);
-  if (quoted) lines.push(`  enforces: ${quoted}`);
+  if (quoted) lines.push(`  ${quoteLabel(r)}: ${quoted}`);
   lines.push(`  ${r.status}: ${r.reason}`);
   if (r.expected !== undefined) lines.push(`  expected: ${JSON.stringify(r.expected)}`);
   if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);

@@ -1,7 +1,7 @@
 import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
 import { rootCauses } from '../root-causes';
 import { latencyOf } from './metrics';
-import { countLine, exchangeText, idList, quoteStatements, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
+import { countLine, exchangeText, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -42,7 +42,7 @@ export function renderSummary(doc: RunDocument): string {
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
       const quoted = c && quoteStatements(c, doc.statements);
-      if (quoted) out.push(`> enforces: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
+      if (quoted) out.push(`> ${quoteLabel(c)}: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
       if (c?.hint) out.push(`→ ${mdText(c.hint)}`, '');
       if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(JSON.stringify(c.expected) ?? '', 300))}`);
       if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
