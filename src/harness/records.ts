@@ -193,6 +193,8 @@ export interface RecordRule {
   expected: string;
   /** The section a violation breaks, when it differs from the check's own. */
   section?: string;
+  /** The statements a violation breaks, when the check declares more than these. */
+  violated?: readonly string[];
   /** The field the rule reads: records that omit it are noted, and their failures say the value was the proto3 default. */
   field?: string;
 }
@@ -229,6 +231,7 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
     const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : '';
     fail(`${problems.length} of ${tokens.length} records break the rule "${rule.expected}": ${shown.join('; ')}${more}`, {
       ...(rule.section ? { section: rule.section } : {}),
+      ...(rule.violated ? { violated: rule.violated } : {}),
       expected: rule.expected,
       actual: problems.slice(0, 50),
       ...(hints.size > 0 ? { hint: [...hints].join(' ') } : {}),

@@ -106,7 +106,8 @@ function fieldCheck([id, field, statements]: (typeof FIELD_CHECKS)[number]): Che
       needs: ['rest'],
       title: `every record's ${field} is ${type}`,
     },
-    (ctx) => judgeRecords(ctx, { expected: `${field} is ${type} (${absent})`, field }, (record) => judgeField(record, field)),
+    // The row of the field's table entry is what a wrong type breaks (2.1.1 restates it for every field).
+    (ctx) => judgeRecords(ctx, { expected: `${field} is ${type} (${absent})`, field, violated: [statements[0]!] }, (record) => judgeField(record, field)),
   );
 }
 

@@ -210,6 +210,19 @@ describe('token (v1TokenizedEquityToken, spec 2.1)', () => {
     for (const v of [null, [], 'token', 1]) expectInvalid('token', v);
   });
 
+  // The scheme is judged by rest.token.icon-url.resource-url; the field's format (uri) takes every
+  // absolute URI, so an icon under ipfs:// is not failed twice, nor passed by one check and failed by the other.
+  test.each([
+    'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/aapl.png',
+    'ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U',
+    'data:image/png;base64,iVBORw0KGgo=',
+    'javascript:alert(1)',
+  ])('icon_url %s is shape-valid (a URI): its scheme is a value rule', (icon_url) => expectValid('token', token({ icon_url })));
+
+  test.each(['<img src="https://example.com/a.png">', '/icons/a.png', ''])('icon_url %j is no URI at all', (icon_url) =>
+    expectInvalid('token', token({ icon_url })),
+  );
+
   test("date-time is our RFC 3339 format, not ajv-formats' (which accepts a space separator)", () => {
     expect(validateRef('token.json#/properties/nav_price_updated_at', '2024-05-01 13:30:00Z').valid).toBe(false);
     expect(validateRef('token.json#/properties/nav_price_updated_at', '2024-05-01T13:30:00+05:30').valid).toBe(true);
