@@ -49,7 +49,7 @@ async function compareAll(
     const chain = await read((address.value as string).toLowerCase());
     if (chain === undefined) continue;
     judged++;
-    if (!agrees(value.value, chain)) mismatches.push({ label: recordLabel(record, i), rest: value.value, chain });
+    if (!agrees(value.value, chain)) mismatches.push({ label: recordLabel(record, i, tokens), rest: value.value, chain });
   }
   if (judged === 0) skip(`no listed token answered the ERC-20 view for ${field} through eth_call, so nothing could be compared`);
   ctx.note(`${judged} of ${tokens.length} record(s) compared with the chain`);

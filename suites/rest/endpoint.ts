@@ -8,7 +8,17 @@ import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
-import { expectListStatus, fetchList, getList, getListOrBlocked, LIST_PATH, listWithDefaults, tokensOf } from '../../src/harness/records';
+import {
+  expectListStatus,
+  fetchList,
+  getList,
+  getListOrBlocked,
+  LIST_PATH,
+  listLength,
+  listWithDefaults,
+  noteSample,
+  tokensOf,
+} from '../../src/harness/records';
 
 export const listStatus = check(
   {
@@ -49,7 +59,7 @@ export const listEnvelope = check(
   },
   async (ctx) => {
     const tokens = await fetchList(ctx);
-    ctx.note(`${tokens.length} record(s) listed`);
+    ctx.note(`${listLength(tokens)} record(s) listed`);
   },
 );
 
@@ -64,13 +74,13 @@ export const listSchema = check(
   async (ctx) => {
     const res = await getListOrBlocked(ctx);
     expectListStatus(res, `GET ${LIST_PATH}`);
-    tokensOf(res, `GET ${LIST_PATH}`);
+    noteSample(ctx, tokensOf(res, `GET ${LIST_PATH}`));
     // Protobuf JSON leaves out default values: the records are validated as the gateway meant them.
     const verdict = validate('list', listWithDefaults(res.json));
     if (!verdict.valid) {
       // The problems, not the body: a list of thousands of records would be the whole report.
       fail(
-        `the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`,
+        `the body of GET ${LIST_PATH} (absent fields read as their proto3 defaults) does not match schema "list": ${verdict.errors.length + (verdict.omitted ?? 0)} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`,
         {
           expected: 'schema list',
           actual: verdict.errors.slice(0, 50),
@@ -107,7 +117,7 @@ export const listNoCredentials = check(
     }
     // A 200 that is not the list (e.g. a login page) is not a success either.
     const tokens = tokensOf(res, what);
-    ctx.note(`answered 200 with ${tokens.length} record(s) and no configured header sent`);
+    ctx.note(`answered 200 with ${listLength(tokens)} record(s) and no configured header sent`);
   },
 );
 
