@@ -111,7 +111,7 @@ export const JSON_LIMITS = Object.freeze({
   records: 100_000,
 });
 
-export type JsonLimits = typeof JSON_LIMITS;
+export type JsonLimits = { readonly [K in keyof typeof JSON_LIMITS]: number };
 
 /** The measures of a JSON text taken by scanJson, in one pass and without parsing it. */
 export interface JsonMeasures {
