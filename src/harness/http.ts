@@ -1,7 +1,7 @@
 import { cut } from './json';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
-import { BODY_CAP_BYTES, capBody, curlLine, Exchange, ExchangeRequest, Transcript } from './transcript';
+import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript } from './transcript';
 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -97,30 +97,6 @@ async function readCapped(res: Response, cap: number): Promise<string> {
   const whole = Buffer.concat(chunks, size);
   chunks.length = 0;
   return whole.toString('utf8');
-}
-
-/**
- * How much past the transcript's cut a body is redacted: more than any secret is long, so one
- * that straddles the end of what is redacted starts past what is kept.
- */
-const REDACT_MARGIN_CHARS = 16 * 1024;
-
-/**
- * A response body as the transcript keeps it: redacted, then cut (capBody). Only its head is
- * redacted when the body is long, so a 16 MiB answer costs the redactor what a short one does;
- * when redaction shortened the head so much that the cut could reach its unredacted edge, the
- * whole body is redacted instead.
- */
-export function recordedBody(text: string, redactor: Redactor): { body: string; truncated: boolean } {
-  const window = BODY_CAP_BYTES + 2 * REDACT_MARGIN_CHARS;
-  if (text.length <= window) return capBody(redactor.text(text));
-  const head = redactor.text(text.slice(0, window));
-  const capped = capBody(head.length > BODY_CAP_BYTES + REDACT_MARGIN_CHARS ? head : redactor.text(text));
-  // The size stated is the whole body's, not the head's.
-  return {
-    body: capped.body.replace(/ \[cut: [\d,]+ bytes in all\]$/, ` [cut: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes in all]`),
-    truncated: true,
-  };
 }
 
 function describeFetchError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {

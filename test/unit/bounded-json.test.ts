@@ -5,7 +5,7 @@
  * to a bound with the rest counted.
  */
 import { evenSample, JSON_LIMITS, JsonBeyondLimits, JsonTooDeep, JsonTooLarge, listSample, parseJson, scanJson } from '../../src/harness/json';
-import { recordedBody } from '../../src/harness/http';
+import { recordedBody } from '../../src/harness/transcript';
 import { listWithDefaults, listLength, recordLabel } from '../../src/harness/records';
 import { Redactor } from '../../src/harness/redact';
 import { SCHEMA_ERRORS_KEPT, validate } from '../../src/harness/schemas';
