@@ -83,7 +83,8 @@ export function jsonSafe(v: unknown): unknown {
 
 /** Short, stable rendering of a value for messages (cut values end with CUT_MARK). */
 export function show(v: unknown, max = 200): string {
-  const s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
+  // A long string is quoted from its head only: the cut is the same, the work bounded.
+  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
   return cut(s, max);
 }
 
@@ -105,8 +106,12 @@ export const JSON_LIMITS = Object.freeze({
   elements: 100_000,
   /** Members of one object. */
   members: 100_000,
-  /** Characters of one string, as written in the JSON text (escapes included). */
-  stringChars: 1024 * 1024,
+  /**
+   * Characters of one string, as written in the JSON text (escapes included): as long as an
+   * answer may be. A string is one value, held once, and a check must see it whole (a cut hex
+   * string would be judged malformed); what is kept of it in results is cut (result.ts).
+   */
+  stringChars: 16 * 1024 * 1024,
   /** Records of a list (`tokens`) parsed and judged; beyond this an even sample is (listSample). */
   records: 100_000,
 });
