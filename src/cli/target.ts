@@ -1,6 +1,6 @@
 // What a run and verify-certificate --live share before any check runs: the secrets, and whether the target answers.
 import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
-import { isRecord, JsonTooDeep } from '../harness/json';
+import { isRecord, JsonBeyondLimits } from '../harness/json';
 import { Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
@@ -78,8 +78,8 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
         if (wrong) misdirected[key] = wrong;
         return;
       } catch (err) {
-        // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep to read.
-        if (err instanceof ThrottledError || err instanceof JsonTooDeep) return void delete down[key];
+        // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep or too large to read.
+        if (err instanceof ThrottledError || err instanceof JsonBeyondLimits) return void delete down[key];
         if (!(err instanceof TransportError)) throw err;
         down[key] = err.message;
         if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));

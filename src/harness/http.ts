@@ -1,7 +1,7 @@
 import { cut } from './json';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
-import { capBody, curlLine, Exchange, ExchangeRequest, Transcript } from './transcript';
+import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript } from './transcript';
 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -94,7 +94,9 @@ async function readCapped(res: Response, cap: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const whole = Buffer.concat(chunks, size);
+  chunks.length = 0;
+  return whole.toString('utf8');
 }
 
 function describeFetchError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {
@@ -131,7 +133,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => (headers[name] = value));
     const durationMs = performance.now() - started;
-    const capped = capBody(redactor.text(text));
+    const capped = recordedBody(text, redactor);
     exchange.response = {
       status: res.status,
       headers: redactor.headers(headers),

@@ -15,7 +15,7 @@
 import { blocked, fail, skip } from './verdict';
 import type { CheckContext } from './check';
 import { TransportError } from './http';
-import { cut, show, isRecord } from './json';
+import { cut, show, isRecord, keepSample, listSample } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
 
@@ -73,9 +73,30 @@ export function expectListStatus(res: RestResponse, what: string): void {
  * HTTP 200 (4.1) or the body is not JSON (4.1) or not a list envelope (2.2). Records are returned
  * unjudged, in the order served (no order is assumed by the checks).
  */
-export async function fetchList(ctx: ListContext, opts: { anonymous?: boolean } = {}): Promise<unknown[]> {
+export async function fetchList(ctx: ListContext & Pick<CheckContext, 'note'>, opts: { anonymous?: boolean } = {}): Promise<unknown[]> {
   const res = await getListOrBlocked(ctx, opts.anonymous);
-  return listOf(res, `GET ${LIST_PATH}${opts.anonymous ? ' (without configured headers)' : ''}`);
+  const tokens = listOf(res, `GET ${LIST_PATH}${opts.anonymous ? ' (without configured headers)' : ''}`);
+  noteSample(ctx, tokens);
+  return tokens;
+}
+
+/** How many records the list served: its length, or, when only a sample was read (listSample), the list's. */
+export function listLength(tokens: readonly unknown[]): number {
+  return listSample(tokens)?.length ?? tokens.length;
+}
+
+/** Where the k-th record read stands in the list served (they differ when a sample was read). */
+export function servedIndex(tokens: readonly unknown[], k: number): number {
+  return listSample(tokens)?.indices[k] ?? k;
+}
+
+/** Says so in the check's notes when the records judged are a sample of a list too long to read whole. */
+export function noteSample(ctx: Pick<CheckContext, 'note'>, tokens: readonly unknown[]): void {
+  const sample = listSample(tokens);
+  if (sample)
+    ctx.note(
+      `the list has ${sample.length} records, more than this suite reads: a sample of ${tokens.length}, spread evenly over the list (first and last included), was judged; the others were not read`,
+    );
 }
 
 /** The `tokens` of an answer to GET {base_url}/v1/tokenized-stocks, judged as fetchList does. */
@@ -129,7 +150,8 @@ export function sampled<T>(ctx: Pick<CheckContext, 'note'>, items: readonly T[],
 }
 
 /** How a record is named in messages: its index, and its contract_address when it has one. */
-export function recordLabel(record: unknown, index: number): string {
+export function recordLabel(record: unknown, index: number, tokens?: readonly unknown[]): string {
+  if (tokens) index = servedIndex(tokens, index);
   const address = isRecord(record) ? record.contract_address : undefined;
   return typeof address === 'string' && address !== '' ? `tokens[${index}] (${cut(address, 60)})` : `tokens[${index}]`;
 }
@@ -170,7 +192,7 @@ export function withDefaults(record: unknown): unknown {
 
 /** A list body whose records have their proto3 defaults filled in, for whole-body schema validation. */
 export function listWithDefaults(body: unknown): unknown {
-  return isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: body.tokens.map(withDefaults) } : body;
+  return isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: keepSample(body.tokens, body.tokens.map(withDefaults)) } : body;
 }
 
 /** A record's verdict under one rule. */
@@ -208,42 +230,51 @@ export interface RecordRule {
 export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, judge: (record: unknown, index: number) => Judgement): Promise<void> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
+  // Counted in full, kept up to a bound: a list of any length is reported in a few lines.
   const problems: { record: string; problem: string; value: unknown }[] = [];
   const unjudged: string[] = [];
   const defaulted: string[] = [];
   const hints = new Set<string>();
-  tokens.forEach((record, index) => {
+  let badCount = 0;
+  let unjudgedCount = 0;
+  let defaultedCount = 0;
+  tokens.forEach((record, k) => {
+    const index = servedIndex(tokens, k);
     const absent = rule.field !== undefined && isDefaulted(record, rule.field);
-    if (absent) defaulted.push(recordLabel(record, index));
+    if (absent && defaultedCount++ < KEPT_LABELS) defaulted.push(recordLabel(record, index));
     const j = judge(record, index);
     const why = (text: string) => (absent ? `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${text}` : text);
-    if ('bad' in j) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
-    if ('bad' in j && j.hint) hints.add(j.hint);
-    else if ('cannotJudge' in j) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
+    if ('bad' in j) {
+      if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
+      if (j.hint) hints.add(j.hint);
+    } else if ('cannotJudge' in j && unjudgedCount++ < KEPT_LABELS) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
   });
-  if (defaulted.length > 0) {
+  const of = `${tokens.length}${listSample(tokens) ? ' judged' : ''}`;
+  if (defaultedCount > 0) {
     ctx.note(
-      `${defaulted.length} of ${tokens.length} records omit ${rule.field} (protobuf JSON leaves out default values): read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${defaulted.slice(0, 5).join(', ')}${defaulted.length > 5 ? ', …' : ''}`,
+      `${defaultedCount} of ${of} records omit ${rule.field} (protobuf JSON leaves out default values): read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${defaulted.join(', ')}${defaultedCount > defaulted.length ? ', …' : ''}`,
     );
   }
-  if (problems.length > 0) {
+  if (badCount > 0) {
     const shown = problems.slice(0, 10).map((p) => `${p.record}: ${p.problem} (got ${show(p.value, 120)})`);
-    const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : '';
-    fail(`${problems.length} of ${tokens.length} records break the rule "${rule.expected}": ${shown.join('; ')}${more}`, {
+    const more = badCount > shown.length ? `; and ${badCount - shown.length} more` : '';
+    fail(`${badCount} of ${of} records break the rule "${rule.expected}": ${shown.join('; ')}${more}`, {
       ...(rule.section ? { section: rule.section } : {}),
       ...(rule.violated ? { violated: rule.violated } : {}),
       expected: rule.expected,
-      actual: problems.slice(0, 50),
+      actual: problems,
       ...(hints.size > 0 ? { hint: [...hints].join(' ') } : {}),
     });
   }
-  if (unjudged.length === tokens.length) skip(`no record could be judged under this rule: ${unjudged.slice(0, 3).join('; ')}`);
-  if (unjudged.length > 0)
-    ctx.note(
-      `${unjudged.length} of ${tokens.length} records not judged under this rule (their field type is judged elsewhere): ${unjudged.slice(0, 5).join('; ')}`,
-    );
-  ctx.note(`${tokens.length - unjudged.length} record(s) judged`);
+  if (unjudgedCount === tokens.length) skip(`no record could be judged under this rule: ${unjudged.slice(0, 3).join('; ')}`);
+  if (unjudgedCount > 0)
+    ctx.note(`${unjudgedCount} of ${of} records not judged under this rule (their field type is judged elsewhere): ${unjudged.join('; ')}`);
+  ctx.note(`${tokens.length - unjudgedCount} record(s) judged`);
 }
+
+/** The most offending records a failure keeps (the rest are counted), and the most records named in a note. */
+const KEPT_PROBLEMS = 50;
+const KEPT_LABELS = 5;
 
 /**
  * The value of `field` in a record: as sent, or its proto3 default when the record leaves it out

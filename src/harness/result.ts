@@ -6,7 +6,7 @@ import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope 
 import { ThrottledError, TransportError } from './http';
 import type { Redactor } from './redact';
 import type { Exchange } from './transcript';
-import { cutBytes, JsonTooDeep } from './json';
+import { cutBytes, JsonBeyondLimits } from './json';
 
 /**
  * The most of one expected/actual value, reason or note a result keeps (after redaction): a
@@ -97,8 +97,8 @@ export function errorDetail(err: unknown, redactor: Redactor): Detail {
       ...(hint ? { hint } : {}),
     };
   }
-  // An answer too deep to read was not judged: the bound is this suite's, not a rule of the spec.
-  if (err instanceof JsonTooDeep) return { status: 'inconclusive', cause: 'limit', reason: err.message };
+  // An answer too deep or too large to read was not judged: the bound is this suite's, not a rule of the spec.
+  if (err instanceof JsonBeyondLimits) return { status: 'inconclusive', cause: 'limit', reason: err.message };
   if (err instanceof Skip)
     return err.outOfScope
       ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope }

@@ -15,7 +15,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { FORMATS } from './formats';
 import { fromRoot } from './paths';
-import { cut } from './json';
+import { cut, listSample } from './json';
 
 /** Directory of the canonical schema files. */
 export const SCHEMA_DIR = fromRoot('schemas');
@@ -38,7 +38,16 @@ export interface SchemaVerdict {
   valid: boolean;
   /** Human readable, one per problem: `/tokens/0/isin must match format "isin" (got "US0378331006")`. */
   errors: string[];
+  /** Problems found beyond those kept in `errors` (SCHEMA_ERRORS_KEPT): counted, not described. */
+  omitted?: number;
 }
+
+/**
+ * The most problems one validation of a list describes, in all and per record; the rest are
+ * counted (SchemaVerdict.omitted). A list of millions of records each breaking a dozen rules is
+ * reported in bounded memory.
+ */
+export const SCHEMA_ERRORS_KEPT = { perList: 1000, perRecord: 10 } as const;
 
 type JsonObject = { [k: string]: unknown };
 
@@ -130,10 +139,21 @@ function validateList(value: unknown): SchemaVerdict {
   const errors: ErrorObject[] = envelope({ ...(value as JsonObject), tokens: [] }) ? [] : [...(envelope.errors ?? [])];
   const itemRef = (getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref;
   const record = validatorFor(itemRef);
+  // A sampled list (json.ts listSample) names each record by its place in the list served.
+  const indices = listSample(tokens)?.indices;
+  const texts = formatErrors(errors, value);
+  let omitted = 0;
   tokens.forEach((item, i) => {
-    if (!record(item)) for (const e of record.errors ?? []) errors.push({ ...e, instancePath: `/tokens/${i}${e.instancePath}` });
+    if (record(item)) return;
+    const found = record.errors ?? [];
+    const room = Math.max(0, Math.min(SCHEMA_ERRORS_KEPT.perRecord, SCHEMA_ERRORS_KEPT.perList - texts.length));
+    // Described as they are found, against the record itself: nothing of a record is held after it.
+    for (const e of found.slice(0, room))
+      texts.push(errorText({ ...e, instancePath: `/tokens/${indices?.[i] ?? i}${e.instancePath}` }, getPointer(item, e.instancePath)));
+    omitted += Math.max(0, found.length - room);
   });
-  return errors.length === 0 ? { valid: true, errors: [] } : { valid: false, errors: formatErrors(errors, value) };
+  if (texts.length === 0) return { valid: true, errors: [] };
+  return { valid: false, errors: [...new Set(texts)], ...(omitted > 0 ? { omitted } : {}) };
 }
 
 /**
@@ -198,7 +218,8 @@ function showValue(v: unknown): string {
   return cut(s, 77);
 }
 
-function errorText(e: ErrorObject, data: unknown): string {
+/** One error as a line; `got` is the value at the error's instancePath. */
+function errorText(e: ErrorObject, got: unknown): string {
   const where = e.instancePath === '' ? '(root)' : e.instancePath;
   let msg = `${where} ${e.message ?? `fails ${e.keyword}`}`;
   if (e.keyword === 'enum' || e.keyword === 'const') {
@@ -216,14 +237,14 @@ function errorText(e: ErrorObject, data: unknown): string {
   }
   if (e.keyword !== 'required') {
     // The value a required-error is about is the parent object: naming the missing field is enough.
-    msg += ` (got ${showValue(getPointer(data, e.instancePath))})`;
+    msg += ` (got ${showValue(got)})`;
   }
   return msg;
 }
 
 /** Ajv errors as one readable line each (deduplicated, in Ajv's order). */
 export function formatErrors(errors: readonly ErrorObject[], data: unknown): string[] {
-  return [...new Set(errors.map((e) => errorText(e, data)))];
+  return [...new Set(errors.map((e) => errorText(e, getPointer(data, e.instancePath))))];
 }
 
 // ---------------------------------------------------------------------------------------

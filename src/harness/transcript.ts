@@ -1,4 +1,5 @@
 import { cutBytes } from './json';
+import type { Redactor } from './redact';
 
 /**
  * An exchange is one HTTP request/response pair, kept as readable data (hive style). Its bodies
@@ -34,6 +35,30 @@ export interface Exchange {
 export function capBody(body: string, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
   const { text, truncated } = cutBytes(body, cap);
   return { body: text, truncated };
+}
+
+/**
+ * How much past the transcript's cut a body is redacted: more than any secret is long, so one
+ * that straddles the end of what is redacted starts past what is kept.
+ */
+const REDACT_MARGIN_CHARS = 16 * 1024;
+
+/**
+ * A response body as the transcript keeps it: redacted, then cut (capBody). Only its head is
+ * redacted when the body is long, so a 16 MiB answer costs the redactor what a short one does;
+ * when redaction shortened the head so much that the cut could reach its unredacted edge, the
+ * whole body is redacted instead.
+ */
+export function recordedBody(text: string, redactor: Redactor): { body: string; truncated: boolean } {
+  const window = BODY_CAP_BYTES + 2 * REDACT_MARGIN_CHARS;
+  if (text.length <= window) return capBody(redactor.text(text));
+  const head = redactor.text(text.slice(0, window));
+  const capped = capBody(head.length > BODY_CAP_BYTES + REDACT_MARGIN_CHARS ? head : redactor.text(text));
+  // The size stated is the whole body's, not the head's.
+  return {
+    body: capped.body.replace(/ \[cut: [\d,]+ bytes in all\]$/, ` [cut: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes in all]`),
+    truncated: true,
+  };
 }
 
 function shellQuote(s: string): string {

@@ -13,8 +13,6 @@ export interface FailureDetail {
   violated?: readonly string[];
   /** Older form, being replaced by `violated`: the section violated when it differs from the check's own (e.g. 4.2 envelope). */
   section?: string;
-  /** The statement ids (specs/rules.yaml) the failure breaks, among those the check declares. */
-  violated?: readonly string[];
   expected?: unknown;
   actual?: unknown;
   /** What the user can do about it (e.g. run with --profile public): kept apart from the message so no display cuts it. */

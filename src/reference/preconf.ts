@@ -28,7 +28,8 @@
 // us. flashblockMs = 0 keeps the instant model: every acceptance is published at once.
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
-import { AnvilRpc, isObject, RpcError, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { AnvilRpc, isObject, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
 export type BlockNumberMode = 'sealed' | 'building';
@@ -44,18 +45,7 @@ export interface PreconfOptions {
   log: (line: string) => void;
 }
 
-export const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`;
-
-interface Block {
-  number: Hex;
-  transactions: Hex[];
-}
-
-interface Receipt {
-  transactionHash: Hex;
-  from: Hex;
-  [field: string]: Json;
-}
+export { ZERO_HASH } from './pool-preview';
 
 /** An accepted transaction waiting for its flashblock. */
 interface Held extends SignedTx {
@@ -64,21 +54,12 @@ interface Held extends SignedTx {
   dueTick: number;
 }
 
-/** Bound on remembered raw transactions (replaced or dropped ones are never sealed). */
-const MAX_REMEMBERED = 50_000;
 /** Bound on held transactions: a flood of sends must not grow memory without limit. */
 const MAX_HELD = 10_000;
-/**
- * anvil answers a batch with futures::join_all, which polls up to 30 futures in order and
- * uses FuturesOrdered above that; with larger batches we measured cross-sender swaps.
- */
-const RESUBMIT_CHUNK = 30;
 
 export class Preconf {
-  /** Bumped on every pool change we make; part of the pending-receipts cache key. */
-  private poolVersion = 0;
-  private readonly rawByHash = new Map<string, Hex>();
-  private cache?: { key: string; receipts: Receipt[] };
+  /** The pool's receipts before the seal (the pre-confirmed state), and the raw transactions behind them. */
+  private readonly pool: PoolPreview;
   private held: Held[] = [];
   /** Ticks so far: every published flashblock and every seal counts one. */
   private ticks = 0;
@@ -98,19 +79,11 @@ export class Preconf {
     private readonly opts: PreconfOptions,
   ) {
     this.building = this.instant;
+    this.pool = new PoolPreview(opts.log, () => (this.building = this.instant));
   }
 
   private get instant(): boolean {
     return this.opts.flashblockMs === 0;
-  }
-
-  private poolChanged(): void {
-    this.poolVersion += 1;
-  }
-
-  private remember(hash: string, raw: Hex): void {
-    this.rawByHash.set(hash.toLowerCase(), raw);
-    if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);
   }
 
   // ---- submissions ---------------------------------------------------------------------
@@ -155,7 +128,7 @@ export class Preconf {
           // Not resubmittable from raw bytes (e.g. an impersonated sender): it stays in
           // anvil's pool, i.e. pre-confirmed at once.
           this.opts.log(`flashblocks: ${hash} cannot be held (no raw bytes); published at once`);
-          this.poolChanged();
+          this.pool.poolChanged();
         }
       }
       // Dropping a hash a replacement already evicted is a harmless no-op.
@@ -185,7 +158,7 @@ export class Preconf {
     if (typeof answer.result === 'string') {
       this.accepted(answer.result as Hex, req.method === 'eth_sendRawTransaction' && typeof first === 'string' ? (first as Hex) : undefined);
     } else {
-      this.poolChanged();
+      this.pool.poolChanged();
     }
     return answer;
   }
@@ -196,8 +169,8 @@ export class Preconf {
    * finds it ready. Submissions that arrive while one rebuild waits share it.
    */
   private accepted(hash: Hex, raw?: Hex): void {
-    if (raw) this.remember(hash, raw);
-    this.poolChanged();
+    if (raw) this.pool.remember(hash, raw);
+    this.pool.poolChanged();
     if (this.refreshQueued || this.stopped) return;
     this.refreshQueued = true;
     setImmediate(() => {
@@ -205,7 +178,7 @@ export class Preconf {
       this.upstream
         .exclusive(async (anvil) => {
           this.refreshQueued = false; // from here on, later submissions need a rebuild of their own
-          await this.preview(anvil);
+          await this.pool.preview(anvil);
         })
         .catch((err: Error) => this.opts.log(`pending receipts: refresh failed: ${err.message}`));
     });
@@ -254,7 +227,7 @@ export class Preconf {
       await this.publish(raw, this.due());
       this.building = true;
       // Computed now, as part of the flashblock, so readers find the receipts ready.
-      await this.preview(raw);
+      await this.pool.preview(raw);
     });
   }
 
@@ -307,19 +280,18 @@ export class Preconf {
         // Valid when accepted, but something sealed meanwhile made it invalid (e.g. another
         // transaction took its nonce): a sequencer drops it too.
         if (a.error) this.opts.log(`flashblocks: dropped ${chunk[i].hash}: ${a.error.message}`);
-        else this.remember(chunk[i].hash, chunk[i].raw);
+        else this.pool.remember(chunk[i].hash, chunk[i].raw);
       });
     }
-    this.poolChanged();
+    this.pool.poolChanged();
   }
 
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
-    this.poolChanged();
-    this.cache = undefined;
+    this.pool.sealed();
     this.building = this.instant;
     const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);
-    for (const hash of block.transactions) this.rawByHash.delete(hash.toLowerCase());
+    this.pool.forget(block.transactions);
     return block.number;
   }
 
@@ -352,7 +324,7 @@ export class Preconf {
   pendingReceipts(): Promise<Json> {
     return this.upstream.exclusive(async (raw) => {
       if (!this.building) return raw.call('eth_getBlockReceipts', ['latest']);
-      return (await this.preview(raw)).map(preconfirmedReceipt);
+      return (await this.pool.preview(raw)).map(preconfirmedReceipt);
     });
   }
 
@@ -365,102 +337,10 @@ export class Preconf {
     return this.upstream.exclusive(async (raw) => {
       const sealed = await raw.call<Json>('eth_getTransactionReceipt', [hash]);
       if (sealed !== null || !this.building) return sealed;
-      const found = (await this.preview(raw)).find((r) => r.transactionHash.toLowerCase() === hash.toLowerCase());
+      const found = (await this.pool.preview(raw)).find((r) => r.transactionHash.toLowerCase() === hash.toLowerCase());
       return found ? preconfirmedReceipt(found) : null;
     });
   }
-
-  /** Receipts of the pool, in block order; [] when empty. Call with the exclusive lock held. */
-  private async preview(raw: AnvilRpc): Promise<Receipt[]> {
-    const [latest, status] = await raw.batch<Json>([
-      ['eth_blockNumber', []],
-      ['txpool_status', []],
-    ]);
-    const pending = Number((status as { pending: Hex }).pending);
-    // Transactions sent to anvil directly (not through the gateway) change these too.
-    const key = `${this.poolVersion}/${String(latest)}/${JSON.stringify(status)}`;
-    if (this.cache?.key === key) return this.cache.receipts;
-    const receipts = pending === 0 ? [] : await this.simulate(raw);
-    this.cache = { key, receipts };
-    return receipts;
-  }
-
-  private async simulate(raw: AnvilRpc): Promise<Receipt[]> {
-    const snapshot = await raw.call<Hex>('evm_snapshot');
-    let receipts: Receipt[];
-    let rawTxs: Hex[];
-    try {
-      await raw.call('evm_mine');
-    } catch (err) {
-      await raw.call('evm_revert', [snapshot]).catch(() => false);
-      throw err;
-    }
-    try {
-      receipts = await raw.call<Receipt[]>('eth_getBlockReceipts', ['latest']);
-      const missing = receipts.map((r) => r.transactionHash).filter((h) => !this.rawByHash.has(h.toLowerCase()));
-      const fetched = await raw.batch<Hex | null>(missing.map((h): [string, Json[]] => ['eth_getRawTransactionByHash', [h]]));
-      missing.forEach((h, i) => {
-        const tx = fetched[i];
-        if (typeof tx !== 'string') throw new RpcError(-32603, `raw transaction ${h} unavailable`);
-        this.remember(h, tx);
-      });
-      rawTxs = receipts.map((r) => this.rawByHash.get(r.transactionHash.toLowerCase()) as Hex);
-    } catch (err) {
-      // Without the raw transactions a revert would lose them: keep the block instead, which
-      // is simply an early seal.
-      this.poolChanged();
-      this.building = this.instant;
-      this.opts.log(`pending receipts: kept the block as sealed, could not read it back: ${(err as Error).message}`);
-      throw err;
-    }
-    if (!(await raw.call<boolean>('evm_revert', [snapshot]))) {
-      this.poolChanged();
-      this.building = this.instant;
-      throw new RpcError(-32603, 'evm_revert refused; the pre-confirmed block was sealed early');
-    }
-    await this.restore(raw, rawTxs, receipts);
-    return receipts;
-  }
-
-  /**
-   * Puts the previewed transactions back into the pool in block order, so the sealed block
-   * matches the preview. anvil runs the calls of a batch concurrently, which almost always
-   * keeps their order but can swap two transactions of different senders; so check anvil's
-   * own pending block and, if the order differs, drop them and resubmit one by one.
-   */
-  private async restore(raw: AnvilRpc, rawTxs: Hex[], receipts: Receipt[]): Promise<void> {
-    const hashes = receipts.map((r) => r.transactionHash);
-    for (let start = 0; start < rawTxs.length; start += RESUBMIT_CHUNK) {
-      const chunk = rawTxs.slice(start, start + RESUBMIT_CHUNK);
-      const answers = await raw.batchResponses(chunk.map((tx): [string, Json[]] => ['eth_sendRawTransaction', [tx]]));
-      answers.forEach((a, i) => {
-        if (a.error) this.opts.log(`pending receipts: could not restore ${hashes[start + i]}: ${a.error.message}`);
-      });
-    }
-    // One sender's transactions are ordered by their nonces whatever the submission order.
-    if (new Set(receipts.map((r) => r.from.toLowerCase())).size <= 1) return;
-    const pending = await raw.call<Block | null>('eth_getBlockByNumber', ['pending', false]);
-    const order = (pending?.transactions ?? []).slice(0, hashes.length).map((h) => h.toLowerCase());
-    if (order.join() === hashes.map((h) => h.toLowerCase()).join()) return;
-    this.opts.log('pending receipts: batch resubmission reordered the pool; resubmitting in sequence');
-    await raw.batchResponses(hashes.map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
-    for (let i = 0; i < rawTxs.length; i++) {
-      await raw.call('eth_sendRawTransaction', [rawTxs[i]]).catch((err: Error) => {
-        this.opts.log(`pending receipts: could not restore ${hashes[i]}: ${err.message}`);
-      });
-    }
-  }
-}
-
-/** A pre-confirmed receipt: the block being built has no hash yet (spec: 0x000…0), nor do its logs. */
-function preconfirmedReceipt(receipt: Receipt): Json {
-  const logs = Array.isArray(receipt.logs) ? receipt.logs.map((l) => (isObject(l) ? { ...l, blockHash: ZERO_HASH } : l)) : receipt.logs;
-  return { ...receipt, blockHash: ZERO_HASH, logs };
-}
-
-function preconfirmedBlock(block: { [key: string]: Json }): Json {
-  const txs = Array.isArray(block.transactions) ? block.transactions.map((t) => (isObject(t) ? { ...t, blockHash: ZERO_HASH } : t)) : block.transactions;
-  return { ...block, hash: ZERO_HASH, transactions: txs };
 }
 
 function rpcError(code: number, message: string): JsonRpcResponse {

@@ -30,7 +30,7 @@ async function listedAddresses(ctx: CheckContext<'rest' | 'rpc'>): Promise<Liste
     const f = fieldOf(record, 'contract_address');
     if ('missing' in f || !hasAddressShape(f.value)) return;
     const address = f.value.toLowerCase();
-    if (!out.has(address)) out.set(address, { label: recordLabel(record, i), address });
+    if (!out.has(address)) out.set(address, { label: recordLabel(record, i, tokens), address });
   });
   if (out.size === 0) skip('no listed record has a contract_address of the form 0x + 40 hex digits (judged by rest.token.field.contract-address)');
   const skipped = tokens.length - out.size;

@@ -72,7 +72,7 @@ async function compareAll(
       continue;
     }
     judged++;
-    if (!verdict) mismatches.push({ label: recordLabel(record, i), rest: value.value, chain });
+    if (!verdict) mismatches.push({ label: recordLabel(record, i, tokens), rest: value.value, chain });
   }
   if (uncompared.length > 0)
     ctx.note(

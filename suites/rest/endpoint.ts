@@ -10,7 +10,17 @@ import { blocked, fail } from '../../src/harness/verdict';
 import { brokenFieldChecks } from './fields';
 import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
-import { expectListStatus, fetchList, getList, getListOrBlocked, LIST_PATH, listWithDefaults, tokensOf } from '../../src/harness/records';
+import {
+  expectListStatus,
+  fetchList,
+  getList,
+  getListOrBlocked,
+  LIST_PATH,
+  listLength,
+  listWithDefaults,
+  noteSample,
+  tokensOf,
+} from '../../src/harness/records';
 
 export const listStatus = check(
   {
@@ -51,7 +61,7 @@ export const listEnvelope = check(
   },
   async (ctx) => {
     const tokens = await fetchList(ctx);
-    ctx.note(`${tokens.length} record(s) listed`);
+    ctx.note(`${listLength(tokens)} record(s) listed`);
   },
 );
 
@@ -67,11 +77,12 @@ export const listSchema = check(
     const res = await getListOrBlocked(ctx);
     expectListStatus(res, `GET ${LIST_PATH}`);
     const tokens = tokensOf(res, `GET ${LIST_PATH}`);
+    noteSample(ctx, tokens);
     // Protobuf JSON leaves out default values: the records are validated as the gateway meant them.
     const verdict = validate('list', listWithDefaults(res.json));
     if (verdict.valid) return;
     // The problems, not the body: a list of thousands of records would be the whole report.
-    const problems = `${verdict.errors.length} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`;
+    const problems = `${verdict.errors.length + (verdict.omitted ?? 0)} problem(s): ${verdict.errors.slice(0, 5).join('; ')}`;
     // A record's schema is its fields' sub-schemas, each judged by its own field check: the
     // field check owns that failure, and this one names it as its cause instead of failing again.
     const owners = brokenFieldChecks(tokens);
@@ -117,7 +128,7 @@ export const listNoCredentials = check(
     }
     // A 200 that is not the list (e.g. a login page) is not a success either.
     const tokens = tokensOf(res, what);
-    ctx.note(`answered 200 with ${tokens.length} record(s) and no configured header sent`);
+    ctx.note(`answered 200 with ${listLength(tokens)} record(s) and no configured header sent`);
   },
 );
 

@@ -29,7 +29,7 @@ export const addressUnique = check(
       if ('missing' in f || !hasAddressShape(f.value)) return;
       judged++;
       const key = f.value.toLowerCase();
-      seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i)]);
+      seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i, tokens)]);
     });
     if (judged === 0) skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
     const dups = [...seen.entries()].filter(([, where]) => where.length > 1);
