@@ -17,6 +17,8 @@ export interface DocBlock {
 
 export const RUN_MARKER = /^<!-- run by test\/e2e\/doc-commands\.test\.ts: (.+?) -->$/;
 export const ILLUSTRATIVE_MARKER = /^<!-- illustrative: .+ -->$/;
+/** A block of the relying party's recipe: test/unit/certify-recipe.test.ts runs it as written. */
+export const RECIPE_MARKER = /^<!-- recipe: [\w-]+ \(run by test\/unit\/certify-recipe\.test\.ts\) -->$/;
 
 export function docFiles(): string[] {
   return [
