@@ -80,11 +80,19 @@ export function base64Runs(s: string): string {
   return out.join('\n');
 }
 
-/** The ways a reader may decode `s`, lower-cased: as written, each decoding alone, all of them in turn, and base64 runs. */
+/** JSON escapes undone up to three times: a body quoted in a JSON string, quoted again in a report, is escaped once per level. */
+function jsonUnescapeDeep(s: string): string {
+  let out = s;
+  for (let i = 0; i < 3 && out.includes('\\'); i++) out = jsonUnescape(out);
+  return out;
+}
+
+/** The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three levels deep), all of them in turn, and base64 runs. */
 export function views(s: string): string[] {
-  const all = percentDecode(jsonUnescape(htmlDecode(s)));
-  const out = [s, percentDecode(s), jsonUnescape(s), htmlDecode(s), all, jsonUnescape(percentDecode(s))];
-  out.push(base64Runs(s), base64Runs(all));
+  const json = jsonUnescapeDeep(s);
+  const all = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(s))));
+  const out = [s, percentDecode(s), percentDecode(percentDecode(s)), jsonUnescape(s), json, htmlDecode(s), all, jsonUnescapeDeep(percentDecode(s))];
+  out.push(base64Runs(s), base64Runs(json), base64Runs(all));
   return [...new Set(out)].map((v) => v.toLowerCase());
 }
 

@@ -368,3 +368,13 @@ describe('ambient variables named as credentials', () => {
     expect(g.pass('{"archive":true} ghs_q7Xw2kLm9PzR4tYbAbCd', 'test')).toBe(`{"archive":true} ${REDACTED}`);
   });
 });
+
+describe('escapes nested a level deeper', () => {
+  it('a PHP-escaped or \\u-escaped echo quoted again in a JSON string is still found', () => {
+    const r = new Redactor().add('sk_live_T0ken/Q7xW2kLm+9PzR');
+    const php = JSON.stringify('sk_live_T0ken\\/Q7xW2kLm+9PzR').replace(/\//g, '\\/');
+    const unicode = JSON.stringify([...'sk_live_T0ken/Q7xW2kLm+9PzR'].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
+    expect(r.text(`a ${php} b`)).not.toMatch(/live/i);
+    expect(r.text(`a ${unicode} b`)).not.toMatch(/u0073/i);
+  });
+});
