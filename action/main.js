@@ -284,10 +284,11 @@ function annotation(root, summaryLink) {
     if (check.hint) parts.push(`fix: ${check.hint}`);
   }
   if (root.covers.length) parts.push(`covers ${root.covers.length} check(s) not judged because of it: ${list(root.covers)}`);
+  // The suite's words name its flags (`run with --profile public`); a workflow's author sets inputs.
+  // The curl line is left as it is: its $BASE_URL and $RPC_URL are shell variables to export.
+  const said = inInputTerms(parts.join('\n'));
   const curl = check?.exchanges?.find((e) => typeof e.curl === 'string')?.curl;
-  if (curl) parts.push(`repro: ${curl}`);
-  else if (summaryLink) parts.push(`details: ${summaryLink}`);
-  const message = parts.join('\n');
+  const message = `${said}\n${curl ? `repro: ${curl}` : `details: ${summaryLink}`}`;
   return command('error', { title }, message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 1) + '…' : message);
 }
 
