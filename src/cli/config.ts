@@ -333,7 +333,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
     warnings.push(`warning: ${words}`);
   }
-  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/i.test(env.EMBEDDED?.trim() ?? '');
+  const embeddedEnv = env.EMBEDDED?.trim().toLowerCase();
+  if (embeddedEnv && !/^(1|true|yes|0|false|no)$/.test(embeddedEnv))
+    throw new ConfigError(`--embedded (or EMBEDDED): "${env.EMBEDDED}" is not one of 1, true, yes, 0, false, no`);
+  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/.test(embeddedEnv ?? '');
   const noTarget = baseUrl === undefined && rpcUrl === undefined && openapi === undefined;
   if (embeddedFlag && !noTarget)
     throw new ConfigError(

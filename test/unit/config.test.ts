@@ -241,6 +241,11 @@ describe('under CI a run never passes on nothing', () => {
     expect(load(['--help'], { CI: 'true' }).help).toBe(true);
   });
 
+  it('EMBEDDED takes a boolean', () => {
+    expect(() => load([], { CI: 'true', EMBEDDED: 'maybe' })).toThrow(/--embedded \(or EMBEDDED\): "maybe" is not one of/);
+    expect(() => load([], { CI: 'true', EMBEDDED: '0' })).toThrow(/no target under CI/);
+  });
+
   it('--embedded beside a URL is a contradiction', () => {
     expect(() => load(['--embedded', '--base-url', 'http://127.0.0.1:1'])).toThrow(/--embedded .*leave out/);
   });
