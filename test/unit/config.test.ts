@@ -312,6 +312,22 @@ describe('keys are never printed', () => {
     }
   });
 
+  it.each([
+    [['--profile', txKey]],
+    [['--max-spend-wei', txKey]],
+    [['--only', txKey]],
+    [['--timeout-ms', txKey]],
+    [['--nav-max-age', txKey]],
+    [['--require', txKey.slice(2)]],
+  ])('a key pasted into another flag (%j) is refused without being printed', (argv) => {
+    expect(() => load(argv)).toThrow(/the value \(not shown: it looks like a key\)/);
+    try {
+      load(argv);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('abab');
+    }
+  });
+
   it('a transaction key in CERT_SIGN_KEY: did you mean SIGNER_PRIVATE_KEY', () => {
     expect(() => load(['--certify'], { CERT_SIGN_KEY: txKey })).toThrow(/looks like a transaction key.*did you mean SIGNER_PRIVATE_KEY/);
   });
