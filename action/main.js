@@ -18,11 +18,10 @@ const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { annotation, inInputTerms, list, rootCauses, shellWords, WordsError } = require('./messages');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
 const SUITE_ENTRY = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'run.js');
-/** One annotation's message at most (results.json is already bounded and redacted; this keeps the log readable). */
-const MAX_MESSAGE = 2000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 /** GitHub shows at most this many annotations of one step. */
 const MAX_ANNOTATIONS = 10;
@@ -153,52 +152,6 @@ const reportDirOf = (env) => path.resolve(workspaceOf(env), input(env, 'report-d
 /** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
 
-/**
- * `args` split into words as a POSIX shell splits them, without running one: single quotes keep
- * everything, double quotes keep all but `\\`, `\"`, `\$` and `` \` `` escapes, a backslash outside
- * quotes keeps the next character (and drops a newline). No expansion of any kind: `$HOME` stays text.
- */
-function shellWords(text) {
-  const words = [];
-  let word = null;
-  let i = 0;
-  const put = (c) => (word = (word ?? '') + c);
-  while (i < text.length) {
-    const c = text[i++];
-    if (c === "'") {
-      const end = text.indexOf("'", i);
-      if (end < 0) throw new ConfigError('input args: a single quote is not closed');
-      put(text.slice(i, end));
-      i = end + 1;
-    } else if (c === '"') {
-      let closed = false;
-      put('');
-      while (i < text.length) {
-        const d = text[i++];
-        if (d === '"') {
-          closed = true;
-          break;
-        }
-        if (d === '\\' && i < text.length && '\\"$`\n'.includes(text[i])) {
-          const e = text[i++];
-          if (e !== '\n') put(e);
-        } else put(d);
-      }
-      if (!closed) throw new ConfigError('input args: a double quote is not closed');
-    } else if (c === '\\') {
-      if (i < text.length) {
-        const e = text[i++];
-        if (e !== '\n') put(e);
-      }
-    } else if (/\s/.test(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else put(c);
-  }
-  if (word !== null) words.push(word);
-  return words;
-}
-
 /** The suite's command line and environment from the inputs. */
 function plan(env) {
   const workspace = workspaceOf(env);
@@ -218,7 +171,12 @@ function plan(env) {
   if (booleanInput(env, 'certify', false)) args.push('--certify');
   const requirement = input(env, 'require');
   if (requirement) args.push('--require', requirement);
-  args.push(...shellWords(input(env, 'args')));
+  try {
+    args.push(...shellWords(input(env, 'args')));
+  } catch (err) {
+    if (err instanceof WordsError) throw new ConfigError(`input args: ${err.message}`);
+    throw err;
+  }
   return { workspace, reportDir, args, childEnv, failOnIncomplete: booleanInput(env, 'fail-on-incomplete', true) };
 }
 
@@ -231,95 +189,6 @@ function fails(exitCode, failOnIncomplete) {
   if (exitCode === 0) return false;
   if (exitCode === 3) return failOnIncomplete;
   return true;
-}
-
-/**
- * Whether a check fails the run: the suite's own `outcome` (results.json); a document written before
- * outcomes existed is read as the suite counted then (src/cli/results.ts isRunFailure).
- */
-function failsRun(c) {
-  if (c.outcome !== undefined) return c.outcome === 'failed';
-  return c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure');
-}
-
-/** The checks that fail the run (results.json), each with the checks it kept from being judged. */
-function rootCauses(doc) {
-  const checks = doc.checks ?? [];
-  const roots = [];
-  const byInterface = new Map();
-  for (const c of checks) {
-    // A down interface is one root: the check standing in for it and every check it blocked.
-    if (c.cause === 'unreachable' && c.unreachable) {
-      if (!byInterface.has(c.unreachable)) byInterface.set(c.unreachable, { interface: c.unreachable, check: undefined, covers: [] });
-      const root = byInterface.get(c.unreachable);
-      if (failsRun(c) && !root.check) root.check = c;
-      else root.covers.push(c.id);
-      continue;
-    }
-    if (failsRun(c)) roots.push({ check: c, covers: checks.filter((b) => b.blockedBy === c.id).map((b) => b.id) });
-  }
-  return [...byInterface.values(), ...roots];
-}
-
-const list = (ids, max = 12) => `${ids.slice(0, max).join(', ')}${ids.length > max ? ` and ${ids.length - max} more` : ''}`;
-
-/** One `::error` per root cause: what broke, the checks it covers, and how to see it again (its curl line, or the summary). */
-function annotation(root, summaryLink) {
-  const check = root.check;
-  const parts = [];
-  let title;
-  if (root.interface) {
-    const name = root.interface === 'rest' ? 'REST' : 'JSON-RPC';
-    title = `${name} target unreachable`;
-    parts.push(`${name} target unreachable${check?.reason ? `: ${check.reason}` : ''}`);
-  } else {
-    title = `${check.id} (spec ${check.failedSection ?? check.section})`;
-    parts.push(
-      `${check.title}: ${
-        check.expectation?.outcome === 'unexpected-pass'
-          ? `listed as a known failure (${check.expectation.reason}) but passed: remove it from the expectations file`
-          : check.reason
-      }`,
-    );
-    if (check.hint) parts.push(`fix: ${check.hint}`);
-  }
-  if (root.covers.length) parts.push(`covers ${root.covers.length} check(s) not judged because of it: ${list(root.covers)}`);
-  const curl = check?.exchanges?.find((e) => typeof e.curl === 'string')?.curl;
-  if (curl) parts.push(`repro: ${curl}`);
-  else if (summaryLink) parts.push(`details: ${summaryLink}`);
-  const message = parts.join('\n');
-  return command('error', { title }, message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 1) + '…' : message);
-}
-
-/** The Action's input for each of the suite's flags and variables it has one for. */
-const INPUT_OF_FLAG = {
-  'base-url': ['base-url', 'BASE_URL'],
-  'rpc-url': ['rpc-url', 'RPC_URL'],
-  profile: ['profile', 'RPC_PROFILE'],
-  'signer-key': ['signer-key', 'SIGNER_PRIVATE_KEY'],
-  header: ['headers', 'HEADERS'],
-  'rest-header': ['rest-headers', 'REST_HEADERS'],
-  'rpc-header': ['rpc-headers', 'RPC_HEADERS'],
-  secret: ['secrets', 'SECRETS'],
-  expectations: ['expectations', 'EXPECTATIONS'],
-  openapi: ['openapi', 'OPENAPI'],
-  require: ['require', 'REQUIRE'],
-  certify: ['certify', 'CERTIFY'],
-  'sign-key': ['cert-sign-key', 'CERT_SIGN_KEY_FILE'],
-  'report-dir': ['report-dir', 'REPORT_DIR'],
-};
-
-/** A suite message as a workflow's author reads it: `signer-key:` (the input) where the suite names `--signer-key (or SIGNER_PRIVATE_KEY)`. */
-function inInputTerms(message) {
-  let text = String(message);
-  for (const [flag, [name, variable]] of Object.entries(INPUT_OF_FLAG)) {
-    // The trailing colon of `--flag (or VAR): …` is the input's own: `signer-key: …`.
-    text = text
-      .replace(new RegExp(`--${flag} \\(or ${variable}\\):?`, 'g'), `${name}:`)
-      .replace(new RegExp(`--${flag}(?![\\w-]):?`, 'g'), `${name}:`)
-      .replace(new RegExp(`(?<![\\w-])${variable}(?![\\w-]):?`, 'g'), `${name}:`);
-  }
-  return text.replace(/CERT_SIGN_KEY(?![\w-]):?/g, 'cert-sign-key:');
 }
 
 // ---- building the suite in the action's directory ------------------------------------------
@@ -443,7 +312,9 @@ async function main(env = process.env, out = process.stdout) {
       : 'the step summary (What fails the run)';
   const roots = doc ? rootCauses(doc) : [];
   // GitHub shows 10 annotations of a step: past that, the tenth names the rest rather than being lost.
-  const annotations = roots.slice(0, roots.length > MAX_ANNOTATIONS ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS).map((root) => annotation(root, summaryLink));
+  const annotations = roots
+    .slice(0, roots.length > MAX_ANNOTATIONS ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS)
+    .map((root) => annotation(root, summaryLink, command));
   if (roots.length > MAX_ANNOTATIONS) {
     const rest = roots.slice(MAX_ANNOTATIONS - 1).map((r) => r.check?.id ?? `${r.interface} target unreachable`);
     annotations.push(command('error', { title: `conformance: ${rest.length} more root causes` }, `${list(rest, 40)}: see ${summaryLink}`));

@@ -87,9 +87,19 @@ export const NUMBER_RANGE = {
 /** The longest duration a flag takes (--nav-max-age, --clock-skew): ten years, in seconds. */
 const MAX_DURATION_SEC = 10 * 365 * 86_400;
 
+/**
+ * A value as a message quotes it: "value", unless it looks like key material (a transaction key,
+ * a PEM, a long hex or base64 run), which no message ever prints, whatever flag it was given to.
+ */
+export function quoted(value: string): string {
+  const v = value.trim();
+  if (/-----BEGIN|^(0x)?[0-9a-fA-F]{32,}$|^[A-Za-z0-9+/_=-]{40,}$/.test(v)) return 'the value (not shown: it looks like a key)';
+  return `"${value.length > 100 ? `${value.slice(0, 100)}…` : value}"`;
+}
+
 function parsePositiveInt(value: string, flag: keyof typeof NUMBER_RANGE, env: string): number {
   const { min, max } = NUMBER_RANGE[flag];
-  if (!/^\d+$/.test(value)) throw new ConfigError(`${flagName(flag, env)}: "${value}" is not a positive integer`);
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${flagName(flag, env)}: ${quoted(value)} is not a positive integer`);
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (${min} to ${max})`);
   return n;
@@ -98,7 +108,7 @@ function parsePositiveInt(value: string, flag: keyof typeof NUMBER_RANGE, env: s
 /** "90", "90s", "15m", "36h", "2d" -> seconds. */
 export function parseDuration(value: string, flag: string, env: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(value.trim());
-  if (!m) throw new ConfigError(`${flagName(flag, env)}: "${value}" is not a duration (e.g. 90s, 15m, 36h, 2d)`);
+  if (!m) throw new ConfigError(`${flagName(flag, env)}: ${quoted(value)} is not a duration (e.g. 90s, 15m, 36h, 2d)`);
   const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's'];
   const seconds = Number(m[1]) * unit;
   if (!(seconds <= MAX_DURATION_SEC)) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (at most 10 years)`);
@@ -223,7 +233,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
 
   const profile = get('profile') ?? 'dedicated';
   if (profile !== 'public' && profile !== 'dedicated')
-    throw new ConfigError(`--profile (or RPC_PROFILE): "${profile}" is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
+    throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(profile)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
   const signerKey = get('signer-key');
   if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
@@ -238,7 +248,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)) {
-      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): "${g}" is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
+      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): ${quoted(g)} is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
       only.add(g as Group);
     }
     if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
@@ -280,7 +290,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
   const spend = get('max-spend-wei');
   if (spend !== undefined) {
-    if (!/^\d+$/.test(spend)) throw new ConfigError(`--max-spend-wei (or MAX_SPEND_WEI): "${spend}" is not a non-negative integer`);
+    if (!/^\d+$/.test(spend)) throw new ConfigError(`--max-spend-wei (or MAX_SPEND_WEI): ${quoted(spend)} is not a non-negative integer`);
     maxSpendWei = BigInt(spend);
     // A balance is a uint256: a larger cap is a typo, not a budget.
     if (maxSpendWei >= 2n ** 256n) throw new ConfigError('--max-spend-wei (or MAX_SPEND_WEI): out of range (at most 2^256-1 wei)');
@@ -298,13 +308,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   // A boolean flag with an environment variable: ARCHIVE=1/true/yes or 0/false/no.
   const archiveEnv = env.ARCHIVE?.trim().toLowerCase();
   if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv))
-    throw new ConfigError(`--archive (or ARCHIVE): "${env.ARCHIVE}" is not one of 1, true, yes, 0, false, no`);
+    throw new ConfigError(`--archive (or ARCHIVE): ${quoted(env.ARCHIVE!)} is not one of 1, true, yes, 0, false, no`);
   const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
   const maxRpsRaw = get('max-rps');
   const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
   if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope))
     throw new ConfigError(
-      `--require (or REQUIRE): "${get('require')}" is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`,
+      `--require (or REQUIRE): ${quoted(get('require')!)} is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`,
     );
   const blockTimeMs = num('block-time', DEFAULTS.blockTimeMs);
   // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
@@ -333,7 +343,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
     warnings.push(`warning: ${words}`);
   }
-  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/i.test(env.EMBEDDED?.trim() ?? '');
+  const embeddedEnv = env.EMBEDDED?.trim().toLowerCase();
+  if (embeddedEnv && !/^(1|true|yes|0|false|no)$/.test(embeddedEnv))
+    throw new ConfigError(`--embedded (or EMBEDDED): ${quoted(env.EMBEDDED!)} is not one of 1, true, yes, 0, false, no`);
+  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/.test(embeddedEnv ?? '');
   const noTarget = baseUrl === undefined && rpcUrl === undefined && openapi === undefined;
   if (embeddedFlag && !noTarget)
     throw new ConfigError(

@@ -305,4 +305,17 @@ describe('the action run as the runner starts it', () => {
     expect(errors(r.stdout)).toEqual([expect.stringMatching(/::exit 2: rpc-url: does not speak JSON-RPC.*did you swap base-url: and rpc-url:\?/)]);
     expect(r.summary).toMatch(/^> rpc-url: does not speak JSON-RPC/m);
   }, 60_000);
+
+  it("a root cause's fix names the input to set (profile: public), its curl line left as the shell needs it", async () => {
+    const p = await proxy('rpc.receipts-dedicated-403');
+    const r = await step({ 'RPC-URL': p.rpcUrl, ARGS: '--only rpc' });
+    expect(r.code).toBe(1);
+    const annotations = errors(r.stdout);
+    expect(annotations).toHaveLength(1);
+    expect(annotations[0]).toMatch(/^::error title=rpc\.getBlockReceipts\.block\.latest /);
+    expect(annotations[0]).toMatch(/%0Afix: .*run with profile: public%0A/);
+    expect(annotations[0]).not.toMatch(/--profile/);
+    expect(annotations[0]).toMatch(/%0Acovers \d+ check\(s\)/);
+    expect(annotations[0]).toMatch(/%0Arepro: curl /);
+  }, 120_000);
 });

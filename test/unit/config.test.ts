@@ -241,6 +241,11 @@ describe('under CI a run never passes on nothing', () => {
     expect(load(['--help'], { CI: 'true' }).help).toBe(true);
   });
 
+  it('EMBEDDED takes a boolean', () => {
+    expect(() => load([], { CI: 'true', EMBEDDED: 'maybe' })).toThrow(/--embedded \(or EMBEDDED\): "maybe" is not one of/);
+    expect(() => load([], { CI: 'true', EMBEDDED: '0' })).toThrow(/no target under CI/);
+  });
+
   it('--embedded beside a URL is a contradiction', () => {
     expect(() => load(['--embedded', '--base-url', 'http://127.0.0.1:1'])).toThrow(/--embedded .*leave out/);
   });
@@ -302,6 +307,22 @@ describe('keys are never printed', () => {
     expect(() => load(argv, env)).toThrow(/looks like a transaction key.*did you mean --signer-key/);
     try {
       load(argv, env);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('abab');
+    }
+  });
+
+  it.each([
+    [['--profile', txKey]],
+    [['--max-spend-wei', txKey]],
+    [['--only', txKey]],
+    [['--timeout-ms', txKey]],
+    [['--nav-max-age', txKey]],
+    [['--require', txKey.slice(2)]],
+  ])('a key pasted into another flag (%j) is refused without being printed', (argv) => {
+    expect(() => load(argv)).toThrow(/the value \(not shown: it looks like a key\)/);
+    try {
+      load(argv);
     } catch (err) {
       expect((err as Error).message).not.toContain('abab');
     }
