@@ -9,6 +9,7 @@ import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
+import { planSampling } from '../harness/sampling';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
@@ -212,7 +213,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
     };
     // Expectations are applied as each result comes, so a known failure streams as known, not as FAIL.
     const onResult = (r: CheckResult) => reporter.result(expectations ? (applyExpectations([r], expectations), r) : r);
-    const ran = new Map((await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]));
+    const sampling = await planSampling(cfg.samples, {
+      rpcUrl: target.rpcUrl,
+      rpcHeaders: cfg.rpcHeaders,
+      http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal, limiter },
+      // The embedded reference seals every --block-time: nothing to observe.
+      ...(cfg.embedded ? { blockIntervalMs: cfg.blockTimeMs } : {}),
+    });
+    const ran = new Map(
+      (await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
+    );
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => {
       const leftOut = deselectedBy(c, cfg);
@@ -229,6 +239,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         results,
         ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
         unreachable,
+        sampling,
       },
       redactor,
     );

@@ -10,6 +10,7 @@ import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, summarize, type RunDocument, type RunFacts } from './results';
 import { quoted } from './traceability';
+import { runSampling, type SamplingPlan } from '../harness/sampling';
 
 export interface RunRecord {
   suite: { name: string; version: string };
@@ -21,6 +22,8 @@ export interface RunRecord {
   /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
   stopped?: { by: 'signal' | 'deadline'; reason: string };
   unreachable?: RunFacts['unreachable'];
+  /** --samples: how the read-only checks were sampled. */
+  sampling?: SamplingPlan;
 }
 
 /** Assemble results.json: the status and scope are derived here, once, from the results and the run facts. */
@@ -62,6 +65,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     summary: summarize(run.results),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    ...(run.sampling ? { sampling: runSampling(run.sampling) } : {}),
     statements: quoted(run.results),
     checks: run.results,
   });

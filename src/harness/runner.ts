@@ -1,6 +1,6 @@
 import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
 import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
-import { RateLimiter } from './http';
+import { Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
@@ -8,6 +8,7 @@ import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, type CheckResult } from './result';
+import { mergeSamples, sampleOffsetMs, type SampleOutcome, type SamplingPlan } from './sampling';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -24,6 +25,8 @@ export interface RunEnv {
   signal: AbortSignal;
   /** --max-rps: one limiter shared by every client of the run. */
   limiter?: RateLimiter;
+  /** One sample's own connections (--samples N > 1); absent: the process's shared pool. */
+  connections?: Connections;
 }
 
 export interface RunOptions {
@@ -33,6 +36,8 @@ export interface RunOptions {
   /** A check begins (the console's progress line shows what is running). */
   onStart?(check: Check): void;
   onResult?(result: CheckResult): void;
+  /** --samples N > 1: every read-only check is run N times (see runSampled). */
+  sampling?: SamplingPlan;
 }
 
 /**
@@ -106,6 +111,7 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       transcript: laneTranscript(lane),
       signal,
       limiter: env.limiter,
+      connections: env.connections,
     });
     const scope: SharedScope = {
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -180,7 +186,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   if (check.needs.includes('openapi') && env.settings.openapi?.exchange) transcript.add(env.settings.openapi.exchange);
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
-  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
+  const http = {
+    timeoutMs: env.settings.timeoutMs,
+    redactor: env.redactor,
+    transcript,
+    signal: checkSignal,
+    limiter: env.limiter,
+    connections: env.connections,
+  };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
   // Exactly the clients the check declared (unmetNeed made sure the run has them): see CheckContext.
@@ -256,10 +269,95 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
     while (queue.length > 0) await execute(queue.shift()!);
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
-  await Promise.all([sequential(lane), ...Array.from({ length: workers }, () => sequential(pool))]);
+  const sampled = (opts.sampling?.n ?? 1) > 1;
+  const readOnly = sampled
+    ? runSampled(pool, checks, env, opts, (i, outcome) => {
+        results[i] = outcome.result;
+        if (outcome.blocker) blockers.set(i, outcome.blocker);
+        else opts.onResult?.(outcome.result);
+      })
+    : Array.from({ length: workers }, () => sequential(pool));
+  await Promise.all([sequential(lane), ...readOnly]);
   settleBlocked(results, blockers);
   for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts (a sample then starts and is reported stopped). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** How many times a run without samples the sampled waves may have in flight at once. */
+const SAMPLE_OVERLAP = 3;
+
+/** A counting semaphore: at most `free` holders at once, served in order. */
+class Slots {
+  private readonly waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+  async take(): Promise<void> {
+    if (this.free > 0) return void this.free--;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+/**
+ * --samples N: the read-only checks run N times, as N waves. Wave s starts s · window / N after
+ * the first, so each check's answers spread over the window (two block intervals); waves overlap,
+ * so the run grows by about the window, not N times; every request still takes its --max-rps turn.
+ * Each wave has its own connections (a balancer routing per connection reaches other backends)
+ * and its own shared observations (the REST list is fetched once per wave, not once per run).
+ * A check is settled when all its samples are in (mergeSamples: any failing sample fails it).
+ */
+function runSampled(pool: number[], checks: Check[], env: RunEnv, opts: RunOptions, settled: (i: number, outcome: Outcome) => void): Promise<void>[] {
+  const plan = opts.sampling!;
+  // Overlapping waves would otherwise put N × --concurrency checks in flight: a target is asked
+  // at most SAMPLE_OVERLAP times as much at once as by a run without samples.
+  const slots = new Slots(Math.max(1, opts.concurrency * SAMPLE_OVERLAP));
+  const outcomes = new Map<number, { samples: Array<SampleOutcome<Blocker>>; started: number; left: number }>();
+  const first = performance.now();
+  const wave = async (s: number): Promise<void> => {
+    await pause(first + sampleOffsetMs(s, plan) - performance.now(), env.signal);
+    const connections = new Connections();
+    const waveEnv: RunEnv = { ...env, connections };
+    const shared: SharedObservations = new Map();
+    const queue = [...pool];
+    const worker = async (): Promise<void> => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        let entry = outcomes.get(i);
+        if (!entry) {
+          opts.onStart?.(checks[i]);
+          outcomes.set(i, (entry = { samples: new Array(plan.n), started: performance.now(), left: plan.n }));
+        }
+        await slots.take();
+        try {
+          entry.samples[s] = await runOne(checks[i], waveEnv, opts, shared);
+        } finally {
+          slots.give();
+        }
+        if (--entry.left === 0) {
+          settled(i, mergeSamples(entry.samples, performance.now() - entry.started));
+          outcomes.delete(i);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, pool.length)) }, worker));
+    } finally {
+      await connections.close();
+    }
+  };
+  return Array.from({ length: plan.n }, (_, s) => wave(s));
 }
 
 /** What a check not judged because of another's failure says about it, as data. */
