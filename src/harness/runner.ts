@@ -8,7 +8,7 @@ import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, type CheckResult } from './result';
-import { mergeSamples, sampleOffsetMs, type SampleOutcome, type SamplingPlan } from './sampling';
+import { mergeSamples, SAMPLE_OVERLAP, sampleOffsetMs, Slots, waveClock, type SampleOutcome, type SamplingPlan } from './sampling';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -283,34 +283,6 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   return results;
 }
 
-/** Resolves after `ms`, or at once when the signal aborts (a sample then starts and is reported stopped). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** How many times a run without samples the sampled waves may have in flight at once. */
-const SAMPLE_OVERLAP = 3;
-
-/** A counting semaphore: at most `free` holders at once, served in order. */
-class Slots {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-  async take(): Promise<void> {
-    if (this.free > 0) return void this.free--;
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 /**
  * --samples N: the read-only checks run N times, as N waves. Wave s starts s · window / N after
  * the first, so each check's answers spread over the window (two block intervals); waves overlap,
@@ -325,9 +297,9 @@ function runSampled(pool: number[], checks: Check[], env: RunEnv, opts: RunOptio
   // at most SAMPLE_OVERLAP times as much at once as by a run without samples.
   const slots = new Slots(Math.max(1, opts.concurrency * SAMPLE_OVERLAP));
   const outcomes = new Map<number, { samples: Array<SampleOutcome<Blocker>>; started: number; left: number }>();
-  const first = performance.now();
+  const clock = waveClock(env.signal);
   const wave = async (s: number): Promise<void> => {
-    await pause(first + sampleOffsetMs(s, plan) - performance.now(), env.signal);
+    await clock.until(sampleOffsetMs(s, plan));
     const connections = new Connections();
     const waveEnv: RunEnv = { ...env, connections };
     const shared: SharedObservations = new Map();
@@ -357,7 +329,8 @@ function runSampled(pool: number[], checks: Check[], env: RunEnv, opts: RunOptio
       await connections.close();
     }
   };
-  return Array.from({ length: plan.n }, (_, s) => wave(s));
+  const waves = Array.from({ length: plan.n }, (_, s) => wave(s));
+  return [Promise.all(waves).then(clock.stop, (err: unknown) => (clock.stop(), Promise.reject(err)))];
 }
 
 /** What a check not judged because of another's failure says about it, as data. */

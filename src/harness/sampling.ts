@@ -117,6 +117,50 @@ export function runSampling(plan: SamplingPlan): RunSampling {
   return { ...plan, ...(power ? { power } : {}) };
 }
 
+// ---- the schedule of the waves (used by the runner) ----
+
+/**
+ * Waits until `ms` after the start, or until the signal aborts (a wave then starts at once and
+ * its samples are reported stopped). One abort listener for all the waves of a run.
+ */
+export function waveClock(signal: AbortSignal): { until(ms: number): Promise<void>; stop(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const start = performance.now();
+  return {
+    until: (ms) => {
+      const wait = start + ms - performance.now();
+      if (wait <= 0 || signal.aborted) return Promise.resolve();
+      return Promise.race([aborted, new Promise<void>((resolve) => timers.add(setTimeout(resolve, wait)))]);
+    },
+    stop: () => {
+      for (const t of timers) clearTimeout(t);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** How many times a run without samples the sampled waves may have in flight at once. */
+export const SAMPLE_OVERLAP = 3;
+
+/** A counting semaphore: at most `free` holders at once, served in order. */
+export class Slots {
+  private readonly waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+  async take(): Promise<void> {
+    if (this.free > 0) return void this.free--;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
 /** A sample's result, and what blocked it when it could not observe its subject. */
 export interface SampleOutcome<B> {
   result: CheckResult;

@@ -141,10 +141,10 @@ describe.each(FLEETS)('$name', (v) => {
         const failed = judged.filter((c) => c.status === 'failed' && c.level === 'required' && sectionsOf(c.failedSection ?? c.section).includes(v.section!));
         expect({ exitCode, failed: failed.map((c) => c.id), text: exitCode === 1 ? '' : text }).toMatchObject({ exitCode: 1 });
         expect(failed.length).toBeGreaterThan(0);
-        // One backend of four: some answers, never all of them, and the failure says how many.
+        // One backend of four: some answers (routed per connection, never all of them), and the failure says how many.
         for (const c of failed) {
           expect(c.samples!.failed).toBeGreaterThan(0);
-          expect(c.samples!.failed).toBeLessThan(30);
+          if (v.routing === 'connection') expect(c.samples!.failed).toBeLessThan(30);
           expect(c.reason).toContain(`of 30 samples`);
           expect(c.exchanges.length).toBeGreaterThan(0);
         }
