@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path';
 import type { CheckResult } from '../harness/runner';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
-import { compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
+import { answersWords, compareSections, escapeHtml as esc, OUTCOME_WORDS, outcomeOf, type Outcome } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
@@ -28,6 +28,8 @@ export interface ComparedRow {
   level: string;
   /** One verdict per run, in column order; undefined when that run has no such check. */
   verdicts: Array<Outcome | undefined>;
+  /** --samples: "k/N answers failed" per run, in column order ('' when that run did not sample the check). */
+  answers: string[];
   /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
   differs: boolean;
   /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
@@ -124,7 +126,8 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r ? outcomeOf(r) : undefined;
     });
-    return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, ...differenceOf(verdicts) };
+    const answers = index.map((m) => answersWords(m.get(c.id) ?? {}));
+    return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, answers, ...differenceOf(verdicts) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -175,7 +178,10 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| check | section | ${c.runs.map((r) => mdText(r.label)).join(' | ')} |`,
     `|---|---|${c.runs.map(() => '---').join('|')}|`,
     // A section is digits and dots (loadRun refused any other by the schema); mdText would escape `4.1` as a list marker.
-    ...rows.map((r) => `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map(verdictWords).join(' | ')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map((v, i) => verdictWords(v) + (r.answers[i] ? ` (${r.answers[i]})` : '')).join(' | ')} |`,
+    ),
   ];
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
@@ -201,7 +207,7 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
   ].join('\n');
   const row = (r: ComparedRow) =>
-    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v) => `<td class="v v-${v ?? 'none'}">${esc(v ? OUTCOME_WORDS[v] : '—')}</td>`).join('')}</tr>`;
+    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v, i) => `<td class="v v-${v ?? 'none'}">${esc(v ? OUTCOME_WORDS[v] : '—')}${r.answers[i] ? `<div class="small">${esc(r.answers[i])}</div>` : ''}</td>`).join('')}</tr>`;
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);

@@ -9,7 +9,7 @@ import { PKG as pkg } from '../harness/paths';
 import { Redactor } from '../harness/redact';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
-import { planSampling } from '../harness/sampling';
+import { planSampling, samplingLine } from '../harness/sampling';
 import { allChecks } from '../../suites';
 import { applyExpectations, loadExpectations, type ExpectationsFile } from './expectations';
 import { ConsoleReporter } from './reporters/console';
@@ -220,6 +220,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       // The embedded reference seals every --block-time: nothing to observe.
       ...(cfg.embedded ? { blockIntervalMs: cfg.blockTimeMs } : {}),
     });
+    if (sampling.n > 1) io.out.write(`${samplingLine(sampling)}\n`);
     const ran = new Map(
       (await runChecks(checks, env, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
     );

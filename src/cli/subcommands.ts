@@ -1,3 +1,4 @@
+import { samplingLine } from '../harness/sampling';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SELF_REPORTED } from './certificate/badge';
@@ -145,6 +146,7 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv): Promis
   io.out.write(
     `certificate matches results.json (SHA-256 ${v.resultsSha256}): ${cap(conformance.status, 40)}, badge "${cap(conformance.badge.message, 120)}" — ${who}\n`,
   );
+  if (conformance.sampling) io.out.write(`${samplingLine(conformance.sampling)}\n`);
   if (!args.values.live) return EXIT_CODE.conformant;
 
   let live: LiveOutcome;

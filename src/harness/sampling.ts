@@ -50,6 +50,13 @@ export function powerWords(judged: number): string {
   return `a fault on ≥ ${pct(power.p)} of answers would have been seen with probability ≥ ${pct(power.confidence)} (1 − (1 − p)^${judged})`;
 }
 
+/** A run's sampling in one line, for the console and verify-certificate (numbers only: nothing of the target's). */
+export function samplingLine(s: Pick<SamplingPlan, 'n' | 'windowMs' | 'blockIntervalMs' | 'intervalFrom'>): string {
+  const n = Math.trunc(Number(s.n));
+  const spread = `over ${Math.round(Number(s.windowMs))} ms (2 block intervals of ${Math.round(Number(s.blockIntervalMs))} ms, ${s.intervalFrom === 'observed' ? 'observed' : s.intervalFrom === 'configured' ? 'configured' : 'assumed'})`;
+  return `samples: ${n} answer${n === 1 ? '' : 's'} per read-only question ${spread}; ${powerWords(n)}`;
+}
+
 /** The window for an interval: two block intervals, bounded. */
 export function windowFor(blockIntervalMs: number): number {
   return Math.min(WINDOW_MAX_MS, Math.max(WINDOW_MIN_MS, Math.round(WINDOW_INTERVALS * blockIntervalMs)));

@@ -1,3 +1,4 @@
+import type { RunSampling } from '../../harness/sampling';
 import { createHash } from 'node:crypto';
 import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
@@ -37,6 +38,8 @@ export interface Conformance {
   totals: Counts;
   /** Counts by primary spec section. */
   sections: Record<string, Counts>;
+  /** --samples: answers per read-only question, the window they spread over, the detection power (as results.json records it). */
+  sampling?: RunSampling;
   /** Send → visible at "pending", when the run measured it. */
   preconfLatencyMs: { n: number; p50: number; p95: number } | null;
   /** The badge's words and colour; its label says whether the certificate is signed. */
@@ -135,6 +138,7 @@ export function buildStatement(doc: RunDocument, resultsJson: string | Buffer, o
     date: doc.finishedAt,
     totals: { passed: doc.summary.passed, failed: doc.summary.failed, inconclusive: doc.summary.inconclusive, skipped: doc.summary.skipped },
     sections,
+    ...(doc.sampling ? { sampling: doc.sampling } : {}),
     preconfLatencyMs: latency?.all ? { n: latency.all.n, p50: latency.all.p50, p95: latency.all.p95 } : null,
     badge: badgeOf(doc),
   };

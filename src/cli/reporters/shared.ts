@@ -23,6 +23,12 @@ export function blockerWords(r: CheckResult): string | undefined {
   return undefined;
 }
 
+/** "k/N answers failed" for a sampled check (--samples), '' otherwise: numbers only, safe in any format. */
+export function answersWords(r: Pick<CheckResult, 'samples'>): string {
+  if (!r.samples) return '';
+  return `${Math.trunc(Number(r.samples.failed))}/${Math.trunc(Number(r.samples.n))} answers failed`;
+}
+
 /** A known failure that passed: the expectations file is stale (it fails the run). */
 export const isStale = (r: CheckResult) => r.expectation?.outcome === 'unexpected-pass';
 
