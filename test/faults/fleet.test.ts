@@ -157,3 +157,7 @@ describe.each(FLEETS)('$name', (v) => {
     90_000,
   );
 });
+
+// Pre-confirmed state is judged by the pass, which sends transactions and runs once: a backend with
+// Flashblocks off is seen only when the pass's own reads reach it (docs/sampling.md).
+it.todo('fleet.pending-from-latest: pending nonce, code and estimate answered from latest by one backend fail at --samples 30');
