@@ -126,7 +126,11 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r ? outcomeOf(r) : undefined;
     });
-    const answers = index.map((m) => answersWords(m.get(c.id) ?? {}));
+    // A sampled pass says nothing its verdict does not (the run's N is in the header): k/N where answers failed.
+    const answers = index.map((m) => {
+      const r = m.get(c.id);
+      return r?.samples?.failed ? answersWords(r) : '';
+    });
     return { id: c.id, section: primarySection(c), title: c.title, level: c.level, verdicts, answers, ...differenceOf(verdicts) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
@@ -171,6 +175,9 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| status | ${c.runs.map((r) => `${STATUS_ICON[r.doc.status]} **${mdText(r.doc.status)}** (${mdText(exitWords(r.doc.exitCode))})`).join(' | ')} |`,
     `| scope | ${c.runs.map((r) => mdText(scopeWords(r.doc.scope))).join(' | ')} |`,
     `| checks | ${c.runs.map((r) => mdText(counts(r.doc))).join(' | ')} |`,
+    ...(c.runs.some((r) => r.doc.sampling)
+      ? [`| samples | ${c.runs.map((r) => (r.doc.sampling ? `${Math.trunc(Number(r.doc.sampling.n))} per read-only question` : '1')).join(' | ')} |`]
+      : []),
     `| run | ${c.runs.map((r) => `${mdText(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s · ${mdCode(r.source, { table: true })}`).join(' | ')} |`,
     '',
   ];
@@ -204,6 +211,11 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
     `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${esc(statusClass(r.doc.status))}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
     `<tr><td class="muted">scope</td>${c.runs.map((r) => `<td class="small">${esc(scopeWords(r.doc.scope))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">checks</td>${c.runs.map((r) => `<td class="small">${esc(counts(r.doc))}</td>`).join('')}</tr>`,
+    ...(c.runs.some((r) => r.doc.sampling)
+      ? [
+          `<tr><td class="muted">samples</td>${c.runs.map((r) => `<td class="small">${r.doc.sampling ? `${Math.trunc(Number(r.doc.sampling.n))} per read-only question` : '1'}</td>`).join('')}</tr>`,
+        ]
+      : []),
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
   ].join('\n');
   const row = (r: ComparedRow) =>

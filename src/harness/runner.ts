@@ -8,7 +8,7 @@ import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, type CheckResult } from './result';
-import { mergeSamples, SAMPLE_OVERLAP, sampleOffsetMs, Slots, waveClock, type SampleOutcome, type SamplingPlan } from './sampling';
+import { runWaves, type SamplingPlan } from './sampling';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -270,67 +270,32 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
   const sampled = (opts.sampling?.n ?? 1) > 1;
+  // A check that cannot run here (out of scope, interface unreachable) is settled once, not N times.
+  const runnable = (i: number) => !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && env.unreachable?.[f]);
+  const signerLane = sequential(lane);
   const readOnly = sampled
-    ? runSampled(pool, checks, env, opts, (i, outcome) => {
-        results[i] = outcome.result;
-        if (outcome.blocker) blockers.set(i, outcome.blocker);
-        else opts.onResult?.(outcome.result);
-      })
+    ? [
+        sequential(pool.filter((i) => !runnable(i))),
+        // The waves after the first wait for the signer's lane: the pre-confirmation pass times
+        // seals and refreshes, and N waves of reads beside it would load the node it times.
+        runWaves<RunEnv & { shared: SharedObservations }, Blocker>(pool.filter(runnable), opts.sampling!, opts.concurrency, env.signal, signerLane, {
+          // Each wave has its own connections and its own shared observations.
+          open: () => ({ ...env, connections: new Connections(), shared: new Map() }),
+          close: (wave) => wave.connections!.close(),
+          started: (i) => opts.onStart?.(checks[i]),
+          run: (i, wave) => runOne(checks[i], wave, opts, wave.shared),
+          settled: (i, outcome) => {
+            results[i] = outcome.result;
+            if (outcome.blocker) blockers.set(i, outcome.blocker);
+            else opts.onResult?.(outcome.result);
+          },
+        }),
+      ]
     : Array.from({ length: workers }, () => sequential(pool));
-  await Promise.all([sequential(lane), ...readOnly]);
+  await Promise.all([signerLane, ...readOnly]);
   settleBlocked(results, blockers);
   for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;
-}
-
-/**
- * --samples N: the read-only checks run N times, as N waves. Wave s starts s · window / N after
- * the first, so each check's answers spread over the window (two block intervals); waves overlap,
- * so the run grows by about the window, not N times; every request still takes its --max-rps turn.
- * Each wave has its own connections (a balancer routing per connection reaches other backends)
- * and its own shared observations (the REST list is fetched once per wave, not once per run).
- * A check is settled when all its samples are in (mergeSamples: any failing sample fails it).
- */
-function runSampled(pool: number[], checks: Check[], env: RunEnv, opts: RunOptions, settled: (i: number, outcome: Outcome) => void): Promise<void>[] {
-  const plan = opts.sampling!;
-  // Overlapping waves would otherwise put N × --concurrency checks in flight: a target is asked
-  // at most SAMPLE_OVERLAP times as much at once as by a run without samples.
-  const slots = new Slots(Math.max(1, opts.concurrency * SAMPLE_OVERLAP));
-  const outcomes = new Map<number, { samples: Array<SampleOutcome<Blocker>>; started: number; left: number }>();
-  const clock = waveClock(env.signal);
-  const wave = async (s: number): Promise<void> => {
-    await clock.until(sampleOffsetMs(s, plan));
-    const connections = new Connections();
-    const waveEnv: RunEnv = { ...env, connections };
-    const shared: SharedObservations = new Map();
-    const queue = [...pool];
-    const worker = async (): Promise<void> => {
-      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-        let entry = outcomes.get(i);
-        if (!entry) {
-          opts.onStart?.(checks[i]);
-          outcomes.set(i, (entry = { samples: new Array(plan.n), started: performance.now(), left: plan.n }));
-        }
-        await slots.take();
-        try {
-          entry.samples[s] = await runOne(checks[i], waveEnv, opts, shared);
-        } finally {
-          slots.give();
-        }
-        if (--entry.left === 0) {
-          settled(i, mergeSamples(entry.samples, performance.now() - entry.started));
-          outcomes.delete(i);
-        }
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, pool.length)) }, worker));
-    } finally {
-      await connections.close();
-    }
-  };
-  const waves = Array.from({ length: plan.n }, (_, s) => wave(s));
-  return [Promise.all(waves).then(clock.stop, (err: unknown) => (clock.stop(), Promise.reject(err)))];
 }
 
 /** What a check not judged because of another's failure says about it, as data. */

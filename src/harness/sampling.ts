@@ -130,7 +130,7 @@ export function runSampling(plan: SamplingPlan): RunSampling {
  * Waits until `ms` after the start, or until the signal aborts (a wave then starts at once and
  * its samples are reported stopped). One abort listener for all the waves of a run.
  */
-export function waveClock(signal: AbortSignal): { until(ms: number): Promise<void>; stop(): void } {
+function waveClock(signal: AbortSignal): { until(ms: number): Promise<void>; stop(): void } {
   const timers = new Set<NodeJS.Timeout>();
   let onAbort = () => {};
   const aborted = new Promise<void>((resolve) => (onAbort = resolve));
@@ -151,10 +151,10 @@ export function waveClock(signal: AbortSignal): { until(ms: number): Promise<voi
 }
 
 /** How many times a run without samples the sampled waves may have in flight at once. */
-export const SAMPLE_OVERLAP = 3;
+const SAMPLE_OVERLAP = 3;
 
 /** A counting semaphore: at most `free` holders at once, served in order. */
-export class Slots {
+class Slots {
   private readonly waiting: Array<() => void> = [];
   constructor(private free: number) {}
   async take(): Promise<void> {
@@ -166,6 +166,69 @@ export class Slots {
     if (next) next();
     else this.free++;
   }
+}
+
+/**
+ * --samples N: the read-only checks run N times, as N waves. Wave 0 runs at once, beside the
+ * signer's lane; wave s > 0 starts s · window / N after that lane is done (the pre-confirmation
+ * pass times seals and refreshes: N waves of reads beside it would load the node it times), so
+ * each check's answers spread over the window (two block intervals). Waves overlap, so the run
+ * grows by about the window, not N times; every request still takes its --max-rps turn. Each wave
+ * has its own connections (a balancer routing per connection reaches other backends) and its own
+ * shared observations (the REST list is fetched once per wave, not once per run). A check is
+ * settled when all its samples are in (mergeSamples: any failing sample fails it).
+ */
+export function runWaves<W, B>(
+  pool: number[],
+  plan: SamplingPlan,
+  concurrency: number,
+  signal: AbortSignal,
+  laneDone: Promise<void>,
+  hooks: {
+    open(): W;
+    close(wave: W): Promise<void>;
+    started(i: number): void;
+    run(i: number, wave: W): Promise<SampleOutcome<B>>;
+    settled(i: number, outcome: SampleOutcome<B>): void;
+  },
+): Promise<void> {
+  // Overlapping waves would otherwise put N × --concurrency checks in flight: a target is asked
+  // at most SAMPLE_OVERLAP times as much at once as by a run without samples.
+  const slots = new Slots(Math.max(1, concurrency * SAMPLE_OVERLAP));
+  const outcomes = new Map<number, { samples: Array<SampleOutcome<B>>; started: number; left: number }>();
+  let clock: ReturnType<typeof waveClock> | undefined;
+  const later = laneDone.then(() => (clock = waveClock(signal)));
+  const wave = async (s: number): Promise<void> => {
+    if (s > 0) await (await later).until(sampleOffsetMs(s, plan));
+    const scope = hooks.open();
+    const queue = [...pool];
+    const worker = async (): Promise<void> => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        let entry = outcomes.get(i);
+        if (!entry) {
+          hooks.started(i);
+          outcomes.set(i, (entry = { samples: new Array<SampleOutcome<B>>(plan.n), started: performance.now(), left: plan.n }));
+        }
+        await slots.take();
+        try {
+          entry.samples[s] = await hooks.run(i, scope);
+        } finally {
+          slots.give();
+        }
+        if (--entry.left === 0) {
+          hooks.settled(i, mergeSamples(entry.samples, performance.now() - entry.started));
+          outcomes.delete(i);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, pool.length)) }, worker));
+    } finally {
+      await hooks.close(scope);
+    }
+  };
+  const stop = () => clock?.stop();
+  return Promise.all(Array.from({ length: plan.n }, (_, s) => wave(s))).then(stop, (err: unknown) => (stop(), Promise.reject(err)));
 }
 
 /** A sample's result, and what blocked it when it could not observe its subject. */

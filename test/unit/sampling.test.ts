@@ -5,7 +5,7 @@ import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
-import { detectionPower, mergeSamples, planSampling, powerWords, sampleOffsetMs, windowFor, type SamplingPlan } from '../../src/harness/sampling';
+import { detectionPower, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 
 // A fleet of one process: every third connection is answered by a "faulty backend".
@@ -86,6 +86,26 @@ describe('sampled runs', () => {
     const [r] = await runChecks([sends], env({ signer }), { concurrency: 1, sampling: plan(5) });
     expect(runs).toBe(1);
     expect(r.samples).toBeUndefined();
+  });
+
+  it('a check that cannot run here (out of scope) is settled once, not sampled', async () => {
+    const [r] = await runChecks([answers], env({ baseUrl: undefined }), { concurrency: 1, sampling: plan(5) });
+    expect(r).toMatchObject({ status: 'skipped', cause: 'out-of-scope' });
+    expect(r.samples).toBeUndefined();
+  });
+
+  it('the waves after the first wait for the signer lane', async () => {
+    const signer = createSigner(`0x${'11'.repeat(32)}`, new SpendBudget(1n));
+    const order: string[] = [];
+    let waves = 0;
+    const sends = check(meta('sends', { needs: ['rest', 'signer'] }), async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      order.push(`lane done after ${waves} sample(s)`);
+    });
+    const reads = check(meta('reads'), async () => void waves++);
+    await runChecks([sends, reads], env({ signer }), { concurrency: 2, sampling: plan(4) });
+    expect(order).toEqual(['lane done after 1 sample(s)']);
+    expect(waves).toBe(4);
   });
 
   it('shared observations are made once per sample, not once per run', async () => {
@@ -184,5 +204,15 @@ describe('--samples', () => {
     expect(() => load([`--samples=${value}`])).toThrow(ConfigError);
     expect(() => load([`--samples=${value}`])).toThrow(/--samples \(or SAMPLES\)/);
     expect(() => load([], { SAMPLES: value })).toThrow(/--samples \(or SAMPLES\)/);
+  });
+});
+
+describe('the run line', () => {
+  it('says N, the window and the power in numbers only', () => {
+    expect(samplingLine({ n: 30, windowMs: 4000, blockIntervalMs: 2000, intervalFrom: 'configured' })).toBe(
+      'samples: 30 answers per read-only question over 4000 ms (2 block intervals of 2000 ms, configured); a fault on ≥ 9.5 % of answers would have been seen with probability ≥ 95 % (1 − (1 − p)^30)',
+    );
+    // A results.json written by hand cannot put words of its own into the line.
+    expect(samplingLine({ n: 2, windowMs: 1000, blockIntervalMs: 500, intervalFrom: '<b>x</b>' as 'assumed' })).toContain('assumed');
   });
 });

@@ -23,9 +23,9 @@ export function blockerWords(r: CheckResult): string | undefined {
   return undefined;
 }
 
-/** "k/N answers failed" for a sampled check (--samples), '' otherwise: numbers only, safe in any format. */
+/** "k/N answers failed" for a sampled check that judged an answer (--samples), '' otherwise: numbers only, safe in any format. */
 export function answersWords(r: Pick<CheckResult, 'samples'>): string {
-  if (!r.samples) return '';
+  if (!r.samples?.judged) return '';
   return `${Math.trunc(Number(r.samples.failed))}/${Math.trunc(Number(r.samples.n))} answers failed`;
 }
 
