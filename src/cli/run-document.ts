@@ -65,7 +65,8 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     summary: summarize(run.results),
     exitCode: exitCodeFor(status, facts),
     ...facts,
-    ...(run.sampling ? { sampling: runSampling(run.sampling) } : {}),
+    // Absent at N = 1: a plain run's document is what it was.
+    ...(run.sampling && run.sampling.n > 1 ? { sampling: runSampling(run.sampling) } : {}),
     statements: quoted(run.results),
     checks: run.results,
   });
