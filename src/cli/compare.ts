@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
 import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from './outcome';
-import { countLine, escapeHtml as esc, OUTCOME_WORDS } from './reporters/shared';
+import { answersWords, countLine, escapeHtml as esc, OUTCOME_WORDS } from './reporters/shared';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
@@ -31,6 +31,8 @@ export interface ComparedRow {
   verdicts: Array<Outcome | undefined>;
   /** Per run: skipped because that run's scope left it out (a flag not given, the profile), as its result's outOfScope says. */
   outOfScope: boolean[];
+  /** --samples: "k/N answers failed" per run, in column order ('' when that run did not sample the check). */
+  answers: string[];
   /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
   differs: boolean;
   /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
@@ -125,7 +127,12 @@ export function compareRuns(sources: string[]): Comparison {
       return r?.outcome;
     });
     const outOfScope = index.map((m) => m.get(c.id)?.outOfScope !== undefined);
-    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, ...differenceOf(verdicts) };
+    // A sampled pass says nothing its verdict does not (the run's N is in the header): k/N where answers failed.
+    const answers = index.map((m) => {
+      const r = m.get(c.id);
+      return r?.samples?.failed ? answersWords(r) : '';
+    });
+    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -170,6 +177,9 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| status | ${c.runs.map((r) => `${STATUS_ICON[r.doc.status]} **${mdText(r.doc.status)}** (${mdText(exitWords(r.doc.exitCode))})`).join(' | ')} |`,
     `| scope | ${c.runs.map((r) => mdText(scopeWords(r.doc.scope))).join(' | ')} |`,
     `| checks | ${c.runs.map((r) => mdText(counts(r.doc))).join(' | ')} |`,
+    ...(c.runs.some((r) => r.doc.sampling)
+      ? [`| samples | ${c.runs.map((r) => (r.doc.sampling ? `${Math.trunc(Number(r.doc.sampling.n))} per read-only question` : '1')).join(' | ')} |`]
+      : []),
     `| run | ${c.runs.map((r) => `${mdText(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s · ${mdCode(r.source, { table: true })}`).join(' | ')} |`,
     '',
   ];
@@ -177,7 +187,10 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
     `| check | section | ${c.runs.map((r) => mdText(r.label)).join(' | ')} |`,
     `|---|---|${c.runs.map(() => '---').join('|')}|`,
     // A section is digits and dots (loadRun refused any other by the schema); mdText would escape `4.1` as a list marker.
-    ...rows.map((r) => `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map((v, i) => verdictWords(v, r.outOfScope[i])).join(' | ')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${mdCode(r.id, { table: true })} | ${r.section} | ${r.verdicts.map((v, i) => verdictWords(v, r.outOfScope[i]) + (r.answers[i] ? ` (${r.answers[i]})` : '')).join(' | ')} |`,
+    ),
   ];
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
@@ -200,10 +213,15 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
     `<tr><td class="muted">status</td>${c.runs.map((r) => `<td><span class="pill ${esc(statusClass(r.doc.status))}">${esc(r.doc.status)}</span><div class="small muted">${esc(exitWords(r.doc.exitCode))}</div></td>`).join('')}</tr>`,
     `<tr><td class="muted">scope</td>${c.runs.map((r) => `<td class="small">${esc(scopeWords(r.doc.scope))}</td>`).join('')}</tr>`,
     `<tr><td class="muted">checks</td>${c.runs.map((r) => `<td class="small">${esc(counts(r.doc))}</td>`).join('')}</tr>`,
+    ...(c.runs.some((r) => r.doc.sampling)
+      ? [
+          `<tr><td class="muted">samples</td>${c.runs.map((r) => `<td class="small">${r.doc.sampling ? `${Math.trunc(Number(r.doc.sampling.n))} per read-only question` : '1'}</td>`).join('')}</tr>`,
+        ]
+      : []),
     `<tr><td class="muted">run</td>${c.runs.map((r) => `<td class="small muted">${esc(r.doc.startedAt)} · ${(r.doc.durationMs / 1000).toFixed(1)} s<br><code>${esc(r.source)}</code></td>`).join('')}</tr>`,
   ].join('\n');
   const row = (r: ComparedRow) =>
-    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v, i) => `<td class="v v-${v ?? 'none'}">${esc(v ? words(v, r.outOfScope[i]) : '—')}</td>`).join('')}</tr>`;
+    `<tr class="${r.differs ? 'diff' : ''}"><td><code>${esc(r.id)}</code><div class="small muted">${esc(r.title)}</div></td><td>${esc(r.section)}</td>${r.verdicts.map((v, i) => `<td class="v v-${v ?? 'none'}">${esc(v ? words(v, r.outOfScope[i]) : '—')}${r.answers[i] ? `<div class="small">${esc(r.answers[i])}</div>` : ''}</td>`).join('')}</tr>`;
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);

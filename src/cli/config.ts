@@ -9,6 +9,7 @@ import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 import { ConfigError } from './config-error';
 import { flagName, parseUrl } from './url-flags';
 import { DEFAULTS, OPTIONS } from './options';
+import { CERTIFY_SAMPLES, SAMPLES_RANGE } from '../harness/sampling';
 
 export { ConfigError };
 
@@ -51,6 +52,8 @@ export interface RunConfig {
   flashblockMs?: number;
   /** --max-rps: requests per second across the whole run; undefined = no cap. */
   maxRps?: number;
+  /** --samples: answers per read-only question (1: one, as before; --certify without --samples: CERTIFY_SAMPLES). */
+  samples: number;
   /** --archive: require state and history at any block (pruned-history errors fail instead of skipping). */
   archive: boolean;
   /** --require full: a run that leaves an interface, a group or the signer out of scope is incomplete (exit 3). */
@@ -79,6 +82,7 @@ export const NUMBER_RANGE = {
   'deadline-ms': { min: 1, max: MAX_TIMER_MS },
   concurrency: { min: 1, max: 256 },
   'max-rps': { min: 1, max: 100_000 },
+  samples: SAMPLES_RANGE,
   // The embedded reference's own bounds (src/reference/index.ts): at least 10 ms, at most an hour.
   'block-time': { min: 10, max: 3_600_000 },
   'flashblock-ms': { min: 10, max: 3_600_000 },
@@ -386,6 +390,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     secrets: givenSecrets,
     flashblockMs,
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
+    // A certificate speaks for the whole fleet behind the URL: it samples unless told otherwise.
+    samples: num('samples', certify ? CERTIFY_SAMPLES : 1),
     archive,
     require: requiredScope as RequiredScope,
     list: values.list === true,

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type RunConfig } from './config';
 import { HELP_EXAMPLES, helpRows } from './options';
 import { PKG as pkg } from '../harness/paths';
 import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv } from '../harness/runner';
+import { planSampling, samplingLine } from '../harness/sampling';
 import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from './outcome';
@@ -168,8 +169,16 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       judgedById.set(j.id, j);
       reporter.result(j);
     };
+    const sampling = await planSampling(cfg.samples, {
+      rpcUrl: target.rpcUrl,
+      rpcHeaders: cfg.rpcHeaders,
+      http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal, limiter: runEnv.limiter },
+      // The embedded reference seals every --block-time: nothing to observe.
+      ...(cfg.embedded ? { blockIntervalMs: cfg.blockTimeMs } : {}),
+    });
+    if (sampling.n > 1) io.out.write(`${samplingLine(sampling)}\n`);
     const ran = new Map(
-      (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult })).map((r) => [r.id, r]),
+      (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
     );
     // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
     const results = catalogue.map((c) => {
@@ -186,6 +195,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
         results,
         ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
         unreachable: runEnv.unreachable,
+        sampling,
       },
       redactor,
     );

@@ -44,6 +44,12 @@ export const OPTIONS = [
     'full|none',
     'full: exit 3 (incomplete) unless both interfaces, the signer and every group are judged; recommended in CI (default none: judge what the given URLs allow)',
   ],
+  [
+    'samples',
+    'SAMPLES',
+    '<n>',
+    'ask every read-only question n times, over fresh connections and two block intervals, and judge every answer (a fleet behind a load balancer); 1 to 1000 (default 1; 30 with --certify)',
+  ],
   ['archive', 'ARCHIVE', '', 'the node must serve state at any block (archive node): pruned-history errors fail instead of skipping'],
   ['header', 'HEADERS', "'Name: value'", 'header sent to both targets (repeatable; env: one per line)'],
   ['rest-header', 'REST_HEADERS', "'Name: value'", 'header sent to the REST target only (repeatable; env: one per line)'],
@@ -94,7 +100,7 @@ export const OPTIONS = [
 export const HELP_GROUPS: ReadonlyArray<readonly [heading: string, flags: readonly string[]]> = [
   ['target', ['base-url', 'rpc-url', 'embedded', 'profile', 'archive', 'openapi', 'timeout-ms', 'deadline-ms', 'concurrency', 'max-rps']],
   ['credentials', ['signer-key', 'max-spend-wei', 'header', 'rest-header', 'rpc-header', 'secret']],
-  ['selection and judging', ['only', 'grep', 'require', 'expectations', 'nav-max-age', 'clock-skew']],
+  ['selection and judging', ['only', 'grep', 'require', 'samples', 'expectations', 'nav-max-age', 'clock-skew']],
   ['certification', ['certify', 'sign-key']],
   ['reports', ['report-dir']],
   ['reference knobs (the embedded reference target)', ['block-time', 'flashblock-ms']],

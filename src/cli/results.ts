@@ -1,3 +1,4 @@
+import type { RunSampling } from '../harness/sampling';
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { Cause, ScopeFlag } from '../harness/verdict';
@@ -92,6 +93,8 @@ export interface RunDocument {
   unreachable?: RunFacts['unreachable'];
   /** Statement id → its text in specs/rules.yaml, for every statement a check below cites. */
   statements?: Record<string, string>;
+  /** --samples: answers per read-only question, the window they were spread over, the detection power. */
+  sampling?: RunSampling;
   checks: Judged[];
 }
 

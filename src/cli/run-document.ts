@@ -11,6 +11,7 @@ import { renderSummary } from './reporters/summary';
 import { countOutcomes, countSections, judged, type Judged } from './outcome';
 import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, type RunDocument, type RunFacts } from './results';
 import { quoted } from './traceability';
+import { runSampling, type SamplingPlan } from '../harness/sampling';
 
 const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
 
@@ -25,6 +26,8 @@ export interface RunRecord {
   /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
   stopped?: { by: 'signal' | 'deadline'; reason: string };
   unreachable?: RunFacts['unreachable'];
+  /** --samples: how the read-only checks were sampled. */
+  sampling?: SamplingPlan;
 }
 
 /** Assemble results.json: the counts, status and scope are derived here, once, from the judged results and the run facts. */
@@ -68,6 +71,8 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     sections: countSections(checks),
     exitCode: exitCodeFor(status, facts),
     ...facts,
+    // Absent at N = 1: a plain run's document is what it was.
+    ...(run.sampling && run.sampling.n > 1 ? { sampling: runSampling(run.sampling) } : {}),
     statements: quoted(checks),
     checks,
   });

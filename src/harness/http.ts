@@ -40,11 +40,14 @@ export interface HttpOptions {
   limiter?: RateLimiter;
   /** Bounds of the retries of throttled answers (see httpCall); THROTTLE when absent. */
   throttle?: Partial<ThrottlePolicy>;
+  /** One sample's own connections (see Connections); absent: the process's shared keep-alive pool. */
+  connections?: Connections;
 }
 
 type Fetch = typeof fetch;
-type UndiciModule = { fetch: unknown; ProxyAgent: new (uri: string) => object };
-const proxyAgents = new Map<string, object>();
+type Closable = { close(): Promise<void> };
+type UndiciModule = { fetch: unknown; ProxyAgent: new (uri: string) => Closable; Agent: new () => Closable };
+const proxyAgents = new Map<string, Closable>();
 
 /**
  * fetch through a proxy. Node's own fetch has no proxy support, so proxied requests use the
@@ -57,6 +60,33 @@ function fetchThrough(proxy: string): Fetch {
   if (!agent) proxyAgents.set(proxy, (agent = new undici.ProxyAgent(proxy)));
   const dispatcher = agent;
   return ((url: string, init: RequestInit) => (undici.fetch as Fetch)(url, { ...init, dispatcher } as RequestInit)) as Fetch;
+}
+
+/**
+ * The connections of one sample (--samples): requests made with them never reuse a socket of
+ * another sample, so a load balancer that picks a backend per connection is asked afresh each
+ * sample. Requests within a sample may share a keep-alive socket, as a client of a fleet would.
+ * Made with the undici package's Agent (or ProxyAgent when a proxy is used), created on first use
+ * and closed by the runner when the sample ends.
+ */
+export class Connections {
+  private readonly agents = new Map<string, Closable>();
+
+  fetch(proxy: string | undefined): Fetch {
+    const undici = require('undici') as UndiciModule;
+    const key = proxy ?? '';
+    let agent = this.agents.get(key);
+    if (!agent) this.agents.set(key, (agent = proxy ? new undici.ProxyAgent(proxy) : new undici.Agent()));
+    const dispatcher = agent;
+    return ((url: string, init: RequestInit) => (undici.fetch as Fetch)(url, { ...init, dispatcher } as RequestInit)) as Fetch;
+  }
+
+  /** Closes every socket of the sample (waits for requests still in flight, which the sample's end makes none). */
+  async close(): Promise<void> {
+    const agents = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
+  }
 }
 
 function proxyPassword(proxy: string): string | undefined {
@@ -128,7 +158,8 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   // The proxy URL may carry a password; it must not reach an error message.
   if (proxy) redactor.add(proxyPassword(proxy));
   try {
-    const res = await (proxy ? fetchThrough(proxy) : fetch)(req.url, { method: req.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
+    const send = opts.connections ? opts.connections.fetch(proxy) : proxy ? fetchThrough(proxy) : fetch;
+    const res = await send(req.url, { method: req.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
     const text = await readCapped(res, MAX_RESPONSE_BYTES);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => (headers[name] = value));

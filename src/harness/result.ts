@@ -37,6 +37,42 @@ export function keptExchanges(exchanges: Exchange[]): Exchange[] {
   return [...head, ...tail];
 }
 
+/** "A fault on ≥ p of answers would have been seen with probability ≥ confidence": the p for `judged` answers. */
+export interface DetectionPower {
+  /** The smallest share of faulty answers seen with probability ≥ confidence: 1 − (1 − confidence)^(1/judged). */
+  p: number;
+  confidence: number;
+  /** 1 − (1 − 0.25)^judged: the probability a fault on a quarter of the answers is seen. */
+  atQuarter: number;
+}
+
+/** A distinct failure seen in a sample other than the one the result shows. */
+export interface SampleFailure {
+  /** Its sample, counted from 0. */
+  sample: number;
+  reason: string;
+  cause?: CheckResult['cause'];
+  failedSection?: string;
+  expected?: unknown;
+  actual?: unknown;
+  exchanges: Exchange[];
+}
+
+/** What a sampled check's result says about its samples ("k of N answers"). */
+export interface SampleCounts {
+  n: number;
+  /** Samples judged (passed or failed): the detection power is stated for them. */
+  judged: number;
+  failed: number;
+  /** Samples not judged: inconclusive (throttled, ambiguous timing, …) or skipped. */
+  notJudged: number;
+  /** The sample whose result the check shows (counted from 0). */
+  shown: number;
+  power?: DetectionPower;
+  /** Other distinct failures, each with its first failing exchanges (the first failure is the result itself). */
+  failures?: SampleFailure[];
+}
+
 export interface CheckResult extends CheckMeta {
   status: Status;
   /** Words for people. Code reads the facts beside it (cause, blockedBy, unreachable, outOfScope), never this. */
@@ -65,6 +101,8 @@ export interface CheckResult extends CheckMeta {
   unreachable?: Interface;
   /** cause `out-of-scope` or `deselected`: the flag that left it out (a missing URL or key, the profile, --only/--grep, no --archive, …), and in words. */
   outOfScope?: OutOfScope;
+  /** --samples N > 1, for a read-only check: its N answers, "k of N" failed, and the detection power. */
+  samples?: SampleCounts;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
 import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
-import { RateLimiter } from './http';
+import { Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
@@ -8,6 +8,7 @@ import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult } from './result';
+import { runWaves, type SamplingPlan } from './sampling';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -24,6 +25,8 @@ export interface RunEnv {
   signal: AbortSignal;
   /** --max-rps: one limiter shared by every client of the run. */
   limiter?: RateLimiter;
+  /** One sample's own connections (--samples N > 1); absent: the process's shared pool. */
+  connections?: Connections;
 }
 
 export interface RunOptions {
@@ -33,6 +36,8 @@ export interface RunOptions {
   /** A check begins (the console's progress line shows what is running). */
   onStart?(check: Check): void;
   onResult?(result: CheckResult): void;
+  /** --samples N > 1: every read-only check is run N times (see runSampled). */
+  sampling?: SamplingPlan;
 }
 
 /**
@@ -106,6 +111,7 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       transcript: laneTranscript(lane),
       signal,
       limiter: env.limiter,
+      connections: env.connections,
     });
     const scope: SharedScope = {
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -181,7 +187,14 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   if (check.needs.includes('openapi') && env.settings.openapi?.exchange) transcript.add(env.settings.openapi.exchange);
   const limit = opts.checkTimeoutMs ?? 120_000;
   const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
-  const http = { timeoutMs: env.settings.timeoutMs, redactor: env.redactor, transcript, signal: checkSignal, limiter: env.limiter };
+  const http = {
+    timeoutMs: env.settings.timeoutMs,
+    redactor: env.redactor,
+    transcript,
+    signal: checkSignal,
+    limiter: env.limiter,
+    connections: env.connections,
+  };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
   // Exactly the clients the check declared (unmetNeed made sure the run has them): see CheckContext.
@@ -259,7 +272,30 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
     while (queue.length > 0) await execute(queue.shift()!);
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
-  await Promise.all([sequential(lane), ...Array.from({ length: workers }, () => sequential(pool))]);
+  const sampled = (opts.sampling?.n ?? 1) > 1;
+  // A check that cannot run here (out of scope, interface unreachable) is settled once, not N times.
+  const runnable = (i: number) => !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && env.unreachable?.[f]);
+  const signerLane = sequential(lane);
+  const readOnly = sampled
+    ? [
+        sequential(pool.filter((i) => !runnable(i))),
+        // The waves after the first wait for the signer's lane: the pre-confirmation pass times
+        // seals and refreshes, and N waves of reads beside it would load the node it times.
+        runWaves<RunEnv & { shared: SharedObservations }, Blocker>(pool.filter(runnable), opts.sampling!, opts.concurrency, env.signal, signerLane, {
+          // Each wave has its own connections and its own shared observations.
+          open: () => ({ ...env, connections: new Connections(), shared: new Map() }),
+          close: (wave) => wave.connections!.close(),
+          started: (i) => opts.onStart?.(checks[i]),
+          run: (i, wave) => runOne(checks[i], wave, opts, wave.shared),
+          settled: (i, outcome) => {
+            results[i] = outcome.result;
+            if (outcome.blocker) blockers.set(i, outcome.blocker);
+            else opts.onResult?.(outcome.result);
+          },
+        }),
+      ]
+    : Array.from({ length: workers }, () => sequential(pool));
+  await Promise.all([signerLane, ...readOnly]);
   settleBlocked(results, blockers);
   for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;

@@ -53,6 +53,8 @@ beforeAll(async () => {
     '--only',
     'rest',
     '--certify',
+    '--samples',
+    '2',
     '--sign-key',
     privateFile,
     '--report-dir',

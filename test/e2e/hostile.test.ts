@@ -114,6 +114,8 @@ describe('no report carries a secret, whatever the target echoes', () => {
         '--signer-key',
         SIGNER_KEY,
         '--certify',
+        '--samples',
+        '2',
         '--timeout-ms',
         '3000',
         '--deadline-ms',

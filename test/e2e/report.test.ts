@@ -19,10 +19,10 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
   beforeAll(async () => {
     // One after the other: each starts its own anvil, and the machine has two cores.
     runs = [
-      await cli(['--embedded', '--profile', 'public', '--only', 'rest,rpc', '--certify', '--report-dir', publicDir]),
-      await cli(['--embedded', '--profile', 'dedicated', '--only', 'rest,rpc', '--certify', '--report-dir', dedicatedDir]),
-      await cli(['--embedded', '--certify', '--report-dir', fullDir]),
-      await cli(['--embedded', '--only', 'rest', '--certify', '--report-dir', restDir]),
+      await cli(['--embedded', '--profile', 'public', '--only', 'rest,rpc', '--certify', '--samples', '2', '--report-dir', publicDir]),
+      await cli(['--embedded', '--profile', 'dedicated', '--only', 'rest,rpc', '--certify', '--samples', '2', '--report-dir', dedicatedDir]),
+      await cli(['--embedded', '--certify', '--samples', '2', '--report-dir', fullDir]),
+      await cli(['--embedded', '--only', 'rest', '--certify', '--samples', '2', '--report-dir', restDir]),
     ];
   }, 300_000);
 

@@ -6,6 +6,7 @@ import type { KeyObject } from 'node:crypto';
 import type { CheckResult } from '../../harness/runner';
 import { ConfigError, loadConfig } from '../config';
 import type { Egress } from '../egress';
+import { samplingLine } from '../../harness/sampling';
 import { EXIT_CODE } from '../results';
 import { SELF_REPORTED } from './badge';
 import { liveRecheck, LiveError, type LiveOutcome } from './live';
@@ -79,6 +80,8 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     return EXIT_CODE.nonConformant;
   }
   io.out.write(accepted(v));
+  const sampled = v.statement!.predicate.tokenizedStocksConformance.sampling;
+  if (sampled) io.out.write(`${samplingLine(sampled)}\n`);
   if (!req.live) return EXIT_CODE.conformant;
 
   let live: LiveOutcome;

@@ -1,3 +1,4 @@
+import type { RunSampling } from '../../harness/sampling';
 import { createHash } from 'node:crypto';
 import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
@@ -38,6 +39,8 @@ export interface Conformance {
   totals: Counts;
   /** Counts by spec section (the section of each check's first statement), as results.json's `sections` stores them. */
   sections: Record<string, Counts>;
+  /** --samples: answers per read-only question, the window they spread over, the detection power (as results.json records it). */
+  sampling?: RunSampling;
   /** Send → visible at "pending", when the run measured it. */
   preconfLatencyMs: { n: number; p50: number; p95: number } | null;
   /** The badge's words and colour; its label says whether the certificate is signed. */
@@ -156,6 +159,7 @@ export function buildStatement(
     date: doc.finishedAt,
     totals: doc.counts,
     sections,
+    ...(doc.sampling ? { sampling: doc.sampling } : {}),
     preconfLatencyMs: latency?.all ? { n: latency.all.n, p50: latency.all.p50, p95: latency.all.p95 } : null,
     badge: badgeOf(doc),
   };

@@ -5,7 +5,8 @@ import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, typ
 import { rootCauses } from '../root-causes';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
-import { bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, quoteLabel, rootReason, skippedByReason, withOutcome } from './shared';
+import { powerWords, samplingLine } from '../../harness/sampling';
+import { answersWords, bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, quoteLabel, rootReason, skippedByReason, withOutcome } from './shared';
 
 const esc = escapeHtml;
 
@@ -130,7 +131,7 @@ function checkDetail(c: Judged, texts?: Record<string, string>): string {
 function checkRow(c: Judged, texts?: Record<string, string>): string {
   const o = c.outcome;
   const body = checkDetail(c, texts);
-  const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>`;
+  const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>${c.samples ? ` <span class="tag" title="${esc(powerWords(c.samples.judged))}">${esc(answersWords(c))}</span>` : ''}`;
   const open = o === 'failed' ? ' open' : '';
   return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
 }
@@ -239,6 +240,7 @@ export function renderHtml(doc: RunDocument): string {
   return `<!doctype html><html lang="en">${pageHead(`Conformance: ${doc.status} — ${doc.target.embedded ? 'embedded reference target' : (doc.target.baseUrl ?? doc.target.rpcUrl ?? '')}`, STYLE, SCRIPT)}<body><main>
 <h1>Tokenized stocks conformance <span class="pill ${status}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
 <div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
+${doc.sampling ? `<div class="muted">${esc(samplingLine(doc.sampling))}</div>` : ''}
 <div class="status ${status}"><div class="line">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
 <div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-failed"><b>${s.failed}</b>fail the run</div><div class="tile st-warning"><b>${s.warning + s['known-failure']}</b>advisory / known</div>${s['stale-expectation'] ? `<div class="tile st-stale-expectation"><b>${s['stale-expectation']}</b>stale expectations</div>` : ''}<div class="tile st-not-judged"><b>${s['not-judged'] + s.blocked}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
 ${scope}

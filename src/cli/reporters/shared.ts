@@ -12,6 +12,12 @@ export function blockerWords(r: CheckResult): string | undefined {
   return undefined;
 }
 
+/** "k/N answers failed" for a sampled check that judged an answer (--samples), '' otherwise: numbers only, safe in any format. */
+export function answersWords(r: Pick<CheckResult, 'samples'>): string {
+  if (!r.samples?.judged) return '';
+  return `${Math.trunc(Number(r.samples.failed))}/${Math.trunc(Number(r.samples.n))} answers failed`;
+}
+
 /** "3 passed, 0 failed, 2 known failures, …": the stored counts that are not empty (passed, failed, not judged and skipped always). */
 export function countLine(c: OutcomeCounts): string {
   const total = OUTCOMES.reduce((n, o) => n + c[o], 0);

@@ -1,7 +1,8 @@
 import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
 import { rootCauses } from '../root-causes';
 import { latencyOf } from './metrics';
-import { countLine, exchangeText, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
+import { samplingLine, powerWords } from '../../harness/sampling';
+import { answersWords, countLine, exchangeText, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -30,6 +31,7 @@ export function renderSummary(doc: RunDocument): string {
     `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'judged (signer given)' : `not judged (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
     '',
   );
+  if (doc.sampling) out.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
   if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
 
   const allRoots = rootCauses(doc.checks, factsOf(doc));
@@ -41,6 +43,7 @@ export function renderSummary(doc: RunDocument): string {
       out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
+      if (c?.samples) out.push(`- ${mdText(`${answersWords(c)} (${powerWords(c.samples.judged)})`)}`, '');
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> ${quoteLabel(c)}: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
       if (c?.hint) out.push(`→ ${mdText(c.hint)}`, '');
@@ -81,7 +84,9 @@ export function renderSummary(doc: RunDocument): string {
   if (other.length) {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
     for (const c of other)
-      out.push(`| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))} | ${mdText(c.reason || c.expectation?.reason || '')} |`);
+      out.push(
+        `| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
+      );
     out.push('');
   }
   for (const root of allRoots.filter((r) => !r.failsRun))
