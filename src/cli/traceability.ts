@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { sectionOfStatement, sectionsOf, type Check } from '../harness/check';
+import { sectionOfStatement, type Check } from '../harness/check';
 import { fromRoot } from '../harness/paths';
 
 /**
@@ -149,9 +149,9 @@ export function quoted(checks: Pick<Citing, 'statements'>[]): Record<string, str
   return out;
 }
 
-/** The entry ids a check cites: the sections of its statements (its `section` field). */
+/** The entry ids a check cites: the sections of its statements, in order (what its `section` field says, never parsed back). */
 export function citations(c: Citing): string[] {
-  return sectionsOf(c.section);
+  return [...new Set(c.statements.map(sectionOfStatement))];
 }
 
 /** The matrix: entry id → the checks citing it, in check order. Built only from the checks. */

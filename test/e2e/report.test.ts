@@ -39,7 +39,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
       expect(tail[0]).toBe(
         `status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`,
       );
-      expect(tail[1]).toBe('exit 0: conformant');
+      expect(tail[1]).toBe('exit 0: conformant — every required check in scope was judged and none failed');
       const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
       expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
       expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+ · ${doc.finishedAt.slice(0, 10)}$`));
