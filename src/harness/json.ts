@@ -84,7 +84,8 @@ export function jsonSafe(v: unknown): unknown {
 /** Short, stable rendering of a value for messages (cut values end with CUT_MARK). */
 export function show(v: unknown, max = 200): string {
   // A long string is quoted from its head only: the cut is the same, the work bounded.
-  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
+  const s =
+    typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
   return cut(s, max);
 }
 
