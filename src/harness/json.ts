@@ -84,7 +84,8 @@ export function jsonSafe(v: unknown): unknown {
 /** Short, stable rendering of a value for messages (cut values end with CUT_MARK). */
 export function show(v: unknown, max = 200): string {
   // A long string is quoted from its head only: the cut is the same, the work bounded.
-  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
+  const s =
+    typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
   return cut(s, max);
 }
 
@@ -133,9 +134,9 @@ export interface JsonMeasures {
 /**
  * Measures a JSON text in one pass without building anything: nesting, the largest array and
  * object, the longest string, and where the root object's `tokens` array is. It does not check
- * the syntax (JSON.parse does, on what is read).
+ * the syntax (JSON.parse does, on what is read). It stops once nesting passes `maxDepth`.
  */
-export function scanJson(text: string): JsonMeasures {
+export function scanJson(text: string, maxDepth = Infinity): JsonMeasures {
   const out: JsonMeasures = { depth: 0, elements: 0, members: 0, stringChars: 0 };
   // Per open container: whether it is an array, its commas, whether it holds anything.
   const isArray: boolean[] = [];
@@ -192,6 +193,8 @@ export function scanJson(text: string): JsonMeasures {
       commas.push(0);
       filled.push(false);
       out.depth = Math.max(out.depth, isArray.length);
+      // Past the depth bound the answer is refused whatever else it holds: stop before the stacks grow.
+      if (out.depth > maxDepth) return out;
     }
   }
   return out;
@@ -286,7 +289,7 @@ export function parseJson(text: string, opts: { sampleRecords?: boolean; limits?
   // Only a text opening an array, object or string can hold a structure worth bounding; any other
   // is left to JSON.parse, which reads a scalar or says at once that it is not JSON.
   const opening = /^\s*[[{"]/.test(text.slice(0, 64));
-  const m = opening ? scanJson(text) : { depth: 0, elements: 0, members: 0, stringChars: 0, tokens: undefined };
+  const m = opening ? scanJson(text, limits.depth) : { depth: 0, elements: 0, members: 0, stringChars: 0, tokens: undefined };
   if (m.depth > limits.depth) {
     throw new JsonTooDeep(`the answer's JSON is nested deeper than ${limits.depth} levels, this suite's bound for reading an answer: not judged`);
   }
