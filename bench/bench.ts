@@ -228,7 +228,12 @@ const GROUPS: Record<string, (rows: Row[], exits: number[]) => Promise<void>> = 
       unit: 'round trips',
       budget: 25,
     });
-    rows.push({ what: 'goal at --samples 1: sequential round trips on the critical path (same measure)', measured: median(cp.roundTrips), unit: 'round trips', budget: 15 });
+    rows.push({
+      what: 'goal at --samples 1: sequential round trips on the critical path (same measure)',
+      measured: median(cp.roundTrips),
+      unit: 'round trips',
+      budget: 15,
+    });
   },
   stall: async (rows) => {
     // A node that stops sealing ends the pre-confirmation pass with one cause, not a wait per check.

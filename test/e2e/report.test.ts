@@ -66,9 +66,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     });
     const cert = JSON.parse(readFileSync(path.join(fullDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.preconfLatencyMs).toEqual({ n: judged.n, p50: judged.p50, p95: judged.p95 });
-    expect(cert.badge.message).toBe(
-      `conformant · embedded reference · dedicated · ${doc.counts.passed}/${doc.counts.passed} · ${doc.finishedAt.slice(0, 10)}`,
-    );
+    expect(cert.badge.message).toBe(`conformant · embedded reference · dedicated · ${doc.counts.passed}/${doc.counts.passed} · ${doc.finishedAt.slice(0, 10)}`);
     const html = readFileSync(path.join(fullDir, 'report.html'), 'utf8');
     expect(html).toContain('aria-label="pre-confirmation timeline"');
     expect(html).toContain('aria-label="pre-confirmation latency distribution"');

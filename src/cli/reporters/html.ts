@@ -6,7 +6,19 @@ import { rootCauses } from '../root-causes';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { powerWords, samplingLine } from '../../harness/sampling';
-import { answersWords, bySection, escapeHtml, exchangeText, json, OUTCOME_WORDS, quoteStatements, quoteLabel, rootReason, skippedByReason, withOutcome } from './shared';
+import {
+  answersWords,
+  bySection,
+  escapeHtml,
+  exchangeText,
+  json,
+  OUTCOME_WORDS,
+  quoteStatements,
+  quoteLabel,
+  rootReason,
+  skippedByReason,
+  withOutcome,
+} from './shared';
 
 const esc = escapeHtml;
 
