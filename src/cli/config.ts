@@ -7,11 +7,13 @@ import { didYouMean, isCi, nearMissVariables } from './suggest';
 import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 import { ConfigError } from './config-error';
-import { flagName, parseUrl } from './url-flags';
+import { parseUrl } from './url-flags';
 import { DEFAULTS, OPTIONS } from './options';
-import { CERTIFY_SAMPLES, SAMPLES_RANGE } from '../harness/sampling';
+import { CERTIFY_SAMPLES } from '../harness/sampling';
 
 export { ConfigError };
+export { MAX_TIMER_MS, MIN_SECRET_LENGTH, NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted } from './config-values';
+import { NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted, MIN_SECRET_LENGTH } from './config-values';
 
 export interface RunConfig {
   baseUrl?: string;
@@ -67,65 +69,6 @@ const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embed
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
 /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
 export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
-/** Shorter than this, a value would be replaced inside ordinary words: refused rather than half-redacted. */
-export const MIN_SECRET_LENGTH = 4;
-
-/**
- * The largest delay a timer can wait (setTimeout, AbortSignal.timeout): 2^31-1 ms, about 24.8
- * days. Node fires a longer timer at once (with a warning), which would stop a run at its start.
- */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The accepted range of each numeric flag: beyond it a value is a mistake, never clamped. */
-export const NUMBER_RANGE = {
-  'timeout-ms': { min: 1, max: MAX_TIMER_MS },
-  'deadline-ms': { min: 1, max: MAX_TIMER_MS },
-  concurrency: { min: 1, max: 256 },
-  'max-rps': { min: 1, max: 100_000 },
-  samples: SAMPLES_RANGE,
-  // The embedded reference's own bounds (src/reference/index.ts): at least 10 ms, at most an hour.
-  'block-time': { min: 10, max: 3_600_000 },
-  'flashblock-ms': { min: 10, max: 3_600_000 },
-} as const;
-
-/** The longest duration a flag takes (--nav-max-age, --clock-skew): ten years, in seconds. */
-const MAX_DURATION_SEC = 10 * 365 * 86_400;
-
-/**
- * A value as a message quotes it: "value", unless it looks like key material (a transaction key,
- * a PEM, a long hex or base64 run), which no message ever prints, whatever flag it was given to.
- */
-export function quoted(value: string): string {
-  const v = value.trim();
-  if (/-----BEGIN|^(0x)?[0-9a-fA-F]{32,}$|^[A-Za-z0-9+/_=-]{40,}$/.test(v)) return 'the value (not shown: it looks like a key)';
-  return `"${value.length > 100 ? `${value.slice(0, 100)}…` : value}"`;
-}
-
-function parsePositiveInt(value: string, flag: keyof typeof NUMBER_RANGE, env: string): number {
-  const { min, max } = NUMBER_RANGE[flag];
-  if (!/^\d+$/.test(value)) throw new ConfigError(`${flagName(flag, env)}: ${quoted(value)} is not a positive integer`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (${min} to ${max})`);
-  return n;
-}
-
-/** "90", "90s", "15m", "36h", "2d" -> seconds. */
-export function parseDuration(value: string, flag: string, env: string): number {
-  const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(value.trim());
-  if (!m) throw new ConfigError(`${flagName(flag, env)}: ${quoted(value)} is not a duration (e.g. 90s, 15m, 36h, 2d)`);
-  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's'];
-  const seconds = Number(m[1]) * unit;
-  if (!(seconds <= MAX_DURATION_SEC)) throw new ConfigError(`${flagName(flag, env)}: ${value} is out of range (at most 10 years)`);
-  return seconds;
-}
-
-export function parseHeader(line: string, flag: string, env: string): [string, string] {
-  const i = line.indexOf(':');
-  const name = i > 0 ? line.slice(0, i).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${flagName(flag, env)}: expected 'Name: value', got a header without a valid name`);
-  return [name, line.slice(i + 1).trim()];
-}
-
 /**
  * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.
