@@ -110,7 +110,7 @@ describe('a target echoing every credential in every form', () => {
     };
     const out = sink();
     const err = sink();
-    const argv = ['--base-url', baseUrl, '--rpc-url', rpcUrl, '--only', 'rest,rpc', '--certify', '--timeout-ms', '3000', '--report-dir', dir];
+    const argv = ['--base-url', baseUrl, '--rpc-url', rpcUrl, '--only', 'rest,rpc', '--certify', '--samples', '2', '--timeout-ms', '3000', '--report-dir', dir];
     const code = await main(argv, env, { out: out.stream, err: err.stream });
     expect(readdirSync(dir)).toContain('results.json');
     const liveOut = sink();
