@@ -12,6 +12,7 @@ import YAML from 'yaml';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from '../faults/catalogue';
 import { startProxy, type Proxy } from '../faults/proxy';
+import { startHostile } from '../support/hostile';
 
 const ROOT = path.resolve(__dirname, '../..');
 const action = require('../../action/main.js') as {
@@ -279,6 +280,57 @@ describe('the action run as the runner starts it', () => {
     expect(masks).toEqual(expect.arrayContaining([`::add-mask::${key}`, '::add-mask::xyzzy.plugh']));
     expect(masks).not.toContain('::add-mask::base');
   }, 60_000);
+
+  it("a target echoing the secrets input (mixed separators) and a header's value: no log line, step summary or output holds any part", async () => {
+    const parts = ['tenantalpha9x', 'tenantbeta8yyq', 'tenantgamma7zz'];
+    const headerKey = 'hdrKey55-QQww-88zz';
+    const all = [...parts, headerKey];
+    // Each value whole, upper-cased and in base64, as member names and values, in JSON and in a long text/plain error.
+    const forms = all.flatMap((s) => [s, s.toUpperCase(), Buffer.from(s).toString('base64')]);
+    let calls = 0;
+    const server = await startHostile(() =>
+      ++calls % 2 === 0
+        ? { status: 400, headers: { 'content-type': 'text/plain' }, body: forms.map((f) => `${'x'.repeat(170)} ${f}`).join('\n') }
+        : {
+            body: JSON.stringify({
+              tokens: [{ contract_address: forms.join(' '), ...Object.fromEntries(forms.map((f) => [f, f])) }],
+              message: forms.join(' '),
+            }),
+          },
+    );
+    try {
+      const r = await step({
+        'BASE-URL': server.origin,
+        HEADERS: `X-Api-Key: ${headerKey}`,
+        SECRETS: `${parts[0]}, ${parts[1]}\n${parts[2]}`,
+        ARGS: '--only rest --timeout-ms 3000',
+        // A folder named after a tenant: the Action's own output (report-dir) quotes it.
+        'REPORT-DIR': `reports-${parts[1]}`,
+      });
+      expect(r.code).toBe(1);
+      const published: Record<string, string> = {
+        log: r.stdout
+          .split('\n')
+          .filter((l) => !l.startsWith('::add-mask::'))
+          .join('\n'),
+        summary: readFileSync(path.join(r.workspace, '.step-summary'), 'utf8'),
+        outputs: readFileSync(path.join(r.workspace, '.github-output'), 'utf8'),
+      };
+      const leaks: string[] = [];
+      for (const secret of all) {
+        const fragments = Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8).toLowerCase());
+        for (const [name, text] of Object.entries(published)) for (const f of fragments) if (text.toLowerCase().includes(f)) leaks.push(`${name}: ${f}`);
+      }
+      expect(leaks).toEqual([]);
+      // The runner was told every part on its own.
+      for (const secret of all) expect(r.stdout.split('\n')).toContain(`::add-mask::${secret}`);
+      expect(published.summary).toMatch(/non-conformant/);
+      expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
+      expect(r.outputs['report-dir']).toContain('***');
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("args copied from the README (--grep 'rest\\.list\\.') selects what it says", async () => {
     const r = await step({ 'BASE-URL': ref.baseUrl, ARGS: `--grep 'rest\\.list\\.' --only rest` });
