@@ -323,6 +323,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
       env.GITHUB_STEP_SUMMARY,
       summary ??
         `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}${said}No report was written: see the step's log.${os.EOL}`,
+      'the step summary ($GITHUB_STEP_SUMMARY)',
     );
   }
 
@@ -358,7 +359,13 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     );
 
   if (env.GITHUB_OUTPUT) {
-    io.append(env.GITHUB_OUTPUT, keyValue('status', status) + keyValue('exit-code', exitCode) + keyValue('report-dir', reportDir));
+    // One append per output: a value the gate withholds (a report-dir named after a secret) leaves the others set.
+    for (const [name, value] of [
+      ['status', status],
+      ['exit-code', exitCode],
+      ['report-dir', reportDir],
+    ])
+      io.append(env.GITHUB_OUTPUT, keyValue(name, value), `output ${name} ($GITHUB_OUTPUT)`);
   }
   if (io.withheld.length) {
     // Fail closed: what the gate withheld is named, never what it held.

@@ -67,8 +67,8 @@ class Output {
     if (passed !== undefined) this.out.write(passed);
   }
 
-  /** Append to a runner file ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT) through the gate, never through a link. */
-  append(file, text) {
+  /** Append to a runner file ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT) through the gate, never through a link; `label` names it when withheld. */
+  append(file, text, label = path.basename(file)) {
     if (!this.gate) {
       // Not built yet (the inputs were refused first): the Action's own fixed text, never through a link.
       const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
@@ -84,7 +84,7 @@ class Output {
     } catch (err) {
       // The gate removes nothing and says which file; a failure of the file system itself is not a refusal.
       if (!this.gate.refused.includes(file)) throw err;
-      this.withheld.push(path.basename(file));
+      this.withheld.push(label);
     }
   }
 

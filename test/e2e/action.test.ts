@@ -114,6 +114,52 @@ describe('workflow commands and file commands', () => {
   });
 });
 
+describe("the Action's writer (action/output.js)", () => {
+  const { Output } = require('../../action/output.js') as {
+    Output: new (
+      out: { write: (t: string) => boolean },
+      err: { write: (t: string) => boolean },
+    ) => {
+      open(args: string[], env: Record<string, string>, secrets: string): boolean;
+      mask(line: string): void;
+      log(text: string): void;
+      append(file: string, text: string, label?: string): void;
+      forward(where: 'stdout' | 'stderr', onLine?: (l: string) => void): { write(chunk: string): void; end(): void };
+      withheld: string[];
+    };
+  };
+  const capture = () => {
+    const lines: string[] = [];
+    return { lines, write: (t: string) => lines.push(t) > 0 };
+  };
+
+  it("masks the Action's own lines without breaking its workflow commands; add-mask lines pass outside the gate; a withheld write is named, never shown", () => {
+    const out = capture();
+    const err = capture();
+    const io = new Output(out, err);
+    expect(
+      io.open(['--header', 'X-Key: hdrKey55-QQww-88zz'], { HEADERS: 'X-Other: othKey66-RRtt-99yy' }, 'tenantalpha9x,open sesame 4242\ntenantbeta8yyq'),
+    ).toBe(true);
+    io.mask('::add-mask::tenantalpha9x\n');
+    io.log(action.command('error', { title: 'rest.list.schema (spec 4.1)' }, 'saw tenantalpha9x, TENANTBETA8YYQ, hdrKey55-QQww-88zz and othKey66-RRtt-99yy'));
+    io.log('::warning::open&#32;sesame 4242\n');
+    // A secret split across two chunks of the suite's output is still found: lines are passed whole.
+    const forwarded = io.forward('stdout');
+    forwarded.write('progress tenant');
+    forwarded.write('alpha9x done\n');
+    forwarded.end();
+    const dir = mkdtempSync(path.join(tmpdir(), 'action-output-'));
+    io.append(path.join(dir, 'summary'), '# open&#32;sesame 4242\n', 'the step summary');
+    io.append(path.join(dir, 'summary'), 'fine\n');
+    expect(out.lines[0]).toBe('::add-mask::tenantalpha9x\n');
+    expect(out.lines[1]).toMatch(/^::error title=rest\.list\.schema \(spec 4\.1\)::saw \*\*\*, \*\*\*, \*\*\* and \*\*\*\n$/);
+    expect(out.lines.slice(2).join('')).toBe('progress *** done\n');
+    expect(readFileSync(path.join(dir, 'summary'), 'utf8')).toBe('fine\n');
+    expect(io.withheld).toEqual(['a line of the step log', 'the step summary']);
+    expect(err.lines.join('')).not.toMatch(/sesame|tenant/i);
+  });
+});
+
 describe('args and messages', () => {
   it('args is split as a POSIX shell splits it (quotes, backslashes), with no expansion', () => {
     expect(action.shellWords(`--grep 'rest\\.token\\.' --only rest,rpc`)).toEqual(['--grep', 'rest\\.token\\.', '--only', 'rest,rpc']);
@@ -330,6 +376,28 @@ describe('the action run as the runner starts it', () => {
     } finally {
       await server.close();
     }
+  }, 120_000);
+
+  it('a write the gate cannot make safe is withheld, and the step fails with one line naming it (never the secret)', async () => {
+    // A secret of three words, quoted with an entity between two of them: no word alone holds it, the decoded text does.
+    const r = await step({
+      'BASE-URL': ref.baseUrl,
+      SECRETS: 'open sesame 4242',
+      'REPORT-DIR': 'reports-open&#32;sesame 4242',
+      ARGS: `--grep 'rest\\.list\\.' --only rest`,
+    });
+    expect(r.code).not.toBe(0);
+    const outputs = readFileSync(path.join(r.workspace, '.github-output'), 'utf8');
+    const log = r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('::add-mask::'))
+      .join('\n');
+    for (const text of [log, r.summary, outputs]) expect(text).not.toMatch(/sesame/);
+    expect(errors(r.stdout)).toContainEqual(
+      '::error title=conformance action::withheld (it would still have carried a secret): output report-dir ($GITHUB_OUTPUT)',
+    );
+    // Only that output is withheld: the others are set.
+    expect(r.outputs).toEqual({ status: expect.any(String), 'exit-code': String(r.code) });
   }, 120_000);
 
   it("args copied from the README (--grep 'rest\\.list\\.') selects what it says", async () => {
