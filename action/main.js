@@ -252,8 +252,8 @@ function runSuite(args, cwd, env, io) {
     const err = io.forward('stderr', (l) => {
       if (l.startsWith('conformance: ') && said.length < MAX_SAID) said.push(l.slice('conformance: '.length));
     });
-    child.stdout.setEncoding('utf8').on('data', (d) => out.write(d));
-    child.stderr.setEncoding('utf8').on('data', (d) => err.write(d));
+    child.stdout.setEncoding('utf8').on('data', (d) => out.take(d));
+    child.stderr.setEncoding('utf8').on('data', (d) => err.take(d));
     // A cancelled job signals this process: the suite stops cleanly and writes its reports (exit 130).
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward).on('SIGTERM', forward);

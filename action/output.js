@@ -91,7 +91,7 @@ class Output {
   /**
    * A writer for the suite's forwarded output (stdout or stderr): whole lines through the gate's
    * console stream (it masks, and keeps the text inert), so no secret is split across two chunks.
-   * `onLine` sees each line as written. Call `end()` when the stream closes.
+   * `onLine` sees each line as written. Give it each chunk with `take`, and call `end()` when the stream closes.
    */
   forward(where, onLine = () => {}) {
     const target = where === 'stderr' ? this.err : this.out;
@@ -103,7 +103,7 @@ class Output {
       if (this.gate && this.gate.refused.length > before) this.withheld.push(`a line of the suite's ${where}`);
     };
     return {
-      write: (chunk) => {
+      take: (chunk) => {
         const lines = (partial + chunk).split('\n');
         partial = lines.pop();
         for (const l of lines) {

@@ -124,7 +124,7 @@ describe("the Action's writer (action/output.js)", () => {
       mask(line: string): void;
       log(text: string): void;
       append(file: string, text: string, label?: string): void;
-      forward(where: 'stdout' | 'stderr', onLine?: (l: string) => void): { write(chunk: string): void; end(): void };
+      forward(where: 'stdout' | 'stderr', onLine?: (l: string) => void): { take(chunk: string): void; end(): void };
       withheld: string[];
     };
   };
@@ -145,8 +145,8 @@ describe("the Action's writer (action/output.js)", () => {
     io.log('::warning::open&#32;sesame 4242\n');
     // A secret split across two chunks of the suite's output is still found: lines are passed whole.
     const forwarded = io.forward('stdout');
-    forwarded.write('progress tenant');
-    forwarded.write('alpha9x done\n');
+    forwarded.take('progress tenant');
+    forwarded.take('alpha9x done\n');
     forwarded.end();
     const dir = mkdtempSync(path.join(tmpdir(), 'action-output-'));
     io.append(path.join(dir, 'summary'), '# open&#32;sesame 4242\n', 'the step summary');
