@@ -11,6 +11,8 @@
 //      inputs' terms), writes one `::error` per root cause that fails the run (from results.json:
 //      the checks it covers, its curl line), sets the outputs, and exits non-zero exactly when the
 //      run fails.
+// Every write after the `::add-mask::` lines goes through output.js: the suite's egress gate once
+// the suite is built, so the log, the step summary and the outputs hold no secret the suite knows.
 // The formats are those of the Actions toolkit (@actions/core): workflow commands on stdout,
 // file commands in $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY.
 const { spawnSync, spawn } = require('node:child_process');
@@ -217,7 +219,9 @@ function npmCommand() {
 }
 
 function sh(argv, what) {
-  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
+  // Its output reaches the log before the gate exists (it is what builds the gate): so it is given none of the inputs.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INPUT_')));
+  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, env, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
   if (r.error || r.status !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${r.error?.message ?? `exit ${r.status}`}`);
 }
 

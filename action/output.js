@@ -8,7 +8,8 @@
 //   - `::add-mask::` lines carry the secret so that the runner can hide it; the runner consumes
 //     them and never shows them, and the gate would mask the very value they register;
 //   - before dist/ exists (while building it, or when the inputs are refused first), the Action
-//     writes only its own fixed text: messages that never quote an input's value.
+//     writes only its own fixed text: messages that never quote an input's value; npm ci and the
+//     build, whose output goes straight to the log, are run without the inputs in their environment.
 const fs = require('node:fs');
 const path = require('node:path');
 
