@@ -11,6 +11,8 @@
 //      inputs' terms), writes one `::error` per root cause that fails the run (from results.json:
 //      the checks it covers, its curl line), sets the outputs, and exits non-zero exactly when the
 //      run fails.
+// Every write after the `::add-mask::` lines goes through output.js: the suite's egress gate once
+// the suite is built, so the log, the step summary and the outputs hold no secret the suite knows.
 // The formats are those of the Actions toolkit (@actions/core): workflow commands on stdout,
 // file commands in $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY.
 const { spawnSync, spawn } = require('node:child_process');
@@ -19,6 +21,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { annotation, inInputTerms, list, rootCauses, shellWords, WordsError } = require('./messages');
+const { Output } = require('./output');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
 const SUITE_ENTRY = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'run.js');
@@ -58,7 +61,8 @@ function booleanInput(env, name, fallback) {
   if (v === '') return fallback;
   if (/^(true|yes|on|1)$/i.test(v)) return true;
   if (/^(false|no|off|0)$/i.test(v)) return false;
-  throw new ConfigError(`input ${name}: "${v}" is not true or false`);
+  // Not quoted: before the suite is built, nothing the Action writes may carry an input's value (output.js).
+  throw new ConfigError(`input ${name}: expected true or false`);
 }
 
 class ConfigError extends Error {}
@@ -152,6 +156,26 @@ const reportDirOf = (env) => path.resolve(workspaceOf(env), input(env, 'report-d
 /** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
 
+/** The suite's environment from the inputs (REPORT_DIR aside). */
+function suiteEnv(env) {
+  const childEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('INPUT_') && !Object.values(ENV_OF_INPUT).includes(k)) childEnv[k] = v;
+  for (const [name, variable] of Object.entries(ENV_OF_INPUT)) {
+    const v = input(env, name);
+    if (v) childEnv[variable] = v; // relative paths: the suite runs in the workspace
+  }
+  return childEnv;
+}
+
+/** The suite's words from the args input, or none when they do not split (plan says why). */
+function suiteArgs(env) {
+  try {
+    return shellWords(input(env, 'args'));
+  } catch {
+    return [];
+  }
+}
+
 /** The suite's command line and environment from the inputs. */
 function plan(env) {
   const workspace = workspaceOf(env);
@@ -159,12 +183,7 @@ function plan(env) {
     // The CLI would judge its embedded reference target: a green run about nothing you meant to judge.
     throw new ConfigError('base-url and rpc-url are both empty (a missing secret?): give at least one');
   }
-  const childEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!k.startsWith('INPUT_') && !Object.values(ENV_OF_INPUT).includes(k)) childEnv[k] = v;
-  for (const [name, variable] of Object.entries(ENV_OF_INPUT)) {
-    const v = input(env, name);
-    if (v) childEnv[variable] = v; // relative paths: the suite runs in the workspace
-  }
+  const childEnv = suiteEnv(env);
   const reportDir = reportDirOf(env);
   childEnv.REPORT_DIR = reportDir;
   const args = [];
@@ -200,7 +219,9 @@ function npmCommand() {
 }
 
 function sh(argv, what) {
-  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
+  // Its output reaches the log before the gate exists (it is what builds the gate): so it is given none of the inputs.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INPUT_')));
+  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, env, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
   if (r.error || r.status !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${r.error?.message ?? `exit ${r.status}`}`);
 }
 
@@ -209,16 +230,16 @@ function sh(argv, what) {
  * lock file (no install script runs; the optional anvil is left out: the action always judges a
  * remote target), then the TypeScript transpile.
  */
-function ensureBuilt(out) {
+function ensureBuilt(io) {
   if (fs.existsSync(SUITE_ENTRY)) return;
-  out.write(`::group::Building the suite in ${ACTION_DIR}${os.EOL}`);
+  io.log(`::group::Building the suite in ${ACTION_DIR}${os.EOL}`);
   try {
     if (!fs.existsSync(path.join(ACTION_DIR, 'node_modules', 'typescript'))) {
       sh([...npmCommand(), 'ci', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm ci');
     }
     sh([process.execPath, path.join(ACTION_DIR, 'bin', 'build.js')], 'the build (bin/build.js)');
   } finally {
-    out.write(`::endgroup::${os.EOL}`);
+    io.log(`::endgroup::${os.EOL}`);
   }
 }
 
@@ -227,24 +248,24 @@ function ensureBuilt(out) {
 /** The suite's own lines on stderr (`conformance: …`), kept (bounded) to say in the annotation why it refused its configuration. */
 const MAX_SAID = 10;
 
-function runSuite(args, cwd, env, err = process.stderr) {
+function runSuite(args, cwd, env, io) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const said = [];
-    let partial = '';
-    child.stderr.on('data', (d) => {
-      err.write(d);
-      const lines = (partial + d).split('\n');
-      partial = lines.pop();
-      for (const l of lines) if (l.startsWith('conformance: ') && said.length < MAX_SAID) said.push(l.slice('conformance: '.length));
+    const out = io.forward('stdout');
+    const err = io.forward('stderr', (l) => {
+      if (l.startsWith('conformance: ') && said.length < MAX_SAID) said.push(l.slice('conformance: '.length));
     });
+    child.stdout.setEncoding('utf8').on('data', (d) => out.take(d));
+    child.stderr.setEncoding('utf8').on('data', (d) => err.take(d));
     // A cancelled job signals this process: the suite stops cleanly and writes its reports (exit 130).
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward).on('SIGTERM', forward);
     child.on('error', (e) => resolve({ code: 2, error: e.message, said }));
     child.on('close', (code, signal) => {
       process.off('SIGINT', forward).off('SIGTERM', forward);
-      if (partial.startsWith('conformance: ') && said.length < MAX_SAID) said.push(partial.slice('conformance: '.length));
+      out.end();
+      err.end();
       resolve({ code: code ?? (signal ? 130 : 2), said });
     });
   });
@@ -258,9 +279,13 @@ function readJson(file) {
   }
 }
 
-async function main(env = process.env, out = process.stdout) {
+async function main(env = process.env, out = process.stdout, err = process.stderr) {
+  const io = new Output(out, err);
   // First, before any other line: the runner hides these values from every later log line.
-  for (const secret of secretsOf(env)) out.write(command('add-mask', {}, secret));
+  for (const secret of secretsOf(env)) io.mask(command('add-mask', {}, secret));
+  // The gate knows what the suite will be given: its environment, its command line, each part of `secrets`.
+  const openGate = () => io.open(suiteArgs(env), suiteEnv(env), input(env, 'secrets'));
+  openGate();
 
   let exitCode;
   let reportDir = '';
@@ -275,20 +300,21 @@ async function main(env = process.env, out = process.stdout) {
     for (const f of REPORT_FILES) fs.rmSync(path.join(reportDirOf(env), f), { force: true });
     const p = plan(env);
     ({ reportDir, failOnIncomplete } = p);
-    ensureBuilt(out);
+    ensureBuilt(io);
+    if (!openGate()) throw new ConfigError(`the build left no ${path.relative(ACTION_DIR, SUITE_ENTRY)}`);
     const token = randomUUID();
-    out.write(`::stop-commands::${token}${os.EOL}`);
-    const r = await runSuite(p.args, p.workspace, p.childEnv);
-    out.write(`::${token}::${os.EOL}`);
-    if (r.error) out.write(command('error', { title: 'conformance' }, `the suite did not start: ${r.error}`));
+    io.log(`::stop-commands::${token}${os.EOL}`);
+    const r = await runSuite(p.args, p.workspace, p.childEnv, io);
+    io.log(`::${token}::${os.EOL}`);
+    if (r.error) io.log(command('error', { title: 'conformance' }, `the suite did not start: ${r.error}`));
     stopped = Boolean(r.error);
     exitCode = r.code;
     doc = readJson(path.join(reportDir, 'results.json'));
     if (!doc && exitCode === 2) refused = r.said.map(inInputTerms);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    out.write(command('error', { title: 'conformance' }, err.message));
-    refused = [err.message];
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.log(command('error', { title: 'conformance' }, e.message));
+    refused = [e.message];
     exitCode = 2;
     stopped = true;
   }
@@ -297,10 +323,11 @@ async function main(env = process.env, out = process.stdout) {
   if (env.GITHUB_STEP_SUMMARY) {
     // Without a report, the suite's own message (in the inputs' terms) is what the reader needs: the fix is in it.
     const said = refused.length ? refused.map((l) => `> ${l.replace(/[<>&`*_[\]|\\]/g, (c) => `\\${c}`)}`).join(`${os.EOL}>${os.EOL}`) + os.EOL + os.EOL : '';
-    fs.appendFileSync(
+    io.append(
       env.GITHUB_STEP_SUMMARY,
       summary ??
         `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}${said}No report was written: see the step's log.${os.EOL}`,
+      'the step summary ($GITHUB_STEP_SUMMARY)',
     );
   }
 
@@ -319,15 +346,15 @@ async function main(env = process.env, out = process.stdout) {
     const rest = roots.slice(MAX_ANNOTATIONS - 1).map((r) => r.check?.id ?? `${r.interface} target unreachable`);
     annotations.push(command('error', { title: `conformance: ${rest.length} more root causes` }, `${list(rest, 40)}: see ${summaryLink}`));
   }
-  for (const a of annotations) out.write(a);
+  for (const a of annotations) io.log(a);
   const reasons = (doc?.statusReasons ?? []).join('; ');
   const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
   if (failed && annotations.length === 0 && !stopped) {
     const why = exitCode === 2 ? (refused.length ? refused.join('; ') : 'the suite refused its configuration: see its message in the log') : reasons;
-    out.write(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
+    io.log(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
   if (!failed && exitCode === 3)
-    out.write(
+    io.log(
       command(
         'warning',
         { title: 'conformance: incomplete' },
@@ -336,7 +363,18 @@ async function main(env = process.env, out = process.stdout) {
     );
 
   if (env.GITHUB_OUTPUT) {
-    fs.appendFileSync(env.GITHUB_OUTPUT, keyValue('status', status) + keyValue('exit-code', exitCode) + keyValue('report-dir', reportDir));
+    // One append per output: a value the gate withholds (a report-dir named after a secret) leaves the others set.
+    for (const [name, value] of [
+      ['status', status],
+      ['exit-code', exitCode],
+      ['report-dir', reportDir],
+    ])
+      io.append(env.GITHUB_OUTPUT, keyValue(name, value), `output ${name} ($GITHUB_OUTPUT)`);
+  }
+  if (io.withheld.length) {
+    // Fail closed: what the gate withheld is named, never what it held.
+    io.log(command('error', { title: 'conformance action' }, `withheld (it would still have carried a secret): ${[...new Set(io.withheld)].join(', ')}`));
+    return exitCode || 1;
   }
   return failed ? exitCode || 1 : 0;
 }
@@ -347,7 +385,10 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stdout.write(command('error', { title: 'conformance action' }, String(err?.stack ?? err)));
+      // A crash: the gate, when the suite is built, still sees the message (it may quote an input).
+      const io = new Output();
+      io.open(suiteArgs(process.env), suiteEnv(process.env), input(process.env, 'secrets'));
+      io.log(command('error', { title: 'conformance action' }, String(err?.stack ?? err)));
       process.exitCode = 1;
     },
   );

@@ -12,6 +12,7 @@ import YAML from 'yaml';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from '../faults/catalogue';
 import { startProxy, type Proxy } from '../faults/proxy';
+import { startHostile } from '../support/hostile';
 
 const ROOT = path.resolve(__dirname, '../..');
 const action = require('../../action/main.js') as {
@@ -110,6 +111,52 @@ describe('workflow commands and file commands', () => {
   it('fail the step exactly for 1, 2, 130 and anything unknown; 3 as fail-on-incomplete says', () => {
     expect([0, 1, 2, 3, 130, 137].map((c) => action.fails(c, true))).toEqual([false, true, true, true, true, true]);
     expect(action.fails(3, false)).toBe(false);
+  });
+});
+
+describe("the Action's writer (action/output.js)", () => {
+  const { Output } = require('../../action/output.js') as {
+    Output: new (
+      out: { write: (t: string) => boolean },
+      err: { write: (t: string) => boolean },
+    ) => {
+      open(args: string[], env: Record<string, string>, secrets: string): boolean;
+      mask(line: string): void;
+      log(text: string): void;
+      append(file: string, text: string, label?: string): void;
+      forward(where: 'stdout' | 'stderr', onLine?: (l: string) => void): { take(chunk: string): void; end(): void };
+      withheld: string[];
+    };
+  };
+  const capture = () => {
+    const lines: string[] = [];
+    return { lines, write: (t: string) => lines.push(t) > 0 };
+  };
+
+  it("masks the Action's own lines without breaking its workflow commands; add-mask lines pass outside the gate; a withheld write is named, never shown", () => {
+    const out = capture();
+    const err = capture();
+    const io = new Output(out, err);
+    expect(
+      io.open(['--header', 'X-Key: hdrKey55-QQww-88zz'], { HEADERS: 'X-Other: othKey66-RRtt-99yy' }, 'tenantalpha9x,open sesame 4242\ntenantbeta8yyq'),
+    ).toBe(true);
+    io.mask('::add-mask::tenantalpha9x\n');
+    io.log(action.command('error', { title: 'rest.list.schema (spec 4.1)' }, 'saw tenantalpha9x, TENANTBETA8YYQ, hdrKey55-QQww-88zz and othKey66-RRtt-99yy'));
+    io.log('::warning::open&#32;sesame 4242\n');
+    // A secret split across two chunks of the suite's output is still found: lines are passed whole.
+    const forwarded = io.forward('stdout');
+    forwarded.take('progress tenant');
+    forwarded.take('alpha9x done\n');
+    forwarded.end();
+    const dir = mkdtempSync(path.join(tmpdir(), 'action-output-'));
+    io.append(path.join(dir, 'summary'), '# open&#32;sesame 4242\n', 'the step summary');
+    io.append(path.join(dir, 'summary'), 'fine\n');
+    expect(out.lines[0]).toBe('::add-mask::tenantalpha9x\n');
+    expect(out.lines[1]).toMatch(/^::error title=rest\.list\.schema \(spec 4\.1\)::saw \*\*\*, \*\*\*, \*\*\* and \*\*\*\n$/);
+    expect(out.lines.slice(2).join('')).toBe('progress *** done\n');
+    expect(readFileSync(path.join(dir, 'summary'), 'utf8')).toBe('fine\n');
+    expect(io.withheld).toEqual(['a line of the step log', 'the step summary']);
+    expect(err.lines.join('')).not.toMatch(/sesame|tenant/i);
   });
 });
 
@@ -279,6 +326,79 @@ describe('the action run as the runner starts it', () => {
     expect(masks).toEqual(expect.arrayContaining([`::add-mask::${key}`, '::add-mask::xyzzy.plugh']));
     expect(masks).not.toContain('::add-mask::base');
   }, 60_000);
+
+  it("a target echoing the secrets input (mixed separators) and a header's value: no log line, step summary or output holds any part", async () => {
+    const parts = ['tenantalpha9x', 'tenantbeta8yyq', 'tenantgamma7zz'];
+    const headerKey = 'hdrKey55-QQww-88zz';
+    const all = [...parts, headerKey];
+    // Each value whole, upper-cased and in base64, as member names and values, in JSON and in a long text/plain error.
+    const forms = all.flatMap((s) => [s, s.toUpperCase(), Buffer.from(s).toString('base64')]);
+    let calls = 0;
+    const server = await startHostile(() =>
+      ++calls % 2 === 0
+        ? { status: 400, headers: { 'content-type': 'text/plain' }, body: forms.map((f) => `${'x'.repeat(170)} ${f}`).join('\n') }
+        : {
+            body: JSON.stringify({
+              tokens: [{ contract_address: forms.join(' '), ...Object.fromEntries(forms.map((f) => [f, f])) }],
+              message: forms.join(' '),
+            }),
+          },
+    );
+    try {
+      const r = await step({
+        'BASE-URL': server.origin,
+        HEADERS: `X-Api-Key: ${headerKey}`,
+        SECRETS: `${parts[0]}, ${parts[1]}\n${parts[2]}`,
+        ARGS: '--only rest --timeout-ms 3000',
+        // A folder named after a tenant: the Action's own output (report-dir) quotes it.
+        'REPORT-DIR': `reports-${parts[1]}`,
+      });
+      expect(r.code).toBe(1);
+      const published: Record<string, string> = {
+        log: r.stdout
+          .split('\n')
+          .filter((l) => !l.startsWith('::add-mask::'))
+          .join('\n'),
+        summary: readFileSync(path.join(r.workspace, '.step-summary'), 'utf8'),
+        outputs: readFileSync(path.join(r.workspace, '.github-output'), 'utf8'),
+      };
+      const leaks: string[] = [];
+      for (const secret of all) {
+        const fragments = Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8).toLowerCase());
+        for (const [name, text] of Object.entries(published)) for (const f of fragments) if (text.toLowerCase().includes(f)) leaks.push(`${name}: ${f}`);
+      }
+      expect(leaks).toEqual([]);
+      // The runner was told every part on its own.
+      for (const secret of all) expect(r.stdout.split('\n')).toContain(`::add-mask::${secret}`);
+      expect(published.summary).toMatch(/non-conformant/);
+      expect(r.outputs).toMatchObject({ status: 'non-conformant', 'exit-code': '1' });
+      expect(r.outputs['report-dir']).toContain('***');
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it('a write the gate cannot make safe is withheld, and the step fails with one line naming it (never the secret)', async () => {
+    // A secret of three words, quoted with an entity between two of them: no word alone holds it, the decoded text does.
+    const r = await step({
+      'BASE-URL': ref.baseUrl,
+      SECRETS: 'open sesame 4242',
+      'REPORT-DIR': 'reports-open&#32;sesame 4242',
+      ARGS: `--grep 'rest\\.list\\.' --only rest`,
+    });
+    expect(r.code).not.toBe(0);
+    const outputs = readFileSync(path.join(r.workspace, '.github-output'), 'utf8');
+    const log = r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('::add-mask::'))
+      .join('\n');
+    for (const text of [log, r.summary, outputs]) expect(text).not.toMatch(/sesame/);
+    expect(errors(r.stdout)).toContainEqual(
+      '::error title=conformance action::withheld (it would still have carried a secret): output report-dir ($GITHUB_OUTPUT)',
+    );
+    // Only that output is withheld: the others are set.
+    expect(r.outputs).toEqual({ status: expect.any(String), 'exit-code': String(r.code) });
+  }, 120_000);
 
   it("args copied from the README (--grep 'rest\\.list\\.') selects what it says", async () => {
     const r = await step({ 'BASE-URL': ref.baseUrl, ARGS: `--grep 'rest\\.list\\.' --only rest` });

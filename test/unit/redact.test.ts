@@ -360,6 +360,14 @@ describe('one way out', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(files.filter((f) => !ALLOWED.includes(f) && DIRECT.test(readFileSync(path.join(root, f), 'utf8')))).toEqual([]);
   });
+
+  it("nothing in action/ writes but through action/output.js, the Action's one writer (the gate once the suite is built)", () => {
+    const root = path.join(__dirname, '../..');
+    const files = readdirSync(path.join(root, 'action')).filter((f) => f.endsWith('.js'));
+    expect(files).toContain('main.js');
+    const direct = /\b(writeFileSync|appendFileSync|writeSync|createWriteStream|process\.(stdout|stderr)\.write|console\.(log|error|warn|info)|\.write\()/;
+    expect(files.filter((f) => f !== 'output.js' && direct.test(readFileSync(path.join(root, 'action', f), 'utf8')))).toEqual([]);
+  });
 });
 
 describe('ambient variables named as credentials', () => {
