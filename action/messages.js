@@ -55,14 +55,8 @@ function shellWords(text) {
   return words;
 }
 
-/**
- * Whether a check fails the run: the suite's own `outcome` (results.json); a document written before
- * outcomes existed is read as the suite counted then (src/cli/results.ts isRunFailure).
- */
-function failsRun(c) {
-  if (c.outcome !== undefined) return c.outcome === 'failed';
-  return c.expectation?.outcome === 'unexpected-pass' || (c.status === 'failed' && c.level === 'required' && c.expectation?.outcome !== 'expected-failure');
-}
+/** Whether a check fails the run: the suite's own `outcome` (results.json, written by the suite this Action ran), never judged again here. */
+const failsRun = (c) => c.outcome === 'failed';
 
 /** The checks that fail the run (results.json), each with the checks it kept from being judged. */
 function rootCauses(doc) {
@@ -96,13 +90,7 @@ function annotation(root, summaryLink, command) {
     parts.push(`${name} target unreachable${check?.reason ? `: ${check.reason}` : ''}`);
   } else {
     title = `${check.id} (spec ${check.failedSection ?? check.section})`;
-    parts.push(
-      `${check.title}: ${
-        check.expectation?.outcome === 'unexpected-pass'
-          ? `listed as a known failure (${check.expectation.reason}) but passed: remove it from the expectations file`
-          : check.reason
-      }`,
-    );
+    parts.push(`${check.title}: ${check.reason}`);
     if (check.hint) parts.push(`fix: ${check.hint}`);
   }
   if (root.covers.length) parts.push(`covers ${root.covers.length} check(s) not judged because of it: ${list(root.covers)}`);

@@ -115,10 +115,14 @@ describe('a target echoing every credential in every form', () => {
     expect(readdirSync(dir)).toContain('results.json');
     const liveOut = sink();
     const liveErr = sink();
-    const liveCode = await main(['verify-certificate', dir, '--live', '--base-url', baseUrl, '--rpc-url', rpcUrl, '--timeout-ms', '3000'], env, {
-      out: liveOut.stream,
-      err: liveErr.stream,
-    });
+    const liveCode = await main(
+      ['verify-certificate', dir, '--allow-self-reported', '--live', '--base-url', baseUrl, '--rpc-url', rpcUrl, '--timeout-ms', '3000'],
+      env,
+      {
+        out: liveOut.stream,
+        err: liveErr.stream,
+      },
+    );
     // The target really was sent (and so could echo) the credentials, and --live really re-checked it.
     const sent = server.seen.map((r) => `${r.url} ${JSON.stringify(r.headers)}`).join('\n');
     for (const s of [BEARER, API_KEY, PATH_KEY, LETTERS_KEY]) expect(sent).toContain(s);
