@@ -11,6 +11,7 @@ import { SSTORE_MIN_GAS, RUNTIME_RETURNS_42, RUNTIME_SSTORE } from '../../src/ha
 import { codeDeploymentVisible } from '../../suites/preconf/code';
 import { estimateDependsOnPreconfirmed } from '../../suites/preconf/estimate';
 import { nonceBackToBack } from '../../suites/preconf/nonce';
+import { DEFS } from '../../src/harness/preconf/behaviours';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
 const tx = (role: SentTx['role'], nonce: number, contract?: number): SentTx => ({
@@ -97,4 +98,24 @@ describe.each(CHECKS)('$id on its later reads', (c) => {
   it('passes with no later read (a behaviour established in the last round before its seal)', async () => {
     expect((await run(c, passWith([]))).failure).toBeUndefined();
   });
+});
+
+describe('what a later read counts as the old state', () => {
+  const a = { base: 10n, sent: SENT, call: {} };
+  it('nonce: either spelling short of every transaction', () => {
+    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toBe(false);
+    expect(DEFS.nonce.stale!({ pending: 10n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toBe(true);
+    // After the seal "latest" caught up: a count from "latest" is no longer old.
+    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 15n }, a, PLAIN)).toBe(false);
+  });
+  it('code: any deployment without code at "pending"', () => {
+    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, RUNTIME_SSTORE], latest: ['0x', '0x'] }, a, PLAIN)).toBe(false);
+    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, '0x'], latest: ['0x', '0x'] }, a, PLAIN)).toBe(true);
+  });
+  it('estimate: against the code-less estimate, so a "latest" that already runs the contract changes nothing', () => {
+    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN }, a, PLAIN)).toBe(false);
+    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN + SSTORE_MIN_GAS }, a, PLAIN)).toBe(false);
+    expect(DEFS.estimate.stale!({ pending: PLAIN, latest: PLAIN }, a, PLAIN)).toBe(true);
+  });
+  it('receipts are not read again once established', () => expect(DEFS.receipts.stale).toBeUndefined());
 });
