@@ -2,9 +2,10 @@
 // and every view not yet established, until each behaviour showed in a pre-confirmed round or its
 // transactions were sealed. A view that can show stale state (behaviours.ts, stale) is read on
 // until its transactions are sealed, so every later read is a sample of the pre-confirmed state.
-// A view counts as pre-confirmed only in a round bracketed by unchanged heads with none of its transactions sealed (timing.ts, preSeal). A transaction is sealed when a
-// block with a non-zero hash, at or below the head, holds it — never because a receipt exists
-// (Flashblocks nodes answer receipts of pre-confirmed transactions with a zero block hash).
+// A view counts as pre-confirmed only in a round bracketed by unchanged heads with none of its
+// transactions sealed (timing.ts, preSeal). A transaction is sealed when a block with a non-zero
+// hash, at or below the head, holds it — never because a receipt exists (Flashblocks nodes answer
+// receipts of pre-confirmed transactions with a zero block hash).
 import { toQuantity } from '../hex';
 import { capture, DEFS, type Def } from './behaviours';
 import type { Violation } from './errors';
