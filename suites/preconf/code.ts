@@ -6,7 +6,7 @@ import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { DEPLOYED } from '../../src/harness/preconf/behaviours';
-import { judgedOf } from './judge';
+import { judgedOf, judgeLater } from './judge';
 
 export const codeDeploymentVisible = check(
   {
@@ -18,7 +18,7 @@ export const codeDeploymentVisible = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['code']);
-    const { before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
+    const { before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     DEPLOYED.forEach(([role, runtime], i) => {
       const address = sent.find((t) => t.role === role)!.contractAddress!;
@@ -43,5 +43,6 @@ export const codeDeploymentVisible = check(
       }
     });
     ctx.note(`visible at "pending" ${visibleAfterMs} ms after the first send`);
+    judgeLater(ctx, later, 'eth_getCode(deployment, "pending")');
   },
 );

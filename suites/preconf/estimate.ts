@@ -13,7 +13,7 @@
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { preconfPass } from '../../src/harness/preconf/pass';
-import { judgedOf } from './judge';
+import { judgedOf, judgeLater } from './judge';
 import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
 
 export const estimateDependsOnPreconfirmed = check(
@@ -26,7 +26,7 @@ export const estimateDependsOnPreconfirmed = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['estimate']);
-    const { before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'estimate', 'eth_estimateGas(call into the deployment, "pending")');
+    const { before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'estimate', 'eth_estimateGas(call into the deployment, "pending")');
     const to = sent.find((t) => t.role === 'deploy-sstore')!.contractAddress!;
     const plain = pass.plain!;
     ctx.note(
@@ -57,5 +57,6 @@ export const estimateDependsOnPreconfirmed = check(
         actual: after.latest.toString(),
       });
     }
+    judgeLater(ctx, later, 'eth_estimateGas(call into the deployment, "pending")');
   },
 );

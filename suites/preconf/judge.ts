@@ -6,9 +6,18 @@
 // the nonce check when the nonce the signer must use could not be had.
 import type { CheckContext } from '../../src/harness/check';
 import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
-import { describeMiss, type Afters, type Behaviour, type Judged, type Outcome, type PassResult, type Views } from '../../src/harness/preconf/evidence';
+import {
+  describeMiss,
+  type Afters,
+  type Behaviour,
+  type Judged,
+  type LaterRead,
+  type Outcome,
+  type PassResult,
+  type Views,
+} from '../../src/harness/preconf/evidence';
 import type { Violation } from '../../src/harness/preconf/errors';
-import { SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
+import { REFRESH_TOLERANCE_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 import { dedicated403 } from '../../src/harness/receipts';
 
 /** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
@@ -47,4 +56,31 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
     );
   }
   return inconclusive(o.reason);
+}
+
+/**
+ * The reads of a behaviour after the round that first showed its pre-confirmed state, up to the
+ * seal: each is a sample of that state (spec 1.4, 4.5: pre-confirmed state, refreshed about every
+ * 200 ms). One that still shows the old state fails the check, unless it started within
+ * REFRESH_TOLERANCE_MS of the first sighting (another backend may refresh a tick later) or a block
+ * was sealed around it (a backend a block behind may answer there). Behind a balancer, a backend
+ * with Flashblocks off answers its share of these reads from "latest".
+ */
+export function judgeLater(ctx: Pick<CheckContext, 'note' | 'metric'>, later: readonly LaterRead[] | undefined, what: string): void {
+  const reads = later ?? [];
+  if (reads.length === 0) return;
+  const old = reads.filter((r) => r.old);
+  const beyond = old.filter((r) => r.preSeal && r.afterMs > REFRESH_TOLERANCE_MS);
+  ctx.metric('laterReads', { n: reads.length, old: old.length, beyondTolerance: beyond.length });
+  ctx.note(
+    `${reads.length} later read(s) at "pending" up to the seal (${reads[0].afterMs}..${reads[reads.length - 1].afterMs} ms after the first sighting): ` +
+      `${old.length} showed the old state, ${old.length - beyond.length} of them within ${REFRESH_TOLERANCE_MS} ms or around a seal`,
+  );
+  if (beyond.length === 0) return;
+  const first = beyond[0];
+  fail(
+    `${what}: ${beyond.length} of ${reads.length} later reads showed the old state more than ${REFRESH_TOLERANCE_MS} ms after the pre-confirmed state was first seen, with no block sealed around them ` +
+      `(the first ${first.afterMs} ms after): once pre-confirmed, the state shows at "pending" until the seal, refreshed about every ${SPEC_REFRESH_MS} ms on every backend`,
+    { expected: 'the pre-confirmed state in every later read', actual: { afterMs: first.afterMs, read: first.shown } },
+  );
 }

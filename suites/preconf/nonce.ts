@@ -13,7 +13,7 @@ import { fail } from '../../src/harness/verdict';
 import { toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { TX_COUNT, type NonceContradiction } from '../../src/harness/preconf/evidence';
-import { failOn, judgedOf } from './judge';
+import { failOn, judgedOf, judgeLater } from './judge';
 
 /** The readings that ended the pass, against 4.5 / 1.4: the pending count is the next nonce, never below latest. */
 function judgeContradiction(c: NonceContradiction): never {
@@ -48,7 +48,7 @@ export const nonceBackToBack = check(
       for (const line of pass.notes) ctx.note(line);
       judgeContradiction(pass.nonce);
     }
-    const { base, before, after, sent, visibleAfterMs } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
+    const { base, before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
     // An address names one account whatever the case of its letters (EIP-55 is a checksum).
     for (const [when, v] of [
@@ -103,5 +103,6 @@ export const nonceBackToBack = check(
         },
       );
     }
+    judgeLater(ctx, later, 'eth_getTransactionCount(signer, "pending")');
   },
 );

@@ -158,6 +158,77 @@ describe.each(FLEETS)('$name', (v) => {
   );
 });
 
-// Pre-confirmed state is judged by the pass, which sends transactions and runs once: a backend with
-// Flashblocks off is seen only when the pass's own reads reach it (docs/sampling.md).
-it.todo('fleet.pending-from-latest: pending nonce, code and estimate answered from latest by one backend fail at --samples 30');
+/** Flashblocks off: "pending" state reads answered from "latest" (the pre-confirmed state ignored). */
+const pendingFromLatest: RpcMutation = async (call: RpcCall, next) => {
+  const i = call.method === 'eth_getTransactionCount' || call.method === 'eth_getCode' || call.method === 'eth_estimateGas' ? 1 : -1;
+  if (i < 0 || call.params[i] !== 'pending') return next();
+  const c: RpcCall = { ...call, params: [...call.params] };
+  c.params[i] = 'latest';
+  return next(c);
+};
+
+// Pre-confirmed state is judged by the pass, which sends its transactions once whatever N is: a
+// backend with Flashblocks off is seen in the reads the pass makes after it first saw its own
+// transactions pre-confirmed, up to their seal (docs/sampling.md).
+describe('fleet.pending-from-latest', () => {
+  // Blocks of 2 s: after the first sighting, enough rounds of reads before the seal on a loaded machine.
+  let slow: ReferenceTarget;
+  beforeAll(async () => {
+    slow = await startReference({ blockTimeMs: 2 * BLOCK_TIME_MS });
+  }, 60_000);
+  afterAll(async () => {
+    await slow?.stop();
+  });
+
+  /** The nonce, code and estimate checks through a fleet of four whose third backend is `odd`, per-request routing. */
+  async function preconfThrough(
+    odd?: RpcMutation,
+  ): Promise<{ exitCode: number; failed: string[]; notPassed: string[]; sends: number; out: string; routed: number[] }> {
+    let sends = 0;
+    // Every backend counts the transactions it is handed, whichever the balancer picks.
+    const counting =
+      (m?: RpcMutation): RpcMutation =>
+      async (call, next, ctx) => {
+        if (call.method === 'eth_sendRawTransaction') sends++;
+        return m ? m(call, next, ctx) : next();
+      };
+    const fleet = await startFleet(slow, [{ rpc: counting() }, { rpc: counting() }, { rpc: counting(odd) }, { rpc: counting() }], 'request');
+    const dir = mkdtempSync(path.join(tmpdir(), 'fleet-'));
+    const out = sink();
+    try {
+      const argv = ['--base-url', fleet.restUrl, '--rpc-url', fleet.rpcUrl, '--signer-key', slow.signerKey, '--only', 'preconf', '--samples', SAMPLES];
+      const grep = ['--grep', '^preconf\\.(nonce|code|estimate)\\.', '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', '60000'];
+      const exitCode = await main([...argv, ...grep], {}, { out: out.stream, err: out.stream });
+      const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
+      expect(doc.sampling).toMatchObject({ n: 30 });
+      const judged = doc.checks.filter((c) => /^preconf\.(nonce|code|estimate)\./.test(c.id));
+      return {
+        exitCode,
+        failed: judged.filter((c) => c.status === 'failed' && c.level === 'required').map((c) => `${c.id}: ${c.reason}`),
+        notPassed: judged.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.reason}`),
+        sends,
+        out: out.text(),
+        routed: [...fleet.routed],
+      };
+    } finally {
+      await fleet.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('pending nonce, code and estimate answered from latest by one backend of four fail at --samples 30, with no extra transaction', async () => {
+    const { exitCode, failed, sends, out, routed } = await preconfThrough(pendingFromLatest);
+    expect(routed.every((n) => n > 0)).toBe(true);
+    expect({ exitCode, failed: failed.length ? failed : out }).toMatchObject({ exitCode: 1 });
+    // The later reads are what see it: the first read that established the state may well have reached a good backend.
+    expect({ later: failed.some((r) => /\d+ of \d+ later reads showed the old state/.test(r)), failed }).toMatchObject({ later: true });
+    // One pass: a batch of five per attempt (at most three attempts), whatever N is.
+    expect(sends).toBeGreaterThanOrEqual(5);
+    expect(sends).toBeLessThanOrEqual(5 * 3);
+  }, 90_000);
+
+  it('passes at --samples 30 when one backend of four imports each block 400 ms late ("latest" a block behind, "pending" refreshed)', async () => {
+    const { exitCode, notPassed } = await preconfThrough(backendOf('ok.preconf-lb-one-block-apart').rpc);
+    expect({ exitCode, notPassed }).toEqual({ exitCode: 0, notPassed: [] });
+  }, 90_000);
+});

@@ -8,7 +8,7 @@ import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, typ
 import { METHOD_OF, type Behaviour } from './evidence';
 import { send, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { weighTxMisses } from './timing';
+import { preSeal, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
 
 /**
@@ -63,6 +63,19 @@ function summarize(
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
     const c = t.final!;
+    const sealedFirst = firstSealed(sealedIn, rel);
+    const stale = def.stale;
+    // Every read after the one that established it, up to the seal: samples of the same state.
+    const later = stale
+      ? t.looks
+          .filter((r) => r > c)
+          .map((r) => ({
+            afterMs: Math.round(rounds[r].startedAt - rounds[c].endedAt),
+            old: stale(t.values.get(r), a, st.plain),
+            preSeal: preSeal(rounds, r, sealedFirst) === true,
+            shown: def.shown(t.values.get(r), a),
+          }))
+      : [];
     const judged = {
       attempt: n,
       base: a.base,
@@ -73,6 +86,7 @@ function summarize(
       after: after.value,
       sealedIn,
       visibleAfterMs: sinceSend(rounds[c].endedAt),
+      later,
     };
     return { kind: 'judged', judged } as Results[Behaviour];
   }

@@ -38,6 +38,12 @@ export interface Def<V, A> {
    */
   unsettled(after: A, a: AttemptTxs, sealedIn: Map<string, bigint>, plain: bigint | undefined): string | undefined;
   shown(v: V, a: AttemptTxs): unknown;
+  /**
+   * The read still shows the state from before the transactions (undefined: the behaviour is
+   * not read again once established). Only asked of reads before the seal; `plain` is the
+   * code-less estimate.
+   */
+  stale?(v: V, a: AttemptTxs, plain: bigint | undefined): boolean;
 }
 
 async function countsBothCases(s: Session): Promise<Views['nonce']> {
@@ -70,6 +76,8 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       return after.latest < sealed || after.pending < sealed ? `counts pending ${after.pending}, latest ${after.latest} (sealed count ${sealed})` : undefined;
     },
     shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
+    // Either spelling below the count with every transaction: that answer left some out.
+    stale: (v, a) => (v.pending < v.pendingLowercase ? v.pending : v.pendingLowercase) < a.base + BigInt(a.sent.length),
   },
   code: {
     relevant: deployments,
@@ -85,6 +93,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // No code yet is what a lagging backend shows; other code is for the check to judge.
     unsettled: (after) => (after.latest.some((c) => c === '0x') ? `"latest" code ${after.latest.join(', ')}` : undefined),
     shown: (v, a) => Object.fromEntries(deployments(a).map((t, i) => [t.contractAddress!, { pending: v.pending[i], latest: v.latest[i] }])),
+    stale: (v) => v.pending.some((c) => c === '0x'),
   },
   estimate: {
     relevant: (a) => [sstore(a)],
@@ -100,6 +109,9 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     unsettled: (after, _a, _sealedIn, plain) =>
       plain !== undefined && after.latest <= plain ? `"latest" estimate ${after.latest} (code-less ${plain})` : undefined,
     shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString() }),
+    // Against the code-less estimate, not the "latest" one read beside it: the comparison holds
+    // whichever of the two a seal has already changed.
+    stale: (v, _a, plain) => v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS,
   },
   receipts: {
     relevant: (a) => a.sent,

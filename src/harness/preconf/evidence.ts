@@ -87,6 +87,22 @@ export interface Afters {
 
 // ---- what an attempt established -------------------------------------------------------------
 
+/**
+ * A read of a behaviour at "pending" after the round that first showed it pre-confirmed, up to
+ * the seal of its transactions: under sampling, every backend behind a balancer must keep
+ * showing that state once the suite has seen it.
+ */
+export interface LaterRead {
+  /** From the answer of the round that first showed it to the start of this read (a lower bound on the time between the two answers). */
+  afterMs: number;
+  /** It still showed the state from before the transactions. */
+  old: boolean;
+  /** No block was sealed around it (preSeal): a read near a seal may meet a backend a block behind. */
+  preSeal: boolean;
+  /** What it read, as shown. */
+  shown: unknown;
+}
+
 /** What an attempt established for one behaviour: a pre-confirmed observation and the one after the seal. */
 export interface Judged<V, A> {
   attempt: number;
@@ -102,6 +118,8 @@ export interface Judged<V, A> {
   sealedIn: Map<string, bigint>;
   /** From the first send to the answer of the round that showed it. */
   visibleAfterMs: number;
+  /** The reads after that round, up to the seal (empty for a behaviour not read again). */
+  later?: LaterRead[];
 }
 
 export interface MissRecord {

@@ -95,6 +95,14 @@ export const EARLY_MS = 3 * SPEC_REFRESH_MS;
  * answer). A stalled client (a loaded machine) then never turns into a verdict.
  */
 export const MAX_LOOK_GAP_MS = 2 * SPEC_REFRESH_MS;
+/**
+ * Once the suite has seen its own transaction pre-confirmed, how long a read at "pending" may
+ * still show the state from before it: one refresh period. Backends behind one balancer take the
+ * same pre-confirmations from one sequencer, so "about every 200 ms" holds on each of them; one
+ * may answer a refresh later than another, not more. A read that starts later than that and still
+ * shows the old state comes from a backend that does not refresh (Flashblocks off).
+ */
+export const REFRESH_TOLERANCE_MS = SPEC_REFRESH_MS;
 /** Attempts of the pass, each a whole send window; and the misses that make evidence. */
 export const MAX_ATTEMPTS = 3;
 export const EVIDENCE_ATTEMPTS = 2;

@@ -1,9 +1,11 @@
 // An attempt's second phase: rounds of reads every POLL_INTERVAL_MS, each with the "latest" block
 // and every view not yet established, until each behaviour showed in a pre-confirmed round or its
-// transactions were sealed. A view counts as pre-confirmed only in a round bracketed by unchanged
-// heads with none of its transactions sealed (timing.ts, preSeal). A transaction is sealed when a
-// block with a non-zero hash, at or below the head, holds it — never because a receipt exists
-// (Flashblocks nodes answer receipts of pre-confirmed transactions with a zero block hash).
+// transactions were sealed. A view that can show stale state (behaviours.ts, stale) is read on
+// until its transactions are sealed, so every later read is a sample of the pre-confirmed state.
+// A view counts as pre-confirmed only in a round bracketed by unchanged heads with none of its
+// transactions sealed (timing.ts, preSeal). A transaction is sealed when a block with a non-zero
+// hash, at or below the head, holds it — never because a receipt exists (Flashblocks nodes answer
+// receipts of pre-confirmed transactions with a zero block hash).
 import { toQuantity } from '../hex';
 import { capture, DEFS, type Def } from './behaviours';
 import type { Violation } from './errors';
@@ -74,9 +76,15 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
     const t = tracks.get(b)!;
     return t.final === undefined && t.violation === undefined && t.awaiting === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined;
   };
+  // Established views keep being read up to their seal (no transaction is added for it).
+  const readOn = (b: Behaviour): boolean => {
+    const t = tracks.get(b)!;
+    return active(b) || (DEFS[b].stale !== undefined && t.violation === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined);
+  };
 
   for (let i = 1; ; i++) {
-    const reading = st.behaviours.filter(active);
+    const reading = st.behaviours.filter(readOn);
+    const establishingNow = new Set(st.behaviours.filter(active));
     const allSealed = sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
     if (allSealed) st.heads.disarm();
     const awaiting = st.behaviours.some((b) => tracks.get(b)!.awaiting !== undefined);
@@ -130,6 +138,7 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
       }
       t.looks.push(i);
       t.values.set(i, r.value);
+      if (!establishingNow.has(b)) return;
       const def = DEFS[b] as Def<unknown, unknown>;
       if (def.visible(r.value, a)) t.awaiting = i;
       pendingShows.push({ round: i, method: METHOD_OF[b], txs: def.shows(r.value, a) });
