@@ -9,11 +9,18 @@
 // only have raised it). The pass stops at those readings; this check states them, and the other
 // preconf checks are blocked by it (judge.ts).
 import { check } from '../../src/harness/check';
-import { fail } from '../../src/harness/verdict';
+import { fail, inconclusive } from '../../src/harness/verdict';
 import { toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { TX_COUNT, type NonceContradiction } from '../../src/harness/preconf/evidence';
 import { failOn, judgedOf, judgeLater } from './judge';
+import { REFRESH_TOLERANCE_MS } from '../../src/harness/preconf/timing';
+
+/** A later read's two spellings, as shown (hex quantities), disagree. */
+const spellingsDisagree = (shown: unknown): boolean => {
+  const v = shown as { pending?: unknown; pendingLowercase?: unknown } | null;
+  return typeof v?.pending === 'string' && typeof v.pendingLowercase === 'string' && v.pending !== v.pendingLowercase;
+};
 
 /** The readings that ended the pass, against 4.5 / 1.4: the pending count is the next nonce, never below latest. */
 function judgeContradiction(c: NonceContradiction): never {
@@ -51,31 +58,39 @@ export const nonceBackToBack = check(
     const { base, before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
     // An address names one account whatever the case of its letters (EIP-55 is a checksum).
-    for (const [when, v] of [
-      ['before the seal', before],
-      ['after the seal', after],
-    ] as const) {
-      if (v.pending !== v.pendingLowercase) {
-        fail(
-          `${when}, eth_getTransactionCount(signer, "pending") answered ${v.pending} for the checksummed address and ${v.pendingLowercase} for the same address in lowercase, in one round (latest ${v.latest}): ` +
-            'the pending count must include every pre-confirmed transaction of the account (4.5, 1.4), however its address is spelled',
-          {
-            violated: ['4.5.2'],
-            expected: 'the same count for both spellings',
-            actual: { checksummed: toQuantity(v.pending), lowercase: toQuantity(v.pendingLowercase) },
-          },
+    // The round that first showed the state may straddle a refresh: its two spellings, asked at
+    // once, can meet the old and the new state. Only a disagreement seen again past the refresh
+    // tolerance, or after the seal, is evidence; one that nothing later could confirm or clear is
+    // ambiguous.
+    const spellings = (v: { pending: bigint; pendingLowercase: bigint }) => ({ checksummed: toQuantity(v.pending), lowercase: toQuantity(v.pendingLowercase) });
+    const disagreeing = (later ?? []).filter((r) => r.preSeal && r.afterMs > REFRESH_TOLERANCE_MS && spellingsDisagree(r.shown));
+    const settled = (later ?? []).filter((r) => r.preSeal && r.afterMs > REFRESH_TOLERANCE_MS);
+    const spellingFailure = (when: string, actual: unknown) =>
+      fail(
+        `${when}, eth_getTransactionCount(signer, "pending") answered one count for the checksummed address and another for the same address in lowercase: ` +
+          'the pending count must include every pre-confirmed transaction of the account (4.5, 1.4), however its address is spelled',
+        { violated: ['4.5.2'], expected: 'the same count for both spellings', actual },
+      );
+    if (before.pending !== before.pendingLowercase) {
+      if (disagreeing.length > 0) spellingFailure(`before the seal, ${disagreeing[0].afterMs} ms after the state was first seen`, disagreeing[0].shown);
+      if (settled.length === 0)
+        inconclusive(
+          `in the round that first showed the pre-confirmed state the two spellings of the signer's address disagreed (${JSON.stringify(spellings(before))}), and no later read before the seal could tell a refresh between the two answers from a count that depends on the spelling`,
         );
-      }
+      ctx.note(`the round that first showed the state had the spellings apart (${JSON.stringify(spellings(before))}); ${settled.length} later read(s) agree`);
     }
+    if (after.pending !== after.pendingLowercase) spellingFailure('after the seal', spellings(after));
+    // The count as the round showed it: the spelling that had it (their disagreement is judged above).
+    const pending = before.pending > before.pendingLowercase ? before.pending : before.pendingLowercase;
     ctx.note(
-      `before the seal: latest ${before.latest}, pending ${before.pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`,
+      `before the seal: latest ${before.latest}, pending ${pending} (sealed count ${base}); visible at "pending" ${visibleAfterMs} ms after the first send`,
     );
     ctx.metric('visibleAfterMs', visibleAfterMs);
-    if (before.pending !== base + k) {
+    if (pending !== base + k) {
       fail(
-        `eth_getTransactionCount(signer, "pending") is ${before.pending} with ${sent.length} pre-confirmed transactions on a sealed count of ${base}: ` +
-          (before.pending < base + k ? 'a gap (not all pre-confirmed transactions are counted)' : 'a double count'),
-        { expected: toQuantity(base + k), actual: toQuantity(before.pending) },
+        `eth_getTransactionCount(signer, "pending") is ${pending} with ${sent.length} pre-confirmed transactions on a sealed count of ${base}: ` +
+          (pending < base + k ? 'a gap (not all pre-confirmed transactions are counted)' : 'a double count'),
+        { expected: toQuantity(base + k), actual: toQuantity(pending) },
       );
     }
     if (before.latest !== base) {

@@ -119,3 +119,34 @@ describe('what a later read counts as the old state', () => {
   });
   it('receipts are not read again once established', () => expect(DEFS.receipts.stale).toBeUndefined());
 });
+
+describe('preconf.nonce.back-to-back on the two spellings of the address', () => {
+  /** The pass of passWith, its nonce reading before the seal with the spellings apart (a refresh between the two answers, or a node that counts one spelling only). */
+  function spellingsApart(later: LaterRead[]): PassResult {
+    const pass = passWith(later);
+    const nonce = pass.outcomes.nonce as { kind: 'judged'; judged: Judged<{ pending: bigint; latest: bigint; pendingLowercase: bigint }, unknown> };
+    nonce.judged.before = { pending: 10n, latest: 10n, pendingLowercase: 15n };
+    return pass;
+  }
+  const counts = (afterMs: number, pending: string, pendingLowercase: string, old = pending !== pendingLowercase): LaterRead => ({
+    afterMs,
+    old,
+    preSeal: true,
+    shown: { pending, pendingLowercase, latest: '0xa' },
+  });
+
+  it('fails when a later read past the refresh tolerance still has them apart', async () => {
+    const r = await run(nonceBackToBack, spellingsApart([counts(REFRESH_TOLERANCE_MS + 100, '0xa', '0xf')]));
+    expect(r.failure?.detail.violated).toEqual(['4.5.2']);
+  });
+
+  it('passes when the later reads agree: the first round straddled a refresh', async () => {
+    const r = await run(nonceBackToBack, spellingsApart([counts(REFRESH_TOLERANCE_MS + 100, '0xf', '0xf'), counts(REFRESH_TOLERANCE_MS + 300, '0xf', '0xf')]));
+    expect(r.failure).toBeUndefined();
+    expect(r.notes.join('\n')).toMatch(/spellings apart/);
+  });
+
+  it('is not judged when nothing later could tell', async () => {
+    await expect(run(nonceBackToBack, spellingsApart([]))).rejects.toMatchObject({ name: 'Inconclusive' });
+  });
+});
