@@ -21,9 +21,11 @@ export function redactorFor(cfg: RunConfig): Redactor {
 const isHtml = (headers: Record<string, string>, text: string): boolean =>
   /^text\/html/i.test(headers['content-type'] ?? '') && /^\s*</.test(text) ? true : /^\s*<(!doctype html|html[\s>])/i.test(text);
 
-/** A JSON-RPC envelope (or a batch of them): what only a node answers. */
-const isEnvelope = (json: unknown): boolean =>
-  Array.isArray(json) || (isRecord(json) && (json.jsonrpc === '2.0' || ('id' in json && ('result' in json || isRecord(json.error)))));
+/** One JSON-RPC envelope: what only a node answers. */
+const isOneEnvelope = (json: unknown): boolean => isRecord(json) && (json.jsonrpc === '2.0' || ('id' in json && ('result' in json || isRecord(json.error))));
+
+/** A JSON-RPC envelope, or a batch of them. A bare array of records is a REST answer (wrong in its shape, for the checks to judge), not a batch. */
+const isEnvelope = (json: unknown): boolean => (Array.isArray(json) ? json.length > 0 && json.every(isOneEnvelope) : isOneEnvelope(json));
 
 /**
  * The first answer of each URL, read for the mistakes people make with them: the two URLs swapped

@@ -21,6 +21,12 @@ describe('misdirection', () => {
       /did you swap/,
     ],
     [
+      'a node answering the list with a batch of envelopes',
+      'rest',
+      { status: 200, headers: json, text: JSON.stringify([envelope]), json: [envelope] },
+      /did you swap/,
+    ],
+    [
       'a web server 404 page at the list',
       'rest',
       { status: 404, headers: html, text: '<!DOCTYPE html><html><body>Not Found</body></html>' },
@@ -45,6 +51,12 @@ describe('misdirection', () => {
 
   it.each([
     ['a conformant list', 'rest', { status: 200, headers: json, text: '{"tokens":[]}', json: { tokens: [] } }],
+    [
+      'the records as a bare array (a spec failure to judge, 2.2)',
+      'rest',
+      { status: 200, headers: json, text: '[{"symbol":"AAPL"}]', json: [{ symbol: 'AAPL' }] },
+    ],
+    ['an empty bare array', 'rest', { status: 200, headers: json, text: '[]', json: [] }],
     ['the list as an HTML page with 200 (a spec failure to judge, 4.1)', 'rest', { status: 200, headers: html, text: '<html><body>AAPL</body></html>' }],
     ["a gateway's HTML 500 (the target's own trouble)", 'rest', { status: 500, headers: html, text: '<html><body>500</body></html>' }],
     ['a list demanding a key', 'rest', { status: 401, headers: json, text: '{"code":16}', json: { code: 16 } }],
