@@ -24,7 +24,7 @@ describe('pendingBlockWindow', () => {
     const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n, pendingBlockNumbers: [11n] });
     expect([w.low, w.high]).toEqual([11n, 11n]);
     expect(inPendingBlockWindow(10n, w)).toBe(false);
-    expect(() => judgePendingBlockNumber('receipts', 10n, w, '4.3')).toThrow(CheckFailure);
+    expect(() => judgePendingBlockNumber('receipts', 10n, w)).toThrow(CheckFailure);
   });
 
   it('"pending" answered as "latest" (no flashblock yet): the head and head + 1 both allowed', () => {
@@ -48,10 +48,10 @@ describe('pendingBlockWindow', () => {
 describe('judgePendingBlockNumber', () => {
   it('passes inside the window and fails outside, citing the section, with expected and actual', () => {
     const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n });
-    expect(() => judgePendingBlockNumber('receipts', 11n, w, '4.3')).not.toThrow();
+    expect(() => judgePendingBlockNumber('receipts', 11n, w)).not.toThrow();
     let err: unknown;
     try {
-      judgePendingBlockNumber('receipts', 15n, w, '4.3');
+      judgePendingBlockNumber('receipts', 15n, w);
     } catch (e) {
       err = e;
     }
