@@ -46,7 +46,7 @@ describe('pendingBlockWindow', () => {
 });
 
 describe('judgePendingBlockNumber', () => {
-  it('passes inside the window and fails outside, citing the section, with expected and actual', () => {
+  it('passes inside the window and fails outside, naming statement 4.3.2, with expected and actual', () => {
     const w = pendingBlockWindow({ headBefore: 10n, headAfter: 10n });
     expect(() => judgePendingBlockNumber('receipts', 11n, w)).not.toThrow();
     let err: unknown;
@@ -56,7 +56,7 @@ describe('judgePendingBlockNumber', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(CheckFailure);
-    expect((err as CheckFailure).detail).toEqual({ section: '4.3', violated: ['4.3.2'], expected: '0xa..0xb', actual: '0xf' });
+    expect((err as CheckFailure).detail).toEqual({ violated: ['4.3.2'], expected: '0xa..0xb', actual: '0xf' });
     expect((err as CheckFailure).message).toMatch(
       /^receipts: block number 0xf is not the pre-confirmed block \(head 0xa, so the block being built is at most head \+ 1/,
     );
