@@ -141,11 +141,14 @@ export function statementTexts(spec: Spec): Map<string, string> {
 
 let texts: Map<string, string> | undefined;
 
-/** The text of every statement the checks cite, from specs/rules.yaml: results.json carries it, reports quote it under a failure. */
-export function quoted(checks: Pick<Citing, 'statements'>[]): Record<string, string> {
+/**
+ * The text of every statement the checks cite or their failures name, from specs/rules.yaml:
+ * results.json carries it, reports quote it under a failure.
+ */
+export function quoted(checks: Array<Pick<Citing, 'statements'> & { violated?: readonly string[] }>): Record<string, string> {
   texts ??= statementTexts(loadSpec());
   const out: Record<string, string> = {};
-  for (const id of checks.flatMap((c) => c.statements)) out[id] = texts.get(id) ?? '';
+  for (const id of checks.flatMap((c) => [...c.statements, ...(c.violated ?? [])])) out[id] = texts.get(id) ?? '';
   return out;
 }
 

@@ -65,13 +65,10 @@ export async function blockParam(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>,
 }
 
 /**
- * Spec 1.4: each of the four methods accepts "pending"; 4.2: the block parameter accepts every
- * tag and a hex number. A method that refuses a block parameter violates these: the failure
- * cites 1.4 (and 4.2) for "pending", 4.2 for the others.
+ * Spec 1.4.1: each of the four methods accepts "pending"; 4.2.2: the block parameter accepts
+ * every tag and a hex number. A method that refuses "pending" violates both.
  */
-export function sectionOfParam(key: BlockParamKey | 'omitted' | 'number'): string {
-  return key === 'pending' ? '1.4, 4.2' : '4.2';
-}
+const PENDING_REFUSED = ['1.4.1', '4.2.2'] as const;
 
 // ---- load-balancer skew and pruned history -------------------------------------------------
 //
@@ -167,7 +164,7 @@ export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what
   fail(
     `${what} answered ${show(error)}: the node keeps no state or history at that block, and --archive requires it (the block parameter accepts any block number and "earliest")`,
     {
-      section: '4.2',
+      violated: ['4.2.2'],
       expected: 'a result: the state or history at that block (--archive)',
       actual: error,
     },
@@ -200,8 +197,8 @@ export async function answerAt(ctx: ChainContext, method: string, params: unknow
 
 /**
  * Call a method with a block parameter and return its result (after answerAt's handling of skew
- * and pruned history); a refusal (an error, or no JSON-RPC result) fails with the section of
- * that parameter (see sectionOfParam).
+ * and pruned history); a refusal (an error, or no JSON-RPC result) fails on the statements
+ * that parameter breaks (see PENDING_REFUSED).
  */
 export async function resultAt<T = unknown>(
   ctx: ChainContext,
@@ -215,10 +212,9 @@ export async function resultAt<T = unknown>(
 
 /** What resultAt judges of an answer answerAt gave: a refused block parameter, then resultOf. */
 export function resultFrom<T = unknown>(method: string, answer: RpcAnswer, key: BlockParamKey | 'omitted' | 'number', refused403?: () => never): T {
-  const section = sectionOfParam(key);
-  if (section !== '4.2' && answer.hasError && !(answer.http.status === 403 && refused403)) {
+  if (key === 'pending' && answer.hasError && !(answer.http.status === 403 && refused403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
-      section,
+      violated: PENDING_REFUSED,
       expected: 'a result (each of the four methods accepts "pending")',
       actual: (answer.json as Record<string, unknown>).error,
     });

@@ -24,7 +24,7 @@ export interface CheckMeta {
    * statement 2 of section 4.5, `2.1.r4` row 4 of the table of 2.1.
    */
   statements: string[];
-  /** The sections of those statements, derived from them, e.g. "4.5" or "4.3, 5.2". */
+  /** The sections of those statements, derived from them, for display ("4.5" or "4.3, 5.2"): never parsed back. */
   section: string;
   level: Level;
   needs: Need[];
@@ -121,14 +121,14 @@ export function check(meta: CheckDeclaration, run: (ctx: RunContext) => Promise<
   const bad = meta.statements.filter((s) => !STATEMENT_ID.test(s));
   if (bad.length) throw new Error(`check ${meta.id}: statement id(s) ${bad.join(', ')} must look like "4.5.2" (statement) or "2.1.r4" (table row)`);
   if (new Set(meta.statements).size !== meta.statements.length) throw new Error(`check ${meta.id}: a statement is named twice`);
-  const section = [...new Set(meta.statements.map(sectionOfStatement))].join(', ');
-  return { ...meta, section, run };
+  return { ...meta, section: sectionsOf(meta.statements).join(', '), run };
 }
 
 export function groupOf(id: string): Group {
   return id.split('.')[0] as Group;
 }
 
-export function sectionsOf(section: string): string[] {
-  return section.split(',').map((s) => s.trim());
+/** The sections of statements, in order, each once: ["4.5", "1.4"] for ["4.5.2", "1.4.1"]. */
+export function sectionsOf(statements: readonly string[]): string[] {
+  return [...new Set(statements.map(sectionOfStatement))];
 }

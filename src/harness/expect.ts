@@ -1,5 +1,5 @@
 /**
- * Judging helpers: turn an observation into a verdict citing a section. Checks call these; the
+ * Judging helpers: turn an observation into a verdict naming the statement it breaks. Checks call these; the
  * clients never do (they only observe). Each rule of judgement is written here once.
  */
 import type { HttpResult } from './http';
@@ -8,17 +8,17 @@ import type { RpcAnswer, RpcClient } from './rpc';
 import { validate, type SchemaName } from './schemas';
 import { fail } from './verdict';
 
-export function expectEqual<T>(actual: unknown, expected: T, what: string, section?: string): asserts actual is T {
+export function expectEqual<T>(actual: unknown, expected: T, what: string, violated?: readonly string[]): asserts actual is T {
   if (!Object.is(actual, expected) && JSON.stringify(actual) !== JSON.stringify(expected)) {
-    fail(`${what}: expected ${show(expected)}, got ${show(actual)}`, { expected, actual, section });
+    fail(`${what}: expected ${show(expected)}, got ${show(actual)}`, { expected, actual, violated });
   }
 }
 
 /** Validate against a schema from schemas/ (the one source of truth for shapes). */
-export function expectSchema(name: SchemaName, value: unknown, what: string, section?: string): void {
+export function expectSchema(name: SchemaName, value: unknown, what: string, violated?: readonly string[]): void {
   const verdict = validate(name, value);
   if (!verdict.valid)
-    fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, section });
+    fail(`${what} does not match schema "${name}": ${verdict.errors.slice(0, 5).join('; ')}`, { expected: `schema ${name}`, actual: value, violated });
 }
 
 /**
@@ -31,16 +31,16 @@ export function mediaTypeProblem(res: Pick<HttpResult, 'contentType' | 'headers'
 }
 
 /** The media type of an answer is application/json (see mediaTypeProblem). */
-export function expectJsonMediaType(res: Pick<HttpResult, 'contentType' | 'headers'>, what: string, section?: string): void {
+export function expectJsonMediaType(res: Pick<HttpResult, 'contentType' | 'headers'>, what: string, violated?: readonly string[]): void {
   const problem = mediaTypeProblem(res);
-  if (problem) fail(`${what}: ${problem}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, section });
+  if (problem) fail(`${what}: ${problem}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, violated });
 }
 
 /** The parsed body of a JSON-RPC answer as an object, or a 4.2 failure. */
 export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown> {
   if (!isRecord(answer.json)) {
     fail(`${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`, {
-      section: '4.2',
+      violated: ['4.2.1'],
       expected: 'a JSON-RPC response object',
       actual: answer.jsonError ?? answer.json ?? cut(answer.http.text, 200),
     });
@@ -51,10 +51,11 @@ export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown
 /** 4.2: the answer's id is the very same JSON number as the request's (not a string, not another number). */
 export function expectIdEcho(answer: RpcAnswer, id: number, what: string): void {
   const body = rpcBody(answer, what);
-  if (!('id' in body)) fail(`${what}: the answer has no "id" member (request id ${id})`, { section: '4.2', expected: id, actual: body });
+  if (!('id' in body)) fail(`${what}: the answer has no "id" member (request id ${id})`, { violated: ['4.2.1'], expected: id, actual: body });
   // Object.is: 0 and large integers must come back as the same number, not a string, null, a
   // float that rounds elsewhere, or another id.
-  if (!Object.is(body.id, id)) fail(`${what}: id not echoed: request id ${id}, answer id ${show(body.id)}`, { section: '4.2', expected: id, actual: body.id });
+  if (!Object.is(body.id, id))
+    fail(`${what}: id not echoed: request id ${id}, answer id ${show(body.id)}`, { violated: ['4.2.1'], expected: id, actual: body.id });
 }
 
 /**
@@ -66,7 +67,6 @@ export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string
   const m = answer.idMismatch;
   if (!m) return;
   fail(`${what}: the answer carries id ${m.got === undefined ? '(none)' : show(m.got)}, not the request's id ${m.sent}`, {
-    section: '4.2',
     violated: ['4.2.1'],
     expected: m.sent,
     actual: m.got ?? null,
@@ -74,22 +74,22 @@ export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string
 }
 
 /**
- * The result of a JSON-RPC answer, failing with section 4.2 (or as `refused403` says for an HTTP
+ * The result of a JSON-RPC answer, failing on statement 4.2.1 (or as `refused403` says for an HTTP
  * 403, where a profile rule applies) when it is not a successful JSON-RPC response.
  */
 export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused403?: () => never): T {
   const { http } = answer;
   if (http.status === 403 && refused403) refused403();
   if (http.status !== 200) {
-    fail(`${method} answered HTTP ${http.status}`, { section: '4.2', expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+    fail(`${method} answered HTTP ${http.status}`, { violated: ['4.2.1'], expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
   }
   const body = rpcBody(answer, method);
   expectSameId(answer, method);
   if (answer.hasError) {
-    fail(`${method} returned error ${show(body.error)}`, { section: '4.2', expected: 'a result', actual: body.error });
+    fail(`${method} returned error ${show(body.error)}`, { violated: ['4.2.1'], expected: 'a result', actual: body.error });
   }
   if (!answer.hasResult) {
-    fail(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: body });
+    fail(`${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: body });
   }
   return answer.result as T;
 }

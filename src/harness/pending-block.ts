@@ -64,11 +64,10 @@ export function inPendingBlockWindow(n: bigint, w: PendingBlockWindow): boolean 
   return n >= w.low && n <= w.high;
 }
 
-/** Fails (citing `section`, statement 4.3.2) when a number given to the pre-confirmed block is outside the window. */
-export function judgePendingBlockNumber(what: string, number: bigint, w: PendingBlockWindow, section: string): void {
+/** Fails (statement 4.3.2) when a number given to the pre-confirmed block is outside the window. */
+export function judgePendingBlockNumber(what: string, number: bigint, w: PendingBlockWindow): void {
   if (inPendingBlockWindow(number, w)) return;
   fail(`${what}: block number ${toQuantity(number)} is not the pre-confirmed block (${w.basis}: expected ${toQuantity(w.low)}..${toQuantity(w.high)})`, {
-    section,
     violated: ['4.3.2'],
     expected: `${toQuantity(w.low)}..${toQuantity(w.high)}`,
     actual: toQuantity(number),

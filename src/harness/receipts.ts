@@ -37,7 +37,7 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
     const wrong = receipts.find((r) => BigInt(r.blockNumber) !== number);
     if (wrong) {
       fail(`${what}: receipt of ${wrong.transactionHash} has blockNumber ${wrong.blockNumber}, but the block is ${toQuantity(number)}`, {
-        section: '4.3',
+        violated: ['4.3.1'],
         expected: toQuantity(number),
         actual: wrong.blockNumber,
       });
@@ -46,7 +46,7 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
   const got = receipts.map((r) => r.transactionHash.toLowerCase());
   const dup = got.filter((h, i) => got.indexOf(h) !== i);
   if (dup.length > 0)
-    fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { section: '4.3', expected: 'one receipt per transaction', actual: dup });
+    fail(`${what}: several receipts for ${list([...new Set(dup)])}`, { violated: ['4.3.1'], expected: 'one receipt per transaction', actual: dup });
   const missing = lower.filter((h) => !got.includes(h));
   const extra = got.filter((h) => !upper.includes(h));
   if (missing.length > 0 || extra.length > 0) {
@@ -59,7 +59,7 @@ export function judgeReceipts(what: string, receipts: Receipt[], number: bigint 
     ].filter(Boolean);
     const has = exact ? `${lower.length}` : `${lower.length} before and ${upper.length} after the call`;
     fail(`${what}: ${parts.join('; ')} (block has ${has} transaction(s), answer has ${receipts.length} receipt(s))`, {
-      section: '4.3',
+      violated: ['4.3.1'],
       expected: exact ? lower : { atLeast: lower, atMost: upper },
       actual: got,
     });
@@ -81,7 +81,7 @@ export function judgeBlockGas(what: string, receipts: ReadonlyArray<Pick<Receipt
   fail(
     `${what}: the receipts' gasUsed add up to ${sum} (${toQuantity(sum)}), but the block's gasUsed is ${blockGasUsed} (${toQuantity(blockGasUsed)}); ` +
       `a receipt's gasUsed is its own transaction's gas${sum > blockGasUsed ? ' (cumulativeGasUsed in its place adds up to more)' : ''}`,
-    { section: '4.3', violated: ['4.3.1', '2.4.1'], expected: toQuantity(blockGasUsed), actual: receipts.map((r) => r.gasUsed) },
+    { violated: ['4.3.1', '2.4.1'], expected: toQuantity(blockGasUsed), actual: receipts.map((r) => r.gasUsed) },
   );
 }
 
@@ -90,7 +90,7 @@ export function judgeBlockGas(what: string, receipts: ReadonlyArray<Pick<Receipt
  * a public node judged as dedicated is one mistake, so one failure (naming the fix) with every
  * other check that needs the method blocked by it.
  */
-export const RECEIPTS_ROOT = { id: 'rpc.getBlockReceipts.block.latest', section: '4.3, 5.2' } as const;
+export const RECEIPTS_ROOT = { id: 'rpc.getBlockReceipts.block.latest', violated: ['4.3.3', '5.2.1'] } as const;
 export const PUBLIC_PROFILE_HINT = 'if the target is a public node address (where 5.2 refuses this method), run with --profile public';
 
 /**
@@ -102,7 +102,7 @@ export function dedicated403(param: string): never {
     RECEIPTS_ROOT.id,
     `eth_getBlockReceipts(${show(param)}) answered HTTP 403: refused, but a dedicated node must serve it (4.3; --profile dedicated is the default)`,
     {
-      section: RECEIPTS_ROOT.section,
+      violated: RECEIPTS_ROOT.violated,
       expected: 'HTTP 200 with a JSON-RPC result',
       actual: 'HTTP 403',
       hint: PUBLIC_PROFILE_HINT,
@@ -115,17 +115,17 @@ export async function getReceipts(ctx: ChainContext, param: string, key: BlockPa
   const result = await resultAt(ctx, 'eth_getBlockReceipts', [param], key, () => dedicated403(param));
   if (!Array.isArray(result)) {
     fail(`eth_getBlockReceipts(${show(param)}) answered ${show(result)}, not an array of receipts`, {
-      section: '4.3',
+      violated: ['4.3.1'],
       expected: 'an array of receipt objects (empty when the block has no transactions)',
       actual: result,
     });
   }
-  result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, '2.4, 4.3'));
+  result.forEach((r, i) => expectSchema('receipt', r, `receipt [${i}] of eth_getBlockReceipts(${show(param)})`, ['2.4.1', '4.3.1']));
   const receipts = result as Receipt[];
   const numbers = new Set(receipts.map((r) => r.blockNumber));
   if (numbers.size > 1) {
     fail(`eth_getBlockReceipts(${show(param)}) mixes receipts of several blocks: blockNumber ${[...numbers].join(', ')}`, {
-      section: '4.3',
+      violated: ['4.3.1'],
       expected: 'the receipts of one block',
       actual: [...numbers],
     });

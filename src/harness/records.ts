@@ -58,14 +58,15 @@ export async function getListOrBlocked(ctx: ListContext, anonymous = false): Pro
     return await getList(ctx, anonymous);
   } catch (err) {
     if (err instanceof TransportError)
-      blocked(LIST_ROOT.status, `GET ${LIST_PATH}: no answer: ${err.message}`, { section: '4.1', expected: 'an HTTP 200 answer', actual: err.message });
+      blocked(LIST_ROOT.status, `GET ${LIST_PATH}: no answer: ${err.message}`, { violated: ['4.1.1'], expected: 'an HTTP 200 answer', actual: err.message });
     throw err;
   }
 }
 
 /** Blocked by rest.list.status-200 unless the answer is HTTP 200 (4.1). */
 export function expectListStatus(res: RestResponse, what: string): void {
-  if (res.status !== 200) blocked(LIST_ROOT.status, `${what}: expected HTTP 200, got ${res.status}`, { section: '4.1', expected: 200, actual: res.status });
+  if (res.status !== 200)
+    blocked(LIST_ROOT.status, `${what}: expected HTTP 200, got ${res.status}`, { violated: ['4.1.1'], expected: 200, actual: res.status });
 }
 
 /**
@@ -109,7 +110,7 @@ export function listOf(res: RestResponse, what: string): unknown[] {
 export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
     blocked(LIST_ROOT.envelope, `${what}: the 200 body is not JSON (${res.jsonError ?? 'unparseable'})`, {
-      section: '4.1',
+      violated: ['4.1.1'],
       expected: 'a JSON body',
       actual: cut(res.text, 200),
     });
@@ -121,7 +122,7 @@ export function tokensOf(res: RestResponse, what: string): unknown[] {
       LIST_ROOT.envelope,
       `${what}: the 200 body is not a v1ListTokenizedEquityTokensResponse (an object whose "tokens" is an array): ${errors.slice(0, 3).join('; ') || 'tokens is not an array'}`,
       {
-        section: '2.2',
+        violated: ['2.2.1'],
         expected: 'an object with a "tokens" array',
         actual: isRecord(res.json) ? { tokens: res.json.tokens } : res.json,
       },
@@ -213,8 +214,6 @@ export const EMPTY_LIST = 'the list is empty: no record to judge';
 export interface RecordRule {
   /** What a conformant record has, for the failure's `expected` ("isin is a valid ISIN"). */
   expected: string;
-  /** The section a violation breaks, when it differs from the check's own. */
-  section?: string;
   /** The statements a violation breaks, when the check declares more than these. */
   violated?: readonly string[];
   /** The field the rule reads: records that omit it are noted, and their failures say the value was the proto3 default. */
@@ -259,7 +258,6 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
     const shown = problems.slice(0, 10).map((p) => `${p.record}: ${p.problem} (got ${show(p.value, 120)})`);
     const more = badCount > shown.length ? `; and ${badCount - shown.length} more` : '';
     fail(`${badCount} of ${of} records break the rule "${rule.expected}": ${shown.join('; ')}${more}`, {
-      ...(rule.section ? { section: rule.section } : {}),
       ...(rule.violated ? { violated: rule.violated } : {}),
       expected: rule.expected,
       actual: problems,

@@ -1,7 +1,7 @@
 // What a check's run leaves behind, as the reports read it: its verdict or the typed cause of its
 // not being judged (from the error it ended with), its values and exchanges bounded so that
 // results.json stays small whatever a target sends.
-import type { CheckMeta, Interface, Status } from './check';
+import { sectionsOf, type CheckMeta, type Interface, type Status } from './check';
 import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope } from './verdict';
 import { ThrottledError, TransportError } from './http';
 import type { Redactor } from './redact';
@@ -52,7 +52,7 @@ export interface SampleFailure {
   sample: number;
   reason: string;
   cause?: CheckResult['cause'];
-  failedSection?: string;
+  violated?: string[];
   expected?: unknown;
   actual?: unknown;
   exchanges: Exchange[];
@@ -80,9 +80,11 @@ export interface CheckResult extends CheckMeta {
   /** Why the result is not a plain pass (absent for a pass); see Cause. */
   cause?: Cause;
   durationMs: number;
-  /** For failures: the section actually violated (may differ from the check's own, e.g. 4.2); being replaced by `violated`. */
-  failedSection?: string;
-  /** For failures: the statements whose evidence failed, each one the check declares (all of them when the failure named none). */
+  /**
+   * For failures: the statements whose evidence failed (all the check declares when the failure
+   * named none). Usually ones the check declares; a rule any check of its kind can break (the
+   * response id of 4.2.1) is named even when the check does not declare it.
+   */
   violated?: string[];
   expected?: unknown;
   actual?: unknown;
@@ -117,7 +119,7 @@ export function keptValue(v: unknown, redactor: Redactor): unknown {
   return kept?.truncated ? kept.text : safe;
 }
 
-export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'failedSection' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
+export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {
@@ -128,7 +130,6 @@ export function errorDetail(err: unknown, redactor: Redactor): Detail {
       status: 'failed',
       cause: 'violation',
       reason: redactor.text(err.message),
-      failedSection: err.detail.section,
       ...(err.detail.violated?.length ? { violated: [...err.detail.violated] } : {}),
       expected: keptValue(err.detail.expected, redactor),
       actual: keptValue(err.detail.actual, redactor),
@@ -170,10 +171,23 @@ export function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: num
 }
 
 /**
- * The statements a failure violated: those it named, when the check declares them; otherwise
- * every statement the check declares (each one testable: the traceability test allows no other).
+ * The statements a failure violated: those it named, declared by the check or not (every
+ * JSON-RPC check can find the response id of 4.2.1 wrong); otherwise every statement the check
+ * declares. The traceability test holds every id a failure names in the source to rules.yaml.
  */
 export function violatedOf(named: readonly string[] | undefined, declared: readonly string[]): string[] {
-  const own = named?.filter((id) => declared.includes(id)) ?? [];
-  return own.length ? own : [...declared];
+  return [...new Set(named?.length ? named : declared)];
+}
+
+/**
+ * The sections a result speaks to: for a failure, those of the statements it violated (4.2 for
+ * a wrong response id in a check of 4.5); otherwise the check's own, from its statements.
+ */
+export function violatedSections(r: Pick<CheckResult, 'statements' | 'violated'>): string[] {
+  return sectionsOf(r.violated?.length ? r.violated : r.statements);
+}
+
+/** violatedSections for display: "4.2" or "4.3, 5.2". Never parsed back. */
+export function violatedSection(r: Pick<CheckResult, 'statements' | 'violated'>): string {
+  return violatedSections(r).join(', ');
 }

@@ -89,9 +89,9 @@ export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
  * basic rule of each (the list answers 200, 4.1; a call is answered with HTTP 200, 4.2). Every
  * other check of the interface is blocked by `target unreachable: <interface>`.
  */
-const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; section: string }>> = {
-  rest: { id: 'rest.list.status-200', section: '4.1' },
-  rpc: { id: 'rpc.envelope.http-200', section: '4.2' },
+const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; violated: readonly string[] }>> = {
+  rest: { id: 'rest.list.status-200', violated: ['4.1.1'] },
+  rpc: { id: 'rpc.envelope.http-200', violated: ['4.2.1'] },
 };
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
@@ -176,8 +176,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
       cause: 'unreachable',
       unreachable: down,
       reason: `target unreachable: ${env.unreachable?.[down]}`,
-      failedSection: UNREACHABLE_ROOT[down].section,
-      violated: [...check.statements],
+      violated: [...UNREACHABLE_ROOT[down].violated],
     });
     return { result: failure, blocker: { unreachable: down } };
   }
@@ -359,7 +358,7 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
     }
     for (const i of members) {
       if (i === standIn) continue;
-      const { failedSection: _s, violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
+      const { violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
       results[i] = { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` };
     }
   };

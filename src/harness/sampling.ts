@@ -239,7 +239,7 @@ export interface SampleOutcome<B> {
 
 /** What makes two failures "the same kind": the facts, never the words. */
 function kindOf(r: CheckResult, blocked: boolean): string {
-  return JSON.stringify([r.cause ?? '', r.failedSection ?? '', r.expected ?? null, blocked]);
+  return JSON.stringify([r.cause ?? '', r.violated ?? [], r.expected ?? null, blocked]);
 }
 
 /**
@@ -264,12 +264,12 @@ export function mergeSamples<B>(samples: ReadonlyArray<SampleOutcome<B>>, spanMs
     const kind = kindOf(f.result, f.blocker !== undefined);
     if (seen.has(kind) || failures.length >= MAX_EXTRA_FAILURES) continue;
     seen.add(kind);
-    const { reason, cause, failedSection, expected, actual, exchanges } = f.result;
+    const { reason, cause, violated, expected, actual, exchanges } = f.result;
     failures.push({
       sample: f.i,
       reason,
       ...(cause ? { cause } : {}),
-      ...(failedSection ? { failedSection } : {}),
+      ...(violated?.length ? { violated } : {}),
       expected,
       actual,
       exchanges: keptExchanges(exchanges),

@@ -7,12 +7,11 @@
 export interface FailureDetail {
   /**
    * The statements of specs/rules.yaml whose evidence failed, each one the check declares
-   * (fail('…', { violated: ['4.5.1'] })). Absent, the failure violated every statement the check
-   * declares (its only one, for most checks).
+   * (fail('…', { violated: ['4.5.1'] })), or a rule every check of its kind can break (the
+   * response id of 4.2.1 on any JSON-RPC answer). Absent, the failure violated every statement
+   * the check declares (its only one, for most checks).
    */
   violated?: readonly string[];
-  /** Older form, being replaced by `violated`: the section violated when it differs from the check's own (e.g. 4.2 envelope). */
-  section?: string;
   expected?: unknown;
   actual?: unknown;
   /** What the user can do about it (e.g. run with --profile public): kept apart from the message so no display cuts it. */
@@ -113,7 +112,7 @@ export class Inconclusive extends Error {
  * The check's subject could not be observed because a prerequisite rule was broken, one that
  * the check `root` judges (e.g. the list answered 500: `rest.list.status-200`). The runner
  * reports the check `inconclusive`, blocked by the root, when the root failed in the same run;
- * otherwise this is a failure citing `detail.section` (the root's rule), so that the evidence
+ * otherwise this is a failure citing `detail.violated` (the root's rule), so that the evidence
  * still fails the run once. Thrown by the check `root` itself, it is a plain failure.
  */
 export class Blocked extends Error {
@@ -121,7 +120,7 @@ export class Blocked extends Error {
   constructor(
     readonly root: string,
     message: string,
-    readonly detail: FailureDetail & { section: string },
+    readonly detail: FailureDetail & { violated: readonly string[] },
   ) {
     super(message);
   }
@@ -135,7 +134,7 @@ export function skip(reason: string, opts: { outOfScope?: OutOfScope } = {}): ne
   throw new Skip(reason, opts.outOfScope);
 }
 
-export function blocked(root: string, message: string, detail: FailureDetail & { section: string }): never {
+export function blocked(root: string, message: string, detail: FailureDetail & { violated: readonly string[] }): never {
   throw new Blocked(root, message, detail);
 }
 

@@ -64,7 +64,7 @@ function codeCheck(id: string, block: 'latest' | 'pending', statements: string[]
       if (ctx.signal.aborted) skip('stopped before every address was asked');
       if (notString.length > 0) {
         fail(`eth_getCode result is not a string for ${notString.map((n) => `${n.record}: ${show(n.result, 60)}`).join('; ')}`, {
-          section: '4.6',
+          violated: ['4.6.1'],
           expected: 'a hex string',
           actual: notString,
         });

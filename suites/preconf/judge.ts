@@ -21,7 +21,7 @@ import { REFRESH_TOLERANCE_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf
 import { dedicated403 } from '../../src/harness/receipts';
 
 /** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
-export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', section: '4.5, 1.4' } as const;
+export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', violated: ['4.5.2', '1.4.1'] } as const;
 
 /** An answer at odds with a rule, stated as the failure it is (a 403 for receipts by the check that states it). */
 export function failOn(v: Violation): never {
@@ -33,7 +33,7 @@ export function failOn(v: Violation): never {
 export function notesAndNonce(ctx: CheckContext, pass: PassResult): void {
   for (const line of pass.notes) ctx.note(line);
   ctx.metric('attempts', pass.attempts);
-  if (pass.nonce) blocked(NONCE_ROOT.root, 'not judged: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
+  if (pass.nonce) blocked(NONCE_ROOT.root, 'not judged: the nonce the signer must use could not be had', { violated: NONCE_ROOT.violated });
 }
 
 /**

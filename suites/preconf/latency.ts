@@ -43,7 +43,7 @@ export const latencyAbout200ms = check(
     if (!all || !rtt) {
       // Nothing measured: the one cause the pass ended with (the node refused, stopped sealing or answering).
       if (pass.stop) inconclusive(pass.stop.reason);
-      if (pass.nonce) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { section: NONCE_ROOT.section });
+      if (pass.nonce) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { violated: NONCE_ROOT.violated });
       inconclusive('no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)');
     }
     const bounds = latencyBounds(rtt);

@@ -22,7 +22,7 @@ function numberOf(where: string, receipts: Receipt[]): bigint | undefined {
   for (const r of receipts) {
     if (quantity(r.blockNumber) === undefined)
       fail(`${where}: the receipt of ${hashOf(r)} has blockNumber ${show(r.blockNumber)}, not a hex quantity`, {
-        section: '2.4',
+        violated: ['2.4.1'],
         expected: 'hex quantity',
         actual: r.blockNumber,
       });
@@ -52,7 +52,7 @@ function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: b
     if (tx?.role === 'transfer' && quantity(r.gasUsed) !== TRANSFER_GAS)
       fail(
         `${where}: the receipt of ${hashOf(r)}, a 0-value self-transfer, has gasUsed ${show(r.gasUsed)}; such a transfer uses exactly 21000 (0x5208) gas, and a receipt's gasUsed is its own transaction's`,
-        { section: '2.4', violated: ['2.4.1'], expected: '0x5208', actual: r.gasUsed },
+        { violated: ['2.4.1'], expected: '0x5208', actual: r.gasUsed },
       );
   }
 }
@@ -72,7 +72,7 @@ export const receiptsPendingBlock = check(
     const where = 'eth_getBlockReceipts("pending") before the seal';
     const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });
     const number = numberOf(where, ours(before.pending, sent));
-    if (number !== undefined) judgePendingBlockNumber(where, number, window, '4.3');
+    if (number !== undefined) judgePendingBlockNumber(where, number, window);
     judgeOurs(where, before.pending, sent, number);
     ctx.note(
       `before the seal (${window.basis}): ${before.pending.length} pending receipts numbered ${number === undefined ? '?' : toQuantity(number)}; visible ${visibleAfterMs} ms after the first send`,

@@ -88,7 +88,7 @@ export const listSchema = check(
     const owners = brokenFieldChecks(tokens);
     if (owners.length > 0) {
       blocked(owners[0]!, `the records break the field rules judged by ${owners.join(', ')}: ${problems}`, {
-        section: '2.1',
+        violated: ['2.1.1'],
         expected: 'schema list',
         actual: verdict.errors.slice(0, 50),
       });

@@ -85,7 +85,7 @@ const resultXorError = check(
     // The call is valid, so the one member must be the result (4.5: a result for any address).
     if (!('result' in json))
       fail(`a valid eth_getTransactionCount call was answered with an error: ${show(json.error)}`, {
-        section: '4.5',
+        violated: ['4.5.1'],
         expected: 'a result',
         actual: json.error,
       });

@@ -56,10 +56,10 @@ function estimateAt([id, statements, key]: (typeof ESTIMATE_AT)[number]): Check 
     },
     async (ctx) => {
       const gas = await estimateTransfer(ctx, key);
-      expectSchema('hexQuantity', gas, `eth_estimateGas ${what}`, '4.4');
+      expectSchema('hexQuantity', gas, `eth_estimateGas ${what}`, ['4.4.1']);
       if (BigInt(gas as string) < TRANSFER_GAS) {
         fail(`eth_estimateGas ${what}: ${show(gas)} (${BigInt(gas as string)}) is below the 21000 gas every transfer uses`, {
-          section: '4.4',
+          violated: ['4.4.1'],
           expected: '>= 0x5208',
           actual: gas,
         });

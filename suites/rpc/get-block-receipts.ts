@@ -56,7 +56,7 @@ function judgePendingRange(receipts: Receipt[], l1: bigint, l2: bigint, ctx: Che
     );
     return false;
   }
-  judgePendingBlockNumber('eth_getBlockReceipts("pending"): the receipts\' blockNumber', n, window, '4.3');
+  judgePendingBlockNumber('eth_getBlockReceipts("pending"): the receipts\' blockNumber', n, window);
   ctx.note(
     `eth_getBlockByNumber("pending") not offered: judged shape and blockNumber ${receipts[0].blockNumber} within ${toQuantity(window.low)}..${toQuantity(window.high)} (${window.basis})`,
   );
@@ -126,7 +126,7 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
       fail(
         `${what}: the receipts name block ${toQuantity(n)}, beyond the head (${toQuantity(head)}) and the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}), in every attempt`,
         {
-          section: '4.3',
+          violated: ['4.3.1'],
           expected: `receipts of block ${toQuantity(low)}..${toQuantity(high)}`,
           actual: receipts[0].blockNumber,
         },
@@ -157,7 +157,7 @@ async function judgePending(
     // The number as every check judges it (pending-block.ts), the node's own number for the block first.
     if (receipts.length > 0) {
       const window = pendingBlockWindow({ ...heads, pendingBlockNumbers: [before.number, after.number] });
-      judgePendingBlockNumber(`eth_getBlockReceipts(${show(param)}): the receipts' blockNumber`, BigInt(receipts[0].blockNumber), window, '4.3');
+      judgePendingBlockNumber(`eth_getBlockReceipts(${show(param)}): the receipts' blockNumber`, BigInt(receipts[0].blockNumber), window);
     }
     judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, undefined, before.txs, after.txs);
     return sameSet(before.txs, after.txs)

@@ -31,8 +31,8 @@ function codeAtBlock([id, statements, key]: (typeof CODE_AT)[number]): Check {
     async (ctx) => {
       const param = await blockParam(ctx, key);
       const code = await resultAt(ctx, 'eth_getCode', [randomAddress(), param], key);
-      expectSchema('hexBytes', code, `eth_getCode at ${param}`, '4.6');
-      expectEqual(code, '0x', `eth_getCode of a fresh address at ${param}`, '4.6');
+      expectSchema('hexBytes', code, `eth_getCode at ${param}`, ['4.6.1']);
+      expectEqual(code, '0x', `eth_getCode of a fresh address at ${param}`, ['4.6.1']);
     },
   );
 }
@@ -99,7 +99,7 @@ const contractCodePending = check(
     if (!found) skip(NO_CONTRACT);
     ctx.note(`contract ${found.address}`);
     const code = await resultAt(ctx, 'eth_getCode', [found.address, 'pending'], 'pending');
-    expectSchema('hexBytes', code, `eth_getCode(${found.address}, "pending")`, '4.6');
+    expectSchema('hexBytes', code, `eth_getCode(${found.address}, "pending")`, ['4.6.1']);
     if (code !== found.code) ctx.note(`code at "pending" differs from "latest" (${show(code, 40)} vs ${show(found.code, 40)})`);
   },
 );

@@ -35,8 +35,8 @@ function countAtBlock([id, statements, key]: (typeof COUNT_AT)[number]): Check {
     async (ctx) => {
       const param = await blockParam(ctx, key);
       const count = await resultAt(ctx, 'eth_getTransactionCount', [randomAddress(), param], key);
-      expectSchema('hexQuantity', count, `eth_getTransactionCount at ${param}`, '4.5');
-      expectEqual(count, '0x0', `eth_getTransactionCount of a fresh address at ${param}`, '4.5');
+      expectSchema('hexQuantity', count, `eth_getTransactionCount at ${param}`, ['4.5.1']);
+      expectEqual(count, '0x0', `eth_getTransactionCount of a fresh address at ${param}`, ['4.5.1']);
     },
   );
 }
@@ -76,8 +76,8 @@ const pendingNotBelowLatest = check(
       for (let attempt = 1; ; attempt++) {
         const latest = await callResult(ctx.rpc, 'eth_getTransactionCount', [account, 'latest']);
         const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
-        expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, '4.5');
-        expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, '4.5');
+        expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, ['4.5.1']);
+        expectSchema('hexQuantity', pendingCount, `eth_getTransactionCount(${account}, "pending")`, ['4.5.1']);
         if (BigInt(pendingCount as string) >= BigInt(latest as string)) break;
         if (attempt > SKEW_PAUSES_MS.length) {
           fail(

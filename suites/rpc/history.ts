@@ -156,7 +156,7 @@ async function delegated(ctx: CheckContext<'rpc'>, account: string, param: strin
 
 async function countAt(ctx: CheckContext<'rpc'>, sender: string, param: string): Promise<bigint> {
   const count = await resultAt(ctx, 'eth_getTransactionCount', [sender, param], param === 'earliest' ? 'earliest' : 'number');
-  expectSchema('hexQuantity', count, `eth_getTransactionCount(${sender}, ${show(param)})`, '4.5');
+  expectSchema('hexQuantity', count, `eth_getTransactionCount(${sender}, ${show(param)})`, ['4.5.1']);
   return BigInt(count as string);
 }
 
@@ -245,7 +245,7 @@ async function creationCheck(ctx: CheckContext<'rpc'>): Promise<Creation> {
 
 async function codeAt(ctx: CheckContext<'rpc'>, address: string, param: string): Promise<string> {
   const code = await resultAt(ctx, 'eth_getCode', [address, param], param === 'earliest' ? 'earliest' : 'number');
-  expectSchema('hexBytes', code, `eth_getCode(${address}, ${show(param)})`, '4.6');
+  expectSchema('hexBytes', code, `eth_getCode(${address}, ${show(param)})`, ['4.6.1']);
   return code as string;
 }
 
@@ -318,7 +318,7 @@ const receiptsOfPastBlock = check(
     const wrong = hashes.find((h) => typeof h === 'string' && h.toLowerCase() !== block.hash);
     if (wrong !== undefined) {
       fail(`eth_getBlockReceipts(${show(param)}): a receipt names blockHash ${show(wrong)}, but block ${param} is ${block.hash}`, {
-        section: '4.3',
+        violated: ['4.3.1'],
         expected: block.hash,
         actual: wrong,
       });
@@ -369,10 +369,10 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
       );
     }
     const gas = resultOf('eth_estimateGas', answer);
-    expectSchema('hexQuantity', gas, `eth_estimateGas at ${show(param)}`, '4.4');
+    expectSchema('hexQuantity', gas, `eth_estimateGas at ${show(param)}`, ['4.4.1']);
     if (BigInt(gas as string) < TRANSFER_GAS) {
       fail(`eth_estimateGas at ${show(param)}: ${show(gas)} is below the 21000 gas every transaction uses`, {
-        section: '4.4',
+        violated: ['4.4.1'],
         expected: '>= 0x5208',
         actual: gas,
       });

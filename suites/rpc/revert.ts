@@ -52,7 +52,7 @@ async function revertError(ctx: CheckContext<'rpc'>): Promise<RpcError & Record<
   const json = rpcBody(answer, 'eth_estimateGas of a reverting deployment');
   if (answer.hasResult && !answer.hasError) {
     fail(`eth_estimateGas of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`, {
-      section: '4.4, 7',
+      violated: ['4.4.4', '7.2'],
       expected: 'error -32000 "execution reverted"',
       actual: json,
     });
@@ -60,7 +60,7 @@ async function revertError(ctx: CheckContext<'rpc'>): Promise<RpcError & Record<
   const error = json.error;
   if (!isRecord(error)) {
     fail(`eth_estimateGas of a reverting deployment: no error object in ${show(json)}`, {
-      section: '4.2, 7',
+      violated: ['4.4.4', '7.2'],
       expected: 'an error object with code, message',
       actual: json,
     });

@@ -17,7 +17,7 @@ export interface Variant {
   kind: 'faulty' | 'conformant';
   /** What the implementer got wrong, or what a conformant target legitimately does. */
   what: string;
-  /** Faulty only: the section a failed required check must cite (its failedSection ?? section). */
+  /** Faulty only: the section a failed required check must cite: one of the sections of its `violated` statements. */
   section?: string;
   /** Groups to run (--only). */
   only: Group[];

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
-import { sectionsOf } from '../../src/harness/check';
+import { violatedSection, violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
 import type { RunDocument } from '../../src/cli/results';
 import { startReference, type ReferenceTarget } from '../../src/reference';
@@ -57,7 +57,7 @@ const early = new Map<string, Promise<Outcome>>();
 const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
 const REST_CONCURRENCY = 4;
 
-const cited = (r: CheckResult) => sectionsOf(r.failedSection ?? r.section);
+const cited = (r: CheckResult) => violatedSections(r);
 
 async function run(v: Variant): Promise<Outcome> {
   const proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rest: v.rest, rpc: v.rpc, latencyMs: v.latencyMs });
@@ -166,7 +166,7 @@ async function runAhead(vs: Variant[]): Promise<void> {
 }
 
 function explain(o: Outcome): string {
-  const lines = o.failing.map((c) => `  ${c.level} ${c.id} [${c.failedSection ?? c.section}] ${c.reason.slice(0, 300)}`);
+  const lines = o.failing.map((c) => `  ${c.level} ${c.id} [${violatedSection(c)}] ${c.reason.slice(0, 300)}`);
   lines.push(...o.unjudged.map((u) => `  not judged as required (mustPass/mustBe): ${u}`));
   return `${o.variant.kind} variant ${o.variant.name} (${o.variant.what}): exit ${o.exitCode}${o.crash ? ` (CLI threw: ${o.crash})` : ''}, checks ${o.counts}, proxy hits ${o.hits}/${o.exchanges}\n${lines.join('\n') || '  (no failed check)'}\n--- console tail ---\n${o.console.slice(-3000)}`;
 }
@@ -192,7 +192,7 @@ function table(): string {
               : 'passed';
       const ids = o.failing
         .filter((c) => c.level === 'required')
-        .map((c) => `${c.id} [${c.failedSection ?? c.section}]`)
+        .map((c) => `${c.id} [${violatedSection(c)}]`)
         .slice(0, 4);
       const more = o.failing.filter((c) => c.level === 'required').length - ids.length;
       return `| ${v.name} | ${v.kind} | ${v.section ?? ''} | ${verdict} (exit ${o.exitCode}) | ${o.counts} | ${o.durationMs} ms | ${ids.join(', ')}${more > 0 ? `, +${more} more` : ''} |`;

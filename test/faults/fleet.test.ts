@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
-import { sectionsOf } from '../../src/harness/check';
+import { violatedSections } from '../../src/harness/result';
 import type { RunDocument } from '../../src/cli/results';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from './catalogue';
@@ -138,7 +138,7 @@ describe.each(FLEETS)('$name', (v) => {
       expect(judged.length).toBeGreaterThan(0);
       for (const c of judged) expect(c.samples?.n).toBe(30);
       if (v.kind === 'faulty') {
-        const failed = judged.filter((c) => c.status === 'failed' && c.level === 'required' && sectionsOf(c.failedSection ?? c.section).includes(v.section!));
+        const failed = judged.filter((c) => c.status === 'failed' && c.level === 'required' && violatedSections(c).includes(v.section!));
         expect({ exitCode, failed: failed.map((c) => c.id), text: exitCode === 1 ? '' : text }).toMatchObject({ exitCode: 1 });
         expect(failed.length).toBeGreaterThan(0);
         // One backend of four: some answers (routed per connection, never all of them), and the failure says how many.

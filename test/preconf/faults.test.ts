@@ -8,6 +8,7 @@
 //     required checks stay unjudged, so such a run can never be reported conformant.
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { sectionsOf } from '../../src/harness/check';
+import { violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
 import { checks } from '../../suites/preconf';
 import { describeResults, runPreconf } from './helpers';
@@ -50,7 +51,7 @@ it.each([
   expect(describeResults([failed])).toMatch(
     /: failed \(.*sealed without ever showing at "pending", although sent early in the block interval and watched closely, on 2 attempts/,
   );
-  expect(sectionsOf(failed.failedSection ?? failed.section)).toContain(section);
+  expect(violatedSections(failed)).toContain(section);
   expect(failed.actual).toBeDefined();
   expect(() => JSON.stringify(failed)).not.toThrow();
   // Its own exchanges: the method it judges, not the reads only other behaviours make.
@@ -68,8 +69,8 @@ it('a pending count below the latest count read just before it fails the nonce c
   expect(describeResults([nonce])).toMatch(
     /: failed \(eth_getTransactionCount\(signer, "pending"\) answered \d+ right after "latest" answered \d+ \(twice: "pending" \d+ right after "latest" \d+, then /,
   );
-  expect(sectionsOf(nonce.section)).toEqual(['4.5', '1.4']);
-  expect(nonce.failedSection).toBeUndefined();
+  expect(sectionsOf(nonce.statements)).toEqual(['4.5', '1.4']);
+  expect(violatedSections(nonce)).toEqual(['4.5', '1.4']);
   // One root cause, one failure: the others are blocked by the nonce check, saying why.
   for (const r of results.filter((x) => x.id !== nonce.id)) {
     expect(r).toMatchObject({ status: 'inconclusive', blockedBy: 'preconf.nonce.back-to-back' });

@@ -122,7 +122,7 @@ describe('in front of the Flashblocks-mode reference', () => {
       expect(describeResults([estimate])).toMatch(
         /: failed \(eth_estimateGas\(.*"latest"\) returned an error for a transaction that does not revert: \{"code":-32603,"message":"Internal error"\}/,
       );
-      expect(estimate.failedSection).toBe('4.4');
+      expect(estimate.violated).toEqual(['4.4.1']);
       expect(results[0].notes).toContainEqual(
         expect.stringMatching(
           /^eth_estimateGas could not size the transactions \(.*-32603.*\): sized with fixed limits \(100000, 250000, 250000, 100000, 100000\)$/,

@@ -24,7 +24,10 @@ import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS, type Percentiles } from '../../src/harness/preconf/timing';
-import type { CheckResult } from '../../src/harness/runner';
+import { runChecks, type CheckResult } from '../../src/harness/runner';
+import { check } from '../../src/harness/check';
+import { expectSameId } from '../../src/harness/expect';
+import { Redactor } from '../../src/harness/redact';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
 import { runDocument, FULL_SCOPE } from '../support/documents';
@@ -911,6 +914,46 @@ describe('every report quotes the violated statement', () => {
     expect(renderHtml(d)).toContain(`violated: ${escapeHtml(quote)}`);
     expect(renderJunit(d)).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`.slice(0, 30));
     expect(d.checks[1].violated).toEqual(['4.5.2']);
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
+  });
+
+  it('a check of 4.5 that gets another response id violated 4.2.1, which it does not declare: results.json names it, the reports quote it under section 4.2', async () => {
+    const count = check(
+      { id: 'rpc.getTransactionCount.test', title: 'a count', statements: ['4.5.1'], level: 'required', needs: ['rpc'] },
+      // The judging helper every JSON-RPC check calls on an answer: the client recorded the mismatch.
+      async () => expectSameId({ idMismatch: { sent: 7, got: 8 } }, 'eth_getTransactionCount'),
+    );
+    const [r] = await runChecks(
+      [count],
+      {
+        baseUrl: 'http://127.0.0.1:9',
+        rpcUrl: 'http://127.0.0.1:9',
+        restHeaders: {},
+        rpcHeaders: {},
+        settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000 },
+        redactor: new Redactor(),
+        signal: new AbortController().signal,
+      },
+      { concurrency: 1 },
+    );
+    expect(r).toMatchObject({ status: 'failed', cause: 'violation', violated: ['4.2.1'], section: '4.5', expected: 7, actual: 8 });
+    const d = doc([r!]);
+    // The statement table carries the text of what the failure named, though the check does not declare it.
+    const text = d.statements?.['4.2.1'];
+    expect(text).toMatch(/the same id/);
+    const quote = `4.2.1 "${text}"`;
+    const out = sink(false);
+    new ConsoleReporter(out.stream, 1, {}).finished(d, []);
+    expect(out.text()).toContain(`rpc.getTransactionCount.test (spec 4.2)`);
+    expect(out.text()).toContain(`violated: ${quote}`);
+    expect(out.text()).not.toContain('4.5.1 "');
+    const summary = renderSummary(d);
+    expect(summary).toContain('(spec 4.2)');
+    expect(summary).toContain(`> violated: ${quote}`);
+    const junit = renderJunit(d);
+    expect(junit).toContain(`message="[4.2] `);
+    expect(junit).toContain('spec section: 4.2 (check cites 4.5)');
+    expect(junit).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`);
     expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { decodeErrorResult, getContractAddress, type Hex } from 'viem';
 import type { Check, Profile } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
+import { violatedSection } from '../../src/harness/result';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
 import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
@@ -365,7 +366,7 @@ describe('RPC checks against faulty fake nodes', () => {
     for (const [id, r] of results) {
       if (id.startsWith('rpc.getBlockReceipts.public-403') || id.startsWith('rpc.public.')) continue;
       if (/getBlockReceipts/.test(id)) {
-        expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '4.2']);
+        expect([id, r.status, violatedSection(r)]).toEqual([id, 'failed', '4.2']);
         expect(r.reason).toMatch(/the answer carries id 4242, not the request's id \d+/);
         expect(r.exchanges?.length).toBeGreaterThan(0);
       } else expect([id, r.status, r.reason]).toEqual([id, 'passed', '']);
@@ -375,14 +376,14 @@ describe('RPC checks against faulty fake nodes', () => {
   test('gasUsed set to cumulativeGasUsed: the receipts of a busy block no longer add up to its gasUsed', async () => {
     const results = await run({ gasUsedCumulative: true }, { only: /getBlockReceipts\.(nonempty-block|block\.head-number)$|past-block/ });
     const busy = results.get('rpc.getBlockReceipts.nonempty-block')!;
-    expect([busy.status, busy.failedSection]).toEqual(['failed', '4.3']);
+    expect([busy.status, busy.violated, violatedSection(busy)]).toEqual(['failed', ['4.3.1', '2.4.1'], '4.3, 2.4']);
     expect(busy.reason).toMatch(/gasUsed add up to 63000 \(0xf618\), but the block's gasUsed is 42000/);
     expect(results.get('rpc.history.getBlockReceipts.past-block')!.status).toBe('failed');
   });
 
   test('pending receipts numbered as the head while eth_getBlockByNumber("pending") says head + 1: fails 4.3', async () => {
     const r = (await run({ pendingReceiptsAtHead: true }, { only: /getBlockReceipts\.block\.pending$/ })).get('rpc.getBlockReceipts.block.pending')!;
-    expect([r.status, r.failedSection]).toEqual(['failed', '4.3']);
+    expect([r.status, violatedSection(r)]).toEqual(['failed', '4.3']);
     expect(r.reason).toMatch(/block number 0x10 is not the pre-confirmed block .*reported 0x11, the node's own number/);
   });
 
@@ -417,7 +418,7 @@ describe('RPC checks against faulty fake nodes', () => {
   test('null for "pending" receipts fails 4.3 (null is not an array)', async () => {
     const r = (await run({ nullPendingReceipts: true }, { only: /getBlockReceipts/ })).get('rpc.getBlockReceipts.block.pending')!;
     expect(r.status).toBe('failed');
-    expect(r.failedSection).toBe('4.3');
+    expect(violatedSection(r)).toBe('4.3');
     expect(r.reason).toContain('answered null, not an array');
   });
 
@@ -438,7 +439,7 @@ describe('RPC checks against faulty fake nodes', () => {
   test('a missing receipt fails "one per transaction" with 4.3', async () => {
     const r = (await run({ receiptMissing: true }, { only: /getBlockReceipts\.block\.latest$/ })).get('rpc.getBlockReceipts.block.latest')!;
     expect(r.status).toBe('failed');
-    expect(r.failedSection).toBe('4.3');
+    expect(violatedSection(r)).toBe('4.3');
     expect(r.reason).toMatch(/no receipt for 1 transaction/);
   });
 
@@ -447,7 +448,7 @@ describe('RPC checks against faulty fake nodes', () => {
       'rpc.getBlockReceipts.block.pending',
     )!;
     expect(r.status).toBe('failed');
-    expect(r.failedSection).toBe('4.3');
+    expect(violatedSection(r)).toBe('4.3');
     expect(r.reason).toMatch(/no receipt for 1 transaction\(s\) of the block \(in it before and after the call\)/);
   });
 
@@ -469,7 +470,7 @@ describe('RPC checks against faulty fake nodes', () => {
   test('HTTP 403 on a dedicated profile: one failure (4.3, 5.2) naming --profile public, the other receipts checks blocked by it', async () => {
     const results = await run({ receipts403: true }, { only: /getBlockReceipts\.block\./ });
     const root = results.get('rpc.getBlockReceipts.block.latest')!;
-    expect([root.status, root.failedSection]).toEqual(['failed', '4.3, 5.2']);
+    expect([root.status, violatedSection(root)]).toEqual(['failed', '4.3, 5.2']);
     expect(root.hint).toMatch(/run with --profile public$/);
     const others = [...results.values()].filter((r) => r.id !== root.id);
     expect(others.length).toBeGreaterThan(0);
@@ -493,7 +494,7 @@ describe('RPC checks against faulty fake nodes', () => {
   test('upper-case contract bytecode fails the contract code checks with 4.6', async () => {
     const results = await run({ codeUppercase: true }, { only: /getCode/ });
     for (const id of ['rpc.getCode.contract.latest', 'rpc.getCode.contract.pending']) {
-      expect([id, results.get(id)!.status, results.get(id)!.failedSection ?? results.get(id)!.section]).toEqual([id, 'failed', '4.6']);
+      expect([id, results.get(id)!.status, violatedSection(results.get(id)!)]).toEqual([id, 'failed', '4.6']);
     }
     expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
   });
@@ -504,7 +505,7 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(pendingIds.length).toBe(6); // count, code, receipts, estimate at "pending"; contract code; the invariant
     for (const id of pendingIds) {
       const r = results.get(id)!;
-      expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '1.4, 4.2']);
+      expect([id, r.status, violatedSection(r)]).toEqual([id, 'failed', '1.4, 4.2']);
     }
     expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
   });
@@ -609,7 +610,7 @@ describe('pruned history (a full node)', () => {
     const results = await run({ pruned: true }, { archive: true, only: /earliest|^rpc\.history\.getCode\./ });
     for (const id of READS_AT_OLD_STATE.filter((i) => results.has(i))) {
       const r = results.get(id)!;
-      expect([id, r.status, r.failedSection]).toEqual([id, 'failed', '4.2']);
+      expect([id, r.status, violatedSection(r)]).toEqual([id, 'failed', '4.2']);
       expect(r.reason).toMatch(/answered \{"code":-32000,"message":"missing trie node .*--archive requires it/);
     }
     expect(results.get('rpc.getBlockReceipts.block.earliest')!.status).toBe('passed'); // receipts are history, not pruned here

@@ -3,7 +3,8 @@
  * - no import cycle anywhere in src/, suites/, bench/ (type-only imports included);
  * - each folder imports only what it may (see docs/development.md, "Layout");
  * - clients observe, checks judge: no client reaches the verdict vocabulary;
- * - every check id that --list prints is written literally in suites/.
+ * - every check id that --list prints is written literally in suites/;
+ * - no source splits a section string: sections derive from statement ids.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -139,4 +140,28 @@ describe('every check findable', () => {
       for (const key of BLOCK_PARAM_KEYS) expect(ids).toContain(`${prefix}.${key}`);
     },
   );
+});
+
+describe('a section string is for display only', () => {
+  // A check's sections, and a failure's, derive from statement ids (sectionsOf, violatedSections):
+  // a comma-joined `section` such as "4.3, 5.2" is shown, never split back into its parts.
+  const SPLIT_SECTION = /\b\w*section\w*\)?\s*\??\.\s*split\(/i;
+
+  it('the pattern catches what it is for', () => {
+    for (const bad of ["section.split(',')", "r.section.split(', ')", "(c.failedSection ?? c.section).split(',')", 'meta.section?.split(/,/)'])
+      expect(bad).toMatch(SPLIT_SECTION);
+    for (const fine of ["id.split('.')", "sectionsOf(r.statements).join(', ')", "a.split('.').map(Number)"]) expect(fine).not.toMatch(SPLIT_SECTION);
+  });
+
+  it('no source in src/ or suites/ calls .split( on a section string', () => {
+    const offenders = files
+      .filter((f) => f.startsWith('src/') || f.startsWith('suites/'))
+      .flatMap((f) =>
+        readFileSync(path.join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (SPLIT_SECTION.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(files.filter((f) => f.startsWith('src/')).length).toBeGreaterThan(50);
+    expect(offenders).toEqual([]);
+  });
 });

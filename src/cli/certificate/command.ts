@@ -4,6 +4,7 @@
 // be one on every line.
 import type { KeyObject } from 'node:crypto';
 import type { CheckResult } from '../../harness/runner';
+import { violatedSection } from '../../harness/result';
 import { ConfigError, loadConfig } from '../config';
 import type { Egress } from '../egress';
 import { samplingLine } from '../../harness/sampling';
@@ -104,7 +105,7 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
   io.out.write(
     `live${self}: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`,
   );
-  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${r.failedSection ?? r.section}): ${oneLine(r.reason)}\n`);
+  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
   if (live.unjudged.length) io.out.write(notJudgedLine(live.unjudged));
   return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
 }

@@ -3,7 +3,18 @@ import type { CheckResult } from '../../harness/runner';
 import { sectionOf, sectionTitle, type Judged } from '../outcome';
 import { exitWords, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
 import { rootCauses } from '../root-causes';
-import { countLine, expectedVsActual, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
+import {
+  countLine,
+  expectedVsActual,
+  idList,
+  quoteStatements,
+  quoteLabel,
+  rootReason,
+  skippedByReason,
+  verdictOf,
+  withOutcome,
+  violatedSection,
+} from './shared';
 import { cleanStrings, forTerminal } from './untrusted';
 
 /**
@@ -182,7 +193,7 @@ export class ConsoleReporter {
       for (const root of failingRoots) {
         const r = root.result;
         const head = r
-          ? `${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(rootReason(r))}`
+          ? `${r.id} (spec ${violatedSection(r)}) — ${firstLine(rootReason(r))}`
           : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
@@ -209,7 +220,7 @@ export class ConsoleReporter {
       this.line('');
       this.line(this.paint(33, `⚠ known failures (${known.length}): listed in the expectations file, they do not fail the run`));
       for (const r of known) {
-        this.line(`  ${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(r.reason, 160)}`);
+        this.line(`  ${r.id} (spec ${violatedSection(r)}) — ${firstLine(r.reason, 160)}`);
         this.line(`      known: ${firstLine(r.expectation!.reason, 160)}${r.expectation!.link ? ` (${r.expectation!.link})` : ''}`);
       }
     }
@@ -218,7 +229,7 @@ export class ConsoleReporter {
       this.line('');
       this.line(this.paint(33, `! advisory warnings (${advisory.length}): failed without failing the run`));
       for (const r of advisory) {
-        this.line(`  ${r.id} (spec ${r.failedSection ?? r.section}) — ${firstLine(r.reason, 160)}`);
+        this.line(`  ${r.id} (spec ${violatedSection(r)}) — ${firstLine(r.reason, 160)}`);
         this.hint(r, '      ');
       }
     }

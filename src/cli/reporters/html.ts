@@ -18,6 +18,7 @@ import {
   rootReason,
   skippedByReason,
   withOutcome,
+  violatedSection,
 } from './shared';
 
 const esc = escapeHtml;
@@ -119,8 +120,8 @@ function checkDetail(c: Judged, texts?: Record<string, string>): string {
   if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
   const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
   if (quoted) d.push(`<div class="muted">${quoteLabel(c)}: ${esc(quoted)}</div>`);
-  if (c.failedSection && c.failedSection !== c.section)
-    d.push(`<div class="muted">violated section ${esc(c.failedSection)} (the check cites ${esc(c.section)})</div>`);
+  if (c.status === 'failed' && violatedSection(c) !== c.section)
+    d.push(`<div class="muted">violated section ${esc(violatedSection(c))} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
@@ -187,7 +188,7 @@ export function renderHtml(doc: RunDocument): string {
         .map((r) => {
           const c = r.result;
           const head = c
-            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(c.failedSection ?? c.section)})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}`
+            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(violatedSection(c))})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}`
             : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
           const eva =
             c && (c.expected !== undefined || c.actual !== undefined)

@@ -3,7 +3,7 @@ import type { Judged } from '../outcome';
 import { exitWords, factsOf, scopeWords, statusLine, type RunDocument } from '../results';
 import { rootCauses } from '../root-causes';
 import { forTerminal } from './untrusted';
-import { blockerWords, exchangeText, failureText, rootReason, verdictOf } from './shared';
+import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';
 
 function esc(s: string): string {
   // XML 1.0 forbids most control characters even when escaped: they become visible pictures
@@ -29,7 +29,7 @@ function caseBody(c: Judged, blocked: Map<string, string[]>, texts?: Record<stri
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   switch (c.outcome) {
     case 'failed':
-      return `<failure message="${esc(`[${c.failedSection ?? c.section}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
+      return `<failure message="${esc(`[${violatedSection(c)}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
     case 'not-judged':
       // A check of an unreachable interface is counted under the interface's own failure.
       if (c.cause === 'unreachable') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;

@@ -1,4 +1,5 @@
 import type { CheckResult } from '../../harness/runner';
+import { violatedSection, violatedSections } from '../../harness/result';
 import { jsonSafe } from '../../harness/json';
 import type { Exchange } from '../../harness/transcript';
 import { OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../outcome';
@@ -107,15 +108,14 @@ export function quoteStatements(r: Pick<CheckResult, 'statements' | 'violated'>,
   return quoted.length ? quoted.join('; ') : undefined;
 }
 
+export { violatedSection, violatedSections };
+
 /** How the quoted statements are introduced: what a failure violated, or what the check enforces. */
 export const quoteLabel = (r: Pick<CheckResult, 'violated'>): string => (r.violated?.length ? 'violated' : 'enforces');
 
 /** Expected vs actual, the section and the statements, in the words of the failure. */
 export function failureText(r: CheckResult, texts?: Record<string, string>): string {
-  const lines = [
-    `${r.id} — ${r.title}`,
-    `  spec section: ${r.failedSection ?? r.section}${r.failedSection && r.failedSection !== r.section ? ` (check cites ${r.section})` : ''}`,
-  ];
+  const lines = [`${r.id} — ${r.title}`, `  spec section: ${violatedSection(r)}${violatedSection(r) !== r.section ? ` (check cites ${r.section})` : ''}`];
   const quoted = quoteStatements(r, texts);
   if (quoted) lines.push(`  ${quoteLabel(r)}: ${quoted}`);
   lines.push(`  ${r.status}: ${r.reason}`);

@@ -2,7 +2,19 @@ import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, typ
 import { rootCauses } from '../root-causes';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
-import { answersWords, countLine, exchangeText, idList, quoteStatements, quoteLabel, rootReason, skippedByReason, verdictOf, withOutcome } from './shared';
+import {
+  answersWords,
+  countLine,
+  exchangeText,
+  idList,
+  quoteStatements,
+  quoteLabel,
+  rootReason,
+  skippedByReason,
+  verdictOf,
+  withOutcome,
+  violatedSection,
+} from './shared';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -40,7 +52,7 @@ export function renderSummary(doc: RunDocument): string {
     out.push(`## What fails the run (${roots.length})`, '');
     for (const root of roots) {
       const c = root.result;
-      out.push(c ? `### ❌ \`${c.id}\` (spec ${c.failedSection ?? c.section})` : `### ❌ ${root.id}`, '');
+      out.push(c ? `### ❌ \`${c.id}\` (spec ${violatedSection(c)})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
       if (c?.samples) out.push(`- ${mdText(`${answersWords(c)} (${powerWords(c.samples.judged)})`)}`, '');
@@ -85,7 +97,7 @@ export function renderSummary(doc: RunDocument): string {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
     for (const c of other)
       out.push(
-        `| \`${c.id}\` | ${c.failedSection ?? c.section} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
+        `| \`${c.id}\` | ${violatedSection(c)} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
       );
     out.push('');
   }

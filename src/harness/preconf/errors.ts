@@ -9,7 +9,7 @@ export class Violation extends Error {
   override name = 'Violation';
   constructor(
     message: string,
-    readonly detail: { section?: string; violated?: readonly string[]; expected?: unknown; actual?: unknown } = {},
+    readonly detail: { violated?: readonly string[]; expected?: unknown; actual?: unknown } = {},
     /**
      * eth_getBlockReceipts refused with HTTP 403, at this block parameter: a public node judged as
      * dedicated, one mistake stated by one check (src/harness/receipts.ts, dedicated403).

@@ -159,7 +159,7 @@ export class Session {
       throw new Violation(
         `eth_getTransactionCount(signer${form === 'lowercase' ? ' in lowercase' : ''}, ${show(tag)}) answered ${show(r)}, not a hex quantity`,
         {
-          section: '4.5',
+          violated: ['4.5.1'],
           expected: 'hex quantity',
           actual: r,
         },
@@ -171,7 +171,11 @@ export class Session {
   async code(lane: string, address: Hex, tag: string): Promise<string> {
     const r = resultOf('eth_getCode', await this.rpc(lane).call('eth_getCode', [address, tag]));
     if (typeof r !== 'string')
-      throw new Violation(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, { section: '4.6', expected: 'hex string', actual: r });
+      throw new Violation(`eth_getCode(${address}, ${show(tag)}) answered ${show(r)}, not a hex string`, {
+        violated: ['4.6.1'],
+        expected: 'hex string',
+        actual: r,
+      });
     return r.toLowerCase();
   }
 
@@ -181,14 +185,14 @@ export class Session {
     if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
       throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
-        section: '4.4',
+        violated: ['4.4.1'],
         expected: 'a gas estimate',
         actual: a.error,
       });
     }
     if (a.http.status !== 200 || !a.hasResult) {
       throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
-        section: '4.2',
+        violated: ['4.2.1'],
         expected: 'HTTP 200 with a result',
         actual: a.json ?? a.http.status,
       });
@@ -196,7 +200,7 @@ export class Session {
     const q = quantity(a.result);
     if (q === undefined)
       throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
-        section: '4.4',
+        violated: ['4.4.1'],
         expected: 'hex quantity',
         actual: a.result,
       });
@@ -320,25 +324,26 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
   if (a.http.status === 403 && receiptsAt !== undefined) {
     throw new Violation(
       `eth_getBlockReceipts(${show(receiptsAt)}) answered HTTP 403`,
-      { section: '4.3', expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' },
+      { violated: ['4.3.1'], expected: 'HTTP 200 with a JSON-RPC result', actual: 'HTTP 403' },
       receiptsAt,
     );
   }
   if (a.http.status !== 200)
     throw new Violation(`${method} answered HTTP ${a.http.status}`, {
-      section: '4.2',
+      violated: ['4.2.1'],
       expected: 'HTTP 200 with a JSON-RPC result',
       actual: `HTTP ${a.http.status}`,
     });
   if (!isRecord(a.json))
     throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, {
-      section: '4.2',
+      violated: ['4.2.1'],
       expected: 'a JSON-RPC response object',
       actual: a.jsonError ?? a.json,
     });
   sameId(method, a);
-  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { section: '4.2', expected: 'a result', actual: a.error });
-  if (!a.hasResult) throw new Violation(`${method}: response has neither result nor error`, { section: '4.2', expected: 'a result member', actual: a.json });
+  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { violated: ['4.2.1'], expected: 'a result', actual: a.error });
+  if (!a.hasResult)
+    throw new Violation(`${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: a.json });
   return a.result;
 }
 
@@ -346,7 +351,6 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
 function sameId(method: string, a: RpcAnswer): void {
   if (!a.idMismatch) return;
   throw new Violation(`${method}: the answer carries id ${show(a.idMismatch.got ?? '(none)')}, not the request's id ${a.idMismatch.sent}`, {
-    section: '4.2',
     violated: ['4.2.1'],
     expected: a.idMismatch.sent,
     actual: a.idMismatch.got ?? null,
@@ -357,7 +361,7 @@ function sameId(method: string, a: RpcAnswer): void {
 function receiptsOf(block: string, r: unknown): Receipt[] {
   if (!Array.isArray(r))
     throw new Violation(`eth_getBlockReceipts(${show(block)}) answered ${show(r)}, not an array of receipts`, {
-      section: '4.3',
+      violated: ['4.3.1'],
       expected: 'an array of receipt objects',
       actual: r,
     });
