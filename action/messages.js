@@ -55,6 +55,10 @@ function shellWords(text) {
   return words;
 }
 
+/** The sections of the statements a failure violated (4.2 for 4.2.1, 2.1 for 2.1.r4), as the suite's reports show them; the check's own without any. */
+const violatedSections = (c) =>
+  [...new Set((c.violated?.length ? c.violated : (c.statements ?? [])).map((id) => id.slice(0, id.lastIndexOf('.'))))].join(', ') || c.section;
+
 /** Whether a check fails the run: the suite's own `outcome` (results.json, written by the suite this Action ran), never judged again here. */
 const failsRun = (c) => c.outcome === 'failed';
 
@@ -89,7 +93,7 @@ function annotation(root, summaryLink, command) {
     title = `${name} target unreachable`;
     parts.push(`${name} target unreachable${check?.reason ? `: ${check.reason}` : ''}`);
   } else {
-    title = `${check.id} (spec ${check.failedSection ?? check.section})`;
+    title = `${check.id} (spec ${violatedSections(check)})`;
     parts.push(`${check.title}: ${check.reason}`);
     if (check.hint) parts.push(`fix: ${check.hint}`);
   }
