@@ -4,7 +4,7 @@
  * here, so the secrets are registered with the egress gate once, the published OpenAPI document is
  * read once, and the target is probed the same way for each.
  */
-import { RateLimiter } from '../harness/http';
+import { AnswerBudget, RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import type { RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
@@ -114,6 +114,8 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
       unreachable,
       signal: opts.signal,
       limiter,
+      // Every answer the checks read counts against one budget (RUN_ANSWER_BYTES).
+      answers: new AnswerBudget(),
     };
     return { target, env };
   } catch (err) {

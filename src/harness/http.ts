@@ -1,10 +1,39 @@
-import { cut } from './json';
+import { cut, JsonBeyondLimits } from './json';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript } from './transcript';
 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The most answer bytes one run reads, all requests together: hundreds of times what a run
+ * against a real deployment reads (its answers are KiB; a 16 MiB list is read a few times), and
+ * few enough 16 MiB answers that a target sending one to every request still ends in bounded
+ * time. Past it, answers are refused (AnswerBudgetSpent): the checks that asked are not judged.
+ */
+export const RUN_ANSWER_BYTES = 512 * 1024 * 1024;
+
+/** The run's answer bytes read so far, shared by every client of the run (see RUN_ANSWER_BYTES). */
+export class AnswerBudget {
+  private read = 0;
+  constructor(readonly limit = RUN_ANSWER_BYTES) {}
+
+  /** Counts `bytes` more of an answer; throws AnswerBudgetSpent once the run has read more than its limit. */
+  charge(bytes: number): void {
+    this.read += bytes;
+    if (this.read > this.limit) throw new AnswerBudgetSpent(`the run has read ${this.limit} bytes of answers, all it reads: this answer was not read`);
+  }
+
+  get spent(): boolean {
+    return this.read > this.limit;
+  }
+}
+
+/** An answer refused because the run's answer budget is spent: this suite's bound, not the target's fault (inconclusive, cause `limit`). */
+export class AnswerBudgetSpent extends JsonBeyondLimits {
+  override name = 'AnswerBudgetSpent';
+}
 
 export interface HttpResult {
   status: number;
@@ -42,6 +71,8 @@ export interface HttpOptions {
   throttle?: Partial<ThrottlePolicy>;
   /** One sample's own connections (see Connections); absent: the process's shared keep-alive pool. */
   connections?: Connections;
+  /** The run's answer budget, shared by every client of the run; absent: unbounded (a unit test's one client). */
+  answers?: AnswerBudget;
 }
 
 type Fetch = typeof fetch;
@@ -109,7 +140,7 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-async function readCapped(res: Response, cap: number): Promise<string> {
+async function readCapped(res: Response, cap: number, answers?: AnswerBudget): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -121,6 +152,13 @@ async function readCapped(res: Response, cap: number): Promise<string> {
     if (size > cap) {
       await reader.cancel();
       throw new Error(`response body exceeds ${cap} bytes`);
+    }
+    try {
+      answers?.charge(value.byteLength);
+    } catch (err) {
+      chunks.length = 0;
+      await reader.cancel().catch(() => undefined);
+      throw err;
     }
     chunks.push(value);
   }
@@ -159,8 +197,10 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   if (proxy) redactor.add(proxyPassword(proxy));
   try {
     const send = opts.connections ? opts.connections.fetch(proxy) : proxy ? fetchThrough(proxy) : fetch;
+    // Once the run's answer budget is spent nothing more is sent: every answer would be refused.
+    if (opts.answers?.spent) opts.answers.charge(0);
     const res = await send(req.url, { method: req.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
-    const text = await readCapped(res, MAX_RESPONSE_BYTES);
+    const text = await readCapped(res, MAX_RESPONSE_BYTES, opts.answers);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => (headers[name] = value));
     const durationMs = performance.now() - started;
@@ -174,6 +214,11 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     exchange.durationMs = Math.round(durationMs);
     return { status: res.status, headers, contentType: mediaType(headers['content-type']), text, durationMs };
   } catch (err) {
+    if (err instanceof AnswerBudgetSpent) {
+      exchange.error = err.message;
+      exchange.durationMs = Math.round(performance.now() - started);
+      throw err;
+    }
     const message = redactor.text(describeFetchError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : ''));
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);

@@ -5,8 +5,8 @@ import { sectionsOf, type CheckMeta, type Interface, type Status } from './check
 import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope } from './verdict';
 import { ThrottledError, TransportError } from './http';
 import type { Redactor } from './redact';
-import type { Exchange } from './transcript';
-import { cutBytes, JsonBeyondLimits } from './json';
+import { recordedBody, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
+import { cutBytes, isRecord, JsonBeyondLimits } from './json';
 
 /**
  * The most of one expected/actual value, reason or note a result keeps (after redaction): a
@@ -107,13 +107,56 @@ export interface CheckResult extends CheckMeta {
   samples?: SampleCounts;
 }
 
+/** Past this many characters of JSON a value is kept by its head alone (see keptValue). */
+const KEPT_WINDOW_CHARS = VALUE_CAP_BYTES + 2 * REDACT_MARGIN_CHARS;
+
 /**
- * A value as a result keeps it: redacted whole first (a cut secret would no longer be
- * recognised), then, when its JSON is larger than VALUE_CAP_BYTES, that JSON cut with its size.
+ * Whether the JSON of `v` is longer than `chars`, found by walking no more of it than that
+ * (each member, element and leaf counts at least one character): bounded whatever its size.
+ */
+function jsonLongerThan(v: unknown, chars: number): boolean {
+  const todo: unknown[] = [v];
+  let size = 0;
+  while (todo.length > 0 && size <= chars) {
+    const x = todo.pop();
+    if (typeof x === 'string') size += x.length + 2;
+    else if (Array.isArray(x)) {
+      size += 2 + x.length;
+      for (let i = 0; i < x.length && size + todo.length <= chars; i++) todo.push(x[i]);
+    } else if (isRecord(x)) {
+      size += 2;
+      for (const k in x) {
+        if (size > chars) break;
+        size += k.length + 4;
+        todo.push(x[k]);
+      }
+    } else size += String(x).length;
+  }
+  return size > chars;
+}
+
+/**
+ * A value as a result keeps it: redacted, then, when its JSON is larger than VALUE_CAP_BYTES,
+ * that JSON cut with its size. A small value is redacted whole first (a cut secret would no
+ * longer be recognised). A large one (a 16 MiB answer a check quotes) is not copied to be
+ * redacted: its strings are redacted while it is written as JSON, and the head of that text
+ * redacted again as text (member names, forms across values) before it is cut, far enough past
+ * the cut that a secret straddling the cut starts beyond it (recordedBody); the egress gate
+ * treats a cut edge ending in a secret's start as a leak, so no prefix of one goes out either.
  */
 export function keptValue(v: unknown, redactor: Redactor): unknown {
+  if (typeof v === 'string') return recordedBody(v, redactor, VALUE_CAP_BYTES).body;
+  if (jsonLongerThan(v, KEPT_WINDOW_CHARS)) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? redactor.text(x) : typeof x === 'bigint' ? x.toString() : x));
+    } catch {
+      // Too deep for JSON.stringify (a value no parse of this suite makes): the bounded copy below.
+      json = undefined;
+    }
+    if (json !== undefined) return recordedBody(json, redactor, VALUE_CAP_BYTES).body;
+  }
   const safe = redactor.value(v);
-  if (typeof safe === 'string') return cutBytes(safe, VALUE_CAP_BYTES).text;
   const json = JSON.stringify(safe);
   const kept = json === undefined ? undefined : cutBytes(json, VALUE_CAP_BYTES);
   return kept?.truncated ? kept.text : safe;

@@ -1,6 +1,6 @@
 import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
 import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
-import { Connections, RateLimiter } from './http';
+import { AnswerBudget, Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
@@ -27,6 +27,8 @@ export interface RunEnv {
   limiter?: RateLimiter;
   /** One sample's own connections (--samples N > 1); absent: the process's shared pool. */
   connections?: Connections;
+  /** The run's answer budget (bytes of answers read, all clients together); absent: unbounded. */
+  answers?: AnswerBudget;
 }
 
 export interface RunOptions {
@@ -112,6 +114,7 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       signal,
       limiter: env.limiter,
       connections: env.connections,
+      answers: env.answers,
     });
     const scope: SharedScope = {
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -193,6 +196,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     signal: checkSignal,
     limiter: env.limiter,
     connections: env.connections,
+    answers: env.answers,
   };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};

@@ -41,7 +41,7 @@ export function capBody(body: string, cap = BODY_CAP_BYTES): { body: string; tru
  * How much past the transcript's cut a body is redacted: more than any secret is long, so one
  * that straddles the end of what is redacted starts past what is kept.
  */
-const REDACT_MARGIN_CHARS = 16 * 1024;
+export const REDACT_MARGIN_CHARS = 16 * 1024;
 
 /**
  * A response body as the transcript keeps it: redacted, then cut (capBody). Only its head is
@@ -49,11 +49,11 @@ const REDACT_MARGIN_CHARS = 16 * 1024;
  * when redaction shortened the head so much that the cut could reach its unredacted edge, the
  * whole body is redacted instead.
  */
-export function recordedBody(text: string, redactor: Redactor): { body: string; truncated: boolean } {
-  const window = BODY_CAP_BYTES + 2 * REDACT_MARGIN_CHARS;
-  if (text.length <= window) return capBody(redactor.text(text));
+export function recordedBody(text: string, redactor: Redactor, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
+  const window = cap + 2 * REDACT_MARGIN_CHARS;
+  if (text.length <= window) return capBody(redactor.text(text), cap);
   const head = redactor.text(text.slice(0, window));
-  const capped = capBody(head.length > BODY_CAP_BYTES + REDACT_MARGIN_CHARS ? head : redactor.text(text));
+  const capped = capBody(head.length > cap + REDACT_MARGIN_CHARS ? head : redactor.text(text), cap);
   // The size stated is the whole body's, not the head's.
   return {
     body: capped.body.replace(/ \[cut: [\d,]+ bytes in all\]$/, ` [cut: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes in all]`),

@@ -6,6 +6,7 @@
  */
 import { evenSample, JSON_LIMITS, JsonBeyondLimits, JsonTooDeep, JsonTooLarge, listSample, parseJson, scanJson } from '../../src/harness/json';
 import { recordedBody } from '../../src/harness/transcript';
+import { keptValue, VALUE_CAP_BYTES } from '../../src/harness/result';
 import { listWithDefaults, listLength, recordLabel } from '../../src/harness/records';
 import { Redactor } from '../../src/harness/redact';
 import { SCHEMA_ERRORS_KEPT, validate } from '../../src/harness/schemas';
@@ -103,5 +104,43 @@ describe('a long body in the transcript', () => {
     expect(kept.body).not.toContain('s3cr3t-key-value');
     expect(kept.body).toContain(`${Buffer.byteLength(body).toLocaleString('en-US')} bytes in all`);
     expect(kept.body.length).toBeLessThan(9 * 1024);
+  });
+});
+
+describe('a huge value a result keeps', () => {
+  const secret = 's3cr3t-key-value';
+  // Every text the redactor is asked to read: a huge value must not be copied whole to be redacted.
+  const watched = () => {
+    const redactor = new Redactor().add(secret);
+    let longest = 0;
+    const text = redactor.text.bind(redactor);
+    jest.spyOn(redactor, 'text').mockImplementation((s: string) => ((longest = Math.max(longest, s.length)), text(s)));
+    return { redactor, longest: () => longest, value: jest.spyOn(redactor, 'value') };
+  };
+
+  it('a 16 MiB string: only its head is redacted, then cut, with its whole size stated', () => {
+    const w = watched();
+    const s = `${secret} ${'a'.repeat(16 * 1024 * 1024)}`;
+    const kept = keptValue(s, w.redactor) as string;
+    expect(kept).not.toContain(secret);
+    expect(kept).toContain(`${Buffer.byteLength(s).toLocaleString('en-US')} bytes in all`);
+    expect(Buffer.byteLength(kept)).toBeLessThan(VALUE_CAP_BYTES + 100);
+    expect(w.longest()).toBeLessThan(1024 * 1024);
+  });
+
+  it('a value of hundreds of thousands of members: not copied to be redacted; secrets in values and names still masked', () => {
+    const w = watched();
+    const big = { [secret]: secret, records: Array.from({ length: 100_000 }, (_, i) => ({ i, name: `n${i}` })) };
+    const kept = keptValue(big, w.redactor) as string;
+    expect(typeof kept).toBe('string');
+    expect(kept).not.toContain(secret);
+    expect(kept).toMatch(/bytes in all\]$/);
+    expect(w.value).not.toHaveBeenCalled();
+    expect(w.longest()).toBeLessThan(1024 * 1024);
+  });
+
+  it('a small value is kept as before: redacted whole, names included', () => {
+    const w = watched();
+    expect(keptValue({ [secret]: [secret, 1n] }, w.redactor)).toEqual({ '***': ['***', '1'] });
   });
 });

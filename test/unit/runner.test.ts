@@ -5,6 +5,7 @@ import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/v
 import { Redactor } from '../../src/harness/redact';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
+import { AnswerBudget } from '../../src/harness/http';
 
 let server: http.Server;
 let url: string;
@@ -342,6 +343,16 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
       concurrency: 1,
     });
     expect(r).toMatchObject({ status: 'failed', cause: 'transport' });
+  });
+
+  it("the run's answer budget: once spent, the answers checks ask for are refused and they are not judged (cause limit), never failed", async () => {
+    // Each answer here is 13 bytes ({"echo":null}); the run may read 30, all checks together.
+    const answers = new AnswerBudget(30);
+    const read = (id: string) => check(meta(id), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks')));
+    const rs = await runChecks([read('a'), read('b'), read('c'), read('d'), read('e')], env({ answers }), { concurrency: 1 });
+    expect(rs.map((r) => r.status)).toEqual(['passed', 'passed', 'inconclusive', 'inconclusive', 'inconclusive']);
+    for (const r of rs.slice(2)) expect(r).toMatchObject({ cause: 'limit', exchangeCount: 1 });
+    expect(answers.spent).toBe(true);
   });
 
   it('deselected: --only and --grep name their flag', () => {
