@@ -63,8 +63,10 @@ function gone(pid: number): Promise<true> {
 describe('npm run reference', () => {
   test('--json prints exactly one JSON line first, serves, and SIGTERM stops it cleanly with no anvil left', async () => {
     const { child, first, anvilPid, exited } = await startStandalone(['--json', '--block-time', '1000', '--profile', 'dedicated']);
-    const line = JSON.parse(first) as Record<string, string>;
-    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'signerKey']);
+    const line = JSON.parse(first) as Record<string, string> & { judge: string[] };
+    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'signerKey', 'judge']);
+    // What judges everything: both URLs, the dev signer, and --require full.
+    expect(line.judge).toEqual(expect.arrayContaining([line.baseUrl, line.rpcUrl, line.signerKey, '--require', 'full']));
     expect(line.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.profile).toBe('dedicated');
