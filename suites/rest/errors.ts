@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { mediaTypeProblem } from '../../src/harness/expect';
-import { show } from '../../src/harness/json';
+import { cut, show } from '../../src/harness/json';
 import { TransportError } from '../../src/harness/http';
 import type { RestResponse } from '../../src/harness/rest';
 import { validate } from '../../src/harness/schemas';
@@ -122,7 +122,7 @@ export const unknownPathErrorIsRpcStatus = check(
     if (problem)
       fail(`GET ${path} -> HTTP ${res.status}: ${problem}`, {
         expected: ERROR_SHAPE,
-        actual: { status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? res.text.slice(0, 200) },
+        actual: { status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? cut(res.text, 200) },
       });
     ctx.note(`GET ${path} answered HTTP ${res.status} with an rpcStatus`);
   },

@@ -8,7 +8,7 @@
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { expectIdEcho, expectSchema } from '../../src/harness/expect';
-import { show } from '../../src/harness/json';
+import { cut, show } from '../../src/harness/json';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
 import { headNumber } from '../../src/harness/chain';
@@ -70,7 +70,7 @@ function envelopeCheck(p: Probe): Check {
       if (answer.json === undefined) {
         fail(`${p.what}: HTTP ${answer.http.status} with a body that is not JSON (${answer.jsonError ?? 'empty'})`, {
           expected: 'a JSON-RPC response',
-          actual: answer.http.text.slice(0, 200),
+          actual: cut(answer.http.text, 200),
         });
       }
       expectSchema('jsonrpcResponse', answer.json, `the answer to ${p.what}`);

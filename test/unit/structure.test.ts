@@ -165,3 +165,22 @@ describe('a section string is for display only', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe("a target's text is cut with its mark", () => {
+  // A check that quotes what a target answered cuts it with cut() (json.ts), whose mark (…) tells the
+  // egress gate where the cut edge is: a secret's prefix left before it is masked. A bare .slice()
+  // leaves no edge to see, so a key cut in two would be published half.
+  const BARE_CUT = /\b(text|body)\.slice\(0,/;
+
+  it('no check slices a text or body it quotes', () => {
+    const offenders = files
+      .filter((f) => f.startsWith('suites/'))
+      .flatMap((f) =>
+        readFileSync(path.join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (BARE_CUT.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(files.filter((f) => f.startsWith('suites/')).length).toBeGreaterThan(20);
+    expect(offenders).toEqual([]);
+  });
+});
