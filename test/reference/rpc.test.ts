@@ -176,7 +176,15 @@ describe('pre-confirmed state', () => {
 
   test('the temporary block behind pending receipts is never observable', async () => {
     const { account } = clients(ref);
-    const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    let nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
+    // A transaction reaches anvil's pool at the next flashblock, not at its acceptance: the rounds
+    // start once one is there, so an empty pool below can only be a leak (or a seal).
+    await rpc(ref.rpcUrl, 'eth_sendRawTransaction', [await signTransfer(nonce++)]);
+    await waitFor(
+      'a transaction in the pool',
+      async () => (Number((await rpc<{ pending: Hex }>(ref.rpcUrl, 'txpool_status')).pending) > 0 ? true : undefined),
+      3 * BLOCK_TIME_MS,
+    );
     const heights: number[] = [];
     const pools: number[] = [];
     for (let i = 0; i < 8; i++) {
