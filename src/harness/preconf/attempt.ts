@@ -169,7 +169,7 @@ export async function attempt(st: PassState, n: number, latestFirst?: bigint): P
   const acceptedBy = Math.max(...sent.map((t) => t.acceptedAt));
   const sealedBlocks = [...new Set(w.sealedIn.values())].map(toQuantity).join(', ');
   st.notes.push(
-    `attempt ${n}: ${aligned.sealSeen ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +
+    `attempt ${n}: ${aligned.sealAt !== undefined ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +
       `nonces ${a.base}..${a.base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${visible.join(', ') || 'nothing established at "pending"'}; ` +
       `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => w.sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${w.rounds.length - 1} rounds of reads)`,
   );

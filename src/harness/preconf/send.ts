@@ -1,13 +1,13 @@
 // An attempt's first phase: the base nonce, the signed transactions, and the send window right
 // after a seal. What the node answers that contradicts 4.5 (a pending count below latest, "nonce
 // too low" for the pending count) is returned as readings; the nonce check judges them.
-import { skewPause } from '../chain';
+import { skewPause, type BlockView } from '../chain';
 import { DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { ALIGN_WAIT_MS, blockPollMs, FRESH_SEAL_MS, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
 
 /**
  * The base nonce: "latest", then "pending" read just after it. A pending count below it, on two
@@ -58,27 +58,41 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | E
 }
 
 /**
- * Waits for a seal, so the sends start a block interval; the round of the read that saw it.
- * No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at all):
- * this and later attempts send at once.
+ * Where an attempt's sends start in the block interval.
+ * - The first attempt sends at once. Waiting for a seal first would cost half a block interval
+ *   on average, and the seal then still comes half an interval after the sends on average: late
+ *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
+ *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
+ *   accepted EARLY_MS before its seal) and the next attempt is aligned.
+ * - A later attempt sends right after a seal, so its transactions have a whole interval: the seal
+ *   the previous attempt's rounds just saw while it is FRESH_SEAL_MS old at most, else the next
+ *   one. No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none
+ *   at all): this and later attempts send at once.
  */
-async function align(st: PassState): Promise<{ round: Round; sealSeen: boolean }> {
+async function align(st: PassState, n: number): Promise<SendWindow['aligned']> {
   let prev = await readHead(st);
   const highest = st.heads.highest!;
   const started = st.time.now();
-  if (!st.aligned) return { round: { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest }, sealSeen: false };
+  const now = { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest };
+  if (n === 1 || !st.aligned) return { round: now, ...stamp(prev.block, highest) };
+  const lastSeal = st.heads.lastSealAt;
+  if (lastSeal !== undefined && prev.endedAt - lastSeal <= FRESH_SEAL_MS) return { round: now, sealAt: lastSeal };
   for (;;) {
     await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
     const cur = await readHead(st);
-    if (cur.block.number! > highest) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealSeen: true };
+    if (cur.block.number! > highest) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealAt: cur.endedAt };
     prev = cur;
     if (st.time.now() - started >= ALIGN_WAIT_MS) {
       st.aligned = false;
       st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
-      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest }, sealSeen: false };
+      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest }, ...stamp(cur.block, highest) };
     }
   }
 }
+
+/** The timestamp of the head the sends follow, when it is the highest read (a block behind says nothing of the interval). */
+const stamp = (b: BlockView, highest: bigint): { headTimestamp?: bigint } =>
+  b.timestamp !== undefined && b.number === highest ? { headTimestamp: b.timestamp } : {};
 
 /** Waits (bounded, never throwing) until everything this session sent is sealed, so the next user of the key starts clean. */
 export async function settle(st: PassState): Promise<void> {
@@ -96,7 +110,11 @@ export async function settle(st: PassState): Promise<void> {
 
 export interface SendWindow {
   a: AttemptTxs;
-  aligned: { round: Round; sealSeen: boolean };
+  /**
+   * The round of the head read before the sends, and when the seal they follow was seen (none:
+   * sent unaligned; then the timestamp of that head, from which the block interval is read).
+   */
+  aligned: { round: Round; sealAt?: number; headTimestamp?: bigint };
 }
 
 /**
@@ -122,7 +140,7 @@ export async function send(st: PassState, n: number, latestFirst?: bigint): Prom
     }),
   );
 
-  const aligned = await align(st);
+  const aligned = await align(st, n);
   st.heads.arm(st.time.now());
   const first = await s.post('setup', signed[0]);
   if ('refused' in first) {

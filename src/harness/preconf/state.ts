@@ -42,6 +42,11 @@ export class Heads {
     return true;
   }
 
+  /** When the last seal was seen (undefined: none seen yet). */
+  get lastSealAt(): number | undefined {
+    return this.lastRiseAt;
+  }
+
   /** The median time between two seals seen one after the other (undefined: fewer than two seen). */
   intervalMs(): number | undefined {
     if (this.gaps.length === 0) return undefined;

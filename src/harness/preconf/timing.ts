@@ -103,8 +103,11 @@ export const MAX_LOOK_GAP_MS = 2 * SPEC_REFRESH_MS;
  * shows the old state comes from a backend that does not refresh (Flashblocks off).
  */
 export const REFRESH_TOLERANCE_MS = SPEC_REFRESH_MS;
-/** Attempts of the pass, each a whole send window; and the misses that make evidence. */
-export const MAX_ATTEMPTS = 3;
+/**
+ * Attempts of the pass, each a whole send window: the first sent at once, the other three right
+ * after a seal (send.ts, align); and the misses that make evidence.
+ */
+export const MAX_ATTEMPTS = 4;
 export const EVIDENCE_ATTEMPTS = 2;
 
 /**
@@ -129,6 +132,11 @@ export function blockPollMs(waitedMs: number): number {
 export const SEAL_WAIT_MS = 2 * MAX_BLOCK_TIME_MS + 2000;
 /** How long to wait for a seal to align the sends with: one of the longest block times and 1 s. */
 export const ALIGN_WAIT_MS = MAX_BLOCK_TIME_MS + 1000;
+/**
+ * A seal seen at most this long ago (the previous attempt's last rounds) still starts a block
+ * interval for the sends: one refresh period, so even a 1 s block leaves EARLY_MS after them.
+ */
+export const FRESH_SEAL_MS = SPEC_REFRESH_MS;
 
 // ---- rounds of reads and what they prove ----------------------------------------------------
 
