@@ -5,7 +5,7 @@ export const DEFAULTS = {
   reportDir: 'reports',
   timeoutMs: 10_000,
   deadlineMs: 15 * 60_000,
-  concurrency: 4,
+  concurrency: 16,
   clockSkewSec: 300,
   /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
   maxSpendWei: 10n ** 16n,

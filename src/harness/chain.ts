@@ -230,8 +230,6 @@ export interface BlockView {
   txs: string[];
   /** The block's gasUsed, when it is a hex quantity (what its receipts' gasUsed add up to, 4.3). */
   gasUsed?: bigint;
-  /** The block's timestamp in seconds, when it is a hex quantity. */
-  timestamp?: bigint;
 }
 
 /**
@@ -267,7 +265,6 @@ function blockView(b: Record<string, unknown>): BlockView | undefined {
     hash: typeof b.hash === 'string' ? b.hash.toLowerCase() : undefined,
     txs,
     ...(isHexQuantity(b.gasUsed) ? { gasUsed: BigInt(b.gasUsed as string) } : {}),
-    ...(isHexQuantity(b.timestamp) ? { timestamp: BigInt(b.timestamp as string) } : {}),
   };
 }
 

@@ -75,6 +75,8 @@ export interface HttpOptions {
   connections?: Connections;
   /** The run's answer budget, shared by every client of the run; absent: unbounded (a unit test's one client). */
   answers?: AnswerBudget;
+  /** Told of every throttled answer (the runner then lets fewer checks ask at once). */
+  onThrottled?: () => void;
 }
 
 type Fetch = typeof fetch;
@@ -301,6 +303,7 @@ export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { 
     const res = await requestOnceMore(req, opts, call.idempotent === true);
     const why = throttleOf(res);
     if (!why) return res;
+    opts.onThrottled?.();
     const where = `${req.method} ${opts.redactor.text(req.url)}`;
     const asked = retryAfterMs(res.headers['retry-after']);
     const told = asked !== undefined ? ` (Retry-After ${JSON.stringify(res.headers['retry-after'])})` : '';

@@ -9,6 +9,7 @@ import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult } from './result';
 import { runWaves, type SamplingPlan } from './sampling';
+import { Slots } from './slots';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -99,7 +100,14 @@ const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; violated: reado
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
 type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
 
-function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: number, key: string, observe: (scope: SharedScope) => Promise<unknown>) {
+function shareObservation(
+  shared: SharedObservations,
+  env: RunEnv,
+  limitMs: number,
+  key: string,
+  observe: (scope: SharedScope) => Promise<unknown>,
+  slots?: Slots,
+) {
   let entry = shared.get(key);
   if (!entry) {
     const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
@@ -115,6 +123,7 @@ function shareObservation(shared: SharedObservations, env: RunEnv, limitMs: numb
       limiter: env.limiter,
       connections: env.connections,
       answers: env.answers,
+      ...(slots ? { onThrottled: () => slots.shrink() } : {}),
     });
     const scope: SharedScope = {
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -147,7 +156,8 @@ interface Outcome {
   blocker?: Blocker;
 }
 
-async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations): Promise<Outcome> {
+/** One check; `slots`: those of the read-only checks, which a throttled answer shrinks (see Slots). */
+async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations, slots?: Slots): Promise<Outcome> {
   const started = performance.now();
   const base = { id: check.id, title: check.title, statements: check.statements, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
@@ -197,6 +207,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     limiter: env.limiter,
     connections: env.connections,
     answers: env.answers,
+    ...(slots ? { onThrottled: () => slots.shrink() } : {}),
   };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
@@ -215,7 +226,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),
     note: (text) => void notes.push(env.redactor.text(text)),
     shared: async <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> => {
-      const entry = shareObservation(shared, env, limit, key, observe);
+      const entry = shareObservation(shared, env, limit, key, observe, slots);
       try {
         return (await entry.outcome) as T;
       } finally {
@@ -260,9 +271,9 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   const results = new Array<CheckResult>(checks.length);
   const blockers = new Map<number, Blocker>();
   const shared: SharedObservations = new Map();
-  const execute = async (i: number): Promise<void> => {
+  const execute = async (i: number, slots?: Slots): Promise<void> => {
     opts.onStart?.(checks[i]);
-    const { result, blocker } = await runOne(checks[i], env, opts, shared);
+    const { result, blocker } = await runOne(checks[i], env, opts, shared, slots);
     results[i] = result;
     // A blocked check is reported once its root's verdict is known, after the run.
     if (blocker) blockers.set(i, blocker);
@@ -271,14 +282,28 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   const inSignerLane = (c: Check) => c.needs.includes('signer') && !unmetNeed(c, env);
   const lane = checks.map((c, i) => (inSignerLane(c) ? i : -1)).filter((i) => i >= 0);
   const pool = checks.map((c, i) => (inSignerLane(c) ? -1 : i)).filter((i) => i >= 0);
-  const sequential = async (queue: number[]): Promise<void> => {
-    while (queue.length > 0) await execute(queue.shift()!);
+  const sequential = async (queue: number[], slots?: Slots): Promise<void> => {
+    while (queue.length > 0) await execute(queue.shift()!, slots);
   };
   const workers = Math.max(1, Math.min(opts.concurrency, pool.length));
+  // Read-only checks in order, `workers` asking at once (see Slots).
+  const poolSlots = new Slots(workers);
+  const pooled = (queue: number[]): Promise<unknown> =>
+    Promise.all(
+      queue.map(async (i) => {
+        await poolSlots.take();
+        try {
+          await execute(i, poolSlots);
+        } finally {
+          poolSlots.give();
+        }
+      }),
+    );
   const sampled = (opts.sampling?.n ?? 1) > 1;
   // A check that cannot run here (out of scope, interface unreachable) is settled once, not N times.
   const runnable = (i: number) => !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && env.unreachable?.[f]);
-  const signerLane = sequential(lane);
+  // The signer's lane takes no slot, but its throttled answers shrink the pool's too: one target.
+  const signerLane = sequential(lane, sampled ? undefined : poolSlots);
   const readOnly = sampled
     ? [
         sequential(pool.filter((i) => !runnable(i))),
@@ -289,7 +314,7 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
           open: () => ({ ...env, connections: new Connections(), shared: new Map() }),
           close: (wave) => wave.connections!.close(),
           started: (i) => opts.onStart?.(checks[i]),
-          run: (i, wave) => runOne(checks[i], wave, opts, wave.shared),
+          run: (i, wave, slots) => runOne(checks[i], wave, opts, wave.shared, slots),
           settled: (i, outcome) => {
             results[i] = outcome.result;
             if (outcome.blocker) blockers.set(i, outcome.blocker);
@@ -297,7 +322,7 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
           },
         }),
       ]
-    : Array.from({ length: workers }, () => sequential(pool));
+    : [pooled(pool)];
   await Promise.all([signerLane, ...readOnly]);
   settleBlocked(results, blockers);
   for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);

@@ -7,6 +7,7 @@ import type { RateLimiter } from './http';
 import { RpcClient } from './rpc';
 import type { Redactor } from './redact';
 import { Transcript } from './transcript';
+import { Slots } from './slots';
 
 /** The bounds of --samples: one answer per question, up to a thousand. */
 export const SAMPLES_RANGE = { min: 1, max: 1000 } as const;
@@ -153,21 +154,6 @@ function waveClock(signal: AbortSignal): { until(ms: number): Promise<void>; sto
 /** How many times a run without samples the sampled waves may have in flight at once. */
 const SAMPLE_OVERLAP = 3;
 
-/** A counting semaphore: at most `free` holders at once, served in order. */
-class Slots {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-  async take(): Promise<void> {
-    if (this.free > 0) return void this.free--;
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 /**
  * --samples N: the read-only checks run N times, as N waves. Wave 0 runs at once, beside the
  * signer's lane; wave s > 0 starts s · window / N after that lane is done (the pre-confirmation
@@ -188,7 +174,8 @@ export function runWaves<W, B>(
     open(): W;
     close(wave: W): Promise<void>;
     started(i: number): void;
-    run(i: number, wave: W): Promise<SampleOutcome<B>>;
+    /** `slots`: the wave's slots, given back while the check waits for another's shared observation. */
+    run(i: number, wave: W, slots: Slots): Promise<SampleOutcome<B>>;
     settled(i: number, outcome: SampleOutcome<B>): void;
   },
 ): Promise<void> {
@@ -211,7 +198,7 @@ export function runWaves<W, B>(
         }
         await slots.take();
         try {
-          entry.samples[s] = await hooks.run(i, scope);
+          entry.samples[s] = await hooks.run(i, scope, slots);
         } finally {
           slots.give();
         }

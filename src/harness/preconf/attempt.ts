@@ -6,7 +6,7 @@ import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
 import { METHOD_OF, type Behaviour } from './evidence';
-import { send, type SendWindow } from './send';
+import { send, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
@@ -144,8 +144,8 @@ function sample(st: PassState, a: AttemptTxs, w: Watched): void {
   }
 }
 
-export async function attempt(st: PassState, n: number, latestFirst?: bigint): Promise<AttemptEnd> {
-  const window = await send(st, n, latestFirst);
+export async function attempt(st: PassState, n: number, first?: FirstReads): Promise<AttemptEnd> {
+  const window = await send(st, n, first);
   if (!('a' in window)) return window;
   const { a, aligned }: SendWindow = window;
   const w = await watch(st, n, window);

@@ -19,7 +19,8 @@ import { capture } from './behaviours';
 import { attempt } from './attempt';
 import { BEHAVIOURS, describeMiss, TX_PLAN, type Behaviour, type MissRecord, type NonceContradiction, type PassResult, type Role, type Stop } from './evidence';
 import { initCodeFor, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session } from './session';
-import { Heads, stopOf, type AttemptEnd, type PassState } from './state';
+import { blockTimeMs, Heads, readHead, stopOf, type AttemptEnd, type PassState } from './state';
+import type { FirstReads } from './send';
 import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
 
 /** The report's chart reads the timeline (src/cli/reporters). */
@@ -88,13 +89,17 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
 
   try {
     // One round trip: chain id and fees, the balance, gas limits, the code-less estimate, the latest count.
-    const [, balance, , plainRead, latestFirst, receiptsFirst] = await Promise.all([
+    const [, balance, , plainRead, latestFirst, pendingFirst, headFirst, receiptsFirst] = await Promise.all([
       st.s.open('setup'),
       st.s.balance('setup'),
       sizes(st),
       // The same call into an address without code: what "latest" must estimate until the seal.
       capture(() => st.s.estimate('estimate', { from: st.s.address, to: randomAddress(), value: '0x0' }, 'latest')),
       capture(() => st.s.count('nonce', 'latest')),
+      // The first attempt's base nonce and the head its sends follow, read here: fewer round
+      // trips before the sends leave more of the block interval to watch them in.
+      capture(() => st.s.count('nonce', 'pending')),
+      readHead(st),
       // "pending" receipts before anything is sent: an array (empty or not) on any conformant
       // node. An error (a method that does not exist) or a non-array is evidence already, kept
       // even when a helper method the rounds need (eth_getBlockByNumber) later fails.
@@ -116,7 +121,11 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       if (open.length === 0) break;
       attempts = n;
       st.behaviours = open;
-      const end: AttemptEnd = await attempt(st, n, n === 1 && 'value' in latestFirst ? latestFirst.value : undefined);
+      const first: FirstReads | undefined =
+        n === 1 && 'value' in latestFirst
+          ? { latest: latestFirst.value, ...('value' in pendingFirst ? { pending: pendingFirst.value } : {}), head: headFirst }
+          : undefined;
+      const end: AttemptEnd = await attempt(st, n, first);
       if (end.kind === 'nonce') nonce = end.contradiction;
       else if (end.kind === 'refused')
         stop = { cause: 'refused', reason: `the node refused the signer's transactions (${end.reason}), so pre-confirmed state could not be observed` };
@@ -171,7 +180,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
     outcomes[b] = { kind: 'unjudged', reason: why };
   }
   const rtt = percentiles(st.rttSamples);
-  if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round([...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)]);
+  if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round(blockTimeMs(st)!);
   return {
     notes: st.notes,
     attempts,

@@ -1,13 +1,21 @@
 // An attempt's first phase: the base nonce, the signed transactions, and the send window right
 // after a seal. What the node answers that contradicts 4.5 (a pending count below latest, "nonce
 // too low" for the pending count) is returned as readings; the nonce check judges them.
-import { skewPause, type BlockView } from '../chain';
+import { skewPause } from '../chain';
 import { DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
-import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, FRESH_SEAL_MS, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { blockTimeMs, readHead, sleep, type AttemptEnd, type PassState } from './state';
+import { ALIGN_WAIT_MS, blockPollMs, freshSeal, percentiles, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+
+/** What the pass read before its first attempt, in one round: the counts and the head. */
+export interface FirstReads {
+  latest: bigint;
+  /** Read beside "latest", not after it: a pair at odds is read again, in order, before it is evidence. */
+  pending?: bigint;
+  head: Awaited<ReturnType<typeof readHead>>;
+}
 
 /**
  * The base nonce: "latest", then "pending" read just after it. A pending count below it, on two
@@ -16,17 +24,17 @@ import { ALIGN_WAIT_MS, blockPollMs, FRESH_SEAL_MS, POLL_INTERVAL_MS, SEAL_WAIT_
  * unsealed, so it waits (bounded, and only while the node seals) until everything this session
  * sent is sealed.
  */
-async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | Extract<AttemptEnd, { kind: 'nonce' }>> {
+async function readBase(st: PassState, first?: FirstReads): Promise<bigint | Extract<AttemptEnd, { kind: 'nonce' }>> {
   const started = st.time.now();
-  let latestHint = latestFirst;
+  let hint = first;
   const below: Array<{ latest: bigint; pending: bigint }> = [];
   for (;;) {
     let latest: bigint;
     let pending: bigint;
     try {
-      latest = latestHint ?? (await st.s.count('nonce', 'latest'));
-      latestHint = undefined;
-      pending = await st.s.count('nonce', 'pending');
+      latest = hint?.latest ?? (await st.s.count('nonce', 'latest'));
+      pending = hint?.pending ?? (await st.s.count('nonce', 'pending'));
+      hint = undefined;
     } catch (err) {
       if (err instanceof Violation) return { kind: 'nonce', contradiction: { kind: 'malformed', violation: err } };
       throw err;
@@ -65,18 +73,18 @@ async function readBase(st: PassState, latestFirst?: bigint): Promise<bigint | E
  *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
  *   accepted EARLY_MS before its seal) and the next attempt is aligned.
  * - A later attempt sends right after a seal, so its transactions have a whole interval: the seal
- *   the previous attempt's rounds just saw while it is FRESH_SEAL_MS old at most, else the next
- *   one. No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none
+ *   the previous attempt's rounds just saw while it is fresh (freshSeal), else the next one. No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none
  *   at all): this and later attempts send at once.
  */
-async function align(st: PassState, n: number): Promise<SendWindow['aligned']> {
-  let prev = await readHead(st);
+async function align(st: PassState, n: number, head?: FirstReads['head']): Promise<SendWindow['aligned']> {
+  let prev = head ?? (await readHead(st));
   const highest = st.heads.highest!;
   const started = st.time.now();
   const now = { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest };
-  if (n === 1 || !st.aligned) return { round: now, ...stamp(prev.block, highest) };
+  if (n === 1 || !st.aligned) return { round: now };
   const lastSeal = st.heads.lastSealAt;
-  if (lastSeal !== undefined && prev.endedAt - lastSeal <= FRESH_SEAL_MS) return { round: now, sealAt: lastSeal };
+  if (lastSeal !== undefined && freshSeal(prev.endedAt - lastSeal, percentiles(st.rttSamples)?.p50 ?? 0, blockTimeMs(st)))
+    return { round: now, sealAt: lastSeal };
   for (;;) {
     await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
     const cur = await readHead(st);
@@ -85,14 +93,10 @@ async function align(st: PassState, n: number): Promise<SendWindow['aligned']> {
     if (st.time.now() - started >= ALIGN_WAIT_MS) {
       st.aligned = false;
       st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
-      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest }, ...stamp(cur.block, highest) };
+      return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest } };
     }
   }
 }
-
-/** The timestamp of the head the sends follow, when it is the highest read (a block behind says nothing of the interval). */
-const stamp = (b: BlockView, highest: bigint): { headTimestamp?: bigint } =>
-  b.timestamp !== undefined && b.number === highest ? { headTimestamp: b.timestamp } : {};
 
 /** Waits (bounded, never throwing) until everything this session sent is sealed, so the next user of the key starts clean. */
 export async function settle(st: PassState): Promise<void> {
@@ -110,11 +114,8 @@ export async function settle(st: PassState): Promise<void> {
 
 export interface SendWindow {
   a: AttemptTxs;
-  /**
-   * The round of the head read before the sends, and when the seal they follow was seen (none:
-   * sent unaligned; then the timestamp of that head, from which the block interval is read).
-   */
-  aligned: { round: Round; sealAt?: number; headTimestamp?: bigint };
+  /** The round of the head read before the sends, and when the seal they follow was seen (none: sent unaligned). */
+  aligned: { round: Round; sealAt?: number };
 }
 
 /**
@@ -122,9 +123,9 @@ export interface SendWindow {
  * right after a seal — the first alone ("nonce too low" for the pending count is re-read once),
  * the others at once.
  */
-export async function send(st: PassState, n: number, latestFirst?: bigint): Promise<SendWindow | AttemptEnd> {
+export async function send(st: PassState, n: number, reads?: FirstReads): Promise<SendWindow | AttemptEnd> {
   const { s } = st;
-  const base = await readBase(st, latestFirst);
+  const base = await readBase(st, reads);
   if (typeof base !== 'bigint') return base;
 
   const refusedBudget = s.reserve(TX_PLAN.map((r) => st.gas[r]));
@@ -140,7 +141,7 @@ export async function send(st: PassState, n: number, latestFirst?: bigint): Prom
     }),
   );
 
-  const aligned = await align(st, n);
+  const aligned = await align(st, n, reads?.head);
   st.heads.arm(st.time.now());
   const first = await s.post('setup', signed[0]);
   if ('refused' in first) {

@@ -108,6 +108,12 @@ export interface PassState {
   plain?: bigint;
 }
 
+/** The block interval measured so far (the median of the attempts'), else the gaps between seals seen; undefined: unknown. */
+export function blockTimeMs(st: Pick<PassState, 'blockTimes' | 'heads'>): number | undefined {
+  if (st.blockTimes.length === 0) return st.heads.intervalMs();
+  return [...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)];
+}
+
 export const sleep = (st: PassState, ms: number): Promise<void> => st.time.sleep(Math.max(0, ms), st.signal);
 export const rel = (st: PassState, t: number): number => Math.round(t - (st.t0 ?? t));
 

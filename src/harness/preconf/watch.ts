@@ -120,14 +120,11 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
         knownHead = blk.number!;
       }
       // The first seal after the aligned one gives the block time; the deadline follows it.
-      // Sent unaligned: the block timestamps give it, to the second.
-      if (head.number === aligned.round.head + 1n && st.blockTimes.length < n) {
-        const stamped = aligned.headTimestamp !== undefined && head.timestamp !== undefined ? Number(head.timestamp - aligned.headTimestamp) * 1000 : 0;
-        const blockTime = aligned.sealAt !== undefined ? endedAt - aligned.sealAt : stamped > 0 ? stamped : undefined;
-        if (blockTime !== undefined) {
-          st.blockTimes.push(blockTime);
-          deadline = Math.min(deadline, sent[0].startedAt + 3 * blockTime + 2000);
-        }
+      // Sent unaligned, it is not known: block timestamps are whole seconds, and a dev chain's may repeat.
+      if (aligned.sealAt !== undefined && head.number === aligned.round.head + 1n && st.blockTimes.length < n) {
+        const blockTime = endedAt - aligned.sealAt;
+        st.blockTimes.push(blockTime);
+        deadline = Math.min(deadline, sent[0].startedAt + 3 * blockTime + 2000);
       }
     }
     // A node that stopped sealing while our transactions wait ends the pass (state.ts, Heads).

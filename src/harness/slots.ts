@@ -1,0 +1,38 @@
+// How many checks ask the target at once (--concurrency): a counting semaphore, served in order.
+// A target that throttles (429, -32005) has said how much it takes: each throttled answer takes
+// one slot away for the rest of the run, down to one, so retries meet fewer requests in flight.
+
+export class Slots {
+  private readonly waiting: Array<() => void> = [];
+  /** Slots taken away while held: the next gives keep them. */
+  private owed = 0;
+  constructor(private size: number) {
+    this.free = size;
+  }
+  private free: number;
+
+  async take(): Promise<void> {
+    if (this.free > 0) return void this.free--;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    if (this.owed > 0) return void this.owed--;
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+
+  /** One slot fewer from now on (never fewer than one). */
+  shrink(): void {
+    if (this.size <= 1) return;
+    this.size--;
+    if (this.free > 0) this.free--;
+    else this.owed++;
+  }
+
+  /** How many may ask at once now. */
+  get limit(): number {
+    return this.size;
+  }
+}
