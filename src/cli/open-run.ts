@@ -108,6 +108,7 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
         timeoutMs: cfg.timeoutMs,
         openapi,
         archive: opts.settings?.archive ?? cfg.archive,
+        samples: cfg.samples,
       },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,

@@ -43,6 +43,8 @@ export interface CheckSettings {
   openapi?: OpenApiDocument;
   /** --archive: the node must serve state and history at any block; pruned-history errors fail (absent: false, they skip). */
   archive?: boolean;
+  /** --samples N: answers per read-only question (absent: 1). */
+  samples?: number;
 }
 
 /** What a run-scoped shared observation may use (see CheckContext.shared). */

@@ -67,21 +67,24 @@ async function readBase(st: PassState, first?: FirstReads): Promise<bigint | Ext
 
 /**
  * Where an attempt's sends start in the block interval.
- * - The first attempt sends at once. Waiting for a seal first would cost half a block interval
- *   on average, and the seal then still comes half an interval after the sends on average: late
- *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
- *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
- *   accepted EARLY_MS before its seal) and the next attempt is aligned.
- * - A later attempt sends right after a seal, so its transactions have a whole interval: the seal
- *   the previous attempt's rounds just saw while it is fresh (freshSeal), else the next one. No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none
- *   at all): this and later attempts send at once.
+ * - The first attempt of a run without samples sends at once. Waiting for a seal first would cost
+ *   half a block interval on average, and the seal then still comes half an interval after the
+ *   sends on average: late enough to see pre-confirmed state (200 ms refreshes) in most attempts.
+ *   When it comes too soon the attempt establishes nothing (never a failure: a miss counts only
+ *   when the transaction was accepted EARLY_MS before its seal) and the next attempt is aligned.
+ * - Any other attempt sends right after a seal, so its transactions have a whole interval: the
+ *   seal the previous attempt's rounds just saw while it is fresh (freshSeal), else the next one.
+ *   Under --samples N that includes the first: the reads after the state first showed are the
+ *   samples of it (judgeLater), and a whole interval gives them room to reach every backend.
+ * - No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at
+ *   all): this and later attempts send at once.
  */
 async function align(st: PassState, n: number, head?: FirstReads['head']): Promise<SendWindow['aligned']> {
   let prev = head ?? (await readHead(st));
   const highest = st.heads.highest!;
   const started = st.time.now();
   const now = { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest };
-  if (n === 1 || !st.aligned) return { round: now };
+  if ((n === 1 && (st.s.scope.settings.samples ?? 1) === 1) || !st.aligned) return { round: now };
   const lastSeal = st.heads.lastSealAt;
   if (lastSeal !== undefined && freshSeal(prev.endedAt - lastSeal, percentiles(st.rttSamples)?.p50 ?? 0, blockTimeMs(st)))
     return { round: now, sealAt: lastSeal };
