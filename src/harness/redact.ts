@@ -123,11 +123,21 @@ export function shellVariable(name: string, what: string): string {
   return `"\${${name}:?export ${name}: ${what.replace(/["$\\`}]/g, '')}}"`;
 }
 
+/** How many masked texts are remembered, and up to what length (see Redactor.masked). */
+const MASKED_ENTRIES = 4096;
+const MASKED_MAX_CHARS = 16 * 1024;
+
 export class Redactor {
   private readonly secrets: string[] = [];
   /** The same secrets, found in any decoding of a text (secret-match.ts). */
   private readonly matcher = new SecretMatcher();
   private readonly curlTargets: CurlTarget[] = [];
+  /**
+   * mask() of the texts seen lately: a run with --samples N masks the same answers, URLs and
+   * headers N times, and each mask decodes every base64-like run (a hex result is one). Forgotten
+   * whenever a secret is added, so a text is never masked against fewer secrets than are known.
+   */
+  private readonly masked = new Map<string, { text: string; clean: boolean }>();
   /** Every registered form, longest first, as one case-insensitive pattern (rebuilt on add). */
   private pattern?: RegExp;
   /** The start (SHORTEST_PREFIX characters or more) of any secret, right before a cut mark. */
@@ -143,6 +153,7 @@ export class Redactor {
     const forms = [secret, encodeURIComponent(secret), safeDecode(secret), JSON.stringify(secret).slice(1, -1)];
     if (secret.startsWith('0x')) forms.push(secret.slice(2));
     for (const form of [secret, safeDecode(secret), safeDecode(secret.replace(/\+/g, ' ')), secret.replace(/^0x/, '')]) this.matcher.add(form);
+    this.masked.clear();
     for (const form of forms) {
       if (form.length < 4 || this.secrets.includes(form)) continue;
       this.secrets.push(form);
@@ -280,6 +291,17 @@ export class Redactor {
    */
   mask(s: string): { text: string; clean: boolean } {
     if (this.secrets.length === 0) return { text: s, clean: true };
+    const remembered = s.length <= MASKED_MAX_CHARS ? this.masked.get(s) : undefined;
+    if (remembered) return { ...remembered };
+    const result = this.maskNow(s);
+    if (s.length <= MASKED_MAX_CHARS) {
+      if (this.masked.size >= MASKED_ENTRIES) this.masked.delete(this.masked.keys().next().value!);
+      this.masked.set(s, result);
+    }
+    return { ...result };
+  }
+
+  private maskNow(s: string): { text: string; clean: boolean } {
     const out = this.replace(s);
     if (!this.matcher.finds(out)) return { text: out, clean: true };
     const masked = maskTokens(out, (token) => this.matcher.finds(token), REDACTED);

@@ -304,12 +304,14 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
   const runnable = (i: number) => !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && env.unreachable?.[f]);
   // The signer's lane takes no slot, but its throttled answers shrink the pool's too: one target.
   const signerLane = sequential(lane, sampled ? undefined : poolSlots);
+  // A check that asks the target nothing (it judges the --openapi document read before the run) has one answer to judge, not N.
+  const sampledHere = (i: number) => runnable(i) && (['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f));
   const readOnly = sampled
     ? [
-        sequential(pool.filter((i) => !runnable(i))),
+        sequential(pool.filter((i) => !sampledHere(i))),
         // The waves after the first wait for the signer's lane: the pre-confirmation pass times
         // seals and refreshes, and N waves of reads beside it would load the node it times.
-        runWaves<RunEnv & { shared: SharedObservations }, Blocker>(pool.filter(runnable), opts.sampling!, opts.concurrency, env.signal, signerLane, {
+        runWaves<RunEnv & { shared: SharedObservations }, Blocker>(pool.filter(sampledHere), opts.sampling!, opts.concurrency, env.signal, signerLane, {
           // Each wave has its own connections and its own shared observations.
           open: () => ({ ...env, connections: new Connections(), shared: new Map() }),
           close: (wave) => wave.connections!.close(),

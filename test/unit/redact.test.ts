@@ -386,3 +386,20 @@ describe('escapes nested a level deeper', () => {
     expect(r.text(`a ${unicode} b`)).not.toMatch(/u0073/i);
   });
 });
+
+describe('Redactor, remembered masks', () => {
+  it('a text masked before a secret was added is masked again against it', () => {
+    const r = new Redactor().add('first-secret-value');
+    const text = 'answer with second-secret-value and first-secret-value';
+    expect(r.text(text)).toBe(`answer with second-secret-value and ${REDACTED}`);
+    r.add('second-secret-value');
+    expect(r.text(text)).toBe(`answer with ${REDACTED} and ${REDACTED}`);
+  });
+
+  it('gives each caller its own result (a caller changing it changes nothing remembered)', () => {
+    const r = new Redactor().add('some-secret-value');
+    const first = r.mask('x some-secret-value');
+    first.text = 'changed';
+    expect(r.mask('x some-secret-value').text).toBe(`x ${REDACTED}`);
+  });
+});

@@ -94,6 +94,14 @@ describe('sampled runs', () => {
     expect(r.samples).toBeUndefined();
   });
 
+  it('a check that asks the target nothing (it judges the --openapi document) is run once, not sampled', async () => {
+    let runs = 0;
+    const documentOnly = check(meta('document', { needs: ['openapi'] }), async () => void runs++);
+    const doc = { source: 'openapi.json', text: '{}', document: {} } as unknown as NonNullable<RunEnv['settings']['openapi']>;
+    const [r] = await runChecks([documentOnly], env({ settings: { ...env().settings, openapi: doc } }), { concurrency: 1, sampling: plan(5) });
+    expect({ runs, status: r.status, samples: r.samples }).toEqual({ runs: 1, status: 'passed', samples: undefined });
+  });
+
   it('the waves after the first wait for the signer lane', async () => {
     const signer = createSigner(`0x${'11'.repeat(32)}`, new SpendBudget(1n));
     const order: string[] = [];
