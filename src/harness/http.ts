@@ -1,6 +1,5 @@
-import { isAscii } from 'node:buffer';
-import { fullCollection } from './collect';
-import { JsonBeyondLimits } from './json';
+import { AnswerBudget, AnswerBudgetSpent, readCapped } from './body';
+export { AnswerBudget, AnswerBudgetSpent, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 export { ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
@@ -9,57 +8,6 @@ import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript 
 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-/**
- * The most answer bytes one run reads, all requests together: hundreds of times what a run
- * against a real deployment reads (its answers are KiB; a 16 MiB list is read a few times), and
- * few enough 16 MiB answers that a target sending one to every request still ends in bounded
- * time. Past it, answers are refused (AnswerBudgetSpent): the checks that asked are not judged.
- */
-export const RUN_ANSWER_BYTES = 512 * 1024 * 1024;
-
-/**
- * Answer bytes read between two full collections (see AnswerBudget): a real deployment's answers
- * (KiB) never add up to it in a run; answers near the 16 MiB cap do after two.
- */
-export const COLLECT_EVERY_BYTES = Number(process.env.COLLECT_MB ?? 32) * 1024 * 1024;
-
-/**
- * The run's answer bytes read so far, shared by every client of the run (see RUN_ANSWER_BYTES).
- * Every COLLECT_EVERY_BYTES of answers it also has the heap collected: an answer near the cap
- * leaves several times its size behind as garbage once read (its text, its parsed value, what the
- * checks made of it), and V8 grows the heap to several times what is live before collecting on
- * its own, so a run over such answers would peak far above what it holds. A collection costs
- * milliseconds, and the run's budget bounds how many are made (RUN_ANSWER_BYTES / COLLECT_EVERY_BYTES).
- */
-export class AnswerBudget {
-  private read = 0;
-  private sinceCollection = 0;
-  constructor(
-    readonly limit = RUN_ANSWER_BYTES,
-    private readonly collect: (() => void) | undefined = process.env.NO_COLLECT ? undefined : fullCollection(),
-  ) {}
-
-  /** Counts `bytes` more of an answer; throws AnswerBudgetSpent once the run has read more than its limit. */
-  charge(bytes: number): void {
-    this.read += bytes;
-    this.sinceCollection += bytes;
-    if (this.sinceCollection >= COLLECT_EVERY_BYTES) {
-      this.sinceCollection = 0;
-      this.collect?.();
-    }
-    if (this.read > this.limit) throw new AnswerBudgetSpent(`the run has read ${this.limit} bytes of answers, all it reads: this answer was not read`);
-  }
-
-  get spent(): boolean {
-    return this.read > this.limit;
-  }
-}
-
-/** An answer refused because the run's answer budget is spent: this suite's bound, not the target's fault (inconclusive, cause `limit`). */
-export class AnswerBudgetSpent extends JsonBeyondLimits {
-  override name = 'AnswerBudgetSpent';
-}
 
 export interface HttpResult {
   status: number;
@@ -165,90 +113,6 @@ function proxyOrigin(proxy: string): string {
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
-}
-
-/**
- * The bytes of a body as one Buffer, held once. Chunks are copied, as they come, into one
- * Buffer of the length the answer declares (Content-Length, within the cap), so a 16 MiB answer
- * is never held both as its chunks and as their concatenation; a body without a declared
- * length (chunked, or longer than declared once decompressed) is collected as chunks and joined
- * once, the chunk list dropped at once.
- */
-export class BodyBytes {
-  private whole: Buffer | undefined;
-  private filled = 0;
-  private chunks: Uint8Array[] = [];
-  private size = 0;
-
-  constructor(declared: number | undefined, cap: number) {
-    if (declared !== undefined && Number.isSafeInteger(declared) && declared > 0 && declared <= cap) this.whole = Buffer.allocUnsafe(declared);
-  }
-
-  get byteLength(): number {
-    return this.size;
-  }
-
-  /** Whether chunks are held apart (no declared length, or the body outgrew it). */
-  get inChunks(): boolean {
-    return this.chunks.length > 0;
-  }
-
-  add(chunk: Uint8Array): void {
-    this.size += chunk.byteLength;
-    if (this.whole && this.filled + chunk.byteLength <= this.whole.length) {
-      this.whole.set(chunk, this.filled);
-      this.filled += chunk.byteLength;
-      return;
-    }
-    if (this.whole) {
-      // Longer than declared (a decompressed body): what was copied becomes the first chunk.
-      this.chunks.push(this.whole.subarray(0, this.filled));
-      this.whole = undefined;
-    }
-    this.chunks.push(chunk);
-  }
-
-  /** The body, and nothing of it kept here after. */
-  take(): Buffer {
-    const whole = this.chunks.length > 0 ? Buffer.concat(this.chunks, this.size) : (this.whole?.subarray(0, this.filled) ?? Buffer.alloc(0));
-    this.chunks = [];
-    this.whole = undefined;
-    return whole;
-  }
-}
-
-/**
- * A body's text. A body of ASCII bytes alone (every JSON answer that escapes what is not ASCII)
- * is decoded as latin1, which reads it the same as UTF-8 does: a one-byte string, copied once,
- * with no UTF-8 validation pass.
- */
-export function bodyText(bytes: Buffer): string {
-  return process.env.LATIN1 && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-}
-
-async function readCapped(res: Response, cap: number, answers?: AnswerBudget): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const length = res.headers.get('content-length');
-  let body: BodyBytes | undefined = new BodyBytes(length === null ? undefined : Number(length), cap);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (body.byteLength + value.byteLength > cap) {
-      body = undefined;
-      await reader.cancel();
-      throw new Error(`response body exceeds ${cap} bytes`);
-    }
-    try {
-      answers?.charge(value.byteLength);
-    } catch (err) {
-      body = undefined;
-      await reader.cancel().catch(() => undefined);
-      throw err;
-    }
-    body.add(value);
-  }
-  return bodyText(body.take());
 }
 
 function describeFetchError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {

@@ -52,7 +52,9 @@ export const REDACT_MARGIN_CHARS = 16 * 1024;
 export function recordedBody(text: string, redactor: Redactor, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
   const window = cap + 2 * REDACT_MARGIN_CHARS;
   if (text.length <= window) return capBody(redactor.text(text), cap);
-  return recordedHead(text.slice(0, window), Buffer.byteLength(text), redactor, cap) ?? statedSize(capBody(redactor.text(text), cap).body, Buffer.byteLength(text));
+  return (
+    recordedHead(text.slice(0, window), Buffer.byteLength(text), redactor, cap) ?? statedSize(capBody(redactor.text(text), cap).body, Buffer.byteLength(text))
+  );
 }
 
 /**
