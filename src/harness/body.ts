@@ -95,6 +95,12 @@ export class BodyBytes {
     this.chunks.push(chunk);
   }
 
+  /** Lets go of what was read (a refused body), before the cancel is awaited. */
+  drop(): void {
+    this.chunks = [];
+    this.whole = undefined;
+  }
+
   /** The body, and nothing of it kept here after. */
   take(): Buffer {
     const whole = this.chunks.length > 0 ? Buffer.concat(this.chunks, this.size) : (this.whole?.subarray(0, this.filled) ?? Buffer.alloc(0));
@@ -109,19 +115,19 @@ export async function readCapped(res: Response, cap: number, answers?: AnswerBud
   if (!res.body) return '';
   const reader = res.body.getReader();
   const length = res.headers.get('content-length');
-  let body: BodyBytes | undefined = new BodyBytes(length === null ? undefined : Number(length), cap);
+  const body = new BodyBytes(length === null ? undefined : Number(length), cap);
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     if (body.byteLength + value.byteLength > cap) {
-      body = undefined;
+      body.drop();
       await reader.cancel();
       throw new Error(`response body exceeds ${cap} bytes`);
     }
     try {
       answers?.charge(value.byteLength);
     } catch (err) {
-      body = undefined;
+      body.drop();
       await reader.cancel().catch(() => undefined);
       throw err;
     }
