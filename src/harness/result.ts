@@ -138,9 +138,9 @@ function jsonLongerThan(v: unknown, chars: number): boolean {
 /**
  * A value as a result keeps it: redacted, then, when its JSON is larger than VALUE_CAP_BYTES,
  * that JSON cut with its size. A small value is redacted whole first (a cut secret would no
- * longer be recognised). A large one (a 16 MiB answer a check quotes) is not copied to be
- * redacted: its strings are redacted while it is written as JSON, and the head of that text
- * redacted again as text (member names, forms across values) before it is cut, far enough past
+ * longer be recognised). A large one (a 16 MiB answer a check quotes) is neither copied to be
+ * redacted nor written whole: the head of its JSON is written (jsonHead), its strings redacted
+ * as they are written, its whole size counted (jsonBytes), and that head redacted again as text (member names, forms across values) before it is cut, far enough past
  * the cut that a secret straddling the cut starts beyond it (recordedBody); the egress gate
  * treats a cut edge ending in a secret's start as a leak, so no prefix of one goes out either.
  */
