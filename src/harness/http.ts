@@ -1,4 +1,5 @@
-import { JsonBeyondLimits } from './json';
+import { AnswerBudget, AnswerBudgetSpent, readCapped } from './body';
+export { AnswerBudget, AnswerBudgetSpent, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 export { ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
@@ -8,40 +9,12 @@ import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-/**
- * The most answer bytes one run reads, all requests together: hundreds of times what a run
- * against a real deployment reads (its answers are KiB; a 16 MiB list is read a few times), and
- * few enough 16 MiB answers that a target sending one to every request still ends in bounded
- * time. Past it, answers are refused (AnswerBudgetSpent): the checks that asked are not judged.
- */
-export const RUN_ANSWER_BYTES = 512 * 1024 * 1024;
-
-/** The run's answer bytes read so far, shared by every client of the run (see RUN_ANSWER_BYTES). */
-export class AnswerBudget {
-  private read = 0;
-  constructor(readonly limit = RUN_ANSWER_BYTES) {}
-
-  /** Counts `bytes` more of an answer; throws AnswerBudgetSpent once the run has read more than its limit. */
-  charge(bytes: number): void {
-    this.read += bytes;
-    if (this.read > this.limit) throw new AnswerBudgetSpent(`the run has read ${this.limit} bytes of answers, all it reads: this answer was not read`);
-  }
-
-  get spent(): boolean {
-    return this.read > this.limit;
-  }
-}
-
-/** An answer refused because the run's answer budget is spent: this suite's bound, not the target's fault (inconclusive, cause `limit`). */
-export class AnswerBudgetSpent extends JsonBeyondLimits {
-  override name = 'AnswerBudgetSpent';
-}
-
 export interface HttpResult {
   status: number;
   headers: Record<string, string>;
   /** The media type without parameters, lower-cased ('' when absent). */
   contentType: string;
+  /** The body; once parsed as JSON by the REST and JSON-RPC clients, a long one's head alone (keptText). */
   text: string;
   durationMs: number;
 }
@@ -142,33 +115,6 @@ function proxyOrigin(proxy: string): string {
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
-}
-
-async function readCapped(res: Response, cap: number, answers?: AnswerBudget): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel();
-      throw new Error(`response body exceeds ${cap} bytes`);
-    }
-    try {
-      answers?.charge(value.byteLength);
-    } catch (err) {
-      chunks.length = 0;
-      await reader.cancel().catch(() => undefined);
-      throw err;
-    }
-    chunks.push(value);
-  }
-  const whole = Buffer.concat(chunks, size);
-  chunks.length = 0;
-  return whole.toString('utf8');
 }
 
 function describeFetchError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {

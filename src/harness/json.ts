@@ -1,14 +1,5 @@
-/** A JSON object (not null, not an array): what a check must see before reading members. */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * How deep a target's JSON may nest before it is not read (JsonTooDeep): far beyond any answer
- * the spec describes, and well below where JSON.stringify and recursive walks overflow the stack
- * (about 4,000 levels in Node).
- */
-export const MAX_JSON_DEPTH = 1000;
+import { isRecord, jsonHead, MAX_JSON_DEPTH } from './json-head';
+export { isRecord, jsonBytes, jsonHead, MAX_JSON_DEPTH } from './json-head';
 
 /** What marks a text cut by this suite; the Redactor hides a secret's start left before it. */
 export const CUT_MARK = '…';
@@ -19,6 +10,20 @@ export const CUT_MARK = '…';
  */
 export function detached(s: string): string {
   return Buffer.from(s, 'utf16le').toString('utf16le');
+}
+
+/** Characters of an answer's text kept beside the JSON parsed from it (keptText). */
+export const TEXT_KEPT_CHARS = 64 * 1024;
+
+/**
+ * The text an answer keeps once parsed: when it parsed as JSON and is longer than
+ * TEXT_KEPT_CHARS, its head alone (cut, so marked), sharing no memory with the whole. The checks
+ * judge and quote the parsed value, and read the text only where there is none (to quote what
+ * came instead) or for its first bytes (an HTML page); a check holding an answer near the 16 MiB
+ * cap would otherwise hold it twice, as its text and as its value.
+ */
+export function keptText(text: string, parsed: { json?: unknown }): string {
+  return parsed.json === undefined || text.length <= TEXT_KEPT_CHARS ? text : detached(cut(text, TEXT_KEPT_CHARS));
 }
 
 /** `s` cut to `max` characters, the cut marked (CUT_MARK), so a reader and the Redactor see it. */
@@ -83,10 +88,8 @@ export function jsonSafe(v: unknown): unknown {
 
 /** Short, stable rendering of a value for messages (cut values end with CUT_MARK). */
 export function show(v: unknown, max = 200): string {
-  // A long string is quoted from its head only: the cut is the same, the work bounded.
-  const s =
-    typeof v === 'string' ? JSON.stringify(v.slice(0, max + 1)) : v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : JSON.stringify(jsonSafe(v));
-  return cut(s, max);
+  // Written from the head of the value only (jsonHead): the cut is the same, the work bounded.
+  return cut(v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : jsonHead(v, max), max);
 }
 
 /** The deepest nesting of arrays and objects in a JSON text, read without parsing (strings skipped). */

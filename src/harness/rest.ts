@@ -1,5 +1,5 @@
 import { httpCall, HttpOptions, HttpResult } from './http';
-import { parseJson } from './json';
+import { keptText, parseJson } from './json';
 
 export interface RestResponse extends HttpResult {
   /** Parsed body when it is JSON; undefined otherwise (see jsonError). */
@@ -38,7 +38,8 @@ export class RestClient {
     // A read may be sent once more after a dropped connection; a write attempt never is.
     const res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent: method === 'GET' || method === 'HEAD' });
     // A list's records past the suite's bound are sampled, not refused: the records read are judged.
-    return { ...res, ...(res.text.length > 0 ? parseJson(res.text, { sampleRecords: true }) : { jsonError: 'empty body' }) };
+    const parsed = res.text.length > 0 ? parseJson(res.text, { sampleRecords: true }) : { jsonError: 'empty body' };
+    return { ...res, text: keptText(res.text, parsed), ...parsed };
   }
 
   get(path: string, headers?: Record<string, string>): Promise<RestResponse> {

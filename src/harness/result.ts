@@ -5,8 +5,8 @@ import { sectionsOf, type CheckMeta, type Interface, type Status } from './check
 import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope } from './verdict';
 import { ThrottledError, TransportError } from './http';
 import type { Redactor } from './redact';
-import { recordedBody, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
-import { cutBytes, isRecord, JsonBeyondLimits } from './json';
+import { recordedBody, recordedHead, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
+import { cutBytes, isRecord, jsonBytes, jsonHead, JsonBeyondLimits } from './json';
 
 /**
  * The most of one expected/actual value, reason or note a result keeps (after redaction): a
@@ -138,15 +138,20 @@ function jsonLongerThan(v: unknown, chars: number): boolean {
 /**
  * A value as a result keeps it: redacted, then, when its JSON is larger than VALUE_CAP_BYTES,
  * that JSON cut with its size. A small value is redacted whole first (a cut secret would no
- * longer be recognised). A large one (a 16 MiB answer a check quotes) is not copied to be
- * redacted: its strings are redacted while it is written as JSON, and the head of that text
- * redacted again as text (member names, forms across values) before it is cut, far enough past
+ * longer be recognised). A large one (a 16 MiB answer a check quotes) is neither copied to be
+ * redacted nor written whole: the head of its JSON is written (jsonHead), its strings redacted
+ * as they are written, its whole size counted (jsonBytes), and that head redacted again as text (member names, forms across values) before it is cut, far enough past
  * the cut that a secret straddling the cut starts beyond it (recordedBody); the egress gate
  * treats a cut edge ending in a secret's start as a leak, so no prefix of one goes out either.
  */
 export function keptValue(v: unknown, redactor: Redactor): unknown {
   if (typeof v === 'string') return recordedBody(v, redactor, VALUE_CAP_BYTES).body;
   if (jsonLongerThan(v, KEPT_WINDOW_CHARS)) {
+    // Its JSON written from the head only, and its size counted: a 16 MiB value quoted in a
+    // failure costs no 16 MiB text (several failures quoting a list at the cap made hundreds of MiB of garbage).
+    const redacted = (s: string) => redactor.text(s);
+    const head = recordedHead(jsonHead(v, KEPT_WINDOW_CHARS, redacted), jsonBytes(v, redacted), redactor, VALUE_CAP_BYTES);
+    if (head) return head.body;
     let json: string | undefined;
     try {
       json = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? redactor.text(x) : typeof x === 'bigint' ? x.toString() : x));

@@ -1,5 +1,5 @@
 import { httpCall, HttpOptions, HttpResult } from './http';
-import { isRecord, parseJson } from './json';
+import { isRecord, keptText, parseJson } from './json';
 
 export interface RpcError {
   code: number;
@@ -45,13 +45,13 @@ export class RpcClient {
     // again, the node answers "already known"); only eth_sendTransaction, signed by the node, is
     // never repeated behind its back.
     const idempotent = !/"method"\s*:\s*"eth_sendTransaction"/.test(text);
-    const http = await httpCall(
+    const res = await httpCall(
       { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text },
       this.http,
       { idempotent },
     );
-    const parsed = http.text.length > 0 ? parseJson(http.text) : { jsonError: 'empty body' };
-    const answer: RpcAnswer = { http, ...parsed, hasResult: false, hasError: false };
+    const parsed = res.text.length > 0 ? parseJson(res.text) : { jsonError: 'empty body' };
+    const answer: RpcAnswer = { http: { ...res, text: keptText(res.text, parsed) }, ...parsed, hasResult: false, hasError: false };
     if (isRecord(parsed.json)) {
       answer.hasResult = 'result' in parsed.json;
       answer.hasError = 'error' in parsed.json;

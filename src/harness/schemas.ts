@@ -214,8 +214,8 @@ function showValue(v: unknown): string {
   if (v !== null && typeof v === 'object') {
     return Array.isArray(v) ? `an array of ${v.length}` : 'an object';
   }
-  const s = JSON.stringify(v);
-  return cut(s, 77);
+  // A string's head only: quoting a 16 MiB string whole to keep 77 characters of it is 16 MiB of garbage per error.
+  return cut(typeof v === 'string' ? JSON.stringify(v.slice(0, 78)) : String(JSON.stringify(v)), 77);
 }
 
 /** One error as a line; `got` is the value at the error's instancePath. */

@@ -52,13 +52,24 @@ export const REDACT_MARGIN_CHARS = 16 * 1024;
 export function recordedBody(text: string, redactor: Redactor, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } {
   const window = cap + 2 * REDACT_MARGIN_CHARS;
   if (text.length <= window) return capBody(redactor.text(text), cap);
-  const head = redactor.text(text.slice(0, window));
-  const capped = capBody(head.length > cap + REDACT_MARGIN_CHARS ? head : redactor.text(text), cap);
-  // The size stated is the whole body's, not the head's.
-  return {
-    body: capped.body.replace(/ \[cut: [\d,]+ bytes in all\]$/, ` [cut: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes in all]`),
-    truncated: true,
-  };
+  return (
+    recordedHead(text.slice(0, window), Buffer.byteLength(text), redactor, cap) ?? statedSize(capBody(redactor.text(text), cap).body, Buffer.byteLength(text))
+  );
+}
+
+/**
+ * recordedBody of a text known by its head alone (`cap` + 2 × REDACT_MARGIN_CHARS characters
+ * or more) and its whole size in bytes; undefined when redaction shortened the head so much
+ * that the cut could reach its unredacted edge (the whole text must then be redacted).
+ */
+export function recordedHead(head: string, wholeBytes: number, redactor: Redactor, cap = BODY_CAP_BYTES): { body: string; truncated: boolean } | undefined {
+  const redacted = redactor.text(head);
+  return redacted.length > cap + REDACT_MARGIN_CHARS ? statedSize(capBody(redacted, cap).body, wholeBytes) : undefined;
+}
+
+/** A cut body stating the whole text's size, not its head's. */
+function statedSize(body: string, bytes: number): { body: string; truncated: boolean } {
+  return { body: body.replace(/ \[cut: [\d,]+ bytes in all\]$/, ` [cut: ${bytes.toLocaleString('en-US')} bytes in all]`), truncated: true };
 }
 
 function shellQuote(s: string): string {
