@@ -88,10 +88,13 @@ describe('httpCall retries throttled answers, bounded', () => {
     const p = await provider([tooMany('1'), ok()]);
     try {
       const pauses: number[] = [];
-      const opts = options({ throttle: { baseDelayMs: 20, sleep: async (ms) => void pauses.push(ms) } });
+      let told = 0;
+      const opts = options({ throttle: { baseDelayMs: 20, sleep: async (ms) => void pauses.push(ms) }, onThrottled: () => void told++ });
       const res = await httpCall({ method: 'POST', url: p.url, headers: {}, body: '{}' }, opts);
       expect(res.status).toBe(200);
       expect(opts.transcript.exchanges.map((e) => e.response?.status)).toEqual([429, 200]);
+      // The runner is told of the throttled answer (it then lets one check fewer ask at once).
+      expect(told).toBe(1);
       // The wait the schedule computed: Retry-After's 1 s, not the 20 ms backoff.
       expect(pauses).toEqual([1000]);
     } finally {
