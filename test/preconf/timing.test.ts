@@ -3,8 +3,6 @@ import { slowMethods } from '../../suites/preconf/latency';
 import {
   blockPollMs,
   EARLY_MS,
-  FRESH_SEAL_MS,
-  freshSeal,
   latencyBounds,
   MAX_LOOK_GAP_MS,
   percentiles,
@@ -189,21 +187,5 @@ describe('latency bounds per method', () => {
     );
     expect(slow.map(([m]) => m)).toEqual(['eth_estimateGas']);
     expect(slowMethods({ eth_getCode: fast }, bounds)).toEqual([]);
-  });
-});
-
-describe('freshSeal: a retried attempt sends after the seal it just saw, or waits for the next', () => {
-  it('with the block interval unknown: one refresh period at most', () => {
-    expect(freshSeal(FRESH_SEAL_MS, 150)).toBe(true);
-    expect(freshSeal(FRESH_SEAL_MS + 1, 150)).toBe(false);
-  });
-
-  it('on a known interval: the reads before the sends may take four round trips, if EARLY_MS and a refresh remain', () => {
-    // 2 s blocks, 150 ms away: 200 + 4 * 150 = 800 ms, and 2000 - 600 - 200 = 1200 ms remain.
-    expect(freshSeal(800, 150, 2000)).toBe(true);
-    expect(freshSeal(801, 150, 2000)).toBe(false);
-    // 1 s blocks: only 200 ms remain after EARLY_MS and a refresh, however far the node.
-    expect(freshSeal(200, 150, 1000)).toBe(true);
-    expect(freshSeal(201, 150, 1000)).toBe(false);
   });
 });

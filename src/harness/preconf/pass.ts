@@ -19,7 +19,7 @@ import { capture } from './behaviours';
 import { attempt } from './attempt';
 import { BEHAVIOURS, describeMiss, TX_PLAN, type Behaviour, type MissRecord, type NonceContradiction, type PassResult, type Role, type Stop } from './evidence';
 import { initCodeFor, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session } from './session';
-import { blockTimeMs, Heads, readHead, stopOf, type AttemptEnd, type PassState } from './state';
+import { Heads, readHead, stopOf, type AttemptEnd, type PassState } from './state';
 import type { FirstReads } from './send';
 import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
 
@@ -99,7 +99,8 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       // The first attempt's base nonce and the head its sends follow, read here: fewer round
       // trips before the sends leave more of the block interval to watch them in.
       capture(() => st.s.count('nonce', 'pending')),
-      readHead(st),
+      // A head read that fails here is read again before the sends: the evidence of this round stands.
+      readHead(st).catch(() => undefined),
       // "pending" receipts before anything is sent: an array (empty or not) on any conformant
       // node. An error (a method that does not exist) or a non-array is evidence already, kept
       // even when a helper method the rounds need (eth_getBlockByNumber) later fails.
@@ -123,7 +124,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       st.behaviours = open;
       const first: FirstReads | undefined =
         n === 1 && 'value' in latestFirst
-          ? { latest: latestFirst.value, ...('value' in pendingFirst ? { pending: pendingFirst.value } : {}), head: headFirst }
+          ? { latest: latestFirst.value, ...('value' in pendingFirst ? { pending: pendingFirst.value } : {}), ...(headFirst ? { head: headFirst } : {}) }
           : undefined;
       const end: AttemptEnd = await attempt(st, n, first);
       if (end.kind === 'nonce') nonce = end.contradiction;
@@ -180,7 +181,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
     outcomes[b] = { kind: 'unjudged', reason: why };
   }
   const rtt = percentiles(st.rttSamples);
-  if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round(blockTimeMs(st)!);
+  if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round([...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)]);
   return {
     notes: st.notes,
     attempts,

@@ -6,15 +6,15 @@ import { DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
-import { blockTimeMs, readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, freshSeal, percentiles, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { readHead, sleep, type AttemptEnd, type PassState } from './state';
+import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
   latest: bigint;
   /** Read beside "latest", not after it: a pair at odds is read again, in order, before it is evidence. */
   pending?: bigint;
-  head: Awaited<ReturnType<typeof readHead>>;
+  head?: Awaited<ReturnType<typeof readHead>>;
 }
 
 /**
@@ -72,9 +72,10 @@ async function readBase(st: PassState, first?: FirstReads): Promise<bigint | Ext
  *   sends on average: late enough to see pre-confirmed state (200 ms refreshes) in most attempts.
  *   When it comes too soon the attempt establishes nothing (never a failure: a miss counts only
  *   when the transaction was accepted EARLY_MS before its seal) and the next attempt is aligned.
- * - Any other attempt sends right after a seal, so its transactions have a whole interval: the
- *   seal the previous attempt's rounds just saw while it is fresh (freshSeal), else the next one.
- *   Under --samples N that includes the first: the reads after the state first showed are the
+ * - Any other attempt sends right after the next seal, so its transactions have a whole interval
+ *   (not after the seal the previous attempt's rounds just saw: it sealed that attempt's
+ *   transactions, and a backend a block behind still shows the counts from before it, which
+ *   the nonce check would take for the node's). Under --samples N that includes the first: the reads after the state first showed are the
  *   samples of it (judgeLater), and a whole interval gives them room to reach every backend.
  * - No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at
  *   all): this and later attempts send at once.
@@ -85,9 +86,6 @@ async function align(st: PassState, n: number, head?: FirstReads['head']): Promi
   const started = st.time.now();
   const now = { startedAt: prev.startedAt, endedAt: prev.endedAt, head: highest };
   if ((n === 1 && (st.s.scope.settings.samples ?? 1) === 1) || !st.aligned) return { round: now };
-  const lastSeal = st.heads.lastSealAt;
-  if (lastSeal !== undefined && freshSeal(prev.endedAt - lastSeal, percentiles(st.rttSamples)?.p50 ?? 0, blockTimeMs(st)))
-    return { round: now, sealAt: lastSeal };
   for (;;) {
     await sleep(st, POLL_INTERVAL_MS - (st.time.now() - prev.startedAt));
     const cur = await readHead(st);

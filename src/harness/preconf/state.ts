@@ -42,11 +42,6 @@ export class Heads {
     return true;
   }
 
-  /** When the last seal was seen (undefined: none seen yet). */
-  get lastSealAt(): number | undefined {
-    return this.lastRiseAt;
-  }
-
   /** The median time between two seals seen one after the other (undefined: fewer than two seen). */
   intervalMs(): number | undefined {
     if (this.gaps.length === 0) return undefined;
@@ -106,12 +101,6 @@ export interface PassState {
   blockTimes: number[];
   /** eth_estimateGas at "latest" of the call into an address without code (undefined: not read). */
   plain?: bigint;
-}
-
-/** The block interval measured so far (the median of the attempts'), else the gaps between seals seen; undefined: unknown. */
-export function blockTimeMs(st: Pick<PassState, 'blockTimes' | 'heads'>): number | undefined {
-  if (st.blockTimes.length === 0) return st.heads.intervalMs();
-  return [...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)];
 }
 
 export const sleep = (st: PassState, ms: number): Promise<void> => st.time.sleep(Math.max(0, ms), st.signal);

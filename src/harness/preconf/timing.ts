@@ -132,22 +132,6 @@ export function blockPollMs(waitedMs: number): number {
 export const SEAL_WAIT_MS = 2 * MAX_BLOCK_TIME_MS + 2000;
 /** How long to wait for a seal to align the sends with: one of the longest block times and 1 s. */
 export const ALIGN_WAIT_MS = MAX_BLOCK_TIME_MS + 1000;
-/**
- * A seal seen at most this long ago (the previous attempt's last rounds) still starts a block
- * interval for the sends: one refresh period, so even a 1 s block leaves EARLY_MS after them...
- */
-export const FRESH_SEAL_MS = SPEC_REFRESH_MS;
-
-/**
- * ...and on a chain whose block interval is known, as long as the reads an attempt makes before
- * its sends (about four round trips: the counts, the head, a poll) take, while the sends still leave EARLY_MS and a refresh before
- * the next seal. A far node (150 ms away) then sends after the seal it saw instead of waiting a
- * whole interval for the next.
- */
-export function freshSeal(ageMs: number, rttMs: number, intervalMs?: number): boolean {
-  if (intervalMs === undefined) return ageMs <= FRESH_SEAL_MS;
-  return ageMs <= Math.max(FRESH_SEAL_MS, Math.min(FRESH_SEAL_MS + 4 * rttMs, intervalMs - EARLY_MS - SPEC_REFRESH_MS));
-}
 
 // ---- rounds of reads and what they prove ----------------------------------------------------
 
