@@ -92,7 +92,8 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
     // The block time is measured seal to seal, so only by an attempt sent right after a seal (a
     // retried one): the first is sent at once.
     const aligned = results.some((r) => r.notes?.some((n) => /^attempt \d: sent right after the seal/.test(n)));
-    expect(results.flatMap((r) => r.notes ?? []).some((n) => /^attempt 1: sent unaligned/.test(n))).toBe(true);
+    // (Unless the signer's last transactions, an earlier test's, are in the head block.)
+    expect(results.flatMap((r) => r.notes ?? []).some((n) => /^attempt 1: (sent unaligned|.*its last transactions are in the head block)/.test(n))).toBe(true);
     expect({ aligned, blockTimeMs: aligned ? timeline.blockTimeMs! > 0 : timeline.blockTimeMs }).toEqual({ aligned, blockTimeMs: aligned ? true : undefined });
     // Every check passed, so each view was established once: 5 nonce + 5 receipts + 2 code + 1
     // estimate observations seen before their seal (more entries only if a loaded machine made

@@ -11,6 +11,14 @@ import type { RunDocument } from '../results';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { jestOutcome, runStatusTest } from './outcome';
 import type { Judged } from '../outcome';
+import { Egress } from '../egress';
+
+// What this adapter hands jest (test messages, warnings) leaves through the run's gate too: the
+// texts come from results.json, already gated, but a byte written is a byte written.
+let gate: Egress | undefined;
+const gated = (text: string): string =>
+  (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).pass(text, 'a jest message') ??
+  '(withheld: it would still have carried a secret after masking)';
 
 function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
   // Without the config's globalSetup nothing ran: say how to run it instead of failing every test.
@@ -21,7 +29,7 @@ function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
   const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
   if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000)
     throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
-  if (doc.interrupted) console.warn(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`);
+  if (doc.interrupted) console.warn(gated(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`));
   return { byId: new Map(doc.checks.map((r) => [r.id, r])), doc };
 }
 
@@ -32,8 +40,8 @@ const skipped: string[] = [];
 const runStatus = doc && runStatusTest(doc);
 if (runStatus)
   test(runStatus.name, () => {
-    const failure = new Error(runStatus.message);
-    failure.stack = runStatus.message;
+    const failure = new Error(gated(runStatus.message));
+    failure.stack = failure.message;
     throw failure;
   });
 // The same selection as the run (ONLY, GREP from the environment): names are known now, synchronously.
@@ -53,15 +61,15 @@ for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
     test(c.id, () => {
       if (outcome.kind === 'fail') {
         // The message is the whole story: no stack frame of this adapter beneath it.
-        const failure = new Error(outcome.message);
-        failure.stack = outcome.message;
+        const failure = new Error(gated(outcome.message));
+        failure.stack = failure.message;
         throw failure;
       }
-      if (outcome.warning) console.warn(outcome.warning);
+      if (outcome.warning) console.warn(gated(outcome.warning));
     });
   }
 }
 
 afterAll(() => {
-  if (skipped.length) console.info(`skipped (not judged in this run's scope):\n${skipped.join('\n')}`);
+  if (skipped.length) console.info(gated(`skipped (not judged in this run's scope):\n${skipped.join('\n')}`));
 });
