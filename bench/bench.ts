@@ -99,8 +99,14 @@ async function criticalPath(pairs: number): Promise<{ roundTrips: number[]; t0: 
   const out = { roundTrips: [] as number[], t0: [] as number[], t150: [] as number[] };
   try {
     const args = (rpc: string) => ['--base-url', ref.baseUrl, '--rpc-url', rpc, '--signer-key', ref.signerKey];
+    // Each run starts a block interval after the last: a run whose signer's transactions are in
+    // the head block waits for the next seal before it sends (preconf/send.ts, align), and that
+    // block, not the round trips, would be measured.
+    const settle = () => new Promise((r) => setTimeout(r, BLOCK_MS + 100));
     for (let i = 0; i < pairs; i++) {
+      await settle();
       const direct = await fullRun(args(ref.rpcUrl));
+      await settle();
       const slow = await fullRun(args(proxy.url));
       if (direct.exit !== 0 || slow.exit !== 0) throw new Error(`critical-path runs exited ${direct.exit} and ${slow.exit}`);
       out.t0.push(direct.ms);
