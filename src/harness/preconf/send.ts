@@ -50,7 +50,7 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
       continue;
     }
     if (pending === latest && latest > st.s.highestNonce) {
-      // Read at once: the head read before stands. After waiting, the head as it is now, so the
+      // Read at once: the head read with the counts stands. After waiting, the head as it is now, so the
       // seal that just sealed the signer's transactions is not taken for one to send after.
       return reads === 0 ? { base: pending, ...(first?.head ? { head: first.head } : {}) } : { base: pending, head: await readHead(st) };
     }
@@ -74,16 +74,16 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
 /**
  * Where an attempt's sends start in the block interval.
  * - The first attempt of a run without samples sends at once, unless the signer's last
- *   transactions are in the head block. Waiting for a seal first would cost
- *   half a block interval on average, and the seal then still comes half an interval after the
- *   sends on average: late enough to see pre-confirmed state (200 ms refreshes) in most attempts.
- *   When it comes too soon the attempt establishes nothing (never a failure: a miss counts only
- *   when the transaction was accepted EARLY_MS before its seal) and the next attempt is aligned.
- * - Any other attempt sends right after the next seal, so its transactions have a whole interval
- *   (not after the seal the previous attempt's rounds just saw: it sealed that attempt's
- *   transactions, and a backend a block behind still shows the counts from before it, which
- *   the nonce check would take for the node's). Under --samples N that includes the first: the reads after the state first showed are the
- *   samples of it (judgeLater), and a whole interval gives them room to reach every backend.
+ *   transactions are in the head block. Waiting for a seal first would cost half a block interval
+ *   on average, and the seal then still comes half an interval after the sends on average: late
+ *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
+ *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
+ *   accepted EARLY_MS before its seal) and the next attempt is aligned.
+ * - Any other attempt sends right after the next seal, so its transactions have a whole interval.
+ *   Never after the seal of the signer's last transactions: a backend a block behind still shows
+ *   the counts from before it, which the nonce check would take for the node's. Under --samples N
+ *   the first attempt too: the reads after the state first showed are the samples of it
+ *   (judgeLater), and a whole interval gives them room to reach every backend.
  * - No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at
  *   all): this and later attempts send at once.
  */
