@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { rpcReply, startHostile, type HostileServer, type SeenRequest } from '../support/hostile';
-import { Writable } from 'node:stream';
+import { capture } from '../support/sink';
 
 const BEARER = 'sk_live_T0ken/Q7xW2kLm+9PzR';
 const API_KEY = 'AKx9-77-ZZqq-pp11-wv';
@@ -76,18 +76,6 @@ function answer(req: SeenRequest) {
   };
 }
 
-/** The whole console output of a run (bounded at 8 MB). */
-function sink(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      if (text.length < 8e6) text += String(chunk);
-      cb();
-    },
-  });
-  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
-}
-
 function reportFiles(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir).map((f) => [`${path.basename(dir)}/${f}`, readFileSync(path.join(dir, f), 'utf8')]));
 }
@@ -108,13 +96,13 @@ describe('a target echoing every credential in every form', () => {
       REST_HEADERS: `X-Api-Key: ${API_KEY}`,
       SECRETS: `${ACTION_SECRETS[0]},${ACTION_SECRETS[1]}\n${ACTION_SECRETS[2]}`,
     };
-    const out = sink();
-    const err = sink();
+    const out = capture();
+    const err = capture();
     const argv = ['--base-url', baseUrl, '--rpc-url', rpcUrl, '--only', 'rest,rpc', '--certify', '--samples', '2', '--timeout-ms', '3000', '--report-dir', dir];
     const code = await main(argv, env, { out: out.stream, err: err.stream });
     expect(readdirSync(dir)).toContain('results.json');
-    const liveOut = sink();
-    const liveErr = sink();
+    const liveOut = capture();
+    const liveErr = capture();
     const liveCode = await main(
       ['verify-certificate', dir, '--allow-self-reported', '--live', '--base-url', baseUrl, '--rpc-url', rpcUrl, '--timeout-ms', '3000'],
       env,

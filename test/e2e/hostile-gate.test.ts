@@ -9,25 +9,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { rpcReply, startHostile, type HostileServer } from '../support/hostile';
+import { capture } from '../support/sink';
 
 const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string };
 // linkify-it with its e-mail detection on: GitHub's renderer (cmark-gfm's autolink extension) links bare e-mail addresses too.
 const markdown = new MarkdownIt({ html: true, linkify: true });
 (markdown as unknown as { linkify: { set(o: object): void } }).linkify.set({ fuzzyLink: false, fuzzyEmail: true });
-
-function capture(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      if (text.length < 8e6) text += String(chunk);
-      cb();
-    },
-  });
-  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
-}
 
 async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const out = capture();

@@ -7,21 +7,9 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { echoed, rpcReply, startHostile, type HostileServer, type SeenRequest } from '../support/hostile';
-
-/** The whole console output (bounded at 8 MB), unlike test/support/sink.ts which keeps its tail. */
-function capture(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      if (text.length < 8e6) text += String(chunk);
-      cb();
-    },
-  });
-  return { stream: w as unknown as NodeJS.WriteStream, text: () => text };
-}
+import { capture } from '../support/sink';
 
 async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hostile-'));

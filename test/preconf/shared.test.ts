@@ -1,11 +1,11 @@
 // CheckContext.shared: one observation per run, judged by several checks, each receiving the
 // exchanges of the lanes it names. The pre-confirmation pass is built on it.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { check, type SharedScope } from '../../src/harness/check';
 import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type RunEnv } from '../../src/harness/runner';
+import { closeServer, listenLoopback } from '../support/loopback';
 
 let server: http.Server;
 let url: string;
@@ -22,16 +22,9 @@ beforeAll(async () => {
       res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: body.method }));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listenLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-);
+afterAll(() => closeServer(server));
 
 const env = (): RunEnv => ({
   rpcUrl: url,

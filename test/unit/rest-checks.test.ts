@@ -4,7 +4,6 @@
  * runChecks, asserting each verdict.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { getAddress } from 'viem';
 import type { Check } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
@@ -15,6 +14,7 @@ import { erc20Checks } from '../../suites/cross/erc20';
 import { INT64_AS_STRING_HINT } from '../../suites/rest/fields';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../src/harness/records';
+import { closeServer, listenLoopback } from '../support/loopback';
 
 // ---- a tiny target ---------------------------------------------------------------------
 
@@ -46,16 +46,9 @@ beforeAll(async () => {
       res.end(a.body);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listenLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-);
+afterAll(() => closeServer(server));
 beforeEach(() => {
   seen.length = 0;
 });

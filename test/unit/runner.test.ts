@@ -1,11 +1,11 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { check, type Check, type CheckDeclaration } from '../../src/harness/check';
 import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import { AnswerBudget } from '../../src/harness/http';
+import { closeServer, listenLoopback, testRunEnv } from '../support/loopback';
 
 let server: http.Server;
 let url: string;
@@ -19,29 +19,11 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ echo: req.headers['x-api-key'] ?? null }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listenLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-);
+afterAll(() => closeServer(server));
 
-function env(over: Partial<RunEnv> = {}): RunEnv {
-  return {
-    baseUrl: url,
-    rpcUrl: url,
-    restHeaders: {},
-    rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000 },
-    redactor: new Redactor(),
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
+const env = (over: Partial<RunEnv> = {}): RunEnv => testRunEnv(url, over);
 
 const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({
   id: `rest.test.${id}`,

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { check, type CheckDeclaration } from '../../src/harness/check';
 import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
@@ -7,6 +7,7 @@ import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runn
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import { detectionPower, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
 import { ConfigError, loadConfig } from '../../src/cli/config';
+import { closeServer, listenLoopback, testRunEnv } from '../support/loopback';
 
 // A fleet of one process: every third connection is answered by a "faulty backend".
 let server: http.Server;
@@ -20,30 +21,12 @@ beforeAll(async () => {
     res.end(JSON.stringify({ backend: k % 3 === 2 ? 'faulty' : 'ok', connection: k }));
   });
   server.on('connection', (s: Socket) => sockets.set(s, sockets.size));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listenLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-);
+afterAll(() => closeServer(server));
 beforeEach(() => sockets.clear());
 
-function env(over: Partial<RunEnv> = {}): RunEnv {
-  return {
-    baseUrl: url,
-    rpcUrl: url,
-    restHeaders: {},
-    rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000 },
-    redactor: new Redactor(),
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
+const env = (over: Partial<RunEnv> = {}): RunEnv => testRunEnv(url, over);
 
 const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({
   id: `rest.test.${id}`,
