@@ -46,3 +46,19 @@ export const FULL_SCOPE: ScopeFacts = {
   signer: true,
   archive: false,
 };
+
+/** A check's result as the reports read it: a required JSON-RPC check of 4.5, passing unless told otherwise. */
+export const checkResult = (id: string, status: CheckResult['status'] = 'passed', over: Partial<CheckResult> = {}): CheckResult => ({
+  id,
+  title: `title of ${id}`,
+  statements: ['4.5.1'],
+  section: '4.5',
+  level: 'required',
+  needs: ['rpc'],
+  status,
+  reason: status === 'passed' ? '' : `why ${id}`,
+  durationMs: 3,
+  exchanges: [],
+  exchangeCount: 0,
+  ...over,
+});

@@ -1,7 +1,5 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redactor } from '../../src/harness/redact';
-import type { RunEnv } from '../../src/harness/runner';
 
 /** Listens on 127.0.0.1 (a free port); the server's origin, http://127.0.0.1:<port>. */
 export async function listenLoopback(server: http.Server): Promise<string> {
@@ -15,18 +13,4 @@ export function closeServer(server: http.Server): Promise<void> {
     server.closeAllConnections();
     server.close(() => r());
   });
-}
-
-/** A run's environment against one URL for both interfaces, with the defaults a unit test needs. */
-export function testRunEnv(url: string, over: Partial<RunEnv> = {}): RunEnv {
-  return {
-    baseUrl: url,
-    rpcUrl: url,
-    restHeaders: {},
-    rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 1_000 },
-    redactor: new Redactor(),
-    signal: new AbortController().signal,
-    ...over,
-  };
 }

@@ -13,28 +13,13 @@ import { main } from '../../src/cli/main';
 import type { RunDocument, ScopeFacts } from '../../src/cli/results';
 import { writeReports } from '../../src/cli/run-document';
 import type { CheckResult } from '../../src/harness/runner';
-import { runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 import { startHostile } from '../support/hostile';
 import { sink } from '../support/sink';
 
-const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
-  id,
-  title: `title of ${id}`,
-  statements: ['4.5.1'],
-  section: '4.5',
-  level: 'required',
-  needs: ['rpc'],
-  status,
-  reason: status === 'passed' ? '' : `why ${id}`,
-  durationMs: 3,
-  exchanges: [],
-  exchangeCount: 0,
-  ...over,
-});
-
 const doc = (checks: CheckResult[], scope: ScopeFacts = { ...FULL_SCOPE, baseUrl: undefined, signer: false }): RunDocument =>
   runDocument(checks, scope, { durationMs: 20_000 });
-const passing = () => [result('rpc.envelope.http-200', 'passed'), result('rpc.envelope.jsonrpc-version', 'passed')];
+const passing = () => [checkResult('rpc.envelope.http-200', 'passed'), checkResult('rpc.envelope.jsonrpc-version', 'passed')];
 
 const provider = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const pem = (k: KeyObject) => k.export({ type: k.type === 'private' ? 'pkcs8' : 'spki', format: 'pem' }).toString();
@@ -102,7 +87,7 @@ describe('forgeries a relying party must not accept', () => {
   });
 
   it('junit.xml of a signed failing run rewritten to "0 failures": rejected with the real key', async () => {
-    const failing = certified(doc([...passing(), result('rpc.envelope.id-echo', 'failed')]));
+    const failing = certified(doc([...passing(), checkResult('rpc.envelope.id-echo', 'failed')]));
     const junit = path.join(failing, 'junit.xml');
     const text = readFileSync(junit, 'utf8');
     expect(text).toMatch(/failures="1"/);

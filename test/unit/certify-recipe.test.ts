@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
 import { writeReports } from '../../src/cli/run-document';
-import type { CheckResult } from '../../src/harness/runner';
-import { runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
 const DOC = path.join(__dirname, '../../docs/certification.md');
 
@@ -28,20 +27,6 @@ const has = (tool: string, arg = '--version') => spawnSync(tool, [arg], { stdio:
 const missing = [['bash'], ['openssl', 'version'], ['sha256sum'], ['base64'], ['jq']].filter(([t, a]) => !has(t, a)).map(([t]) => t);
 const run = missing.length ? it.skip : it;
 const why = missing.length ? ` — SKIPPED: ${missing.join(', ')} not installed (e.g. apt-get install -y ${missing.join(' ')})` : '';
-
-const result = (id: string): CheckResult => ({
-  id,
-  title: `title of ${id}`,
-  statements: ['4.5.1'],
-  section: '4.5',
-  level: 'required',
-  needs: ['rpc'],
-  status: 'passed',
-  reason: '',
-  durationMs: 3,
-  exchanges: [],
-  exchangeCount: 0,
-});
 
 // stdin not a pipe: bash reads ~/.bashrc when its stdin is a socket (as it would under rshd).
 function sh(cwd: string, script: string, env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
@@ -67,7 +52,7 @@ function provider(variant: 'ecdsa' | 'ed25519'): { root: string; keyid: string }
   const made = sh(root, keyRecipe);
   if (made.code !== 0) throw new Error(`the provider recipe failed: ${made.err}`);
   const signKey = loadSigningKey(readFileSync(path.join(root, 'cert-sign.pem'), 'utf8'), 'cert-sign.pem');
-  const doc = runDocument([result('rpc.a'), result('rpc.b')], { ...FULL_SCOPE, baseUrl: undefined, signer: false }, { durationMs: 20_000 });
+  const doc = runDocument([checkResult('rpc.a'), checkResult('rpc.b')], { ...FULL_SCOPE, baseUrl: undefined, signer: false }, { durationMs: 20_000 });
   writeReports(doc, path.join(root, 'reports'), { certify: { signKey } });
   let script = recipe('relying-party');
   if (variant === 'ed25519') {

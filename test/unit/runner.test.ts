@@ -1,11 +1,12 @@
 import http from 'node:http';
-import { check, type Check, type CheckDeclaration } from '../../src/harness/check';
+import { check, type Check } from '../../src/harness/check';
 import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import { AnswerBudget } from '../../src/harness/http';
-import { closeServer, listenLoopback, testRunEnv } from '../support/loopback';
+import { closeServer, listenLoopback } from '../support/loopback';
+import { testCheckMeta, testRunEnv } from '../support/runs';
 
 let server: http.Server;
 let url: string;
@@ -25,14 +26,7 @@ afterAll(() => closeServer(server));
 
 const env = (over: Partial<RunEnv> = {}): RunEnv => testRunEnv(url, over);
 
-const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({
-  id: `rest.test.${id}`,
-  title: id,
-  statements: ['4.1.1'],
-  level: 'required' as const,
-  needs: ['rest' as const],
-  ...extra,
-});
+const meta = testCheckMeta;
 
 describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {

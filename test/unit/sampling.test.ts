@@ -1,13 +1,14 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { check, type CheckDeclaration } from '../../src/harness/check';
+import { check } from '../../src/harness/check';
 import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import { detectionPower, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
 import { ConfigError, loadConfig } from '../../src/cli/config';
-import { closeServer, listenLoopback, testRunEnv } from '../support/loopback';
+import { closeServer, listenLoopback } from '../support/loopback';
+import { testCheckMeta, testRunEnv } from '../support/runs';
 
 // A fleet of one process: every third connection is answered by a "faulty backend".
 let server: http.Server;
@@ -28,14 +29,7 @@ beforeEach(() => sockets.clear());
 
 const env = (over: Partial<RunEnv> = {}): RunEnv => testRunEnv(url, over);
 
-const meta = (id: string, extra: Partial<CheckDeclaration> = {}) => ({
-  id: `rest.test.${id}`,
-  title: id,
-  statements: ['4.1.1'],
-  level: 'required' as const,
-  needs: ['rest' as const],
-  ...extra,
-});
+const meta = testCheckMeta;
 
 /** A plan with no waiting between waves: the arithmetic of time is sampleOffsetMs's own test. */
 const plan = (n: number): SamplingPlan => ({ n, windowMs: 0, blockIntervalMs: 0, intervalFrom: 'assumed' });
