@@ -18,22 +18,14 @@ import { redactorFor } from '../../src/cli/target';
 import { startHostile } from '../support/hostile';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
-import { runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
-const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
-  id,
-  title: `title of ${id}`,
-  statements: id.startsWith('rest') ? ['2.1.1'] : ['4.5.1'],
-  section: id.startsWith('rest') ? '2.1' : '4.5',
-  level: 'required',
-  needs: id.startsWith('rest') ? ['rest'] : id.startsWith('preconf') ? ['rpc', 'signer'] : ['rpc'],
-  status,
-  reason: status === 'passed' ? '' : `why ${id}`,
-  durationMs: 3,
-  exchanges: [],
-  exchangeCount: 0,
-  ...over,
-});
+/** A REST check of 2.1, a preconf check with its signer, else a JSON-RPC check of 4.5. */
+const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult =>
+  checkResult(id, status, {
+    ...(id.startsWith('rest') ? { statements: ['2.1.1'], section: '2.1', needs: ['rest'] } : id.startsWith('preconf') ? { needs: ['rpc', 'signer'] } : {}),
+    ...over,
+  });
 
 const FULL = FULL_SCOPE;
 // What preconf.latency.about-200ms records (suites/preconf/latency.ts), without a timeline.

@@ -30,22 +30,11 @@ import { expectSameId } from '../../src/harness/expect';
 import { Redactor } from '../../src/harness/redact';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
-import { runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
-const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
-  id,
-  title: `title of ${id}`,
-  statements: ['4.5.1'],
-  section: '4.5',
-  level: 'required',
-  needs: ['rpc'],
-  status,
-  reason: status === 'passed' ? '' : `why ${id} <&> "\u0000"`,
-  durationMs: 3,
-  exchanges: [],
-  exchangeCount: 0,
-  ...over,
-});
+/** A failing check's reason carries markup and a control character: every reporter must render it inert. */
+const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult =>
+  checkResult(id, status, { reason: status === 'passed' ? '' : `why ${id} <&> "\u0000"`, ...over });
 
 /** Skipped by the user's choice of scope: the flag, in the runner's words. */
 const leftOut = (flag: ScopeFlag, words = `no ${flag}`): Partial<CheckResult> => ({ cause: 'out-of-scope', outOfScope: { flag, words } });
