@@ -110,26 +110,30 @@ export class BodyBytes {
   }
 }
 
-/** A body read up to `cap` bytes, each chunk charged to the run's answer budget, as text. */
-export async function readCapped(res: Response, cap: number, answers?: AnswerBudget): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const length = res.headers.get('content-length');
-  const body = new BodyBytes(length === null ? undefined : Number(length), cap);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (body.byteLength + value.byteLength > cap) {
-      body.drop();
-      await reader.cancel();
-      throw new Error(`response body exceeds ${cap} bytes`);
-    }
+/** A body as the HTTP client hands it: its chunks, and a way to stop reading (the connection is then dropped, not drained). */
+export interface BodySource extends AsyncIterable<Uint8Array> {
+  destroy(err?: Error): unknown;
+}
+
+/**
+ * A body read up to `cap` bytes, each chunk charged to the run's answer budget, as text.
+ * `declared`: its Content-Length, when the body is not content-encoded (a decoded body has no
+ * declared length). A body past the cap is refused as soon as the cap is passed: a decoded
+ * body's bytes are counted after decoding, so a small compressed answer cannot grow past it.
+ */
+export async function readCapped(source: BodySource, declared: number | undefined, cap: number, answers?: AnswerBudget): Promise<string> {
+  const body = new BodyBytes(declared, cap);
+  const refuse = (err: Error): never => {
+    body.drop();
+    source.destroy();
+    throw err;
+  };
+  for await (const value of source) {
+    if (body.byteLength + value.byteLength > cap) refuse(new Error(`response body exceeds ${cap} bytes`));
     try {
       answers?.charge(value.byteLength);
     } catch (err) {
-      body.drop();
-      await reader.cancel().catch(() => undefined);
-      throw err;
+      refuse(err as Error);
     }
     body.add(value);
   }
