@@ -68,6 +68,17 @@ export function sampleOffsetMs(index: number, plan: Pick<SamplingPlan, 'n' | 'wi
   return plan.n <= 1 ? 0 : Math.round((index * plan.windowMs) / plan.n);
 }
 
+/**
+ * The window the waves after the first are spread over, once the signer's lane is done
+ * `elapsedMs` after wave 0 started: what is left of the run's window, but at least one block
+ * interval's share of it. Wave 0 was asked at the start, so the answers of each check still span
+ * the whole window; the later waves still cross a seal.
+ */
+export function laterWindowMs(plan: Pick<SamplingPlan, 'windowMs'>, elapsedMs: number): number {
+  const oneInterval = plan.windowMs / WINDOW_INTERVALS;
+  return Math.round(Math.min(plan.windowMs, Math.max(oneInterval, plan.windowMs - Math.max(0, elapsedMs))));
+}
+
 const quantity = (v: unknown): number | undefined => (typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v) ? Number(BigInt(v)) : undefined);
 
 /**
@@ -156,9 +167,10 @@ const SAMPLE_OVERLAP = 3;
 
 /**
  * --samples N: the read-only checks run N times, as N waves. Wave 0 runs at once, beside the
- * signer's lane; wave s > 0 starts s · window / N after that lane is done (the pre-confirmation
- * pass times seals and refreshes: N waves of reads beside it would load the node it times), so
- * each check's answers spread over the window (two block intervals). Waves overlap, so the run
+ * signer's lane; the waves s > 0 wait for that lane (the pre-confirmation pass times seals and
+ * refreshes: N waves of reads beside it would load the node it times), then start s · W / N after
+ * it, W being what is left of the window (two block intervals) since wave 0, but at least one
+ * block interval (laterWindowMs): each check's answers span the window and the later ones cross a seal. Waves overlap, so the run
  * grows by about the window, not N times; every request still takes its --max-rps turn. Each wave
  * has its own connections (a balancer routing per connection reaches other backends) and its own
  * shared observations (the REST list is fetched once per wave, not once per run). A check is
@@ -184,9 +196,16 @@ export function runWaves<W, B>(
   const slots = new Slots(Math.max(1, concurrency * SAMPLE_OVERLAP));
   const outcomes = new Map<number, { samples: Array<SampleOutcome<B>>; started: number; left: number }>();
   let clock: ReturnType<typeof waveClock> | undefined;
-  const later = laneDone.then(() => (clock = waveClock(signal)));
+  const firstStarted = performance.now();
+  const later = laneDone.then(() => {
+    clock = waveClock(signal);
+    return { clock, spread: { ...plan, windowMs: laterWindowMs(plan, performance.now() - firstStarted) } };
+  });
   const wave = async (s: number): Promise<void> => {
-    if (s > 0) await (await later).until(sampleOffsetMs(s, plan));
+    if (s > 0) {
+      const after = await later;
+      await after.clock.until(sampleOffsetMs(s, after.spread));
+    }
     const scope = hooks.open();
     const queue = [...pool];
     const worker = async (): Promise<void> => {

@@ -5,7 +5,7 @@ import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
-import { detectionPower, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
+import { detectionPower, laterWindowMs, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { testCheckMeta, testRunEnv } from '../support/runs';
@@ -161,6 +161,13 @@ describe('the arithmetic', () => {
     expect(windowFor(600_000)).toBe(60_000);
     const p = { n: 30, windowMs: 4000 };
     expect([0, 1, 15, 29].map((i) => sampleOffsetMs(i, p))).toEqual([0, 133, 2000, 3867]);
+  });
+
+  it('spreads the waves after the signer’s lane over what is left of the window, but over one block interval at least', () => {
+    const p = { windowMs: 4000 };
+    // No lane (no signer): the whole window; a lane of 1.5 s: the 2.5 s left; a lane past one interval: one interval.
+    expect([0, 1500, 2000, 3500, 60_000].map((elapsed) => laterWindowMs(p, elapsed))).toEqual([4000, 2500, 2000, 2000, 2000]);
+    expect(laterWindowMs({ windowMs: 1000 }, 5000)).toBe(500);
   });
 
   it('takes the configured block time for the embedded reference, the default when nothing is known', async () => {
