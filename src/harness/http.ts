@@ -144,12 +144,16 @@ function withImplicitHeaders(headers: Record<string, string>): Record<string, st
   return out;
 }
 
+/** Codings decoded on one answer; a longer list (a hostile chain of decoders) is read as it came, as an unknown coding is. */
+const MAX_CODINGS = 4;
+
 /** The decoders of a Content-Encoding, in the order to apply them (the last coding applied first); undefined for one this client does not decode, whose body is read as it came. */
 function decodersFor(contentEncoding: string | undefined): Array<() => Transform> | undefined {
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity');
+  if (codings.length > MAX_CODINGS) return undefined;
   const decoders: Array<() => Transform> = [];
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip') decoders.push(() => zlib.createGunzip());
