@@ -110,6 +110,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     log(`anvil pid ${anvil.pid} on ${anvil.url}`);
 
     const raw = new AnvilRpc(anvil.url);
+    cleanups.push(() => raw.close());
     const upstream = new Upstream(raw);
     const owner = SIGNER_ADDRESS;
     const tokens = await deployCatalog(raw, owner, new Date());

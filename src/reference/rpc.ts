@@ -1,5 +1,6 @@
 // Minimal JSON-RPC plumbing to the anvil node: a raw client, and the lock-aware view that
 // everything outside the pre-confirmation critical sections uses.
+import { Agent, request } from 'undici';
 import { RwLock } from './lock';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -38,6 +39,7 @@ const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Talks to anvil directly, without the lock. Only code holding the lock should use it. */
 export class AnvilRpc {
   private nextId = 1;
+  private pool: Agent | undefined;
 
   constructor(readonly url: string) {}
 
@@ -77,18 +79,27 @@ export class AnvilRpc {
   }
 
   private async post(body: unknown): Promise<unknown> {
-    const res = await fetch(this.url, {
+    // undici's request API on a keep-alive pool of its own: fetch cost this gateway more CPU per
+    // call than anvil's answer (its streams, Request objects and a timeout signal per call).
+    const res = await request(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+      dispatcher: (this.pool ??= new Agent()),
+      headersTimeout: UPSTREAM_TIMEOUT_MS,
+      bodyTimeout: UPSTREAM_TIMEOUT_MS,
     });
-    const text = await res.text();
+    const text = await res.body.text();
     try {
       return JSON.parse(text);
     } catch {
-      throw new RpcError(-32603, `upstream answered HTTP ${res.status} with non-JSON: ${text.slice(0, 200)}`);
+      throw new RpcError(-32603, `upstream answered HTTP ${res.statusCode} with non-JSON: ${text.slice(0, 200)}`);
     }
+  }
+
+  /** Closes the pool's sockets (the reference is stopping). */
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 }
 
