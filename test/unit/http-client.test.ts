@@ -1,5 +1,6 @@
 // The HTTP client every check observes through (src/harness/http.ts): what it sends besides the
 // caller's headers, how it reads encoded and repeated answers, and what its failures say.
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { Connections, httpCall, httpRequest, MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from '../../src/harness/http';
@@ -119,6 +120,24 @@ describe('the HTTP client', () => {
       const stopped = await httpRequest(get(s.url), opts).catch((e: unknown) => e);
       expect((stopped as Error).message).toBe(`GET ${s.url}: aborted: interrupted by SIGINT`);
       expect(opts.transcript.exchanges[0].error).toBe('aborted: interrupted by SIGINT');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('many requests of one check at once hang nothing on the check’s signal (Node warns of a leak past ten listeners)', async () => {
+    let inFlight = 0;
+    let listenersSeen = -1;
+    const check = new AbortController();
+    const s = await serve((_req, res) => {
+      if (++inFlight === 40) listenersSeen = getEventListeners(check.signal, 'abort').length;
+      setTimeout(() => res.end('{}'), 50);
+    });
+    try {
+      const opts = options({ signal: check.signal });
+      await Promise.all(Array.from({ length: 40 }, () => httpRequest(get(s.url), opts)));
+      expect(listenersSeen).toBe(0);
+      expect(opts.transcript.exchanges.every((e) => e.response?.status === 200)).toBe(true);
     } finally {
       await s.close();
     }
