@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultLaunch, startReferenceProcess, type Launch } from '../../src/cli/reference-process';
+import { defaultLaunch, discardEarly, startEarly, startReferenceProcess, takeOrStart, type Launch } from '../../src/cli/reference-process';
 import { descendants, gone, processTable } from '../support/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -51,6 +51,35 @@ test('starts, answers on both interfaces, and stop() ends the child and its anvi
   expect(await gone(tree, 10_000)).toEqual([]);
   await ref.stop(); // again: nothing to do
 }, 60_000);
+
+describe('started early (before the suite loads its modules)', () => {
+  /** The reference children of this process, as the process table has them now. */
+  const referenceChildren = () => descendants(process.pid).filter((p) => /reference\/main\.ts/.test(commandOf(p)));
+
+  test('a run with the same options takes that child instead of starting another', async () => {
+    startEarly({ profile: 'dedicated', blockTimeMs: 1000 });
+    const early = referenceChildren();
+    expect(early).toHaveLength(1);
+    const ref = await takeOrStart({ profile: 'dedicated', blockTimeMs: 1000 });
+    try {
+      expect(ref.pid).toBe(early[0]);
+      expect(referenceChildren()).toEqual(early);
+    } finally {
+      await ref.stop();
+    }
+    expect(await gone(early, 10_000)).toEqual([]);
+  }, 60_000);
+
+  test('a child no run took is stopped by discardEarly (a run that ended before opening its target)', async () => {
+    startEarly({ profile: 'dedicated' });
+    const early = referenceChildren();
+    expect(early).toHaveLength(1);
+    const tree = [...early, ...descendants(early[0])];
+    await discardEarly();
+    expect(await gone(tree, 10_000)).toEqual([]);
+    await discardEarly(); // nothing left to stop
+  }, 60_000);
+});
 
 describe('a child that does not start', () => {
   const node = (script: string, startTimeoutMs = 20_000): Launch => ({
