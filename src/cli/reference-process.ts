@@ -79,8 +79,9 @@ export async function startReferenceProcess(opts: ReferenceProcessOptions, launc
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (tail = (tail + chunk).slice(-STDERR_TAIL)));
   // A write to a child that is gone (EPIPE) is that child's exit, handled below.
   child.stdin!.on('error', () => {});
-  // A child that could not be spawned at all (no pid) emits 'error' and never 'exit'.
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()).once('error', () => child.pid === undefined && resolve()));
+  // A child that could not be spawned at all (no pid) emits 'error' and never 'exit'; a signal that
+  // could not be sent emits it too, which must never throw here (stop() then waits for 'exit').
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()).on('error', () => child.pid === undefined && resolve()));
   const stop = stopper(child, exited, launch.stopTimeoutMs);
   const failed = (why: string) => new Error(`${why}${tail.trim() ? `; its last words: ${tail.trim()}` : ' (it wrote nothing on stderr)'}`);
   try {
