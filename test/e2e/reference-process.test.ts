@@ -4,7 +4,8 @@
  * says why, and a parent killed outright takes the child and anvil with it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultLaunch, discardEarly, startEarly, startReferenceProcess, takeOrStart, type Launch } from '../../src/cli/reference-process';
 import { descendants, gone, processTable } from '../support/processes';
@@ -169,3 +170,48 @@ test('a parent killed outright (SIGKILL) takes the child and its anvil with it',
       }
   }
 }, 90_000);
+
+test("a terminal's Ctrl-C (SIGINT to the run's process group) reaches the suite alone: the reference answers until the reports are written", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ctrl-c-'));
+  // Its own process group, as a shell gives a foreground job; the group is what the terminal signals.
+  const run = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), '--report-dir', dir, '--concurrency', '4'], {
+    cwd: dir,
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let tree: number[] = [];
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the run did not end within 90 s\n${out}`)), 90_000);
+      run.stdout.on('data', (d) => {
+        out += d;
+        // Several checks in flight: what a reference stopped by the same Ctrl-C would make fail.
+        if (!tree.length && /\[\s*20\//.test(out)) {
+          tree = [run.pid!, ...descendants(run.pid!)];
+          process.kill(-run.pid!, 'SIGINT');
+        }
+      });
+      run.once('exit', (c) => (clearTimeout(timer), resolve(c)));
+    });
+    expect(tree.length).toBeGreaterThan(0);
+    expect(code).toBe(130);
+    const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    expect(doc.interrupted).toMatch(/interrupted by SIGINT/);
+    expect(doc.counts.failed).toBe(0);
+    // Checks in flight when the signal came end as stopped by it, never as a target that went away
+    // ("got no HTTP answer"), which is what they would record had the Ctrl-C stopped the reference too.
+    const unjudged = doc.checks.filter((c: { status: string }) => c.status !== 'passed' && c.status !== 'skipped');
+    expect(unjudged.length).toBeGreaterThan(0);
+    expect(unjudged.filter((c: { cause?: string }) => c.cause !== 'stopped').map((c: { id: string; reason?: string }) => `${c.id}: ${c.reason}`)).toEqual([]);
+    expect(await gone(tree, 10_000)).toEqual([]);
+  } finally {
+    for (const p of [run.pid!, ...tree])
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // gone
+      }
+  }
+}, 120_000);
