@@ -71,8 +71,15 @@ export function defaultLaunch(opts: ReferenceProcessOptions): Launch {
   return { execPath: process.execPath, args, startTimeoutMs: START_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS };
 }
 
-/** Starts the reference as a child and waits for its handshake; throws with its stderr's tail when it does not start. */
-export async function startReferenceProcess(opts: ReferenceProcessOptions, launch: Launch = defaultLaunch(opts)): Promise<ReferenceProcess> {
+/**
+ * Starts the reference as a child and waits for its handshake; throws with its stderr's tail when
+ * it does not start. An abort of `signal` before then stops the child at once (and throws).
+ */
+export async function startReferenceProcess(
+  opts: ReferenceProcessOptions,
+  launch: Launch = defaultLaunch(opts),
+  signal?: AbortSignal,
+): Promise<ReferenceProcess> {
   const started = performance.now();
   const child = spawn(launch.execPath, launch.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let tail = '';
@@ -85,7 +92,7 @@ export async function startReferenceProcess(opts: ReferenceProcessOptions, launc
   const stop = stopper(child, exited, launch.stopTimeoutMs);
   const failed = (why: string) => new Error(`${why}${tail.trim() ? `; its last words: ${tail.trim()}` : ' (it wrote nothing on stderr)'}`);
   try {
-    const hello = await handshake(child, launch.startTimeoutMs, failed);
+    const hello = await handshake(child, launch.startTimeoutMs, failed, signal);
     // From now on neither the child nor its pipes keep this process alive (an embedder that
     // forgets stop() still exits; the closed stdin then stops the child). stop() holds it again.
     child.unref();
@@ -101,7 +108,7 @@ export async function startReferenceProcess(opts: ReferenceProcessOptions, launc
 type Hello = Pick<ReferenceProcess, 'baseUrl' | 'rpcUrl' | 'profile' | 'blockTimeMs' | 'flashblockMs' | 'signerKey'>;
 
 /** The first stdout line, parsed and checked; rejects on exit, error, garbage or time-out. */
-function handshake(child: ChildProcess, timeoutMs: number, failed: (why: string) => Error): Promise<Hello> {
+function handshake(child: ChildProcess, timeoutMs: number, failed: (why: string) => Error, signal?: AbortSignal): Promise<Hello> {
   return new Promise((resolve, reject) => {
     let buf = '';
     const done = (err: Error | undefined, hello?: Hello) => {
@@ -109,6 +116,7 @@ function handshake(child: ChildProcess, timeoutMs: number, failed: (why: string)
       child.stdout!.off('data', onData);
       child.off('close', onClose);
       child.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve(hello!);
     };
@@ -125,13 +133,16 @@ function handshake(child: ChildProcess, timeoutMs: number, failed: (why: string)
       else done(failed(`it did not answer with its JSON line: ${JSON.stringify(line.slice(0, 200))}`));
     };
     // 'close', not 'exit': by then its stderr has been read to the end (the last words).
-    const onClose = (code: number | null, signal: NodeJS.Signals | null) =>
-      done(failed(`it exited (${signal ?? `code ${code}`}) before saying where it listens`));
+    const onClose = (code: number | null, killedBy: NodeJS.Signals | null) =>
+      done(failed(`it exited (${killedBy ?? `code ${code}`}) before saying where it listens`));
     const onError = (err: Error) => done(failed(`it could not be run: ${err.message}`));
+    const onAbort = () => done(new Error('stopped before it was up'));
     const timer = setTimeout(() => done(failed(`it did not say where it listens within ${timeoutMs} ms`)), timeoutMs);
     child.stdout!.setEncoding('utf8').on('data', onData);
     child.once('close', onClose);
     child.once('error', onError);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort);
   });
 }
 
@@ -187,16 +198,17 @@ function stopper(child: ChildProcess, exited: Promise<void>, timeoutMs: number):
  * A child started before the suite has loaded its own modules (run.ts), so the two start-ups
  * overlap; openTarget takes it when it was started with the same options.
  */
-let early: { key: string; child: Promise<ReferenceProcess> } | undefined;
+let early: { key: string; child: Promise<ReferenceProcess>; abort: AbortController } | undefined;
 
 const keyOf = (opts: ReferenceProcessOptions) => JSON.stringify([opts.profile, opts.blockTimeMs, opts.flashblockMs]);
 
 /** Starts the child now; its failure is said by whoever takes it (takeOrStart), never as an unhandled rejection. */
 export function startEarly(opts: ReferenceProcessOptions): void {
   if (early) return;
-  const child = startReferenceProcess(opts);
+  const abort = new AbortController();
+  const child = startReferenceProcess(opts, defaultLaunch(opts), abort.signal);
   child.catch(() => {});
-  early = { key: keyOf(opts), child };
+  early = { key: keyOf(opts), child, abort };
 }
 
 /** The child started early with these options, else a new one. */
@@ -210,10 +222,11 @@ export function takeOrStart(opts: ReferenceProcessOptions): Promise<ReferencePro
   return startReferenceProcess(opts);
 }
 
-/** Stops a child started early that no run took (a run that ended before opening its target). */
+/** Stops a child started early that no run took (a run that ended before opening its target), up or still starting. */
 export async function discardEarly(): Promise<void> {
   const left = early;
   early = undefined;
+  left?.abort.abort();
   await left?.child.then(
     (ref) => ref.stop(),
     () => {},

@@ -71,14 +71,24 @@ describe('started early (before the suite loads its modules)', () => {
     expect(await gone(early, 10_000)).toEqual([]);
   }, 60_000);
 
-  test('a child no run took is stopped by discardEarly (a run that ended before opening its target)', async () => {
+  test('a child no run took is stopped by discardEarly (a run that ended before opening its target), still starting', async () => {
     startEarly({ profile: 'dedicated' });
     const early = referenceChildren();
     expect(early).toHaveLength(1);
+    await discardEarly(); // at once: its start is aborted, not waited for
+    expect(await gone(early, 10_000)).toEqual([]);
+    await discardEarly(); // nothing left to stop
+  }, 60_000);
+
+  test('… and up, with its anvil', async () => {
+    startEarly({ profile: 'dedicated' });
+    const early = referenceChildren();
+    const deadline = Date.now() + 30_000;
+    while (anvilAmong(descendants(early[0])).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const tree = [...early, ...descendants(early[0])];
+    expect(anvilAmong(tree)).toHaveLength(1);
     await discardEarly();
     expect(await gone(tree, 10_000)).toEqual([]);
-    await discardEarly(); // nothing left to stop
   }, 60_000);
 });
 
