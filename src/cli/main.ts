@@ -15,6 +15,7 @@ import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
 import { Egress, type Io } from './egress';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
+import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 
@@ -228,7 +229,8 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
     if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
   });
   main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
-    (code) => process.exit(code),
+    // A reference child started early (run.ts) that the run never took is stopped before exit.
+    (code) => discardEarly().then(() => process.exit(code)),
     (err) => {
       // Even a crash is said through a gate that knows the command line's secrets.
       Egress.forRun(argv, process.env, (line) => process.stderr.write(line))

@@ -10,6 +10,7 @@ import type { RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
 import type { RunConfig } from './config';
 import type { Egress } from './egress';
+import { takeOrStart } from './reference-process';
 import { probe } from './target';
 
 /** What stopped a run from opening: a document that cannot be had or a URL that answers as the other interface (configuration mistakes), or a target that did not start. */
@@ -52,12 +53,10 @@ async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): P
     opts.say?.out(`target: REST ${shown(cfg.baseUrl, '--base-url')}, JSON-RPC ${shown(cfg.rpcUrl, '--rpc-url')} (profile ${cfg.profile})\n`);
     return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
   }
-  const started = performance.now();
-  // Loaded lazily: a run against remote URLs never pays for viem contracts and anvil plumbing.
-  const { startReference } = require('../reference') as typeof import('../reference');
-  const ref = await startReference({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
+  // A process of its own: the reference's CPU and memory are not the suite's (reference-process.ts).
+  const ref = await takeOrStart({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
   opts.say?.out(
-    `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${Math.round(performance.now() - started)} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
+    `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${ref.startupMs} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
   );
   return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
 }

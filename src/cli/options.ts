@@ -36,7 +36,7 @@ export const OPTIONS = [
     'concurrency',
     'CONCURRENCY',
     '<n>',
-    `independent checks run at once (default ${DEFAULTS.concurrency}, ${DEFAULTS.embeddedConcurrency} against the embedded reference, which answers from this process); signer checks always run one at a time`,
+    `independent checks run at once (default ${DEFAULTS.concurrency}, ${DEFAULTS.embeddedConcurrency} against the embedded reference, which runs on the same machine); signer checks always run one at a time`,
   ],
   [
     'max-rps',

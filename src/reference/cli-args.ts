@@ -5,7 +5,7 @@ import type { ReferenceOptions } from './index';
 
 export const USAGE = `usage: reference [--profile public|dedicated] [--block-time <ms>] [--flashblock-ms <ms>]
                  [--inclusion-delay-flashblocks <n>] [--block-number-mode sealed|building]
-                 [--port-rest <n>] [--port-rpc <n>] [--json] [--controls]
+                 [--port-rest <n>] [--port-rpc <n>] [--json] [--controls] [--stop-with-stdin]
 
 Starts the embedded reference target (anvil + JSON-RPC gateway + REST listing) on 127.0.0.1.
   --profile      public: eth_getBlockReceipts answers HTTP 403; dedicated (default): served
@@ -20,8 +20,12 @@ Starts the embedded reference target (anvil + JSON-RPC gateway + REST listing) o
                  built once it has a flashblock, as some Flashblocks nodes report
   --port-rest    REST port (default: a free port)
   --port-rpc     JSON-RPC port (default: a free port)
-  --json         print one JSON line {baseUrl, rpcUrl, profile, signerKey} first on stdout
+  --json         print one JSON line {baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, signerKey, judge}
+                 first on stdout
   --controls     enable dev-only scenario endpoints under {baseUrl}/_dev/
+  --stop-with-stdin
+                 also stop when stdin ends (for a parent process that starts this one: its end,
+                 even a SIGKILL, closes the pipe)
 `;
 
 export class UsageError extends Error {}
@@ -29,10 +33,11 @@ export class UsageError extends Error {}
 export interface Cli extends ReferenceOptions {
   json: boolean;
   help: boolean;
+  stopWithStdin: boolean;
 }
 
 export function parseArgs(argv: readonly string[]): Cli {
-  const cli: Cli = { json: false, help: false };
+  const cli: Cli = { json: false, help: false, stopWithStdin: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -81,6 +86,9 @@ export function parseArgs(argv: readonly string[]): Cli {
         break;
       case '--controls':
         cli.controls = boolean();
+        break;
+      case '--stop-with-stdin':
+        cli.stopWithStdin = boolean();
         break;
       case '--help':
       case '-h':

@@ -1,10 +1,12 @@
 // Standalone reference target:
 //   npm run reference -- [--profile public|dedicated] [--block-time <ms>] [--flashblock-ms <ms>]
 //                        [--inclusion-delay-flashblocks N] [--block-number-mode sealed|building]
-//                        [--port-rest N] [--port-rpc N] [--json] [--controls]
+//                        [--port-rest N] [--port-rpc N] [--json] [--controls] [--stop-with-stdin]
 // stdout carries only the "where it listens" answer (one JSON line with --json, its `judge` the
 // conformance flags that judge everything); logs go to
-// stderr. Serves until SIGINT/SIGTERM, then stops cleanly and exits 0. Bad flags: exit 2.
+// stderr. Serves until SIGINT/SIGTERM (with --stop-with-stdin, also until stdin ends), then stops
+// cleanly and exits 0. Bad flags: exit 2. The conformance command runs it this way as its embedded
+// target (src/cli/reference-process.ts).
 import { parseArgs, USAGE, UsageError, type Cli } from './cli-args';
 
 async function main(): Promise<void> {
@@ -53,6 +55,15 @@ async function main(): Promise<void> {
     log(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`);
     shutdown('unhandled rejection', 1);
   });
+  if (cli.stopWithStdin) {
+    // The parent holds the other end of stdin: when it goes, even by SIGKILL, the pipe ends and so
+    // does this process (and anvil with it). Its stdout and stderr may be gone by then: a write
+    // to them must not throw.
+    for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+    process.stdin.on('error', () => shutdown('stdin failed', 0));
+    process.stdin.on('end', () => shutdown('stdin ended', 0));
+    process.stdin.resume();
+  }
 
   // What to pass to judge everything, ready to paste: both URLs, the local dev signer, and --require
   // full, so the advice is the strictest run there is (--base-url takes the base URL, never the list's path).
@@ -68,8 +79,8 @@ async function main(): Promise<void> {
     'full',
   ];
   if (cli.json) {
-    const { baseUrl, rpcUrl, profile, signerKey } = ref;
-    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, signerKey, judge })}\n`);
+    const { baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, signerKey } = ref;
+    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, signerKey, judge })}\n`);
   } else {
     process.stdout.write(
       [

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { validateRef } from '../../src/harness/schemas';
 import { startReference, type ReferenceTarget } from '../../src/reference';
+import { descendants, running } from '../support/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEV_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -296,42 +297,6 @@ describe('secrets in a remote run', () => {
 });
 
 // ---- signals through npm run -------------------------------------------------------------
-
-/** Running (not zombie) processes by pid, with their parent, from /proc. */
-function processTable(): Map<number, { ppid: number; state: string }> {
-  const table = new Map<number, { ppid: number; state: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(entry), { ppid: Number(ppid), state });
-    } catch {
-      // gone while reading
-    }
-  }
-  return table;
-}
-
-function descendants(root: number): number[] {
-  const table = processTable();
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    const pid = queue.shift()!;
-    for (const [child, { ppid }] of table)
-      if (ppid === pid && !out.includes(child)) {
-        out.push(child);
-        queue.push(child);
-      }
-  }
-  return out;
-}
-
-const running = (pid: number) => {
-  const p = processTable().get(pid);
-  return p !== undefined && p.state !== 'Z';
-};
 
 /**
  * `npm run <script>` in its own process group; once `ready` matches stdout, SIGTERM goes to npm

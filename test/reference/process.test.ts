@@ -64,7 +64,8 @@ describe('npm run reference', () => {
   test('--json prints exactly one JSON line first, serves, and SIGTERM stops it cleanly with no anvil left', async () => {
     const { child, first, anvilPid, exited } = await startStandalone(['--json', '--block-time', '1000', '--profile', 'dedicated']);
     const line = JSON.parse(first) as Record<string, string> & { judge: string[] };
-    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'signerKey', 'judge']);
+    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'blockTimeMs', 'flashblockMs', 'signerKey', 'judge']);
+    expect([line.blockTimeMs, line.flashblockMs]).toEqual([1000, 200]);
     // What judges everything: both URLs, the dev signer, and --require full.
     expect(line.judge).toEqual(expect.arrayContaining([line.baseUrl, line.rpcUrl, line.signerKey, '--require', 'full']));
     expect(line.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -73,10 +74,20 @@ describe('npm run reference', () => {
     expect(line.signerKey).toMatch(/^0x[0-9a-f]{64}$/);
     expect(alive(anvilPid)).toBe(true);
 
+    // Without --stop-with-stdin, the end of stdin is no reason to stop (the command is unchanged).
+    child.stdin.end();
     const res = await fetch(`${line.baseUrl}/v1/tokenized-stocks`);
     expect(res.status).toBe(200);
 
     child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    await gone(anvilPid);
+  });
+
+  test('--stop-with-stdin: the end of stdin (its parent gone) stops it cleanly with no anvil left', async () => {
+    const { child, anvilPid, exited } = await startStandalone(['--json', '--stop-with-stdin']);
+    expect(alive(anvilPid)).toBe(true);
+    child.stdin.end();
     expect(await exited).toEqual({ code: 0, signal: null });
     await gone(anvilPid);
   });
@@ -126,8 +137,10 @@ describe('flag parsing', () => {
       json: true,
       controls: true,
       help: false,
+      stopWithStdin: false,
     });
-    expect(parseArgs([])).toEqual({ json: false, help: false });
+    expect(parseArgs([])).toEqual({ json: false, help: false, stopWithStdin: false });
+    expect(parseArgs(['--stop-with-stdin'])).toMatchObject({ stopWithStdin: true });
     expect(parseArgs(['--flashblock-ms', '0'])).toMatchObject({ flashblockMs: 0 });
     expect(parseArgs(['--block-time=1000', '--flashblock-ms=100', '--inclusion-delay-flashblocks', '3', '--block-number-mode', 'building'])).toMatchObject({
       blockTimeMs: 1000,
