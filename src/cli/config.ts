@@ -319,9 +319,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     grep,
     timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),
     deadlineMs: num('deadline-ms', DEFAULTS.deadlineMs),
-    // The embedded reference runs on this machine (in a child process): its answers, the judging
-    // and the pass's timed reads share its cores, so fewer checks at once keep the pass's timing the target's.
-    concurrency: num('concurrency', noTarget ? DEFAULTS.embeddedConcurrency : DEFAULTS.concurrency),
+    concurrency: num('concurrency', DEFAULTS.concurrency),
     restHeaders: { ...(base?.authorization ? { Authorization: base.authorization } : {}), ...common, ...headers('rest-header') },
     rpcHeaders: { ...(rpc?.authorization ? { Authorization: rpc.authorization } : {}), ...common, ...headers('rpc-header') },
     navMaxAgeSec: dur('nav-max-age'),

@@ -6,7 +6,6 @@ export const DEFAULTS = {
   timeoutMs: 10_000,
   deadlineMs: 15 * 60_000,
   concurrency: 16,
-  embeddedConcurrency: 4,
   clockSkewSec: 300,
   /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
   maxSpendWei: 10n ** 16n,
@@ -32,12 +31,7 @@ export const OPTIONS = [
   ['grep', 'GREP', '<regex>', 'run only checks whose id matches'],
   ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
   ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; checks not finished by then are reported inconclusive (default ${DEFAULTS.deadlineMs})`],
-  [
-    'concurrency',
-    'CONCURRENCY',
-    '<n>',
-    `independent checks run at once (default ${DEFAULTS.concurrency}, ${DEFAULTS.embeddedConcurrency} against the embedded reference, which runs on the same machine); signer checks always run one at a time`,
-  ],
+  ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
   [
     'max-rps',
     'MAX_RPS',

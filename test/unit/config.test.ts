@@ -381,11 +381,10 @@ describe('--help', () => {
 });
 
 describe('--concurrency default', () => {
-  it('16 against a target, 4 against the embedded reference (it answers from this process), the flag over both', () => {
+  it('16, against a target or the embedded reference (in a process of its own, it shares no thread with the judging); the flag over it', () => {
     expect(load(['--rpc-url', 'http://127.0.0.1:8545']).concurrency).toBe(DEFAULTS.concurrency);
     expect(DEFAULTS.concurrency).toBe(16);
-    expect(load([]).concurrency).toBe(DEFAULTS.embeddedConcurrency);
-    expect(DEFAULTS.embeddedConcurrency).toBe(4);
+    expect(load([]).concurrency).toBe(16);
     expect(load(['--concurrency', '8']).concurrency).toBe(8);
     expect(load(['--rpc-url', 'http://127.0.0.1:8545'], { CONCURRENCY: '2' }).concurrency).toBe(2);
   });
