@@ -320,7 +320,7 @@ const GROUPS: Record<string, (rows: Row[], exits: number[]) => Promise<void>> = 
   },
   bounded: async (rows, exits) => {
     // Every answer of the target (the REST list and each JSON-RPC result) has the shape, near the 16 MiB cap.
-    // BOUNDED_SHAPES=near-cap,long-string narrows the group to those shapes.
+    // BOUNDED_SHAPES=near-cap,long-string narrows the group to those shapes; BOUNDED_ARGS='--concurrency 2' adds flags to its runs.
     const only = process.env.BOUNDED_SHAPES?.split(',');
     for (const shape of SHAPES.filter((s) => !only || only.includes(s))) {
       const r = await boundedRun(shape);

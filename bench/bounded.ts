@@ -45,6 +45,7 @@ export async function boundedRun(shape: Shape): Promise<BoundedRun> {
           `${server.url}/rpc`,
           '--report-dir',
           reportDir,
+          ...(process.env.BOUNDED_ARGS ? process.env.BOUNDED_ARGS.split(' ') : []),
         ],
         { env: { ...process.env, MAX_RSS_FILE: rssFile }, stdio: 'ignore' },
       );

@@ -13,6 +13,9 @@ import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+/** An answer this large is a large one (onLargeAnswer): a real deployment's answers are KiB, a list of thousands of records a few MiB. */
+export const LARGE_ANSWER_BYTES = 1024 * 1024;
+
 export interface HttpResult {
   status: number;
   headers: Record<string, string>;
@@ -54,6 +57,8 @@ export interface HttpOptions {
   answers?: AnswerBudget;
   /** Told of every throttled answer (the runner then lets fewer checks ask at once). */
   onThrottled?: () => void;
+  /** Told of an answer of LARGE_ANSWER_BYTES or more, as soon as it is known (the runner then lets fewer checks ask at once). */
+  onLargeAnswer?: () => void;
 }
 
 type Undici = typeof import('undici');
@@ -214,7 +219,10 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     const headers = flatHeaders(res.headers);
     const { source, decoded } = bodySource(res.body, headers['content-encoding']);
     const length = headers['content-length'];
-    const text = await readCapped(source, decoded || length === undefined ? undefined : Number(length), MAX_RESPONSE_BYTES, opts.answers);
+    const declared = decoded || length === undefined ? undefined : Number(length);
+    if (declared !== undefined && declared >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
+    const text = await readCapped(source, declared, MAX_RESPONSE_BYTES, opts.answers);
+    if (!(declared !== undefined && declared >= LARGE_ANSWER_BYTES) && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
     const durationMs = performance.now() - started;
     const capped = recordedBody(text, redactor);
     exchange.response = {

@@ -1,6 +1,8 @@
 // How many checks ask the target at once (--concurrency): a counting semaphore, served in order.
 // A target that throttles (429, -32005) has said how much it takes: each throttled answer takes
 // one slot away for the rest of the run, down to one, so retries meet fewer requests in flight.
+// A target whose answers are large (megabytes each) leaves LARGE_ANSWER_CHECKS (runner.ts): each
+// check holding one holds its text and its parsed value, and the run's memory is what bounds it.
 
 export class Slots {
   private readonly waiting: Array<() => void> = [];
@@ -29,6 +31,11 @@ export class Slots {
     this.size--;
     if (this.free > 0) this.free--;
     else this.owed++;
+  }
+
+  /** At most `n` from now on (never fewer than one). */
+  limitTo(n: number): void {
+    while (this.size > Math.max(1, n)) this.shrink();
   }
 
   /** How many may ask at once now. */

@@ -3,7 +3,7 @@
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { Connections, httpCall, httpRequest, MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from '../../src/harness/http';
+import { Connections, httpCall, httpRequest, LARGE_ANSWER_BYTES, MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from '../../src/harness/http';
 import { Redactor } from '../../src/harness/redact';
 import { Transcript } from '../../src/harness/transcript';
 import { closeServer, listenLoopback } from '../support/loopback';
@@ -70,6 +70,22 @@ describe('the HTTP client', () => {
     });
     try {
       await expect(httpRequest(get(s.url), options())).rejects.toThrow(`response body exceeds ${MAX_RESPONSE_BYTES} bytes`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('says when an answer is large, declared or not, and only then', async () => {
+    const big = Buffer.alloc(LARGE_ANSWER_BYTES, 'x');
+    const s = await serve((req, res) => {
+      if (req.url === '/declared') return void res.writeHead(200, { 'content-length': big.length }).end(big);
+      if (req.url === '/chunked') return void (res.write(big.subarray(0, 1000)), res.end(big.subarray(1000)));
+      res.end(big.subarray(0, LARGE_ANSWER_BYTES - 1));
+    });
+    try {
+      const told: string[] = [];
+      for (const path of ['/declared', '/chunked', '/small']) await httpRequest(get(`${s.url}${path}`), options({ onLargeAnswer: () => void told.push(path) }));
+      expect(told).toEqual(['/declared', '/chunked']);
     } finally {
       await s.close();
     }

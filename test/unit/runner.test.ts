@@ -2,9 +2,9 @@ import http from 'node:http';
 import { check, type Check } from '../../src/harness/check';
 import { blocked, fail, inconclusive, notGiven, skip } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
-import { notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
+import { LARGE_ANSWER_CHECKS, notSelected, runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
-import { AnswerBudget } from '../../src/harness/http';
+import { AnswerBudget, LARGE_ANSWER_BYTES } from '../../src/harness/http';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { testCheckMeta, testRunEnv } from '../support/runs';
 
@@ -17,6 +17,8 @@ beforeAll(async () => {
     if (req.url === '/hang') return; // never answered (closed with the server)
     // A provider asking to come back in a minute: more than a request may wait.
     if (req.url === '/throttled') return void res.writeHead(429, { 'retry-after': '60' }).end();
+    // An answer of LARGE_ANSWER_BYTES, after a moment (so the checks asking overlap).
+    if (req.url === '/large') return void setTimeout(() => res.end(JSON.stringify({ pad: 'x'.repeat(LARGE_ANSWER_BYTES) })), 20);
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ echo: req.headers['x-api-key'] ?? null }));
   });
@@ -265,6 +267,30 @@ describe('one root cause, one failure', () => {
 });
 
 describe('why a check was not judged, as data (cause), whatever its reason says', () => {
+  it('once the target sends a large answer, only LARGE_ANSWER_CHECKS read-only checks run at once (each holds its answer while it judges)', async () => {
+    let running = 0;
+    const afterLarge: number[] = [];
+    let seenLarge = false;
+    const checks = Array.from({ length: 12 }, (_, i) =>
+      check(meta(`large-${i}`), async ({ rest }) => {
+        running++;
+        if (seenLarge) afterLarge.push(running);
+        try {
+          await rest.get('/large');
+          seenLarge = true;
+          await new Promise((r) => setTimeout(r, 10));
+        } finally {
+          running--;
+        }
+      }),
+    );
+    const results = await runChecks(checks, env(), { concurrency: 8 });
+    expect(results.every((r) => r.status === 'passed')).toBe(true);
+    // The first eight started before any answer came; every check started after it ran with at most two at once.
+    expect(afterLarge.length).toBeGreaterThan(0);
+    expect(Math.max(...afterLarge)).toBeLessThanOrEqual(LARGE_ANSWER_CHECKS);
+  });
+
   it('throttled: the provider kept asking to slow down', async () => {
     const [r] = await runChecks([check(meta('throttled'), async ({ rest }) => void (await rest.get('/throttled')))], env(), { concurrency: 1 });
     expect(r).toMatchObject({ status: 'inconclusive', cause: 'throttled' });

@@ -18,6 +18,25 @@ describe('Slots: how many read-only checks ask the target at once', () => {
     expect(got).toEqual([1, 2, 3, 4]);
   });
 
+  it('a large answer limits it to a few for good: those held are kept until given back, never below one', async () => {
+    const slots = new Slots(16);
+    for (let i = 0; i < 5; i++) await slots.take();
+    slots.limitTo(2);
+    expect(slots.limit).toBe(2);
+    let next = false;
+    const waiting = slots.take().then(() => (next = true));
+    for (let i = 0; i < 3; i++) slots.give(); // five held, two allowed: three gives are kept
+    await flush();
+    expect(next).toBe(false);
+    slots.give(); // two held, one given back: the waiter takes it
+    await waiting;
+    expect(next).toBe(true);
+    slots.limitTo(8); // never grows back
+    expect(slots.limit).toBe(2);
+    slots.limitTo(0);
+    expect(slots.limit).toBe(1);
+  });
+
   it('a throttled answer takes one slot away for good, never the last one', async () => {
     const slots = new Slots(3);
     await slots.take();
