@@ -7,7 +7,7 @@
  * that would still carry a secret is not made, and the run says which one on stderr and ends
  * with a non-zero exit code. Files are never written through a link.
  */
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
@@ -175,7 +175,7 @@ export class Egress {
       rmSync(file, { force: true });
       throw new Error(`${file}: not written: it would still have carried a secret`);
     }
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
     try {
@@ -223,6 +223,37 @@ export class Egress {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
+    }
+  }
+}
+
+/** Directories a path may have above it: more is not a report directory. */
+const MAX_DEPTH = 256;
+
+/**
+ * `mkdir -p` one level at a time: Node's recursive mkdirSync loops forever under /proc (a
+ * --report-dir of /proc/x made the run spin at full CPU), so the missing directories are found
+ * by walking up to one that exists and made top down, each failure naming the level it met.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir), depth = 0; depth < MAX_DEPTH; depth++) {
+    try {
+      if (!statSync(at).isDirectory()) throw new Error(`${at} is not a directory`);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.push(at);
+      const up = path.dirname(at);
+      if (up === at) break;
+      at = up;
+    }
+  }
+  for (const level of missing.reverse()) {
+    try {
+      mkdirSync(level);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
 }

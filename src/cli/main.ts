@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
@@ -13,7 +12,7 @@ import { ConsoleReporter } from './reporters/console';
 import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
-import { Egress, type Io } from './egress';
+import { Egress, makeDirs, type Io } from './egress';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
@@ -119,7 +118,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     }
   }
   try {
-    mkdirSync(cfg.reportDir, { recursive: true });
+    makeDirs(cfg.reportDir);
   } catch (err) {
     io.err.write(`conformance: --report-dir (or REPORT_DIR): cannot create ${cfg.reportDir}: ${(err as Error).message}\n`);
     return EXIT_CODE.config;
