@@ -220,9 +220,11 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     const { source, decoded } = bodySource(res.body, headers['content-encoding']);
     const length = headers['content-length'];
     const declared = decoded || length === undefined ? undefined : Number(length);
-    if (declared !== undefined && declared >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
+    // Said as soon as known: the runner then starts fewer checks while this one is still read.
+    const declaredLarge = declared !== undefined && declared >= LARGE_ANSWER_BYTES;
+    if (declaredLarge) opts.onLargeAnswer?.();
     const text = await readCapped(source, declared, MAX_RESPONSE_BYTES, opts.answers);
-    if (!(declared !== undefined && declared >= LARGE_ANSWER_BYTES) && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
+    if (!declaredLarge && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
     const durationMs = performance.now() - started;
     const capped = recordedBody(text, redactor);
     exchange.response = {

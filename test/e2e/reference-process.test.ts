@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultLaunch, discardEarly, startEarly, startReferenceProcess, takeOrStart, type Launch } from '../../src/cli/reference-process';
-import { descendants, gone, processTable } from '../support/processes';
+import { descendants, gone, killAll, processTable } from '../support/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -172,12 +172,7 @@ test('a parent killed outright (SIGKILL) takes the child and its anvil with it',
     parent.kill('SIGKILL');
     expect(await gone(tree, 15_000)).toEqual([]);
   } finally {
-    for (const p of [parent.pid!, ...tree])
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        // gone
-      }
+    killAll([parent.pid, ...tree]);
   }
 }, 90_000);
 
@@ -217,11 +212,6 @@ test("a terminal's Ctrl-C (SIGINT to the run's process group) reaches the suite 
     expect(unjudged.filter((c: { cause?: string }) => c.cause !== 'stopped').map((c: { id: string; reason?: string }) => `${c.id}: ${c.reason}`)).toEqual([]);
     expect(await gone(tree, 10_000)).toEqual([]);
   } finally {
-    for (const p of [run.pid!, ...tree])
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        // gone
-      }
+    killAll([run.pid, ...tree]);
   }
 }, 120_000);

@@ -47,3 +47,13 @@ export async function gone(pids: number[], withinMs: number): Promise<number[]> 
   }
   return left;
 }
+
+/** SIGKILL to each of `pids` that still runs: a test's last word, so a failed one leaves nothing behind. */
+export function killAll(pids: Array<number | undefined>): void {
+  for (const pid of pids)
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+}
