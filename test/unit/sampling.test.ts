@@ -5,7 +5,17 @@ import { fail, inconclusive } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
-import { detectionPower, laterWindowMs, mergeSamples, planSampling, powerWords, sampleOffsetMs, samplingLine, windowFor, type SamplingPlan } from '../../src/harness/sampling';
+import {
+  detectionPower,
+  laterWindowMs,
+  mergeSamples,
+  planSampling,
+  powerWords,
+  sampleOffsetMs,
+  samplingLine,
+  windowFor,
+  type SamplingPlan,
+} from '../../src/harness/sampling';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { testCheckMeta, testRunEnv } from '../support/runs';
