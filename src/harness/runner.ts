@@ -13,14 +13,6 @@ import { Slots } from './slots';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
-/**
- * Read-only checks at once once the target has sent an answer of LARGE_ANSWER_BYTES or more:
- * each such check holds the answer's text and its parsed value while it judges, so the run's
- * peak memory grows with how many run at once. Measured (npm run bench -- bounded, every answer
- * near the 16 MiB cap): 16 at once peaked near 500 MiB, 2 at once near 290 MiB, in the same time.
- */
-export const LARGE_ANSWER_CHECKS = 2;
-
 export interface RunEnv {
   baseUrl?: string;
   rpcUrl?: string;
@@ -131,7 +123,7 @@ function shareObservation(
       limiter: env.limiter,
       connections: env.connections,
       answers: env.answers,
-      ...(slots ? { onThrottled: () => slots.shrink(), onLargeAnswer: () => slots.limitTo(LARGE_ANSWER_CHECKS) } : {}),
+      ...slots?.clientHooks(),
     });
     const scope: SharedScope = {
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -215,7 +207,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     limiter: env.limiter,
     connections: env.connections,
     answers: env.answers,
-    ...(slots ? { onThrottled: () => slots.shrink(), onLargeAnswer: () => slots.limitTo(LARGE_ANSWER_CHECKS) } : {}),
+    ...slots?.clientHooks(),
   };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
