@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { check, type SharedScope } from '../../src/harness/check';
 import { fail, inconclusive } from '../../src/harness/verdict';
-import { Redactor } from '../../src/harness/redact';
+import { testRunEnv } from '../support/runs';
 import { runChecks, type RunEnv } from '../../src/harness/runner';
 import { closeServer, listenLoopback } from '../support/loopback';
 
@@ -26,14 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => closeServer(server));
 
-const env = (): RunEnv => ({
-  rpcUrl: url,
-  restHeaders: {},
-  rpcHeaders: {},
-  settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 2000 },
-  redactor: new Redactor(),
-  signal: new AbortController().signal,
-});
+// JSON-RPC only: the observations here ask no REST.
+const env = (): RunEnv => testRunEnv(url, { baseUrl: undefined, settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 2000 } });
 
 const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, statements: ['4.2.1'], level: 'required' as const, needs: ['rpc' as const] });
 
