@@ -197,10 +197,14 @@ describe('pre-confirmed state', () => {
       });
       await Promise.all([pendingReceipts(), ...reads, pendingReceipts()]);
     }
+    // The head once every read is answered: a seal during the rounds shows here even when every
+    // height read of a round was answered before it (the reference sends a round's reads to anvil
+    // as one batch, so they are answered together, and its pool reads after).
+    const after = Number(await rpc(ref.rpcUrl, 'eth_blockNumber'));
     // A leaked temporary block shows as N+1 followed by N; the emptied pool as 0 pending.
     for (let i = 1; i < heights.length; i++) expect(heights[i]).toBeGreaterThanOrEqual(heights[i - 1]);
-    // Only a real seal may empty the pool, and then heights moved on.
-    if (heights[heights.length - 1] === heights[0]) expect(Math.min(...pools)).toBeGreaterThan(0);
+    // Only a real seal may empty the pool, and then the head moved on.
+    if (after === heights[0]) expect(Math.min(...pools)).toBeGreaterThan(0);
   });
 });
 
