@@ -82,8 +82,9 @@ export interface CheckResult extends CheckMeta {
   durationMs: number;
   /**
    * For failures: the statements whose evidence failed (all the check declares when the failure
-   * named none). Usually ones the check declares; a rule any check of its kind can break (the
-   * response id of 4.2.1) is named even when the check does not declare it.
+   * named none), each one the check declares; a rule of another check (a broken JSON-RPC
+   * envelope, 4.2.1) blocks the check by that one instead. The one exception: a check standing
+   * in for a root check not in the run states the root's rule (see Blocked).
    */
   violated?: string[];
   expected?: unknown;
@@ -219,9 +220,9 @@ export function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: num
 }
 
 /**
- * The statements a failure violated: those it named, declared by the check or not (every
- * JSON-RPC check can find the response id of 4.2.1 wrong); otherwise every statement the check
- * declares. The traceability test holds every id a failure names in the source to rules.yaml.
+ * The statements a failure violated: those it named (each one the check declares: the runner
+ * holds fail() to that), otherwise every statement the check declares. A check blocked by a root
+ * that did not fail in the run states the root's rule instead (see Blocked).
  */
 export function violatedOf(named: readonly string[] | undefined, declared: readonly string[]): string[] {
   return [...new Set(named?.length ? named : declared)];

@@ -1,5 +1,5 @@
 import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
-import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
+import { Blocked, CheckFailure, Inconclusive, notGiven, type OutOfScope } from './verdict';
 import { AnswerBudget, Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
 import { RestClient } from './rest';
@@ -7,7 +7,7 @@ import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { cutBytes, detached, jsonSafe, mapJson } from './json';
-import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult } from './result';
+import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult, type Detail } from './result';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
 
@@ -250,9 +250,20 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
   } catch (err) {
     const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
-    // A failure names the statements it violated: those it named that the check declares, else all it declares.
-    if (detail.status === 'failed') detail.violated = violatedOf(detail.violated, check.statements);
-    const result = done({ ...detail, ...extras() }, transcript);
+    // A failure names the statements it violated: those it named, else all the check declares.
+    // A check declares every statement it can fail (so a grep from a statement finds it): one
+    // naming another is a bug of the suite, never a verdict about the target.
+    const undeclared = err instanceof CheckFailure ? (detail.violated ?? []).filter((s) => !check.statements.includes(s)) : [];
+    const judged: Detail = undeclared.length
+      ? {
+          status: 'inconclusive',
+          cause: 'internal',
+          reason: `internal error in check (not a verdict): it failed citing ${undeclared.join(', ')}, which it does not declare (${check.statements.join(', ')}): ${detail.reason}`,
+        }
+      : detail.status === 'failed'
+        ? { ...detail, violated: violatedOf(detail.violated, check.statements) }
+        : detail;
+    const result = done({ ...judged, ...extras() }, transcript);
     // Blocked by its own rule is this check's own failure.
     return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
   } finally {

@@ -7,9 +7,10 @@
 export interface FailureDetail {
   /**
    * The statements of specs/rules.yaml whose evidence failed, each one the check declares
-   * (fail('…', { violated: ['4.5.1'] })), or a rule every check of its kind can break (the
-   * response id of 4.2.1 on any JSON-RPC answer). Absent, the failure violated every statement
-   * the check declares (its only one, for most checks).
+   * (fail('…', { violated: ['4.5.1'] })): a failure naming another is a bug of the suite, and the
+   * runner reports it as such (cause `internal`). A rule another check owns (a broken JSON-RPC
+   * envelope, 4.2.1) is thrown as Blocked by that check. Absent, the failure violated every
+   * statement the check declares (its only one, for most checks).
    */
   violated?: readonly string[];
   expected?: unknown;

@@ -789,7 +789,19 @@ export const VARIANTS: Variant[] = [
     section: '4.2',
     only: ['rpc'],
     what: 'the response id is not the request id',
+    // One cause, one verdict: the id checks fail; every check that read a result is blocked by them, never failing 4.2.1 again.
+    oneRoot: { failed: ['rpc.envelope.id-max-safe-integer', 'rpc.envelope.id-zero'], blockedBy: 'rpc.envelope.id-zero', blockedAtLeast: 30 },
     rpc: everyAnswer((e) => ({ ...e, id: typeof e.id === 'number' ? e.id + 1000 : 1 })),
+  },
+  {
+    name: 'rpc.not-json-rpc-200-text',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    what: 'every call answered HTTP 200 with a plain-text page (not JSON, not JSON-RPC: a proxy or terminal banner)',
+    // The envelope check fails once (with the advisory media-type check); the others are blocked by it.
+    oneRoot: { failed: ['rpc.envelope.content-type', 'rpc.envelope.jsonrpc-version'], blockedBy: 'rpc.envelope.jsonrpc-version', blockedAtLeast: 20 },
+    rpc: async () => Raw.text(200, 'text/plain', '\u001b[1mWelcome\u001b[0m: this is not the node you are looking for'),
   },
   {
     name: 'rpc.id-as-string',

@@ -261,6 +261,12 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
     it(`${v.name} [${v.section}]`, async () => {
       const o = await outcomeOf(v);
       if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+      // violated ⊆ statements: a failure cites only what its check declares (a stand-in for a root not in the run states the root's rule).
+      expect(
+        o.failing
+          .filter((c) => !/\(stated here: /.test(c.reason))
+          .flatMap((c) => (c.violated ?? []).filter((s) => !c.statements.includes(s)).map((s) => `${c.id}: ${s}`)),
+      ).toEqual([]);
       if (v.oneRoot) {
         // One root cause, one failure: the root fails, what needed it says it was blocked.
         const by = v.oneRoot.blockedBy;

@@ -35,7 +35,7 @@ describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
     const checks = [
       check(meta('pass'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks'))),
-      check(meta('fail'), async ({ rest }) => {
+      check(meta('fail', { statements: ['2.2.1', '4.1.1'] }), async ({ rest }) => {
         await rest.get('/v1/tokenized-stocks');
         fail('bad', { violated: ['2.2.1'], expected: 1, actual: 2 });
       }),
@@ -50,6 +50,8 @@ describe('runChecks', () => {
         JSON.stringify((undefined as unknown as { x: number }).x);
       }),
       check(meta('timeout'), async ({ rest }) => void (await rest.get('/slow'))),
+      // A failure citing a statement its check does not declare: a bug of the suite.
+      check(meta('undeclared'), async () => fail('id not echoed', { violated: ['4.2.1'] })),
     ];
     const results = await runChecks(checks, env(), { concurrency: 3 });
     const by = Object.fromEntries(results.map((r) => [r.id.split('.').pop(), r]));
@@ -69,6 +71,10 @@ describe('runChecks', () => {
     expect(by.timeout).toMatchObject({ status: 'failed', cause: 'transport' });
     expect(by.timeout.reason).toMatch(/timeout: no complete answer within 1000 ms/);
     expect(by.timeout.exchanges[0].error).toMatch(/timeout/);
+    // violated ⊆ statements: a check may fail only the statements it declares.
+    expect(by.undeclared).toMatchObject({ status: 'inconclusive', cause: 'internal' });
+    expect(by.undeclared.reason).toMatch(/failed citing 4\.2\.1, which it does not declare \(4\.1\.1\): id not echoed/);
+    expect(by.undeclared.violated).toBeUndefined();
   });
 
   it('skips checks whose needs are not met, saying which flag is missing', async () => {
@@ -416,13 +422,13 @@ describe('SpendBudget', () => {
 });
 
 describe('a failure names the statements it violated', () => {
-  it('those it names, declared or not; by default the only one, or every one the check declares', async () => {
+  it('those it names, each one it declares; by default the only one, or every one the check declares', async () => {
     const several = { statements: ['4.5.1', '4.5.2', '1.4.1'] };
     const checks: Check[] = [
       check(meta('single'), async () => fail('bad')),
       check(meta('named', several), async () => fail('bad', { violated: ['4.5.2'] })),
       check(meta('unnamed', several), async () => fail('bad')),
-      // A rule any check of its kind can break (the response id of 4.2.1) is named though not declared.
+      // A rule the check does not declare (the response id of 4.2.1) is never its failure: a bug of the suite.
       check(meta('foreign', several), async () => fail('bad', { violated: ['4.2.1'] })),
       check(meta('passes', several), async () => undefined),
     ];
@@ -430,7 +436,8 @@ describe('a failure names the statements it violated', () => {
     expect(by.single.violated).toEqual(['4.1.1']);
     expect(by.named.violated).toEqual(['4.5.2']);
     expect(by.unnamed.violated).toEqual(['4.5.1', '4.5.2', '1.4.1']);
-    expect(by.foreign.violated).toEqual(['4.2.1']);
+    expect(by.foreign).toMatchObject({ status: 'inconclusive', cause: 'internal' });
+    expect(by.foreign.violated).toBeUndefined();
     expect(by.passes.violated).toBeUndefined();
   });
 });
