@@ -112,6 +112,8 @@ export function unreachableInterfaces(results: ReadonlyArray<CheckResult>, facts
 const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
   blocked: 'blocked by a prerequisite',
   throttled: 'throttled',
+  credentials: 'credentials refused',
+  gateway: 'gateway or backend down',
   stopped: 'stopped before it finished',
   timeout: 'did not finish in time',
   internal: "the check's own error",

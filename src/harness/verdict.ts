@@ -40,7 +40,13 @@ export class CheckFailure extends Error {
  *   the probe before the run; one check states it as a failure, the others are not judged.
  * - `blocked` (inconclusive): a prerequisite rule, judged by the check named in `blockedBy`,
  *   failed in this run, so the subject could not be observed.
- * - `throttled` (inconclusive): the provider kept asking us to slow down (429 / rate limit).
+ * - `throttled` (inconclusive): the provider kept asking us to slow down (429 / rate limit);
+ *   `interface` names whose answers, and the hint says to use --max-rps.
+ * - `credentials` (inconclusive): the node refused the run's credentials (HTTP 401, or 403 with an
+ *   authentication challenge) on a dedicated profile: credential schemes are outside the spec
+ *   (5.3), so nothing is judged; `interface` names the interface, the hint the header flags.
+ * - `gateway` (inconclusive): the gateway in front of the target kept answering 502/503/504 (its
+ *   backend down or overloaded): outside the spec; `interface` names the interface.
  * - `stopped` (inconclusive, or skipped when it never began): the run was interrupted or
  *   reached its deadline.
  * - `timeout` (inconclusive): the check's own time limit passed.
@@ -59,6 +65,8 @@ export const CAUSES = [
   'unreachable',
   'blocked',
   'throttled',
+  'credentials',
+  'gateway',
   'stopped',
   'timeout',
   'internal',
