@@ -2,7 +2,7 @@
 import { GatewayError, RateLimiter, ThrottledError, TransportError } from '../harness/http';
 import { CredentialsRefused } from '../harness/credentials';
 import { isRecord, JsonBeyondLimits } from '../harness/json';
-import { Redactor } from '../harness/redact';
+import { publicUrl, Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
 import type { RunEnv } from '../harness/runner';
@@ -70,6 +70,23 @@ export function misdirection(
   return undefined;
 }
 
+/**
+ * A --base-url ending in the list's version segment (https://api.example/v1): the suite asks for
+ * {base_url}/v1/tokenized-stocks, so /v1/v1/…, and a 404 follows. Said with the corrected value,
+ * as a pasted list URL is (url-flags.ts); a base URL that ends in /v1 and serves the list under
+ * it (any answer but 404) is left alone.
+ */
+export function doubledVersion(baseUrl: string, status: number): string | undefined {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (status !== 404 || !/\/v1$/i.test(path)) return undefined;
+  url.pathname = path.slice(0, -'/v1'.length) || '/';
+  url.search = '';
+  url.hash = '';
+  const corrected = publicUrl(url.toString().replace(/\/+$/, ''));
+  return `--base-url ends in /v1, so GET ${LIST_PATH} was asked for at …/v1${LIST_PATH} and answered HTTP 404: give the base URL without it (the suite adds ${LIST_PATH}, spec 4.1): --base-url ${corrected}`;
+}
+
 /** What the start-up probe found: interfaces that did not answer, and URLs that answer as something else. */
 export interface ProbeResult {
   unreachable?: RunEnv['unreachable'];
@@ -94,7 +111,7 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
       try {
         const answer = await f();
         delete down[key];
-        const wrong = misdirection(key, answer);
+        const wrong = misdirection(key, answer) ?? (key === 'rest' && target.baseUrl ? doubledVersion(target.baseUrl, answer.status) : undefined);
         if (wrong) misdirected[key] = wrong;
         return;
       } catch (err) {
@@ -105,6 +122,13 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
         // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep or too large to read.
         if (err instanceof ThrottledError || err instanceof JsonBeyondLimits) return void delete down[key];
         if (!(err instanceof TransportError)) throw err;
+        // https:// to a plain-HTTP server, or a proxy refusing the tunnel (4xx): a mistake of the configuration, said with its fix.
+        const mistake = err.mistake;
+        const flag = key === 'rest' ? '--base-url' : '--rpc-url';
+        const url = key === 'rest' ? target.baseUrl : target.rpcUrl;
+        if (mistake?.kind === 'plain-http' && url)
+          return void (misdirected[key] = `${flag}: this server speaks plain HTTP, not TLS: use ${flag} ${publicUrl(url.replace(/^https:/i, 'http:'))}`);
+        if (mistake && (mistake.proxyStatus ?? 500) < 500) return void (misdirected[key] = `${flag}: ${mistake.words}`);
         down[key] = err.message;
         if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
       }

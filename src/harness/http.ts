@@ -6,6 +6,7 @@ import { AnswerBudget, AnswerBudgetSpent, readCapped, type BodySource } from './
 export { AnswerBudget, AnswerBudgetSpent, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
+import { transportMistake, type TransportMistake } from './transport-mistakes';
 export { GatewayError, gatewayOf, ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
 import { GatewayError, gatewayOf, ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
 import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript } from './transcript';
@@ -33,6 +34,8 @@ export class TransportError extends Error {
     readonly exchange: Exchange,
     /** The connection dropped under the request (see droppedConnection), as opposed to no answer at all. */
     readonly dropped = false,
+    /** A mistake of the configuration (plain HTTP spoken to with https://, a proxy refusing the tunnel), not a target down. */
+    readonly mistake?: TransportMistake,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -241,10 +244,17 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
       exchange.durationMs = Math.round(performance.now() - started);
       throw err;
     }
-    const message = redactor.text(describeTransportError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : ''));
+    const mistake = opts.signal?.aborted ? undefined : transportMistake(err, req.url, proxy, proxy ? proxyOrigin(proxy) : '');
+    const said = mistake?.words ?? describeTransportError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : '');
+    const message = redactor.text(said);
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
-    throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange, !opts.signal?.aborted && isDropped(err));
+    throw new TransportError(
+      `${req.method} ${shown.url}: ${message}`,
+      exchange,
+      !opts.signal?.aborted && isDropped(err),
+      mistake && { ...mistake, words: message },
+    );
   } finally {
     signal.clear();
   }
