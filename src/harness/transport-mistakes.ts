@@ -23,6 +23,15 @@ function plainUrl(url: string): string {
   return url.replace(/^https:/i, 'http:');
 }
 
+function hasCredentials(proxy: string): boolean {
+  try {
+    const url = new URL(proxy);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** The mistake a failed request shows, or undefined for a plain transport failure (refused, reset, timed out). */
 export function transportMistake(err: unknown, url: string, proxy: string | undefined, proxyOrigin: string): TransportMistake | undefined {
   const e = err as { message?: string; code?: string; cause?: { code?: string; message?: string } };
@@ -31,9 +40,11 @@ export function transportMistake(err: unknown, url: string, proxy: string | unde
   if (refused) {
     const status = Number(refused[1]);
     const fix =
-      status === 407
-        ? "it asks for credentials: give them in the proxy's URL (HTTPS_PROXY=http://user:password@proxy:port)"
-        : 'check HTTPS_PROXY / HTTP_PROXY, and NO_PROXY for hosts to reach directly';
+      status !== 407
+        ? 'check HTTPS_PROXY / HTTP_PROXY, and NO_PROXY for hosts to reach directly'
+        : hasCredentials(proxy!)
+          ? 'it refused the credentials in its URL: check the user and password in HTTPS_PROXY / HTTP_PROXY'
+          : "it asks for credentials: give them in the proxy's URL (HTTPS_PROXY=http://user:password@proxy:port)";
     return {
       kind: 'proxy-refused',
       proxyStatus: status,
