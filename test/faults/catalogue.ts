@@ -1279,6 +1279,17 @@ export const VARIANTS: Variant[] = [
     rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
   },
   {
+    name: 'ok.rest-gateway-down',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "every REST request answered HTTP 503 by the gateway (its backend down): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
+    rest: async () => Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
+  },
+  {
     name: 'rpc.public-credentials-demanded',
     kind: 'faulty',
     section: '5.2',
