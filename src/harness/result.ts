@@ -175,6 +175,8 @@ export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'violated
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {
+  // Explained only by its root's failure: not judged unless that root failed (settleBlocked decides).
+  if (err instanceof Blocked && err.onlyIfRootFailed) return { status: 'inconclusive', cause: 'ambiguous', reason: redactor.text(err.message) };
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
     const { hint } = err.detail;

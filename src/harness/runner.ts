@@ -141,7 +141,7 @@ function shareObservation(
 }
 
 /** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
-type Blocker = { root: string } | { unreachable: Interface };
+type Blocker = { root: string; onlyIfRootFailed?: boolean } | { unreachable: Interface };
 
 /** A result and, when the check could not observe its subject, what blocked it (settled later). */
 interface Outcome {
@@ -251,7 +251,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
         : detail;
     const result = done({ ...judged, ...extras() }, transcript);
     // Blocked by its own rule is this check's own failure.
-    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
+    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed } } : { result };
   } finally {
     clearTimeout(timer);
     // The signal lives on until its time limit: its listener would keep this check's outcome
@@ -374,8 +374,11 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
     else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
     let standIn: number | undefined;
     if (!fact) {
-      const designated = 'unreachable' in blocker ? members.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
-      standIn = designated ?? members.find((i) => results[i].level === 'required') ?? members[0];
+      // Members only their root's failure explains state nothing: they stay not judged.
+      const stating = members.filter((i) => !(blockers.get(i) as { onlyIfRootFailed?: boolean } | undefined)?.onlyIfRootFailed);
+      if (stating.length === 0) return;
+      const designated = 'unreachable' in blocker ? stating.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
+      standIn = designated ?? stating.find((i) => results[i].level === 'required') ?? stating[0];
       const stated = results[standIn];
       if ('root' in blocker) {
         const why = root

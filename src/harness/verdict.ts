@@ -130,6 +130,12 @@ export class Blocked extends Error {
     readonly root: string,
     message: string,
     readonly detail: FailureDetail & { violated: readonly string[] },
+    /**
+     * Only the root's failure explains it (a helper method outside the spec answering as the
+     * broken envelope does): when the root did not fail in the run, this is no evidence of its
+     * own, so the check is not judged (ambiguous), never a failure standing in for the root.
+     */
+    readonly onlyIfRootFailed = false,
   ) {
     super(message);
   }
@@ -143,8 +149,13 @@ export function skip(reason: string, opts: { outOfScope?: OutOfScope } = {}): ne
   throw new Skip(reason, opts.outOfScope);
 }
 
-export function blocked(root: string, message: string, detail: FailureDetail & { violated: readonly string[] }): never {
-  throw new Blocked(root, message, detail);
+export function blocked(
+  root: string,
+  message: string,
+  detail: FailureDetail & { violated: readonly string[] },
+  opts: { onlyIfRootFailed?: boolean } = {},
+): never {
+  throw new Blocked(root, message, detail, opts.onlyIfRootFailed);
 }
 
 export function inconclusive(reason: string, opts: { cause?: 'ambiguous' | 'limit' } = {}): never {

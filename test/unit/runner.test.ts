@@ -249,6 +249,24 @@ describe('one root cause, one failure', () => {
     expect(rs[1].reason).toBe('GET /list: expected HTTP 200, got 500 (stated here: rest.root.check, which judges that rule, was not selected)');
   });
 
+  it('a check only its root failure explains is blocked when the root failed, and otherwise not judged, never a stand-in failure', async () => {
+    const helper = (name: string) =>
+      check(meta(name), async () =>
+        blocked('rest.root.check', 'a helper answered as the broken envelope does', { violated: ['4.1.1'] }, { onlyIfRootFailed: true }),
+      );
+    const failedRoot = byId(await runChecks([root('rest.root.check', async () => fail('broken')), helper('a')], env(), collect));
+    expect(failedRoot['rest.test.a']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.root.check' });
+    const passedRoot = byId(await runChecks([root('rest.root.check', async () => undefined), helper('a'), helper('b')], env(), collect));
+    for (const id of ['rest.test.a', 'rest.test.b'])
+      expect(passedRoot[id]).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'a helper answered as the broken envelope does' });
+    // Beside a check whose evidence stands, it is blocked by that one.
+    const mixed = await runChecks([helper('a'), dependent('b')], env(), collect);
+    expect(mixed.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.test.a', 'inconclusive', 'rest.test.b'],
+      ['rest.test.b', 'failed', undefined],
+    ]);
+  });
+
   it('a root that passed on its own request leaves the evidence standing once', async () => {
     const rs = await runChecks([root('rest.root.check', async () => undefined), dependent('a'), dependent('b')], env(), collect);
     expect(rs.map((r) => [r.status, r.blockedBy])).toEqual([
