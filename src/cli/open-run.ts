@@ -119,7 +119,8 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,
-      ...(gateway ? { gateway } : {}),
+      // Found down by the probe, or later by a check (then the checks after it are not judged at once).
+      gateway: gateway ?? {},
       signal: opts.signal,
       limiter,
       // Every answer the checks read counts against one budget (RUN_ANSWER_BYTES).

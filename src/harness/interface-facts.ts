@@ -4,6 +4,7 @@
 // is blocked by the fact's own check, or by the fact itself when no check owns it.
 import type { CheckMeta, Interface } from './check';
 import { CredentialsRefused, GATEWAY_HINT } from './credentials';
+import { GatewayError } from './throttle';
 import type { CheckResult } from './result';
 import { Blocked } from './verdict';
 
@@ -56,6 +57,15 @@ export function prejudged(check: Pick<CheckMeta, 'needs'>, env: { unreachable?: 
       },
     };
   return undefined;
+}
+
+/**
+ * A gateway found down after its bounded retries stays down for the run: the checks that start
+ * after it are not judged at once (prejudged) instead of each waiting the retries out again.
+ * Kept in the run's `gateway` map, when the run has one (openRun gives it one).
+ */
+export function rememberFact(err: unknown, env: { gateway?: Found }): void {
+  if (err instanceof GatewayError && err.iface && env.gateway) env.gateway[err.iface] ??= err.message;
 }
 
 /**

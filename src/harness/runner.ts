@@ -10,7 +10,7 @@ import { cutBytes, detached, jsonSafe, mapJson } from './json';
 import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult, type Detail } from './result';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
-import { prejudged, publicRefusal, UNREACHABLE_ROOT } from './interface-facts';
+import { prejudged, publicRefusal, rememberFact, UNREACHABLE_ROOT } from './interface-facts';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -234,6 +234,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
   } catch (thrown) {
     const err = publicRefusal(thrown, env);
+    rememberFact(thrown, env);
     const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
     // A failure names the statements it violated: those it named, else all the check declares.
     // A check declares every statement it can fail (so a grep from a statement finds it): one

@@ -18,6 +18,8 @@ beforeAll(async () => {
     if (req.url === '/hang') return; // never answered (closed with the server)
     // A provider asking to come back in a minute: more than a request may wait.
     if (req.url === '/throttled') return void res.writeHead(429, { 'retry-after': '60' }).end();
+    // A gateway whose backend is down, asking to come back in a minute: more than a request may wait.
+    if (req.url === '/gateway') return void res.writeHead(502, { 'retry-after': '60' }).end('<html>502 Bad Gateway</html>');
     // An answer of LARGE_ANSWER_BYTES, after a moment (so the checks asking overlap).
     if (req.url === '/large') return void setTimeout(() => res.end(JSON.stringify({ pad: 'x'.repeat(LARGE_ANSWER_BYTES) })), 20);
     res.setHeader('content-type', 'application/json');
@@ -159,6 +161,21 @@ describe('runChecks', () => {
     );
     expect(JSON.stringify(r)).not.toContain('sup3r-s3cret');
     expect(r.exchanges[0].response?.body).toContain('***');
+  });
+});
+
+describe('a gateway found down', () => {
+  it('leaves the check that met it not judged (cause gateway, its interface), and the checks after it not judged at once, without a request', async () => {
+    const checks = [
+      check(meta('first'), async ({ rest }) => void (await rest.get('/gateway'))),
+      check(meta('later'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks'))),
+    ];
+    const [first, later] = await runChecks(checks, env({ gateway: {} }), { concurrency: 1 });
+    expect(first).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest' });
+    expect(first.reason).toMatch(/^gateway or backend down: GET http:\/\/127\.0\.0\.1:\d+\/gateway: HTTP 502 Bad Gateway/);
+    expect(first.hint).toMatch(/backend is down/);
+    expect(later).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest', exchangeCount: 0 });
+    expect(later.reason).toMatch(/^not judged: gateway or backend down: /);
   });
 });
 
