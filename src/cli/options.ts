@@ -112,7 +112,8 @@ export const HELP_EXAMPLES: readonly string[] = [
   'conformance                                              # judge the embedded reference target (outside CI)',
   'conformance --base-url https://api.example --rpc-url https://node.example --signer-key "$KEY" --require full',
   "conformance --rpc-url https://node.example --profile public --only rpc --grep 'rpc\\.getCode\\.'",
-  'conformance --base-url https://api.example --certify --report-dir out && conformance verify-certificate out',
+  // verify-certificate exits 0 only when it checked a signature: the certificate is signed, and its public key given.
+  'conformance --base-url https://api.example --certify --sign-key key.pem --report-dir out && conformance verify-certificate out --key key.pub.pem',
   'CI=true conformance --embedded --require full             # in CI, the reference only when asked by name',
 ];
 
