@@ -3,10 +3,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
-import { didYouMean, isCi, nearMissVariables } from './suggest';
+import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
 import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 import { ConfigError } from './config-error';
+import { parseSignerKey } from './keys';
 import { parseUrl } from './url-flags';
 import { DEFAULTS, OPTIONS } from './options';
 import { CERTIFY_SAMPLES } from '../harness/sampling';
@@ -182,10 +183,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (profile !== 'public' && profile !== 'dedicated')
     throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(profile)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
-  const signerKey = get('signer-key');
-  if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
-    throw new ConfigError('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits (value not shown)');
-  }
+  const signerKeyRaw = get('signer-key');
+  const signerKey = signerKeyRaw === undefined ? undefined : parseSignerKey(signerKeyRaw);
 
   const onlyRaw = get('only');
   const only = new Set<Group>(GROUPS);
@@ -290,6 +289,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
     warnings.push(`warning: ${words}`);
   }
+  warnings.push(...foreignVariables(env, rpcUrl !== undefined));
   const embeddedEnv = env.EMBEDDED?.trim().toLowerCase();
   if (embeddedEnv && !/^(1|true|yes|0|false|no)$/.test(embeddedEnv))
     throw new ConfigError(`--embedded (or EMBEDDED): ${quoted(env.EMBEDDED!)} is not one of 1, true, yes, 0, false, no`);
@@ -302,7 +302,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   // Under CI a run about nothing the job meant to judge must not show green: the reference is asked for by name.
   if (noTarget && ci && !embeddedFlag && values.list !== true && values.help !== true && values.version !== true) {
     throw new ConfigError(
-      'no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose',
+      `no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose${env.ETH_RPC_URL?.trim() ? '. ETH_RPC_URL is set but not read: pass --rpc-url "$ETH_RPC_URL" to judge that node' : ''}`,
     );
   }
 
@@ -313,7 +313,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     ci,
     warnings,
     profile,
-    signerKey: signerKey as `0x${string}` | undefined,
+    signerKey,
     reportDir: get('report-dir') ?? DEFAULTS.reportDir,
     only,
     grep,

@@ -2,6 +2,8 @@
 // files users copy state, and the keys and names people paste.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/cli/config';
+import { Egress } from '../../src/cli/egress';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { OPTIONS } from '../../src/cli/options';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
@@ -48,5 +50,72 @@ describe('.env.example', () => {
       if (!defaults?.length || fromHelp === undefined) continue;
       expect([flag, defaults]).toEqual([flag, expect.arrayContaining([fromHelp])]);
     }
+  });
+});
+
+describe('the signer key as people paste it', () => {
+  const key = `0x${'ab12'.repeat(16)}`;
+  const load = (value: string) => loadConfig(['--rpc-url', 'http://127.0.0.1:8545'], { SIGNER_PRIVATE_KEY: value });
+  const refusal = (value: string): string => {
+    try {
+      load(value);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('with a trailing newline (from `cat key.txt`) or spaces around it: trimmed, as URLs are', () => {
+    expect(load(`${key}\n`).signerKey).toBe(key);
+    expect(load(`  ${key}\r\n`).signerKey).toBe(key);
+    expect(loadConfig(['--signer-key', `${key}\n`, '--rpc-url', 'http://127.0.0.1:8545'], {}).signerKey).toBe(key);
+  });
+
+  it('without 0x (as wallets export it): the same key, taken with 0x', () => {
+    expect(load(key.slice(2)).signerKey).toBe(key);
+    expect(load(`${key.slice(2)}\n`).signerKey).toBe(key);
+  });
+
+  it.each([12, 24])('a %i-word recovery phrase: named as one, a private key asked for with how to derive it, never echoed', (n) => {
+    const words = ['test', 'junk', 'abandon', 'zoo', 'wrong', 'legal', 'mother', 'river'];
+    const phrase = Array.from({ length: n }, (_, i) => words[i % words.length]).join(' ');
+    const message = refusal(phrase);
+    expect(message).toContain(`looks like a ${n}-word recovery phrase (not shown): a private key is needed`);
+    expect(message).toContain('cast wallet private-key --mnemonic "$MNEMONIC"');
+    for (const w of ['junk', 'abandon', 'legal', 'mother', 'river']) expect(message).not.toContain(w);
+    // The gate knows it too, before anything is parsed.
+    expect(Egress.forRun([], { SIGNER_PRIVATE_KEY: phrase }).redactor.text(`say ${phrase}`)).not.toContain('abandon');
+  });
+
+  it('a key cut short or with a stray character: why, never the value', () => {
+    expect(refusal(key.slice(0, 40))).toMatch(/expected 0x followed by 64 hex digits, and it has 38 hex digits \(value not shown\)$/);
+    expect(refusal(`${key.slice(0, 60)}zz${key.slice(62)}`)).toMatch(/characters that are not hex digits/);
+    expect(refusal(`${key.slice(0, 30)} ${key.slice(30)}`)).toMatch(/whitespace inside/);
+  });
+});
+
+describe("Foundry's ETH_RPC_URL", () => {
+  const node = 'https://node.example/v2/abcdef0123456789';
+
+  it('is not read, and said once naming RPC_URL, with how to use it when no JSON-RPC URL was given', () => {
+    const cfg = loadConfig([], { ETH_RPC_URL: node });
+    expect(cfg.rpcUrl).toBeUndefined();
+    expect(cfg.warnings).toEqual([
+      `note: ETH_RPC_URL (Foundry's name) is set but not read; the suite reads --rpc-url or RPC_URL: to judge that node, pass --rpc-url "$ETH_RPC_URL" (or set RPC_URL)`,
+    ]);
+    expect(cfg.warnings.join('\n')).not.toContain('abcdef');
+  });
+
+  it('beside --rpc-url: named, not used', () => {
+    const cfg = loadConfig(['--rpc-url', 'http://127.0.0.1:8545'], { ETH_RPC_URL: node });
+    expect(cfg.rpcUrl).toBe('http://127.0.0.1:8545');
+    expect(cfg.warnings).toEqual([`note: ETH_RPC_URL (Foundry's name) is set but not read; the suite reads --rpc-url or RPC_URL`]);
+  });
+
+  it('under CI with no target: the refusal names it and the flag to pass', () => {
+    expect(() => loadConfig([], { CI: 'true', ETH_RPC_URL: node })).toThrow(
+      /no target under CI: .*ETH_RPC_URL is set but not read: pass --rpc-url "\$ETH_RPC_URL"/,
+    );
   });
 });
