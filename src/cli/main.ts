@@ -9,10 +9,11 @@ import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from './outcome';
 import { ConsoleReporter } from './reporters/console';
-import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION } from './results';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
-import { Egress, makeDirs, type Io } from './egress';
+import { Egress, type Io } from './egress';
+import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
@@ -117,10 +118,13 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       return EXIT_CODE.config;
     }
   }
+  // Before anything is judged: a folder the reports cannot go to, or one another run is writing, is said now (exit 2).
+  let lock: ReportLock;
   try {
-    makeDirs(cfg.reportDir);
+    lock = lockReportDir(cfg.reportDir, (line) => io.err.write(line));
   } catch (err) {
-    io.err.write(`conformance: --report-dir (or REPORT_DIR): cannot create ${cfg.reportDir}: ${(err as Error).message}\n`);
+    if (!(err instanceof ReportDirError)) throw err;
+    io.err.write(`conformance: ${err.message}\n`);
     return EXIT_CODE.config;
   }
 
@@ -154,6 +158,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   } catch (err) {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    lock.release();
     if (!(err instanceof OpenRunError)) throw err;
     if (err.stage !== 'target' && controller.signal.aborted) return EXIT_CODE.interrupted;
     io.err.write(`conformance: ${err.message}\n`);
@@ -211,10 +216,14 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     // The verdict stands in the console, but a job reading the exit code must not take a run whose
     // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
     io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
-    return doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+    const code = doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+    // The last two lines of a run are its status and the exit code it really ends with.
+    io.out.write(`status: ${doc.status} as judged, but the reports were not written\n${exitWords(code)}\n`);
+    return code;
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    lock.release();
     await target.stop();
   }
 }

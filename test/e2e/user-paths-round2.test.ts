@@ -1,0 +1,103 @@
+// A user's day, round 2, through the CLI: a report folder that cannot be written or that another
+// run is writing, files where the user ran the command, and --json for scripts. Targets are on
+// loopback (a closed port stands for one that is down: each run is short and needs no chain).
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../../src/cli/main';
+import { LOCK_FILE } from '../../src/cli/report-lock';
+import { exitWords } from '../../src/cli/results';
+import { closeServer, listenLoopback } from '../support/loopback';
+import { sink } from '../support/sink';
+
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(path.join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A run against a REST target that is down: short, and it writes its reports. */
+const DOWN = ['--base-url', 'http://127.0.0.1:9', '--only', 'rest', '--timeout-ms', '1000', '--deadline-ms', '60000'];
+
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const out = sink();
+  const err = sink();
+  const code = await main(argv, env, { out: out.stream, err: err.stream });
+  return { code, out: out.text(), err: err.text(), all: out.text() + err.text() };
+}
+
+const lastLines = (text: string, n: number) => text.trimEnd().split('\n').slice(-n);
+
+describe('a report folder that cannot be written', () => {
+  it('is found before the run: exit 2 at once, with the path and why, nothing judged', async () => {
+    // /sys refuses new files even to root, as a read-only folder refuses them to a user.
+    const r = await run([...DOWN, '--report-dir', '/sys/kernel']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^conformance: --report-dir \(or REPORT_DIR\): cannot write in \/sys\/kernel: permission denied/m);
+    expect(r.out).not.toContain('target:');
+    expect(r.all).not.toMatch(/^status: /m);
+  });
+
+  it('when the reports still cannot be written at the end, the last two lines are the status and the real exit code', async () => {
+    const dir = tempDir('unwritable-');
+    mkdirSync(path.join(dir, 'results.json')); // a folder where the file must go
+    // An API that answers, judged on nothing (no --openapi): incomplete, exit 3, which a missing report turns into 2.
+    const api = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"tokens":[]}'));
+    const baseUrl = await listenLoopback(api);
+    const both = sink();
+    const code = await main(['--base-url', baseUrl, '--grep', '^rest\\.openapi\\.', '--report-dir', dir], {}, { out: both.stream, err: both.stream }).finally(
+      () => closeServer(api),
+    );
+    expect(code).toBe(2);
+    const [status, exit] = lastLines(both.text(), 2);
+    expect(status).toMatch(/^status: .* but the reports were not written$/);
+    expect(exit).toBe(exitWords(2));
+  }, 60_000);
+});
+
+describe('two runs into one folder', () => {
+  it('the second is refused while the first runs, naming it; the first writes its reports and leaves no lock', async () => {
+    const dir = tempDir('two-runs-');
+    const [first, second] = await Promise.all([run([...DOWN, '--report-dir', dir]), run([...DOWN, '--report-dir', dir])]);
+    expect(second.code).toBe(2);
+    expect(second.err).toMatch(
+      new RegExp(
+        `^conformance: --report-dir \\(or REPORT_DIR\\): another run \\(pid ${process.pid}, since .*\\) is writing its reports to ${dir}: wait for it to end`,
+        'm',
+      ),
+    );
+    expect(second.out).not.toContain('target:');
+    expect(first.code).not.toBe(2);
+    expect(existsSync(path.join(dir, 'results.json'))).toBe(true);
+    expect(existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  }, 60_000);
+
+  it('a lock left by a run that is no longer running is taken over, and said', async () => {
+    const dir = tempDir('stale-lock-');
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const pid = Number(gone.stdout);
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    const r = await run([...DOWN, '--report-dir', dir]);
+    expect(r.err).toContain(
+      `conformance: note: ${dir}: took over the lock of an earlier run (pid ${pid}, since 2026-01-01T00:00:00.000Z) that is no longer running`,
+    );
+    expect(r.code).not.toBe(2);
+    expect(JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')).checks.length).toBeGreaterThan(0);
+    expect(existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  }, 60_000);
+
+  it("a lock of another machine's run (a shared folder) is refused with the file to remove", async () => {
+    const dir = tempDir('other-host-');
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: 1, host: 'build-7', startedAt: '2026-01-01T00:00:00.000Z' }));
+    const r = await run([...DOWN, '--report-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`another run (pid 1 on build-7, since 2026-01-01T00:00:00.000Z) is writing its reports to ${dir}`);
+    expect(r.err).toContain(`if no run is going there, remove ${path.join(dir, LOCK_FILE)}`);
+  });
+});
