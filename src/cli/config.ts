@@ -8,6 +8,7 @@ import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
 
 import { ConfigError } from './config-error';
 import { parseSignerKey } from './keys';
+import { fromUserDir } from './paths';
 import { parseUrl } from './url-flags';
 import { DEFAULTS, OPTIONS } from './options';
 import { CERTIFY_SAMPLES } from '../harness/sampling';
@@ -74,7 +75,7 @@ export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version'
  * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.
  */
-function parseOpenApiSource(value: string): string {
+function parseOpenApiSource(value: string, env: NodeJS.ProcessEnv): string {
   if (/^https?:\/\//i.test(value)) {
     const { url, authorization } = parseUrl(value, 'openapi', 'OPENAPI');
     if (authorization)
@@ -83,7 +84,7 @@ function parseOpenApiSource(value: string): string {
       );
     return url;
   }
-  const file = path.resolve(value);
+  const file = path.resolve(fromUserDir(value, env));
   let isFile = false;
   try {
     isFile = statSync(file).isFile();
@@ -113,13 +114,13 @@ function keyGivenAsPath(value: string, source: string): ConfigError | undefined 
 }
 
 /** The certificate's signing key: a PEM file (--sign-key, CERT_SIGN_KEY_FILE) or the PEM itself (CERT_SIGN_KEY). Never echoed. */
-function signingKeyOf(file: string | undefined, pem: string | undefined): SigningKey | undefined {
+function signingKeyOf(file: string | undefined, pem: string | undefined, env: NodeJS.ProcessEnv): SigningKey | undefined {
   if (file !== undefined && pem?.trim()) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE) and CERT_SIGN_KEY are both set: give the key once');
   let text = pem?.trim() ? pem : undefined;
   const source = file !== undefined ? `--sign-key (or CERT_SIGN_KEY_FILE) ${file}` : 'CERT_SIGN_KEY';
   if (file !== undefined) {
     try {
-      text = readFileSync(path.resolve(file), 'utf8');
+      text = readFileSync(path.resolve(fromUserDir(file, env)), 'utf8');
     } catch (err) {
       throw new ConfigError(`${source}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
@@ -268,7 +269,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (flashblockMs !== undefined && flashblockMs >= blockTimeMs) {
     throw new ConfigError(`--flashblock-ms (or FLASHBLOCK_MS): ${flashblockMs} is out of range (0, or 10 to the block time minus 1: ${blockTimeMs - 1})`);
   }
-  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
+  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!, env) : undefined;
 
   const signKeyPath = get('sign-key');
   const lookAlike =
@@ -277,7 +278,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
   // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
   if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
-  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
+  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY, env) : undefined;
 
   const ci = isCi(env);
   const warnings: string[] = [];
@@ -314,7 +315,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     warnings,
     profile,
     signerKey,
-    reportDir: get('report-dir') ?? DEFAULTS.reportDir,
+    // Relative paths are the user's: from the directory the command was run in (INIT_CWD under npm run).
+    reportDir: fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env),
     only,
     grep,
     timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),

@@ -1,4 +1,3 @@
-import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
 import { HELP_EXAMPLES, helpRows } from './options';
@@ -18,6 +17,7 @@ import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
+import { dotenvFile, fromUserDir, loadUserDotenv, shownPath } from './paths';
 
 export type { Io } from './egress';
 
@@ -88,7 +88,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   const catalogue = allChecks();
   try {
     cfg = loadConfig(argv, env);
-    if (cfg.expectationsFile) expectations = loadExpectations(cfg.expectationsFile, new Set(catalogue.map((c) => c.id)));
+    if (cfg.expectationsFile) expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);
@@ -96,6 +96,9 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     }
     throw err;
   }
+  // Which .env the settings came from (the one in the directory the command was run from), if any.
+  const dotenv = dotenvFile();
+  if (dotenv) io.err.write(`conformance: read ${dotenv} (variables already set win over it)\n`);
   for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
@@ -211,7 +214,10 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     } catch (err) {
       unwritten = (err as Error).message;
     }
-    reporter.finished(doc, files);
+    reporter.finished(
+      doc,
+      files.map((f) => shownPath(f, env)),
+    );
     if (unwritten === undefined) return doc.exitCode;
     // The verdict stands in the console, but a job reading the exit code must not take a run whose
     // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
@@ -230,7 +236,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
 
 /** The process entry point (bin/conformance.js): .env, the run, and the exit code. */
 export function runCli(argv: string[] = process.argv.slice(2)): void {
-  loadDotenv({ quiet: true });
+  loadUserDotenv();
   // `conformance --list | head -1`: the reader is gone, which is no error of ours. Later writes
   // are dropped; a run still finishes, writes its reports and exits with its verdict.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {

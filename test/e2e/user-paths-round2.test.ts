@@ -1,11 +1,13 @@
 // A user's day, round 2, through the CLI: a report folder that cannot be written or that another
 // run is writing, files where the user ran the command, and --json for scripts. Targets are on
 // loopback (a closed port stands for one that is down: each run is short and needs no chain).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { LOCK_FILE } from '../../src/cli/report-lock';
 import { exitWords } from '../../src/cli/results';
@@ -100,4 +102,72 @@ describe('two runs into one folder', () => {
     expect(r.err).toContain(`another run (pid 1 on build-7, since 2026-01-01T00:00:00.000Z) is writing its reports to ${dir}`);
     expect(r.err).toContain(`if no run is going there, remove ${path.join(dir, LOCK_FILE)}`);
   });
+});
+
+/** A REST API on loopback that answers every GET with an empty list: enough to judge the list's checks. */
+async function emptyApi(): Promise<{ url: string; close(): Promise<void> }> {
+  const api = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"tokens":[]}'));
+  const url = await listenLoopback(api);
+  return { url, close: () => closeServer(api) };
+}
+
+describe('files where the user is (npm run runs the command in the package root; INIT_CWD is where it was typed)', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+
+  it('relative --report-dir, --openapi and --sign-key are taken from INIT_CWD', () => {
+    const user = tempDir('user-dir-');
+    writeFileSync(path.join(user, 'api.json'), '{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{}}');
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(path.join(user, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const cfg = loadConfig(['--report-dir', 'out', '--openapi', 'api.json', '--certify', '--sign-key', 'key.pem'], { INIT_CWD: user });
+    expect(cfg.reportDir).toBe(path.join(user, 'out'));
+    expect(cfg.openapi).toBe(path.join(user, 'api.json'));
+    expect(cfg.signKey).toBeDefined();
+    // Without INIT_CWD (the command run directly), the working directory as before.
+    expect(loadConfig(['--report-dir', 'out'], {}).reportDir).toBe('out');
+  });
+
+  it('a relative --expectations file is read from INIT_CWD, and the report paths printed work from there', async () => {
+    const user = tempDir('user-dir-');
+    writeFileSync(path.join(user, 'known.yml'), 'expectations:\n  - id: rest.list.schema\n    reason: a known failure, for the test\n');
+    const api = await emptyApi();
+    const r = await run(['--base-url', api.url, '--grep', '^rest\\.list\\.', '--report-dir', 'out', '--expectations', 'known.yml'], { INIT_CWD: user }).finally(
+      () => api.close(),
+    );
+    expect(r.err).not.toContain('--expectations');
+    expect(existsSync(path.join(user, 'out', 'results.json'))).toBe(true);
+    expect(r.out).toMatch(/^reports: out\/results\.json, out\/junit\.xml, /m);
+
+    // The subcommands take their paths from there too: the report folder and the public key.
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(path.join(user, 'key.pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const verified = await run(['verify-certificate', 'out', '--key', 'key.pub.pem'], { INIT_CWD: user });
+    expect(verified.err).not.toContain('cannot read');
+    expect(verified.err).toContain(path.join(user, 'out'));
+  }, 60_000);
+
+  it('`npm run conformance` from another directory: its .env is read (and said), its --report-dir is there, the paths printed work from there', async () => {
+    const user = tempDir('npm-user-');
+    const api = await emptyApi();
+    writeFileSync(path.join(user, '.env'), `BASE_URL=${api.url}\n`);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CI|GITHUB_ACTIONS|BASE_URL|RPC_URL|REPORT_DIR|INIT_CWD|npm_.*)$/.test(k)),
+    ) as Record<string, string>;
+    const npm = spawn('npm', ['--prefix', ROOT, 'run', '-s', 'conformance', '--', '--only', 'rest', '--grep', '^rest\\.list\\.', '--report-dir', 'out'], {
+      cwd: user,
+      env: { ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    npm.stdout.on('data', (d) => (stdout += d));
+    npm.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => npm.on('exit', resolve)).finally(() => api.close());
+    expect(stderr).toContain(`conformance: read ${path.join(user, '.env')} (variables already set win over it)`);
+    expect(stdout).toContain(`target: REST ${api.url}`);
+    expect(existsSync(path.join(user, 'out', 'results.json'))).toBe(true);
+    expect(existsSync(path.join(ROOT, 'out'))).toBe(false);
+    expect(stdout).toMatch(/^reports: out\/results\.json, /m);
+    expect(code).not.toBe(2);
+  }, 120_000);
 });
