@@ -62,12 +62,14 @@ export interface RunConfig {
   archive: boolean;
   /** --require full: a run that leaves an interface, a group or the signer out of scope is incomplete (exit 3). */
   require: RequiredScope;
+  /** --json: the run's document on stdout, the human lines on stderr. */
+  json: boolean;
   list: boolean;
   help: boolean;
   version: boolean;
 }
 
-const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded']);
+const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
 /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
 export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
@@ -339,6 +341,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     samples: num('samples', certify ? CERTIFY_SAMPLES : 1),
     archive,
     require: requiredScope as RequiredScope,
+    json: values.json === true,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

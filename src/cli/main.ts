@@ -8,7 +8,8 @@ import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from './outcome';
 import { ConsoleReporter } from './reporters/console';
-import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION } from './results';
+import { renderJson } from './reporters/json';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION, type RunDocument } from './results';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
 import { Egress, type Io } from './egress';
@@ -76,11 +77,11 @@ function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): Promise<number> {
   const gate = Egress.forRun(argv, env, (line) => given.err.write(line));
-  const code = await gated(argv, env, gate.io(given), gate);
+  const code = await gated(argv, env, gate.io(given), gate, given.out);
   return gate.refused.length > 0 && code !== EXIT_CODE.nonConformant && code !== EXIT_CODE.interrupted ? EXIT_CODE.config : code;
 }
 
-async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress): Promise<number> {
+async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {
   const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io, gate);
   let cfg: RunConfig;
@@ -112,6 +113,9 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
     return EXIT_CODE.conformant;
   }
+  // --json: the run's document alone on stdout, every human line on stderr (as gh --json does).
+  const printDocument = cfg.json ? documentPrinter(stdout, gate) : undefined;
+  if (cfg.json) io = { out: io.err, err: io.err };
   if (cfg.embedded) {
     // Loaded here, not at the top: a remote run loads nothing of the embedded target.
     const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
@@ -218,6 +222,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       doc,
       files.map((f) => shownPath(f, env)),
     );
+    printDocument?.(doc);
     if (unwritten === undefined) return doc.exitCode;
     // The verdict stands in the console, but a job reading the exit code must not take a run whose
     // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
@@ -232,6 +237,18 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     lock.release();
     await target.stop();
   }
+}
+
+/**
+ * --json's stdout: the very bytes of results.json (inert for a log already), through the gate like
+ * every other write (masked, or withheld and said when a secret would still show), but not made
+ * inert for a terminal line by line, which would change the document.
+ */
+function documentPrinter(stdout: Io['out'], gate: Egress): (doc: RunDocument) => void {
+  return (doc) => {
+    const text = gate.pass(renderJson(doc), 'the --json document on stdout');
+    if (text !== undefined) stdout.write(text);
+  };
 }
 
 /** The process entry point (bin/conformance.js): .env, the run, and the exit code. */

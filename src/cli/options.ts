@@ -88,6 +88,12 @@ export const OPTIONS = [
     '<ms>',
     `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`,
   ],
+  [
+    'json',
+    '',
+    '',
+    "print the run's document (what results.json holds) on stdout and every human line on stderr, for scripts (as gh --json does); the reports are written as usual",
+  ],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
@@ -102,7 +108,7 @@ export const HELP_GROUPS: ReadonlyArray<readonly [heading: string, flags: readon
   ['credentials', ['signer-key', 'max-spend-wei', 'header', 'rest-header', 'rpc-header', 'secret']],
   ['selection and judging', ['only', 'grep', 'require', 'samples', 'expectations', 'nav-max-age', 'clock-skew']],
   ['certification', ['certify', 'sign-key']],
-  ['reports', ['report-dir']],
+  ['reports', ['report-dir', 'json']],
   ['reference knobs (the embedded reference target)', ['block-time', 'flashblock-ms']],
   ['questions', ['list', 'help', 'version']],
 ];

@@ -12,7 +12,7 @@ import { main } from '../../src/cli/main';
 import { LOCK_FILE } from '../../src/cli/report-lock';
 import { exitWords } from '../../src/cli/results';
 import { closeServer, listenLoopback } from '../support/loopback';
-import { sink } from '../support/sink';
+import { capture, sink } from '../support/sink';
 
 const dirs: string[] = [];
 const tempDir = (prefix: string) => {
@@ -28,8 +28,8 @@ afterAll(() => {
 const DOWN = ['--base-url', 'http://127.0.0.1:9', '--only', 'rest', '--timeout-ms', '1000', '--deadline-ms', '60000'];
 
 async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  const out = sink();
-  const err = sink();
+  const out = capture();
+  const err = capture();
   const code = await main(argv, env, { out: out.stream, err: err.stream });
   return { code, out: out.text(), err: err.text(), all: out.text() + err.text() };
 }
@@ -170,4 +170,38 @@ describe('files where the user is (npm run runs the command in the package root;
     expect(stdout).toMatch(/^reports: out\/results\.json, /m);
     expect(code).not.toBe(2);
   }, 120_000);
+});
+
+describe('--json, for scripts', () => {
+  it("puts the run's document alone on stdout (results.json's very bytes), the human lines on stderr, through the gate", async () => {
+    const dir = tempDir('json-');
+    const api = await emptyApi();
+    // A --secret the document would otherwise carry (in the --grep pattern it records).
+    const r = await run([
+      '--base-url',
+      api.url,
+      '--grep',
+      '^rest\\.list\\.|zqx-private-term',
+      '--secret',
+      'zqx-private-term',
+      '--json',
+      '--report-dir',
+      dir,
+    ]).finally(() => api.close());
+    const doc = JSON.parse(r.out) as { status: string; exitCode: number; checks: unknown[] };
+    expect(r.out).toBe(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    expect(doc.checks.length).toBeGreaterThan(0);
+    expect(doc.exitCode).toBe(r.code);
+    expect(r.out).not.toContain('zqx-private-term');
+    expect(r.err).toMatch(/^target: REST /m);
+    const [status, exit] = lastLines(r.err, 2);
+    expect(status).toMatch(/^status: /);
+    expect(exit).toBe(exitWords(r.code));
+  }, 60_000);
+
+  it('a configuration mistake leaves stdout empty: the message on stderr, exit 2', async () => {
+    const r = await run(['--json', '--base-url', 'localhost:1']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/^conformance: --base-url .*no scheme/m);
+  });
 });

@@ -114,10 +114,10 @@ describe('empty URLs (a missing CI secret)', () => {
 });
 
 describe('flags and their environment variables', () => {
-  it('every flag that configures a run has an environment variable; only the questions do not', () => {
+  it('every flag that configures a run has an environment variable; only the questions and --json (how one command prints, for the script that runs it) do not', () => {
     const without = OPTIONS.filter(([, env]) => !env).map(([flag]) => flag);
-    expect(without.sort()).toEqual([...QUESTIONS].sort());
-    expect(new Set(OPTIONS.map(([, env]) => env).filter(Boolean)).size).toBe(OPTIONS.length - QUESTIONS.size);
+    expect(without.sort()).toEqual([...QUESTIONS, 'json'].sort());
+    expect(new Set(OPTIONS.map(([, env]) => env).filter(Boolean)).size).toBe(OPTIONS.length - QUESTIONS.size - 1);
   });
 
   it('HEADERS goes to both targets, one per line', () => {
