@@ -59,7 +59,8 @@ Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or
 exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported
             1 rejected (each reason printed), self-reported without --allow-self-reported, or --live: a certified check fails now
             2 bad invocation (no --key: not verified), no certificate there, or another suite version
-            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…)`;
+            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…, or a quiet chain:
+              checks of other senders' transactions find none when nobody sends, so an idle node such as the reference ends here)`;
 
 function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): number {
   const io = inert(given);

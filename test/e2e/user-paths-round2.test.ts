@@ -205,3 +205,38 @@ describe('--json, for scripts', () => {
     expect(r.err).toMatch(/^conformance: --base-url .*no scheme/m);
   });
 });
+
+describe('an unsupported Node.js', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+  /** A preload that makes this Node say it is 18.20.4, as the oldest Node people still have would. */
+  const oldNode = () => {
+    const file = path.join(tempDir('old-node-'), 'old-node.js');
+    writeFileSync(file, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.20.4' } });\n");
+    return file;
+  };
+
+  it.each([
+    ['conformance', ['bin/conformance.js', '--version'], {}],
+    ['conformance (npm run conformance)', ['bin/run-ts.js', 'src/cli/run.ts', '--version'], { npm_lifecycle_event: 'conformance' }],
+    ['reference', ['bin/reference.js', '--help'], {}],
+  ])('%s: one line naming the version needed and the one found, exit 2, before anything loads', (name, args, env) => {
+    const r = spawnSync(process.execPath, ['--require', oldNode(), ...args.map((a, i) => (i === 0 || a.startsWith('src/') ? path.join(ROOT, a) : a))], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `${name.split(' ')[0]}: Node.js 20.3 or later is needed, and this is Node.js 18.20.4 (${process.execPath}): install a current LTS release (e.g. \`nvm install --lts\`) and run it again\n`,
+    );
+  });
+
+  it('the supported one runs', () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), '--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect([r.status, r.stdout.trim()]).toEqual([0, (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version]);
+  });
+});

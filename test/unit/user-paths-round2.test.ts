@@ -1,11 +1,14 @@
 // A user's day, round 2, in unit tests: what summary.md says of a --grep pattern, the defaults the
 // files users copy state, and the keys and names people paste.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { Egress } from '../../src/cli/egress';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { OPTIONS } from '../../src/cli/options';
+import { EXIT_CODES_HELP } from '../../src/cli/results';
+import { subcommandOf } from '../../src/cli/subcommands';
+import { allChecks } from '../../suites';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -119,3 +122,75 @@ describe("Foundry's ETH_RPC_URL", () => {
     );
   });
 });
+
+describe('docs that are true', () => {
+  const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+  const row = (text: string, exit: number) => text.split('\n').filter((l) => l.startsWith(`| ${exit} |`));
+
+  it('a run past its deadline is incomplete (exit 3), not non-conformant, in README.md, docs/exit-codes.md and --help', () => {
+    for (const file of ['README.md', 'docs/exit-codes.md']) {
+      expect(row(read(file), 1).join('\n')).not.toMatch(/deadline/);
+      expect(row(read(file), 3).join('\n')).toMatch(/deadline/);
+    }
+    const help = (exit: number) =>
+      EXIT_CODES_HELP.split('\n').find((l) =>
+        l
+          .replace(/^exit codes:/, '')
+          .trimStart()
+          .startsWith(`${exit} `),
+      )!;
+    expect(help(1)).toMatch(/non-conformant/);
+    expect(help(1)).not.toMatch(/deadline/);
+    expect(help(3)).toMatch(/incomplete .*deadline/);
+  });
+
+  it('no page speaks of one annotation per failed check: it is one per root cause', () => {
+    const pages = [
+      'README.md',
+      'action.yml',
+      'examples/github-actions.yml',
+      'examples/certify-node.yml',
+      ...readdirSync(path.join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    for (const page of pages)
+      expect([page, read(page)]).toEqual([page, expect.not.stringMatching(/annotation per failed check|each failed check is an annotation/i)]);
+    expect(read('README.md')).toContain('one annotation per root cause');
+  });
+
+  it("--live's exit 3 names the quiet chain beside unreachable and throttled, with checks that exist", () => {
+    const help = runHelp(['verify-certificate', '--help']);
+    expect(help).toMatch(/3 --live: .*quiet chain/s);
+    const certification = read('docs/certification.md');
+    expect(row(certification, 3).join('\n')).toMatch(/quiet chain/);
+    const ids = new Set(allChecks().map((c) => c.id));
+    const named = [...certification.slice(certification.indexOf('A third cause of exit 3')).matchAll(/`(rpc\.[\w.-]+)`/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const id of named) expect(ids).toContain(id);
+  });
+
+  it('.env is read from where the command is run, which under npm run is not the package root', () => {
+    expect(read('README.md')).toMatch(/`\.env`\s+in the directory you run the command from is read[^]*not the\s+package root/);
+    expect(read('docs/flags.md')).toMatch(/under `npm run` that is the directory npm was run in\s+\(`INIT_CWD`\), not the package root/);
+  });
+
+  it('proxies: http:// targets go through a CONNECT tunnel too, and the docs say so', () => {
+    expect(read('docs/ci.md')).toMatch(/Both kinds of target go through\s+an HTTP `CONNECT` tunnel/);
+  });
+
+  it('the supported Node.js is the one package.json enforces, stated the same in README.md and docs/install.md', () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe('>=20.3');
+    expect(read('README.md')).toContain('Node.js 20.3 or later — every command checks it first');
+    expect(read('docs/install.md')).toContain('Node.js 20.3 or later (package.json `engines`; every command checks it');
+  });
+});
+
+/** What a subcommand prints on stdout (its --help). */
+function runHelp(argv: string[]): string {
+  let text = '';
+  const stream = { write: (t: string) => ((text += t), true), isTTY: false };
+  void subcommandOf(argv)!({ out: stream, err: stream });
+  return text;
+}
