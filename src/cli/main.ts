@@ -78,8 +78,12 @@ function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): Promise<number> {
   const gate = Egress.forRun(argv, env, (line) => given.err.write(line));
-  const code = await gated(argv, env, gate.io(given), gate, given.out);
-  return gate.refused.length > 0 && code !== EXIT_CODE.nonConformant && code !== EXIT_CODE.interrupted ? EXIT_CODE.config : code;
+  const io = gate.io(given);
+  const code = await gated(argv, env, io, gate, given.out);
+  if (gate.refused.length === 0 || code === EXIT_CODE.nonConformant || code === EXIT_CODE.interrupted || code === EXIT_CODE.config) return code;
+  // The last two lines of a run are its status and the exit code it really ends with (on stderr: --json keeps stdout for the document).
+  io.err.write(`status: not published whole — a write was withheld (it would still have carried a secret)\n${exitWords(EXIT_CODE.config)}\n`);
+  return EXIT_CODE.config;
 }
 
 async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {

@@ -4,7 +4,7 @@
  * (--report-dir, --openapi, --expectations, key files) and the .env file are taken from there,
  * and the paths the console prints are relative to it, so each works where the user is.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 
@@ -16,10 +16,25 @@ const isDirectory = (dir: string) => {
   }
 };
 
-/** The directory the user ran the command from: INIT_CWD under npm, else the working directory. */
+const real = (dir: string) => {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+};
+
+/**
+ * The directory the user ran the command from: INIT_CWD under npm, else the working directory.
+ * INIT_CWD is taken only while the working directory is npm's doing (the root of the package whose
+ * package.json npm names in npm_package_json): a script that changed directory itself (`cd api &&
+ * conformance`) meant that one, and INIT_CWD inherited from an outer npm run is not the user's.
+ */
 export function userDir(env: NodeJS.ProcessEnv): string {
   const init = env.INIT_CWD;
-  return init && path.isAbsolute(init) && isDirectory(init) ? path.resolve(init) : process.cwd();
+  if (!init || !path.isAbsolute(init) || !isDirectory(init)) return process.cwd();
+  if (env.npm_package_json && real(path.dirname(env.npm_package_json)) !== real(process.cwd())) return process.cwd();
+  return path.resolve(init);
 }
 
 /** A path the user gave, as this process must open it: from the user's directory when that is not the working directory. */

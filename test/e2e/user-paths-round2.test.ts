@@ -125,6 +125,11 @@ describe('files where the user is (npm run runs the command in the package root;
     expect(cfg.signKey).toBeDefined();
     // Without INIT_CWD (the command run directly), the working directory as before.
     expect(loadConfig(['--report-dir', 'out'], {}).reportDir).toBe('out');
+    // A script that changed directory itself (`cd api && conformance`): the directory it chose, not npm's INIT_CWD.
+    expect(loadConfig(['--report-dir', 'out'], { INIT_CWD: user, npm_package_json: path.join(user, 'package.json') }).reportDir).toBe('out');
+    expect(loadConfig(['--report-dir', 'out'], { INIT_CWD: user, npm_package_json: path.join(process.cwd(), 'package.json') }).reportDir).toBe(
+      path.join(user, 'out'),
+    );
   });
 
   it('a relative --expectations file is read from INIT_CWD, and the report paths printed work from there', async () => {
