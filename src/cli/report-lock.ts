@@ -45,14 +45,39 @@ function whyNotWritable(err: NodeJS.ErrnoException): string {
   }
 }
 
-/** Whether a process of this id runs on this machine (a signal 0 reaches it, or exists but is not ours). */
-function running(pid: number): boolean {
+/** The locks this process holds (a run in process, as the jest adapter and tests make): file → the owner written. */
+const heldHere = new Map<string, LockOwner>();
+
+/** When a process started, in ms since the epoch, from Linux's /proc (undefined elsewhere or when it cannot be read). */
+function startedAtMs(pid: number): number | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    // Field 22 of /proc/<pid>/stat, after the command name in parentheses (which may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // Linux reports start times in clock ticks of 1/100 s (USER_HZ) on every architecture it runs on.
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
   }
+}
+
+/**
+ * Whether the run that wrote the lock still runs on this machine: this process only if it holds
+ * that very lock; another process if a signal 0 reaches it (or it exists but is not ours) and it
+ * did not start after the lock was written (a process id reused since, as CI containers do).
+ */
+function stillRunning(owner: LockOwner, file: string): boolean {
+  if (owner.pid === process.pid) return heldHere.get(path.resolve(file))?.startedAt === owner.startedAt;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const started = startedAtMs(owner.pid);
+  const locked = Date.parse(owner.startedAt);
+  // A second of slack: the two clocks are read differently.
+  return started === undefined || !Number.isFinite(locked) || started <= locked + 1000;
 }
 
 function ownerOf(file: string): LockOwner | undefined {
@@ -95,7 +120,7 @@ export function lockReportDir(dir: string, say: (line: string) => void = () => {
       if (e.code !== 'EEXIST') throw new ReportDirError(`${flag}: cannot write in ${dir}: ${whyNotWritable(e)}`);
       const owner = ownerOf(file);
       const here = owner?.host === me.host;
-      if (owner && (!here || running(owner.pid))) {
+      if (owner && (!here || stillRunning(owner, file))) {
         const who = `pid ${owner.pid}${here ? '' : ` on ${owner.host}`}, since ${owner.startedAt}`;
         throw new ReportDirError(
           `${flag}: another run (${who}) is writing its reports to ${dir}: wait for it to end, or give this run another --report-dir${here ? '' : ` (if no run is going there, remove ${file})`}`,
@@ -127,9 +152,11 @@ export function lockReportDir(dir: string, say: (line: string) => void = () => {
     }
     closeSync(fd);
     let held = true;
+    heldHere.set(path.resolve(file), me);
     const release = () => {
       if (!held) return;
       held = false;
+      heldHere.delete(path.resolve(file));
       process.off('exit', release);
       const owner = ownerOf(file);
       if (owner?.pid === me.pid && owner.startedAt === me.startedAt) {

@@ -94,6 +94,30 @@ describe('two runs into one folder', () => {
     expect(existsSync(path.join(dir, LOCK_FILE))).toBe(false);
   }, 60_000);
 
+  it('a lock whose process id was reused since (a CI container restarted: this very process, or one started after it) is taken over', async () => {
+    const dir = tempDir('reused-pid-');
+    const before = '2026-01-01T00:00:00.000Z';
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: before }));
+    const mine = await run([...DOWN, '--report-dir', dir]);
+    expect(mine.err).toContain(`took over the lock of an earlier run (pid ${process.pid}, since ${before}) that is no longer running`);
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, host: hostname(), startedAt: before }));
+      const other = await run([...DOWN, '--report-dir', dir]);
+      expect(other.err).toContain(`took over the lock of an earlier run (pid ${sleeper.pid}, since ${before})`);
+      expect(other.code).not.toBe(2);
+      // The same process holding a lock it wrote after it started: a run going on in another process, refused.
+      await new Promise((r) => setTimeout(r, 1500));
+      const now = new Date().toISOString();
+      writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, host: hostname(), startedAt: now }));
+      const refused = await run([...DOWN, '--report-dir', dir]);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(`another run (pid ${sleeper.pid}, since ${now}) is writing its reports to ${dir}`);
+    } finally {
+      sleeper.kill();
+    }
+  }, 60_000);
+
   it("a lock of another machine's run (a shared folder) is refused with the file to remove", async () => {
     const dir = tempDir('other-host-');
     writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: 1, host: 'build-7', startedAt: '2026-01-01T00:00:00.000Z' }));
