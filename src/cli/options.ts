@@ -24,7 +24,12 @@ export const OPTIONS = [
     'judge the embedded reference target (the default outside CI); under CI (CI=true, GITHUB_ACTIONS=true) a run with no URL is exit 2 unless this is given',
   ],
   ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
-  ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
+  [
+    'signer-key',
+    'SIGNER_PRIVATE_KEY',
+    '<0x…64 hex>',
+    'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments); surrounding whitespace is trimmed and a missing 0x added, a recovery phrase is refused',
+  ],
   ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],
   ['report-dir', 'REPORT_DIR', '<dir>', `where reports are written (default ${DEFAULTS.reportDir})`],
   ['only', 'ONLY', 'rest,rpc,cross,preconf', 'run only these groups'],
