@@ -176,9 +176,9 @@ export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'
 /** One sentence per exit code: --help, docs/exit-codes.md and every report say the same. */
 export const EXIT_SENTENCES: Readonly<Record<number, string>> = {
   [EXIT_CODE.conformant]: 'conformant — every required check in scope was judged and none failed',
-  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable (also when the run deadline passed before it finished)',
+  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable',
   [EXIT_CODE.config]: 'bad invocation or configuration — nothing was judged (or the reports could not be written)',
-  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged',
+  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged (also when the run deadline passed before it finished)',
   [EXIT_CODE.interrupted]: 'interrupted by a signal — the reports hold what was measured until then',
 };
 

@@ -27,9 +27,6 @@ export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.
   return stream.isTTY === true;
 }
 
-/** Under GitHub Actions the per-check lines are folded in one group of the log. */
-const foldsLog = (env: NodeJS.ProcessEnv) => env.GITHUB_ACTIONS === 'true';
-
 const firstLine = (s: string, max = 200) => {
   const l = s.split('\n')[0];
   return l.length > max ? `${l.slice(0, max)}…` : l;
@@ -38,15 +35,15 @@ const firstLine = (s: string, max = 200) => {
 /**
  * The console a person follows. On a terminal: one progress line rewritten in place (checks
  * done/total, current section, elapsed), with run-failing checks printed above it as they come.
- * Elsewhere (CI logs, pipes): one plain line per finished check. At the end, for both: a table by
+ * Elsewhere (CI logs, pipes): one plain line per finished check, starting "[n/total]" (the GitHub
+ * Action folds those lines in a group of its log with the runner's own commands: the console writes
+ * no workflow command, which the egress gate would make inert anyway). At the end, for both: a table by
  * spec section, each failure in two or three lines, what was not judged, skipped and out-of-scope
  * checks grouped by reason, where the reports are, and the status with the exit code in words.
  */
 export class ConsoleReporter {
   private readonly color: boolean;
   private readonly live: boolean;
-  private readonly fold: boolean;
-  private folded = false;
   private done = 0;
   private failing = 0;
   private section = '';
@@ -60,7 +57,6 @@ export class ConsoleReporter {
   ) {
     this.color = useColor(out, env);
     this.live = out.isTTY === true && !env.CI;
-    this.fold = !this.live && foldsLog(env);
     if (this.live) {
       this.ticker = setInterval(() => this.progress(), 1000);
       this.ticker.unref();
@@ -126,11 +122,6 @@ export class ConsoleReporter {
     if (r.outcome === 'failed') this.failing++;
     const text = r.outcome === 'stale-expectation' ? rootReason(r) : verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`;
     const why = r.outcome === 'passed' ? '' : ` — ${firstLine(text, 160)}`;
-    if (this.fold && !this.folded) {
-      // Our own words open the group; every line inside starts with "[n/total]", so no target text can start a command.
-      this.out.write(`::group::${this.total} checks, one line each\n`);
-      this.folded = true;
-    }
     if (!this.live) {
       this.line(`[${String(this.done).padStart(String(this.total).length)}/${this.total}] ${this.mark(r)} ${r.id} (${r.section}) ${r.durationMs}ms${why}`);
       if (r.status === 'failed') this.hint(r, '      ');
@@ -145,7 +136,6 @@ export class ConsoleReporter {
     const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
-    if (this.folded) this.out.write('::endgroup::\n');
     const { checks, counts } = doc;
 
     // The per-section table, from the stored counts: a column for each outcome the run has (passed, failed, not judged and skipped always).

@@ -33,7 +33,8 @@ export function renderSummary(doc: RunDocument): string {
   const out = [
     `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
-    `**Status: ${statusLine(doc)}** · ${exitWords(doc.exitCode)}`,
+    // The status line names the user's --grep pattern: escaped as the bullets are, so `rest\\.token\\.` keeps its backslashes.
+    `**Status: ${mdText(statusLine(doc))}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
   if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
