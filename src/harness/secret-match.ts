@@ -40,13 +40,24 @@ export function jsonUnescape(s: string): string {
 }
 
 /**
+ * Characters a reader retypes as ASCII when they copy what a page shows: the typographic hyphens,
+ * dashes and minus signs as `-`, a no-break space as a space. `&hyphen;` and `&dash;` are U+2010 in
+ * the HTML5 table, yet a key shown with them is the key.
+ */
+const LOOKALIKE_HYPHEN = /[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]/g;
+
+/**
  * HTML character references decoded as a browser decodes them (the `entities` library, maintained
  * with the WHATWG table): every named reference of HTML5 (`&UnderBar;`, `&dollar;`), the legacy
  * ones without `;` (`&amp`, `&lt`), and numeric ones in decimal or hexadecimal with any number of
- * leading zeros (`&#0000000115;`). Linear in the text.
+ * leading zeros (`&#0000000115;`); then hyphen and space lookalikes read as ASCII. Linear in the text.
  */
 export function htmlDecode(s: string): string {
-  return s.includes('&') ? decodeHTML(s) : s;
+  return s.includes('&')
+    ? decodeHTML(s)
+        .replace(LOOKALIKE_HYPHEN, '-')
+        .replace(/\u00a0/g, ' ')
+    : s;
 }
 
 /**
