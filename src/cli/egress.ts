@@ -147,21 +147,12 @@ export class Egress {
     return clean ? masked : this.refuse(where);
   }
 
-  /**
-   * `text` as it may leave for a console or a CI log that another program writes (jest prints the
-   * adapter's messages): made inert as every console write is (no escape sequence, no workflow
-   * command), masked, or undefined when a secret would still show.
-   */
-  forConsole(text: string, where: string): string | undefined {
-    return this.pass(forConsole(text), where);
-  }
-
   /** A console stream: every write made inert for a terminal and a CI log, masked, and withheld when it would still leak. */
   stream(target: OutStream, where: 'stdout' | 'stderr'): OutStream {
     return {
       isTTY: target.isTTY === true,
       write: (chunk: string | Uint8Array) => {
-        const text = this.forConsole(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'), `a line for ${where}`);
+        const text = this.pass(forConsole(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), `a line for ${where}`);
         return text === undefined ? true : target.write(text);
       },
     };

@@ -12,13 +12,15 @@ import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { jestOutcome, runStatusTest } from './outcome';
 import type { Judged } from '../outcome';
 import { Egress } from '../egress';
+import { forTerminal } from '../reporters/untrusted';
 
 // What this adapter hands jest (test names, messages, warnings) jest prints to the console and the
 // CI log: it leaves through the run's gate as the CLI's console lines do, masked and made inert
-// (target text in a failure is data: no escape sequence, no workflow command at a line start).
+// (target text in a failure is data: no escape sequence, no workflow command at a line start; the
+// adapter has no colour of its own, so none passes).
 let gate: Egress | undefined;
 const gated = (text: string): string =>
-  (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).forConsole(text, 'a jest message') ??
+  (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).pass(forTerminal(text), 'a jest message') ??
   '(withheld: it would still have carried a secret after masking)';
 
 function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
