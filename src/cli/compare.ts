@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
@@ -7,6 +7,8 @@ import { answersWords, countLine, escapeHtml as esc, OUTCOME_WORDS } from './rep
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
+import { MAX_RESULTS_BYTES } from './certificate/open';
 import { exitWords, scopeWords, type RunDocument } from './results';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
@@ -64,9 +66,9 @@ export function loadRun(source: string): RunDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
+    doc = JSON.parse(readRegularText(file, MAX_RESULTS_BYTES)) as RunDocument;
   } catch (err) {
-    throw new CompareError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new CompareError(err instanceof UnreadableFile ? err.message : `cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);

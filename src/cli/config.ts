@@ -1,10 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
 import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
-import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
+import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './certificate/dsse';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 
 import { ConfigError } from './config-error';
 import { parseSignerKey } from './keys';
@@ -122,9 +123,10 @@ function signingKeyOf(file: string | undefined, pem: string | undefined, env: No
   const source = file !== undefined ? `--sign-key (or CERT_SIGN_KEY_FILE) ${file}` : 'CERT_SIGN_KEY';
   if (file !== undefined) {
     try {
-      text = readFileSync(path.resolve(fromUserDir(file, env)), 'utf8');
+      text = readRegularText(path.resolve(fromUserDir(file, env)), MAX_KEY_FILE_BYTES, source);
     } catch (err) {
-      throw new ConfigError(`${source}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      if (err instanceof UnreadableFile) throw new ConfigError(err.message);
+      throw err;
     }
   }
   if (text === undefined) return undefined;

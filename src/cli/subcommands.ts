@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
-import { loadPublicKey } from './certificate/dsse';
+import { loadPublicKey, MAX_KEY_FILE_BYTES } from './certificate/dsse';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
@@ -174,9 +175,10 @@ function inert(io: Io): Io {
 
 function readKeyFile(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularText(file, MAX_KEY_FILE_BYTES, `--key ${file}`);
   } catch (err) {
-    throw new Error(`--key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    if (err instanceof UnreadableFile) throw new Error(err.message, { cause: err });
+    throw err;
   }
 }
 
