@@ -18,7 +18,7 @@ import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
-import { dotenvFile, fromUserDir, loadUserDotenv, shownPath } from './paths';
+import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
 
 export type { Io } from './egress';
 
@@ -93,6 +93,8 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   let expectations: ExpectationsFile | undefined;
   const catalogue = allChecks();
   try {
+    const unreadableDotenv = dotenvProblem();
+    if (unreadableDotenv) throw new ConfigError(`.env: ${unreadableDotenv}`);
     cfg = loadConfig(argv, env);
     if (cfg.expectationsFile) expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
   } catch (err) {

@@ -6,7 +6,8 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { config as loadDotenv } from 'dotenv';
+import { parse as parseDotenv } from 'dotenv';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 
 const isDirectory = (dir: string) => {
   try {
@@ -53,19 +54,37 @@ export function shownPath(file: string, env: NodeJS.ProcessEnv): string {
 
 /** The .env file read for this process, if one was (said by the run, through the gate). */
 let dotenvRead: string | undefined;
+/** Why the .env file in the user's directory could not be read (a FIFO, a device, too large): a configuration mistake. */
+let dotenvRefused: string | undefined;
+
+/** A .env holds a few settings; past this it is not one (and a link to /dev/zero never ends). */
+export const MAX_DOTENV_BYTES = 1 << 20;
 
 /**
  * Read `.env` from the user's directory into process.env (values already set win). Idempotent:
  * the early start (run.ts) and the run (main.ts) both call it. Returns the file read, if any.
+ * Never throws: a `.env` that is no regular file, or is too large, is kept as the reason for the
+ * run to refuse (dotenvProblem), since a FIFO would block the read forever.
  */
 export function loadUserDotenv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (dotenvRead !== undefined) return dotenvRead;
+  if (dotenvRead !== undefined || dotenvRefused !== undefined) return dotenvRead;
   const file = path.join(userDir(env), '.env');
   if (!existsSync(file)) return undefined;
-  loadDotenv({ path: file, quiet: true });
+  let text: string;
+  try {
+    text = readRegularText(file, MAX_DOTENV_BYTES, file);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    dotenvRefused = err.message;
+    return undefined;
+  }
+  for (const [name, value] of Object.entries(parseDotenv(text))) if (process.env[name] === undefined) process.env[name] = value;
   dotenvRead = file;
   return file;
 }
+
+/** Why the user's .env was not read, when it exists but is no regular file of a bounded size. */
+export const dotenvProblem = (): string | undefined => dotenvRefused;
 
 /** The .env file this process read, if any. */
 export const dotenvFile = (): string | undefined => dotenvRead;

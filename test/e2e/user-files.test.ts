@@ -139,6 +139,32 @@ describe('the run reads user-named files the same way', () => {
   }, 60_000);
 });
 
+describe('the .env in the directory the command was run from', () => {
+  it('a FIFO named .env: one line naming it, exit 2, at once (dotenv read it as a file and waited forever for a writer)', async () => {
+    const cwd = tempDir('dotenv-fifo-');
+    mkfifo(path.join(cwd, '.env'));
+    const r = await runCli(['--rpc-url', 'http://127.0.0.1:9'], { cwd, timeoutMs: BOUND_MS });
+    expect(r.stderr).toMatch(/^conformance: \.env: .*\.env is a FIFO \(named pipe\), not a regular file: not read$/m);
+    expect(r.code).toBe(2);
+  }, 60_000);
+
+  it('a link to /dev/zero named .env: exit 2 (it would read until memory ran out)', async () => {
+    const cwd = tempDir('dotenv-zero-');
+    symlinkSync('/dev/zero', path.join(cwd, '.env'));
+    const r = await runCli(['--rpc-url', 'http://127.0.0.1:9'], { cwd, timeoutMs: BOUND_MS });
+    expect(r.stderr).toMatch(/\.env is a link to a character device, not a regular file: not read/);
+    expect(r.code).toBe(2);
+  }, 60_000);
+
+  it('a regular .env is still read (the baseline: its setting is the one refused)', async () => {
+    const cwd = tempDir('dotenv-ok-');
+    writeFileSync(path.join(cwd, '.env'), 'ONLY=nosuchgroup\n');
+    const r = await runCli(['--rpc-url', 'http://127.0.0.1:9'], { cwd, timeoutMs: BOUND_MS });
+    expect(r.stderr).toMatch(/--only \(or ONLY\): "nosuchgroup"/);
+    expect(r.code).toBe(2);
+  }, 60_000);
+});
+
 describe('readRegularFile', () => {
   it('reads a regular file and a link to one; refuses a FIFO, a device, a directory, a dangling link and a file over the bound', () => {
     const dir = tempDir('files-');
