@@ -49,8 +49,11 @@ export function decideOutcome(r: Pick<CheckResult, 'status' | 'level' | 'cause' 
       return r.cause === 'blocked' ? 'blocked' : 'not-judged';
     case 'skipped':
       return 'skipped';
-    default:
+    case 'passed':
       return 'passed';
+    default:
+      // A status outside the vocabulary (a bug, or a record bent on its way) fails closed: never a pass.
+      return 'not-judged';
   }
 }
 

@@ -107,6 +107,12 @@ describe('CLI', () => {
     [[], { RPC_URL: '' }, /^conformance: RPC_URL is set but empty/],
     [['--rpc-url', ''], {}, /^conformance: --rpc-url is empty/],
     [['--secret', 'ab'], {}, /--secret \(or SECRETS\)/],
+    // A piece of a status word, a field name, a JSON literal: masking it would garble the verdict.
+    ...['fail', 'failed', 'aile', 'iled', 'exitCode', 'false', 'passed'].map((s): [string[], Record<string, string>, RegExp] => [
+      ['--secret', s],
+      {},
+      /--secret \(or SECRETS\): .*vocabulary/,
+    ]),
   ])('bad invocation %j exits 2 naming the flag or variable', async (args, env, message) => {
     const r = await cli(args as string[], { env: env as Record<string, string> });
     expect(r.code).toBe(2);
