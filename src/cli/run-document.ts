@@ -9,7 +9,8 @@ import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { countOutcomes, countSections, judged, type Judged } from './outcome';
-import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './results';
+import { deriveScope, RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './results';
+import { sealVerdict } from './sealed-verdict';
 import { maskOutside } from '../harness/mask-result';
 import { quoted } from './traceability';
 import { runSampling, type SamplingPlan } from '../harness/sampling';
@@ -50,10 +51,11 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     archive: run.cfg.archive === true,
     required: run.cfg.require ?? 'none',
   });
-  const { status, reasons } = deriveStatus(checks, facts, scope);
+  const verdict = sealVerdict(checks, facts, scope);
   // The verdict is decided above, from fields the gate never touches; only the strings that came
   // from outside are masked below (maskOutside, maskedFacts, maskedScope), never the suite's own.
   return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
     suite: run.suite,
     spec: { version: SPEC_VERSION },
     target: {
@@ -67,17 +69,19 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt.toISOString(),
     durationMs: run.finishedAt.getTime() - run.startedAt.getTime(),
-    status,
-    statusReasons: reasons.map((r) => redactor.text(r)),
+    status: verdict.status,
+    statusReasons: verdict.statusReasons.map((r) => redactor.text(r)),
     scope: maskedScope(scope, redactor),
-    counts: countOutcomes(checks),
-    sections: countSections(checks),
-    exitCode: exitCodeFor(status, facts),
+    counts: countOutcomes(verdict.checks),
+    sections: countSections(verdict.checks),
+    exitCode: verdict.exitCode,
+    headline: redactor.text(verdict.headline),
+    rootCauses: verdict.rootCauses.map((r) => ({ ...r, reason: redactor.text(r.reason) })),
     ...maskedFacts(facts, redactor),
     // Absent at N = 1: a plain run's document is what it was.
     ...(run.sampling && run.sampling.n > 1 ? { sampling: runSampling(run.sampling) } : {}),
-    statements: quoted(checks),
-    checks: checks.map((c) => maskOutside(c, redactor)),
+    statements: quoted(verdict.checks),
+    checks: verdict.checks.map((c) => maskOutside(c, redactor)),
   };
 }
 

@@ -7,7 +7,10 @@ import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks } from '../../src/harness/runner';
 import { ConfigError, loadConfig } from '../../src/cli/config';
-import { decideOutcome, judge } from '../../src/cli/outcome';
+import { decide, decideOutcome, judge } from '../../src/cli/outcome';
+import { RESULTS_SCHEMA_VERSION, statusLine } from '../../src/cli/results';
+import type { CheckResult } from '../../src/harness/runner';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import { buildRunDocument } from '../../src/cli/run-document';
 import { validateRef } from '../../src/harness/schemas';
 import { closeServer, listenLoopback } from '../support/loopback';
@@ -25,6 +28,10 @@ const VOCABULARY_SECRETS = [
   'conformant',
   'required',
   'outcome',
+  'effect',
+  'fails-run',
+  'headline',
+  'rootCauses',
   'incomplete',
   'blocked',
   'null',
@@ -131,5 +138,119 @@ describe('masking never reaches the verdict', () => {
     ]);
     expect(doc.checks[0].reason).not.toMatch(new RegExp(secret, 'i'));
     expect(validateRef('results.json', JSON.parse(JSON.stringify(doc))).errors).toEqual([]);
+  });
+});
+
+describe('each outcome with its effect, decided in one place', () => {
+  const r = (status: string, over: Partial<CheckResult> = {}) => checkResult('rpc.x', status as CheckResult['status'], over);
+  it.each<[string, CheckResult, string, string]>([
+    ['a required failure', r('failed'), 'failed', 'fails-run'],
+    ['an advisory failure', r('failed', { level: 'advisory' }), 'warning', 'none'],
+    ['a pass', r('passed'), 'passed', 'none'],
+    ['a skip', r('skipped', { cause: 'nothing-to-judge' }), 'skipped', 'none'],
+    ['a required check throttled', r('inconclusive', { cause: 'throttled' }), 'not-judged', 'incomplete'],
+    ['an advisory check throttled', r('inconclusive', { cause: 'throttled', level: 'advisory' }), 'not-judged', 'none'],
+    ['a required check blocked by a root', r('inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }), 'blocked', 'incomplete'],
+    [
+      'a check of an unreachable interface: counted once, by the interface root',
+      r('inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+      'not-judged',
+      'none',
+    ],
+    [
+      'the check standing in for an unreachable interface',
+      r('failed', { cause: 'unreachable', unreachable: 'rpc', violated: ['4.5.1'] }),
+      'failed',
+      'fails-run',
+    ],
+    ['a cause outside the vocabulary (an interface-level cause to come)', r('inconclusive', { cause: 'credentials' as never }), 'not-judged', 'incomplete'],
+    ['an unknown status on an advisory check: fails closed', r('***', { level: 'advisory' }), 'not-judged', 'incomplete'],
+    ['an unknown level on a failure: read as required', r('failed', { level: '***' as never }), 'failed', 'fails-run'],
+  ])('%s: %s, %s', (_what, result, outcome, effect) => {
+    expect(decide(result)).toEqual({ outcome, effect });
+    expect(judge(result)).toMatchObject({ outcome, effect });
+  });
+
+  it('a known failure and a stale expectation have no effect on the run', () => {
+    const expectations = { expectations: [{ id: 'rpc.x', reason: 'known bug' }] };
+    expect(judge(r('failed'), expectations)).toMatchObject({ outcome: 'known-failure', effect: 'none' });
+    expect(judge(r('passed'), expectations)).toMatchObject({ outcome: 'stale-expectation', effect: 'none' });
+  });
+
+  it('an unknown status keeps the run from being conformant, whatever its level', () => {
+    const d = runDocument([r('passed', { id: 'rpc.a' }), r('***', { id: 'rpc.b', level: 'advisory' })], FULL_SCOPE);
+    expect([d.status, d.exitCode]).toEqual(['incomplete', 3]);
+  });
+});
+
+describe('the run’s verdict stored once in results.json', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+
+  it('headline, root causes with their effect and the checks they cover, exit code, scope and the contract version', () => {
+    const d = runDocument(
+      [
+        r('rpc.root', 'failed', { violated: ['4.5.1'] }),
+        r('rpc.b1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+        r('rpc.b2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+        r('rpc.alone', 'failed'),
+        r('rpc.slow', 'inconclusive', { cause: 'throttled' }),
+        r('rpc.t1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.slow' }),
+        r('rpc.ok', 'passed'),
+      ],
+      FULL_SCOPE,
+    );
+    expect(d.schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
+    expect([d.status, d.exitCode]).toEqual(['non-conformant', 1]);
+    expect(d.headline).toBe(statusLine(d));
+    expect(d.rootCauses).toEqual(
+      [
+        { id: 'rpc.root', check: 'rpc.root', cause: undefined, reason: 'why rpc.root', effect: 'fails-run', checks: ['rpc.b1', 'rpc.b2'] },
+        { id: 'rpc.alone', check: 'rpc.alone', cause: undefined, reason: 'why rpc.alone', effect: 'fails-run', checks: [] },
+        { id: 'rpc.slow', check: 'rpc.slow', cause: 'throttled', reason: 'why rpc.slow', effect: 'incomplete', checks: ['rpc.t1'] },
+      ].map((x) => JSON.parse(JSON.stringify(x))),
+    );
+    expect(d.checks.map((c) => [c.id, c.effect])).toEqual([
+      ['rpc.root', 'fails-run'],
+      ['rpc.b1', 'incomplete'],
+      ['rpc.b2', 'incomplete'],
+      ['rpc.alone', 'fails-run'],
+      ['rpc.slow', 'incomplete'],
+      ['rpc.t1', 'incomplete'],
+      ['rpc.ok', 'none'],
+    ]);
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
+  });
+
+  it('an unreachable interface is one root that fails the run; the checks it covers have no effect of their own', () => {
+    const d = runDocument(
+      [r('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), r('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })],
+      FULL_SCOPE,
+      { facts: { unreachable: { rpc: 'ECONNREFUSED' } } },
+    );
+    expect(d.rootCauses).toEqual([
+      {
+        id: 'target unreachable: rpc',
+        interface: 'rpc',
+        cause: 'unreachable',
+        reason: 'JSON-RPC target unreachable: ECONNREFUSED',
+        effect: 'fails-run',
+        checks: ['rpc.a', 'rpc.b'],
+      },
+    ]);
+    expect(d.checks.map((c) => c.effect)).toEqual(['none', 'none']);
+    expect([d.status, d.exitCode]).toEqual(['non-conformant', 1]);
+  });
+
+  it('every failed check names what it violated, within what it declares (a statement named but not declared is added, the failure stands)', () => {
+    const d = runDocument([r('rpc.a', 'failed'), r('rpc.b', 'failed', { statements: ['4.5.1'], violated: ['4.2.1'] })], FULL_SCOPE);
+    expect(d.checks.map((c) => [c.violated, c.statements, c.outcome])).toEqual([
+      [['4.5.1'], ['4.5.1'], 'failed'],
+      [['4.2.1'], ['4.5.1', '4.2.1'], 'failed'],
+    ]);
+    for (const c of d.checks) expect(c.violated!.every((s) => c.statements.includes(s))).toBe(true);
+    // The schema requires violated on a failed check.
+    const without = JSON.parse(JSON.stringify(d));
+    delete without.checks[0].violated;
+    expect(validateRef('results.json', without).errors.join('\n')).toMatch(/violated/);
   });
 });
