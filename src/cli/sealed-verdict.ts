@@ -32,11 +32,8 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
     const leavesUnjudged = root.result?.effect === 'incomplete' || covered.some((c) => c?.effect === 'incomplete');
     // A root that is no check (an interface) and does not fail the run still leaves its checks unjudged.
     const effect: Effect = root.failsRun ? 'fails-run' : leavesUnjudged || !root.result ? 'incomplete' : 'none';
-    const reason = root.result
-      ? root.result.reason
-      : root.unreachable
-        ? `${unreachableWords(root.unreachable)}${root.reason ? `: ${root.reason}` : ''}`
-        : (root.reason ?? root.id);
+    // An interface's reason is the transport error the probe met (the id already says which interface).
+    const reason = root.result ? root.result.reason : (root.reason ?? (root.unreachable ? unreachableWords(root.unreachable) : root.id));
     return {
       id: root.id,
       ...(root.result ? { check: root.result.id } : {}),

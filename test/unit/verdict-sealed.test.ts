@@ -232,7 +232,7 @@ describe('the run’s verdict stored once in results.json', () => {
         id: 'target unreachable: rpc',
         interface: 'rpc',
         cause: 'unreachable',
-        reason: 'JSON-RPC target unreachable: ECONNREFUSED',
+        reason: 'ECONNREFUSED',
         effect: 'fails-run',
         checks: ['rpc.a', 'rpc.b'],
       },
