@@ -2,6 +2,11 @@
 // is refused before anything runs, and were one registered anyway (straight on the redactor), the
 // status, outcome and exit code stay what the target earned. An unknown status never reads as a pass.
 import http from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { liveVerdict } from '../../src/cli/certificate/live';
+import { loadRun } from '../../src/cli/compare';
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
@@ -252,5 +257,29 @@ describe('the run’s verdict stored once in results.json', () => {
     const without = JSON.parse(JSON.stringify(d));
     delete without.checks[0].violated;
     expect(validateRef('results.json', without).errors.join('\n')).toMatch(/violated/);
+  });
+});
+
+describe('readers take the stored verdict as it is', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+
+  it('verify-certificate --live has no model of its own: an advisory check failing now is a warning, exit 0, as in a fresh run', () => {
+    const live = liveVerdict([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })]);
+    const fresh = runDocument([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })], FULL_SCOPE);
+    expect([live.exitCode, live.failed.map((c) => c.id), live.warned.map((c) => c.id)]).toEqual([0, [], ['rpc.advisory']]);
+    expect(live.exitCode).toBe(fresh.exitCode);
+    // A required check failing now fails it (exit 1); one a run needs, not judged now, leaves it incomplete (exit 3).
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'failed', { violated: ['4.5.1'] })]).exitCode).toBe(1);
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'throttled' })]).exitCode).toBe(3);
+  });
+
+  it('compare refuses a results.json of another contract version, naming it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'contract-'));
+    const d = runDocument([r('rpc.a', 'passed')], FULL_SCOPE);
+    const write = (name: string, doc: unknown) => (writeFileSync(path.join(dir, name), JSON.stringify(doc)), path.join(dir, name));
+    expect(loadRun(write('now.json', d)).schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
+    const { schemaVersion: _, ...older } = d;
+    expect(() => loadRun(write('old.json', older))).toThrow(/contract 1 \(no schemaVersion\); this suite reads 2\./);
+    expect(() => loadRun(write('next.json', { ...d, schemaVersion: '3.0.0' }))).toThrow(/contract "3\.0\.0"/);
   });
 });
