@@ -198,19 +198,29 @@ export function deriveStatus(
   return { status: failsRun ? 'non-conformant' : reasons.length ? 'incomplete' : 'conformant', reasons };
 }
 
-/** 0 conformant, 1 non-conformant or the deadline passed, 3 incomplete, 130 interrupted by a signal. */
+/**
+ * The exit code of a status: 0 conformant, 1 non-conformant, 3 incomplete, and 130 for a run a
+ * signal interrupted. A run its deadline stopped is what its status says: incomplete (exit 3), or
+ * non-conformant (exit 1) when a check had already failed it; status line, exit line and exit
+ * code always agree.
+ */
 export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'>): number {
   if (facts.stoppedBy === 'signal') return EXIT_CODE.interrupted;
-  if (status === 'non-conformant' || facts.stoppedBy === 'deadline') return EXIT_CODE.nonConformant;
-  return status === 'incomplete' ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
+  return EXIT_OF_STATUS[status];
 }
+
+const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
+  conformant: EXIT_CODE.conformant,
+  'non-conformant': EXIT_CODE.nonConformant,
+  incomplete: EXIT_CODE.incomplete,
+};
 
 /** One sentence per exit code: --help, docs/exit-codes.md and every report say the same. */
 export const EXIT_SENTENCES: Readonly<Record<number, string>> = {
   [EXIT_CODE.conformant]: 'conformant — every required check in scope was judged and none failed',
-  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable (also when the run deadline passed before it finished)',
+  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable',
   [EXIT_CODE.config]: 'bad invocation or configuration — nothing was judged (or the reports could not be written)',
-  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged',
+  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged (so too a run its deadline stopped first)',
   [EXIT_CODE.interrupted]: 'interrupted by a signal — the reports hold what was measured until then',
 };
 

@@ -129,10 +129,17 @@ describe('run status: derived once, every branch', () => {
       130,
     ],
     [
-      'the deadline passed: incomplete, exit 1',
+      'the deadline passed: incomplete, exit 3 (status, exit line and exit code agree)',
       [result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'stopped', reason: 'stopped: run deadline of 10 ms reached' })],
       { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' },
       'incomplete',
+      3,
+    ],
+    [
+      'the deadline passed after a required check failed: non-conformant, exit 1',
+      [result('rpc.a', 'failed'), result('rpc.b', 'inconclusive', { cause: 'stopped', reason: 'stopped: run deadline of 10 ms reached' })],
+      { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' },
+      'non-conformant',
       1,
     ],
   ])('%s', (_what, checks, facts, status, code) => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { liveVerdict } from '../../src/cli/certificate/live';
 import { loadRun } from '../../src/cli/compare';
+import { ConsoleReporter } from '../../src/cli/reporters/console';
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
@@ -281,5 +282,29 @@ describe('readers take the stored verdict as it is', () => {
     const { schemaVersion: _, ...older } = d;
     expect(() => loadRun(write('old.json', older))).toThrow(/contract 1 \(no schemaVersion\); this suite reads 2\./);
     expect(() => loadRun(write('next.json', { ...d, schemaVersion: '3.0.0' }))).toThrow(/contract "3\.0\.0"/);
+  });
+});
+
+describe('status, exit line and exit code agree', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+  const stopped = { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' as const };
+
+  it.each<[string, CheckResult[], string, number]>([
+    ['a run its deadline stopped is incomplete, exit 3', [r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'stopped' })], 'incomplete', 3],
+    [
+      'unless a required check had already failed it: non-conformant, exit 1',
+      [r('rpc.a', 'failed'), r('rpc.b', 'inconclusive', { cause: 'stopped' })],
+      'non-conformant',
+      1,
+    ],
+  ])('%s', (_what, checks, status, code) => {
+    const d = runDocument(checks, FULL_SCOPE, { facts: stopped });
+    expect([d.status, d.exitCode]).toEqual([status, code]);
+    expect(d.headline).toMatch(new RegExp(`^${status} — run deadline of 10 ms reached: partial results`));
+    const out: string[] = [];
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, checks.length, {}).finished(d, []);
+    const text = out.join('');
+    expect(text).toContain(`status: ${status} — `);
+    expect(text).toContain(`exit ${code}: ${status} — `);
   });
 });
