@@ -8,6 +8,8 @@ import path from 'node:path';
 import { liveVerdict } from '../../src/cli/certificate/live';
 import { loadRun } from '../../src/cli/compare';
 import { ConsoleReporter } from '../../src/cli/reporters/console';
+import { renderHtml } from '../../src/cli/reporters/html';
+import { renderSummary } from '../../src/cli/reporters/summary';
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
@@ -306,5 +308,47 @@ describe('status, exit line and exit code agree', () => {
     const text = out.join('');
     expect(text).toContain(`status: ${status} — `);
     expect(text).toContain(`exit ${code}: ${status} — `);
+  });
+});
+
+describe('each root cause once, the checks it covers folded under it, then the independent failures', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+  // The independent failure comes first in the run; the root that covers checks is shown first all the same.
+  const d = runDocument(
+    [
+      r('rpc.alone', 'failed'),
+      r('rpc.root', 'failed'),
+      r('rpc.b1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+      r('rpc.b2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+    ],
+    FULL_SCOPE,
+  );
+  const before = (text: string, first: string, second: string) => {
+    expect(text.indexOf(first)).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf(first)).toBeLessThan(text.indexOf(second));
+  };
+
+  it('console, summary.md, report.html and the Action', () => {
+    const out: string[] = [];
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, d.checks.length, {}).finished(d, []);
+    const text = out.join('');
+    before(text, '✗ rpc.root', '✗ rpc.alone');
+    expect(text).toContain('blocked 2 check(s): rpc.b1, rpc.b2');
+    // The covered checks are under their root, never listed again as not judged on their own.
+    expect(text.match(/rpc\.b1/g)).toHaveLength(1);
+    const summary = renderSummary(d);
+    before(summary, '### ❌ `rpc.root`', '### ❌ `rpc.alone`');
+    before(
+      renderHtml(d),
+      'href="#check-rpc.root"><code>rpc.root</code></a> <span class="muted">',
+      'href="#check-rpc.alone"><code>rpc.alone</code></a> <span class="muted">',
+    );
+    const { storedRootCauses } = require('../../action/messages') as {
+      storedRootCauses: (doc: unknown) => Array<{ check?: { id: string }; covers: string[] }>;
+    };
+    expect(storedRootCauses(d).map((x) => [x.check?.id, x.covers])).toEqual([
+      ['rpc.root', ['rpc.b1', 'rpc.b2']],
+      ['rpc.alone', []],
+    ]);
   });
 });
