@@ -17,6 +17,7 @@ import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
+import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
 
 export type { Io } from './egress';
 
@@ -94,6 +95,11 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       return EXIT_CODE.config;
     }
     throw err;
+  }
+  // Every secret known before anything runs: one that would garble the suite's own words is refused here.
+  if (garblesVocabulary(gate.registerConfig(cfg).redactor)) {
+    io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
+    return EXIT_CODE.config;
   }
   for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);

@@ -5,6 +5,7 @@
 // and its fields are never masked in memory (maskOutside), but the files that state it are masked
 // as text: so such a value is refused before anything runs (exit 2), with the rule it breaks.
 import { rawSchemaAt } from '../harness/schemas';
+import type { Redactor } from '../harness/redact';
 import { MIN_SECRET_LENGTH } from './config-values';
 
 /** The JSON literals every results.json holds. */
@@ -51,3 +52,18 @@ export function secretRuleBroken(secret: string): string | undefined {
     return `only digits and separators, shorter than ${MIN_NUMERIC_SECRET_LENGTH} characters: it may spell a number, date or time the reports hold`;
   return undefined;
 }
+
+/**
+ * Whether a secret the redactor holds would mask part of a word of the suite's vocabulary. A
+ * --secret is refused by secretRuleBroken; this covers what else is registered from a URL's
+ * credential parts, a header's tokens or the environment (`?apikey=true` would turn every `true`
+ * of results.json into `***`). Tried on the words themselves, so no rule of the redactor is
+ * written twice.
+ */
+export function garblesVocabulary(redactor: Pick<Redactor, 'text'>): boolean {
+  return suiteVocabulary().some((w) => redactor.text(w) !== w);
+}
+
+/** What a run says when garblesVocabulary: the kinds of places to look, never the value. */
+export const GARBLED_VOCABULARY =
+  "a credential given (a URL's key, user or password, a header's token, or a secret in the environment) is part of a word of the suite's own vocabulary (a status, outcome, cause, effect or field name of results.json, or a JSON literal): masked in every report, it would garble the verdict they state; use a longer credential (value not shown)";

@@ -108,6 +108,9 @@ describe('CLI', () => {
     [['--rpc-url', ''], {}, /^conformance: --rpc-url is empty/],
     [['--secret', 'ab'], {}, /--secret \(or SECRETS\)/],
     // A piece of a status word, a field name, a JSON literal: masking it would garble the verdict.
+    // A credential of a URL or a header that spells part of the suite's words: refused before anything runs.
+    [['--rpc-url', 'http://127.0.0.1:1/?apikey=true'], {}, /part of a word of the suite's own vocabulary/],
+    [['--rpc-url', 'http://127.0.0.1:1', '--rpc-header', 'Authorization: Bearer passed'], {}, /part of a word of the suite's own vocabulary/],
     ...['fail', 'failed', 'aile', 'iled', 'exitCode', 'false', 'passed'].map((s): [string[], Record<string, string>, RegExp] => [
       ['--secret', s],
       {},

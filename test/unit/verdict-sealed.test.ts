@@ -15,6 +15,7 @@ import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks } from '../../src/harness/runner';
 import { ConfigError, loadConfig } from '../../src/cli/config';
+import { garblesVocabulary, GARBLED_VOCABULARY } from '../../src/cli/secret-rules';
 import { decide, decideOutcome, judge } from '../../src/cli/outcome';
 import { RESULTS_SCHEMA_VERSION, statusLine } from '../../src/cli/results';
 import type { CheckResult } from '../../src/harness/runner';
@@ -350,5 +351,14 @@ describe('each root cause once, the checks it covers folded under it, then the i
       ['rpc.root', ['rpc.b1', 'rpc.b2']],
       ['rpc.alone', []],
     ]);
+  });
+});
+
+describe('a credential of a URL or header that spells the suite’s own words', () => {
+  it('is found by trying the vocabulary on the redactor that holds it; an ordinary key is not', () => {
+    expect(garblesVocabulary(new Redactor().addUrl('http://127.0.0.1:1/?apikey=true'))).toBe(true);
+    expect(garblesVocabulary(new Redactor().addHeaders({ Authorization: 'Bearer passed' }))).toBe(true);
+    expect(garblesVocabulary(new Redactor().addUrl('http://127.0.0.1:1/v2/q7Xw2kLm9PzR4tYb?apikey=QKEY987654321'))).toBe(false);
+    expect(GARBLED_VOCABULARY).not.toMatch(/true|passed/);
   });
 });
