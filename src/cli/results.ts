@@ -2,7 +2,7 @@ import type { RunSampling } from '../harness/sampling';
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { Cause, ScopeFlag } from '../harness/verdict';
-import { isUnjudged, judged, JUDGED_OUTCOMES, type Effect, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
+import { judged, JUDGED_OUTCOMES, type Effect, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
 
 export const SPEC_VERSION = '1.0.0';
 
@@ -368,7 +368,8 @@ export function statusLine(doc: HeadlineFacts): string {
   if (doc.status === 'incomplete' && doc.checks) {
     if (!checks.some((r) => r.level === 'required' && JUDGED_OUTCOMES.has(r.outcome)))
       return `incomplete — ${NOTHING_JUDGED}: no required check came to a verdict (${scope})`;
-    const unjudged = checks.filter((r) => r.level === 'required' && isUnjudged(r.outcome)).length;
+    // As the status reasons count them: each result whose effect leaves the run incomplete.
+    const unjudged = checks.filter((r) => r.effect === 'incomplete').length;
     if (unjudged) return `incomplete — ${plural(unjudged, 'required check')} not judged (${scope})`;
   }
   return `${doc.status} — ${scope}`;
