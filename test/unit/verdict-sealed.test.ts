@@ -189,6 +189,9 @@ describe('each outcome with its effect, decided in one place', () => {
   it('an unknown status keeps the run from being conformant, whatever its level', () => {
     const d = runDocument([r('passed', { id: 'rpc.a' }), r('***', { id: 'rpc.b', level: 'advisory' })], FULL_SCOPE);
     expect([d.status, d.exitCode]).toEqual(['incomplete', 3]);
+    // The headline and the reasons say the same: one check not judged, never "full scope" alone.
+    expect(d.headline).toMatch(/^incomplete — 1 required check not judged/);
+    expect(d.statusReasons).toEqual([expect.stringMatching(/^1 required check not judged/)]);
   });
 });
 
