@@ -3,6 +3,7 @@
 // jest adapter and the Action read as they are: each check's outcome and effect, the status and
 // why, the exit code, the one headline, and the root causes with the checks each covers.
 import type { CheckResult } from '../harness/runner';
+import type { Cause } from '../harness/verdict';
 import { judged, type Effect, type Judged } from './outcome';
 import { rootCauses } from './root-causes';
 import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RootCauseRecord, type RunDocument, type RunFacts, type RunScope } from './results';
@@ -34,10 +35,15 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
     const effect: Effect = root.failsRun ? 'fails-run' : leavesUnjudged || !root.result ? 'incomplete' : 'none';
     // An interface's reason is the transport error the probe met (the id already says which interface).
     const reason = root.result ? root.result.reason : (root.reason ?? (root.unreachable ? unreachableWords(root.unreachable) : root.id));
+    // A root that names its own cause (an interface-level one, grouped by root-causes.ts) keeps it;
+    // an unreachable interface's is `unreachable`; a check's is its result's.
+    const own = (root as { cause?: Cause }).cause;
+    const cause = own ?? (root.unreachable ? 'unreachable' : root.result?.cause);
     return {
       id: root.id,
       ...(root.result ? { check: root.result.id } : {}),
-      ...(root.unreachable ? { interface: root.unreachable, cause: 'unreachable' as const } : root.result?.cause ? { cause: root.result.cause } : {}),
+      ...(root.unreachable ? { interface: root.unreachable } : {}),
+      ...(cause ? { cause } : {}),
       reason,
       effect,
       checks: [...root.blocked],
