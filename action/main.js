@@ -20,7 +20,7 @@ const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { annotation, inInputTerms, list, rootCauses, shellWords, WordsError } = require('./messages');
+const { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError } = require('./messages');
 const { Output } = require('./output');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
@@ -236,8 +236,14 @@ function npmCommand() {
 function sh(argv, what) {
   // Its output reaches the log before the gate exists (it is what builds the gate): so it is given none of the inputs.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INPUT_')));
-  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, env, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
-  if (r.error || r.status !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${r.error?.message ?? `exit ${r.status}`}`);
+  // A process's exit code (spawnSync names it status), not a verdict.
+  const { error, status: code } = spawnSync(argv[0], argv.slice(1), {
+    cwd: ACTION_DIR,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: INSTALL_TIMEOUT_MS,
+  });
+  if (error || code !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${error?.message ?? `exit ${code}`}`);
 }
 
 /**
@@ -399,7 +405,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
       : 'the step summary (What fails the run)';
-  const roots = doc ? rootCauses(doc) : [];
+  const roots = doc ? storedRootCauses(doc) : [];
   // GitHub shows 10 annotations of a step: past that, the tenth names the rest rather than being lost.
   const annotations = roots
     .slice(0, roots.length > MAX_ANNOTATIONS ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS)

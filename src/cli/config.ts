@@ -16,6 +16,7 @@ import { CERTIFY_SAMPLES } from '../harness/sampling';
 
 export { ConfigError };
 export { MAX_TIMER_MS, MIN_SECRET_LENGTH, NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted } from './config-values';
+import { secretRuleBroken } from './secret-rules';
 import { NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted, MIN_SECRET_LENGTH } from './config-values';
 
 export interface RunConfig {
@@ -237,6 +238,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
       `--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`,
     );
   }
+  const broken = givenSecrets.map(secretRuleBroken).find((rule) => rule !== undefined);
+  if (broken) throw new ConfigError(`--secret (or SECRETS): a value cannot be masked without garbling the suite's own words: ${broken} (value not shown)`);
 
   let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
   const spend = get('max-spend-wei');

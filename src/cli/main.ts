@@ -19,6 +19,7 @@ import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
+import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
 
 export type { Io } from './egress';
 
@@ -110,6 +111,12 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
+  // Every secret known before anything runs (a gate of its own, registered as the run's will be):
+  // one that would garble the suite's own words is refused here.
+  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor)) {
+    io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
+    return EXIT_CODE.config;
+  }
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {

@@ -8,7 +8,7 @@ import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE, statusLine } from './results';
+import { EXIT_CODE } from './results';
 import { forTerminal } from './reporters/untrusted';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
@@ -85,7 +85,7 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
     const files = writeComparison(comparison, fromUserDir(values['report-dir'] ?? 'compare-report', env), { all: values.all }, gate).map((f) =>
       shownPath(f, env),
     );
-    for (const r of comparison.runs) io.out.write(`${r.label}: ${statusLine(r.doc)} (exit ${r.doc.exitCode})\n`);
+    for (const r of comparison.runs) io.out.write(`${r.label}: ${r.doc.headline} (exit ${r.doc.exitCode})\n`);
     for (const row of comparison.rows.filter((x) => x.differs))
       io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
     io.out.write(

@@ -6,8 +6,9 @@ import { MAX_JSON_DEPTH } from '../../harness/json';
 import { renderHtml } from '../reporters/html';
 import { renderJunit } from '../reporters/junit';
 import { renderSummary } from '../reporters/summary';
-import { countOutcomes, countSections, decideOutcome } from '../outcome';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument } from '../results';
+import { countOutcomes, countSections, decide } from '../outcome';
+import { deriveScope, factsOf, type RunDocument } from '../results';
+import { sealVerdict } from '../sealed-verdict';
 import { badgeLabel, renderBadge } from './badge';
 import { verifyEnvelope } from './dsse';
 import { boundedJson, MAX_CERTIFICATE_BYTES, MAX_RESULTS_BYTES, NotAFile, openCertificate, readCertifiedFile, Refused } from './open';
@@ -90,22 +91,30 @@ const PUBLISHED_NAMES = PUBLISHED.map(([name]) => name);
 /** results.json nests as deep as a target's answer may be kept, plus its own levels. */
 const MAX_RESULTS_DEPTH = MAX_JSON_DEPTH + 64;
 
-/** results.json again, with its status, scope, exit code and counts re-derived from its checks. */
+/** results.json again, with its verdict (status, exit code, headline, root causes), scope and counts re-derived from its checks. */
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
   const facts = factsOf(doc);
-  // Each stored outcome decided again from the check's own facts, so an edited outcome is caught like an edited count.
-  const checks = doc.checks.map((r) => ({ ...r, outcome: decideOutcome(r) }));
-  const { status, reasons } = deriveStatus(checks, facts, doc.scope);
+  // Each stored outcome and effect decided again from the check's own facts, so an edited one is caught like an edited count.
+  const decided = doc.checks.map((r) => ({ ...r, ...decide(r) }));
+  const { checks, status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(decided, facts, doc.scope);
   const counts = countOutcomes(checks);
   const sections = countSections(checks);
-  const exitCode = exitCodeFor(status, facts);
   const out = differences(
     'results.json',
-    { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, counts: doc.counts, sections: doc.sections },
-    { status, statusReasons: reasons, exitCode, counts, sections },
+    {
+      status: doc.status,
+      statusReasons: doc.statusReasons,
+      exitCode: doc.exitCode,
+      headline: doc.headline,
+      rootCauses: doc.rootCauses,
+      counts: doc.counts,
+      sections: doc.sections,
+    },
+    { status, statusReasons, exitCode, headline, rootCauses, counts, sections },
   );
   doc.checks.forEach((r, i) => {
     if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
+    if (r.effect !== checks[i].effect) out.push(`results.json checks[${i}] (${r.id}) effect: says ${r.effect}, its facts give ${checks[i].effect}`);
   });
   const scope = deriveScope(doc.checks, {
     only: doc.scope.groups ?? [],
@@ -119,7 +128,7 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     required: doc.scope.required,
   });
   out.push(...differences('results.json scope', doc.scope, scope));
-  return { doc: { ...doc, checks, status, statusReasons: reasons, exitCode, scope, counts, sections }, differences: out };
+  return { doc: { ...doc, checks, status, statusReasons, exitCode, headline, rootCauses, scope, counts, sections }, differences: out };
 }
 
 const hours = (sec: number) => (sec < 7200 ? `${Math.round(sec / 60)} min` : `${Math.round(sec / 3600)} h`);

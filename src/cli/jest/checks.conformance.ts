@@ -56,7 +56,7 @@ for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
     });
     continue;
   }
-  const outcome = jestOutcome(r);
+  const outcome = jestOutcome(r, doc?.rootCauses ?? []);
   if (outcome.kind === 'skip') {
     skipped.push(`${c.id}: ${outcome.reason}`);
     test.skip(c.id, () => undefined);
