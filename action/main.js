@@ -20,7 +20,7 @@ const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { annotation, inInputTerms, list, rootCauses, shellWords, WordsError } = require('./messages');
+const { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError } = require('./messages');
 const { Output } = require('./output');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
@@ -151,7 +151,22 @@ const ENV_OF_INPUT = {
 const INPUTS = [...Object.keys(ENV_OF_INPUT), 'certify', 'require', 'fail-on-incomplete', 'report-dir', 'args'];
 
 const workspaceOf = (env) => env.GITHUB_WORKSPACE || process.cwd();
-const reportDirOf = (env) => path.resolve(workspaceOf(env), input(env, 'report-dir') || 'conformance-report');
+
+/** The value of the last --report-dir in the args input (`--report-dir out` or `--report-dir=out`), as the suite's parser takes it; undefined without one. */
+function reportDirInArgs(words) {
+  let dir;
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === '--report-dir' && i + 1 < words.length) dir = words[++i];
+    else if (words[i].startsWith('--report-dir=')) dir = words[i].slice('--report-dir='.length);
+  }
+  return dir;
+}
+
+/**
+ * Where the suite writes: the report-dir input, or the folder a --report-dir in args names (the
+ * suite takes a flag over REPORT_DIR), so the report-dir output and the step summary follow it.
+ */
+const reportDirOf = (env) => path.resolve(workspaceOf(env), reportDirInArgs(suiteArgs(env)) ?? (input(env, 'report-dir') || 'conformance-report'));
 
 /** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
@@ -221,8 +236,14 @@ function npmCommand() {
 function sh(argv, what) {
   // Its output reaches the log before the gate exists (it is what builds the gate): so it is given none of the inputs.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INPUT_')));
-  const r = spawnSync(argv[0], argv.slice(1), { cwd: ACTION_DIR, env, stdio: ['ignore', 'inherit', 'inherit'], timeout: INSTALL_TIMEOUT_MS });
-  if (r.error || r.status !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${r.error?.message ?? `exit ${r.status}`}`);
+  // A process's exit code (spawnSync names it status), not a verdict.
+  const { error, status: code } = spawnSync(argv[0], argv.slice(1), {
+    cwd: ACTION_DIR,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: INSTALL_TIMEOUT_MS,
+  });
+  if (error || code !== 0) throw new ConfigError(`${what} failed in ${ACTION_DIR}: ${error?.message ?? `exit ${code}`}`);
 }
 
 /**
@@ -248,11 +269,57 @@ function ensureBuilt(io) {
 /** The suite's own lines on stderr (`conformance: …`), kept (bounded) to say in the annotation why it refused its configuration. */
 const MAX_SAID = 10;
 
-function runSuite(args, cwd, env, io) {
+/** A per-check line of the suite's console where no terminal is: `[n/total] ✓ pass id …`, or the fix under a failure. */
+const CHECK_LINE = /^\[\s*\d+\/\d+\] /;
+const HINT_LINE = /^ {6}\S/;
+
+/**
+ * The suite's output, fenced by `::stop-commands::` so a target's text echoed in a line can never
+ * be read as a workflow command. The per-check lines are folded in one group of the log, opened
+ * and closed by the Action's own `::group::`/`::endgroup::`, written between two fences (each with
+ * a fresh token) so the runner reads them as commands.
+ */
+function fencedOutput(io) {
+  let token;
+  let group = 'before';
+  const open = () => {
+    token = randomUUID();
+    io.log(`::stop-commands::${token}${os.EOL}`);
+  };
+  const close = () => io.log(`::${token}::${os.EOL}`);
+  const own = (line) => {
+    close();
+    io.log(line);
+    open();
+  };
+  return {
+    open,
+    close,
+    /** Before each line of the suite's stdout: the group opens at the first per-check line and ends at the first line after them. */
+    beforeLine(line) {
+      if (group === 'before' && CHECK_LINE.test(line)) {
+        own(`::group::${line.match(/\/(\d+)\]/)[1]} checks, one line each${os.EOL}`);
+        group = 'open';
+      } else if (group === 'open' && !CHECK_LINE.test(line) && !HINT_LINE.test(line)) this.end();
+    },
+    /** Close the group if it is open (the suite's output ended inside it). */
+    end() {
+      if (group !== 'open') return;
+      own(`::endgroup::${os.EOL}`);
+      group = 'after';
+    },
+  };
+}
+
+function runSuite(args, cwd, env, io, fence) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [SUITE_ENTRY, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const said = [];
-    const out = io.forward('stdout');
+    const out = io.forward(
+      'stdout',
+      () => {},
+      (l) => fence.beforeLine(l),
+    );
     const err = io.forward('stderr', (l) => {
       if (l.startsWith('conformance: ') && said.length < MAX_SAID) said.push(l.slice('conformance: '.length));
     });
@@ -266,6 +333,7 @@ function runSuite(args, cwd, env, io) {
       process.off('SIGINT', forward).off('SIGTERM', forward);
       out.end();
       err.end();
+      fence.end();
       resolve({ code: code ?? (signal ? 130 : 2), said });
     });
   });
@@ -302,10 +370,10 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     ({ reportDir, failOnIncomplete } = p);
     ensureBuilt(io);
     if (!openGate()) throw new ConfigError(`the build left no ${path.relative(ACTION_DIR, SUITE_ENTRY)}`);
-    const token = randomUUID();
-    io.log(`::stop-commands::${token}${os.EOL}`);
-    const r = await runSuite(p.args, p.workspace, p.childEnv, io);
-    io.log(`::${token}::${os.EOL}`);
+    const fence = fencedOutput(io);
+    fence.open();
+    const r = await runSuite(p.args, p.workspace, p.childEnv, io, fence);
+    fence.close();
     if (r.error) io.log(command('error', { title: 'conformance' }, `the suite did not start: ${r.error}`));
     stopped = Boolean(r.error);
     exitCode = r.code;
@@ -337,7 +405,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
       : 'the step summary (What fails the run)';
-  const roots = doc ? rootCauses(doc) : [];
+  const roots = doc ? storedRootCauses(doc) : [];
   // GitHub shows 10 annotations of a step: past that, the tenth names the rest rather than being lost.
   const annotations = roots
     .slice(0, roots.length > MAX_ANNOTATIONS ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS)

@@ -59,26 +59,17 @@ function shellWords(text) {
 const violatedSections = (c) =>
   [...new Set((c.violated?.length ? c.violated : (c.statements ?? [])).map((id) => id.slice(0, id.lastIndexOf('.'))))].join(', ') || c.section;
 
-/** Whether a check fails the run: the suite's own `outcome` (results.json, written by the suite this Action ran), never judged again here. */
-const failsRun = (c) => c.outcome === 'failed';
-
-/** The checks that fail the run (results.json), each with the checks it kept from being judged. */
-function rootCauses(doc) {
-  const checks = doc.checks ?? [];
-  const roots = [];
-  const byInterface = new Map();
-  for (const c of checks) {
-    // A down interface is one root: the check standing in for it and every check it blocked.
-    if (c.cause === 'unreachable' && c.unreachable) {
-      if (!byInterface.has(c.unreachable)) byInterface.set(c.unreachable, { interface: c.unreachable, check: undefined, covers: [] });
-      const root = byInterface.get(c.unreachable);
-      if (failsRun(c) && !root.check) root.check = c;
-      else root.covers.push(c.id);
-      continue;
-    }
-    if (failsRun(c)) roots.push({ check: c, covers: checks.filter((b) => b.blockedBy === c.id).map((b) => b.id) });
-  }
-  return [...byInterface.values(), ...roots];
+/**
+ * The root causes that fail the run, as results.json stores them (rootCauses, written once by the
+ * suite this Action ran): each with its check, when it is one, and the checks it covers. Nothing is
+ * worked out again here; those covering checks come first, then the independent failures.
+ */
+function storedRootCauses(doc) {
+  const byId = new Map((doc.checks ?? []).map((c) => [c.id, c]));
+  const roots = (doc.rootCauses ?? [])
+    .filter((r) => r.effect === 'fails-run')
+    .map((r) => ({ interface: r.interface, check: r.check === undefined ? undefined : byId.get(r.check), reason: r.reason, covers: r.checks ?? [] }));
+  return [...roots.filter((r) => r.covers.length > 0), ...roots.filter((r) => r.covers.length === 0)];
 }
 
 const list = (ids, max = 12) => `${ids.slice(0, max).join(', ')}${ids.length > max ? ` and ${ids.length - max} more` : ''}`;
@@ -91,7 +82,7 @@ function annotation(root, summaryLink, command) {
   if (root.interface) {
     const name = root.interface === 'rest' ? 'REST' : 'JSON-RPC';
     title = `${name} target unreachable`;
-    parts.push(`${name} target unreachable${check?.reason ? `: ${check.reason}` : ''}`);
+    parts.push(`${name} target unreachable${root.reason ? `: ${root.reason}` : ''}`);
   } else {
     title = `${check.id} (spec ${violatedSections(check)})`;
     parts.push(`${check.title}: ${check.reason}`);
@@ -137,4 +128,4 @@ function inInputTerms(message) {
   return text.replace(/CERT_SIGN_KEY(?![\w-]):?/g, 'cert-sign-key:');
 }
 
-module.exports = { annotation, inInputTerms, list, rootCauses, shellWords, WordsError };
+module.exports = { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError };

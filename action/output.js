@@ -92,9 +92,10 @@ class Output {
   /**
    * A writer for the suite's forwarded output (stdout or stderr): whole lines through the gate's
    * console stream (it masks, and keeps the text inert), so no secret is split across two chunks.
-   * `onLine` sees each line as written. Give it each chunk with `take`, and call `end()` when the stream closes.
+   * `onLine` sees each line as written; `beforeLine` sees it just before (the Action's own commands
+   * around it, such as a log group, land in order). Give it each chunk with `take`, and call `end()` when the stream closes.
    */
-  forward(where, onLine = () => {}) {
+  forward(where, onLine = () => {}, beforeLine = () => {}) {
     const target = where === 'stderr' ? this.err : this.out;
     const stream = this.gate ? this.gate.stream(target, where) : target;
     let partial = '';
@@ -108,6 +109,7 @@ class Output {
         const lines = (partial + chunk).split('\n');
         partial = lines.pop();
         for (const l of lines) {
+          beforeLine(l);
           flush(l + '\n');
           onLine(l);
         }
@@ -118,6 +120,7 @@ class Output {
       },
       end: () => {
         if (partial) {
+          beforeLine(partial);
           flush(partial);
           onLine(partial);
         }

@@ -19,6 +19,7 @@ import { pendingCount, rpc, send, sign, visibleAfter } from '../test/reference/h
 import { startLargeListServer } from './large-list';
 import { boundedRun } from './bounded';
 import { SHAPES } from './hostile-answers';
+import { gateCost } from './gate';
 
 interface Row {
   what: string;
@@ -342,6 +343,16 @@ const GROUPS: Record<string, (rows: Row[], exits: number[]) => Promise<void>> = 
       unit: 'MiB',
       budget: 600,
     });
+  },
+  gate: async (rows) => {
+    // The egress gate masks every byte written; a report of several MiB is searched in every decoding.
+    for (const g of gateCost(5))
+      rows.push({
+        what: `egress gate: mask 4 MiB of ${g.shape}, CPU time (median of 5: ${g.all.map(Math.round).join(', ')} ms)`,
+        measured: g.ms,
+        unit: 'ms',
+        budget: 1000,
+      });
   },
   bounded: async (rows, exits) => {
     // Every answer of the target (the REST list and each JSON-RPC result) has the shape, near the 16 MiB cap.

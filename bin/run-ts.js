@@ -3,6 +3,8 @@
 // hook, in this process (no child to orphan). `npm run conformance`, `reference`, `docs`,
 // `bench` and `build:contracts` use it; the package's commands run dist/ instead (bin/start.js).
 'use strict';
+// First, before anything else loads: an unsupported Node is one line and exit 2 (bin/start.js).
+require('./start');
 const path = require('node:path');
 const entry = process.argv[2];
 if (!entry) {

@@ -15,6 +15,26 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 
 /**
+ * The oldest Node.js the suite runs on is package.json's `engines.node` (">=20.3": every run uses
+ * AbortSignal.any, new in 20.3). npm only warns about engines, so every command checks it here,
+ * before anything else is loaded: an older Node is one line and exit 2, not a crash mid-run.
+ * Written for any Node (no syntax or API newer than Node 12).
+ */
+function requireSupportedNode(versions = process.versions) {
+  const wanted = /^>=\s*(\d+)(?:\.(\d+))?/.exec(String(require('../package.json').engines.node));
+  const [major, minor] = String(versions.node).split('.').map(Number);
+  const [needMajor, needMinor] = [Number(wanted[1]), Number(wanted[2] || 0)];
+  if (major > needMajor || (major === needMajor && minor >= needMinor)) return;
+  // The command as typed: `npm run conformance` runs bin/run-ts.js, named by npm's script name.
+  const name = process.env.npm_lifecycle_event || path.basename(process.argv[1] || 'conformance').replace(/\.js$/, '');
+  process.stderr.write(
+    `${name}: Node.js ${needMajor}.${needMinor} or later is needed, and this is Node.js ${versions.node} (${process.execPath}): install a current LTS release (e.g. \`nvm install --lts\`) and run it again\n`,
+  );
+  process.exit(2);
+}
+requireSupportedNode();
+
+/**
  * Under npm (`npm run`, `npx`) a shell may sit between npm and this process; when npm is
  * signalled the shell dies without passing the signal on, and this process would be left
  * running with nobody to stop it. So when run by npm, the loss of the parent counts as a
@@ -70,4 +90,4 @@ function startBuilt(moduleInDist) {
   require(tsx ? source : file);
 }
 
-module.exports = { ROOT, startBuilt, stopWithParentUnderNpm };
+module.exports = { ROOT, requireSupportedNode, startBuilt, stopWithParentUnderNpm };

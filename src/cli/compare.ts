@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
@@ -7,7 +7,9 @@ import { answersWords, countLine, escapeHtml as esc, OUTCOME_WORDS } from './rep
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
-import { exitWords, scopeWords, type RunDocument } from './results';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
+import { MAX_RESULTS_BYTES } from './certificate/open';
+import { exitWords, RESULTS_SCHEMA_VERSION, scopeWords, type RunDocument } from './results';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
 export class CompareError extends Error {
@@ -64,12 +66,18 @@ export function loadRun(source: string): RunDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
+    doc = JSON.parse(readRegularText(file, MAX_RESULTS_BYTES)) as RunDocument;
   } catch (err) {
-    throw new CompareError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new CompareError(err instanceof UnreadableFile ? err.message : `cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
+  // The contract's major version says what its fields mean: another one is refused, never read as this one.
+  const major = typeof doc.schemaVersion === 'string' ? doc.schemaVersion.split('.')[0] : undefined;
+  if (major !== RESULTS_SCHEMA_VERSION.split('.')[0])
+    throw new CompareError(
+      `${file} is results.json contract ${typeof doc.schemaVersion === 'string' ? JSON.stringify(doc.schemaVersion.slice(0, 40)) : '1 (no schemaVersion)'}; this suite reads ${RESULTS_SCHEMA_VERSION}: re-run it with this version`,
+    );
   if (!doc.status || !Array.isArray(doc.scope?.leftOut) || !doc.counts || doc.checks.some((c) => !OUTCOMES.includes(c.outcome)))
     throw new CompareError(`${file} has no run status, scope facts or outcomes: it was written by an older suite version; re-run it with this one`);
   const schema = validateRef('results.json', doc);

@@ -1,18 +1,22 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REQUIRED_SCOPES, type RequiredScope } from './results';
-import { didYouMean, isCi, nearMissVariables } from './suggest';
-import { KeyError, loadSigningKey, type SigningKey } from './certificate/dsse';
+import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
+import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './certificate/dsse';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 
 import { ConfigError } from './config-error';
+import { parseSignerKey } from './keys';
+import { fromUserDir } from './paths';
 import { parseUrl } from './url-flags';
 import { DEFAULTS, OPTIONS } from './options';
 import { CERTIFY_SAMPLES } from '../harness/sampling';
 
 export { ConfigError };
 export { MAX_TIMER_MS, MIN_SECRET_LENGTH, NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted } from './config-values';
+import { secretRuleBroken } from './secret-rules';
 import { NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted, MIN_SECRET_LENGTH } from './config-values';
 
 export interface RunConfig {
@@ -60,12 +64,14 @@ export interface RunConfig {
   archive: boolean;
   /** --require full: a run that leaves an interface, a group or the signer out of scope is incomplete (exit 3). */
   require: RequiredScope;
+  /** --json: the run's document on stdout, the human lines on stderr. */
+  json: boolean;
   list: boolean;
   help: boolean;
   version: boolean;
 }
 
-const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded']);
+const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
 /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
 export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
@@ -73,7 +79,7 @@ export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version'
  * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.
  */
-function parseOpenApiSource(value: string): string {
+function parseOpenApiSource(value: string, env: NodeJS.ProcessEnv): string {
   if (/^https?:\/\//i.test(value)) {
     const { url, authorization } = parseUrl(value, 'openapi', 'OPENAPI');
     if (authorization)
@@ -82,7 +88,7 @@ function parseOpenApiSource(value: string): string {
       );
     return url;
   }
-  const file = path.resolve(value);
+  const file = path.resolve(fromUserDir(value, env));
   let isFile = false;
   try {
     isFile = statSync(file).isFile();
@@ -112,15 +118,16 @@ function keyGivenAsPath(value: string, source: string): ConfigError | undefined 
 }
 
 /** The certificate's signing key: a PEM file (--sign-key, CERT_SIGN_KEY_FILE) or the PEM itself (CERT_SIGN_KEY). Never echoed. */
-function signingKeyOf(file: string | undefined, pem: string | undefined): SigningKey | undefined {
+function signingKeyOf(file: string | undefined, pem: string | undefined, env: NodeJS.ProcessEnv): SigningKey | undefined {
   if (file !== undefined && pem?.trim()) throw new ConfigError('--sign-key (or CERT_SIGN_KEY_FILE) and CERT_SIGN_KEY are both set: give the key once');
   let text = pem?.trim() ? pem : undefined;
   const source = file !== undefined ? `--sign-key (or CERT_SIGN_KEY_FILE) ${file}` : 'CERT_SIGN_KEY';
   if (file !== undefined) {
     try {
-      text = readFileSync(path.resolve(file), 'utf8');
+      text = readRegularText(path.resolve(fromUserDir(file, env)), MAX_KEY_FILE_BYTES, source);
     } catch (err) {
-      throw new ConfigError(`${source}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      if (err instanceof UnreadableFile) throw new ConfigError(err.message);
+      throw err;
     }
   }
   if (text === undefined) return undefined;
@@ -182,10 +189,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (profile !== 'public' && profile !== 'dedicated')
     throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(profile)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
 
-  const signerKey = get('signer-key');
-  if (signerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(signerKey)) {
-    throw new ConfigError('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits (value not shown)');
-  }
+  const signerKeyRaw = get('signer-key');
+  const signerKey = signerKeyRaw === undefined ? undefined : parseSignerKey(signerKeyRaw);
 
   const onlyRaw = get('only');
   const only = new Set<Group>(GROUPS);
@@ -233,6 +238,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
       `--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`,
     );
   }
+  const broken = givenSecrets.map(secretRuleBroken).find((rule) => rule !== undefined);
+  if (broken) throw new ConfigError(`--secret (or SECRETS): a value cannot be masked without garbling the suite's own words: ${broken} (value not shown)`);
 
   let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
   const spend = get('max-spend-wei');
@@ -269,7 +276,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   if (flashblockMs !== undefined && flashblockMs >= blockTimeMs) {
     throw new ConfigError(`--flashblock-ms (or FLASHBLOCK_MS): ${flashblockMs} is out of range (0, or 10 to the block time minus 1: ${blockTimeMs - 1})`);
   }
-  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!) : undefined;
+  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!, env) : undefined;
 
   const signKeyPath = get('sign-key');
   const lookAlike =
@@ -278,7 +285,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
   // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
   if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
-  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY) : undefined;
+  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY, env) : undefined;
 
   const ci = isCi(env);
   const warnings: string[] = [];
@@ -290,6 +297,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
     warnings.push(`warning: ${words}`);
   }
+  warnings.push(...foreignVariables(env, rpcUrl !== undefined));
   const embeddedEnv = env.EMBEDDED?.trim().toLowerCase();
   if (embeddedEnv && !/^(1|true|yes|0|false|no)$/.test(embeddedEnv))
     throw new ConfigError(`--embedded (or EMBEDDED): ${quoted(env.EMBEDDED!)} is not one of 1, true, yes, 0, false, no`);
@@ -302,7 +310,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   // Under CI a run about nothing the job meant to judge must not show green: the reference is asked for by name.
   if (noTarget && ci && !embeddedFlag && values.list !== true && values.help !== true && values.version !== true) {
     throw new ConfigError(
-      'no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose',
+      `no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose${env.ETH_RPC_URL?.trim() ? '. ETH_RPC_URL is set but not read: pass --rpc-url "$ETH_RPC_URL" to judge that node' : ''}`,
     );
   }
 
@@ -313,8 +321,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     ci,
     warnings,
     profile,
-    signerKey: signerKey as `0x${string}` | undefined,
-    reportDir: get('report-dir') ?? DEFAULTS.reportDir,
+    signerKey,
+    // Relative paths are the user's: from the directory the command was run in (INIT_CWD under npm run).
+    reportDir: fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env),
     only,
     grep,
     timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),
@@ -337,6 +346,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     samples: num('samples', certify ? CERTIFY_SAMPLES : 1),
     archive,
     require: requiredScope as RequiredScope,
+    json: values.json === true,
     list: values.list === true,
     help: values.help === true,
     version: values.version === true,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
 import { keyMaterial } from './certificate/dsse';
+import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
 import { OPTIONS } from './options';
 import { forTerminal } from './reporters/untrusted';
@@ -107,7 +108,7 @@ export class Egress {
             else for (const w of line.split(/[\s,;=]+/)) if (looksLikeKey(w)) this.redactor.add(w);
           }
         } else if (flag === 'secret') this.addLoose(v);
-        else if (KEY_FLAGS.has(flag) && (v.includes('-----BEGIN') || looksLikeKey(v.trim()))) this.addLoose(v);
+        else if (KEY_FLAGS.has(flag) && (v.includes('-----BEGIN') || looksLikeKey(v.trim()) || isMnemonic(v))) this.addLoose(v);
       }
     }
     // Other variables named as credentials (a CI token, .env): their key-like parts only, so that a

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import YAML from 'yaml';
 import { ConfigError } from './config';
 
@@ -9,6 +9,9 @@ export interface Expectation {
   link?: string;
 }
 
+/** An expectations file lists a few check ids with their reasons: a few kilobytes; a mebibyte is far past any real one. */
+const MAX_EXPECTATIONS_BYTES = 1024 * 1024;
+
 export interface ExpectationsFile {
   target?: string;
   expectations: Expectation[];
@@ -17,9 +20,10 @@ export interface ExpectationsFile {
 export function loadExpectations(file: string, knownIds: ReadonlySet<string>): ExpectationsFile {
   let raw: unknown;
   try {
-    const text = readFileSync(file, 'utf8');
+    const text = readRegularText(file, MAX_EXPECTATIONS_BYTES);
     raw = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
   } catch (err) {
+    if (err instanceof UnreadableFile) throw new ConfigError(`--expectations (or EXPECTATIONS): ${err.message}`);
     throw new ConfigError(`--expectations (or EXPECTATIONS): cannot read ${file}: ${(err as Error).message}`);
   }
   const list = (raw as { expectations?: unknown })?.expectations;

@@ -1,4 +1,3 @@
-import { config as loadDotenv } from 'dotenv';
 import { groupOf, type Check } from '../harness/check';
 import { ConfigError, loadConfig, type RunConfig } from './config';
 import { HELP_EXAMPLES, helpRows } from './options';
@@ -9,14 +8,18 @@ import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from './outcome';
 import { ConsoleReporter } from './reporters/console';
-import { EXIT_CODE, EXIT_CODES_HELP, SPEC_VERSION } from './results';
+import { renderJson } from './reporters/json';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION, type RunDocument } from './results';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument, writeReports } from './run-document';
-import { Egress, makeDirs, type Io } from './egress';
+import { Egress, type Io } from './egress';
+import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
+import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
+import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
 
 export type { Io } from './egress';
 
@@ -29,7 +32,8 @@ function helpText(): string {
     'With neither BASE_URL nor RPC_URL set (nor --base-url/--rpc-url), an embedded reference target',
     '(anvil + gateway + REST server) is started on loopback; under CI (CI=true, GITHUB_ACTIONS=true) only',
     'with --embedded, else exit 2. A URL set but empty is an error (exit 2).',
-    'Flags override environment variables [shown in brackets]; a .env file in the working directory is read too.',
+    'Flags override environment variables [shown in brackets]; a .env file in the directory the command is run from is read too',
+    '(under npm run: the directory npm was run in, not the package root; relative paths are taken from there as well).',
     '',
     ...helpRows(),
     '',
@@ -75,19 +79,25 @@ function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): Promise<number> {
   const gate = Egress.forRun(argv, env, (line) => given.err.write(line));
-  const code = await gated(argv, env, gate.io(given), gate);
-  return gate.refused.length > 0 && code !== EXIT_CODE.nonConformant && code !== EXIT_CODE.interrupted ? EXIT_CODE.config : code;
+  const io = gate.io(given);
+  const code = await gated(argv, env, io, gate, given.out);
+  if (gate.refused.length === 0 || code === EXIT_CODE.nonConformant || code === EXIT_CODE.interrupted || code === EXIT_CODE.config) return code;
+  // The last two lines of a run are its status and the exit code it really ends with (on stderr: --json keeps stdout for the document).
+  io.err.write(`status: not published whole — a write was withheld (it would still have carried a secret)\n${exitWords(EXIT_CODE.config)}\n`);
+  return EXIT_CODE.config;
 }
 
-async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress): Promise<number> {
+async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {
   const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io, gate);
   let cfg: RunConfig;
   let expectations: ExpectationsFile | undefined;
   const catalogue = allChecks();
   try {
+    const unreadableDotenv = dotenvProblem();
+    if (unreadableDotenv) throw new ConfigError(`.env: ${unreadableDotenv}`);
     cfg = loadConfig(argv, env);
-    if (cfg.expectationsFile) expectations = loadExpectations(cfg.expectationsFile, new Set(catalogue.map((c) => c.id)));
+    if (cfg.expectationsFile) expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);
@@ -95,9 +105,18 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     }
     throw err;
   }
+  // Which .env the settings came from (the one in the directory the command was run from), if any.
+  const dotenv = dotenvFile();
+  if (dotenv) io.err.write(`conformance: read ${dotenv} (variables already set win over it)\n`);
   for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
+  // Every secret known before anything runs (a gate of its own, registered as the run's will be):
+  // one that would garble the suite's own words is refused here.
+  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor)) {
+    io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
+    return EXIT_CODE.config;
+  }
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
@@ -108,6 +127,9 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
     return EXIT_CODE.conformant;
   }
+  // --json: the run's document alone on stdout, every human line on stderr (as gh --json does).
+  const printDocument = cfg.json ? documentPrinter(stdout, gate) : undefined;
+  if (cfg.json) io = { out: io.err, err: io.err };
   if (cfg.embedded) {
     // Loaded here, not at the top: a remote run loads nothing of the embedded target.
     const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
@@ -117,10 +139,13 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
       return EXIT_CODE.config;
     }
   }
+  // Before anything is judged: a folder the reports cannot go to, or one another run is writing, is said now (exit 2).
+  let lock: ReportLock;
   try {
-    makeDirs(cfg.reportDir);
+    lock = lockReportDir(cfg.reportDir, (line) => io.err.write(line));
   } catch (err) {
-    io.err.write(`conformance: --report-dir (or REPORT_DIR): cannot create ${cfg.reportDir}: ${(err as Error).message}\n`);
+    if (!(err instanceof ReportDirError)) throw err;
+    io.err.write(`conformance: ${err.message}\n`);
     return EXIT_CODE.config;
   }
 
@@ -154,6 +179,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   } catch (err) {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    lock.release();
     if (!(err instanceof OpenRunError)) throw err;
     if (err.stage !== 'target' && controller.signal.aborted) return EXIT_CODE.interrupted;
     io.err.write(`conformance: ${err.message}\n`);
@@ -206,22 +232,42 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     } catch (err) {
       unwritten = (err as Error).message;
     }
-    reporter.finished(doc, files);
+    reporter.finished(
+      doc,
+      files.map((f) => shownPath(f, env)),
+    );
+    printDocument?.(doc);
     if (unwritten === undefined) return doc.exitCode;
     // The verdict stands in the console, but a job reading the exit code must not take a run whose
     // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
     io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
-    return doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+    const code = doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+    // The last two lines of a run are its status and the exit code it really ends with.
+    io.out.write(`status: ${doc.status} as judged, but the reports were not written\n${exitWords(code)}\n`);
+    return code;
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    lock.release();
     await target.stop();
   }
 }
 
+/**
+ * --json's stdout: the very bytes of results.json (inert for a log already), through the gate like
+ * every other write (masked, or withheld and said when a secret would still show), but not made
+ * inert for a terminal line by line, which would change the document.
+ */
+function documentPrinter(stdout: Io['out'], gate: Egress): (doc: RunDocument) => void {
+  return (doc) => {
+    const text = gate.pass(renderJson(doc), 'the --json document on stdout');
+    if (text !== undefined) stdout.write(text);
+  };
+}
+
 /** The process entry point (bin/conformance.js): .env, the run, and the exit code. */
 export function runCli(argv: string[] = process.argv.slice(2)): void {
-  loadDotenv({ quiet: true });
+  loadUserDotenv();
   // `conformance --list | head -1`: the reader is gone, which is no error of ours. Later writes
   // are dropped; a run still finishes, writes its reports and exits with its verdict.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {

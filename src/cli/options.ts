@@ -24,7 +24,12 @@ export const OPTIONS = [
     'judge the embedded reference target (the default outside CI); under CI (CI=true, GITHUB_ACTIONS=true) a run with no URL is exit 2 unless this is given',
   ],
   ['profile', 'RPC_PROFILE', 'public|dedicated', 'node profile: public expects HTTP 403 for eth_getBlockReceipts (default dedicated)'],
-  ['signer-key', 'SIGNER_PRIVATE_KEY', '<0x…64 hex>', 'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments)'],
+  [
+    'signer-key',
+    'SIGNER_PRIVATE_KEY',
+    '<0x…64 hex>',
+    'funded key for pre-confirmation checks (sends 0-value self-transfers and tiny deployments); surrounding whitespace is trimmed and a missing 0x added, a recovery phrase is refused',
+  ],
   ['max-spend-wei', 'MAX_SPEND_WEI', '<wei>', `cap on what the signer may spend in one run (default ${DEFAULTS.maxSpendWei})`],
   ['report-dir', 'REPORT_DIR', '<dir>', `where reports are written (default ${DEFAULTS.reportDir})`],
   ['only', 'ONLY', 'rest,rpc,cross,preconf', 'run only these groups'],
@@ -88,6 +93,12 @@ export const OPTIONS = [
     '<ms>',
     `flashblock interval of the embedded reference target; 0 shows transactions at "pending" as soon as accepted (default ${DEFAULTS.flashblockMs})`,
   ],
+  [
+    'json',
+    '',
+    '',
+    "print the run's document (what results.json holds) on stdout and every human line on stderr, for scripts (as gh --json does); the reports are written as usual",
+  ],
   ['list', '', '', 'list the checks (after --only/--grep) and exit'],
   ['help', '', '', 'show this help (also -h)'],
   ['version', '', '', 'print the suite version'],
@@ -102,7 +113,7 @@ export const HELP_GROUPS: ReadonlyArray<readonly [heading: string, flags: readon
   ['credentials', ['signer-key', 'max-spend-wei', 'header', 'rest-header', 'rpc-header', 'secret']],
   ['selection and judging', ['only', 'grep', 'require', 'samples', 'expectations', 'nav-max-age', 'clock-skew']],
   ['certification', ['certify', 'sign-key']],
-  ['reports', ['report-dir']],
+  ['reports', ['report-dir', 'json']],
   ['reference knobs (the embedded reference target)', ['block-time', 'flashblock-ms']],
   ['questions', ['list', 'help', 'version']],
 ];
@@ -112,7 +123,8 @@ export const HELP_EXAMPLES: readonly string[] = [
   'conformance                                              # judge the embedded reference target (outside CI)',
   'conformance --base-url https://api.example --rpc-url https://node.example --signer-key "$KEY" --require full',
   "conformance --rpc-url https://node.example --profile public --only rpc --grep 'rpc\\.getCode\\.'",
-  'conformance --base-url https://api.example --certify --report-dir out && conformance verify-certificate out',
+  // verify-certificate exits 0 only when it checked a signature: the certificate is signed, and its public key given.
+  'conformance --base-url https://api.example --certify --sign-key key.pem --report-dir out && conformance verify-certificate out --key key.pub.pem',
   'CI=true conformance --embedded --require full             # in CI, the reference only when asked by name',
 ];
 

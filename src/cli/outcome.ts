@@ -20,13 +20,39 @@ import { loadSpec } from './traceability';
 export const OUTCOMES = ['failed', 'stale-expectation', 'warning', 'known-failure', 'not-judged', 'blocked', 'passed', 'skipped'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * What an outcome does to the run, decided with it (decideEffect) and stored beside it, so that no
+ * reader works it out again from status, level and cause:
+ * - `fails-run`: the run is non-conformant because of it (a required failure; the check standing
+ *   in for an unreachable interface);
+ * - `incomplete`: it keeps the run from being conformant without failing it (a required check not
+ *   judged; a result whose status is outside the vocabulary, whatever its level);
+ * - `none`: the run's status does not depend on it (a pass, a skip, an advisory warning, a known
+ *   failure, a stale expectation, an advisory check not judged, and a check not judged because its
+ *   interface was unreachable: that failure is counted once, by the interface's root cause).
+ */
+export const EFFECTS = ['fails-run', 'incomplete', 'none'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+/** The statuses a result may hold: any other is read as nothing the suite stated (fails closed). */
+const STATUSES: ReadonlySet<string> = new Set(['passed', 'failed', 'skipped', 'inconclusive']);
+
+/**
+ * Causes whose root is an interface, counted once by that root (root-causes.ts): the checks they
+ * left unjudged have no effect of their own. `unreachable` only: its root fails the run. Any other
+ * cause, including interface-level ones outside the spec (refused credentials, a gateway down),
+ * leaves a required check unjudged with effect `incomplete`, so a root not yet drawn for it can
+ * never make the run read as conformant.
+ */
+const COUNTED_BY_INTERFACE_ROOT: ReadonlySet<string> = new Set(['unreachable']);
+
 /** The expectations file as judge() reads it (expectations.ts loads it): the known failures of the target. */
 export interface KnownFailures {
   expectations: ReadonlyArray<{ id: string; reason: string; link?: string }>;
 }
 
-/** A result with its outcome decided: what results.json stores and every reporter reads. */
-export type Judged = CheckResult & { outcome: Outcome };
+/** A result with its outcome and effect decided: what results.json stores and every reporter reads. */
+export type Judged = CheckResult & { outcome: Outcome; effect: Effect };
 
 /** Checks per outcome; every outcome is present, and the counts sum to the number of checks. */
 export type OutcomeCounts = Record<Outcome, number>;
@@ -44,14 +70,33 @@ export function decideOutcome(r: Pick<CheckResult, 'status' | 'level' | 'cause' 
   if (r.expectation?.outcome === 'expected-failure') return 'known-failure';
   switch (r.status) {
     case 'failed':
-      return r.level === 'required' ? 'failed' : 'warning';
+      // Only a check stated advisory warns: a level outside the vocabulary is read as required (fails closed).
+      return r.level === 'advisory' ? 'warning' : 'failed';
     case 'inconclusive':
       return r.cause === 'blocked' ? 'blocked' : 'not-judged';
     case 'skipped':
       return 'skipped';
-    default:
+    case 'passed':
       return 'passed';
+    default:
+      // A status outside the vocabulary (a bug, or a record bent on its way) fails closed: never a pass.
+      return 'not-judged';
   }
+}
+
+/** What an outcome does to the run (see EFFECTS), decided from the same facts as the outcome itself. */
+export function decideEffect(r: Pick<CheckResult, 'status' | 'level' | 'cause'>, outcome: Outcome): Effect {
+  if (!STATUSES.has(r.status)) return 'incomplete';
+  if (outcome === 'failed') return 'fails-run';
+  if (!isUnjudged(outcome)) return 'none';
+  if (r.cause !== undefined && COUNTED_BY_INTERFACE_ROOT.has(r.cause)) return 'none';
+  return r.level === 'advisory' ? 'none' : 'incomplete';
+}
+
+/** The outcome and its effect, decided together. */
+export function decide(r: Pick<CheckResult, 'status' | 'level' | 'cause' | 'expectation'>): { outcome: Outcome; effect: Effect } {
+  const outcome = decideOutcome(r);
+  return { outcome, effect: decideEffect(r, outcome) };
 }
 
 /**
@@ -65,11 +110,11 @@ export function judge(r: CheckResult, expectations?: KnownFailures): Judged {
   if (e && (r.status === 'failed' || r.status === 'passed'))
     expectation = { reason: e.reason, ...(e.link ? { link: e.link } : {}), outcome: r.status === 'failed' ? 'expected-failure' : 'unexpected-pass' };
   const out = expectation ? { ...r, expectation } : r;
-  return { ...out, outcome: decideOutcome(out) };
+  return { ...out, ...decide(out) };
 }
 
-/** A result that already has its outcome keeps it; any other gets it decided (results made outside a run, e.g. deselected). */
-export const judged = (r: CheckResult | Judged): Judged => ('outcome' in r && r.outcome ? (r as Judged) : { ...r, outcome: decideOutcome(r) });
+/** A result that already has its outcome and effect keeps them; any other gets them decided (results made outside a run, e.g. deselected). */
+export const judged = (r: CheckResult | Judged): Judged => ('outcome' in r && r.outcome && 'effect' in r && r.effect ? (r as Judged) : { ...r, ...decide(r) });
 
 export function emptyCounts(): OutcomeCounts {
   return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as OutcomeCounts;

@@ -2,7 +2,7 @@ import type { RunSampling } from '../harness/sampling';
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { Cause, ScopeFlag } from '../harness/verdict';
-import { isUnjudged, judged, JUDGED_OUTCOMES, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
+import { judged, JUDGED_OUTCOMES, type Effect, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
 
 export const SPEC_VERSION = '1.0.0';
 
@@ -69,8 +69,36 @@ export interface ScopeFacts {
   required?: RequiredScope;
 }
 
+/**
+ * The version of the results.json contract (schemas/results.json): the major part changes when a
+ * field other tools read changes meaning or goes; an addition changes the minor part.
+ */
+export const RESULTS_SCHEMA_VERSION = '2.0.0';
+
+/** One root cause as results.json stores it: decided once (sealed-verdict.ts), read by every report. */
+export interface RootCauseRecord {
+  /** The root check's id; for an interface, a label (`target unreachable: rest`): read `check` or `interface`, never this. */
+  id: string;
+  /** The root check, when the root is a check. */
+  check?: string;
+  /** The interface, when the root is an interface (it could not be reached, …). */
+  interface?: Interface;
+  /** The root's cause: the root check's, or the interface's (`unreachable`). */
+  cause?: Cause;
+  /** In words, for people. */
+  reason: string;
+  /** What the user can do about it, said once with the root (an interface fact's: e.g. --max-rps for a throttled interface). */
+  hint?: string;
+  /** What it does to the run: `fails-run` (non-conformant), `incomplete`, or `none`. */
+  effect: Effect;
+  /** The ids of the checks it covers: kept from being judged by it (never failed again), or standing in for its interface. */
+  checks: string[];
+}
+
 /** The results.json contract other tools rely on. */
 export interface RunDocument {
+  /** The version of this contract (RESULTS_SCHEMA_VERSION). */
+  schemaVersion: string;
   suite: { name: string; version: string };
   spec: { version: string };
   target: { baseUrl: string | null; rpcUrl: string | null; profile: Profile; embedded: boolean; expectations?: string };
@@ -87,6 +115,10 @@ export interface RunDocument {
   /** The same counts per spec section (the section of each check's first statement), titled from specs/rules.yaml, in the spec's order. */
   sections: SectionCounts[];
   exitCode: number;
+  /** The one status line every report prints (statusLine), written once. */
+  headline: string;
+  /** Each root cause once, with its effect and the checks it covers; failures that fail the run first. */
+  rootCauses: RootCauseRecord[];
   /** Set when the run stopped early (interrupt, deadline): the results are partial. */
   interrupted?: string;
   stoppedBy?: RunFacts['stoppedBy'];
@@ -145,13 +177,13 @@ export function deriveStatus(
   const reasons: string[] = [];
   const down = unreachableInterfaces(results, facts);
   // A check standing in for an unreachable interface is that interface's one reason, not a second.
-  const failed = results.filter((r) => r.outcome === 'failed' && r.cause !== 'unreachable');
+  const failed = results.filter((r) => r.effect === 'fails-run' && r.cause !== 'unreachable');
   if (failed.length) reasons.push(`${plural(failed.length, 'required check')} failed`);
   for (const i of down) reasons.push(`${unreachableWords(i)}${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
-  // An unreachable interface already fails the run: its checks are not counted again.
-  const unjudged = results.filter((r) => r.level === 'required' && isUnjudged(r.outcome) && r.cause !== 'unreachable');
+  // Each check's effect says it: an unreachable interface already fails the run, so its checks have none.
+  const unjudged = results.filter((r) => r.effect === 'incomplete');
   if (unjudged.length) {
     const kinds = new Map<string, number>();
     for (const k of unjudged.map((r) => (r.cause && UNJUDGED_WORDS[r.cause]) ?? 'inconclusive')) kinds.set(k, (kinds.get(k) ?? 0) + 1);
@@ -165,22 +197,34 @@ export function deriveStatus(
   }
   if (scope?.required === 'full' && !scope.full) reasons.push(`--require full: ${scopeLimits(scope).join('; ')}`);
   if (facts.interrupted) reasons.push(`run stopped early: ${facts.interrupted}`);
-  return { status: nonConformant ? 'non-conformant' : reasons.length ? 'incomplete' : 'conformant', reasons };
+  // A check that fails the run without a reason above (none today) still fails it: the status never overstates.
+  const failsRun = nonConformant || results.some((r) => r.effect === 'fails-run');
+  return { status: failsRun ? 'non-conformant' : reasons.length ? 'incomplete' : 'conformant', reasons };
 }
 
-/** 0 conformant, 1 non-conformant or the deadline passed, 3 incomplete, 130 interrupted by a signal. */
+/**
+ * The exit code of a status: 0 conformant, 1 non-conformant, 3 incomplete, and 130 for a run a
+ * signal interrupted. A run its deadline stopped is what its status says: incomplete (exit 3), or
+ * non-conformant (exit 1) when a check had already failed it; status line, exit line and exit
+ * code always agree.
+ */
 export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'>): number {
   if (facts.stoppedBy === 'signal') return EXIT_CODE.interrupted;
-  if (status === 'non-conformant' || facts.stoppedBy === 'deadline') return EXIT_CODE.nonConformant;
-  return status === 'incomplete' ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
+  return EXIT_OF_STATUS[status];
 }
+
+const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
+  conformant: EXIT_CODE.conformant,
+  'non-conformant': EXIT_CODE.nonConformant,
+  incomplete: EXIT_CODE.incomplete,
+};
 
 /** One sentence per exit code: --help, docs/exit-codes.md and every report say the same. */
 export const EXIT_SENTENCES: Readonly<Record<number, string>> = {
   [EXIT_CODE.conformant]: 'conformant — every required check in scope was judged and none failed',
-  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable (also when the run deadline passed before it finished)',
+  [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable',
   [EXIT_CODE.config]: 'bad invocation or configuration — nothing was judged (or the reports could not be written)',
-  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged',
+  [EXIT_CODE.incomplete]: 'incomplete — nothing failed, but not everything in scope was judged (so too a run its deadline stopped first)',
   [EXIT_CODE.interrupted]: 'interrupted by a signal — the reports hold what was measured until then',
 };
 
@@ -328,7 +372,8 @@ export function statusLine(doc: HeadlineFacts): string {
   if (doc.status === 'incomplete' && doc.checks) {
     if (!checks.some((r) => r.level === 'required' && JUDGED_OUTCOMES.has(r.outcome)))
       return `incomplete — ${NOTHING_JUDGED}: no required check came to a verdict (${scope})`;
-    const unjudged = checks.filter((r) => r.level === 'required' && isUnjudged(r.outcome)).length;
+    // As the status reasons count them: each result whose effect leaves the run incomplete.
+    const unjudged = checks.filter((r) => r.effect === 'incomplete').length;
     if (unjudged) return `incomplete — ${plural(unjudged, 'required check')} not judged (${scope})`;
   }
   return `${doc.status} — ${scope}`;

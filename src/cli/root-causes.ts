@@ -24,6 +24,8 @@ export interface RootCause {
   unreachable?: Interface;
   /** A fact of one interface outside the spec (throttled, credentials refused, gateway down), when that is the root: it leaves checks unjudged, never failed. */
   fact?: { cause: InterfaceFact; interface: Interface };
+  /** The root's own cause, for an interface fact (the stored record keeps it). */
+  cause?: InterfaceFact;
   /** What the user can do about it (e.g. --max-rps for a throttled interface), said once with the root. */
   hint?: string;
   /** The root check's result, when the root is a check. */
@@ -61,7 +63,15 @@ export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: R
       const id = `${FACT_WORDS[r.cause]}: ${r.interface}`;
       let root = roots.get(id);
       if (!root) {
-        root = { id, fact: { cause: r.cause, interface: r.interface }, failsRun: false, blocked: [], reason: r.reason, ...(r.hint ? { hint: r.hint } : {}) };
+        root = {
+          id,
+          fact: { cause: r.cause, interface: r.interface },
+          cause: r.cause,
+          failsRun: false,
+          blocked: [],
+          reason: r.reason,
+          ...(r.hint ? { hint: r.hint } : {}),
+        };
         roots.set(id, root);
       }
       root.blocked.push(r.id);

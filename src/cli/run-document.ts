@@ -9,7 +9,9 @@ import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { countOutcomes, countSections, judged, type Judged } from './outcome';
-import { deriveScope, deriveStatus, exitCodeFor, SPEC_VERSION, type RunDocument, type RunFacts } from './results';
+import { deriveScope, RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './results';
+import { sealVerdict } from './sealed-verdict';
+import { maskOutside } from '../harness/mask-result';
 import { quoted } from './traceability';
 import { runSampling, type SamplingPlan } from '../harness/sampling';
 
@@ -49,8 +51,11 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     archive: run.cfg.archive === true,
     required: run.cfg.require ?? 'none',
   });
-  const { status, reasons } = deriveStatus(checks, facts, scope);
-  return redactor.value({
+  const verdict = sealVerdict(checks, facts, scope);
+  // The verdict is decided above, from fields the gate never touches; only the strings that came
+  // from outside are masked below (maskOutside, maskedFacts, maskedScope), never the suite's own.
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
     suite: run.suite,
     spec: { version: SPEC_VERSION },
     target: {
@@ -59,23 +64,45 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
       rpcUrl: run.target.rpcUrl ? redactor.publicUrl(run.target.rpcUrl) : null,
       profile: run.cfg.profile,
       embedded: run.cfg.embedded,
-      ...(run.cfg.expectationsFile ? { expectations: run.cfg.expectationsFile } : {}),
+      ...(run.cfg.expectationsFile ? { expectations: redactor.text(run.cfg.expectationsFile) } : {}),
     },
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt.toISOString(),
     durationMs: run.finishedAt.getTime() - run.startedAt.getTime(),
-    status,
-    statusReasons: reasons,
-    scope,
-    counts: countOutcomes(checks),
-    sections: countSections(checks),
-    exitCode: exitCodeFor(status, facts),
-    ...facts,
+    status: verdict.status,
+    statusReasons: verdict.statusReasons.map((r) => redactor.text(r)),
+    scope: maskedScope(scope, redactor),
+    counts: countOutcomes(verdict.checks),
+    sections: countSections(verdict.checks),
+    exitCode: verdict.exitCode,
+    headline: redactor.text(verdict.headline),
+    rootCauses: verdict.rootCauses.map((r) => ({ ...r, reason: redactor.text(r.reason) })),
+    ...maskedFacts(facts, redactor),
     // Absent at N = 1: a plain run's document is what it was.
     ...(run.sampling && run.sampling.n > 1 ? { sampling: runSampling(run.sampling) } : {}),
-    statements: quoted(checks),
-    checks,
-  });
+    statements: quoted(verdict.checks),
+    checks: verdict.checks.map((c) => maskOutside(c, redactor)),
+  };
+}
+
+/** The run's facts with the words that may quote the outside (a transport error, an abort reason) masked. */
+function maskedFacts(facts: RunFacts, redactor: Redactor): RunFacts {
+  const unreachable = facts.unreachable && Object.fromEntries(Object.entries(facts.unreachable).map(([i, e]) => [i, redactor.text(e)]));
+  return {
+    ...facts,
+    ...(facts.interrupted !== undefined ? { interrupted: redactor.text(facts.interrupted) } : {}),
+    ...(unreachable ? { unreachable } : {}),
+  };
+}
+
+/** The scope with the words a user gave (a --grep pattern) masked; its flags and booleans are the suite's own. */
+function maskedScope(scope: RunScope, redactor: Redactor): RunScope {
+  return {
+    ...scope,
+    ...(scope.grep !== undefined ? { grep: redactor.text(scope.grep) } : {}),
+    leftOut: scope.leftOut.map((l) => ({ ...l, words: redactor.text(l.words) })),
+    notJudged: scope.notJudged.map((w) => redactor.text(w)),
+  };
 }
 
 /**

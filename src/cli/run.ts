@@ -5,12 +5,12 @@
 // modules are loaded (`require` below, not a hoisted import): the two start-ups overlap. Only when
 // the configuration is certain to be such a run; anything else (a subcommand, a mistake, --help)
 // is left to main, and a child nobody took is stopped at the end (runCli).
-import { config as loadDotenv } from 'dotenv';
 import { loadConfig } from './config';
+import { loadUserDotenv } from './paths';
 import { startEarly } from './reference-process';
 
 const argv = process.argv.slice(2);
-loadDotenv({ quiet: true });
+loadUserDotenv();
 if (argv.length === 0 || argv[0].startsWith('-')) {
   try {
     const cfg = loadConfig(argv, process.env);

@@ -1,15 +1,17 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
-import { loadPublicKey } from './certificate/dsse';
+import { loadPublicKey, MAX_KEY_FILE_BYTES } from './certificate/dsse';
+import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE, statusLine } from './results';
+import { EXIT_CODE } from './results';
 import { forTerminal } from './reporters/untrusted';
 import { didYouMean } from './suggest';
+import { fromUserDir, shownPath } from './paths';
 
 const isFile = (file: string): boolean => {
   try {
@@ -58,9 +60,10 @@ Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or
 exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported
             1 rejected (each reason printed), self-reported without --allow-self-reported, or --live: a certified check fails now
             2 bad invocation (no --key: not verified), no certificate there, or another suite version
-            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…)`;
+            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…, or a quiet chain:
+              checks of other senders' transactions find none when nobody sends, so an idle node such as the reference ends here)`;
 
-function compare(argv: string[], given: Io, _env: NodeJS.ProcessEnv, gate: Egress): number {
+function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): number {
   const io = inert(given);
   let values: { 'report-dir'?: string; all?: boolean; help?: boolean };
   let positionals: string[];
@@ -77,9 +80,12 @@ function compare(argv: string[], given: Io, _env: NodeJS.ProcessEnv, gate: Egres
   }
   if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
   try {
-    const comparison = compareRuns(positionals);
-    const files = writeComparison(comparison, values['report-dir'] ?? 'compare-report', { all: values.all }, gate);
-    for (const r of comparison.runs) io.out.write(`${r.label}: ${statusLine(r.doc)} (exit ${r.doc.exitCode})\n`);
+    // Paths are the user's: from the directory the command was run in (INIT_CWD under npm run), printed to work from there.
+    const comparison = compareRuns(positionals.map((p) => fromUserDir(p, env)));
+    const files = writeComparison(comparison, fromUserDir(values['report-dir'] ?? 'compare-report', env), { all: values.all }, gate).map((f) =>
+      shownPath(f, env),
+    );
+    for (const r of comparison.runs) io.out.write(`${r.label}: ${r.doc.headline} (exit ${r.doc.exitCode})\n`);
     for (const row of comparison.rows.filter((x) => x.differs))
       io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
     io.out.write(
@@ -103,7 +109,10 @@ const VERIFY_FLAGS = {
 } as const;
 
 /** The subcommand's own flags, and the run flags (--base-url, headers…) that --live passes on to the usual configuration. */
-function verifyArgs(argv: string[]): {
+function verifyArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): {
   dir: string;
   values: { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean; help?: boolean };
   runArgs: string[];
@@ -117,17 +126,17 @@ function verifyArgs(argv: string[]): {
     tokens: true,
   });
   const { values, tokens } = parsed;
-  let { positionals } = parsed;
+  const { positionals } = parsed;
   const runArgs: string[] = [];
   for (const t of tokens) if (t.kind === 'option' && !(t.name in VERIFY_FLAGS)) runArgs.push(t.value === undefined ? `--${t.name}` : `--${t.name}=${t.value}`);
   if (values.help) return { dir: '', values: { help: true }, runArgs };
   if (positionals.length !== 1) throw new Error('name one report directory');
   // The certificate itself named (`reports/certificate.json`): its directory is the report directory.
-  const named = positionals[0];
-  if (path.basename(named) === 'certificate.json' && isFile(named)) positionals = [path.dirname(named)];
+  const named = fromUserDir(positionals[0], env);
+  const dir = path.basename(named) === 'certificate.json' && isFile(named) ? path.dirname(named) : named;
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
   return {
-    dir: positionals[0],
+    dir,
     values: values as { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean },
     runArgs,
   };
@@ -138,12 +147,12 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
   const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), EXIT_CODE.config);
   let req: VerifyRequest;
   try {
-    const args = verifyArgs(argv);
+    const args = verifyArgs(argv, env);
     if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
     const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live } = args.values;
     req = {
       dir: args.dir,
-      ...(key !== undefined ? { key: loadPublicKey(readKeyFile(key), `--key ${key}`) } : {}),
+      ...(key !== undefined ? { key: loadPublicKey(readKeyFile(fromUserDir(key, env)), `--key ${key}`) } : {}),
       ...(target !== undefined ? { target } : {}),
       ...(maxAge !== undefined ? { maxAgeSec: parseDuration(maxAge, 'max-age', '') } : {}),
       ...(allowSelfReported ? { allowSelfReported } : {}),
@@ -166,9 +175,10 @@ function inert(io: Io): Io {
 
 function readKeyFile(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularText(file, MAX_KEY_FILE_BYTES, `--key ${file}`);
   } catch (err) {
-    throw new Error(`--key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    if (err instanceof UnreadableFile) throw new Error(err.message, { cause: err });
+    throw err;
   }
 }
 

@@ -86,3 +86,14 @@ export function nearMissVariables(
   }
   return out.sort((a, b) => a.given.localeCompare(b.given));
 }
+
+/**
+ * Other tools' names for what the suite reads, set in many shells: Foundry's ETH_RPC_URL. Not read
+ * (a node the user did not name for this run must not be judged by surprise), but said once, with
+ * how to use it when no JSON-RPC URL was given.
+ */
+export function foreignVariables(env: NodeJS.ProcessEnv, rpcGiven: boolean): string[] {
+  if (!env.ETH_RPC_URL?.trim()) return [];
+  const use = rpcGiven ? '' : ': to judge that node, pass --rpc-url "$ETH_RPC_URL" (or set RPC_URL)';
+  return [`note: ETH_RPC_URL (Foundry's name) is set but not read; the suite reads --rpc-url or RPC_URL${use}`];
+}

@@ -4,11 +4,11 @@
  * time and memory limits (openapi-analysis.ts says what is refused and why). Every check of the
  * document shares one analysis.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from './http';
+import { readRegularText, UnreadableFile } from './regular-file';
 import { RestClient } from './rest';
 import type { Exchange } from './transcript';
 import type { Analysis } from './openapi-analysis';
@@ -46,11 +46,10 @@ export async function loadDocument(
   if (!isUrlSource(source)) {
     let text: string;
     try {
-      const size = statSync(source).size;
-      if (size > MAX_RESPONSE_BYTES) throw new Error(`${size} bytes, over the ${MAX_RESPONSE_BYTES}-byte limit`);
-      text = readFileSync(source, 'utf8');
+      // A regular file only, as large as a fetched document may be (a FIFO or /dev/zero is refused, unread).
+      text = readRegularText(source, MAX_RESPONSE_BYTES, `the file ${source}`);
     } catch (err) {
-      throw new DocumentUnavailable(`cannot read ${source}: ${(err as Error).message}`);
+      throw new DocumentUnavailable(err instanceof UnreadableFile ? err.message : `cannot read ${source}: ${(err as Error).message}`);
     }
     // A file that is no document at all is the wrong file named, not the API's document being wrong.
     const { parseError } = await analyse({ source, text });

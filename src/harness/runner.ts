@@ -2,12 +2,13 @@ import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedSco
 import { Blocked, CheckFailure, Inconclusive, notGiven, type OutOfScope } from './verdict';
 import { AnswerBudget, Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
+import { sealedResult } from './mask-result';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
-import { cutBytes, detached, jsonSafe, mapJson } from './json';
-import { errorDetail, keptExchanges, stoppedDetail, VALUE_CAP_BYTES, violatedOf, type CheckResult, type Detail } from './result';
+import { jsonSafe } from './json';
+import { errorDetail, keptExchanges, stoppedDetail, violatedOf, type CheckResult, type Detail } from './result';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
 import { prejudged, publicRefusal, rememberFact, UNREACHABLE_ROOT } from './interface-facts';
@@ -155,20 +156,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const base = { id: check.id, title: check.title, statements: check.statements, section: check.section, level: check.level, needs: check.needs };
   const done = (r: Partial<CheckResult> & Pick<CheckResult, 'status' | 'reason'>, transcript?: Transcript): CheckResult => {
     const exchanges = transcript?.exchanges ?? [];
-    // Redacted whole, at the source: reasons, notes, expected/actual may quote what a server sent;
-    // then reasons and notes are bounded like values (expected/actual were, in errorDetail).
-    const redacted = env.redactor.value({
-      ...base,
-      durationMs: Math.round(performance.now() - started),
-      ...r,
-      exchanges: r.status === 'passed' ? [] : keptExchanges(exchanges),
-      exchangeCount: exchanges.length,
-    });
-    // Kept past the check, so no string may pin a large answer it was cut from.
-    const result = mapJson(redacted, (x) => (typeof x === 'string' ? detached(x) : x)) as CheckResult;
-    result.reason = cutBytes(result.reason, VALUE_CAP_BYTES).text;
-    if (result.notes) result.notes = result.notes.map((n) => cutBytes(n, VALUE_CAP_BYTES).text);
-    return result;
+    const result = { ...base, durationMs: Math.round(performance.now() - started), ...r };
+    return sealedResult({ ...result, exchanges: r.status === 'passed' ? [] : keptExchanges(exchanges), exchangeCount: exchanges.length }, env.redactor);
   };
 
   const unmet = unmetNeed(check, env);

@@ -1,10 +1,13 @@
 /**
  * Finding a registered secret in text as a target may have re-encoded it. The Redactor replaces
  * the literal forms it knows; this matcher looks at the text the way a reader's tool would decode
- * it (percent-decoding of any byte and `+` as space, JSON escapes with `\/` and `\uXXXX`, HTML
- * entities, base64 and base64url runs), case-insensitively, so a hit can be masked whole and a
+ * it (percent-decoding of any byte and `+` as space; JSON and JavaScript escapes with `\/`,
+ * `\uXXXX`, `\u{X…}` and `\xXX`; HTML character references, every name of the HTML5 table and
+ * numeric ones of any zero padding; base64 and base64url runs, and each of those decodings again
+ * inside what a base64 run decodes to), case-insensitively, so a hit can be masked whole and a
  * write that would still carry one refused.
  */
+import { decodeHTML } from 'entities';
 
 /** Text is examined in windows of this many characters (overlapping), so no view of a huge text is made at once. */
 const WINDOW = 1 << 20;
@@ -12,28 +15,6 @@ const WINDOW = 1 << 20;
 export const CUT_PREFIX = 6;
 /** What this suite writes where it cut a text (json.ts CUT_MARK, report notes, an ASCII ellipsis). */
 const CUT_MARKS = ['…', '...', '[cut'];
-
-const HTML_NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  sol: '/',
-  colon: ':',
-  equals: '=',
-  plus: '+',
-  percnt: '%',
-  num: '#',
-  period: '.',
-  lowbar: '_',
-  hyphen: '-',
-  dash: '-',
-  commat: '@',
-  quest: '?',
-  excl: '!',
-  nbsp: ' ',
-};
 
 function codePoint(n: number): string {
   return Number.isInteger(n) && n >= 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '';
@@ -45,22 +26,38 @@ export function percentDecode(s: string): string {
   return s.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
 
-/** JSON (and JavaScript/PHP) string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate pairs joined). */
+/**
+ * JSON, JavaScript and PHP string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate
+ * pairs joined), `\u{X…}` (JavaScript, PHP 7, Ruby, Rust: any zero padding, up to U+10FFFF) and `\xXX`.
+ */
 export function jsonUnescape(s: string): string {
   if (!s.includes('\\')) return s;
   const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
-  return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])/g, (_, e: string) =>
-    e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e),
-  );
+  return s.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])/g, (m, e: string) => {
+    if (e[1] === '{') return codePoint(parseInt(e.slice(2, -1), 16)) || m;
+    return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e);
+  });
 }
 
-/** Numeric and the common named HTML entities decoded (with or without the closing `;`). */
+/**
+ * Characters a reader retypes as ASCII when they copy what a page shows: the typographic hyphens,
+ * dashes and minus signs as `-`, a no-break space as a space. `&hyphen;` and `&dash;` are U+2010 in
+ * the HTML5 table, yet a key shown with them is the key.
+ */
+const LOOKALIKE_HYPHEN = /[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]/g;
+
+/**
+ * HTML character references decoded as a browser decodes them (the `entities` library, maintained
+ * with the WHATWG table): every named reference of HTML5 (`&UnderBar;`, `&dollar;`), the legacy
+ * ones without `;` (`&amp`, `&lt`), and numeric ones in decimal or hexadecimal with any number of
+ * leading zeros (`&#0000000115;`); then hyphen and space lookalikes read as ASCII. Linear in the text.
+ */
 export function htmlDecode(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});?/g, (m, e: string) => {
-    if (e[0] === '#') return codePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) || m;
-    return HTML_NAMED[e.toLowerCase()] ?? m;
-  });
+  return s.includes('&')
+    ? decodeHTML(s)
+        .replace(LOOKALIKE_HYPHEN, '-')
+        .replace(/\u00a0/g, ' ')
+    : s;
 }
 
 /**
@@ -87,12 +84,36 @@ function jsonUnescapeDeep(s: string): string {
   return out;
 }
 
-/** The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three levels deep), all of them in turn, and base64 runs. */
+/**
+ * The printable ASCII runs (4 characters or more) of what base64 runs decoded to, one per line:
+ * the text a second decoding applies to. Base64 of text (escaped JSON, `%XX`, base64 again) decodes
+ * to printable characters at its own offset; the other offsets, and base64 of binary data, decode
+ * to noise that is left out, so the second level costs little more than the first.
+ */
+function printableRuns(decoded: string): string {
+  return decoded.match(/[\x20-\x7e]{4,}/g)?.join('\n') ?? '';
+}
+
+/**
+ * The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three
+ * levels deep), all of them in turn, base64 runs of each of those, and inside what a base64 run
+ * decodes to, each decoding once more (base64 of escaped JSON, of `%XX`, of HTML references, of
+ * base64). Two levels of base64 at most: each view is at most a few times the window's size.
+ */
 export function views(s: string): string[] {
   const json = jsonUnescapeDeep(s);
   const all = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(s))));
   const out = [s, percentDecode(s), percentDecode(percentDecode(s)), jsonUnescape(s), json, htmlDecode(s), all, jsonUnescapeDeep(percentDecode(s))];
-  out.push(base64Runs(s), base64Runs(json), base64Runs(all));
+  for (const source of new Set([s, json, all])) {
+    const decoded = base64Runs(source);
+    if (!decoded) continue;
+    out.push(decoded);
+    const text = printableRuns(decoded);
+    if (!text) continue;
+    const inner = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(text))));
+    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, base64Runs(text));
+    if (inner !== text) out.push(base64Runs(inner));
+  }
   return [...new Set(out)].map((v) => v.toLowerCase());
 }
 
@@ -152,8 +173,11 @@ export class SecretMatcher {
   }
 }
 
-/** Characters that end a token: whitespace, quotes, brackets and the separators of JSON, HTML, Markdown and tables. */
-const TOKEN = /[^\s"'`<>()[\]{},|]+/g;
+/**
+ * Characters that end a token: whitespace, quotes, brackets and the separators of JSON, HTML,
+ * Markdown and tables; but the braces of a `\u{X…}` escape belong to the word it spells.
+ */
+const TOKEN = /(?:\\u\{[0-9a-fA-F]{0,16}\}|[^\s"'`<>()[\]{},|])+/g;
 
 /**
  * `text` with every token (a run between separators) in which `finds` sees a secret replaced by

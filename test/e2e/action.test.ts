@@ -82,6 +82,22 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
+/** The lines the runner reads as workflow commands: those outside every `::stop-commands::` fence. */
+function commandsRead(lines: string[]): string[] {
+  const out: string[] = [];
+  let token: string | undefined;
+  for (const l of lines) {
+    if (token !== undefined) {
+      if (l === `::${token}::`) token = undefined;
+      continue;
+    }
+    const fence = /^::stop-commands::(.+)$/.exec(l);
+    if (fence) token = fence[1];
+    else if (l.startsWith('::')) out.push(l);
+  }
+  return out;
+}
+
 const errors = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('::error'));
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
 const variant = (name: string) => {
@@ -263,8 +279,10 @@ describe('the action run as the runner starts it', () => {
       const open = lines.findIndex((l) => l.startsWith('::stop-commands::'));
       const close = lines.indexOf(`::${lines[open].slice('::stop-commands::'.length)}::`);
       expect(close).toBeGreaterThan(open);
-      // Outside the fence, the only commands are the action's own: each annotation on one line, titled by a check id.
-      const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].filter((l) => l.startsWith('::'));
+      // Outside the fences, the only commands are the action's own: the group of per-check lines, and each annotation on one line, titled by a check id.
+      const read = commandsRead(lines);
+      expect(read.filter((l) => /^::(end)?group::/.test(l))).toEqual([expect.stringMatching(/^::group::\d+ checks, one line each$/), '::endgroup::']);
+      const outside = read.filter((l) => !/^::(end)?group::/.test(l));
       expect(outside.length).toBeGreaterThan(0);
       // At most 10 (what GitHub shows of a step): past that, the tenth names the rest.
       expect(outside.length).toBeLessThanOrEqual(10);
@@ -398,6 +416,23 @@ describe('the action run as the runner starts it', () => {
     );
     // Only that output is withheld: the others are set.
     expect(r.outputs).toEqual({ status: expect.any(String), 'exit-code': String(r.code) });
+  }, 120_000);
+
+  it("--report-dir in args: the report-dir output and the step summary follow the user's folder; the per-check lines are folded by the Action's own group commands", async () => {
+    const r = await step({ 'BASE-URL': ref.baseUrl, ARGS: `--only rest --grep 'rest\\.list\\.' --report-dir out` });
+    expect(r.outputs['report-dir']).toBe(path.join(r.workspace, 'out'));
+    expect(results(r.outputs['report-dir']).checks.length).toBeGreaterThan(0);
+    expect(r.summary).not.toContain('No report was written');
+    expect(r.summary).toContain(readFileSync(path.join(r.workspace, 'out', 'summary.md'), 'utf8'));
+    const lines = r.stdout.split('\n');
+    // The runner's own commands, read by it (outside the fences), and no neutralised copy of one in the log.
+    expect(commandsRead(lines).filter((l) => /group::/.test(l))).toEqual([expect.stringMatching(/^::group::\d+ checks, one line each$/), '::endgroup::']);
+    expect(lines.filter((l) => /group::/.test(l) && !/^::(end)?group::/.test(l))).toEqual([]);
+    // Inside the group: the per-check lines (and the fence around the group's commands), nothing else.
+    const inside = lines.slice(lines.findIndex((l) => l.startsWith('::group::')) + 1, lines.indexOf('::endgroup::'));
+    const checkLines = inside.filter((l) => /^\[\s*\d+\/\d+\] /.test(l));
+    expect(checkLines.length).toBe(Number(/::group::(\d+)/.exec(lines.find((l) => l.startsWith('::group::'))!)![1]));
+    expect(inside.filter((l) => !/^\[\s*\d+\/\d+\] |^ {6}\S|^::(stop-commands::)?[0-9a-f-]{36}(::)?$/.test(l))).toEqual([]);
   }, 120_000);
 
   it("args copied from the README (--grep 'rest\\.list\\.') selects what it says", async () => {

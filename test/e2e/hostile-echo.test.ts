@@ -2,7 +2,8 @@
  * A target that echoes every credential it was given in every form a careless or hostile server
  * might use (test/support/hostile.ts, real HTTP on 127.0.0.1): as JSON member names and values,
  * as response-header names, percent-encoded byte by byte, form-encoded, base64 and base64url,
- * with PHP's `\/` escapes, `\uXXXX` escapes, HTML entities, upper-cased, and in a long text/plain
+ * with PHP's `\/` escapes, `\uXXXX` and `\u{…}` escapes, HTML entities (named and zero-padded
+ * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, upper-cased, and in a long text/plain
  * answer that messages cut at 200 characters. A run with --certify, then `verify-certificate
  * --live`, against it; no artifact of either (every file in the report folder, stdout, stderr)
  * may hold any of the credentials in any of those forms.
@@ -32,10 +33,30 @@ const base64url = (s: string) => Buffer.from(s).toString('base64url');
 const phpEscaped = (s: string) => s.replace(/\//g, '\\/');
 const unicodeEscaped = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 const htmlEntities = (s: string) => [...s].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
+/** Named HTML5 references where the table has one (`&UnderBar;`, `&period;`, `&hyphen;`), zero-padded decimal ones elsewhere. */
+const NAMED: Record<string, string> = { _: '&UnderBar;', '.': '&period;', '-': '&hyphen;', '/': '&sol;', '+': '&plus;', $: '&dollar;' };
+const htmlNamed = (s: string) => [...s].map((c) => NAMED[c] ?? `&#${String(c.charCodeAt(0)).padStart(10, '0')};`).join('');
+const braceEscaped = (s: string) => [...s].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('');
 
 /** Every form of a secret the target echoes (and the test looks for). */
 function formsOf(s: string): string[] {
-  return [s, s.toUpperCase(), percentEveryByte(s), formEncoded(s), base64(s), base64url(s), phpEscaped(s), unicodeEscaped(s), htmlEntities(s)];
+  return [
+    s,
+    s.toUpperCase(),
+    percentEveryByte(s),
+    formEncoded(s),
+    base64(s),
+    base64url(s),
+    phpEscaped(s),
+    unicodeEscaped(s),
+    htmlEntities(s),
+    htmlNamed(s),
+    braceEscaped(s),
+    // Base64 of other encodings: of PHP-escaped JSON, of %XX, of base64.
+    base64(JSON.stringify({ echo: s }).replace(/\//g, '\\/')),
+    base64(percentEveryByte(s)),
+    base64(base64(s)),
+  ];
 }
 
 /** Header names are tokens, and HTTP folds their case (so a base64 name is no longer one): the forms that can be one. */

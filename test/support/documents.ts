@@ -1,11 +1,12 @@
 /**
  * A results.json document for reporter tests, with outcomes, counts, status and scope derived by
- * the same functions the CLI uses (src/cli/outcome.ts, results.ts), so a fixture can never disagree with them.
+ * the same functions the CLI uses (src/cli/outcome.ts, results.ts, sealed-verdict.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
 import { quoted } from '../../src/cli/traceability';
 import { countOutcomes, countSections, judged, type Judged } from '../../src/cli/outcome';
-import { deriveScope, deriveStatus, exitCodeFor, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { deriveScope, RESULTS_SCHEMA_VERSION, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
+import { sealVerdict } from '../../src/cli/sealed-verdict';
 
 export function runDocument(
   results: Array<CheckResult | Judged>,
@@ -16,23 +17,26 @@ export function runDocument(
   const facts = opts.facts ?? {};
   const durationMs = opts.durationMs ?? 1000;
   const derivedScope = deriveScope(checks, scope);
-  const { status, reasons } = deriveStatus(checks, facts, derivedScope);
+  const verdict = sealVerdict(checks, facts, derivedScope);
   return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
     suite: opts.suite ?? { name: 'tokenized-stocks-conformance', version: '0.1.0' },
     spec: { version: '1.0.0' },
     target: { baseUrl: scope.baseUrl ?? null, rpcUrl: scope.rpcUrl ?? null, profile: scope.profile, embedded: scope.embedded },
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + durationMs).toISOString(),
     durationMs,
-    status,
-    statusReasons: reasons,
+    status: verdict.status,
+    statusReasons: verdict.statusReasons,
     scope: derivedScope,
-    counts: countOutcomes(checks),
-    sections: countSections(checks),
-    exitCode: exitCodeFor(status, facts),
+    counts: countOutcomes(verdict.checks),
+    sections: countSections(verdict.checks),
+    exitCode: verdict.exitCode,
+    headline: verdict.headline,
+    rootCauses: verdict.rootCauses,
     ...facts,
-    statements: quoted(checks),
-    checks,
+    statements: quoted(verdict.checks),
+    checks: verdict.checks,
   };
 }
 

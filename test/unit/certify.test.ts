@@ -10,7 +10,8 @@ import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestRes
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { countOutcomes, countSections, judged } from '../../src/cli/outcome';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import { deriveScope, factsOf, type RunDocument, type ScopeFacts } from '../../src/cli/results';
+import { sealVerdict } from '../../src/cli/sealed-verdict';
 import { buildRunDocument, writeReports } from '../../src/cli/run-document';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
@@ -412,16 +413,8 @@ describe('verify-certificate', () => {
 
     const forged = readJson(dir, 'results.json') as RunDocument;
     forged.checks = forged.checks.map((r) =>
-      r.status === 'failed' ? judged({ ...r, outcome: undefined, status: 'passed', reason: '', expected: undefined, actual: undefined }) : r,
+      r.status === 'failed' ? judged({ ...r, outcome: undefined, effect: undefined, status: 'passed', reason: '', expected: undefined, actual: undefined }) : r,
     );
-    const { status, reasons } = deriveStatus(forged.checks, factsOf(forged));
-    Object.assign(forged, {
-      status,
-      statusReasons: reasons,
-      exitCode: exitCodeFor(status, factsOf(forged)),
-      counts: countOutcomes(forged.checks),
-      sections: countSections(forged.checks),
-    });
     forged.scope = deriveScope(forged.checks, {
       only: forged.scope.groups,
       profile: 'dedicated',
@@ -430,6 +423,16 @@ describe('verify-certificate', () => {
       baseUrl: null,
       signer: false,
       archive: false,
+    });
+    const { status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(forged.checks, factsOf(forged), forged.scope);
+    Object.assign(forged, {
+      status,
+      statusReasons,
+      exitCode,
+      headline,
+      rootCauses,
+      counts: countOutcomes(forged.checks),
+      sections: countSections(forged.checks),
     });
     // Written by the suite's own writer: unsigned, and signed with a key of the forger's.
     for (const opts of [{}, { signKey: loadSigningKey(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), 'forger') }]) {

@@ -96,7 +96,7 @@ describe('compare', () => {
     expect(md).toContain('# Conformance compared: 2 targets, 1 difference');
     expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
     expect(md).toContain(
-      '| status | ❌ **non-conformant** (exit 1: non-conformant — a check failed the run or a target was unreachable (also when the run deadline passed before it finished)) | ⚠️ **incomplete** (exit 3: incomplete',
+      '| status | ❌ **non-conformant** (exit 1: non-conformant — a check failed the run or a target was unreachable) | ⚠️ **incomplete** (exit 3: incomplete',
     );
     // Only JSON-RPC checks ran: nothing that sends transactions was in the run, key or not.
     expect(md).toContain(

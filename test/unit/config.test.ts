@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError, loadConfig, parseDuration, QUESTIONS } from '../../src/cli/config';
 import { DEFAULTS, HELP_EXAMPLES, HELP_GROUPS, helpRows, OPTIONS } from '../../src/cli/options';
 
@@ -110,10 +114,10 @@ describe('empty URLs (a missing CI secret)', () => {
 });
 
 describe('flags and their environment variables', () => {
-  it('every flag that configures a run has an environment variable; only the questions do not', () => {
+  it('every flag that configures a run has an environment variable; only the questions and --json (how one command prints, for the script that runs it) do not', () => {
     const without = OPTIONS.filter(([, env]) => !env).map(([flag]) => flag);
-    expect(without.sort()).toEqual([...QUESTIONS].sort());
-    expect(new Set(OPTIONS.map(([, env]) => env).filter(Boolean)).size).toBe(OPTIONS.length - QUESTIONS.size);
+    expect(without.sort()).toEqual([...QUESTIONS, 'json'].sort());
+    expect(new Set(OPTIONS.map(([, env]) => env).filter(Boolean)).size).toBe(OPTIONS.length - QUESTIONS.size - 1);
   });
 
   it('HEADERS goes to both targets, one per line', () => {
@@ -364,16 +368,29 @@ describe('--help', () => {
     expect(rows).not.toContain('other:');
   });
 
+  /** A real certificate signing key where an example names key.pem. */
+  const signingPem = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'help-example-'));
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(path.join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    return path.join(dir, 'key.pem');
+  };
+
   it('ends with examples that are valid invocations', () => {
     const { shellWords } = require('../../action/main.js') as { shellWords: (s: string) => string[] };
     expect(HELP_EXAMPLES.length).toBeGreaterThanOrEqual(3);
     for (const example of HELP_EXAMPLES) {
       for (const command of example.split('#')[0].split('&&')) {
-        const words = shellWords(command.replace('"$KEY"', `0x${'1'.repeat(64)}`));
+        const words = shellWords(command.replace('"$KEY"', `0x${'1'.repeat(64)}`).replace(/\bkey\.pem\b/, signingPem()));
         const at = words.indexOf('conformance');
         const env = Object.fromEntries(words.slice(0, at).map((w) => w.split('=') as [string, string]));
         const argv = words.slice(at + 1);
-        if (argv[0] === 'verify-certificate') continue;
+        if (argv[0] === 'verify-certificate') {
+          // Without --key it always exits 2 (nothing verified): the example gives the key of the certificate's signature.
+          expect(argv).toContain('--key');
+          expect(example.split('&&')[0]).toContain('--sign-key');
+          continue;
+        }
         expect(() => load(argv, env)).not.toThrow();
       }
     }

@@ -3,13 +3,14 @@
  * carried by jest's states. Each case is a result as the runner returns it.
  */
 import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
-import { deriveScope } from '../../src/cli/results';
+import { deriveScope, statusLine, type RunDocument } from '../../src/cli/results';
+import { rootCauseRecords } from '../../src/cli/sealed-verdict';
 import { FULL_SCOPE } from '../support/documents';
 import { judged } from '../../src/cli/outcome';
 import type { CheckResult } from '../../src/harness/runner';
 
-/** The result as results.json stores it: its outcome decided by src/cli/outcome.ts. */
-const jestOutcome = (r: CheckResult) => outcomeOfJudged(judged(r));
+/** The result as results.json stores it: its outcome and effect decided by src/cli/outcome.ts, the run's root causes by sealed-verdict.ts. */
+const jestOutcome = (r: CheckResult) => outcomeOfJudged(judged(r), rootCauseRecords([judged(r)], {}));
 
 const base: CheckResult = {
   id: 'rest.list.status-200',
@@ -103,12 +104,14 @@ test('required, inconclusive because its target was unreachable: fails as non-co
 
 test('an incomplete or non-conformant run is a failing test of its own, named for the run status; a conformant run adds none', () => {
   const scope = deriveScope([judged(base)], { ...FULL_SCOPE, signer: false });
-  const incomplete = runStatusTest({ status: 'incomplete', scope, statusReasons: ['1 required check not judged (throttled: 1)'], exitCode: 3 });
+  // The headline as results.json stores it (sealed-verdict.ts writes statusLine's words once).
+  const stored = (d: Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode'>) => ({ ...d, headline: statusLine({ ...d, scope }) });
+  const incomplete = runStatusTest(stored({ status: 'incomplete', statusReasons: ['1 required check not judged (throttled: 1)'], exitCode: 3 }));
   expect(incomplete?.name).toMatch(/^conformance run: incomplete — /);
   expect(incomplete?.message).toContain('exit 3: incomplete');
   expect(incomplete?.message).toContain('  - 1 required check not judged (throttled: 1)');
-  expect(runStatusTest({ status: 'non-conformant', scope, statusReasons: ['1 required check failed'], exitCode: 1 })?.name).toMatch(
+  expect(runStatusTest(stored({ status: 'non-conformant', statusReasons: ['1 required check failed'], exitCode: 1 }))?.name).toMatch(
     /^conformance run: non-conformant — /,
   );
-  expect(runStatusTest({ status: 'conformant', scope, statusReasons: [], exitCode: 0 })).toBeUndefined();
+  expect(runStatusTest(stored({ status: 'conformant', statusReasons: [], exitCode: 0 }))).toBeUndefined();
 });

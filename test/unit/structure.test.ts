@@ -6,7 +6,7 @@
  * - every check id that --list prints is written literally in suites/;
  * - no source splits a section string: sections derive from statement ids.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { allChecks } from '../../suites';
 import { BLOCK_PARAM_KEYS } from '../../src/harness/chain';
@@ -181,6 +181,46 @@ describe("a target's text is cut with its mark", () => {
           .flatMap((line, i) => (BARE_CUT.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
       );
     expect(files.filter((f) => f.startsWith('suites/')).length).toBeGreaterThan(20);
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('readers only read the verdict', () => {
+  // Each check's outcome and effect, the run's headline and its root causes are decided once
+  // (src/cli/outcome.ts, sealed-verdict.ts) and stored in results.json. A reader (a report, the jest
+  // adapter, the certificate and badge, compare, the Action) takes them as stored: one that compared
+  // a raw status, level or cause would be deciding again, and could disagree with the run.
+  const RAW_COMPARISON = /\.(status|level|cause) *[!=]==/;
+  const READERS = ['src/cli/reporters/', 'src/cli/jest/', 'src/cli/certificate/', 'src/cli/compare.ts', 'action/'];
+  const readerFiles = () => {
+    const action = readdirSync(path.join(ROOT, 'action'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => `action/${f}`);
+    return [...files, ...action].filter((f) => READERS.some((r) => f.startsWith(r)));
+  };
+  const linesOf = (f: string) => readFileSync(path.join(ROOT, f), 'utf8').split('\n');
+
+  it('the pattern catches what it is for', () => {
+    for (const bad of ["r.status === 'failed'", "c.level !== 'required'", "c.cause === 'unreachable'", "doc.status==='conformant'"])
+      expect(bad).toMatch(RAW_COMPARISON);
+    for (const fine of ["r.outcome === 'failed'", "c.effect === 'incomplete'", 'STATUS_TONE[doc.status]', 'doc.exitCode === 0'])
+      expect(fine).not.toMatch(RAW_COMPARISON);
+  });
+
+  it('no reader compares a status, level or cause', () => {
+    const all = readerFiles();
+    // Every kind of reader is looked at: the reports, the jest adapter, the certificate, compare and the Action.
+    for (const r of READERS) expect([r, all.some((f) => f.startsWith(r))]).toEqual([r, true]);
+    const offenders = all.flatMap((f) => linesOf(f).flatMap((line, i) => (RAW_COMPARISON.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])));
+    expect(offenders).toEqual([]);
+  });
+
+  it('no report, jest adapter or compare works the root causes or the headline out again', () => {
+    const deciding = /\b(rootCauses|statusLine|deriveStatus|exitCodeFor)\(/;
+    const offenders = readerFiles()
+      // The verifier re-derives, to catch an edited document; --live judges what it re-ran now with the run's own functions.
+      .filter((f) => f !== 'src/cli/certificate/verify.ts' && f !== 'src/cli/certificate/live.ts')
+      .flatMap((f) => linesOf(f).flatMap((line, i) => (deciding.test(line) && !/^\s*(\/\/|\*)/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])));
     expect(offenders).toEqual([]);
   });
 });

@@ -71,3 +71,19 @@ describe('Markdown', () => {
     expect(mdText('www.example.com http://x')).not.toMatch(/www\.|:\/\//i);
   });
 });
+
+describe('workflow commands behind any blank the runner strips', () => {
+  // .NET's String.Trim() (the runner's) strips every Unicode White_Space character; U+FEFF, U+180E
+  // and the zero-width characters are covered as well.
+  const BLANKS =
+    '\t\u000b\u000c \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u180e\u200b\u200c\u200d\u2060';
+  it.each([...BLANKS].map((b) => [`U+${b.charCodeAt(0).toString(16).padStart(4, '0')}`, b]))('%s before :: leaves no command', (_, blank) => {
+    for (const text of [`${blank}::error::x`, `ok\n${blank}${blank}::add-mask::y`, `${blank} ${blank}::stop-commands::z`]) {
+      const out = forTerminal(text);
+      // The runner's view of each line: controls shown as pictures already, the blanks trimmed.
+      const trimmed = (l: string) => [...l].slice([...l].findIndex((c) => !BLANKS.includes(c))).join('');
+      expect(out.split('\n').filter((l) => trimmed(l).startsWith('::'))).toEqual([]);
+      expect(out.replace(/:\u200b(?=:)/g, ':')).toBe(stripControls(text)); // only a zero-width space between the colons
+    }
+  });
+});

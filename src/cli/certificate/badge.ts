@@ -1,5 +1,5 @@
 import { escapeHtml } from '../reporters/shared';
-import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument } from '../results';
+import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
 
 export interface Badge {
   label: string;
@@ -19,6 +19,10 @@ export const SELF_REPORTED = 'self-reported';
  */
 const SELF_REPORTED_LOOK = { label: `${SELF_REPORTED} conformance claim`, labelColor: '#6e4a9e', color: '#8c8c8c' };
 const SIGNED_LOOK = { labelColor: '#555' };
+/** The stored run status read as the badge shows it: a lookup, never a decision. */
+const QUALIFIED: Readonly<Record<RunStatus, boolean>> = { conformant: true, incomplete: false, 'non-conformant': false };
+/** A conformant run's colour depends on its scope (below); the others' on their status alone. */
+const STATUS_COLOR: Readonly<Record<RunStatus, string | undefined>> = { conformant: undefined, incomplete: COLORS.incomplete, 'non-conformant': COLORS.red };
 
 /**
  * The badge's words. Only a complete, conformant run in full scope (both interfaces, a signer,
@@ -33,7 +37,8 @@ export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'counts' | '
   const passed = s.passed + s['stale-expectation'];
   const judged = passed + s.failed + s.warning + s['known-failure'] + s['not-judged'] + s.blocked;
   let limit: string | undefined;
-  if (doc.status === 'conformant') {
+  // Only a conformant run's words are qualified by its scope; the others say their status alone.
+  if (QUALIFIED[doc.status]) {
     if (sc.interfaces.length === 1) limit = `${sc.interfaces[0]} only`;
     else if (sc.interfaces.length === 0) limit = 'nothing judged';
     else if (preconfNotJudged(sc) === NO_SIGNER_KEY) limit = 'no signer';
@@ -46,8 +51,7 @@ export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'counts' | '
   const host = sc.target === 'embedded' ? undefined : (judgedHost('rpc', doc.target.rpcUrl) ?? judgedHost('rest', doc.target.baseUrl));
   const day = /^\d{4}-\d{2}-\d{2}/.exec(doc.finishedAt ?? '')?.[0];
   const message = [doc.status, limit, embedded, sc.profile, `${passed}/${judged}`, host, day].filter((w) => w !== undefined).join(' · ');
-  const color =
-    doc.status === 'non-conformant' ? COLORS.red : doc.status === 'incomplete' ? COLORS.incomplete : limit || embedded ? COLORS.limited : COLORS.green;
+  const color = STATUS_COLOR[doc.status] ?? (limit || embedded ? COLORS.limited : COLORS.green);
   return { message, color };
 }
 

@@ -103,9 +103,11 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
   }
   const where = [live.targets.baseUrl && `REST ${live.targets.baseUrl}`, live.targets.rpcUrl && `JSON-RPC ${live.targets.rpcUrl}`].filter(Boolean).join(', ');
   io.out.write(
-    `live${self}: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now\n`,
+    `live${self}: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.warned.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now${live.warned.length ? `, ${live.warned.length} advisory warning(s)` : ''}\n`,
   );
   for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
+  for (const r of live.warned) io.out.write(`  warns now (advisory, does not fail the run) ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
   if (live.unjudged.length) io.out.write(notJudgedLine(live.unjudged));
-  return live.failed.length ? EXIT_CODE.nonConformant : live.unjudged.length ? EXIT_CODE.incomplete : EXIT_CODE.conformant;
+  // The exit code a fresh run of these checks would end with (liveVerdict): --live has no model of its own.
+  return live.exitCode;
 }

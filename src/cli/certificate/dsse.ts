@@ -16,6 +16,9 @@ export function pae(payloadType: string, payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${payload.length} `), payload]);
 }
 
+/** A PEM key file is a few kilobytes (an RSA 16384-bit private key about 12 KiB): more is no key file. */
+export const MAX_KEY_FILE_BYTES = 64 * 1024;
+
 export class KeyError extends Error {
   override name = 'KeyError';
 }

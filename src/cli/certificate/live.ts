@@ -3,6 +3,9 @@ import type { RunConfig } from '../config';
 import type { Egress } from '../egress';
 import { openRun, OpenRunError } from '../open-run';
 import { runChecks, type CheckResult } from '../../harness/runner';
+import { maskOutside } from '../../harness/mask-result';
+import { isUnjudged, judge, type Judged } from '../outcome';
+import { deriveStatus, exitCodeFor, type RunStatus } from '../results';
 import type { Statement } from './statement';
 
 export class LiveError extends Error {
@@ -12,11 +15,17 @@ export class LiveError extends Error {
 export interface LiveOutcome {
   /** The URLs re-checked (as the certificate names them when they came from it, else redacted). */
   targets: { baseUrl?: string; rpcUrl?: string };
-  results: CheckResult[];
-  /** Certified as passed, failed now. */
-  failed: CheckResult[];
+  /** Each re-run check judged as a run judges it (outcome.ts): its outcome and effect. */
+  results: Judged[];
+  /** Certified as passed, failed now in a way that fails a run (effect fails-run). */
+  failed: Judged[];
+  /** Certified as passed, failed now without failing a run (an advisory check): a warning, as in a fresh run. */
+  warned: Judged[];
   /** Certified as passed, not judged now (inconclusive or skipped). */
-  unjudged: CheckResult[];
+  unjudged: Judged[];
+  /** The status and exit code a run of these checks would end with: the same model as a fresh run. */
+  status: RunStatus;
+  exitCode: number;
   /** An interface that did not answer at all: nothing was re-run (one root cause, not a failure of each check). */
   unreachable?: { rest?: string; rpc?: string };
 }
@@ -80,14 +89,30 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Eg
   const redactor = gate.redactor;
   const targets = { ...(baseUrl ? { baseUrl: redactor.publicUrl(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.publicUrl(rpcUrl) } : {}) };
   // A target that does not answer now cannot be judged now: that is the verifier's news, not a failure of every check.
-  if (opened.env.unreachable) return { targets, results: [], failed: [], unjudged: [], unreachable: redactor.value(opened.env.unreachable) };
+  if (opened.env.unreachable) {
+    const unreachable = Object.fromEntries(Object.entries(opened.env.unreachable).map(([i, e]) => [i, redactor.text(String(e))]));
+    return { targets, ...liveVerdict([]), unreachable };
+  }
   const raw = await runChecks(checks, opened.env, { concurrency: cfg.concurrency });
-  // As results.json is made: nothing the target or a transport error echoed keeps a secret.
-  const results = redactor.value(raw);
+  // As results.json is made: nothing the target or a transport error echoed keeps a secret, and the verdict's own fields are never masked.
+  return { targets, ...liveVerdict(raw.map((r) => maskOutside(r, redactor))) };
+}
+
+/**
+ * The re-run results read as a run reads them: each judged (outcome and effect, outcome.ts), and
+ * the status and exit code derived by the run's own functions. An advisory check failing now is a
+ * warning (exit 0), as in a fresh run; a check that would fail a run exits 1; one not judged now
+ * that a run needs, 3.
+ */
+export function liveVerdict(raw: readonly CheckResult[]): Omit<LiveOutcome, 'targets' | 'unreachable'> {
+  const results = raw.map((r) => judge(r));
+  const { status } = deriveStatus(results, {});
   return {
-    targets,
     results,
-    failed: results.filter((r) => r.status === 'failed'),
-    unjudged: results.filter((r) => r.status === 'inconclusive' || r.status === 'skipped'),
+    failed: results.filter((r) => r.effect === 'fails-run'),
+    warned: results.filter((r) => r.outcome === 'warning'),
+    unjudged: results.filter((r) => isUnjudged(r.outcome) || r.outcome === 'skipped'),
+    status,
+    exitCode: exitCodeFor(status, {}),
   };
 }

@@ -1,6 +1,7 @@
 // Reading certificate.json strictly: whoever wrote it may be hostile, so anything this suite does
 // not write (a second signature, an unknown member, loose base64, a statement nested to crash a
 // parser) is refused in one line before any of it is believed.
+import { readRegularFile, UnreadableFile } from '../../harness/regular-file';
 import { IN_TOTO_PAYLOAD_TYPE, type Envelope } from './dsse';
 import { CONFORMANCE_FORMAT, STATEMENT_KEYS, STATEMENT_TYPE, TEST_RESULT_PREDICATE, type Statement } from './statement';
 import { CERTIFICATE_FILE } from './write';
@@ -13,6 +14,32 @@ export class Refused extends Error {
 /** Far above any certificate the suite writes (a few kilobytes, nested 6 levels), far below what strains a parser. */
 export const MAX_CERTIFICATE_BYTES = 4 * 1024 * 1024;
 export const MAX_STATEMENT_DEPTH = 32;
+/**
+ * results.json may be large (exchanges quoted): the bound on it, and on every other file of a
+ * certified directory (each is made from it), when verify-certificate or compare reads one.
+ */
+export const MAX_RESULTS_BYTES = 512 * 1024 * 1024;
+
+/** A file of the directory cannot be read at all (not a regular file, unreadable): a usage error, exit 2. */
+export class NotAFile extends Error {
+  override name = 'NotAFile';
+}
+
+/**
+ * A file of a certified directory, read only if it is a regular file (or a link to one) of at most
+ * `maxBytes`: a FIFO there would block the read forever and a link to /dev/zero would read until
+ * memory ran out, so either is NotAFile (the directory named is not a certified report directory);
+ * a regular file larger than the bound is Refused unread (a reason to reject, like any other).
+ */
+export function readCertifiedFile(file: string, maxBytes: number): Buffer {
+  try {
+    return readRegularFile(file, maxBytes);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    if (err.code === 'too-large') throw new Refused(err.message);
+    throw new NotAFile(err.message);
+  }
+}
 
 const ENVELOPE_KEYS = ['payloadType', 'payload', 'signatures'];
 const SIGNATURE_KEYS = ['keyid', 'sig'];

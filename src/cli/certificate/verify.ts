@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { validateRef } from '../../harness/schemas';
@@ -6,11 +6,12 @@ import { MAX_JSON_DEPTH } from '../../harness/json';
 import { renderHtml } from '../reporters/html';
 import { renderJunit } from '../reporters/junit';
 import { renderSummary } from '../reporters/summary';
-import { countOutcomes, countSections, decideOutcome } from '../outcome';
-import { deriveScope, deriveStatus, exitCodeFor, factsOf, type RunDocument } from '../results';
+import { countOutcomes, countSections, decide } from '../outcome';
+import { deriveScope, factsOf, type RunDocument } from '../results';
+import { sealVerdict } from '../sealed-verdict';
 import { badgeLabel, renderBadge } from './badge';
 import { verifyEnvelope } from './dsse';
-import { boundedJson, openCertificate, Refused } from './open';
+import { boundedJson, MAX_CERTIFICATE_BYTES, MAX_RESULTS_BYTES, NotAFile, openCertificate, readCertifiedFile, Refused } from './open';
 import { buildStatement, sha256, type Statement } from './statement';
 import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote } from './write';
 
@@ -87,26 +88,33 @@ export const PUBLISHED: ReadonlyArray<readonly [string, Render | undefined]> = [
 ];
 const PUBLISHED_NAMES = PUBLISHED.map(([name]) => name);
 
-/** results.json may be large (exchanges quoted), and nests as deep as a target's answer may be kept, plus its own levels. */
-const MAX_RESULTS_BYTES = 512 * 1024 * 1024;
+/** results.json nests as deep as a target's answer may be kept, plus its own levels. */
 const MAX_RESULTS_DEPTH = MAX_JSON_DEPTH + 64;
 
-/** results.json again, with its status, scope, exit code and counts re-derived from its checks. */
+/** results.json again, with its verdict (status, exit code, headline, root causes), scope and counts re-derived from its checks. */
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
   const facts = factsOf(doc);
-  // Each stored outcome decided again from the check's own facts, so an edited outcome is caught like an edited count.
-  const checks = doc.checks.map((r) => ({ ...r, outcome: decideOutcome(r) }));
-  const { status, reasons } = deriveStatus(checks, facts, doc.scope);
+  // Each stored outcome and effect decided again from the check's own facts, so an edited one is caught like an edited count.
+  const decided = doc.checks.map((r) => ({ ...r, ...decide(r) }));
+  const { checks, status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(decided, facts, doc.scope);
   const counts = countOutcomes(checks);
   const sections = countSections(checks);
-  const exitCode = exitCodeFor(status, facts);
   const out = differences(
     'results.json',
-    { status: doc.status, statusReasons: doc.statusReasons, exitCode: doc.exitCode, counts: doc.counts, sections: doc.sections },
-    { status, statusReasons: reasons, exitCode, counts, sections },
+    {
+      status: doc.status,
+      statusReasons: doc.statusReasons,
+      exitCode: doc.exitCode,
+      headline: doc.headline,
+      rootCauses: doc.rootCauses,
+      counts: doc.counts,
+      sections: doc.sections,
+    },
+    { status, statusReasons, exitCode, headline, rootCauses, counts, sections },
   );
   doc.checks.forEach((r, i) => {
     if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
+    if (r.effect !== checks[i].effect) out.push(`results.json checks[${i}] (${r.id}) effect: says ${r.effect}, its facts give ${checks[i].effect}`);
   });
   const scope = deriveScope(doc.checks, {
     only: doc.scope.groups ?? [],
@@ -120,7 +128,7 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     required: doc.scope.required,
   });
   out.push(...differences('results.json scope', doc.scope, scope));
-  return { doc: { ...doc, checks, status, statusReasons: reasons, exitCode, scope, counts, sections }, differences: out };
+  return { doc: { ...doc, checks, status, statusReasons, exitCode, headline, rootCauses, scope, counts, sections }, differences: out };
 }
 
 const hours = (sec: number) => (sec < 7200 ? `${Math.round(sec / 60)} min` : `${Math.round(sec / 3600)} h`);
@@ -162,7 +170,16 @@ function coverage(dir: string, statement: Statement): string[] {
     if (!stated.has(name)) out.push(`subject: ${name} is not covered by the statement`);
     else if (!existsSync(file)) out.push(`${name}: covered by the statement, but not in the directory`);
     else {
-      const hash = sha256(readFileSync(file));
+      let hash: string;
+      try {
+        hash = sha256(readCertifiedFile(file, MAX_RESULTS_BYTES));
+      } catch (err) {
+        if (err instanceof Refused) {
+          out.push(err.message);
+          continue;
+        }
+        throw err;
+      }
       if (hash !== stated.get(name)) out.push(`${name}: SHA-256 is ${hash}, the certificate says ${stated.get(name)} (${name} changed after it was certified)`);
     }
   }
@@ -188,8 +205,14 @@ function verdictOf(v: Omit<Verification, 'verdict'>): Verdict {
  * about a given target and recent enough. Returns every reason to reject, and the verdict.
  */
 export function verifyCertificate(dir: string, opts: VerifyOptions = {}): Verification {
-  const v = verifyFiles(dir, opts);
-  return { ...v, verdict: verdictOf(v) };
+  try {
+    const v = verifyFiles(dir, opts);
+    return { ...v, verdict: verdictOf(v) };
+  } catch (err) {
+    // A FIFO, a device or a directory where a file of the certified directory should be: a usage error.
+    if (err instanceof NotAFile) throw new VerifyError(`${err.message} (verify-certificate reads only regular files)`);
+    throw err;
+  }
 }
 
 function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verdict'> {
@@ -205,7 +228,7 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
   });
   let opened: ReturnType<typeof openCertificate>;
   try {
-    opened = openCertificate(readFileSync(file(CERTIFICATE_FILE)));
+    opened = openCertificate(readCertifiedFile(file(CERTIFICATE_FILE), MAX_CERTIFICATE_BYTES));
   } catch (err) {
     if (err instanceof Refused) return rejected([err.message]);
     throw err;
@@ -224,7 +247,13 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
   }
   out.push(...coverage(dir, statement));
   if (!existsSync(file('results.json'))) return rejected(out, { statement, signature });
-  const resultsBytes = readFileSync(file('results.json'));
+  let resultsBytes: Buffer;
+  try {
+    resultsBytes = readCertifiedFile(file('results.json'), MAX_RESULTS_BYTES);
+  } catch (err) {
+    if (err instanceof Refused) return rejected([...out, err.message], { statement, signature });
+    throw err;
+  }
   const hash = sha256(resultsBytes);
   let doc: RunDocument;
   try {
@@ -254,8 +283,15 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
   const ctx = { doc: again.doc, statement: expected, keyid, signed: !!envelope };
   const says = `"${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}"`;
   for (const [name, render] of PUBLISHED) {
-    if (render && existsSync(file(name)) && !readFileSync(file(name)).equals(Buffer.from(render(ctx))))
-      out.push(`${name} does not say what the certificate and results.json say (${says})`);
+    if (!render || !existsSync(file(name))) continue;
+    let bytes: Buffer;
+    try {
+      bytes = readCertifiedFile(file(name), MAX_RESULTS_BYTES);
+    } catch (err) {
+      if (err instanceof Refused) continue; // said once already, by coverage
+      throw err;
+    }
+    if (!bytes.equals(Buffer.from(render(ctx)))) out.push(`${name} does not say what the certificate and results.json say (${says})`);
   }
 
   if (opts.target !== undefined) {

@@ -12,12 +12,15 @@ import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { jestOutcome, runStatusTest } from './outcome';
 import type { Judged } from '../outcome';
 import { Egress } from '../egress';
+import { forTerminal } from '../reporters/untrusted';
 
-// What this adapter hands jest (test messages, warnings) leaves through the run's gate too: the
-// texts come from results.json, already gated, but a byte written is a byte written.
+// What this adapter hands jest (test names, messages, warnings) jest prints to the console and the
+// CI log: it leaves through the run's gate as the CLI's console lines do, masked and made inert
+// (target text in a failure is data: no escape sequence, no workflow command at a line start; the
+// adapter has no colour of its own, so none passes).
 let gate: Egress | undefined;
 const gated = (text: string): string =>
-  (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).pass(text, 'a jest message') ??
+  (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).pass(forTerminal(text), 'a jest message') ??
   '(withheld: it would still have carried a secret after masking)';
 
 function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
@@ -39,7 +42,7 @@ const skipped: string[] = [];
 // summary says what the exit code says even when every check's own test passed or was skipped.
 const runStatus = doc && runStatusTest(doc);
 if (runStatus)
-  test(runStatus.name, () => {
+  test(gated(runStatus.name), () => {
     const failure = new Error(gated(runStatus.message));
     failure.stack = failure.message;
     throw failure;
@@ -53,7 +56,7 @@ for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
     });
     continue;
   }
-  const outcome = jestOutcome(r);
+  const outcome = jestOutcome(r, doc?.rootCauses ?? []);
   if (outcome.kind === 'skip') {
     skipped.push(`${c.id}: ${outcome.reason}`);
     test.skip(c.id, () => undefined);

@@ -7,12 +7,12 @@
  * `jest -t <pattern>` narrows the run to the checks whose id it matches, as --grep would.
  */
 import path from 'node:path';
-import { config as loadDotenv } from 'dotenv';
 import type { Config } from '@jest/types';
 import { allChecks } from '../../../suites';
 import { ConfigError, loadConfig, type RunConfig } from '../config';
 import { Egress } from '../egress';
 import { main, selectChecks } from '../main';
+import { loadUserDotenv } from '../paths';
 import { EXIT_CODE, NOTHING_JUDGED } from '../results';
 
 /** Set for the test file: where results.json is, and when this run started (older files are stale). */
@@ -24,7 +24,7 @@ function escapeRegExp(s: string): string {
 }
 
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
-  loadDotenv({ quiet: true });
+  loadUserDotenv();
   process.env[STARTED_ENV] = String(Date.now());
   const argv: string[] = [];
   // What this adapter says itself leaves through a gate too; the run's own output goes through main's.

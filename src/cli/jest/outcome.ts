@@ -1,15 +1,15 @@
 /**
- * How one check's result reads as a jest test. The outcome is the run's, stored in results.json;
- * this only says which of jest's states carries it. A check that fails the run fails the test. A
- * required check left not judged fails too: the run is incomplete, and jest has no state for "not
- * judged" that would keep CI from reading it as green; one left not judged by an unreachable
- * target says so, since that makes the run non-conformant. A stale expectation passes, with the
- * news that the expectations file lists it.
+ * How one check's result reads as a jest test. The outcome, its effect and the root causes are the
+ * run's, stored in results.json; this only says which of jest's states carries them. A check that
+ * fails the run fails the test. One whose effect leaves the run incomplete fails too: jest has no
+ * state for "not judged" that would keep CI from reading it as green; one covered by a root cause
+ * that fails the run (an unreachable target) says so, since that makes the run non-conformant. A
+ * stale expectation passes, with the news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
 import type { Judged } from '../outcome';
 import { failureText } from '../reporters/shared';
-import { EXIT_CODE, exitWords, statusLine, unreachableWords, type RunDocument } from '../results';
+import { EXIT_CODE, exitWords, unreachableWords, type RootCauseRecord, type RunDocument } from '../results';
 import { quoted } from '../traceability';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
@@ -22,7 +22,8 @@ export function failureMessage(r: CheckResult): string {
   return lines.join('\n');
 }
 
-export function jestOutcome(r: Judged): JestOutcome {
+/** `roots`: the run's stored root causes (results.json rootCauses), for a check one of them covers. */
+export function jestOutcome(r: Judged, roots: readonly RootCauseRecord[]): JestOutcome {
   switch (r.outcome) {
     case 'failed':
       return { kind: 'fail', message: failureMessage(r) };
@@ -39,26 +40,29 @@ export function jestOutcome(r: Judged): JestOutcome {
     case 'known-failure':
       // Advisory, or a known failure listed in the expectations file: reported, never fatal.
       return { kind: 'pass', warning: failureMessage(r) };
-    default:
-      if (r.level !== 'required') return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
-      // An unreachable target fails the run: not the same words as a check left unjudged.
-      if (r.cause === 'unreachable')
+    default: {
+      // A root that fails the run (an unreachable target) covers it: not the same words as a check left unjudged.
+      const root = roots.find((x) => x.effect === 'fails-run' && x.interface !== undefined && x.checks.includes(r.id));
+      if (root?.interface)
         return {
           kind: 'fail',
-          message: `${r.unreachable ? unreachableWords(r.unreachable) : 'target unreachable'}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
+          message: `${unreachableWords(root.interface)}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
         };
-      return {
-        kind: 'fail',
-        message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
-      };
+      if (r.effect === 'incomplete')
+        return {
+          kind: 'fail',
+          message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
+        };
+      return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
+    }
   }
 }
 
 /** The run's own test, named for its status, when the run is not conformant: jest's summary then shows what the exit code says. */
-export function runStatusTest(doc: Pick<RunDocument, 'status' | 'scope' | 'statusReasons' | 'exitCode'>): { name: string; message: string } | undefined {
-  if (doc.status === 'conformant' && doc.exitCode === EXIT_CODE.conformant) return undefined;
+export function runStatusTest(doc: Pick<RunDocument, 'headline' | 'statusReasons' | 'exitCode'>): { name: string; message: string } | undefined {
+  if (doc.exitCode === EXIT_CODE.conformant) return undefined;
   return {
-    name: `conformance run: ${statusLine(doc)}`,
-    message: [`${statusLine(doc)} (${exitWords(doc.exitCode)})`, ...doc.statusReasons.map((r) => `  - ${r}`)].join('\n'),
+    name: `conformance run: ${doc.headline}`,
+    message: [`${doc.headline} (${exitWords(doc.exitCode)})`, ...doc.statusReasons.map((r) => `  - ${r}`)].join('\n'),
   };
 }

@@ -1,8 +1,8 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { sectionOf, sectionTitle, type Judged } from '../outcome';
-import { exitWords, scopeLimits, statusLine, factsOf, type RunDocument } from '../results';
-import { rootCauses } from '../root-causes';
+import { EXIT_CODE, exitWords, scopeLimits, type RunDocument } from '../results';
+import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
 import {
   countLine,
   expectedVsActual,
@@ -11,6 +11,7 @@ import {
   quoteLabel,
   rootReason,
   skippedByReason,
+  OUTCOME_WORDS,
   verdictOf,
   withOutcome,
   violatedSection,
@@ -27,8 +28,9 @@ export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.
   return stream.isTTY === true;
 }
 
-/** Under GitHub Actions the per-check lines are folded in one group of the log. */
-const foldsLog = (env: NodeJS.ProcessEnv) => env.GITHUB_ACTIONS === 'true';
+/** Verdict words that are the reason's own heading: printed as the reason alone. */
+const PLAIN_VERDICTS: ReadonlySet<string> = new Set(['passed', 'failed', 'skipped', 'inconclusive']);
+const TONE_COLOUR = { good: 32, warn: 33, bad: 31 } as const;
 
 const firstLine = (s: string, max = 200) => {
   const l = s.split('\n')[0];
@@ -38,15 +40,15 @@ const firstLine = (s: string, max = 200) => {
 /**
  * The console a person follows. On a terminal: one progress line rewritten in place (checks
  * done/total, current section, elapsed), with run-failing checks printed above it as they come.
- * Elsewhere (CI logs, pipes): one plain line per finished check. At the end, for both: a table by
+ * Elsewhere (CI logs, pipes): one plain line per finished check, starting "[n/total]" (the GitHub
+ * Action folds those lines in a group of its log with the runner's own commands: the console writes
+ * no workflow command, which the egress gate would make inert anyway). At the end, for both: a table by
  * spec section, each failure in two or three lines, what was not judged, skipped and out-of-scope
  * checks grouped by reason, where the reports are, and the status with the exit code in words.
  */
 export class ConsoleReporter {
   private readonly color: boolean;
   private readonly live: boolean;
-  private readonly fold: boolean;
-  private folded = false;
   private done = 0;
   private failing = 0;
   private section = '';
@@ -60,7 +62,6 @@ export class ConsoleReporter {
   ) {
     this.color = useColor(out, env);
     this.live = out.isTTY === true && !env.CI;
-    this.fold = !this.live && foldsLog(env);
     if (this.live) {
       this.ticker = setInterval(() => this.progress(), 1000);
       this.ticker.unref();
@@ -124,16 +125,11 @@ export class ConsoleReporter {
     const r = cleanStrings(result, forTerminal);
     this.done++;
     if (r.outcome === 'failed') this.failing++;
-    const text = r.outcome === 'stale-expectation' ? rootReason(r) : verdictOf(r) === r.status ? r.reason : `${verdictOf(r)}: ${r.reason}`;
+    const text = r.outcome === 'stale-expectation' ? rootReason(r) : PLAIN_VERDICTS.has(verdictOf(r)) ? r.reason : `${verdictOf(r)}: ${r.reason}`;
     const why = r.outcome === 'passed' ? '' : ` — ${firstLine(text, 160)}`;
-    if (this.fold && !this.folded) {
-      // Our own words open the group; every line inside starts with "[n/total]", so no target text can start a command.
-      this.out.write(`::group::${this.total} checks, one line each\n`);
-      this.folded = true;
-    }
     if (!this.live) {
       this.line(`[${String(this.done).padStart(String(this.total).length)}/${this.total}] ${this.mark(r)} ${r.id} (${r.section}) ${r.durationMs}ms${why}`);
-      if (r.status === 'failed') this.hint(r, '      ');
+      if (isFailure(r)) this.hint(r, '      ');
     } else if (r.outcome === 'failed') {
       this.line(`${this.mark(r)} ${r.id} (${r.section})${why}`);
       this.hint(r, '    ');
@@ -145,7 +141,6 @@ export class ConsoleReporter {
     const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
-    if (this.folded) this.out.write('::endgroup::\n');
     const { checks, counts } = doc;
 
     // The per-section table, from the stored counts: a column for each outcome the run has (passed, failed, not judged and skipped always).
@@ -185,7 +180,7 @@ export class ConsoleReporter {
     );
 
     // Root causes first: each failure that fails the run, once, with what it blocked.
-    const roots = rootCauses(checks, factsOf(doc));
+    const roots = storedRoots(doc);
     const failingRoots = roots.filter((r) => r.failsRun);
     if (failingRoots.length) {
       this.line('');
@@ -235,13 +230,16 @@ export class ConsoleReporter {
     }
     const otherRoots = roots.filter((r) => !r.failsRun);
     // Blocked checks and those of an unreachable interface are listed under their root.
-    const unjudged = withOutcome(checks, 'not-judged').filter((r) => r.cause !== 'unreachable');
+    const covered = coveredByRoots(doc);
+    const unjudged = withOutcome(checks, 'not-judged').filter((r) => !covered.has(r.id));
     if (unjudged.length || otherRoots.length) {
       this.line('');
       this.line(this.paint(35, `? not judged (${counts['not-judged'] + counts.blocked}):`));
       for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
       for (const root of otherRoots)
-        this.line(`  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${root.result.status})` : ''}: ${idList(root.blocked, 4)}`);
+        this.line(
+          `  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${OUTCOME_WORDS[root.result.outcome]})` : ''}: ${idList(root.blocked, 4)}`,
+        );
     }
     const skipped = skippedByReason(checks);
     if (skipped.length) this.line('');
@@ -254,11 +252,11 @@ export class ConsoleReporter {
     if (reportFiles.length) this.line(`reports: ${reportFiles.join(', ')}`);
     if (doc.statusReasons.length) this.line(`why: ${doc.statusReasons.join('; ')}`);
     // Judging what the given URLs allow is the default; say once what CI should ask for instead.
-    if (!doc.scope.full && doc.scope.required !== 'full' && doc.status === 'conformant') {
+    if (!doc.scope.full && doc.scope.required !== 'full' && doc.exitCode === EXIT_CODE.conformant) {
       this.line(`note: not the full scope (${scopeLimits(doc.scope).join('; ')}); with --require full (REQUIRE=full, recommended in CI) this run would exit 3`);
     }
-    const colour = doc.status === 'conformant' ? 32 : doc.status === 'incomplete' ? 33 : 31;
-    this.line(this.paint(colour, this.bold(`status: ${statusLine(doc)}`)));
+    const colour = TONE_COLOUR[STATUS_TONE[doc.status]];
+    this.line(this.paint(colour, this.bold(`status: ${doc.headline}`)));
     this.line(this.paint(colour, exitWords(doc.exitCode)));
   }
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
-import type { Judged } from '../outcome';
-import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
-import { rootCauses } from '../root-causes';
+import { isUnjudged, type Judged } from '../outcome';
+import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { powerWords, samplingLine } from '../../harness/sampling';
@@ -117,15 +117,15 @@ const SCRIPT = `
 
 function checkDetail(c: Judged, texts?: Record<string, string>): string {
   const d: string[] = [];
-  if (c.reason) d.push(`<div>${esc(c.status === 'failed' ? rootReason(c) : c.reason)}</div>`);
-  const quoted = c.status === 'failed' ? quoteStatements(c, texts) : undefined;
+  if (c.reason) d.push(`<div>${esc(isFailure(c) ? rootReason(c) : c.reason)}</div>`);
+  const quoted = isFailure(c) ? quoteStatements(c, texts) : undefined;
   if (quoted) d.push(`<div class="muted">${quoteLabel(c)}: ${esc(quoted)}</div>`);
-  if (c.status === 'failed' && violatedSection(c) !== c.section)
+  if (isFailure(c) && violatedSection(c) !== c.section)
     d.push(`<div class="muted">violated section ${esc(violatedSection(c))} (the check cites ${esc(c.section)})</div>`);
   if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
   if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
-  else if (c.unreachable && c.status === 'inconclusive') d.push(`<div>not judged: ${c.unreachable === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable</div>`);
+  else if (c.unreachable && isUnjudged(c.outcome)) d.push(`<div>not judged: ${c.unreachable === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable</div>`);
   if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope.words)}</div>`);
   if (c.expectation) d.push(`<div>expectation: ${esc(c.expectation.reason)}${c.expectation.link ? ` — ${esc(c.expectation.link)}` : ''}</div>`);
   for (const n of c.notes ?? []) d.push(`<div class="muted">note: ${esc(n)}</div>`);
@@ -181,14 +181,14 @@ function charts(doc: RunDocument): string {
 export function renderHtml(doc: RunDocument): string {
   const s = doc.counts;
   const status = statusClass(doc.status);
-  const roots = rootCauses(doc.checks, factsOf(doc));
+  const roots = storedRoots(doc);
   const rootHtml = roots.length
     ? `<h2>${roots.some((r) => r.failsRun) ? 'What fails the run' : 'What kept checks from being judged'}</h2>` +
       roots
         .map((r) => {
           const c = r.result;
           const head = c
-            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(violatedSection(c))})</span> — ${esc(r.failsRun ? rootReason(c) : `${c.status}: ${c.reason}`)}`
+            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(violatedSection(c))})</span> — ${esc(r.failsRun ? rootReason(c) : `${OUTCOME_WORDS[c.outcome]}: ${c.reason}`)}`
             : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
           const eva =
             c && (c.expected !== undefined || c.actual !== undefined)
@@ -202,8 +202,9 @@ export function renderHtml(doc: RunDocument): string {
         })
         .join('\n')
     : '';
-  // Blocked checks and those of an unreachable interface are listed under their root.
-  const unjudged = withOutcome(doc.checks, 'not-judged').filter((c) => c.cause !== 'unreachable');
+  // Checks a root covers (blocked, or of an unreachable interface) are listed under their root.
+  const covered = coveredByRoots(doc);
+  const unjudged = withOutcome(doc.checks, 'not-judged').filter((c) => !covered.has(c.id));
   const stale = withOutcome(doc.checks, 'stale-expectation');
   const staleHtml = stale.length
     ? `<h2>Stale expectations</h2><p class="muted">Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.</p><ul>${stale.map((c) => `<li class="st-stale-expectation"><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> — ${esc(rootReason(c))}</li>`).join('')}</ul>`
@@ -254,7 +255,7 @@ export function renderHtml(doc: RunDocument): string {
 <h1>Tokenized stocks conformance <span class="pill ${status}">${esc(doc.status)}</span>${doc.target.embedded ? ' <span class="tag">embedded reference target</span>' : ''}</h1>
 <div class="muted">spec ${esc(doc.spec.version)} · ${esc(doc.suite.name)} ${esc(doc.suite.version)} · ${esc(doc.startedAt)} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · <b>partial: ${esc(doc.interrupted)}</b>` : ''}</div>
 ${doc.sampling ? `<div class="muted">${esc(samplingLine(doc.sampling))}</div>` : ''}
-<div class="status ${status}"><div class="line">${esc(statusLine(doc))}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
+<div class="status ${status}"><div class="line">${esc(doc.headline)}</div><div>${esc(exitWords(doc.exitCode))}</div>${doc.statusReasons.length ? `<ul class="why">${doc.statusReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}</div>
 <div class="tiles"><div class="tile st-passed"><b>${s.passed}</b>passed</div><div class="tile st-failed"><b>${s.failed}</b>fail the run</div><div class="tile st-warning"><b>${s.warning + s['known-failure']}</b>advisory / known</div>${s['stale-expectation'] ? `<div class="tile st-stale-expectation"><b>${s['stale-expectation']}</b>stale expectations</div>` : ''}<div class="tile st-not-judged"><b>${s['not-judged'] + s.blocked}</b>not judged</div><div class="tile st-skipped"><b>${s.skipped}</b>skipped</div></div>
 ${scope}
 ${rootHtml}

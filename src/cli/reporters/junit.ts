@@ -1,7 +1,7 @@
 import { groupOf } from '../../harness/check';
 import type { Judged } from '../outcome';
-import { exitWords, factsOf, scopeWords, statusLine, type RunDocument } from '../results';
-import { rootCauses } from '../root-causes';
+import { exitWords, scopeWords, type RunDocument } from '../results';
+import { coveredByRoots, storedRoots } from './roots';
 import { forTerminal } from './untrusted';
 import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';
 
@@ -24,16 +24,17 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
  * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
  * cause is one red line; advisory results and skipped checks never turn a viewer red.
  */
-function caseBody(c: Judged, blocked: Map<string, string[]>, texts?: Record<string, string>): string | undefined {
+function caseBody(c: Judged, blocked: Map<string, string[]>, covered: ReadonlySet<string>, texts?: Record<string, string>): string | undefined {
   const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   switch (c.outcome) {
     case 'failed':
       return `<failure message="${esc(`[${violatedSection(c)}] ${rootReason(c)}`)}" type="${esc(verdictOf(c))}">${esc(details() + also)}</failure>`;
     case 'not-judged':
-      // A check of an unreachable interface is counted under the interface's own failure.
-      if (c.cause === 'unreachable') return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
-      if (c.level === 'required') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
+      // Its stored effect says it: one that leaves the run incomplete is an error; a check a root
+      // covers (of an unreachable interface) is counted under the root's own failure.
+      if (c.effect === 'incomplete') return `<error message="${esc(`not judged: ${c.reason.split('\n')[0]}`)}" type="inconclusive">${esc(details())}</error>`;
+      if (covered.has(c.id)) return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
       return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
     case 'blocked':
       return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
@@ -52,8 +53,9 @@ function caseBody(c: Judged, blocked: Map<string, string[]>, texts?: Record<stri
 export function renderJunit(doc: RunDocument): string {
   const groups = new Map<string, Judged[]>();
   for (const c of doc.checks) groups.set(groupOf(c.id), [...(groups.get(groupOf(c.id)) ?? []), c]);
-  const roots = rootCauses(doc.checks, factsOf(doc));
+  const roots = storedRoots(doc);
   const blocked = new Map(roots.map((r) => [r.id, r.blocked]));
+  const covered = coveredByRoots(doc);
   const properties = [
     ['suite.name', doc.suite.name],
     ['suite.version', doc.suite.version],
@@ -63,7 +65,7 @@ export function renderJunit(doc: RunDocument): string {
     ['target.rpc', doc.target.rpcUrl ?? '—'],
     ['profile', doc.target.profile],
     ['status', doc.status],
-    ['status.line', statusLine(doc)],
+    ['status.line', doc.headline],
     ['status.reasons', doc.statusReasons.join('; ') || '—'],
     ['scope', scopeWords(doc.scope)],
     ['scope.notJudged', doc.scope.notJudged.join('; ') || '—'],
@@ -73,7 +75,7 @@ export function renderJunit(doc: RunDocument): string {
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
   const count = (cs: Judged[]) => {
-    const bodies = cs.map((c) => caseBody(c, blocked, doc.statements) ?? '');
+    const bodies = cs.map((c) => caseBody(c, blocked, covered, doc.statements) ?? '');
     return {
       bodies,
       failures: bodies.filter((b) => b.startsWith('<failure')).length,
@@ -113,7 +115,7 @@ export function renderJunit(doc: RunDocument): string {
       if (bodies[i]) suites.push(`      ${bodies[i]}`);
       suites.push('    </testcase>');
     });
-    suites.push(`    <system-out>${esc(`status: ${statusLine(doc)} (${exitWords(doc.exitCode)})`)}</system-out>`);
+    suites.push(`    <system-out>${esc(`status: ${doc.headline} (${exitWords(doc.exitCode)})`)}</system-out>`);
     suites.push('  </testsuite>');
   }
   return [

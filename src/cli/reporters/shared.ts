@@ -2,14 +2,15 @@ import type { CheckResult } from '../../harness/runner';
 import { violatedSection, violatedSections } from '../../harness/result';
 import { jsonSafe } from '../../harness/json';
 import type { Exchange } from '../../harness/transcript';
-import { OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../outcome';
+import { isUnjudged, OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../outcome';
 import type { RunDocument } from '../results';
 
 /** What kept a check from being judged, in words: the root check's id, or the unreachable interface. */
-export function blockerWords(r: CheckResult): string | undefined {
-  if (r.status !== 'inconclusive') return undefined;
-  if (r.cause === 'blocked') return r.blockedBy;
-  if (r.cause === 'unreachable') return `target unreachable: ${r.unreachable}`;
+export function blockerWords(r: Judged): string | undefined {
+  if (!isUnjudged(r.outcome)) return undefined;
+  // blockedBy is set only when a root check blocked it, unreachable only when its interface did.
+  if (r.blockedBy) return r.blockedBy;
+  if (r.unreachable) return `target unreachable: ${r.unreachable}`;
   return undefined;
 }
 

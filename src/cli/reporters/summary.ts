@@ -1,5 +1,5 @@
-import { exitWords, factsOf, preconfNotJudged, statusLine, type RunDocument, type RunStatus } from '../results';
-import { rootCauses } from '../root-causes';
+import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
 import {
@@ -33,7 +33,8 @@ export function renderSummary(doc: RunDocument): string {
   const out = [
     `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
-    `**Status: ${statusLine(doc)}** · ${exitWords(doc.exitCode)}`,
+    // The status line names the user's --grep pattern: escaped as the bullets are, so `rest\\.token\\.` keeps its backslashes.
+    `**Status: ${mdText(doc.headline)}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
   if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
@@ -46,7 +47,7 @@ export function renderSummary(doc: RunDocument): string {
   if (doc.sampling) out.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
   if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
 
-  const allRoots = rootCauses(doc.checks, factsOf(doc));
+  const allRoots = storedRoots(doc);
   const roots = allRoots.filter((r) => r.failsRun);
   if (roots.length) {
     out.push(`## What fails the run (${roots.length})`, '');
@@ -91,8 +92,9 @@ export function renderSummary(doc: RunDocument): string {
     '',
   );
 
-  // Blocked checks and those of an unreachable interface are listed under their root.
-  const other = doc.checks.filter((c) => c.outcome === 'warning' || c.outcome === 'known-failure' || (c.outcome === 'not-judged' && c.cause !== 'unreachable'));
+  // Checks a root covers (blocked, or of an unreachable interface) are listed under their root.
+  const covered = coveredByRoots(doc);
+  const other = doc.checks.filter((c) => c.outcome === 'warning' || c.outcome === 'known-failure' || (c.outcome === 'not-judged' && !covered.has(c.id)));
   if (other.length) {
     out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
     for (const c of other)

@@ -25,13 +25,23 @@ export function stripControls(s: string): string {
 }
 
 /**
+ * What may stand before a workflow command on its line. GitHub's runner trims the line with .NET's
+ * String.Trim() before it looks for `::`, which strips every Unicode White_Space character: tab,
+ * vertical tab, form feed, space, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000. JavaScript's \s adds U+FEFF; U+180E was whitespace in older Unicode; and the
+ * zero-width characters U+200B–U+200D and U+2060 show nothing before a command. All of them are
+ * skipped here: an extra zero-width space in a line that was not a command costs nothing.
+ */
+const COMMAND_LEAD = /^((?:[^\S\n]|[\u0085\u180e\u200b-\u200d\u2060])*):(?=:)/gm;
+
+/**
  * GitHub's runner reads a log line whose first non-blank characters are `::` as a workflow
  * command (`::add-mask::`, `::error::`, `::stop-commands::`), and the older `##[command]` form
  * anywhere in a line. A zero-width space after the first character keeps the text readable and
  * the line inert.
  */
 export function neutraliseWorkflowCommands(s: string): string {
-  return s.replace(/^([ \t]*):(?=:)/gm, '$1:\u200b').replace(/#(?=#\[)/g, '#\u200b');
+  return s.replace(COMMAND_LEAD, '$1:\u200b').replace(/#(?=#\[)/g, '#\u200b');
 }
 
 /** Target text made safe for a terminal or a CI log. */

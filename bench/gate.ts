@@ -1,0 +1,52 @@
+/**
+ * The egress gate's cost on a large text: Redactor.mask (the literal forms, then the search of
+ * every decoding in secret-match.ts) over 4 MiB of the shapes a run writes or quotes, with the
+ * three credentials of a provider URL and header registered. Each text is new to the redactor
+ * (nothing remembered), as a report file is.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redactor } from '../src/harness/redact';
+
+const MiB = 1 << 20;
+
+function filled(unit: () => string, size: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  while (length < size) {
+    const u = unit();
+    parts.push(u);
+    length += u.length;
+  }
+  return parts.join('').slice(0, size);
+}
+
+/** The shapes: what a node answers most (hex), base64 blobs of binary data and of text, and prose full of escapes. */
+export const GATE_SHAPES: Record<string, () => string> = {
+  'hex JSON (receipts)': () => filled(() => `{"blockHash":"0x${randomBytes(32).toString('hex')}","logs":[],"status":"0x1"},`, 4 * MiB),
+  'base64 of random bytes': () => filled(() => `"${randomBytes(300).toString('base64')}",`, 4 * MiB),
+  'base64 of text': () => filled(() => `"${Buffer.from('the quick brown fox jumps over the lazy dog, '.repeat(6)).toString('base64')}",`, 4 * MiB),
+  'prose with & and \\ escapes': () => filled(() => 'a &amp; b \\n "name": "Apple Inc." &lt;tag&gt; \\u0041 %20 ', 4 * MiB),
+};
+
+/** Median CPU milliseconds of `runs` masks of each 4 MiB shape. */
+export function gateCost(runs = 3): Array<{ shape: string; ms: number; all: number[] }> {
+  const redactor = new Redactor().addTarget({
+    urlVar: 'RPC_URL',
+    url: 'https://node.example/v2/q7Xw2kLm9PzR4tYb?apikey=QKEY987654321zz',
+    headerVar: 'RPC_HEADER',
+    headers: { Authorization: 'Bearer sk_live_T0ken/Q7xW2kLm$9PzR' },
+  });
+  return Object.entries(GATE_SHAPES).map(([shape, make]) => {
+    const text = make();
+    const all: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      // CPU time of this thread (the mask is synchronous): on a shared machine, wall time measures the neighbours.
+      const t = process.cpuUsage();
+      redactor.mask(`${text} ${i}`);
+      const used = process.cpuUsage(t);
+      all.push((used.user + used.system) / 1000);
+    }
+    const sorted = [...all].sort((a, b) => a - b);
+    return { shape, ms: sorted[Math.floor(runs / 2)], all };
+  });
+}

@@ -1,0 +1,367 @@
+// The gate never touches the verdict: a secret that spells a word of the suite's own vocabulary
+// is refused before anything runs, and were one registered anyway (straight on the redactor), the
+// status, outcome and exit code stay what the target earned. An unknown status never reads as a pass.
+import http from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { liveVerdict } from '../../src/cli/certificate/live';
+import { loadRun } from '../../src/cli/compare';
+import { ConsoleReporter } from '../../src/cli/reporters/console';
+import { renderHtml } from '../../src/cli/reporters/html';
+import { renderSummary } from '../../src/cli/reporters/summary';
+import { check } from '../../src/harness/check';
+import { fail } from '../../src/harness/verdict';
+import { Redactor } from '../../src/harness/redact';
+import { runChecks } from '../../src/harness/runner';
+import { ConfigError, loadConfig } from '../../src/cli/config';
+import { garblesVocabulary, GARBLED_VOCABULARY } from '../../src/cli/secret-rules';
+import { decide, decideOutcome, judge } from '../../src/cli/outcome';
+import { RESULTS_SCHEMA_VERSION, statusLine } from '../../src/cli/results';
+import type { CheckResult } from '../../src/harness/runner';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
+import { buildRunDocument } from '../../src/cli/run-document';
+import { validateRef } from '../../src/harness/schemas';
+import { closeServer, listenLoopback } from '../support/loopback';
+import { testCheckMeta, testRunEnv } from '../support/runs';
+
+/** The values of the issue's attack: each a piece of a status word, a field name or a JSON literal. */
+const VOCABULARY_SECRETS = [
+  'fail',
+  'failed',
+  'aile',
+  'iled',
+  'exitCode',
+  'false',
+  'passed',
+  'conformant',
+  'required',
+  'outcome',
+  'effect',
+  'fails-run',
+  'headline',
+  'rootCauses',
+  'incomplete',
+  'blocked',
+  'null',
+];
+
+let server: http.Server;
+let url: string;
+beforeAll(async () => {
+  server = http.createServer((req, res) => res.setHeader('content-type', 'application/json').end(`{"echo":"the target said failed and passed"}`));
+  url = await listenLoopback(server);
+});
+afterAll(() => closeServer(server));
+
+const messageFor = (secret: string) => {
+  try {
+    loadConfig(['--secret', secret], {});
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return '';
+};
+
+describe('a --secret that spells the suite’s own words is refused at configuration', () => {
+  it.each(VOCABULARY_SECRETS)('--secret %s: exit 2 (ConfigError) with the rule it breaks, never the value', (secret) => {
+    let error: unknown;
+    try {
+      loadConfig(['--secret', secret], {});
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/--secret \(or SECRETS\): .*(vocabulary|shorter than)/);
+    // The same words whatever the value: the message never tells which word it was part of.
+    expect((error as Error).message).toBe(messageFor('failed'));
+  });
+
+  it('SECRETS carrying one such value among good ones is refused too', () => {
+    expect(() => loadConfig([], { SECRETS: 'long-enough-value,exitCode' })).toThrow(ConfigError);
+  });
+
+  it('a short run of digits (a number, date or time the reports hold) is refused; an ordinary secret is taken', () => {
+    expect(() => loadConfig(['--secret', '2026'], {})).toThrow(/digits/);
+    expect(loadConfig(['--secret', 'tenant-s3cret-value'], {}).secrets).toEqual(['tenant-s3cret-value']);
+  });
+});
+
+describe('masking never reaches the verdict', () => {
+  it('an unknown status fails closed: never passed', () => {
+    for (const status of ['***', '***ed', '', 'PASSED'] as never[]) {
+      expect(decideOutcome({ status, level: 'required' })).not.toBe('passed');
+      expect(decideOutcome({ status, level: 'advisory' })).not.toBe('passed');
+    }
+  });
+
+  it.each(VOCABULARY_SECRETS)(
+    'registered straight on the redactor, %s changes no status or outcome of a failing check (its reason is masked)',
+    async (secret) => {
+      const redactor = new Redactor().add(secret);
+      const checks = [
+        check(testCheckMeta('bad'), async ({ rest }) => {
+          const echoed = await rest.get('/v1/tokenized-stocks');
+          fail(`the target answered ${JSON.stringify(echoed.json)}`, { violated: ['4.1.1'], expected: 'passed', actual: 'failed' });
+        }),
+      ];
+      const [r] = await runChecks(checks, testRunEnv(url, { redactor }), { concurrency: 1 });
+      expect(r).toMatchObject({ id: 'rest.test.bad', status: 'failed', level: 'required', cause: 'violation', violated: ['4.1.1'], statements: ['4.1.1'] });
+      expect(judge(r).outcome).toBe('failed');
+    },
+  );
+
+  it.each(VOCABULARY_SECRETS)('results.json built with %s registered: still non-conformant, exit 1, and valid against its schema', (secret) => {
+    const redactor = new Redactor().add(secret);
+    const cfg = loadConfig(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:1'], {});
+    const failing = {
+      ...testCheckMeta('bad'),
+      section: '4.1',
+      status: 'failed' as const,
+      cause: 'violation' as const,
+      reason: 'failed: passed',
+      violated: ['4.1.1'],
+      durationMs: 1,
+      exchanges: [],
+      exchangeCount: 0,
+    };
+    const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
+    const doc = buildRunDocument(
+      {
+        suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
+        cfg,
+        target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
+        startedAt: new Date(0),
+        finishedAt: new Date(1),
+        results: [failing, passing],
+      },
+      redactor,
+    );
+    expect([doc.status, doc.exitCode, doc.checks.map((c) => [c.status, c.outcome])]).toEqual([
+      'non-conformant',
+      1,
+      [
+        ['failed', 'failed'],
+        ['passed', 'passed'],
+      ],
+    ]);
+    expect(doc.checks[0].reason).not.toMatch(new RegExp(secret, 'i'));
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(doc))).errors).toEqual([]);
+  });
+});
+
+describe('each outcome with its effect, decided in one place', () => {
+  const r = (status: string, over: Partial<CheckResult> = {}) => checkResult('rpc.x', status as CheckResult['status'], over);
+  it.each<[string, CheckResult, string, string]>([
+    ['a required failure', r('failed'), 'failed', 'fails-run'],
+    ['an advisory failure', r('failed', { level: 'advisory' }), 'warning', 'none'],
+    ['a pass', r('passed'), 'passed', 'none'],
+    ['a skip', r('skipped', { cause: 'nothing-to-judge' }), 'skipped', 'none'],
+    ['a required check throttled', r('inconclusive', { cause: 'throttled' }), 'not-judged', 'incomplete'],
+    ['an advisory check throttled', r('inconclusive', { cause: 'throttled', level: 'advisory' }), 'not-judged', 'none'],
+    ['a required check blocked by a root', r('inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }), 'blocked', 'incomplete'],
+    [
+      'a check of an unreachable interface: counted once, by the interface root',
+      r('inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+      'not-judged',
+      'none',
+    ],
+    [
+      'the check standing in for an unreachable interface',
+      r('failed', { cause: 'unreachable', unreachable: 'rpc', violated: ['4.5.1'] }),
+      'failed',
+      'fails-run',
+    ],
+    ['a cause outside the vocabulary (an interface-level cause to come)', r('inconclusive', { cause: 'credentials' as never }), 'not-judged', 'incomplete'],
+    ['an unknown status on an advisory check: fails closed', r('***', { level: 'advisory' }), 'not-judged', 'incomplete'],
+    ['an unknown level on a failure: read as required', r('failed', { level: '***' as never }), 'failed', 'fails-run'],
+  ])('%s: %s, %s', (_what, result, outcome, effect) => {
+    expect(decide(result)).toEqual({ outcome, effect });
+    expect(judge(result)).toMatchObject({ outcome, effect });
+  });
+
+  it('a known failure and a stale expectation have no effect on the run', () => {
+    const expectations = { expectations: [{ id: 'rpc.x', reason: 'known bug' }] };
+    expect(judge(r('failed'), expectations)).toMatchObject({ outcome: 'known-failure', effect: 'none' });
+    expect(judge(r('passed'), expectations)).toMatchObject({ outcome: 'stale-expectation', effect: 'none' });
+  });
+
+  it('an unknown status keeps the run from being conformant, whatever its level', () => {
+    const d = runDocument([r('passed', { id: 'rpc.a' }), r('***', { id: 'rpc.b', level: 'advisory' })], FULL_SCOPE);
+    expect([d.status, d.exitCode]).toEqual(['incomplete', 3]);
+    // The headline and the reasons say the same: one check not judged, never "full scope" alone.
+    expect(d.headline).toMatch(/^incomplete — 1 required check not judged/);
+    expect(d.statusReasons).toEqual([expect.stringMatching(/^1 required check not judged/)]);
+  });
+});
+
+describe('the run’s verdict stored once in results.json', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+
+  it('headline, root causes with their effect and the checks they cover, exit code, scope and the contract version', () => {
+    const d = runDocument(
+      [
+        r('rpc.root', 'failed', { violated: ['4.5.1'] }),
+        r('rpc.b1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+        r('rpc.b2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+        r('rpc.alone', 'failed'),
+        r('rpc.slow', 'inconclusive', { cause: 'throttled' }),
+        r('rpc.t1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.slow' }),
+        r('rpc.ok', 'passed'),
+      ],
+      FULL_SCOPE,
+    );
+    expect(d.schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
+    expect([d.status, d.exitCode]).toEqual(['non-conformant', 1]);
+    expect(d.headline).toBe(statusLine(d));
+    expect(d.rootCauses).toEqual(
+      [
+        { id: 'rpc.root', check: 'rpc.root', cause: undefined, reason: 'why rpc.root', effect: 'fails-run', checks: ['rpc.b1', 'rpc.b2'] },
+        { id: 'rpc.alone', check: 'rpc.alone', cause: undefined, reason: 'why rpc.alone', effect: 'fails-run', checks: [] },
+        { id: 'rpc.slow', check: 'rpc.slow', cause: 'throttled', reason: 'why rpc.slow', effect: 'incomplete', checks: ['rpc.t1'] },
+      ].map((x) => JSON.parse(JSON.stringify(x))),
+    );
+    expect(d.checks.map((c) => [c.id, c.effect])).toEqual([
+      ['rpc.root', 'fails-run'],
+      ['rpc.b1', 'incomplete'],
+      ['rpc.b2', 'incomplete'],
+      ['rpc.alone', 'fails-run'],
+      ['rpc.slow', 'incomplete'],
+      ['rpc.t1', 'incomplete'],
+      ['rpc.ok', 'none'],
+    ]);
+    expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
+  });
+
+  it('an unreachable interface is one root that fails the run; the checks it covers have no effect of their own', () => {
+    const d = runDocument(
+      [r('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }), r('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' })],
+      FULL_SCOPE,
+      { facts: { unreachable: { rpc: 'ECONNREFUSED' } } },
+    );
+    expect(d.rootCauses).toEqual([
+      {
+        id: 'target unreachable: rpc',
+        interface: 'rpc',
+        cause: 'unreachable',
+        reason: 'ECONNREFUSED',
+        effect: 'fails-run',
+        checks: ['rpc.a', 'rpc.b'],
+      },
+    ]);
+    expect(d.checks.map((c) => c.effect)).toEqual(['none', 'none']);
+    expect([d.status, d.exitCode]).toEqual(['non-conformant', 1]);
+  });
+
+  it('every failed check names what it violated, within what it declares (a statement named but not declared is added, the failure stands)', () => {
+    const d = runDocument([r('rpc.a', 'failed'), r('rpc.b', 'failed', { statements: ['4.5.1'], violated: ['4.2.1'] })], FULL_SCOPE);
+    expect(d.checks.map((c) => [c.violated, c.statements, c.outcome])).toEqual([
+      [['4.5.1'], ['4.5.1'], 'failed'],
+      [['4.2.1'], ['4.5.1', '4.2.1'], 'failed'],
+    ]);
+    for (const c of d.checks) expect(c.violated!.every((s) => c.statements.includes(s))).toBe(true);
+    // The schema requires violated on a failed check.
+    const without = JSON.parse(JSON.stringify(d));
+    delete without.checks[0].violated;
+    expect(validateRef('results.json', without).errors.join('\n')).toMatch(/violated/);
+  });
+});
+
+describe('readers take the stored verdict as it is', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+
+  it('verify-certificate --live has no model of its own: an advisory check failing now is a warning, exit 0, as in a fresh run', () => {
+    const live = liveVerdict([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })]);
+    const fresh = runDocument([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })], FULL_SCOPE);
+    expect([live.exitCode, live.failed.map((c) => c.id), live.warned.map((c) => c.id)]).toEqual([0, [], ['rpc.advisory']]);
+    expect(live.exitCode).toBe(fresh.exitCode);
+    // A required check failing now fails it (exit 1); one a run needs, not judged now, leaves it incomplete (exit 3).
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'failed', { violated: ['4.5.1'] })]).exitCode).toBe(1);
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'throttled' })]).exitCode).toBe(3);
+  });
+
+  it('compare refuses a results.json of another contract version, naming it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'contract-'));
+    const d = runDocument([r('rpc.a', 'passed')], FULL_SCOPE);
+    const write = (name: string, doc: unknown) => (writeFileSync(path.join(dir, name), JSON.stringify(doc)), path.join(dir, name));
+    expect(loadRun(write('now.json', d)).schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
+    const { schemaVersion: _, ...older } = d;
+    expect(() => loadRun(write('old.json', older))).toThrow(/contract 1 \(no schemaVersion\); this suite reads 2\./);
+    expect(() => loadRun(write('next.json', { ...d, schemaVersion: '3.0.0' }))).toThrow(/contract "3\.0\.0"/);
+  });
+});
+
+describe('status, exit line and exit code agree', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+  const stopped = { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' as const };
+
+  it.each<[string, CheckResult[], string, number]>([
+    ['a run its deadline stopped is incomplete, exit 3', [r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'stopped' })], 'incomplete', 3],
+    [
+      'unless a required check had already failed it: non-conformant, exit 1',
+      [r('rpc.a', 'failed'), r('rpc.b', 'inconclusive', { cause: 'stopped' })],
+      'non-conformant',
+      1,
+    ],
+  ])('%s', (_what, checks, status, code) => {
+    const d = runDocument(checks, FULL_SCOPE, { facts: stopped });
+    expect([d.status, d.exitCode]).toEqual([status, code]);
+    expect(d.headline).toMatch(new RegExp(`^${status} — run deadline of 10 ms reached: partial results`));
+    const out: string[] = [];
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, checks.length, {}).finished(d, []);
+    const text = out.join('');
+    expect(text).toContain(`status: ${status} — `);
+    expect(text).toContain(`exit ${code}: ${status} — `);
+  });
+});
+
+describe('each root cause once, the checks it covers folded under it, then the independent failures', () => {
+  const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
+  // The independent failure comes first in the run; the root that covers checks is shown first all the same.
+  const d = runDocument(
+    [
+      r('rpc.alone', 'failed'),
+      r('rpc.root', 'failed'),
+      r('rpc.b1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+      r('rpc.b2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
+    ],
+    FULL_SCOPE,
+  );
+  const before = (text: string, first: string, second: string) => {
+    expect(text.indexOf(first)).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf(first)).toBeLessThan(text.indexOf(second));
+  };
+
+  it('console, summary.md, report.html and the Action', () => {
+    const out: string[] = [];
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, d.checks.length, {}).finished(d, []);
+    const text = out.join('');
+    before(text, '✗ rpc.root', '✗ rpc.alone');
+    expect(text).toContain('blocked 2 check(s): rpc.b1, rpc.b2');
+    // The covered checks are under their root, never listed again as not judged on their own.
+    expect(text.match(/rpc\.b1/g)).toHaveLength(1);
+    const summary = renderSummary(d);
+    before(summary, '### ❌ `rpc.root`', '### ❌ `rpc.alone`');
+    before(
+      renderHtml(d),
+      'href="#check-rpc.root"><code>rpc.root</code></a> <span class="muted">',
+      'href="#check-rpc.alone"><code>rpc.alone</code></a> <span class="muted">',
+    );
+    const { storedRootCauses } = require('../../action/messages') as {
+      storedRootCauses: (doc: unknown) => Array<{ check?: { id: string }; covers: string[] }>;
+    };
+    expect(storedRootCauses(d).map((x) => [x.check?.id, x.covers])).toEqual([
+      ['rpc.root', ['rpc.b1', 'rpc.b2']],
+      ['rpc.alone', []],
+    ]);
+  });
+});
+
+describe('a credential of a URL or header that spells the suite’s own words', () => {
+  it('is found by trying the vocabulary on the redactor that holds it; an ordinary key is not', () => {
+    expect(garblesVocabulary(new Redactor().addUrl('http://127.0.0.1:1/?apikey=true'))).toBe(true);
+    expect(garblesVocabulary(new Redactor().addHeaders({ Authorization: 'Bearer passed' }))).toBe(true);
+    expect(garblesVocabulary(new Redactor().addUrl('http://127.0.0.1:1/v2/q7Xw2kLm9PzR4tYb?apikey=QKEY987654321'))).toBe(false);
+    expect(GARBLED_VOCABULARY).not.toMatch(/true|passed/);
+  });
+});
