@@ -87,6 +87,8 @@ export interface RootCauseRecord {
   cause?: Cause;
   /** In words, for people. */
   reason: string;
+  /** What the user can do about it, said once with the root (an interface fact's: e.g. --max-rps for a throttled interface). */
+  hint?: string;
   /** What it does to the run: `fails-run` (non-conformant), `incomplete`, or `none`. */
   effect: Effect;
   /** The ids of the checks it covers: kept from being judged by it (never failed again), or standing in for its interface. */
@@ -142,6 +144,8 @@ export function unreachableInterfaces(results: ReadonlyArray<CheckResult>, facts
 const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
   blocked: 'blocked by a prerequisite',
   throttled: 'throttled',
+  credentials: 'credentials refused',
+  gateway: 'gateway or backend down',
   stopped: 'stopped before it finished',
   timeout: 'did not finish in time',
   internal: "the check's own error",

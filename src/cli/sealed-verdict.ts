@@ -45,6 +45,7 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
       ...(root.unreachable ? { interface: root.unreachable } : {}),
       ...(cause ? { cause } : {}),
       reason,
+      ...(root.hint ? { hint: root.hint } : {}),
       effect,
       checks: [...root.blocked],
     };

@@ -19,7 +19,7 @@ import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
 export const estimateDependsOnPreconfirmed = check(
   {
     id: 'preconf.estimate.depends-on-preconfirmed',
-    statements: ['4.4.3', '1.4.1'],
+    statements: ['4.4.3', '1.4.1', '4.4.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
     title: 'a "pending" estimate sees a pre-confirmed deployment before the seal',

@@ -26,7 +26,10 @@ export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', violated: ['4.5.
 /** An answer at odds with a rule, stated as the failure it is (a 403 for receipts by the check that states it). */
 export function failOn(v: Violation): never {
   if (v.refused403 !== undefined) dedicated403(v.refused403);
-  fail(v.message, v.detail);
+  const { root, ...detail } = v.detail;
+  // A broken envelope is the envelope check's to state (4.2): this behaviour's check is blocked by it.
+  if (root && detail.violated) blocked(root, v.message, { ...detail, violated: detail.violated });
+  fail(v.message, detail);
 }
 
 /** The notes every check shows; blocked when the nonce could not be had (the nonce check states why). */

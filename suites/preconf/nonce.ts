@@ -44,7 +44,7 @@ function judgeContradiction(c: NonceContradiction): never {
 export const nonceBackToBack = check(
   {
     id: 'preconf.nonce.back-to-back',
-    statements: ['4.5.2', '1.4.1'],
+    statements: ['4.5.2', '1.4.1', '4.5.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
     title: `"pending" nonce counts ${TX_COUNT} back-to-back pre-confirmed transactions exactly`,

@@ -22,6 +22,9 @@ import {
   tokensOf,
 } from '../../src/harness/records';
 
+/** The check that states a list demanding credentials (5.1), by which the status check is then blocked. */
+const listNoCredentialsId = 'rest.list.no-credentials';
+
 export const listStatus = check(
   {
     id: 'rest.list.status-200',
@@ -32,6 +35,13 @@ export const listStatus = check(
   },
   async (ctx) => {
     const res = await getList(ctx);
+    // Credentials demanded: the list is public (5.1), a rule rest.list.no-credentials states once.
+    if (res.status === 401 || res.status === 403)
+      blocked(listNoCredentialsId, `GET ${LIST_PATH}: HTTP ${res.status}: credentials demanded of a public list`, {
+        violated: ['5.1.1'],
+        expected: 200,
+        actual: res.status,
+      });
     if (res.status !== 200) fail(`GET ${LIST_PATH}: expected HTTP 200, got ${res.status}`, { expected: 200, actual: res.status });
   },
 );
@@ -54,7 +64,8 @@ export const listContentType = check(
 export const listEnvelope = check(
   {
     id: 'rest.list.tokens-array',
-    statements: ['2.2.1'],
+    // 4.1.1 too: a 200 body that is not JSON is this check's to state (records.ts, LIST_ROOT.envelope).
+    statements: ['2.2.1', '4.1.1'],
     level: 'required',
     needs: ['rest'],
     title: 'the 200 body is an object whose "tokens" member is an array',

@@ -14,7 +14,7 @@
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { getReceipts, judgeBlockGas, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
 import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
-import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
 import {
@@ -178,7 +178,8 @@ async function judgePending(
 }
 
 const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
-  ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1'], 'latest'],
+  // The root of a public node judged as dedicated (receipts refused with 403: RECEIPTS_ROOT) states 4.3.3 and 5.2.1 too.
+  ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1', '4.3.3', '5.2.1'], 'latest'],
   ['rpc.getBlockReceipts.block.pending', ['4.3.2', '4.3.1', '4.2.2', '2.4.1', '1.4.1'], 'pending'],
   ['rpc.getBlockReceipts.block.safe', ['4.3.1', '4.2.2', '2.4.1'], 'safe'],
   ['rpc.getBlockReceipts.block.finalized', ['4.3.1', '4.2.2', '2.4.1'], 'finalized'],
@@ -291,6 +292,17 @@ function public403(id: string, param: string): Check {
     async (ctx) => {
       // Without the run's configured headers: 5.2 is about calls made without credentials.
       const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
+      // Credentials demanded (401): the node refuses every call so, a 5.2 failure stated once by the public accepts check.
+      if (http.status === 401)
+        blocked(
+          'rpc.public.accepts.getTransactionCount',
+          `eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP 401: credentials demanded`,
+          {
+            violated: ['5.2.1'],
+            expected: 403,
+            actual: 401,
+          },
+        );
       if (http.status !== 403) {
         fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, {
           expected: 403,

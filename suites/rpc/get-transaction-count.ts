@@ -49,7 +49,7 @@ const MAX_SENDERS = 5;
 const pendingNotBelowLatest = check(
   {
     id: 'rpc.getTransactionCount.pending-ge-latest',
-    statements: ['4.5.2', '1.4.1'],
+    statements: ['4.5.2', '1.4.1', '4.5.1', '4.2.2'],
     level: 'required',
     needs: ['rpc'],
     title: 'an active sender\'s "pending" transaction count is never below "latest"',

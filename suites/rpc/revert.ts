@@ -10,7 +10,7 @@
 import { encodeErrorResult, type Hex } from 'viem';
 import { check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
-import { expectIdEcho, expectSchema, rpcBody } from '../../src/harness/expect';
+import { expectIdEcho, expectSameId, expectSchema, rpcBody } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcError } from '../../src/harness/rpc';
@@ -140,6 +140,9 @@ const errorEnvelope = check(
   async (ctx) => {
     const id = 4242;
     const answer = await revertingEstimate(ctx, id);
+    // A body that is not a JSON object, or the wrong id on every answer, is the envelope checks' failure (4.2): blocked by them.
+    rpcBody(answer, 'the answer to a reverting eth_estimateGas');
+    expectSameId(answer, 'the error answer to a reverting eth_estimateGas');
     expectSchema('jsonrpcResponse', answer.json ?? answer.jsonError, 'the answer to a reverting eth_estimateGas');
     if (!answer.hasError) skip('the reverting eth_estimateGas was answered with a result, not an error (judged by rpc.estimateGas.revert.code)');
     expectIdEcho(answer, id, 'the error answer to a reverting eth_estimateGas');

@@ -42,6 +42,10 @@ export interface Variant {
   mustBe?: Array<[ids: string, status: 'skipped' | 'inconclusive', cause: Cause, flag?: ScopeFlag]>;
   /** Conformant only: nothing required could be judged, so the run is incomplete: exit 3. */
   incomplete?: boolean;
+  /** Conformant only: a mistake of the configuration (credentials outside the spec) refused where the run opens: exit 2, the console saying this. */
+  refusedAtOpen?: RegExp;
+  /** The run states exactly this many root causes (src/cli/root-causes.ts): one cause, one root. */
+  roots?: number;
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -777,7 +781,8 @@ export const VARIANTS: Variant[] = [
     section: '5.1',
     only: ['rest'],
     what: 'GET without an X-API-Key header answers 401',
-    oneRoot: { failed: ['rest.list.no-credentials', 'rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 25 },
+    // One failure citing 5.1: the status check and every check that needed the list are blocked by it.
+    oneRoot: { failed: ['rest.list.no-credentials'], blockedBy: 'rest.list.no-credentials', blockedAtLeast: 25 },
     rest: async (req, next) =>
       req.headers['x-api-key'] || req.headers.authorization ? next() : Raw.json(401, { code: 16, message: 'missing API key', details: [] }),
   },
@@ -789,7 +794,19 @@ export const VARIANTS: Variant[] = [
     section: '4.2',
     only: ['rpc'],
     what: 'the response id is not the request id',
+    // One cause, one verdict: the id checks fail; every check that read a result is blocked by them, never failing 4.2.1 again.
+    oneRoot: { failed: ['rpc.envelope.id-max-safe-integer', 'rpc.envelope.id-zero'], blockedBy: 'rpc.envelope.id-zero', blockedAtLeast: 30 },
     rpc: everyAnswer((e) => ({ ...e, id: typeof e.id === 'number' ? e.id + 1000 : 1 })),
+  },
+  {
+    name: 'rpc.not-json-rpc-200-text',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    what: 'every call answered HTTP 200 with a plain-text page (not JSON, not JSON-RPC: a proxy or terminal banner)',
+    // The envelope check fails once (with the advisory media-type check); the others are blocked by it.
+    oneRoot: { failed: ['rpc.envelope.content-type', 'rpc.envelope.jsonrpc-version'], blockedBy: 'rpc.envelope.jsonrpc-version', blockedAtLeast: 45 },
+    rpc: async () => Raw.text(200, 'text/plain', '\u001b[1mWelcome\u001b[0m: this is not the node you are looking for'),
   },
   {
     name: 'rpc.id-as-string',
@@ -1220,12 +1237,76 @@ export const VARIANTS: Variant[] = [
     rest: restRateLimit(4),
   },
   {
+    name: 'ok.rpc-credentials-refused-at-open',
+    kind: 'conformant',
+    only: ['rpc'],
+    what: 'a dedicated node answers HTTP 401 with a Bearer challenge to every call (an expired token): credentials are outside the spec (5.3), refused where the run opens',
+    refusedAtOpen: /--rpc-url refused the run's credentials: eth_chainId was answered HTTP 401 .*--rpc-header .*RPC_HEADERS/,
+    rpc: async () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }, '{"error":"token expired"}'),
+  },
+  {
+    name: 'ok.rpc-credentials-expire-mid-run',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest|errors\\.malformed-block\\.envelope)$',
+    what: 'the token expires after the run opened: every call after eth_chainId answered HTTP 401 (outside the spec: not judged, one root cause)',
+    mustBe: [['^rpc\\.', 'inconclusive', 'credentials']],
+    rpc: async (c, next) =>
+      c.method === 'eth_chainId' ? next() : new Raw(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }, 'Unauthorized'),
+  },
+  {
+    name: 'ok.rpc-gateway-down',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    what: "every JSON-RPC call answered HTTP 502 with the gateway's HTML page (the backend is down): not the spec's, said once",
+    mustBe: [['^rpc\\.(?!public\\.|getBlockReceipts\\.public-403)', 'inconclusive', 'gateway']],
+    rpc: async () =>
+      Raw.text(502, 'text/html', '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>'),
+  },
+  {
+    name: 'ok.rpc-gateway-down-mid-run',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest)$',
+    what: 'the backend goes down after the run opened: every call after eth_chainId answered HTTP 504',
+    mustBe: [['^rpc\\.', 'inconclusive', 'gateway']],
+    rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
+  },
+  {
+    name: 'ok.rest-gateway-down',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "every REST request answered HTTP 503 by the gateway (its backend down): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
+    rest: async () => Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
+  },
+  {
+    name: 'rpc.public-credentials-demanded',
+    kind: 'faulty',
+    section: '5.2',
+    only: ['rpc'],
+    args: ['--profile', 'public'],
+    what: 'a public node address answers HTTP 401 to every call (5.2: accepted without credentials)',
+    oneRoot: { failed: ['rpc.public.accepts.getTransactionCount'], blockedBy: 'rpc.public.accepts.getTransactionCount', blockedAtLeast: 30 },
+    rpc: async () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, '{"error":"API key required"}'),
+  },
+  {
     name: 'ok.rpc-throttled-for-good',
     kind: 'conformant',
     only: ['rpc'],
     incomplete: true,
     grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest)$',
-    what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged',
+    what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged, one root cause with the --max-rps hint',
+    roots: 1,
     mustBe: [['^rpc\\.', 'inconclusive', 'throttled']],
     rpc: async (c) => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify(rpcError(c, 429, 'Too Many Requests'))),
   },
@@ -1693,7 +1774,8 @@ export const VARIANTS: Variant[] = [
   {
     name: 'preconf.receipts-method-absent',
     kind: 'faulty',
-    section: '4.2',
+    // An error where a valid call's result was due breaks the method's own rule (4.3), not the envelope.
+    section: '4.3',
     only: ['preconf'],
     grep: '^preconf\\.receipts\\.',
     what: 'eth_getBlockReceipts does not exist (-32601) and eth_getBlockByNumber answers {}',

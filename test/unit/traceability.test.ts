@@ -148,7 +148,7 @@ describe("traceability: generated from the checks' own citations", () => {
       expect(c.statements.length).toBeGreaterThan(0);
       expect(c.section).toBe([...new Set(c.statements.map(sectionOfStatement))].join(', '));
     }
-    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1']);
+    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1', '4.5.1']);
     const meta = { id: 'rest.x.y', title: 't', level: 'required' as const, needs: [] };
     const noop = async (): Promise<void> => undefined;
     expect(check({ ...meta, statements: ['4.5.2', '2.1.r4'] }, noop).section).toBe('4.5, 2.1');
@@ -173,7 +173,7 @@ describe("traceability: generated from the checks' own citations", () => {
     const row = (id: string): string | undefined => matrix.split('\n').find((l) => l.startsWith(`| [${id}](`));
     expect(row('8')).toContain('`preconf.latency.about-200ms` (8.2; advisory)');
     expect(row('4.5')).toContain('`preconf.latency.about-200ms` (4.5.3; advisory)');
-    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2)');
+    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2, 4.5.1)');
     expect(row('2.1')).toContain('`rest.token.field.decimals` (2.1.r4, 2.1.1)');
     expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
     expect(row('2.5')).toContain('through [4.4](../specs/SPEC.md#section-4.4)');

@@ -16,6 +16,7 @@ import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { Unobservable, Violation } from './errors';
+import { RPC_ENVELOPE_ROOT } from '../expect';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -193,6 +194,7 @@ export class Session {
     if (a.http.status !== 200 || !a.hasResult) {
       throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
         violated: ['4.2.1'],
+        root: a.http.status !== 200 ? RPC_ENVELOPE_ROOT.status : isRecord(a.json) ? RPC_ENVELOPE_ROOT.members : RPC_ENVELOPE_ROOT.body,
         expected: 'HTTP 200 with a result',
         actual: a.json ?? a.http.status,
       });
@@ -333,17 +335,25 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
       violated: ['4.2.1'],
       expected: 'HTTP 200 with a JSON-RPC result',
       actual: `HTTP ${a.http.status}`,
+      root: RPC_ENVELOPE_ROOT.status,
     });
   if (!isRecord(a.json))
     throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, {
       violated: ['4.2.1'],
       expected: 'a JSON-RPC response object',
       actual: a.jsonError ?? a.json,
+      root: RPC_ENVELOPE_ROOT.body,
     });
   sameId(method, a);
-  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { violated: ['4.2.1'], expected: 'a result', actual: a.error });
+  // An error where a result was due breaks the behaviour's own rule (a valid call is answered).
+  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { expected: 'a result', actual: a.error });
   if (!a.hasResult)
-    throw new Violation(`${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: a.json });
+    throw new Violation(`${method}: response has neither result nor error`, {
+      violated: ['4.2.1'],
+      expected: 'a result member',
+      actual: a.json,
+      root: RPC_ENVELOPE_ROOT.members,
+    });
   return a.result;
 }
 
@@ -354,6 +364,7 @@ function sameId(method: string, a: RpcAnswer): void {
     violated: ['4.2.1'],
     expected: a.idMismatch.sent,
     actual: a.idMismatch.got ?? null,
+    root: RPC_ENVELOPE_ROOT.id,
   });
 }
 
