@@ -20,7 +20,7 @@ const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError } = require('./messages');
+const { annotation, inInputTerms, list, rootHints, storedRootCauses, shellWords, WordsError } = require('./messages');
 const { Output } = require('./output');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
@@ -416,9 +416,15 @@ async function main(env = process.env, out = process.stdout, err = process.stder
   }
   for (const a of annotations) io.log(a);
   const reasons = (doc?.statusReasons ?? []).join('; ');
+  const hints = doc ? inInputTerms(rootHints(doc).join('; ')) : '';
   const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
   if (failed && annotations.length === 0 && !stopped) {
-    const why = exitCode === 2 ? (refused.length ? refused.join('; ') : 'the suite refused its configuration: see its message in the log') : reasons;
+    const why =
+      exitCode === 2
+        ? refused.length
+          ? refused.join('; ')
+          : 'the suite refused its configuration: see its message in the log'
+        : `${reasons}${hints ? ` — ${hints}` : ''}`;
     io.log(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
   if (!failed && exitCode === 3)
@@ -426,7 +432,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
       command(
         'warning',
         { title: 'conformance: incomplete' },
-        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''} (fail-on-incomplete is false)`,
+        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''}${hints ? ` — ${hints}` : ''} (fail-on-incomplete is false)`,
       ),
     );
 

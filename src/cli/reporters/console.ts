@@ -192,6 +192,7 @@ export class ConsoleReporter {
           : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
+        else if (root.record.hint) this.line(`      → ${firstLine(root.record.hint, 240)}`);
         const quoted = r && quoteStatements(r, doc.statements);
         if (quoted) this.line(`      ${quoteLabel(r)}: ${firstLine(quoted, 240)}`);
         const eva = r && expectedVsActual(r);
@@ -236,10 +237,13 @@ export class ConsoleReporter {
       this.line('');
       this.line(this.paint(35, `? not judged (${counts['not-judged'] + counts.blocked}):`));
       for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
-      for (const root of otherRoots)
+      for (const root of otherRoots) {
         this.line(
           `  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${OUTCOME_WORDS[root.result.outcome]})` : ''}: ${idList(root.blocked, 4)}`,
         );
+        // An interface's root (throttled, credentials, a gateway down) carries what to do about it, said once.
+        if (!root.result && root.record.hint) this.line(`      → ${firstLine(root.record.hint, 240)}`);
+      }
     }
     const skipped = skippedByReason(checks);
     if (skipped.length) this.line('');

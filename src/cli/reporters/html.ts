@@ -197,7 +197,9 @@ export function renderHtml(doc: RunDocument): string {
           const blocked = r.blocked.length
             ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`
             : '';
-          const hint = c?.hint ? `<div class="hint">→ ${esc(c.hint)}</div>` : '';
+          // A check's own hint, or an interface root's (throttled: --max-rps; credentials: the header flag).
+          const hintText = c ? c.hint : r.record.hint;
+          const hint = hintText ? `<div class="hint">→ ${esc(hintText)}</div>` : '';
           return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
         })
         .join('\n')

@@ -56,6 +56,7 @@ export function renderSummary(doc: RunDocument): string {
       out.push(c ? `### ❌ \`${c.id}\` (spec ${violatedSection(c)})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
+      if (!c && root.record.hint) out.push(`→ ${mdText(root.record.hint)}`, '');
       if (c?.samples) out.push(`- ${mdText(`${answersWords(c)} (${powerWords(c.samples.judged)})`)}`, '');
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> ${quoteLabel(c)}: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
@@ -104,7 +105,10 @@ export function renderSummary(doc: RunDocument): string {
     out.push('');
   }
   for (const root of allRoots.filter((r) => !r.failsRun))
-    out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
+    out.push(
+      `- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}${!root.result && root.record.hint ? ` → ${mdText(root.record.hint)}` : ''}`,
+      '',
+    );
 
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {
