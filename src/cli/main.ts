@@ -6,12 +6,12 @@ import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv
 import { planSampling, samplingLine } from '../harness/sampling';
 import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
-import { judge, type Judged } from './outcome';
+import { judge, type Judged } from '../verdict/outcome';
 import { ConsoleReporter } from './reporters/console';
 import { renderJson } from './reporters/json';
-import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION, type RunDocument } from './results';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION, type RunDocument } from '../verdict/status';
 import { ciRunUrl } from './certificate/statement';
-import { buildRunDocument, writeReports } from './run-document';
+import { buildRunDocument, writeReports } from '../verdict/document';
 import { Egress, type Io } from './egress';
 import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';

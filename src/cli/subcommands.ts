@@ -8,7 +8,7 @@ import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE } from './results';
+import { EXIT_CODE } from '../verdict/status';
 import { forTerminal } from './reporters/untrusted';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';

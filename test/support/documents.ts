@@ -4,9 +4,9 @@
  */
 import type { CheckResult } from '../../src/harness/runner';
 import { quoted } from '../../src/cli/traceability';
-import { countOutcomes, countSections, judged, type Judged } from '../../src/cli/outcome';
-import { deriveScope, RESULTS_SCHEMA_VERSION, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
-import { sealVerdict } from '../../src/cli/sealed-verdict';
+import { countOutcomes, countSections, judged, type Judged } from '../../src/verdict/outcome';
+import { deriveScope, RESULTS_SCHEMA_VERSION, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/verdict/status';
+import { sealVerdict } from '../../src/verdict/seal';
 
 export function runDocument(
   results: Array<CheckResult | Judged>,

@@ -3,10 +3,10 @@
  * carried by jest's states. Each case is a result as the runner returns it.
  */
 import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
-import { deriveScope, statusLine, type RunDocument } from '../../src/cli/results';
-import { rootCauseRecords } from '../../src/cli/sealed-verdict';
+import { deriveScope, statusLine, type RunDocument } from '../../src/verdict/status';
+import { rootCauseRecords } from '../../src/verdict/seal';
 import { FULL_SCOPE } from '../support/documents';
-import { judged } from '../../src/cli/outcome';
+import { judged } from '../../src/verdict/outcome';
 import type { CheckResult } from '../../src/harness/runner';
 
 /** The result as results.json stores it: its outcome and effect decided by src/cli/outcome.ts, the run's root causes by sealed-verdict.ts. */

@@ -2,7 +2,7 @@
  * The one outcome model (src/cli/outcome.ts): each result's outcome decided once, the counts per
  * outcome summing to the checks, and counts per section titled from specs/rules.yaml.
  */
-import { countOutcomes, countSections, decideOutcome, judge, OUTCOMES, sectionTitle } from '../../src/cli/outcome';
+import { countOutcomes, countSections, decideOutcome, judge, OUTCOMES, sectionTitle } from '../../src/verdict/outcome';
 import { loadSpec } from '../../src/cli/traceability';
 import type { CheckResult } from '../../src/harness/runner';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExpectations } from '../../src/cli/expectations';
-import { countOutcomes, judge, judged as withOutcome } from '../../src/cli/outcome';
+import { countOutcomes, judge, judged as withOutcome } from '../../src/verdict/outcome';
 import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
@@ -18,8 +18,8 @@ import {
   type RunDocument,
   type RunFacts,
   type ScopeFacts,
-} from '../../src/cli/results';
-import { rootCauses } from '../../src/cli/root-causes';
+} from '../../src/verdict/status';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';

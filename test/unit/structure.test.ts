@@ -66,7 +66,7 @@ describe('one-way dependencies', () => {
     ['src/harness/', []],
     ['suites/', ['src/harness/']],
     ['src/reference/', []],
-    ['src/cli/', ['suites/', 'src/harness/', 'src/reference/']],
+    ['src/cli/', ['suites/', 'src/harness/', 'src/reference/', 'src/verdict/']],
     // The bench drives the reference with the same signing helpers its tests use.
     ['bench/', ['src/', 'suites/', 'test/reference/helpers.ts']],
   ];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { allChecks } from '../../suites';
 import { GENERATED, TRACEABILITY_MD, withGenerated } from '../../src/cli/docs';
-import { SPEC_VERSION } from '../../src/cli/results';
+import { SPEC_VERSION } from '../../src/verdict/status';
 import { ROOT } from '../../src/harness/paths';
 import { check, sectionOfStatement } from '../../src/harness/check';
 import {

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../reporters/shared';
-import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument, type RunStatus } from '../../verdict/status';
 
 export interface Badge {
   label: string;

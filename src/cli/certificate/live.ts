@@ -4,8 +4,8 @@ import type { Egress } from '../egress';
 import { openRun, OpenRunError } from '../open-run';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import { maskOutside } from '../../harness/mask-result';
-import { isUnjudged, judge, type Judged } from '../outcome';
-import { deriveStatus, exitCodeFor, type RunStatus } from '../results';
+import { isUnjudged, judge, type Judged } from '../../verdict/outcome';
+import { deriveStatus, exitCodeFor, type RunStatus } from '../../verdict/status';
 import type { Statement } from './statement';
 
 export class LiveError extends Error {

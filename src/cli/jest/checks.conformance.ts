@@ -7,10 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
 import { selectChecks } from '../main';
-import type { RunDocument } from '../results';
+import type { RunDocument } from '../../verdict/status';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { jestOutcome, runStatusTest } from './outcome';
-import type { Judged } from '../outcome';
+import type { Judged } from '../../verdict/outcome';
 import { Egress } from '../egress';
 import { forTerminal } from '../reporters/untrusted';
 

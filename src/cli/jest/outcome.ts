@@ -7,9 +7,9 @@
  * stale expectation passes, with the news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
-import type { Judged } from '../outcome';
+import type { Judged } from '../../verdict/outcome';
 import { failureText } from '../reporters/shared';
-import { EXIT_CODE, exitWords, unreachableWords, type RootCauseRecord, type RunDocument } from '../results';
+import { EXIT_CODE, exitWords, unreachableWords, type RootCauseRecord, type RunDocument } from '../../verdict/status';
 import { quoted } from '../traceability';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };

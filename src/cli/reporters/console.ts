@@ -1,7 +1,7 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { sectionOf, sectionTitle, type Judged } from '../outcome';
-import { EXIT_CODE, exitWords, scopeLimits, type RunDocument } from '../results';
+import { sectionOf, sectionTitle, type Judged } from '../../verdict/outcome';
+import { EXIT_CODE, exitWords, scopeLimits, type RunDocument } from '../../verdict/status';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
 import {
   countLine,

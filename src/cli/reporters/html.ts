@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
-import { isUnjudged, type Judged } from '../outcome';
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { isUnjudged, type Judged } from '../../verdict/outcome';
+import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../../verdict/status';
 import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';

@@ -1,4 +1,4 @@
-import type { RunDocument } from '../results';
+import type { RunDocument } from '../../verdict/status';
 import { json } from './shared';
 import { jsonForLogs } from './untrusted';
 

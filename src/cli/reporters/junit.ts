@@ -1,6 +1,6 @@
 import { groupOf } from '../../harness/check';
-import type { Judged } from '../outcome';
-import { exitWords, scopeWords, type RunDocument } from '../results';
+import type { Judged } from '../../verdict/outcome';
+import { exitWords, scopeWords, type RunDocument } from '../../verdict/status';
 import { coveredByRoots, storedRoots } from './roots';
 import { forTerminal } from './untrusted';
 import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';

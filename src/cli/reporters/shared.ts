@@ -2,8 +2,8 @@ import type { CheckResult } from '../../harness/runner';
 import { violatedSection, violatedSections } from '../../harness/result';
 import { jsonSafe } from '../../harness/json';
 import type { Exchange } from '../../harness/transcript';
-import { isUnjudged, OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../outcome';
-import type { RunDocument } from '../results';
+import { isUnjudged, OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../../verdict/outcome';
+import type { RunDocument } from '../../verdict/status';
 
 /** What kept a check from being judged, in words: the root check's id, or the unreachable interface. */
 export function blockerWords(r: Judged): string | undefined {

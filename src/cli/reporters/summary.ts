@@ -1,4 +1,4 @@
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../../verdict/status';
 import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';

@@ -1,18 +1,18 @@
 import path from 'node:path';
-import type { RunConfig } from './config';
+import type { RunConfig } from '../cli/config';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
-import { Egress, SUITE_FILES } from './egress';
-import { BADGE_FILE, CERTIFICATE_FILE, PREDICATE_FILE, certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
-import { renderHtml } from './reporters/html';
-import { renderJson } from './reporters/json';
-import { renderJunit } from './reporters/junit';
-import { renderSummary } from './reporters/summary';
+import { Egress, SUITE_FILES } from '../cli/egress';
+import { BADGE_FILE, CERTIFICATE_FILE, PREDICATE_FILE, certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from '../cli/certificate/write';
+import { renderHtml } from '../cli/reporters/html';
+import { renderJson } from '../cli/reporters/json';
+import { renderJunit } from '../cli/reporters/junit';
+import { renderSummary } from '../cli/reporters/summary';
 import { countOutcomes, countSections, judged, type Judged } from './outcome';
-import { deriveScope, RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './results';
-import { sealVerdict } from './sealed-verdict';
+import { deriveScope, RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './status';
+import { sealVerdict } from './seal';
 import { maskOutside } from '../harness/mask-result';
-import { quoted } from './traceability';
+import { quoted } from '../cli/traceability';
 import { runSampling, type SamplingPlan } from '../harness/sampling';
 
 const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];

@@ -6,7 +6,7 @@ import type { CheckResult } from '../harness/runner';
 import type { Cause } from '../harness/verdict';
 import { judged, type Effect, type Judged } from './outcome';
 import { rootCauses } from './root-causes';
-import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RootCauseRecord, type RunDocument, type RunFacts, type RunScope } from './results';
+import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RootCauseRecord, type RunDocument, type RunFacts, type RunScope } from './status';
 
 /** The verdict fields of results.json. */
 export type SealedVerdict = Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode' | 'headline' | 'rootCauses' | 'checks'>;
