@@ -9,7 +9,9 @@ import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { MAX_RESULTS_BYTES } from './certificate/open';
-import { exitWords, RESULTS_SCHEMA_VERSION, scopeWords, type RunDocument } from '../verdict/status';
+import { exitWords } from '../verdict/status';
+import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../verdict/document';
+import { scopeWords } from '../verdict/scope';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
 export class CompareError extends Error {

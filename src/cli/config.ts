@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
-import { REQUIRED_SCOPES, type RequiredScope } from '../verdict/status';
+import { REQUIRED_SCOPES, type RequiredScope } from '../verdict/scope';
 import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
 import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './certificate/dsse';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';

@@ -1,50 +1,12 @@
-import type { RunSampling } from '../harness/sampling';
-import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
+// The run's status, derived once from each check's outcome and effect and the run's facts: the
+// reasons, the exit code and the one headline every report prints.
+import type { Interface } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
-import type { Cause, ScopeFlag } from '../harness/verdict';
-import { judged, JUDGED_OUTCOMES, type Effect, type Judged, type OutcomeCounts, type SectionCounts } from './outcome';
-
-export const SPEC_VERSION = '1.0.0';
+import type { Cause } from '../harness/verdict';
+import { judged, JUDGED_OUTCOMES, type Judged } from './outcome';
+import { scopeLimits, scopeWords, type RunScope } from './scope';
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
-
-/** --require: `full` makes a run that leaves an interface, a group or the signer out of scope incomplete (exit 3). */
-export type RequiredScope = 'full' | 'none';
-export const REQUIRED_SCOPES: readonly RequiredScope[] = ['full', 'none'];
-
-/** What the run judged, and in words what the user's choices left out. */
-export interface RunScope {
-  /** Check groups that ran (after --only). */
-  groups: Group[];
-  /** --grep, when it narrowed the run. */
-  grep?: string;
-  /** Interfaces judged: a URL was given (or the embedded target served it) and a selected check needs it. */
-  interfaces: Interface[];
-  profile: Profile;
-  /** The pre-confirmed state was judged by sending transactions: a signer key was given and checks needing it were selected. */
-  signer: boolean;
-  /** History beyond a full node's retention was required (--archive). */
-  archive: boolean;
-  target: 'embedded' | 'remote';
-  /** Both interfaces, a signer, every group, no --grep: the only scope that earns a plain "conformant" badge. */
-  full: boolean;
-  /** --require: with `full`, a scope that is not full keeps the run from being conformant (incomplete, exit 3). */
-  required: RequiredScope;
-  /** What the user's choices left out, as data: the flag, the words, whether it limits the verdict. */
-  leftOut: LeftOut[];
-  /** The words of `leftOut`, one line each, most consequential first. */
-  notJudged: string[];
-}
-
-/** One thing the user's choices left out of the run. */
-export interface LeftOut {
-  /** The flag whose absence or value left it out. */
-  flag: ScopeFlag;
-  /** What is not judged, and why, in words. */
-  words: string;
-  /** It limits the verdict; not so the other profile's checks, an OpenAPI document not given (an extra, not the target), or advisory checks only. */
-  limits: boolean;
-}
 
 /** Facts of the run itself, beside the results: what stopped it, what could not be reached. */
 export interface RunFacts {
@@ -53,81 +15,6 @@ export interface RunFacts {
   stoppedBy?: 'signal' | 'deadline';
   /** Interfaces found unreachable before the run, with the transport error. */
   unreachable?: Partial<Record<Interface, string>>;
-}
-
-/** The configuration facts the scope is derived from (a subset of RunConfig, readable from a stored document). */
-export interface ScopeFacts {
-  only: Iterable<Group>;
-  grep?: RegExp | string;
-  profile: Profile;
-  embedded: boolean;
-  baseUrl?: string | null;
-  rpcUrl?: string | null;
-  signer: boolean;
-  archive: boolean;
-  /** --require (default none). */
-  required?: RequiredScope;
-}
-
-/**
- * The version of the results.json contract (schemas/results.json): the major part changes when a
- * field other tools read changes meaning or goes; an addition changes the minor part.
- */
-export const RESULTS_SCHEMA_VERSION = '2.0.0';
-
-/** One root cause as results.json stores it: decided once (sealed-verdict.ts), read by every report. */
-export interface RootCauseRecord {
-  /** The root check's id; for an interface, a label (`target unreachable: rest`): read `check` or `interface`, never this. */
-  id: string;
-  /** The root check, when the root is a check. */
-  check?: string;
-  /** The interface, when the root is an interface (it could not be reached, …). */
-  interface?: Interface;
-  /** The root's cause: the root check's, or the interface's (`unreachable`). */
-  cause?: Cause;
-  /** In words, for people. */
-  reason: string;
-  /** What the user can do about it, said once with the root (an interface fact's: e.g. --max-rps for a throttled interface). */
-  hint?: string;
-  /** What it does to the run: `fails-run` (non-conformant), `incomplete`, or `none`. */
-  effect: Effect;
-  /** The ids of the checks it covers: kept from being judged by it (never failed again), or standing in for its interface. */
-  checks: string[];
-}
-
-/** The results.json contract other tools rely on. */
-export interface RunDocument {
-  /** The version of this contract (RESULTS_SCHEMA_VERSION). */
-  schemaVersion: string;
-  suite: { name: string; version: string };
-  spec: { version: string };
-  target: { baseUrl: string | null; rpcUrl: string | null; profile: Profile; embedded: boolean; expectations?: string };
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  /** Derived once by deriveStatus(); every reporter and the exit code state this value. */
-  status: RunStatus;
-  /** Why the status is what it is, in words (empty for a conformant run). */
-  statusReasons: string[];
-  scope: RunScope;
-  /** Checks per outcome (outcome.ts), summing to checks.length: `counts.failed` is exactly the checks that fail the run. */
-  counts: OutcomeCounts;
-  /** The same counts per spec section (the section of each check's first statement), titled from specs/rules.yaml, in the spec's order. */
-  sections: SectionCounts[];
-  exitCode: number;
-  /** The one status line every report prints (statusLine), written once. */
-  headline: string;
-  /** Each root cause once, with its effect and the checks it covers; failures that fail the run first. */
-  rootCauses: RootCauseRecord[];
-  /** Set when the run stopped early (interrupt, deadline): the results are partial. */
-  interrupted?: string;
-  stoppedBy?: RunFacts['stoppedBy'];
-  unreachable?: RunFacts['unreachable'];
-  /** Statement id → its text in specs/rules.yaml, for every statement a check below cites. */
-  statements?: Record<string, string>;
-  /** --samples: answers per read-only question, the window they were spread over, the detection power. */
-  sampling?: RunSampling;
-  checks: Judged[];
 }
 
 export const EXIT_CODE = { conformant: 0, nonConformant: 1, config: 2, incomplete: 3, interrupted: 130 } as const;
@@ -233,123 +120,8 @@ export function exitWords(code: number): string {
   return EXIT_SENTENCES[code] ? `exit ${code}: ${EXIT_SENTENCES[code]}` : `exit ${code}`;
 }
 
-const GROUP_WORDS: Record<Group, string> = { rest: 'REST', rpc: 'JSON-RPC', cross: 'cross-interface', preconf: 'pre-confirmation' };
-const otherProfile = (p: Profile): Profile => (p === 'public' ? 'dedicated' : 'public');
-const profileLine = (p: Profile) => `${otherProfile(p)}-profile checks not judged (profile ${p})`;
-
-/** Left out by a check itself (it skipped, naming the flag), in words a reader of the status line understands. */
-const LEFT_OUT_BY_CHECKS: Partial<Record<ScopeFlag, Omit<LeftOut, 'flag'>>> = {
-  '--archive': { words: "history beyond a full node's retention not judged (no --archive)", limits: true },
-  '--nav-max-age': { words: 'NAV staleness (advisory) not judged (no --nav-max-age)', limits: false },
-  '--openapi': { words: 'published OpenAPI document not judged (no --openapi)', limits: false },
-};
-
-/** Why the pre-confirmed state was not judged when no key was given (preconfNotJudged). */
-export const NO_SIGNER_KEY = 'no --signer-key';
-const NO_SIGNER_LINE = `pre-confirmed state not judged (${NO_SIGNER_KEY})`;
-
-/** Left out by --only or --grep: results.json lists such checks as skipped, cause `deselected`. */
-export const isSelected = (r: Pick<CheckResult, 'cause'>): boolean => r.cause !== 'deselected';
-
-/**
- * The scope, from the configuration and the selected checks (never those --only or --grep left
- * out): which groups and interfaces were judged, whether the pre-confirmed state was, and what
- * the user's own choices left out (missing URL, no signer, profile, --only/--grep, and each
- * further flag a selected check was left out by: no --archive, no --nav-max-age, no --openapi).
- */
-export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope {
-  const only = new Set(facts.only);
-  const groups = GROUPS.filter((g) => only.has(g));
-  const selected = results.filter(isSelected);
-  const needs = (n: string) => selected.some((r) => (r.needs as string[]).includes(n));
-  const hasRest = facts.embedded || !!facts.baseUrl;
-  const hasRpc = facts.embedded || !!facts.rpcUrl;
-  const interfaces = (
-    [
-      ['rest', hasRest],
-      ['rpc', hasRpc],
-    ] as const
-  )
-    .filter(([i, has]) => has && needs(i))
-    .map(([i]) => i);
-  const grep = facts.grep === undefined ? undefined : typeof facts.grep === 'string' ? facts.grep : facts.grep.source;
-
-  const leftOut: LeftOut[] = [];
-  const add = (flag: ScopeFlag, words: string, limits = true) => void leftOut.push({ flag, words, limits });
-  if (!hasRest && needs('rest')) add('--base-url', 'REST interface not judged (no --base-url)');
-  if (!hasRpc && needs('rpc')) add('--rpc-url', 'JSON-RPC interface not judged (no --rpc-url)');
-  if (!facts.signer && needs('signer')) add('--signer-key', NO_SIGNER_LINE);
-  const left = GROUPS.filter((g) => !only.has(g));
-  if (left.length) add('--only', `${left.map((g) => GROUP_WORDS[g]).join(', ')} checks not run (--only ${groups.join(',')})`);
-  if (grep !== undefined) add('--grep', `only checks matching --grep ${grep} ran`);
-
-  // The flags stated above (and the profile, stated last) cover their checks; any other is listed once.
-  const stated = new Set<ScopeFlag>([...leftOut.map((l) => l.flag), '--profile']);
-  const byChecks = new Map<ScopeFlag, { words: string; n: number }>();
-  for (const r of selected) {
-    if (!r.outOfScope || stated.has(r.outOfScope.flag)) continue;
-    const seen = byChecks.get(r.outOfScope.flag);
-    byChecks.set(r.outOfScope.flag, { words: seen?.words ?? r.outOfScope.words, n: (seen?.n ?? 0) + 1 });
-  }
-  for (const [flag, { words, n }] of byChecks) {
-    const known = LEFT_OUT_BY_CHECKS[flag];
-    if (known) add(flag, known.words, known.limits);
-    else add(flag, `${plural(n, 'check')} not judged (${words})`);
-  }
-  if (needs(`profile:${otherProfile(facts.profile)}`)) add('--profile', profileLine(facts.profile), false);
-
-  // Transactions were sent only with a key, a check that sends selected, and a node to send to.
-  const signer = facts.signer && needs('signer') && hasRpc;
-  const full = interfaces.length === 2 && signer && left.length === 0 && grep === undefined;
-  return {
-    groups,
-    ...(grep !== undefined ? { grep } : {}),
-    interfaces,
-    profile: facts.profile,
-    signer,
-    archive: facts.archive,
-    target: facts.embedded ? 'embedded' : 'remote',
-    full,
-    required: facts.required ?? 'none',
-    leftOut,
-    notJudged: leftOut.map((l) => l.words),
-  };
-}
-
-/**
- * The scope in one phrase: what limits the verdict. The other profile's checks never do, nor does
- * an OpenAPI document not given (an extra, not the target), nor advisory checks left out (they
- * could not have failed the run either way).
- */
-export function scopeWords(scope: RunScope): string {
-  const limits = scopeLimits(scope);
-  const where = `(profile ${scope.profile}${scope.archive ? ', history required' : ''}${scope.target === 'embedded' ? ', embedded reference target' : ''})`;
-  if (!scope.full || limits.length) return `${limits.join('; ')} ${where}`;
-  // Full, yet something that does not limit the verdict was left out: named, never "full scope" beside it.
-  // The other profile's checks are not this deployment's: "(profile …)" already says which were judged.
-  const extras = scope.leftOut.filter((l) => l.flag !== '--profile').map((l) => l.words);
-  return extras.length ? `both interfaces and the pre-confirmed state; ${extras.join('; ')} ${where}` : `full scope ${where}`;
-}
-
-/** What limits the verdict, one line each (see scopeWords); empty for a full scope. */
-export function scopeLimits(scope: Pick<RunScope, 'full' | 'leftOut' | 'interfaces' | 'signer'>): string[] {
-  const limits = scope.leftOut.filter((l) => l.limits).map((l) => l.words);
-  if (limits.length === 0 && !scope.full) {
-    // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
-    for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);
-    if (!scope.signer) limits.push(`pre-confirmed state not judged (${preconfNotJudged(scope)})`);
-  }
-  return limits;
-}
-
-/** Why the pre-confirmed state was not judged (undefined when it was): no key, or no check needing one selected. */
-export function preconfNotJudged(scope: Pick<RunScope, 'signer' | 'leftOut'>): string | undefined {
-  if (scope.signer) return undefined;
-  return scope.leftOut.some((l) => l.flag === '--signer-key') ? NO_SIGNER_KEY : 'no check that sends transactions was selected';
-}
-
 /** What the headline may read beyond status and scope: the run's facts and its checks, when at hand. */
-export type HeadlineFacts = Pick<RunDocument, 'status' | 'scope'> & Partial<Pick<RunDocument, 'interrupted' | 'stoppedBy' | 'unreachable' | 'checks'>>;
+export type HeadlineFacts = { status: RunStatus; scope: RunScope; checks?: Judged[] } & RunFacts;
 
 /**
  * The one headline every reporter prints: what happened, then the scope. An interrupted run says
@@ -380,7 +152,7 @@ export function statusLine(doc: HeadlineFacts): string {
 }
 
 /** The facts stored in a results document, for re-deriving its status (verify-certificate). */
-export function factsOf(doc: Pick<RunDocument, 'interrupted' | 'stoppedBy' | 'unreachable'>): RunFacts {
+export function factsOf(doc: RunFacts): RunFacts {
   return { interrupted: doc.interrupted, stoppedBy: doc.stoppedBy, unreachable: doc.unreachable };
 }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSigningKey } from '../../src/cli/certificate/dsse';
 import { MAX_CERTIFICATE_BYTES } from '../../src/cli/certificate/open';
-import { writeReports } from '../../src/verdict/document';
+import { writeReports } from '../../src/cli/write-reports';
 import { readRegularFile, UnreadableFile } from '../../src/harness/regular-file';
 import { runCli } from '../support/cli';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';

@@ -10,8 +10,9 @@ import { MAX_STATEMENT_DEPTH, nestsDeeperThan } from '../../src/cli/certificate/
 import { verifyCertificate, PUBLISHED } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { main } from '../../src/cli/main';
-import type { RunDocument, ScopeFacts } from '../../src/verdict/status';
-import { writeReports } from '../../src/verdict/document';
+import type { RunDocument } from '../../src/verdict/document';
+import type { ScopeFacts } from '../../src/verdict/scope';
+import { writeReports } from '../../src/cli/write-reports';
 import type { CheckResult } from '../../src/harness/runner';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 import { startHostile } from '../support/hostile';

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
-import { writeReports } from '../../src/verdict/document';
+import { writeReports } from '../../src/cli/write-reports';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
 const DOC = path.join(__dirname, '../../docs/certification.md');

@@ -10,9 +10,12 @@ import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestRes
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { countOutcomes, countSections, judged } from '../../src/verdict/outcome';
-import { deriveScope, factsOf, type RunDocument, type ScopeFacts } from '../../src/verdict/status';
+import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
+import { factsOf } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
 import { sealVerdict } from '../../src/verdict/seal';
-import { buildRunDocument, writeReports } from '../../src/verdict/document';
+import { buildRunDocument } from '../../src/verdict/build-document';
+import { writeReports } from '../../src/cli/write-reports';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { redactorFor } from '../../src/cli/target';

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareRuns, CompareError, renderCompareHtml, renderCompareMd, writeComparison } from '../../src/cli/compare';
-import type { ScopeFacts } from '../../src/verdict/status';
-import { writeReports } from '../../src/verdict/document';
+import type { ScopeFacts } from '../../src/verdict/scope';
+import { writeReports } from '../../src/cli/write-reports';
 import type { CheckResult } from '../../src/harness/runner';
-import type { RunDocument } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
 import { runDocument } from '../support/documents';
 
 // Rendered as GitHub would show compare.md: raw HTML allowed, bare URLs linked.

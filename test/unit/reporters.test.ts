@@ -8,17 +8,9 @@ import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { escapeHtml } from '../../src/cli/reporters/shared';
-import {
-  deriveScope,
-  deriveStatus,
-  EXIT_CODES_HELP,
-  exitCodeFor,
-  exitWords,
-  statusLine,
-  type RunDocument,
-  type RunFacts,
-  type ScopeFacts,
-} from '../../src/verdict/status';
+import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
+import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
 import { rootCauses } from '../../src/verdict/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../reporters/shared';
-import type { RunDocument } from '../../verdict/status';
+import type { RunDocument } from '../../verdict/document';
 import { renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, signEnvelope, type SigningKey } from './dsse';
 import { buildStatement, subjectsOf, type Statement } from './statement';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
 import { selectChecks } from '../main';
-import type { RunDocument } from '../../verdict/status';
+import type { RunDocument } from '../../verdict/document';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { jestOutcome, runStatusTest } from './outcome';
 import type { Judged } from '../../verdict/outcome';

@@ -1,7 +1,9 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { sectionOf, sectionTitle, type Judged } from '../../verdict/outcome';
-import { EXIT_CODE, exitWords, scopeLimits, type RunDocument } from '../../verdict/status';
+import { EXIT_CODE, exitWords } from '../../verdict/status';
+import { scopeLimits } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
 import {
   countLine,

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
 import { isUnjudged, type Judged } from '../../verdict/outcome';
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../../verdict/status';
+import { exitWords, type RunStatus } from '../../verdict/status';
+import { preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';

@@ -1,4 +1,4 @@
-import type { RunDocument } from '../../verdict/status';
+import type { RunDocument } from '../../verdict/document';
 import { json } from './shared';
 import { jsonForLogs } from './untrusted';
 

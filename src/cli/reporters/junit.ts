@@ -1,6 +1,8 @@
 import { groupOf } from '../../harness/check';
 import type { Judged } from '../../verdict/outcome';
-import { exitWords, scopeWords, type RunDocument } from '../../verdict/status';
+import { exitWords } from '../../verdict/status';
+import { scopeWords } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { forTerminal } from './untrusted';
 import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';

@@ -3,7 +3,7 @@ import { violatedSection, violatedSections } from '../../harness/result';
 import { jsonSafe } from '../../harness/json';
 import type { Exchange } from '../../harness/transcript';
 import { isUnjudged, OUTCOMES, sectionOf, type Judged, type Outcome, type OutcomeCounts, type SectionCounts } from '../../verdict/outcome';
-import type { RunDocument } from '../../verdict/status';
+import type { RunDocument } from '../../verdict/document';
 
 /** What kept a check from being judged, in words: the root check's id, or the unreachable interface. */
 export function blockerWords(r: Judged): string | undefined {

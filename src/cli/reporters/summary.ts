@@ -1,4 +1,6 @@
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../../verdict/status';
+import { exitWords, type RunStatus } from '../../verdict/status';
+import { preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
