@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { GROUPS, type Group, type Profile } from '../harness/check';
 import { REQUIRED_SCOPES, type RequiredScope } from '../verdict/scope';
 import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
-import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './certificate/dsse';
+import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './signing-keys';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 
 import { ConfigError } from './config-error';

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
-import { loadPublicKey, MAX_KEY_FILE_BYTES } from './certificate/dsse';
+import { loadPublicKey, MAX_KEY_FILE_BYTES } from './signing-keys';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';

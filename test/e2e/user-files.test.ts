@@ -9,7 +9,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadSigningKey } from '../../src/cli/certificate/dsse';
+import { loadSigningKey } from '../../src/cli/signing-keys';
 import { MAX_CERTIFICATE_BYTES } from '../../src/cli/certificate/open';
 import { writeReports } from '../../src/cli/write-reports';
 import { readRegularFile, UnreadableFile } from '../../src/harness/regular-file';

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSy
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
+import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
 import { MAX_STATEMENT_DEPTH, nestsDeeperThan } from '../../src/cli/certificate/open';
 import { verifyCertificate, PUBLISHED } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';

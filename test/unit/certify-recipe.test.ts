@@ -7,7 +7,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
+import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
 import { writeReports } from '../../src/cli/write-reports';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { badgeOf, renderBadge } from '../../src/cli/certificate/badge';
-import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
+import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
 import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';

@@ -100,6 +100,13 @@ describe('one-way dependencies', () => {
     expect(files.filter((f) => f.startsWith('src/harness/') && graph.get(f)!.some((t) => t.startsWith('src/verdict/')))).toEqual([]);
   });
 
+  // The configuration loads the signing key and the gate masks it: both stand below certificate/,
+  // which signs and verifies with the keys signing-keys.ts reads, never the other way round.
+  test.each(['src/cli/config.ts', 'src/cli/egress.ts', 'src/cli/signing-keys.ts'])('%s does not reach certificate/', (file) => {
+    expect(graph.has(file)).toBe(true);
+    expect([...reachable(graph, file)].filter((t) => t.startsWith('src/cli/certificate/'))).toEqual([]);
+  });
+
   test('the verdict vocabulary is a leaf', () => {
     expect(graph.get('src/harness/verdict.ts')).toEqual([]);
   });
