@@ -15,7 +15,7 @@ import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
 import { OPTIONS } from './options';
-import { forTerminal } from './reporters/untrusted';
+import { forTerminal } from './egress-terminal';
 
 /** What the console streams are given: only write (and isTTY, which decides colour). */
 export interface OutStream {

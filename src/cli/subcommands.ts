@@ -9,7 +9,7 @@ import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
 import { EXIT_CODE } from '../verdict/status';
-import { forTerminal } from './reporters/untrusted';
+import { forTerminal } from './egress-terminal';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
 

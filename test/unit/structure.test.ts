@@ -107,6 +107,13 @@ describe('one-way dependencies', () => {
     expect([...reachable(graph, file)].filter((t) => t.startsWith('src/cli/certificate/'))).toEqual([]);
   });
 
+  // forTerminal is the gate's: the gate, the jest adapter and the reports take it from beside the
+  // gate (egress-terminal.ts), and the gate reaches no report.
+  test('the gate reaches no report', () => {
+    expect(graph.get('src/cli/egress.ts')).toContain('src/cli/egress-terminal.ts');
+    expect([...reachable(graph, 'src/cli/egress.ts')].filter((t) => t.startsWith('src/cli/reporters/'))).toEqual([]);
+  });
+
   test('the verdict vocabulary is a leaf', () => {
     expect(graph.get('src/harness/verdict.ts')).toEqual([]);
   });

@@ -18,7 +18,8 @@ import {
   withOutcome,
   violatedSection,
 } from './shared';
-import { cleanStrings, forTerminal } from './untrusted';
+import { cleanStrings } from './untrusted';
+import { forTerminal } from '../egress-terminal';
 
 /**
  * Colour on a terminal; never when NO_COLOR is set to anything (no-color.org); and where no

@@ -4,7 +4,7 @@ import { exitWords } from '../../verdict/status';
 import { scopeWords } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
-import { forTerminal } from './untrusted';
+import { forTerminal } from '../egress-terminal';
 import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';
 
 function esc(s: string): string {
