@@ -7,7 +7,7 @@ import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
-import { escapeHtml } from '../../src/cli/reporters/shared';
+import { escapeHtml } from '../../src/cli/reporters/untrusted';
 import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
 import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';

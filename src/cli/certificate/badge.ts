@@ -1,4 +1,4 @@
-import { escapeHtml } from '../reporters/shared';
+import { escapeHtml } from '../reporters/untrusted';
 import { NO_SIGNER_KEY, preconfNotJudged } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import type { RunStatus } from '../../verdict/status';

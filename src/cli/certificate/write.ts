@@ -1,4 +1,4 @@
-import { escapeHtml } from '../reporters/shared';
+import { escapeHtml } from '../reporters/untrusted';
 import type { RunDocument } from '../../verdict/document';
 import { renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, signEnvelope } from './dsse';

@@ -8,7 +8,7 @@
  */
 import type { CheckResult } from '../../harness/runner';
 import type { Judged } from '../../verdict/outcome';
-import { failureText } from '../reporters/shared';
+import { failureText } from '../reporters/failure-text';
 import { EXIT_CODE, exitWords, unreachableWords } from '../../verdict/status';
 import type { RootCauseRecord, RunDocument } from '../../verdict/document';
 import { quoted } from '../../harness/spec-rules';

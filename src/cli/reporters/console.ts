@@ -5,19 +5,10 @@ import { EXIT_CODE, exitWords } from '../../verdict/status';
 import { scopeLimits } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
-import {
-  countLine,
-  expectedVsActual,
-  idList,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  OUTCOME_WORDS,
-  verdictOf,
-  withOutcome,
-  violatedSection,
-} from './shared';
+import { countLine, rootReason, OUTCOME_WORDS, verdictOf } from './outcome-words';
+import { expectedVsActual, quoteStatements, quoteLabel } from './failure-text';
+import { idList, skippedByReason, withOutcome } from './grouping';
+import { violatedSection } from '../../harness/result';
 import { cleanStrings } from './untrusted';
 import { forTerminal } from '../egress-terminal';
 

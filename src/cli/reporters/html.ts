@@ -8,20 +8,12 @@ import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { powerWords, samplingLine } from '../../harness/sampling';
-import {
-  answersWords,
-  bySection,
-  escapeHtml,
-  exchangeText,
-  json,
-  OUTCOME_WORDS,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  withOutcome,
-  violatedSection,
-} from './shared';
+import { answersWords, OUTCOME_WORDS, rootReason } from './outcome-words';
+import { bySection, skippedByReason, withOutcome } from './grouping';
+import { escapeHtml } from './untrusted';
+import { exchangeText, json } from './exchange-text';
+import { quoteStatements, quoteLabel } from './failure-text';
+import { violatedSection } from '../../harness/result';
 
 const esc = escapeHtml;
 

@@ -2,9 +2,9 @@ import { forTerminal } from '../egress-terminal';
 
 /**
  * Text the target supplied is data on its way to a public place (a terminal, a CI log, a step
- * summary). These functions make it inert for each of those formats; HTML and XML have their
- * own escaping in shared.ts and junit.ts; a terminal and a CI log get forTerminal, beside the
- * gate (src/cli/egress-terminal.ts). Redaction happens earlier, in the clients: nothing here
+ * summary). These functions make it inert for each of those formats (HTML, SVG and XML: escapeHtml
+ * here, and junit.ts's own for XML); a terminal and a CI log get forTerminal, beside the gate
+ * (src/cli/egress-terminal.ts). Redaction happens earlier, in the clients: nothing here
  * hides a secret, it only stops text from acting as markup or as a command.
  */
 
@@ -84,4 +84,9 @@ export function mdText(text: string): string {
  */
 export function jsonForLogs(serialised: string): string {
   return serialised.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]|#(?=#\[)/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Text made safe inside HTML, SVG or XML text and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
