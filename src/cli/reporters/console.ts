@@ -23,7 +23,7 @@ export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.
 }
 
 /** Verdict words that are the reason's own heading: printed as the reason alone. */
-const PLAIN_VERDICTS: ReadonlySet<string> = new Set(['passed', 'failed', 'skipped', 'inconclusive']);
+const PLAIN_VERDICTS: ReadonlySet<string> = new Set([OUTCOME_WORDS.passed, OUTCOME_WORDS.failed, OUTCOME_WORDS.skipped, OUTCOME_WORDS['not-judged']]);
 const TONE_COLOUR = { good: 32, warn: 33, bad: 31 } as const;
 
 const firstLine = (s: string, max = 200) => {

@@ -32,9 +32,13 @@ export function countLine(c: OutcomeCounts): string {
   return `${parts.join(', ')} of ${total} checks`;
 }
 
-/** An outcome in a word or two, as report.html and compare print it. */
-export const OUTCOME_WORDS: Record<Outcome, string> = {
-  failed: 'FAILED',
+/**
+ * Each outcome in a word or two: the one map every report prints (report.html, compare, the
+ * console, summary.md, junit.xml), in the vocabulary of the counts line (countLine) and of the
+ * console's sections: "known", "stale expectation", "not judged".
+ */
+export const OUTCOME_WORDS: Readonly<Record<Outcome, string>> = {
+  failed: 'failed',
   'stale-expectation': 'passed (stale expectation)',
   warning: 'failed (advisory)',
   'known-failure': 'failed (known)',
@@ -44,26 +48,12 @@ export const OUTCOME_WORDS: Record<Outcome, string> = {
   skipped: 'skipped',
 };
 
-/** The stored outcome in words, with the fact beside it that a reader needs (blocker, scope left out). */
+/** The stored outcome in words (OUTCOME_WORDS), with the fact beside it that a reader needs: what blocked it, what scope left it out. */
 export function verdictOf(r: Judged): string {
-  switch (r.outcome) {
-    case 'known-failure':
-      return 'failed (expected)';
-    case 'stale-expectation':
-      return 'passed (UNEXPECTED: listed as a known failure)';
-    case 'warning':
-      return 'failed (advisory)';
-    case 'failed':
-      return 'failed';
-    case 'passed':
-      return 'passed';
-    default: {
-      const by = blockerWords(r);
-      if (by) return `not judged (blocked by ${by})`;
-      if (r.outOfScope) return `skipped (out of scope: ${r.outOfScope.words})`;
-      return r.outcome === 'skipped' ? 'skipped' : 'inconclusive';
-    }
-  }
+  const by = blockerWords(r);
+  if (by) return `${OUTCOME_WORDS['not-judged']} (blocked by ${by})`;
+  if (r.outOfScope && (r.outcome === 'skipped' || isUnjudged(r.outcome))) return `${OUTCOME_WORDS.skipped} (out of scope: ${r.outOfScope.words})`;
+  return OUTCOME_WORDS[r.outcome];
 }
 
 /** A result's reason, in words (a stale expectation has no failure reason of its own). */
