@@ -73,8 +73,6 @@ export interface RunConfig {
 
 const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
 const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
-/** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
-export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
 /**
  * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.

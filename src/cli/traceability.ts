@@ -1,9 +1,9 @@
 import { sectionOfStatement, type Check } from '../harness/check';
 import { fromRoot } from '../harness/paths';
-import { isDirect, rowId, statementTexts, type Entry, type Spec, type Statement } from '../harness/spec-rules';
+import { rowId, type Entry, type Spec, type Statement } from '../harness/spec-rules';
 
 // specs/rules.yaml is read by src/harness/spec-rules.ts; derived from it here: specs/SPEC.md, the
-// traceability matrix of docs/traceability.md and the problems a test reports.
+// traceability matrix of docs/traceability.md.
 
 /** What the matrix needs to know of a check: a structural subset of Check. */
 export type Citing = Pick<Check, 'id' | 'statements' | 'section' | 'level'>;
@@ -24,42 +24,6 @@ export function citedBy(checks: Citing[]): Map<string, Citing[]> {
     for (const id of citations(c)) out.set(id, [...(out.get(id) ?? []), c]);
   }
   return out;
-}
-
-/** Statement (or row) id → the checks citing it, in check order. */
-export function statementsCitedBy(checks: Citing[]): Map<string, Citing[]> {
-  const out = new Map<string, Citing[]>();
-  for (const c of checks) for (const id of c.statements) out.set(id, [...(out.get(id) ?? []), c]);
-  return out;
-}
-
-/** Every way the spec and the checks' citations disagree; empty when they agree. */
-export function traceabilityProblems(spec: Spec, checks: Citing[]): string[] {
-  const problems: string[] = [];
-  const entries = new Map(spec.sections.map((e) => [e.id, e]));
-  const statements = new Map(spec.sections.flatMap((e) => e.statements.map((s) => [s.id, s] as const)));
-  const texts = statementTexts(spec);
-  const cited = citedBy(checks);
-  const citedStatements = statementsCitedBy(checks);
-  if (entries.size !== spec.sections.length) problems.push('rules.yaml: entry ids are not unique');
-  for (const [id, by] of citedStatements) {
-    const s = statements.get(id);
-    const who = by.map((c) => c.id).join(', ');
-    if (!texts.has(id)) problems.push(`${who} cite(s) ${id}, which specs/rules.yaml does not have`);
-    else if (s && !isDirect(s))
-      problems.push(`${who} cite(s) ${id}, which is not directly testable (${s.untestable ? 'untestable' : `enforced through ${s.via!.join(', ')}`})`);
-  }
-  for (const e of spec.sections) {
-    for (const s of e.statements) {
-      if (isDirect(s) && !citedStatements.has(s.id))
-        problems.push(`${s.id} is testable but no check cites it (cite it, or mark it untestable with the reason)`);
-      for (const v of s.via ?? []) {
-        if (!entries.has(v)) problems.push(`${e.id}: via ${v}, which specs/rules.yaml does not have`);
-        else if (!cited.has(v)) problems.push(`${e.id}: via ${v}, which no check cites`);
-      }
-    }
-  }
-  return problems;
 }
 
 /** Where an entry's text is: the anchor SPEC.md sets for it. */

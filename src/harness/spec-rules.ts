@@ -108,11 +108,6 @@ export function loadSpec(file = RULES_FILE): Spec {
   return parseSpec(readFileSync(file, 'utf8'));
 }
 
-/** A statement a check can judge directly: neither untestable nor delegated to other entries. */
-export function isDirect(s: Statement): boolean {
-  return !s.untestable && !s.via;
-}
-
 /** A table row's id: "2.1.r4" is row 4 of the table of 2.1 (rows follow the source, so positions are stable). */
 export function rowId(entry: string, index: number): string {
   return `${entry}.r${index + 1}`;

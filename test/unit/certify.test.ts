@@ -18,7 +18,7 @@ import { buildRunDocument } from '../../src/verdict/build-document';
 import { writeReports } from '../../src/cli/write-reports';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
-import { redactorFor } from '../../src/cli/target';
+import { redactorFor } from '../support/redactor';
 import { startHostile } from '../support/hostile';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';

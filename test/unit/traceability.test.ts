@@ -6,8 +6,9 @@ import { GENERATED, TRACEABILITY_MD, withGenerated } from '../../src/cli/docs';
 import { SPEC_VERSION } from '../../src/verdict/document';
 import { ROOT } from '../../src/harness/paths';
 import { check, sectionOfStatement } from '../../src/harness/check';
-import { citedBy, renderMatrix, renderSpec, SPEC_MD, traceabilityProblems, type Citing } from '../../src/cli/traceability';
-import { isDirect, loadSpec, parseSpec, RULES_FILE, statementTexts } from '../../src/harness/spec-rules';
+import { citedBy, renderMatrix, renderSpec, SPEC_MD, type Citing } from '../../src/cli/traceability';
+import { isDirect, traceabilityProblems } from '../support/traceability-problems';
+import { loadSpec, parseSpec, RULES_FILE, statementTexts } from '../../src/harness/spec-rules';
 
 const spec = loadSpec();
 const checks = allChecks();
