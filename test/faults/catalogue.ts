@@ -256,6 +256,38 @@ const laggingBackend = (lagMs: number): RpcMutation => {
   };
 };
 
+/**
+ * A backend whose pre-confirmed count trails the pre-confirmed block by `lagMs`: a transaction
+ * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there
+ * (backends a few hundred ms apart behind one address, each refreshed on its own).
+ */
+const pendingCountLagging = (lagMs: number): RpcMutation => {
+  const firstSeen = new Map<string, number>();
+  return async (call, next) => {
+    if (call.method !== 'eth_getTransactionCount' || !isPending(call) || typeof call.params[0] !== 'string') return next();
+    const account = call.params[0].toLowerCase();
+    const block = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: ['pending', true] });
+    const now = Date.now();
+    let countable: bigint | undefined;
+    if (!(block instanceof Raw) && typeof block.result === 'object' && block.result !== null)
+      for (const tx of ((block.result as Rec).transactions ?? []) as Rec[]) {
+        if (typeof tx !== 'object' || String(tx.from).toLowerCase() !== account) continue;
+        const key = `${account}:${String(tx.nonce)}`;
+        if (!firstSeen.has(key)) firstSeen.set(key, now);
+        const n = hexInt(tx.nonce);
+        if (now - firstSeen.get(key)! >= lagMs && (countable === undefined || n + 1n > countable)) countable = n + 1n;
+      }
+    const res = await next();
+    if (res instanceof Raw || typeof res.result !== 'string') return res;
+    const latest = await next({ ...call, params: [call.params[0], 'latest'] });
+    if (latest instanceof Raw || typeof latest.result !== 'string') return res;
+    // What this backend knows: its sealed count, plus the pre-confirmed transactions it has had for lagMs.
+    const floor = hexInt(latest.result);
+    const known = countable !== undefined && countable > floor ? countable : floor;
+    return hexInt(res.result) > known ? { ...res, result: hex(known) } : res;
+  };
+};
+
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
@@ -967,6 +999,19 @@ export const VARIANTS: Variant[] = [
     rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: 3 } })),
   },
   {
+    name: 'rpc.revert-code-3-at-pending',
+    kind: 'faulty',
+    section: '4.4',
+    only: ['rpc'],
+    grep: '^rpc\\.estimateGas\\.revert\\.',
+    what: 'a revert is -32000 at "latest" but error code 3 at "pending" (the pre-confirmed state answered by another code path)',
+    rpc: onAnswer(
+      'eth_estimateGas',
+      (e) => (typeof e.error === 'object' && e.error !== null ? { ...e, error: { ...(e.error as Rec), code: 3 } } : e),
+      isPending,
+    ),
+  },
+  {
     name: 'rpc.revert-code-32603',
     kind: 'faulty',
     section: '7',
@@ -1158,6 +1203,26 @@ export const VARIANTS: Variant[] = [
     grep: '^preconf\\.nonce\\.',
     what: 'both counts lag one behind: the pending count is a used nonce, and sending with it fails "nonce too low"',
     rpc: onResult('eth_getTransactionCount', oneLess),
+  },
+
+  // ==== 4.5: other senders' pre-confirmed transactions in the pending count ====
+  {
+    name: 'rpc.pending-count-own-pool-only',
+    kind: 'faulty',
+    section: '4.5',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getTransactionCount'),
+  },
+  {
+    name: 'ok.pending-count-400ms-late',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
+    rpc: pendingCountLagging(400),
   },
 
   // ==== 4.2: a node that ignores the block parameter answers from the head ====
