@@ -152,6 +152,8 @@ async function judgePending(
   heads: { headBefore: bigint; headAfter: bigint },
 ): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
+  const fallback = await judgeFallbackToHead(ctx, param, receipts, before, after, heads);
+  if (fallback) return fallback;
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
     // The number as every check judges it (pending-block.ts), the node's own number for the block first.
@@ -175,6 +177,38 @@ async function judgePending(
   if (!sealed || !before.txs.every((h) => sealed.txs.includes(h))) return undefined;
   judgeReceipts(`eth_getBlockReceipts(${show(param)})`, receipts, named, before.txs, sealed.txs);
   return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
+}
+
+/**
+ * Right after a seal, until the next block's first flashblock, a Flashblocks node answers
+ * "pending" from its new head, and its eth_getBlockByNumber("pending") may already show the
+ * (still empty) block being built under head + 1. Receipts numbered as a head read around this
+ * sample (or a few blocks below it: a backend behind answering from its own head), while the
+ * pending block read before the call had no transaction, are that sealed block's receipts: judged
+ * exactly against it (one receipt per transaction, gas adding up), never against the empty block
+ * being built. Once the pending block shows pre-confirmed transactions, receipts of the head leave
+ * them out, and the number rule applies (judgePendingBlockNumber).
+ */
+async function judgeFallbackToHead(
+  ctx: CheckContext<'rpc'>,
+  param: string,
+  receipts: Receipt[],
+  before: BlockView,
+  after: BlockView,
+  heads: { headBefore: bigint; headAfter: bigint },
+): Promise<string | undefined> {
+  if (receipts.length === 0 || before.txs.length > 0) return undefined;
+  const named = BigInt(receipts[0].blockNumber);
+  const lowHead = heads.headBefore < heads.headAfter ? heads.headBefore : heads.headAfter;
+  const highHead = heads.headBefore > heads.headAfter ? heads.headBefore : heads.headAfter;
+  const numbered = [before.number, after.number].filter((x): x is bigint => x !== undefined);
+  if (named > highHead || named + SKEW_WINDOW < lowHead || !numbered.some((x) => x > named)) return undefined;
+  const sealed = await readBlock(ctx, toQuantity(named));
+  if (!sealed) return undefined;
+  const what = `eth_getBlockReceipts(${show(param)}) answered from the sealed block ${toQuantity(named)} ("latest" in place of a pending block with no transaction yet)`;
+  judgeReceipts(what, receipts, named, sealed.txs);
+  judgeBlockGas(what, receipts, sealed.gasUsed);
+  return `block ${toQuantity(named)}, the head read ${toQuantity(heads.headBefore)} before and ${toQuantity(heads.headAfter)} after: "pending" answered as "latest" while the pending block (${numbered.map(toQuantity).join(', ')}) had no transaction yet; ${receipts.length} receipt(s) for ${sealed.txs.length} transaction(s)`;
 }
 
 const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [

@@ -288,6 +288,28 @@ const pendingCountLagging = (lagMs: number): RpcMutation => {
   };
 };
 
+/**
+ * A Flashblocks node right after a seal, before the next block's first flashblock: its
+ * eth_getBlockByNumber("pending") already shows the block being built (head + 1, empty), while
+ * eth_getBlockReceipts("pending") still falls back to "latest", the receipts of the new head.
+ * (The reference falls back in both.) A sample between a seal and the first flashblock sees
+ * receipts numbered as the head beside a pending block numbered head + 1.
+ */
+const pendingBlockBuiltBeforeReceipts: RpcMutation = async (call, next) => {
+  const res = await next();
+  if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'pending' || res instanceof Raw) return res;
+  const block = res.result;
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) return res;
+  const head = await headOf(next);
+  const number = (block as Rec).number;
+  if (head === undefined || typeof number !== 'string' || hexInt(number) > head) return res;
+  // "latest" in place of the pending block: show the empty block being built instead.
+  return {
+    ...res,
+    result: { ...(block as Rec), number: hex(head + 1n), hash: null, parentHash: (block as Rec).hash ?? null, transactions: [], gasUsed: '0x0' },
+  };
+};
+
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
@@ -1538,6 +1560,16 @@ export const VARIANTS: Variant[] = [
       ctx.forwardLater(call, 2 * 200);
       return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
     },
+  },
+  {
+    name: 'ok.pending-block-built-before-receipts',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    mustPass: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    args: ['--samples', '30'],
+    what: 'right after a seal "pending" receipts fall back to the new head while eth_getBlockByNumber("pending") already shows the empty block being built (head + 1), judged at --samples 30',
+    rpc: pendingBlockBuiltBeforeReceipts,
   },
   {
     name: 'ok.preconf-pending-block-ahead',
