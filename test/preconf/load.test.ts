@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { startReference, type ReferenceOptions, type ReferenceTarget } from '../../src/reference';
 import { checks } from '../../suites/preconf';
 import type { CheckResult } from '../../src/harness/runner';
-import { discounted, suiteDelayOf, SUITE_TURNS_PER_SAMPLE, LAG_RESOLUTION_MS } from '../../suites/preconf/latency';
+import { nodeLowerBound, NODE_BOUNDS, suiteDelayOf, SUITE_TURNS_PER_SAMPLE, LAG_RESOLUTION_MS } from '../../suites/preconf/latency';
+import { POLL_INTERVAL_MS } from '../../src/harness/preconf/timing';
 import { runPreconf } from './helpers';
 
 jest.setTimeout(120_000);
@@ -44,19 +45,24 @@ async function latencyUnderLoad(opts: ReferenceOptions): Promise<{ result: Check
 }
 
 describe("the latency figure is the node's, not the runner's", () => {
-  it("takes the suite's share out of each method's figures: the delay at each of its turns on a sample's path", () => {
+  it("takes out of each method's figures what may not be the node's: three round trips, a poll, the suite's delay at each turn", () => {
     // A histogram in ns: every sample includes the 10 ms sampling interval.
     const h = { count: 100, percentile: (p: number) => (p <= 50 ? 30e6 : 60e6), max: 110e6 };
     const delay = suiteDelayOf(h)!;
     expect(delay).toEqual({ p50: 30 - LAG_RESOLUTION_MS, p95: 60 - LAG_RESOLUTION_MS, max: 100, n: 100 });
-    expect(discounted({ p50: 612, p95: 900, max: 1000, n: 13 }, delay)).toEqual({
-      p50: 612 - SUITE_TURNS_PER_SAMPLE * 20,
-      p95: 900 - SUITE_TURNS_PER_SAMPLE * 50,
-      max: 1000 - SUITE_TURNS_PER_SAMPLE * 100,
-      n: 13,
+    const fixed = 3 * 100 + POLL_INTERVAL_MS;
+    expect(nodeLowerBound({ p50: 1240, p95: 1370, max: 1400, n: 8 }, { p95: 100 }, delay)).toEqual({
+      p50: 1240 - fixed - SUITE_TURNS_PER_SAMPLE * 20,
+      p95: 1370 - fixed - SUITE_TURNS_PER_SAMPLE * 50,
+      // 1400 - 320 - 400 = 680 would put the maximum below the p95: kept ordered.
+      max: 1370 - fixed - SUITE_TURNS_PER_SAMPLE * 50,
+      n: 8,
     });
-    // Nothing measured: no discount is made up.
+    // Ordered, never negative; nothing measured: no discount is made up for the suite.
+    expect(nodeLowerBound({ p50: 100, p95: 120, max: 120, n: 2 }, { p95: 50 }, delay)).toEqual({ p50: 0, p95: 0, max: 0, n: 2 });
     expect(suiteDelayOf({ count: 3, percentile: () => 10e6, max: 10e6 })).toBeUndefined();
+    // The spec's figure alone: 2.5 and 4 refresh intervals of 200 ms, and a poll.
+    expect(NODE_BOUNDS).toEqual({ p50: 500 + POLL_INTERVAL_MS, p95: 800 + POLL_INTERVAL_MS });
   });
 
   it("never fails a conformant node for the runner's load: one core busy, 200 ms flashblocks", async () => {
