@@ -182,12 +182,14 @@ async function judgePending(
 /**
  * Right after a seal, until the next block's first flashblock, a Flashblocks node answers
  * "pending" from its new head, and its eth_getBlockByNumber("pending") may already show the
- * (still empty) block being built under head + 1. Receipts numbered as a head read around this
+ * (still empty) block being built under head + 1. Receipts numbered as the head read before this
  * sample (or a few blocks below it: a backend behind answering from its own head), while the
- * pending block read before the call had no transaction, are that sealed block's receipts: judged
- * exactly against it (one receipt per transaction, gas adding up), never against the empty block
- * being built. Once the pending block shows pre-confirmed transactions, receipts of the head leave
- * them out, and the number rule applies (judgePendingBlockNumber).
+ * pending block read before the call had no transaction, are taken as that sealed block's when
+ * they are exactly its receipts (one per transaction, gas adding up). Any other answer is
+ * ambiguous here, never a failure: a backend that has not sealed that block yet may still show
+ * it pre-confirmed (part of it). A block sealed during the call is not a head read before it: its
+ * pre-confirmed receipts are judged by judgePending's own rules. Once the pending block shows
+ * pre-confirmed transactions, receipts of the head leave them out: the number rule applies.
  */
 async function judgeFallbackToHead(
   ctx: CheckContext<'rpc'>,
@@ -199,12 +201,11 @@ async function judgeFallbackToHead(
 ): Promise<string | undefined> {
   if (receipts.length === 0 || before.txs.length > 0) return undefined;
   const named = BigInt(receipts[0].blockNumber);
-  const lowHead = heads.headBefore < heads.headAfter ? heads.headBefore : heads.headAfter;
-  const highHead = heads.headBefore > heads.headAfter ? heads.headBefore : heads.headAfter;
   const numbered = [before.number, after.number].filter((x): x is bigint => x !== undefined);
-  if (named > highHead || named + SKEW_WINDOW < lowHead || !numbered.some((x) => x > named)) return undefined;
+  if (named > heads.headBefore || named + SKEW_WINDOW < heads.headBefore || !numbered.some((x) => x > named)) return undefined;
   const sealed = await readBlock(ctx, toQuantity(named));
-  if (!sealed) return undefined;
+  const hashes = receipts.map((r) => String(r.transactionHash).toLowerCase());
+  if (!sealed || !sameSet(hashes, sealed.txs) || receipts.some((r) => r.blockNumber !== receipts[0].blockNumber)) return undefined;
   const what = `eth_getBlockReceipts(${show(param)}) answered from the sealed block ${toQuantity(named)} ("latest" in place of a pending block with no transaction yet)`;
   judgeReceipts(what, receipts, named, sealed.txs);
   judgeBlockGas(what, receipts, sealed.gasUsed);
