@@ -69,13 +69,14 @@ interface Shortfall {
 
 /**
  * Watch the pending counts of the senders of the pre-confirmed block (`first`, read at
- * `firstAt`), at most `max` of them. Fails on EVIDENCE_READS shortfalls beyond PRECONF_SKEW_MS;
+ * `firstAt`, then re-read at each poll), at most `max` of them. Fails on EVIDENCE_READS shortfalls beyond PRECONF_SKEW_MS;
  * returns a note on what was judged.
  */
 export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigint>, firstAt: number, max: number): Promise<string> {
-  const accounts = [...first.keys()].slice(0, max);
+  // Senders as the pending block shows them, the first `max` (a block read just after a seal may show none yet).
+  const accounts: string[] = [];
   // sender -> nonce -> when it was first seen pre-confirmed (performance.now()).
-  const sightings = new Map<string, Map<bigint, number>>(accounts.map((a) => [a, new Map()]));
+  const sightings = new Map<string, Map<bigint, number>>();
   const settled = new Map<string, string>();
   const evidence: Shortfall[] = [];
   let youngShortfalls = 0;
@@ -85,6 +86,10 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
   let at = firstAt;
   for (let poll = 0; ; poll++) {
     for (const [account, nonce] of block) {
+      if (!sightings.has(account) && accounts.length < max) {
+        accounts.push(account);
+        sightings.set(account, new Map());
+      }
       const seen = sightings.get(account);
       if (seen && !seen.has(nonce)) seen.set(nonce, at);
     }
@@ -136,7 +141,7 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         },
       );
     }
-    if (accounts.every((a) => settled.has(a) || sightings.get(a)!.size === 0)) break;
+    if (accounts.length > 0 && accounts.every((a) => settled.has(a))) break;
     if (unsealed) lastUnsealedAt = performance.now();
     if (performance.now() - lastUnsealedAt >= IDLE_MS || performance.now() >= deadline || ctx.signal.aborted) break;
     await pause(POLL_MS, ctx.signal);
@@ -150,6 +155,8 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         `but only ${evidence.length} of them longer than the ${PRECONF_SKEW_MS} ms skew tolerance before the seal (${EVIDENCE_READS} needed to fail) within ${WATCH_MS} ms: not judged`,
     );
   }
+  if (accounts.length === 0)
+    return `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms: no pre-confirmed transaction of another sender to count`;
   return `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted: no pre-confirmed transaction of another sender to count`;
 }
 
