@@ -153,6 +153,7 @@ async function judgePending(
 ): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
   const fallback = await judgeFallbackToHead(ctx, param, receipts, before, after, heads);
+  if (fallback === AMBIGUOUS) return undefined;
   if (fallback) return fallback;
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
@@ -179,17 +180,20 @@ async function judgePending(
   return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
 }
 
+/** A pairing that cannot be made with certainty: the attempt is repeated, never judged. */
+const AMBIGUOUS = Symbol('ambiguous');
+
 /**
  * Right after a seal, until the next block's first flashblock, a Flashblocks node answers
  * "pending" from its new head, and its eth_getBlockByNumber("pending") may already show the
- * (still empty) block being built under head + 1. Receipts numbered as the head read before this
- * sample (or a few blocks below it: a backend behind answering from its own head), while the
- * pending block read before the call had no transaction, are taken as that sealed block's when
- * they are exactly its receipts (one per transaction, gas adding up). Any other answer is
- * ambiguous here, never a failure: a backend that has not sealed that block yet may still show
- * it pre-confirmed (part of it). A block sealed during the call is not a head read before it: its
- * pre-confirmed receipts are judged by judgePending's own rules. Once the pending block shows
- * pre-confirmed transactions, receipts of the head leave them out: the number rule applies.
+ * (still empty) block being built under head + 1. Receipts numbered as a head read around this
+ * sample (from the head read before it, or a few blocks below: a backend behind, up to the head
+ * read after it: a seal during the sample), below the number the node gave its pending block,
+ * while the pending block read before the call had no transaction, pass when they are exactly
+ * that sealed block's receipts (one per transaction, gas adding up). Anything else there is
+ * ambiguous, never a failure: they may also be the pre-confirmed part of a block sealed during
+ * the call, or a backend that has not sealed it yet. Once the pending block shows pre-confirmed
+ * transactions, receipts of the head leave them out: the number rule applies.
  */
 async function judgeFallbackToHead(
   ctx: CheckContext<'rpc'>,
@@ -198,14 +202,16 @@ async function judgeFallbackToHead(
   before: BlockView,
   after: BlockView,
   heads: { headBefore: bigint; headAfter: bigint },
-): Promise<string | undefined> {
+): Promise<string | typeof AMBIGUOUS | undefined> {
   if (receipts.length === 0 || before.txs.length > 0) return undefined;
   const named = BigInt(receipts[0].blockNumber);
+  const lowHead = heads.headBefore < heads.headAfter ? heads.headBefore : heads.headAfter;
+  const highHead = heads.headBefore > heads.headAfter ? heads.headBefore : heads.headAfter;
   const numbered = [before.number, after.number].filter((x): x is bigint => x !== undefined);
-  if (named > heads.headBefore || named + SKEW_WINDOW < heads.headBefore || !numbered.some((x) => x > named)) return undefined;
+  if (named > highHead || named + SKEW_WINDOW < lowHead || !numbered.some((x) => x > named)) return undefined;
   const sealed = await readBlock(ctx, toQuantity(named));
   const hashes = receipts.map((r) => String(r.transactionHash).toLowerCase());
-  if (!sealed || !sameSet(hashes, sealed.txs) || receipts.some((r) => r.blockNumber !== receipts[0].blockNumber)) return undefined;
+  if (!sealed || !sameSet(hashes, sealed.txs) || receipts.some((r) => r.blockNumber !== receipts[0].blockNumber)) return AMBIGUOUS;
   const what = `eth_getBlockReceipts(${show(param)}) answered from the sealed block ${toQuantity(named)} ("latest" in place of a pending block with no transaction yet)`;
   judgeReceipts(what, receipts, named, sealed.txs);
   judgeBlockGas(what, receipts, sealed.gasUsed);

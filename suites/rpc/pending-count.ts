@@ -35,9 +35,9 @@ export const EVIDENCE_READS = 2;
 /**
  * How long the watch goes on while every transaction the pending block shows is already sealed
  * (a node whose "pending" block is "latest", or the fallback to "latest" just after a seal, which
- * lasts until the next block's first flashblock): five refresh intervals.
+ * lasts until the next block's first flashblock): ten refresh intervals, a block of Base.
  */
-const IDLE_MS = 1000;
+const IDLE_MS = 2000;
 
 type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
 
