@@ -11,6 +11,8 @@
  * - The list is protobuf JSON served by a grpc-gateway, whose encoder omits a field that holds
  *   its proto3 default. An absent field is read as that default (PROTO3_DEFAULTS) and judged by
  *   the same rules as if it had been sent; a JSON null is not a default (it stays a type error).
+ *   That holds for the envelope too: an empty repeated field is left out, so an API exposing no
+ *   record answers `{}`, read as `{"tokens": []}` (withDefaultTokens).
  */
 import { blocked, fail, skip } from './verdict';
 import type { CheckContext } from './check';
@@ -40,7 +42,8 @@ export function getList(ctx: ListContext, anonymous = false): Promise<RestRespon
  */
 export function envelopeErrors(body: unknown): string[] {
   // Validated with its records left out: the envelope's rules cost the same for any list length.
-  const envelope = isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: [] } : body;
+  const read = withDefaultTokens(body);
+  const envelope = isRecord(read) && Array.isArray(read.tokens) ? { ...read, tokens: [] } : read;
   return validate('list', envelope).errors;
 }
 
@@ -106,6 +109,20 @@ export function listOf(res: RestResponse, what: string): unknown[] {
   return tokensOf(res, what);
 }
 
+/**
+ * A list body as the gateway meant it: an object without a `tokens` member is the proto3 JSON of
+ * an empty list (grpc-gateway's marshaler omits an empty repeated field), so `{}` reads as
+ * `{"tokens": []}`. Anything else is returned as it is (`"tokens": null` stays a type error).
+ */
+export function withDefaultTokens(body: unknown): unknown {
+  return isRecord(body) && !Object.hasOwn(body, 'tokens') ? { ...body, tokens: [] } : body;
+}
+
+/** Whether the body left out `tokens` (an empty list in proto3 JSON), for the note that says so. */
+export function omitsTokens(body: unknown): boolean {
+  return isRecord(body) && !Object.hasOwn(body, 'tokens');
+}
+
 /** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
 export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
@@ -116,7 +133,8 @@ export function tokensOf(res: RestResponse, what: string): unknown[] {
     });
   }
   const errors = envelopeErrors(res.json);
-  const tokens = isRecord(res.json) ? res.json.tokens : undefined;
+  const body = withDefaultTokens(res.json);
+  const tokens = isRecord(body) ? body.tokens : undefined;
   if (errors.length > 0 || !Array.isArray(tokens)) {
     blocked(
       LIST_ROOT.envelope,
@@ -192,7 +210,8 @@ export function withDefaults(record: unknown): unknown {
 }
 
 /** A list body whose records have their proto3 defaults filled in, for whole-body schema validation. */
-export function listWithDefaults(body: unknown): unknown {
+export function listWithDefaults(answer: unknown): unknown {
+  const body = withDefaultTokens(answer);
   return isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: keepSample(body.tokens, body.tokens.map(withDefaults)) } : body;
 }
 

@@ -28,7 +28,8 @@ function expectRequiredPassedLatencyJudged(results: CheckResult[]): void {
   expect(describeResults(required(results))).toBe(allPassed(required(results)));
   const latency = results.find((r) => r.id === LATENCY)!;
   expect(latency.level).toBe('advisory');
-  expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency too high for )/);
+  // Not judged only when the suite's own delay (a loaded machine) made the difference.
+  expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency too high for |inconclusive: .*suite's own delay)/);
   const judged = (latency.metrics as { latencyJudged?: { n: number; p50: number; p95: number; boundsMs: { p50: number; p95: number } } }).latencyJudged;
   expect(judged).toBeDefined();
   expect(judged!.n).toBeGreaterThanOrEqual(1);
