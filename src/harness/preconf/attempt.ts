@@ -5,7 +5,8 @@ import { toQuantity } from '../hex';
 import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
-import { METHOD_OF, type Behaviour } from './evidence';
+import { METHOD_OF, type Behaviour, type NonceView } from './evidence';
+import { weighSpellings, type SpellingRead } from './spelling';
 import { send, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, weighTxMisses } from './timing';
@@ -44,6 +45,19 @@ async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: M
 
 type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
 
+/** The nonce view's two pending counts in every round before the seal (preSeal), from the first send. */
+function spellingReads(a: AttemptTxs, w: Watched): SpellingRead[] {
+  const t = w.tracks.get('nonce');
+  if (!t) return [];
+  const sealedFirst = firstSealed(w.sealedIn, a.sent);
+  return t.looks
+    .filter((i) => preSeal(w.rounds, i, sealedFirst) === true)
+    .map((i) => {
+      const v = t.values.get(i) as NonceView;
+      return { atMs: w.rounds[i].startedAt - a.sent[0].startedAt, checksummed: v.pending, lowercase: v.pendingLowercase };
+    });
+}
+
 /** What one behaviour's rounds and after-seal reads established in attempt `n`. */
 function summarize(
   st: PassState,
@@ -59,6 +73,16 @@ function summarize(
   const rel = def.relevant(a);
   const sinceSend = (at: number) => Math.round(at - a.sent[0].startedAt);
   if (t.violation) return { kind: 'malformed', violation: t.violation };
+  if (b === 'nonce') {
+    // The two spellings of the address, in every pre-seal round: evidence with or without a seal.
+    const weight = weighSpellings(spellingReads(a, w));
+    if (weight.kind === 'disagree') return { kind: 'spelling', evidence: { ...weight, attempt: n, base: a.base, sent: a.sent.length } };
+    if (weight.kind === 'ambiguous' && after && 'value' in after)
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: nonce: the two spellings of the address disagreed in ${weight.apart} round(s) over ${weight.spanMs} ms and never agreed after: too briefly to tell a count that depends on the spelling from backends a refresh apart`,
+      };
+  }
   if (after) {
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };

@@ -6,6 +6,7 @@ import { show } from '../json';
 import type { Receipt, Sent } from './session';
 import type { Miss, Percentiles } from './timing';
 import type { Violation } from './errors';
+import type { SpellingWeight } from './spelling';
 
 /** The transactions of one attempt, in nonce order from the pending count. */
 export const TX_PLAN = ['transfer', 'deploy-returns-42', 'deploy-sstore', 'transfer', 'transfer'] as const;
@@ -141,8 +142,16 @@ export type Outcome<V, A> =
    * attempts; or on fewer when the node then stopped sealing or answering (`thenStopped`: why).
    */
   | { kind: 'missed'; misses: MissRecord[]; thenStopped?: string }
+  /**
+   * The pending count depends on the address's spelling (nonce only; spelling.ts): rounds of one
+   * attempt in which the two spellings consistently disagreed, seal or no seal.
+   */
+  | { kind: 'spelling'; evidence: SpellingEvidence }
   /** Not established: the attempts' history (never a verdict by itself). */
   | { kind: 'unjudged'; reason: string };
+
+/** The rounds that separate a spelling-dependent count from skew (spelling.ts, weighSpellings). */
+export type SpellingEvidence = Extract<SpellingWeight, { kind: 'disagree' }> & { attempt: number; base: bigint; sent: number };
 
 /**
  * The nonce readings that contradict 4.5 / 1.4 (the pass stops there: the nonce the signer must
