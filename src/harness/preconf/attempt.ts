@@ -7,6 +7,7 @@ import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
 import { METHOD_OF, type Behaviour, type NonceView } from './evidence';
 import { weighSpellings, type SpellingRead } from './spelling';
+import { droppedReceipts } from './dropped';
 import { send, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, weighTxMisses } from './timing';
@@ -82,6 +83,11 @@ function summarize(
         kind: 'unclear',
         reason: `attempt ${n}: nonce: the two spellings of the address disagreed in ${weight.apart} round(s) over ${weight.spanMs} ms and never agreed after: too briefly to tell a count that depends on the spelling from backends a refresh apart`,
       };
+  }
+  if (b === 'receipts') {
+    // A newer pending view that lost a pre-confirmed transaction of an older one, in one block.
+    const dropped = droppedReceipts(rounds, t.looks, t.values, a.sent, sealedIn, a.sent[0].startedAt);
+    if (dropped) return { kind: 'malformed', violation: dropped };
   }
   if (after) {
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
@@ -183,7 +189,10 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   const visible: string[] = [];
   for (const b of st.behaviours) {
     const k = sealedNow.indexOf(b);
-    const r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
+    let r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
+    const t = w.tracks.get(b)!;
+    const stuck = t.hung ?? (t.inFlight !== undefined ? `one read sent ${Math.round(t.inFlight)} ms after the first send was still unanswered when the attempt ended` : undefined);
+    if (r?.kind === 'unclear' && stuck) r = { ...r, reason: `${r.reason}; ${stuck}` };
     (results as Record<string, unknown>)[b] = r;
     if (r?.kind === 'judged') visible.push(`${b} visible +${r.judged.visibleAfterMs} ms`);
   }

@@ -98,8 +98,14 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
   estimate: {
     relevant: (a) => [sstore(a)],
     read: async (s, a) => {
-      const [pending, latest] = await Promise.all([s.estimate('estimate', a.call, 'pending'), s.estimate('estimate', a.call, 'latest')]);
-      return { pending, latest };
+      // And with no block parameter: its default is "latest" (4.4), so before the seal it must not
+      // see the pre-confirmed contract (older clients default to "pending").
+      const [pending, latest, omitted] = await Promise.all([
+        s.estimate('estimate', a.call, 'pending'),
+        s.estimate('estimate', a.call, 'latest'),
+        s.estimate('estimate', a.call),
+      ]);
+      return { pending, latest, omitted };
     },
     visible: (v) => v.pending >= v.latest + SSTORE_MIN_GAS,
     shows: (v, a) => (v.pending >= v.latest + SSTORE_MIN_GAS ? [sstore(a)] : []),
@@ -108,7 +114,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // it but short of the SSTORE is for the check to judge.
     unsettled: (after, _a, _sealedIn, plain) =>
       plain !== undefined && after.latest <= plain ? `"latest" estimate ${after.latest} (code-less ${plain})` : undefined,
-    shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString() }),
+    shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString(), noBlockParameter: v.omitted.toString() }),
     // Against the code-less estimate, not the "latest" one read beside it: the comparison holds
     // whichever of the two a seal has already changed.
     stale: (v, _a, plain) => v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS,

@@ -45,6 +45,8 @@ export interface CodeView {
 export interface EstimateView {
   pending: bigint;
   latest: bigint;
+  /** The same call with no block parameter (its default is "latest", 4.4), read in the same round. */
+  omitted: bigint;
 }
 export type { Receipt };
 export interface ReceiptsView {

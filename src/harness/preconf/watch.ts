@@ -7,12 +7,12 @@
 // hash, at or below the head, holds it — never because a receipt exists (Flashblocks nodes answer
 // receipts of pre-confirmed transactions with a zero block hash).
 import { toQuantity } from '../hex';
-import { capture, DEFS, type Def } from './behaviours';
+import { capture, DEFS, type Captured, type Def } from './behaviours';
 import type { Violation } from './errors';
 import { METHOD_OF, type Behaviour, type SentTx, type Stop } from './evidence';
 import { sleep, stopOf, type PassState } from './state';
 import type { SendWindow } from './send';
-import { blockPollMs, POLL_INTERVAL_MS, preSeal, SEAL_WAIT_MS, type Round } from './timing';
+import { blockPollMs, POLL_INTERVAL_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -24,6 +24,12 @@ export interface Track {
   awaiting?: number;
   /** The pre-confirmed round that showed it. */
   final?: number;
+  /** A read left in flight by a round that could not wait for it (ROUND_WAIT_MS): when it was sent. */
+  inFlight?: number;
+  /** A read that got no answer at all while the others went on: what happened, in words. */
+  hung?: string;
+  /** Reads answered after their round had moved on (not used: they span several rounds). */
+  late?: number;
 }
 
 /** The timeline of one attempt's rounds. */
@@ -37,6 +43,31 @@ export interface Watched {
   firstSeen: Map<string, number>;
   /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
   stop?: Stop;
+}
+
+type Settled = { r: Captured<unknown> } | { err: unknown };
+const LATE = 'late' as const;
+
+/**
+ * A read its round could not wait for: its view is not read again until it settles. An answer
+ * that comes late is not used (it spans rounds); no answer at all (the request timed out) is
+ * recorded as what it is, one request that hung while the node went on answering and sealing,
+ * and the view is not read again in this attempt.
+ */
+function leaveInFlight(t: Track, b: Behaviour, read: Promise<Settled>, sentAtMs: number, now: () => { head: bigint; rounds: number }): void {
+  t.inFlight = sentAtMs;
+  void read.then((x) => {
+    t.inFlight = undefined;
+    if ('r' in x) {
+      t.late = (t.late ?? 0) + 1;
+      return;
+    }
+    const { head, rounds } = now();
+    const why = x.err instanceof Error ? x.err.message : String(x.err);
+    t.hung =
+      `one ${METHOD_OF[b]} read at "pending" sent ${Math.round(sentAtMs)} ms after the first send got no answer (${why}), ` +
+      `while the node went on answering the other reads (${rounds} rounds) and sealing (head ${toQuantity(head)}): one request hung, so that view was not read again in this attempt`;
+  });
 }
 
 /** The lowest block that sealed one of `txs`. */
@@ -74,12 +105,26 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
   let deadline = sent[0].startedAt + SEAL_WAIT_MS;
   const active = (b: Behaviour): boolean => {
     const t = tracks.get(b)!;
-    return t.final === undefined && t.violation === undefined && t.awaiting === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined;
+    return (
+      t.final === undefined &&
+      t.violation === undefined &&
+      t.awaiting === undefined &&
+      t.inFlight === undefined &&
+      t.hung === undefined &&
+      firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined
+    );
   };
   // Established views keep being read up to their seal (no transaction is added for it).
   const readOn = (b: Behaviour): boolean => {
     const t = tracks.get(b)!;
-    return active(b) || (DEFS[b].stale !== undefined && t.violation === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined);
+    return (
+      active(b) ||
+      (DEFS[b].stale !== undefined &&
+        t.violation === undefined &&
+        t.inFlight === undefined &&
+        t.hung === undefined &&
+        firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined)
+    );
   };
 
   for (let i = 1; ; i++) {
@@ -91,10 +136,32 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
     if (allSealed && !awaiting) break;
     if (st.time.now() >= deadline) break;
     const startedAt = st.time.now();
-    const [head, ...reads] = await Promise.all([
-      st.s.block('heads', 'latest'),
-      ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a))),
-    ]);
+    // Each view's read settles on its own: one that hangs must not hold up the others (below).
+    const asked = reading.map((b) =>
+      capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a)).then(
+        (r): Settled => ({ r }),
+        (err: unknown): Settled => ({ err }),
+      ),
+    );
+    const head = await st.s.block('heads', 'latest');
+    const roundDone = new AbortController();
+    const cap = st.time.sleep(ROUND_WAIT_MS - (st.time.now() - startedAt), AbortSignal.any([st.signal, roundDone.signal])).then(
+      () => LATE,
+      () => LATE,
+    );
+    const settled = await Promise.all(asked.map((p) => Promise.race([p, cap])));
+    roundDone.abort();
+    const reads: Array<Captured<unknown> | typeof LATE> = [];
+    settled.forEach((x, k) => {
+      const b = reading[k];
+      if (x === LATE) {
+        leaveInFlight(tracks.get(b)!, b, asked[k], startedAt - sent[0].startedAt, () => ({ head: highestHead, rounds: rounds.length }));
+        reads.push(LATE);
+        return;
+      }
+      if ('err' in x) throw x.err;
+      reads.push(x.r);
+    });
     const endedAt = st.time.now();
     st.rttSamples.push(endedAt - startedAt);
     // A round's head is the highest read so far: a backend a block behind answering "latest"
@@ -133,6 +200,7 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
     reading.forEach((b, k) => {
       const t = tracks.get(b)!;
       const r = reads[k];
+      if (r === LATE) return;
       if ('violation' in r) {
         t.violation = r.violation;
         return;
