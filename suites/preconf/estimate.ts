@@ -39,7 +39,8 @@ function judgeDefault(ctx: Pick<CheckContext, 'note'>, to: string, plain: bigint
     const v = r.shown as { pending?: string; latest?: string; noBlockParameter?: string };
     if (!r.preSeal || v.noBlockParameter === undefined || v.latest === undefined) continue;
     const [omitted, latest] = [BigInt(v.noBlockParameter), BigInt(v.latest)];
-    if (seesContract(omitted, latest)) failDefault(`${r.afterMs} ms after the state was first seen (before the seal)`, omitted, latest, BigInt(v.pending ?? '0'));
+    if (seesContract(omitted, latest))
+      failDefault(`${r.afterMs} ms after the state was first seen (before the seal)`, omitted, latest, BigInt(v.pending ?? '0'));
   }
   ctx.note(`with no block parameter the estimate was ${before.omitted} before the seal, as at "latest" (${before.latest}): the default is "latest"`);
 }

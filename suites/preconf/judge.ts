@@ -75,7 +75,13 @@ export function judgeLater(ctx: Pick<CheckContext, 'note' | 'metric'>, later: re
   const old = reads.filter((r) => r.old);
   const beyond = old.filter((r) => r.preSeal && r.afterMs > SKEW_BOUND_MS);
   const lastOld = old.length ? old[old.length - 1].afterMs : undefined;
-  ctx.metric('laterReads', { n: reads.length, old: old.length, beyondBound: beyond.length, boundMs: SKEW_BOUND_MS, ...(lastOld !== undefined ? { lastOldMs: lastOld } : {}) });
+  ctx.metric('laterReads', {
+    n: reads.length,
+    old: old.length,
+    beyondBound: beyond.length,
+    boundMs: SKEW_BOUND_MS,
+    ...(lastOld !== undefined ? { lastOldMs: lastOld } : {}),
+  });
   ctx.note(
     `${reads.length} later read(s) at "pending" up to the seal (${reads[0].afterMs}..${reads[reads.length - 1].afterMs} ms after the first sighting): ` +
       `${old.length} showed the old state, ${old.length - beyond.length} of them within ${SKEW_BOUND_MS} ms of it (backends trailing one another) or around a seal`,
@@ -86,6 +92,9 @@ export function judgeLater(ctx: Pick<CheckContext, 'note' | 'metric'>, later: re
     `${what}: ${beyond.length} of ${reads.length} later reads showed the old state more than ${SKEW_BOUND_MS} ms after the pre-confirmed state was first seen, with no block sealed around them ` +
       `(the first ${first.afterMs} ms after, the last ${beyond[beyond.length - 1].afterMs} ms after): backends may trail one another by a refresh or two, but a view still without the pre-confirmed ` +
       `transactions three refreshes later is not refreshed about every ${SPEC_REFRESH_MS} ms`,
-    { expected: `the pre-confirmed state in every read from ${SKEW_BOUND_MS} ms after the first sighting to the seal`, actual: { afterMs: first.afterMs, read: first.shown } },
+    {
+      expected: `the pre-confirmed state in every read from ${SKEW_BOUND_MS} ms after the first sighting to the seal`,
+      actual: { afterMs: first.afterMs, read: first.shown },
+    },
   );
 }

@@ -79,7 +79,9 @@ export const nonceBackToBack = check(
     // lower spelling also gave the higher count); a consistent one is the failure above.
     const spellings = (v: { pending: bigint; pendingLowercase: bigint }) => ({ checksummed: toQuantity(v.pending), lowercase: toQuantity(v.pendingLowercase) });
     if (before.pending !== before.pendingLowercase)
-      ctx.note(`the round that first showed the state had the spellings apart (${JSON.stringify(spellings(before))}); later rounds agreed or the spellings swapped values (backends a refresh apart)`);
+      ctx.note(
+        `the round that first showed the state had the spellings apart (${JSON.stringify(spellings(before))}); later rounds agreed or the spellings swapped values (backends a refresh apart)`,
+      );
     if (after.pending !== after.pendingLowercase)
       fail(
         'after the seal, eth_getTransactionCount(signer, "pending") answered one count for the checksummed address and another for the same address in lowercase: ' +

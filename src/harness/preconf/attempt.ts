@@ -191,7 +191,9 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
     const k = sealedNow.indexOf(b);
     let r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
     const t = w.tracks.get(b)!;
-    const stuck = t.hung ?? (t.inFlight !== undefined ? `one read sent ${Math.round(t.inFlight)} ms after the first send was still unanswered when the attempt ended` : undefined);
+    const stuck =
+      t.hung ??
+      (t.inFlight !== undefined ? `one read sent ${Math.round(t.inFlight)} ms after the first send was still unanswered when the attempt ended` : undefined);
     if (r?.kind === 'unclear' && stuck) r = { ...r, reason: `${r.reason}; ${stuck}` };
     (results as Record<string, unknown>)[b] = r;
     if (r?.kind === 'judged') visible.push(`${b} visible +${r.judged.visibleAfterMs} ms`);

@@ -187,18 +187,24 @@ export class Session {
     const a = await this.rpc(lane).call('eth_estimateGas', tag === undefined ? [tx] : [tx, tag]);
     if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
-      throw new Violation(`eth_estimateGas(${show(tx)}${tag === undefined ? '' : `, ${show(tag)}`}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
-        violated: ['4.4.1'],
-        expected: 'a gas estimate',
-        actual: a.error,
-      });
+      throw new Violation(
+        `eth_estimateGas(${show(tx)}${tag === undefined ? '' : `, ${show(tag)}`}) returned an error for a transaction that does not revert: ${show(a.error)}`,
+        {
+          violated: ['4.4.1'],
+          expected: 'a gas estimate',
+          actual: a.error,
+        },
+      );
     }
     if (a.http.status !== 200 || !a.hasResult) {
-      throw new Violation(`eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
-        violated: ['4.2.1'],
-        expected: 'HTTP 200 with a result',
-        actual: a.json ?? a.http.status,
-      });
+      throw new Violation(
+        `eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`,
+        {
+          violated: ['4.2.1'],
+          expected: 'HTTP 200 with a result',
+          actual: a.json ?? a.http.status,
+        },
+      );
     }
     const q = quantity(a.result);
     if (q === undefined)
