@@ -8,7 +8,7 @@ import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, typ
 import { METHOD_OF, type Behaviour, type NonceView } from './evidence';
 import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
-import { send, type FirstReads, type SendWindow } from './send';
+import { send, settle, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
@@ -92,6 +92,12 @@ function summarize(
   if (after) {
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
+    // Pending receipts are judged on transactions of two flashblocks, never on one that held them all.
+    if (b === 'receipts' && !a.split)
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: receipts: the first transactions did not show at "pending" before the others were sent, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block`,
+      };
     const c = t.final!;
     const sealedFirst = firstSealed(sealedIn, rel);
     const stale = def.stale;
@@ -179,6 +185,10 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   if (!('a' in window)) return window;
   const { a, aligned }: SendWindow = window;
   const w = await watch(st, n, window);
+  if (w.refused) {
+    await settle(st);
+    return { kind: 'refused', reason: w.refused };
+  }
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.
   const sealedNow = w.stop

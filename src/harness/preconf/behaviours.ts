@@ -5,7 +5,7 @@
 import type { Hex } from 'viem';
 import { toQuantity } from '../hex';
 import { RUNTIME_RETURNS_42, RUNTIME_SSTORE, SSTORE_MIN_GAS, type Session } from './session';
-import type { Afters, Behaviour, Receipt, Role, SentTx, Views } from './evidence';
+import { TX_COUNT, type Afters, type Behaviour, type Receipt, type Role, type SentTx, type Views } from './evidence';
 import { Violation } from './errors';
 
 /** What each deployment's runtime is, in the order of the code views. */
@@ -20,6 +20,8 @@ export interface AttemptTxs {
   sent: SentTx[];
   /** The call into the SSTORE deployment whose estimate is compared. */
   call: Record<string, unknown>;
+  /** The first batch showed at "pending" before the rest was sent: two flashblocks of one block (send.ts). */
+  split?: boolean;
 }
 
 export interface Def<V, A> {
@@ -66,14 +68,17 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // The pending count asked with the address checksummed and in lowercase: a node counting
     // pool transactions for one spelling only shows as a disagreement within one round.
     read: countsBothCases,
-    visible: (v, a) => maxPending(v) >= a.base + BigInt(a.sent.length),
+    // Every planned transaction: until the second batch is sent (watch.ts) the view cannot show it.
+    visible: (v, a) => a.sent.length === TX_COUNT && maxPending(v) >= a.base + BigInt(TX_COUNT),
     shows: (v, a) => a.sent.filter((t) => maxPending(v) > t.nonce),
     after: countsBothCases,
     // Only what a backend that has not imported the sealing block shows (counts below the sealed
     // count) is re-read; a count above it, or pending and latest apart, is for the check to judge.
     unsettled: (after, a) => {
       const sealed = a.base + BigInt(a.sent.length);
-      return after.latest < sealed || after.pending < sealed ? `counts pending ${after.pending}, latest ${after.latest} (sealed count ${sealed})` : undefined;
+      return after.latest < sealed || after.pending < sealed || after.pendingLowercase < sealed
+        ? `counts pending ${after.pending} (lowercase ${after.pendingLowercase}), latest ${after.latest} (sealed count ${sealed})`
+        : undefined;
     },
     shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
     // Either spelling below the count with every transaction: that answer left some out.
@@ -129,7 +134,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       ]);
       return { pending, latest, pendingBlock };
     },
-    visible: (v, a) => a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
+    visible: (v, a) => a.sent.length === TX_COUNT && a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
     shows: (v, a) => a.sent.filter((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
     after: async (s, _a, sealedIn) => {
       const numbers = [...new Set(sealedIn.values())].sort((x, y) => (x < y ? -1 : 1));

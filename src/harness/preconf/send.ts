@@ -8,7 +8,7 @@ import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, EARLY_MS, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
@@ -134,33 +134,15 @@ export async function settle(st: PassState): Promise<void> {
   }
 }
 
+
 /** The first batch: nonces base..base+SPLIT_AT-1 (a transfer and both deployments); the two transfers follow. */
 export const SPLIT_AT = 3;
 
-/**
- * Waits (at most EARLY_MS, the time a transaction is given to show) until the pending count, in
- * either spelling, includes nonces below `count`: the first batch is pre-confirmed, so the second
- * lands in a later flashblock. A count that never shows them (a node without pre-confirmed state)
- * only delays the second batch; read errors end the wait, never the pass.
- */
-async function awaitPreconfirmed(st: PassState, count: bigint): Promise<{ shown: boolean; waitedMs: number }> {
-  const started = st.time.now();
-  for (;;) {
-    const round = st.time.now();
-    const read = await Promise.all([st.s.count('setup', 'pending'), st.s.count('setup', 'pending', 'lowercase')]).catch((err: unknown) => {
-      if (err instanceof Violation) return undefined;
-      throw err;
-    });
-    const waitedMs = Math.round(st.time.now() - started);
-    if (read === undefined) return { shown: false, waitedMs };
-    if (read.some((c) => c >= count)) return { shown: true, waitedMs };
-    if (st.time.now() - started >= EARLY_MS) return { shown: false, waitedMs };
-    await sleep(st, POLL_INTERVAL_MS - (st.time.now() - round));
-  }
-}
-
 export interface SendWindow {
+  /** The transactions sent so far: the first batch, then the rest once the rounds send it. */
   a: AttemptTxs;
+  /** Signed, not sent yet: the rounds send them once the first batch shows at "pending" (watch.ts). */
+  rest: Signed[];
   /** The round of the head read before the sends, and when the seal they follow was seen (none: sent unaligned). */
   aligned: { round: Round; sealAt?: number };
 }
@@ -168,7 +150,7 @@ export interface SendWindow {
 /**
  * The send phase: the base nonce, the worst case reserved, five transactions signed, then sent
  * right after a seal — the first alone ("nonce too low" for the pending count is re-read once),
- * the others at once.
+ * the next two at once; the last two are left to the rounds (watch.ts).
  */
 export async function send(st: PassState, n: number, reads?: FirstReads): Promise<SendWindow | AttemptEnd> {
   const { s } = st;
@@ -209,21 +191,16 @@ export async function send(st: PassState, n: number, reads?: FirstReads): Promis
       reason: `nonce ${base} was "too low" but the pending count rose to ${reread} meanwhile: another sender of this key may have used it`,
     };
   }
-  // Two flashblocks of one block: the first batch, then the second once the first shows at
-  // "pending" (bounded), so the pending block's receipts must hold transactions of both (4.3).
+  // Two flashblocks of one block: the first batch now, the rest once it shows at "pending" (the
+  // rounds send it, watch.ts), so the pending block's receipts must hold transactions of both (4.3).
   const firstBatch = await Promise.all(signed.slice(1, SPLIT_AT).map((t) => s.post('setup', t)));
-  const split = firstBatch.some((p) => 'refused' in p) ? undefined : await awaitPreconfirmed(st, base + BigInt(SPLIT_AT));
-  const rest = [...firstBatch, ...(await Promise.all(signed.slice(SPLIT_AT).map((t) => s.post('setup', t))))];
-  const refusal = rest.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);
+  const refusal = firstBatch.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);
   if (refusal) {
     await settle(st);
     return { kind: 'refused', reason: refusal.refused };
   }
-  const sent: SentTx[] = [first, ...rest].map((p, i) => ({ ...(p as { sent: Sent }).sent, role: TX_PLAN[i] }));
+  const sent: SentTx[] = [first, ...firstBatch].map((p, i) => ({ ...(p as { sent: Sent }).sent, role: TX_PLAN[i] }));
   st.t0 ??= sent[0].startedAt;
-  st.notes.push(
-    `attempt ${n}: nonces ${base}..${base + BigInt(SPLIT_AT - 1)} sent first, the rest ${split?.shown ? `once the pending count showed them (${split.waitedMs} ms later)` : `${split?.waitedMs ?? 0} ms later without the pending count showing them`}`,
-  );
   const sstoreTx = sent.find((t) => t.role === 'deploy-sstore')!;
-  return { a: { base, sent, call: { from: s.address, to: sstoreTx.contractAddress!, value: '0x0' } }, aligned };
+  return { a: { base, sent, call: { from: s.address, to: sstoreTx.contractAddress!, value: '0x0' }, split: false }, aligned, rest: signed.slice(SPLIT_AT) };
 }

@@ -117,12 +117,18 @@ export const REFRESH_TOLERANCE_MS = SPEC_REFRESH_MS;
  */
 export const SKEW_BOUND_MS = 3 * SPEC_REFRESH_MS;
 /**
- * A round waits this long for its slowest read. A read not answered by then is left in flight
+ * A round waits at most this long for its slowest read. A read not answered by then is left in flight
  * (its behaviour is not read again until it settles, and its late answer is not used): one hung
  * request (ganache's eth_estimateGas at "pending" while it mines) must not stop the reads of the
  * other views, which go on through the seal.
  */
 export const ROUND_WAIT_MS = 5 * SPEC_REFRESH_MS;
+/**
+ * ...but a round does not wait for a straggler longer than three times its slowest answered read,
+ * nor less than this: the other views are then read again within one refresh period, so a view
+ * watched through a seal keeps looks no more than MAX_LOOK_GAP_MS apart.
+ */
+export const STRAGGLER_MIN_MS = 150;
 /**
  * A pending count that depends on the address's spelling: at least this many rounds in which
  * the two spellings, asked at once, disagreed in the same direction, with no round agreeing

@@ -7,12 +7,13 @@
 // hash, at or below the head, holds it — never because a receipt exists (Flashblocks nodes answer
 // receipts of pre-confirmed transactions with a zero block hash).
 import { toQuantity } from '../hex';
-import { capture, DEFS, type Captured, type Def } from './behaviours';
+import { capture, DEFS, type AttemptTxs, type Captured, type Def } from './behaviours';
 import type { Violation } from './errors';
-import { METHOD_OF, type Behaviour, type SentTx, type Stop } from './evidence';
+import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type Stop } from './evidence';
+import type { Posted, Sent } from './session';
 import { sleep, stopOf, type PassState } from './state';
-import type { SendWindow } from './send';
-import { blockPollMs, POLL_INTERVAL_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { SPLIT_AT, type SendWindow } from './send';
+import { blockPollMs, EARLY_MS, POLL_INTERVAL_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -43,6 +44,16 @@ export interface Watched {
   firstSeen: Map<string, number>;
   /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
   stop?: Stop;
+  /** The node refused the second batch (eth_sendRawTransaction's error). */
+  refused?: string;
+}
+
+/** Whether the first batch shows in the pending count: from this round's nonce read, or a read of its own. */
+async function firstBatchShown(st: PassState, a: AttemptTxs, v: NonceView | undefined): Promise<boolean> {
+  const want = a.base + BigInt(SPLIT_AT);
+  if (v) return v.pending >= want || v.pendingLowercase >= want;
+  const r = await capture(() => st.s.count('setup', 'pending'));
+  return 'value' in r && r.value >= want;
 }
 
 type Settled = { r: Captured<unknown> } | { err: unknown };
@@ -68,6 +79,30 @@ function leaveInFlight(t: Track, b: Behaviour, read: Promise<Settled>, sentAtMs:
       `one ${METHOD_OF[b]} read at "pending" sent ${Math.round(sentAtMs)} ms after the first send got no answer (${why}), ` +
       `while the node went on answering the other reads (${rounds} rounds) and sealing (head ${toQuantity(head)}): one request hung, so that view was not read again in this attempt`;
   });
+}
+
+/**
+ * What a round's reads gave, waiting for each as long as a straggler may take: STRAGGLER_MIN_MS,
+ * or three times the slowest read answered so far (the head's included: a loaded machine slows
+ * them all alike), at most ROUND_WAIT_MS; LATE for a read still in flight then.
+ */
+async function settleRound(st: PassState, asked: Array<Promise<Settled>>, startedAt: number, headMs: number): Promise<Array<Settled | typeof LATE>> {
+  const out: Array<Settled | typeof LATE | undefined> = asked.map(() => undefined);
+  let slowest = headMs;
+  asked.forEach((p, k) =>
+    void p.then((x) => {
+      out[k] = x;
+      slowest = Math.max(slowest, st.time.now() - startedAt);
+    }),
+  );
+  const all = Promise.all(asked);
+  for (;;) {
+    const waited = st.time.now() - startedAt;
+    if (out.every((x) => x !== undefined)) break;
+    if (waited >= Math.min(ROUND_WAIT_MS, Math.max(STRAGGLER_MIN_MS, 3 * slowest))) break;
+    await Promise.race([all, st.time.sleep(POLL_INTERVAL_MS / 2, st.signal)]);
+  }
+  return out.map((x) => x ?? LATE);
 }
 
 /** The lowest block that sealed one of `txs`. */
@@ -97,8 +132,11 @@ export async function watch(st: PassState, n: number, window: SendWindow): Promi
   return w;
 }
 
-async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { rounds, tracks, sealedIn, sealSeenAt, firstSeen }: Watched): Promise<void> {
+async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow, w: Watched): Promise<void> {
+  const { rounds, tracks, sealedIn, sealSeenAt, firstSeen } = w;
   const { sent } = a;
+  const firstBatchAt = Math.max(...sent.map((t) => t.acceptedAt));
+  let unsent = [...rest];
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
   let highestHead = aligned.round.head;
@@ -130,7 +168,7 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
   for (let i = 1; ; i++) {
     const reading = st.behaviours.filter(readOn);
     const establishingNow = new Set(st.behaviours.filter(active));
-    const allSealed = sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
+    const allSealed = unsent.length === 0 && sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
     if (allSealed) st.heads.disarm();
     const awaiting = st.behaviours.some((b) => tracks.get(b)!.awaiting !== undefined);
     if (allSealed && !awaiting) break;
@@ -144,13 +182,7 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
       ),
     );
     const head = await st.s.block('heads', 'latest');
-    const roundDone = new AbortController();
-    const cap = st.time.sleep(ROUND_WAIT_MS - (st.time.now() - startedAt), AbortSignal.any([st.signal, roundDone.signal])).then(
-      () => LATE,
-      () => LATE,
-    );
-    const settled = await Promise.all(asked.map((p) => Promise.race([p, cap])));
-    roundDone.abort();
+    const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
     const reads: Array<Captured<unknown> | typeof LATE> = [];
     settled.forEach((x, k) => {
       const b = reading[k];
@@ -224,6 +256,27 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
       for (const tx of p.txs) {
         const key = `${p.method} ${tx.hash}`;
         if (!firstSeen.has(key) && preSeal(rounds, p.round, sealedIn.get(tx.hash.toLowerCase()))) firstSeen.set(key, rounds[p.round].endedAt);
+      }
+    }
+
+    // The second batch, once the first shows at "pending" (either spelling of the count), or
+    // after EARLY_MS without it: then it lands in a later flashblock of the block.
+    if (unsent.length > 0) {
+      const shown = await firstBatchShown(st, a, tracks.get('nonce')?.values.get(i) as NonceView | undefined);
+      const waited = st.time.now() - firstBatchAt;
+      if (shown || waited >= EARLY_MS) {
+        const posted = await Promise.all(unsent.map((t) => st.s.post('setup', t)));
+        unsent = [];
+        const refusal = posted.find((p): p is Extract<Posted, { refused: string }> => 'refused' in p);
+        if (refusal) {
+          w.refused = refusal.refused;
+          return;
+        }
+        posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
+        a.split = shown;
+        st.notes.push(
+          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending count included them' : 'the pending count not including them yet'}`,
+        );
       }
     }
 
