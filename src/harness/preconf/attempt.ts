@@ -201,10 +201,15 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
     const k = sealedNow.indexOf(b);
     let r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
     const t = w.tracks.get(b)!;
+    const sealedBy = [...new Set(w.sealedIn.values())].map(toQuantity).join(', ') || 'no block';
     const stuck =
       t.hung ??
-      (t.inFlight !== undefined ? `one read sent ${Math.round(t.inFlight)} ms after the first send was still unanswered when the attempt ended` : undefined);
+      (t.inFlight !== undefined
+        ? `one ${METHOD_OF[b]} read at "pending" sent ${Math.round(t.inFlight)} ms after the first send was still unanswered ${Math.round(st.time.now() - a.sent[0].startedAt - t.inFlight)} ms later, ` +
+          `while the node answered the other reads (${w.rounds.length - 1} rounds) and went on sealing (${sealedBy}): one request hung, and that view was not read again in this attempt`
+        : undefined);
     if (r?.kind === 'unclear' && stuck) r = { ...r, reason: `${r.reason}; ${stuck}` };
+    if (r?.kind === 'miss' && stuck) r = { ...r, record: { ...r.record, hung: stuck } };
     (results as Record<string, unknown>)[b] = r;
     if (r?.kind === 'judged') visible.push(`${b} visible +${r.judged.visibleAfterMs} ms`);
   }

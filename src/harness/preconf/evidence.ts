@@ -133,6 +133,8 @@ export interface MissRecord {
   miss: Miss;
   /** The last value read at "pending", as shown. */
   last: unknown;
+  /** A read of the view that got no answer while the node went on (why the looks stopped), in words. */
+  hung?: string;
 }
 
 export type Outcome<V, A> =
@@ -209,6 +211,7 @@ export function describeMiss(b: Behaviour, m: MissRecord): string {
   const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
   return (
     `attempt ${m.attempt}: nonce ${m.nonce} accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
-    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})`
+    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})` +
+    (m.hung ? `; ${m.hung}` : '')
   );
 }

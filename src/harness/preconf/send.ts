@@ -134,7 +134,6 @@ export async function settle(st: PassState): Promise<void> {
   }
 }
 
-
 /** The first batch: nonces base..base+SPLIT_AT-1 (a transfer and both deployments); the two transfers follow. */
 export const SPLIT_AT = 3;
 

@@ -89,11 +89,12 @@ function leaveInFlight(t: Track, b: Behaviour, read: Promise<Settled>, sentAtMs:
 async function settleRound(st: PassState, asked: Array<Promise<Settled>>, startedAt: number, headMs: number): Promise<Array<Settled | typeof LATE>> {
   const out: Array<Settled | typeof LATE | undefined> = asked.map(() => undefined);
   let slowest = headMs;
-  asked.forEach((p, k) =>
-    void p.then((x) => {
-      out[k] = x;
-      slowest = Math.max(slowest, st.time.now() - startedAt);
-    }),
+  asked.forEach(
+    (p, k) =>
+      void p.then((x) => {
+        out[k] = x;
+        slowest = Math.max(slowest, st.time.now() - startedAt);
+      }),
   );
   const all = Promise.all(asked);
   for (;;) {
