@@ -136,6 +136,14 @@ export const STRAGGLER_MIN_MS = 150;
  */
 export const SPELLING_MIN_READS = 3;
 /**
+ * The pass sends its transactions in two batches, so that they land in two flashblocks of one
+ * block (4.3: the pending receipts hold all of them). The second goes once the first shows at
+ * "pending", or this long after the first was accepted: more than one refresh period ("about every
+ * 200 ms"), so a later flashblock even when the first is not shown yet (a transaction may land
+ * several flashblocks late), without costing a node that shows nothing more than a quarter second.
+ */
+export const SPLIT_GAP_MS = SPEC_REFRESH_MS + 50;
+/**
  * Attempts of the pass, each a whole send window: the first sent at once, the other three right
  * after a seal (send.ts, align); and the misses that make evidence.
  */

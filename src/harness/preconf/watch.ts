@@ -13,7 +13,7 @@ import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type S
 import type { Posted, Sent } from './session';
 import { sleep, stopOf, type PassState } from './state';
 import { SPLIT_AT, type SendWindow } from './send';
-import { blockPollMs, EARLY_MS, POLL_INTERVAL_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
+import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -261,11 +261,11 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     }
 
     // The second batch, once the first shows at "pending" (either spelling of the count), or
-    // after EARLY_MS without it: then it lands in a later flashblock of the block.
+    // more than a refresh period after it was accepted (SPLIT_GAP_MS): a later flashblock either way.
     if (unsent.length > 0) {
       const shown = await firstBatchShown(st, a, tracks.get('nonce')?.values.get(i) as NonceView | undefined);
       const waited = st.time.now() - firstBatchAt;
-      if (shown || waited >= EARLY_MS) {
+      if (shown || waited >= SPLIT_GAP_MS) {
         const posted = await Promise.all(unsent.map((t) => st.s.post('setup', t)));
         unsent = [];
         const refusal = posted.find((p): p is Extract<Posted, { refused: string }> => 'refused' in p);
@@ -274,9 +274,9 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
           return;
         }
         posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
-        a.split = shown;
+        a.split = shown || waited >= SPLIT_GAP_MS;
         st.notes.push(
-          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending count included them' : 'the pending count not including them yet'}`,
+          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending count included them' : 'more than a refresh period later'}`,
         );
       }
     }
