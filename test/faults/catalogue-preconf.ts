@@ -16,6 +16,8 @@ const keyOf = (call: RpcCall): string => `${call.method} ${JSON.stringify(call.p
  * earlier, however the balancer spreads the reads.
  */
 export class PendingHistory {
+  /** Answers a trailing backend gave that differed from what the node answered at that moment. */
+  staleServed = 0;
   private readonly answers = new Map<string, Array<{ at: number; answer: Envelope }>>();
 
   record(call: RpcCall, answer: Envelope): void {
@@ -60,7 +62,9 @@ export const trailingBackend = (lagMs: number, history = new PendingHistory(), s
     history.record(call, res);
     if (share < 1 && ((calls * 2654435761) >>> 13) % 1000 >= share * 1000) return res;
     const then = history.asOf(call, lagMs);
-    return then ? { ...then, id: call.id ?? null } : res;
+    if (!then) return res;
+    if (JSON.stringify(then.result ?? then.error) !== JSON.stringify(res.result ?? res.error)) history.staleServed++;
+    return { ...then, id: call.id ?? null };
   };
 };
 

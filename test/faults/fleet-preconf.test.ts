@@ -58,9 +58,8 @@ describe('fleet.ok.preconf-backends-400ms-apart', () => {
       const judged = doc.checks.filter((c) => CHECKS.test(c.id));
       expect(judged).toHaveLength(4);
       expect({ exitCode, notPassed: judged.filter((c) => c.status !== 'passed').map(line) }).toEqual({ exitCode: 0, notPassed: [] });
-      // The skew was met: some later reads showed the old state, each within the bound.
-      const laterOld = judged.map((c) => (c.metrics?.laterReads as { old?: number } | undefined)?.old ?? 0);
-      expect(laterOld.reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+      // The skew was met: the trailing backend answered old state while the other had the new.
+      expect(history.staleServed).toBeGreaterThan(0);
     },
     90_000,
   );
