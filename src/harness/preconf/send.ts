@@ -190,12 +190,13 @@ export async function send(st: PassState, n: number, reads?: FirstReads): Promis
       reason: `nonce ${base} was "too low" but the pending count rose to ${reread} meanwhile: another sender of this key may have used it`,
     };
   }
-  // Two flashblocks of one block (odd attempts): the first batch now, the rest once it shows at
-  // "pending" (the rounds send it, watch.ts), so the pending block's receipts must hold
-  // transactions of both (4.3). Even attempts send all at once: on a short block, a node that
-  // includes transactions a few flashblocks late pre-confirms no second batch before the seal,
-  // and the other views must still be judged there.
-  const split = n % 2 === 1;
+  // Two flashblocks of one block while the pending receipts are to be judged: the first batch
+  // now, the rest once it shows at "pending" (the rounds send it, watch.ts), so the pending
+  // block's receipts must hold transactions of both (4.3). Never twice in a row while the nonce
+  // view is open: on a short block, a node that includes transactions a few flashblocks late
+  // pre-confirms no second batch before the seal, and the nonce (all five) must still be judged.
+  const split = st.behaviours.includes('receipts') && !(st.lastSplit === true && st.behaviours.includes('nonce'));
+  st.lastSplit = split;
   const firstBatch = await Promise.all(signed.slice(1, split ? SPLIT_AT : signed.length).map((t) => s.post('setup', t)));
   const refusal = firstBatch.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);
   if (refusal) {
