@@ -10,7 +10,7 @@ import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/cli/results';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startFleet, type Backend } from './fleet';
-import { PendingHistory, recordingBackend, trailingBackend } from './catalogue-preconf';
+import { PendingHistory, PRECONF_VARIANTS, recordingBackend, trailingBackend } from './catalogue-preconf';
 import type { RpcCall, RpcMutation } from './proxy';
 import { sink } from '../support/sink';
 
@@ -81,5 +81,20 @@ describe('fleet.preconf-one-of-two-flashblocks-off', () => {
     expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
     expect(failed.some((c) => /later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
     for (const c of failed) expect(c.reason).not.toMatch(/spelling/);
+  }, 90_000);
+});
+
+/** The rewrite of a catalogue variant, as one backend of the fleet applies it. */
+const backendOf = (name: string): Backend => ({ rpc: PRECONF_VARIANTS.find((v) => v.name === name)!.rpc });
+
+describe.each([
+  ['preconf.estimate-default-pending', 'preconf.estimate.depends-on-preconfirmed', '4.4.1', /with no block parameter answered/],
+  ['preconf.pending-receipts-newest-flashblock', 'preconf.receipts.pending-block', '4.3.2', /but no longer nonce/],
+])('fleet.%s (one backend of two)', (variant, id, statement, why) => {
+  it(`fails ${id} at --samples 30, citing ${statement}`, async () => {
+    const { exitCode, doc } = await judge([{}, backendOf(variant)]);
+    const c = doc.checks.find((x) => x.id === id)!;
+    expect({ exitCode, check: line(c) }).toMatchObject({ exitCode: 1, check: expect.stringMatching(why) });
+    expect(c.violated).toContain(statement);
   }, 90_000);
 });
