@@ -1,4 +1,4 @@
-// Fleets of two Flashblocks backends behind a per-request balancer, judged on pre-confirmed state
+// Fleets of Flashblocks backends behind a per-request balancer, judged on pre-confirmed state
 // at --samples 30 (what --certify uses). Backends whose pre-confirmed views are 400 ms apart are a
 // conformant fleet: old and new state alternate across reads for a few hundred ms after each
 // send, which is skew, never a failure (and never blamed on the address's spelling). A backend
@@ -74,9 +74,11 @@ const pendingFromLatest: RpcMutation = async (call: RpcCall, next) => {
   return next(c);
 };
 
-describe('fleet.preconf-one-of-two-flashblocks-off', () => {
+describe('fleet.preconf-one-of-three-flashblocks-off', () => {
   it('fails at --samples 30 on later reads past the skew bound, never blaming the spelling', async () => {
-    const { exitCode, doc } = await judge([{}, { rpc: pendingFromLatest }]);
+    // Three backends, so that a round's fixed count of reads meets the odd one at every position
+    // (two, strictly alternating, could leave it the same reads every round, unlike a real balancer).
+    const { exitCode, doc } = await judge([{}, { rpc: pendingFromLatest }, {}]);
     const failed = doc.checks.filter((c) => CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
     expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
     expect(failed.some((c) => /later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
@@ -90,9 +92,11 @@ const backendOf = (name: string): Backend => ({ rpc: PRECONF_VARIANTS.find((v) =
 describe.each([
   ['preconf.estimate-default-pending', 'preconf.estimate.depends-on-preconfirmed', '4.4.1', /with no block parameter answered/],
   ['preconf.pending-receipts-newest-flashblock', 'preconf.receipts.pending-block', '4.3.2', /but no longer nonce/],
-])('fleet.%s (one backend of two)', (variant, id, statement, why) => {
+])('fleet.%s (one backend of three)', (variant, id, statement, why) => {
   it(`fails ${id} at --samples 30, citing ${statement}`, async () => {
-    const { exitCode, doc } = await judge([{}, backendOf(variant)]);
+    // Three backends: a round's reads (a fixed count) then meet every backend at every position,
+    // as under a real balancer, rather than the same read always reaching the same backend.
+    const { exitCode, doc } = await judge([{}, backendOf(variant), {}]);
     const c = doc.checks.find((x) => x.id === id)!;
     expect({ exitCode, check: line(c) }).toMatchObject({ exitCode: 1, check: expect.stringMatching(why) });
     expect(c.violated).toContain(statement);

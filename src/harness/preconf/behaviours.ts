@@ -154,6 +154,9 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       return unknown.length === 0 ? undefined : unknown.map((blk) => blk.unknown).join('; ');
     },
     shown: (v) => ({ receipts: v.pending.length, transactionHashes: v.pending.slice(0, 20).map(hashOf) }),
+    // Read on up to the seal: behind a balancer, a backend answering the newest flashblock only
+    // shows a newer view that lost an older transaction in these reads (dropped.ts).
+    stale: (v, a) => !a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
   },
 };
 
