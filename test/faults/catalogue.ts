@@ -11,6 +11,7 @@ import { keccak256, getAddress, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
+import { PRECONF_VARIANTS } from './catalogue-preconf';
 
 export interface Variant {
   name: string;
@@ -317,6 +318,8 @@ const pendingBlockBuiltBeforeReceipts: RpcMutation = async (call, next) => {
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
+  // Pre-confirmed state on real deployments and peers (backends apart, defaults, flashblocks, ganache).
+  ...PRECONF_VARIANTS,
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.list-500-html',
