@@ -110,17 +110,28 @@ export function listOf(res: RestResponse, what: string): unknown[] {
 }
 
 /**
- * A list body as the gateway meant it: an object without a `tokens` member is the proto3 JSON of
- * an empty list (grpc-gateway's marshaler omits an empty repeated field), so `{}` reads as
- * `{"tokens": []}`. Anything else is returned as it is (`"tokens": null` stays a type error).
+ * Whether another member of a body without `tokens` holds a non-empty array of objects: records
+ * under another name (`{"data": [{…}]}`), which is evidence against reading the body as an
+ * empty list. An empty list's proto3 JSON has nothing of the kind; an unknown scalar or an empty
+ * array beside it is tolerated as any unknown field is.
  */
-export function withDefaultTokens(body: unknown): unknown {
-  return isRecord(body) && !Object.hasOwn(body, 'tokens') ? { ...body, tokens: [] } : body;
+function holdsRecordsElsewhere(body: Record<string, unknown>): boolean {
+  return Object.values(body).some((v) => Array.isArray(v) && v.length > 0 && v.some(isRecord));
 }
 
-/** Whether the body left out `tokens` (an empty list in proto3 JSON), for the note that says so. */
+/** Whether the body left out `tokens` as an empty list's proto3 JSON does (and holds no records under another name). */
 export function omitsTokens(body: unknown): boolean {
-  return isRecord(body) && !Object.hasOwn(body, 'tokens');
+  return isRecord(body) && !Object.hasOwn(body, 'tokens') && !holdsRecordsElsewhere(body);
+}
+
+/**
+ * A list body as the gateway meant it: an object without a `tokens` member is the proto3 JSON of
+ * an empty list (grpc-gateway's marshaler omits an empty repeated field), so `{}` reads as
+ * `{"tokens": []}`. Anything else is returned as it is: `"tokens": null` stays a type error, and
+ * records under another member stay a missing `tokens` (2.2).
+ */
+export function withDefaultTokens(body: unknown): unknown {
+  return omitsTokens(body) ? { ...(body as Record<string, unknown>), tokens: [] } : body;
 }
 
 /** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
