@@ -152,7 +152,8 @@ export function skewPause(ctx: Pick<CheckContext, 'signal'>, retry: number): Pro
   return pause(SKEW_PAUSES_MS[Math.min(retry, SKEW_PAUSES_MS.length - 1)], ctx.signal);
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` (bounded by the caller); ends early when the check is stopped. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());

@@ -11,6 +11,7 @@ import { keccak256, getAddress, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
+import { PRECONF_VARIANTS } from './catalogue-preconf';
 
 export interface Variant {
   name: string;
@@ -260,9 +261,65 @@ const laggingBackend = (lagMs: number): RpcMutation => {
   };
 };
 
+/**
+ * A backend whose pre-confirmed count trails the pre-confirmed block by `lagMs`: a transaction
+ * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there
+ * (backends a few hundred ms apart behind one address, each refreshed on its own).
+ */
+const pendingCountLagging = (lagMs: number): RpcMutation => {
+  const firstSeen = new Map<string, number>();
+  return async (call, next) => {
+    if (call.method !== 'eth_getTransactionCount' || !isPending(call) || typeof call.params[0] !== 'string') return next();
+    const account = call.params[0].toLowerCase();
+    const block = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: ['pending', true] });
+    const now = Date.now();
+    let countable: bigint | undefined;
+    if (!(block instanceof Raw) && typeof block.result === 'object' && block.result !== null)
+      for (const tx of ((block.result as Rec).transactions ?? []) as Rec[]) {
+        if (typeof tx !== 'object' || String(tx.from).toLowerCase() !== account) continue;
+        const key = `${account}:${String(tx.nonce)}`;
+        if (!firstSeen.has(key)) firstSeen.set(key, now);
+        const n = hexInt(tx.nonce);
+        if (now - firstSeen.get(key)! >= lagMs && (countable === undefined || n + 1n > countable)) countable = n + 1n;
+      }
+    const res = await next();
+    if (res instanceof Raw || typeof res.result !== 'string') return res;
+    const latest = await next({ ...call, params: [call.params[0], 'latest'] });
+    if (latest instanceof Raw || typeof latest.result !== 'string') return res;
+    // What this backend knows: its sealed count, plus the pre-confirmed transactions it has had for lagMs.
+    const floor = hexInt(latest.result);
+    const known = countable !== undefined && countable > floor ? countable : floor;
+    return hexInt(res.result) > known ? { ...res, result: hex(known) } : res;
+  };
+};
+
+/**
+ * A Flashblocks node right after a seal, before the next block's first flashblock: its
+ * eth_getBlockByNumber("pending") already shows the block being built (head + 1, empty), while
+ * eth_getBlockReceipts("pending") still falls back to "latest", the receipts of the new head.
+ * (The reference falls back in both.) A sample between a seal and the first flashblock sees
+ * receipts numbered as the head beside a pending block numbered head + 1.
+ */
+const pendingBlockBuiltBeforeReceipts: RpcMutation = async (call, next) => {
+  const res = await next();
+  if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'pending' || res instanceof Raw) return res;
+  const block = res.result;
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) return res;
+  const head = await headOf(next);
+  const number = (block as Rec).number;
+  if (head === undefined || typeof number !== 'string' || hexInt(number) > head) return res;
+  // "latest" in place of the pending block: show the empty block being built instead.
+  return {
+    ...res,
+    result: { ...(block as Rec), number: hex(head + 1n), hash: null, parentHash: (block as Rec).hash ?? null, transactions: [], gasUsed: '0x0' },
+  };
+};
+
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
+  // Pre-confirmed state on real deployments and peers (backends apart, defaults, flashblocks, ganache).
+  ...PRECONF_VARIANTS,
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.list-500-html',
@@ -984,6 +1041,19 @@ export const VARIANTS: Variant[] = [
     rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: 3 } })),
   },
   {
+    name: 'rpc.revert-code-3-at-pending',
+    kind: 'faulty',
+    section: '4.4',
+    only: ['rpc'],
+    grep: '^rpc\\.estimateGas\\.revert\\.',
+    what: 'a revert is -32000 at "latest" but error code 3 at "pending" (the pre-confirmed state answered by another code path)',
+    rpc: onAnswer(
+      'eth_estimateGas',
+      (e) => (typeof e.error === 'object' && e.error !== null ? { ...e, error: { ...(e.error as Rec), code: 3 } } : e),
+      isPending,
+    ),
+  },
+  {
     name: 'rpc.revert-code-32603',
     kind: 'faulty',
     section: '7',
@@ -1177,6 +1247,26 @@ export const VARIANTS: Variant[] = [
     rpc: onResult('eth_getTransactionCount', oneLess),
   },
 
+  // ==== 4.5: other senders' pre-confirmed transactions in the pending count ====
+  {
+    name: 'rpc.pending-count-own-pool-only',
+    kind: 'faulty',
+    section: '4.5',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getTransactionCount'),
+  },
+  {
+    name: 'ok.pending-count-400ms-late',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
+    rpc: pendingCountLagging(400),
+  },
+
   // ==== 4.2: a node that ignores the block parameter answers from the head ====
   {
     name: 'rpc.block-param-ignored',
@@ -1344,6 +1434,14 @@ export const VARIANTS: Variant[] = [
     rest: tokens((ts) => [...ts].reverse()),
   },
   { name: 'ok.empty-list', kind: 'conformant', only: ['rest', 'cross'], what: 'no record exposed: {"tokens": []}', rest: tokens(() => []) },
+  {
+    name: 'ok.empty-list-omitted',
+    kind: 'conformant',
+    only: ['rest', 'cross'],
+    mustPass: '^rest\\.list\\.(status-200|tokens-array|schema|no-credentials)$',
+    what: 'no record exposed, as grpc-gateway marshals it: {} (an empty repeated field is left out of proto3 JSON)',
+    rest: listBody(() => ({})),
+  },
   {
     name: 'ok.partial-list',
     kind: 'conformant',
@@ -1546,6 +1644,16 @@ export const VARIANTS: Variant[] = [
       ctx.forwardLater(call, 2 * 200);
       return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
     },
+  },
+  {
+    name: 'ok.pending-block-built-before-receipts',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    mustPass: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    args: ['--samples', '30'],
+    what: 'right after a seal "pending" receipts fall back to the new head while eth_getBlockByNumber("pending") already shows the empty block being built (head + 1), judged at --samples 30',
+    rpc: pendingBlockBuiltBeforeReceipts,
   },
   {
     name: 'ok.preconf-pending-block-ahead',

@@ -180,28 +180,37 @@ export class Session {
     return r.toLowerCase();
   }
 
-  /** eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. */
-  async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
-    const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
+  /**
+   * eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. Without
+   * a tag the block parameter is left out (its default is "latest", 4.4).
+   */
+  async estimate(lane: string, tx: Record<string, unknown>, tag?: string): Promise<bigint> {
+    const a = await this.rpc(lane).call('eth_estimateGas', tag === undefined ? [tx] : [tx, tag]);
     if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
-      throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
-        violated: ['4.4.1'],
-        expected: 'a gas estimate',
-        actual: a.error,
-      });
+      throw new Violation(
+        `eth_estimateGas(${show(tx)}${tag === undefined ? '' : `, ${show(tag)}`}) returned an error for a transaction that does not revert: ${show(a.error)}`,
+        {
+          violated: ['4.4.1'],
+          expected: 'a gas estimate',
+          actual: a.error,
+        },
+      );
     }
     if (a.http.status !== 200 || !a.hasResult) {
-      throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
-        violated: ['4.2.1'],
-        root: a.http.status !== 200 ? RPC_ENVELOPE_ROOT.status : isRecord(a.json) ? RPC_ENVELOPE_ROOT.members : RPC_ENVELOPE_ROOT.body,
-        expected: 'HTTP 200 with a result',
-        actual: a.json ?? a.http.status,
-      });
+      throw new Violation(
+        `eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`,
+        {
+          violated: ['4.2.1'],
+          root: a.http.status !== 200 ? RPC_ENVELOPE_ROOT.status : isRecord(a.json) ? RPC_ENVELOPE_ROOT.members : RPC_ENVELOPE_ROOT.body,
+          expected: 'HTTP 200 with a result',
+          actual: a.json ?? a.http.status,
+        },
+      );
     }
     const q = quantity(a.result);
     if (q === undefined)
-      throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
+      throw new Violation(`eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
         violated: ['4.4.1'],
         expected: 'hex quantity',
         actual: a.result,
