@@ -168,7 +168,7 @@ function reportDirInArgs(words) {
  */
 const reportDirOf = (env) => path.resolve(workspaceOf(env), reportDirInArgs(suiteArgs(env)) ?? (input(env, 'report-dir') || 'conformance-report'));
 
-/** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
+/** Every file the suite writes into its report directory (src/cli/write-reports.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
 
 /** The suite's environment from the inputs (REPORT_DIR aside). */

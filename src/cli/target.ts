@@ -7,7 +7,6 @@ import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
 import type { RunEnv } from '../harness/runner';
 import { Transcript } from '../harness/transcript';
-import { Egress } from './egress';
 import type { RunConfig } from './config';
 
 /** The list's path (spec 4.1): what the probe asks the REST target for. */
@@ -22,11 +21,6 @@ export function credentialsRefusedMessage(what: string, sentHeaders: boolean): s
     ? 'the credentials sent (--rpc-header or RPC_HEADERS, --header or HEADERS, or user:password in the URL) were refused: check that the token or API key is current, not revoked, has access to this node and network, and goes in the header your provider expects (e.g. --rpc-header "Authorization: Bearer <token>")'
     : 'no credentials were sent: give them with --rpc-header "Authorization: Bearer <token>" (or RPC_HEADERS), or as your provider documents (a key in the URL path)';
   return `--rpc-url refused the run's credentials: eth_chainId was answered ${what.replace(/^.*?: (?=HTTP )/, '')}; ${sent}. Credentials are outside the specification (5.3): nothing was judged`;
-}
-
-/** Every secret of the configuration, as the egress gate registers it (tests and tools that make a Redactor alone). */
-export function redactorFor(cfg: RunConfig): Redactor {
-  return new Egress().registerConfig(cfg).redactor;
 }
 
 /** An HTML page, by its type or its first bytes: what a web server or a single-page app serves. */

@@ -45,7 +45,7 @@ export interface Variant {
   incomplete?: boolean;
   /** Conformant only: a mistake of the configuration (credentials outside the spec) refused where the run opens: exit 2, the console saying this. */
   refusedAtOpen?: RegExp;
-  /** The run states exactly this many root causes (src/cli/root-causes.ts): one cause, one root. */
+  /** The run states exactly this many root causes (src/verdict/root-causes.ts): one cause, one root. */
   roots?: number;
 }
 

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { violatedSection, violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
-import { factsOf, type RunDocument } from '../../src/cli/results';
-import { rootCauses } from '../../src/cli/root-causes';
+import { factsOf } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
@@ -42,7 +43,7 @@ interface Outcome {
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
-  /** The run's root causes (src/cli/root-causes.ts), by id; undefined without results.json. */
+  /** The run's root causes (src/verdict/root-causes.ts), by id; undefined without results.json. */
   roots?: string[];
   /** Checks not judged because a prerequisite failed or the interface was unreachable (cause blocked or unreachable). */
   blocked: CheckResult[];
@@ -150,7 +151,7 @@ async function run(v: Variant): Promise<Outcome> {
 
 /**
  * A conformant variant exits 0; one where nothing required could be judged (`incomplete`, e.g.
- * throttled for good) exits 3 once the run status lands (src/cli/results.ts), 0 until then.
+ * throttled for good) exits 3 once the run status lands (src/verdict/status.ts), 0 until then.
  */
 const exitAsExpected = (o: Outcome): boolean =>
   o.variant.refusedAtOpen ? o.exitCode === 2 && o.variant.refusedAtOpen.test(o.console) : o.variant.incomplete === true ? o.exitCode === 3 : o.exitCode === 0;

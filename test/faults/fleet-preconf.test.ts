@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
-import type { RunDocument } from '../../src/cli/results';
+import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startFleet, type Backend } from './fleet';
 import { PendingHistory, PRECONF_VARIANTS, recordingBackend, trailingBackend } from './catalogue-preconf';

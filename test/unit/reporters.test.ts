@@ -2,24 +2,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExpectations } from '../../src/cli/expectations';
-import { countOutcomes, judge, judged as withOutcome } from '../../src/cli/outcome';
+import { countOutcomes, judge, judged as withOutcome } from '../../src/verdict/outcome';
 import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
-import { escapeHtml } from '../../src/cli/reporters/shared';
-import {
-  deriveScope,
-  deriveStatus,
-  EXIT_CODES_HELP,
-  exitCodeFor,
-  exitWords,
-  statusLine,
-  type RunDocument,
-  type RunFacts,
-  type ScopeFacts,
-} from '../../src/cli/results';
-import { rootCauses } from '../../src/cli/root-causes';
+import { escapeHtml } from '../../src/cli/reporters/untrusted';
+import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
+import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';

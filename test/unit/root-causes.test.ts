@@ -1,7 +1,7 @@
 // One cause, one root: a fact of a whole interface outside the spec (throttled, credentials
 // refused, a gateway down) is one root per interface, with its hint, however many checks met it;
 // it leaves them unjudged and never fails the run.
-import { rootCauses } from '../../src/cli/root-causes';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
 import { checkResult } from '../support/documents';
 

@@ -3,22 +3,12 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { allChecks } from '../../suites';
 import { GENERATED, TRACEABILITY_MD, withGenerated } from '../../src/cli/docs';
-import { SPEC_VERSION } from '../../src/cli/results';
+import { SPEC_VERSION } from '../../src/verdict/document';
 import { ROOT } from '../../src/harness/paths';
 import { check, sectionOfStatement } from '../../src/harness/check';
-import {
-  citedBy,
-  isDirect,
-  loadSpec,
-  parseSpec,
-  renderMatrix,
-  renderSpec,
-  RULES_FILE,
-  SPEC_MD,
-  statementTexts,
-  traceabilityProblems,
-  type Citing,
-} from '../../src/cli/traceability';
+import { citedBy, renderMatrix, renderSpec, SPEC_MD, type Citing } from '../../src/cli/traceability';
+import { isDirect, traceabilityProblems } from '../support/traceability-problems';
+import { loadSpec, parseSpec, RULES_FILE, statementTexts } from '../../src/harness/spec-rules';
 
 const spec = loadSpec();
 const checks = allChecks();

@@ -1,20 +1,14 @@
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { exitWords, type RunStatus } from '../../verdict/status';
+import { preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
-import {
-  answersWords,
-  countLine,
-  exchangeText,
-  idList,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  verdictOf,
-  withOutcome,
-  violatedSection,
-} from './shared';
+import { answersWords, countLine, rootReason, verdictOf } from './outcome-words';
+import { exchangeText } from './exchange-text';
+import { idList, skippedByReason, withOutcome } from './grouping';
+import { quoteStatements, quoteLabel } from './failure-text';
+import { violatedSection } from '../../harness/result';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */

@@ -4,7 +4,7 @@
 import type { Interface } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import { judged, type Judged } from './outcome';
-import { unreachableInterfaces, type RunFacts } from './results';
+import { unreachableInterfaces, type RunFacts } from './status';
 
 /** The causes that are facts of a whole interface, outside the spec: each is one root per interface, whatever number of checks it kept from being judged. */
 export const INTERFACE_FACTS = ['throttled', 'credentials', 'gateway'] as const;
