@@ -118,7 +118,7 @@ describe('what a later read counts as the old state', () => {
     expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN + SSTORE_MIN_GAS, omitted: PLAIN }, a, PLAIN)).toBe(false);
     expect(DEFS.estimate.stale!({ pending: PLAIN, latest: PLAIN, omitted: PLAIN }, a, PLAIN)).toBe(true);
   });
-  it('receipts: any of the suite\'s transactions missing (read on to the seal, for the receipts of older flashblocks)', () => {
+  it("receipts: any of the suite's transactions missing (read on to the seal, for the receipts of older flashblocks)", () => {
     const r = (...ns: number[]) => ns.map((n) => ({ transactionHash: SENT[n].hash }));
     expect(DEFS.receipts.stale!({ pending: r(0, 1, 2, 3, 4), latest: [] }, a, PLAIN)).toBe(false);
     expect(DEFS.receipts.stale!({ pending: r(3, 4), latest: [] }, a, PLAIN)).toBe(true);
