@@ -20,6 +20,7 @@ import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
 import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
+import { ownTexts } from './own-words';
 
 export type { Io } from './egress';
 
@@ -113,7 +114,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
   // Every secret known before anything runs (a gate of its own, registered as the run's will be):
   // one that would garble the suite's own words is refused here.
-  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor)) {
+  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor, () => ownTexts(catalogue))) {
     io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
     return EXIT_CODE.config;
   }
