@@ -7,7 +7,7 @@
  * stale expectation passes, with the news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
-import type { Judged } from '../outcome';
+import { isUnjudged, type Judged } from '../outcome';
 import { failureText } from '../reporters/shared';
 import { EXIT_CODE, exitWords, unreachableWords, type RootCauseRecord, type RunDocument } from '../results';
 import { quoted } from '../traceability';
@@ -48,7 +48,9 @@ export function jestOutcome(r: Judged, roots: readonly RootCauseRecord[]): JestO
           kind: 'fail',
           message: `${unreachableWords(root.interface)}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
         };
-      if (r.effect === 'incomplete')
+      // Only a check not judged whose stored effect is none passes; an outcome or effect outside the
+      // vocabulary (a results.json bent on its way) fails closed, as an incomplete run.
+      if (r.effect !== 'none' || !isUnjudged(r.outcome))
         return {
           kind: 'fail',
           message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
