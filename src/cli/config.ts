@@ -167,6 +167,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   };
   const envOf = (flag: string): string => OPTIONS.find(([f]) => f === flag)?.[1] ?? '';
 
+  // An empty folder is never "here": `--report-dir "$OUT"` with OUT unset would write the reports
+  // into the working directory and clear a badge.svg or certificate.json the user keeps there.
+  const reportDirFlag = values['report-dir'];
+  if (typeof reportDirFlag === 'string' && !reportDirFlag.trim())
+    throw new ConfigError(`--report-dir is empty: give a folder (default ${DEFAULTS.reportDir}), or leave the flag out`);
+
   // An empty URL is never "no URL": a CI secret that is missing would otherwise silently turn
   // a run against staging into a run against the embedded reference, reported conformant.
   const url = (flag: 'base-url' | 'rpc-url', name: 'BASE_URL' | 'RPC_URL') => {
