@@ -39,7 +39,10 @@ const UNTRUSTED = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'reporters', 'untr
  * the terminal sequence it is. Before the build the Action writes only its own fixed text.
  */
 function inert(text) {
-  return fs.existsSync(UNTRUSTED) ? require(UNTRUSTED).forTerminal(String(text)) : String(text);
+  if (!fs.existsSync(UNTRUSTED)) return String(text);
+  const { forTerminal } = require(UNTRUSTED);
+  // A carriage return stays one: the toolkit's escaping writes it %0D.
+  return String(text).split('\r').map(forTerminal).join('\r');
 }
 
 const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
