@@ -88,6 +88,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): P
   return EXIT_CODE.config;
 }
 
+/**
+ * An expectations file turns a listed failure into a known one, which fails no run: right for CI,
+ * wrong for a certificate, which would then state "conformant" (predicate PASSED, a green badge)
+ * for a target that failed required checks.
+ */
+const CERTIFY_WITH_EXPECTATIONS =
+  '--certify with --expectations (or EXPECTATIONS): a certificate states what the target did, and the expectations file would make its listed failures known instead of failed (a target failing required checks certified conformant); certify without --expectations';
+
 async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {
   const subcommand = subcommandOf(argv, env);
   if (subcommand) return subcommand(io, gate);
@@ -99,6 +107,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     if (unreadableDotenv) throw new ConfigError(`.env: ${unreadableDotenv}`);
     cfg = loadConfig(argv, env);
     if (cfg.expectationsFile) expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
+    if (expectations && cfg.certify) throw new ConfigError(CERTIFY_WITH_EXPECTATIONS);
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);

@@ -1,0 +1,42 @@
+// An expectations file makes a listed failure known, which fails no run: a certificate made with
+// one would state "conformant" (predicate PASSED, a green badge) for a target that failed required
+// checks. --certify with --expectations is refused before anything runs, exit 2.
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../../src/cli/main';
+import { buildStatement } from '../../src/cli/certificate/statement';
+import { judge } from '../../src/cli/outcome';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
+import { capture } from '../support/sink';
+
+describe('--certify with --expectations', () => {
+  it('would have certified a target failing a required check as conformant (why it is refused)', () => {
+    const known = judge(checkResult('rpc.x', 'failed', { violated: ['4.2.1'] }), { expectations: [{ id: 'rpc.x', reason: 'known' }] });
+    const doc = runDocument([known, checkResult('rpc.y', 'passed')], FULL_SCOPE);
+    expect([known.outcome, doc.status, buildStatement(doc, []).predicate.result]).toEqual(['known-failure', 'conformant', 'PASSED']);
+  });
+
+  it.each<[string, string[], Record<string, string>]>([
+    ['flags', ['--certify'], {}],
+    ['CERTIFY and EXPECTATIONS', [], { CERTIFY: '1' }],
+  ])('%s: exit 2, one line saying why, and no report', async (_what, argv, env) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'certify-expectations-'));
+    const file = path.join(dir, 'known.yml');
+    writeFileSync(file, 'expectations:\n  - id: rpc.envelope.http-200\n    reason: known\n');
+    const out = capture();
+    const err = capture();
+    const withFile = argv.length ? [...argv, '--expectations', file] : argv;
+    const code = await main(
+      [...withFile, '--rpc-url', 'http://127.0.0.1:9', '--report-dir', path.join(dir, 'out')],
+      argv.length ? env : { ...env, EXPECTATIONS: file },
+      {
+        out: out.stream,
+        err: err.stream,
+      },
+    );
+    expect(code).toBe(2);
+    expect(err.text()).toMatch(/^conformance: --certify with --expectations \(or EXPECTATIONS\): a certificate states what the target did/m);
+    expect(existsSync(path.join(dir, 'out', 'results.json'))).toBe(false);
+  });
+});
