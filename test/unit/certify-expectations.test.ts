@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { buildStatement } from '../../src/cli/certificate/statement';
+import { verifyCertificate } from '../../src/cli/certificate/verify';
+import { writeReports } from '../../src/cli/run-document';
 import { judge } from '../../src/cli/outcome';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import { capture } from '../support/sink';
@@ -38,5 +40,14 @@ describe('--certify with --expectations', () => {
     expect(code).toBe(2);
     expect(err.text()).toMatch(/^conformance: --certify with --expectations \(or EXPECTATIONS\): a certificate states what the target did/m);
     expect(existsSync(path.join(dir, 'out', 'results.json'))).toBe(false);
+  });
+
+  it('verify-certificate rejects a certified folder whose results.json counts a failure as known (made before, or by hand)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'certified-known-'));
+    const known = judge(checkResult('rpc.x', 'failed', { violated: ['4.2.1'] }), { expectations: [{ id: 'rpc.x', reason: 'known' }] });
+    writeReports(runDocument([known, checkResult('rpc.y', 'passed')], FULL_SCOPE), dir, { certify: true });
+    const v = verifyCertificate(dir);
+    expect(v.verdict).toBe('rejected');
+    expect(v.differences).toContain('results.json checks[0] (rpc.x) carries an expectation: a certificate never counts a failure as known');
   });
 });
