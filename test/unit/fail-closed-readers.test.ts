@@ -1,8 +1,13 @@
 // A reader of a stored verdict fails closed: an outcome or effect outside the vocabulary (a
 // results.json bent on its way, written by another version, edited by hand) never reads as a pass.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CompareError, loadRun } from '../../src/cli/compare';
 import { jestOutcome } from '../../src/cli/jest/outcome';
+import { validateRef } from '../../src/harness/schemas';
 import type { Judged } from '../../src/cli/outcome';
-import { checkResult } from '../support/documents';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
 const stored = (outcome: string, effect: string): Judged => ({ ...checkResult('rpc.x', 'inconclusive'), outcome, effect }) as unknown as Judged;
 
@@ -20,5 +25,32 @@ describe('the jest adapter reads an unknown stored outcome or effect as a failin
 
   it('a check not judged whose stored effect is none (an advisory one) still passes, with a warning', () => {
     expect(jestOutcome(stored('not-judged', 'none'), [])).toMatchObject({ kind: 'pass', warning: expect.stringMatching(/^inconclusive \(advisory\)/) });
+  });
+});
+
+describe('results.json’s contract holds a stored verdict together: a bent one is invalid, and compare refuses it', () => {
+  const doc = () =>
+    JSON.parse(JSON.stringify(runDocument([checkResult('rpc.a', 'failed', { violated: ['4.2.1'] }), checkResult('rpc.b', 'passed')], FULL_SCOPE)));
+  const bent: Array<[string, (d: ReturnType<typeof doc>) => void]> = [
+    ['a failed check stored as passed', (d) => Object.assign(d.checks[0], { outcome: 'passed', effect: 'none' })],
+    ['a failed check whose effect is none', (d) => Object.assign(d.checks[0], { effect: 'none' })],
+    ['a passed check stored as failed', (d) => Object.assign(d.checks[1], { outcome: 'failed', effect: 'fails-run' })],
+    ['a status conformant beside a check that fails the run', (d) => Object.assign(d, { status: 'conformant', exitCode: 0, statusReasons: [] })],
+    ['a non-conformant status with exit code 0', (d) => Object.assign(d, { exitCode: 0 })],
+    ['an incomplete status with exit code 0', (d) => Object.assign(d, { status: 'incomplete', exitCode: 0 })],
+  ];
+
+  it('the document as the suite writes it is valid', () => {
+    expect(validateRef('results.json', doc()).errors).toEqual([]);
+  });
+
+  it.each(bent)('%s: invalid, and compare refuses it', (_what, bend) => {
+    const d = doc();
+    bend(d);
+    expect(validateRef('results.json', d).valid).toBe(false);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'bent-')), 'results.json');
+    writeFileSync(file, JSON.stringify(d));
+    expect(() => loadRun(file)).toThrow(CompareError);
+    expect(() => loadRun(file)).toThrow(/does not match the results\.json schema/);
   });
 });
