@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { allChecks } from '../../suites';
 import { main } from '../../src/cli/main';
+import { writeReports } from '../../src/cli/run-document';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import { ownTexts } from '../../src/cli/own-words';
 import { garblesVocabulary } from '../../src/cli/secret-rules';
 import { Redactor } from '../../src/harness/redact';
@@ -54,5 +56,16 @@ describe('a secret within the suite’s own words is refused before the run', ()
     // The message itself leaves through the gate (a bearer `exit 1` masks its own word "exit").
     expect(err.text()).toMatch(/own vocabulary or text .*use a longer credential \(value not shown\)/);
     expect(existsSync(path.join(dir, 'results.json'))).toBe(false);
+  });
+
+  it('verify-certificate --live given such a credential: exit 2 before anything is verified or dialled', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'own-words-live-'));
+    writeReports(runDocument([checkResult('rpc.envelope.http-200', 'passed')], FULL_SCOPE), dir, { certify: true });
+    const out = capture();
+    const err = capture();
+    const argv = ['verify-certificate', dir, '--allow-self-reported', '--live', '--rpc-url', 'http://127.0.0.1:9/?apikey=conformant'];
+    expect(await main(argv, {}, { out: out.stream, err: err.stream })).toBe(2);
+    expect(err.text()).toMatch(/^conformance verify-certificate: a credential given .*own vocabulary or text/m);
+    expect(out.text()).toBe('');
   });
 });
