@@ -3,7 +3,7 @@
 // markup of junit.xml and the badge. The gate masks files as text, so a secret found in any of
 // them would be masked there too: `rpc.` turned every JSON-RPC check id into `***eth_…` (results.json
 // no longer valid against its schema), `4.2.r3` a statement id, `testcase` every test of junit.xml
-// (a CI reader then saw no test at all), `exit 1` the exit line. They are not listed by hand: they
+// (a CI reader then saw no test at all), `exit 1` the exit line, `<span` the spans of report.html. They are not listed by hand: they
 // are rendered, by the functions that write them, for a sample of runs, and a secret that would
 // change any of those texts is refused before the run (main.ts, garblesVocabulary).
 import type { Check } from '../harness/check';
@@ -12,6 +12,7 @@ import type { Cause, OutOfScope } from '../harness/verdict';
 import { badgeOf, renderBadge } from './certificate/badge';
 import { buildStatement } from './certificate/statement';
 import { Redactor } from '../harness/redact';
+import { renderHtml } from './reporters/html';
 import { renderJunit } from './reporters/junit';
 import { EXIT_SENTENCES, exitWords, type RunDocument } from './results';
 import { buildRunDocument, type RunRecord } from './run-document';
@@ -59,15 +60,15 @@ function sampleDocument(catalogue: readonly Check[], kind: Kind, over: Partial<R
   );
 }
 
-/** The element and attribute names of an XML text (junit.xml, the badge). */
+/** The tags and attribute names of a markup text as written (`<testcase`, `</table`, `name="`). */
 function markupNames(xml: string): string[] {
-  return [...new Set([...xml.matchAll(/<\/?([\w:.-]+)|\s([\w:.-]+)=/g)].map((m) => m[1] ?? m[2]))];
+  return [...new Set([...xml.matchAll(/<\/?[\w:.-]+|\s[\w:.-]+="/g)].map((m) => m[0].trim()))];
 }
 
 /**
  * The texts a run of this suite states in its own words (never a target's, never the user's),
  * for every kind of run: results.json as a whole (but the statements' prose), the badge, the
- * predicate's member names and constants, junit.xml's markup, and the exit sentences.
+ * predicate's member names and constants, junit.xml's and report.html's markup, and the exit sentences.
  */
 export function ownTexts(catalogue: readonly Check[]): string[] {
   const docs = [
@@ -92,7 +93,7 @@ export function ownTexts(catalogue: readonly Check[]): string[] {
     if (i > 0) continue;
     // The statements' prose is quoted from specs/, not a word a reader's tool matches on.
     out.add(JSON.stringify({ ...doc, statements: Object.keys(doc.statements ?? {}) }));
-    for (const name of markupNames(renderJunit(doc))) out.add(name);
+    for (const name of [...markupNames(renderJunit(doc)), ...markupNames(renderHtml(doc))]) out.add(name);
     out.add(JSON.stringify(buildStatement(doc, [])));
   }
   for (const doc of docs) for (const signed of [true, false]) out.add(renderBadge(badgeOf(doc), signed));
