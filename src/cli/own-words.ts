@@ -1,11 +1,12 @@
 // The suite's own words beyond results.json's schema: every check id, title and statement id, the
 // sections' titles, the headline, status reasons and scope phrases, the exit sentences, and the
-// markup of junit.xml and the badge. The gate masks files as text, so a secret found in any of
-// them would be masked there too: `rpc.` turned every JSON-RPC check id into `***eth_…` (results.json
-// no longer valid against its schema), `4.2.r3` a statement id, `testcase` every test of junit.xml
-// (a CI reader then saw no test at all), `exit 1` the exit line, `<span` the spans of report.html. They are not listed by hand: they
-// are rendered, by the functions that write them, for a sample of runs, and a secret that would
-// change any of those texts is refused before the run (main.ts, garblesVocabulary).
+// markup of junit.xml, report.html and the badge. The gate masks files as text, so a secret found
+// in any of them would be masked there too: `rpc.` turned every JSON-RPC check id into `***getCode…`
+// (results.json no longer valid against its schema), `4.2.r3` a statement id, `testcase` every test
+// of junit.xml (a CI reader then saw no test at all), `exit 1` the exit line, `<span` the spans of
+// report.html. They are not listed by hand: they are rendered, by the functions that write them,
+// for a sample of runs, and a secret that would change any of those texts is refused before the
+// run (main.ts and verify-certificate --live, garblesVocabulary).
 import type { Check } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { Cause, OutOfScope } from '../harness/verdict';
