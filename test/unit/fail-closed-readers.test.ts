@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CompareError, loadRun } from '../../src/cli/compare';
-import { jestOutcome } from '../../src/cli/jest/outcome';
+import { isFromThisRun, jestOutcome } from '../../src/cli/jest/outcome';
 import { validateRef } from '../../src/harness/schemas';
 import type { Judged } from '../../src/cli/outcome';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
@@ -52,5 +52,18 @@ describe('results.json’s contract holds a stored verdict together: a bent one 
     writeFileSync(file, JSON.stringify(d));
     expect(() => loadRun(file)).toThrow(CompareError);
     expect(() => loadRun(file)).toThrow(/does not match the results\.json schema/);
+  });
+});
+
+describe('the jest adapter takes only a results.json of its own run', () => {
+  const started = Date.parse('2026-01-01T00:00:10.000Z');
+  it.each([
+    ['written after the start', '2026-01-01T00:00:10.500Z', true],
+    ['within the second of slack', '2026-01-01T00:00:09.500Z', true],
+    ['an earlier run', '2026-01-01T00:00:05.000Z', false],
+    ['a start time garbled to ***', '***', false],
+    ['none', undefined, false],
+  ])('%s: %s', (_what, startedAt, ours) => {
+    expect(isFromThisRun({ startedAt } as never, started)).toBe(ours);
   });
 });

@@ -68,3 +68,12 @@ export function runStatusTest(doc: Pick<RunDocument, 'headline' | 'statusReasons
     message: [`${doc.headline} (${exitWords(doc.exitCode)})`, ...doc.statusReasons.map((r) => `  - ${r}`)].join('\n'),
   };
 }
+
+/**
+ * Whether results.json was written by the run this jest started (at `startedMs`; a second of
+ * clock slack): a start time it does not hold, or cannot be read, is never taken as this run's.
+ */
+export function isFromThisRun(doc: Pick<RunDocument, 'startedAt'>, startedMs: number): boolean {
+  const at = typeof doc.startedAt === 'string' ? Date.parse(doc.startedAt) : NaN;
+  return Number.isFinite(at) && Number.isFinite(startedMs) && at >= startedMs - 1000;
+}
