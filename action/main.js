@@ -20,7 +20,7 @@ const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError } = require('./messages');
+const { annotation, inInputTerms, list, rootHints, storedRootCauses, shellWords, WordsError } = require('./messages');
 const { Output } = require('./output');
 
 const ACTION_DIR = path.resolve(__dirname, '..');
@@ -31,7 +31,7 @@ const MAX_ANNOTATIONS = 10;
 
 // ---- workflow commands (toolkit's command.ts) ---------------------------------------------
 
-const UNTRUSTED = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'reporters', 'untrusted.js');
+const TERMINAL = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'egress-terminal.js');
 /**
  * Text for the step log made inert by the suite's own rule (forTerminal: control characters and
  * bidi overrides as pictures, the `##[` and `::` command forms broken), once the suite is built: a
@@ -39,8 +39,8 @@ const UNTRUSTED = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'reporters', 'untr
  * the terminal sequence it is. Before the build the Action writes only its own fixed text.
  */
 function inert(text) {
-  if (!fs.existsSync(UNTRUSTED)) return String(text);
-  const { forTerminal } = require(UNTRUSTED);
+  if (!fs.existsSync(TERMINAL)) return String(text);
+  const { forTerminal } = require(TERMINAL);
   // A carriage return stays one: the toolkit's escaping writes it %0D.
   return String(text).split('\r').map(forTerminal).join('\r');
 }
@@ -186,7 +186,7 @@ function reportDirInArgs(words) {
  */
 const reportDirOf = (env) => path.resolve(workspaceOf(env), reportDirInArgs(suiteArgs(env)) ?? (input(env, 'report-dir') || 'conformance-report'));
 
-/** Every file the suite writes into its report directory (src/cli/run-document.ts writeReports, with --certify). */
+/** Every file the suite writes into its report directory (src/cli/write-reports.ts writeReports, with --certify). */
 const REPORT_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'];
 
 /** The suite's environment from the inputs (REPORT_DIR aside). */
@@ -434,9 +434,15 @@ async function main(env = process.env, out = process.stdout, err = process.stder
   }
   for (const a of annotations) io.log(a);
   const reasons = (doc?.statusReasons ?? []).join('; ');
+  const hints = doc ? inInputTerms(rootHints(doc).join('; ')) : '';
   const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
   if (failed && annotations.length === 0 && !stopped) {
-    const why = exitCode === 2 ? (refused.length ? refused.join('; ') : 'the suite refused its configuration: see its message in the log') : reasons;
+    const why =
+      exitCode === 2
+        ? refused.length
+          ? refused.join('; ')
+          : 'the suite refused its configuration: see its message in the log'
+        : `${reasons}${hints ? ` — ${hints}` : ''}`;
     io.log(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
   if (!failed && exitCode === 3)
@@ -444,7 +450,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
       command(
         'warning',
         { title: 'conformance: incomplete' },
-        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''} (fail-on-incomplete is false)`,
+        `nothing failed, but not everything in scope was judged${reasons ? `: ${reasons}` : ''}${hints ? ` — ${hints}` : ''} (fail-on-incomplete is false)`,
       ),
     );
 

@@ -72,6 +72,11 @@ function storedRootCauses(doc) {
   return [...roots.filter((r) => r.covers.length > 0), ...roots.filter((r) => r.covers.length === 0)];
 }
 
+/** What to do about the run's roots, as results.json stores them (an interface's: --max-rps when throttled, the header flag when credentials were refused), each said once. */
+function rootHints(doc) {
+  return [...new Set((doc.rootCauses ?? []).map((r) => r.hint).filter((h) => typeof h === 'string' && h.length > 0))];
+}
+
 const list = (ids, max = 12) => `${ids.slice(0, max).join(', ')}${ids.length > max ? ` and ${ids.length - max} more` : ''}`;
 
 /** One `::error` per root cause: what broke, the checks it covers, and how to see it again (its curl line, or the summary). */
@@ -128,4 +133,4 @@ function inInputTerms(message) {
   return text.replace(/CERT_SIGN_KEY(?![\w-]):?/g, 'cert-sign-key:');
 }
 
-module.exports = { annotation, inInputTerms, list, storedRootCauses, shellWords, WordsError };
+module.exports = { annotation, inInputTerms, list, rootHints, storedRootCauses, shellWords, WordsError };

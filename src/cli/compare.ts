@@ -2,14 +2,17 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
-import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from './outcome';
-import { answersWords, countLine, escapeHtml as esc, OUTCOME_WORDS } from './reporters/shared';
+import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from '../verdict/outcome';
+import { answersWords, countLine, OUTCOME_WORDS } from './reporters/outcome-words';
+import { escapeHtml as esc } from './reporters/untrusted';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { MAX_RESULTS_BYTES } from './certificate/open';
-import { exitWords, RESULTS_SCHEMA_VERSION, scopeWords, type RunDocument } from './results';
+import { exitWords } from '../verdict/status';
+import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../verdict/document';
+import { scopeWords } from '../verdict/scope';
 
 /** A comparison that cannot be made (unreadable input, different suite versions): the CLI exits 2. */
 export class CompareError extends Error {

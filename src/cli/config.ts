@@ -1,23 +1,40 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { GROUPS, type Group, type Profile } from '../harness/check';
-import { REQUIRED_SCOPES, type RequiredScope } from './results';
-import { didYouMean, foreignVariables, isCi, nearMissVariables } from './suggest';
-import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './certificate/dsse';
+import type { Group, Profile } from '../harness/check';
+import type { RequiredScope } from '../verdict/scope';
+import { isCi } from './suggest';
+import { KeyError, loadSigningKey, MAX_KEY_FILE_BYTES, type SigningKey } from './signing-keys';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 
 import { ConfigError } from './config-error';
 import { parseSignerKey } from './keys';
 import { fromUserDir } from './paths';
 import { parseUrl } from './url-flags';
-import { DEFAULTS, OPTIONS } from './options';
+import { DEFAULTS } from './options';
 import { CERTIFY_SAMPLES } from '../harness/sampling';
+import {
+  checkEmbedded,
+  durationOf,
+  flashblockMsOf,
+  grepOf,
+  groupsOf,
+  headersOf,
+  maxSpendOf,
+  numberOf,
+  parseFlags,
+  profileOf,
+  requiredScopeOf,
+  secretsOf,
+  sourcesOf,
+  switchOf,
+  urlOf,
+  variableWarnings,
+  type Sources,
+} from './config-sources';
 
 export { ConfigError };
 export { MAX_TIMER_MS, MIN_SECRET_LENGTH, NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted } from './config-values';
-import { secretRuleBroken } from './secret-rules';
-import { NUMBER_RANGE, parseDuration, parseHeader, parsePositiveInt, quoted, MIN_SECRET_LENGTH } from './config-values';
+import { parsePositiveInt } from './config-values';
 
 export interface RunConfig {
   baseUrl?: string;
@@ -71,10 +88,6 @@ export interface RunConfig {
   version: boolean;
 }
 
-const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
-const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
-/** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
-export const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
 /**
  * --openapi: a URL (fetched once before the checks run, see loadDocument) or a readable file,
  * resolved against the working directory now so that a typo is a configuration error.
@@ -141,149 +154,21 @@ function signingKeyOf(file: string | undefined, pem: string | undefined, env: No
   }
 }
 
-/** Build the run configuration from flags over environment (which dotenv filled from .env). */
-export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
-  for (const [flag] of OPTIONS) options[flag] = { type: BOOLEAN.has(flag) ? 'boolean' : 'string', ...(MULTIPLE.has(flag) ? { multiple: true } : {}) };
-  options.help.short = 'h';
-  const flags = OPTIONS.map(([f]) => f);
-  for (const token of parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true }).tokens ?? []) {
-    if (token.kind === 'option' && !(token.name in options)) {
-      throw new ConfigError(`unknown flag ${token.rawName}${didYouMean(token.name, flags, (f) => `--${f}`)} (see --help)`);
-    }
-  }
-  let values: Record<string, unknown>;
-  try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
-  } catch (err) {
-    throw new ConfigError(`${(err as Error).message} (see --help)`);
-  }
-  const get = (flag: string): string | undefined => {
-    const v = values[flag];
-    if (typeof v === 'string') return v;
-    const row = OPTIONS.find(([f]) => f === flag);
-    const fromEnv = row && row[1] ? env[row[1]] : undefined;
-    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
-  };
-  const envOf = (flag: string): string => OPTIONS.find(([f]) => f === flag)?.[1] ?? '';
-
-  // An empty folder is never "here": `--report-dir "$OUT"` with OUT unset would write the reports
-  // into the working directory and clear a badge.svg or certificate.json the user keeps there.
-  const reportDirFlag = values['report-dir'];
-  if (typeof reportDirFlag === 'string' && !reportDirFlag.trim())
+/**
+ * --report-dir, from the directory the command was run in (INIT_CWD under npm run). Given empty it
+ * is refused: `--report-dir "$OUT"` with OUT unset wrote the reports into the working directory and
+ * cleared a badge.svg or certificate.json kept there. REPORT_DIR set empty is unset, as other variables are.
+ */
+function reportDirOf({ values, env, get }: Sources): string {
+  const given = values['report-dir'];
+  if (typeof given === 'string' && !given.trim())
     throw new ConfigError(`--report-dir is empty: give a folder (default ${DEFAULTS.reportDir}), or leave the flag out`);
+  return fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env);
+}
 
-  // An empty URL is never "no URL": a CI secret that is missing would otherwise silently turn
-  // a run against staging into a run against the embedded reference, reported conformant.
-  const url = (flag: 'base-url' | 'rpc-url', name: 'BASE_URL' | 'RPC_URL') => {
-    const fromFlag = values[flag];
-    if (typeof fromFlag === 'string' && !fromFlag.trim()) throw new ConfigError(`--${flag} is empty: give a URL, or leave the flag out`);
-    if (typeof fromFlag !== 'string' && env[name] !== undefined && !env[name]!.trim()) {
-      throw new ConfigError(
-        `${name} is set but empty (a missing CI secret?): set it to a URL, or unset it; the embedded reference target runs only when neither BASE_URL nor RPC_URL is set`,
-      );
-    }
-    const value = get(flag);
-    return value === undefined ? undefined : parseUrl(value, flag, name);
-  };
-  const base = url('base-url', 'BASE_URL');
-  const rpc = url('rpc-url', 'RPC_URL');
-  const baseUrl = base?.url;
-  const rpcUrl = rpc?.url;
-
-  const profile = get('profile') ?? 'dedicated';
-  if (profile !== 'public' && profile !== 'dedicated')
-    throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(profile)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
-
-  const signerKeyRaw = get('signer-key');
-  const signerKey = signerKeyRaw === undefined ? undefined : parseSignerKey(signerKeyRaw);
-
-  const onlyRaw = get('only');
-  const only = new Set<Group>(GROUPS);
-  if (onlyRaw !== undefined) {
-    only.clear();
-    for (const g of onlyRaw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): ${quoted(g)} is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
-      only.add(g as Group);
-    }
-    if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
-  }
-
-  let grep: RegExp | undefined;
-  const grepRaw = get('grep');
-  if (grepRaw !== undefined) {
-    try {
-      grep = new RegExp(grepRaw);
-    } catch (err) {
-      throw new ConfigError(`--grep (or GREP): ${(err as Error).message}`);
-    }
-  }
-
-  const headers = (flag: string): Record<string, string> => {
-    const out: Record<string, string> = {};
-    const lines: string[] = [];
-    const fromFlag = values[flag];
-    if (Array.isArray(fromFlag)) lines.push(...(fromFlag as string[]));
-    else if (envOf(flag) && env[envOf(flag)]) lines.push(...env[envOf(flag)]!.split(/\r?\n/).filter((l) => l.trim()));
-    for (const line of lines) {
-      const [name, value] = parseHeader(line, flag, envOf(flag));
-      out[name] = value;
-    }
-    return out;
-  };
-  const common = headers('header');
-
-  // SECRETS: one per line when the value has several lines (a secret may contain a comma), else comma-separated.
-  const secretList = (values.secret as string[] | undefined) ?? (env.SECRETS ?? '').split(env.SECRETS?.includes('\n') ? '\n' : ',').map((s) => s.trim());
-  const givenSecrets = secretList.filter((s) => s !== '');
-  if (givenSecrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
-    throw new ConfigError(
-      `--secret (or SECRETS): a value shorter than ${MIN_SECRET_LENGTH} characters cannot be redacted without mangling ordinary text (value not shown)`,
-    );
-  }
-  const broken = givenSecrets.map(secretRuleBroken).find((rule) => rule !== undefined);
-  if (broken) throw new ConfigError(`--secret (or SECRETS): a value cannot be masked without garbling the suite's own words: ${broken} (value not shown)`);
-
-  let maxSpendWei: bigint = DEFAULTS.maxSpendWei;
-  const spend = get('max-spend-wei');
-  if (spend !== undefined) {
-    if (!/^\d+$/.test(spend)) throw new ConfigError(`--max-spend-wei (or MAX_SPEND_WEI): ${quoted(spend)} is not a non-negative integer`);
-    maxSpendWei = BigInt(spend);
-    // A balance is a uint256: a larger cap is a typo, not a budget.
-    if (maxSpendWei >= 2n ** 256n) throw new ConfigError('--max-spend-wei (or MAX_SPEND_WEI): out of range (at most 2^256-1 wei)');
-  }
-
-  const num = (flag: keyof typeof NUMBER_RANGE, fallback: number): number => {
-    const v = get(flag);
-    return v === undefined ? fallback : parsePositiveInt(v, flag, envOf(flag));
-  };
-  const dur = (flag: string): number | undefined => {
-    const v = get(flag);
-    return v === undefined ? undefined : parseDuration(v, flag, envOf(flag));
-  };
-
-  // A boolean flag with an environment variable: ARCHIVE=1/true/yes or 0/false/no.
-  const archiveEnv = env.ARCHIVE?.trim().toLowerCase();
-  if (archiveEnv && !/^(1|true|yes|0|false|no)$/.test(archiveEnv))
-    throw new ConfigError(`--archive (or ARCHIVE): ${quoted(env.ARCHIVE!)} is not one of 1, true, yes, 0, false, no`);
-  const archive = values.archive === true || /^(1|true|yes)$/.test(archiveEnv ?? '');
-  const maxRpsRaw = get('max-rps');
-  const requiredScope = (get('require') ?? 'none').trim().toLowerCase();
-  if (!REQUIRED_SCOPES.includes(requiredScope as RequiredScope))
-    throw new ConfigError(
-      `--require (or REQUIRE): ${quoted(get('require')!)} is not one of ${REQUIRED_SCOPES.join(', ')}${didYouMean(requiredScope, REQUIRED_SCOPES)}`,
-    );
-  const blockTimeMs = num('block-time', DEFAULTS.blockTimeMs);
-  // 0 is meaningful here (no flashblocks), so not num() alone, which wants a positive integer.
-  const flashblockMs = get('flashblock-ms') === undefined ? undefined : get('flashblock-ms') === '0' ? 0 : num('flashblock-ms', DEFAULTS.flashblockMs);
-  if (flashblockMs !== undefined && flashblockMs >= blockTimeMs) {
-    throw new ConfigError(`--flashblock-ms (or FLASHBLOCK_MS): ${flashblockMs} is out of range (0, or 10 to the block time minus 1: ${blockTimeMs - 1})`);
-  }
-  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!, env) : undefined;
-
+/** --certify and the key that signs the certificate (--sign-key, CERT_SIGN_KEY_FILE or CERT_SIGN_KEY). */
+function certificationOf(src: Sources): { certify: boolean; signKey?: SigningKey } {
+  const { values, env, get } = src;
   const signKeyPath = get('sign-key');
   const lookAlike =
     signKeyPath === undefined ? undefined : keyGivenAsPath(signKeyPath, typeof values['sign-key'] === 'string' ? '--sign-key' : 'CERT_SIGN_KEY_FILE');
@@ -291,34 +176,40 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
   const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
   // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
   if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
-  const signKey = certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY, env) : undefined;
+  return { certify, signKey: certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY, env) : undefined };
+}
 
+/**
+ * Build the run configuration from flags over environment (which dotenv filled from .env): each
+ * setting read and validated in turn (config-sources.ts), so the first mistake is the one reported.
+ */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
+  const values = parseFlags(argv);
+  const src = sourcesOf(values, env);
+  const { get } = src;
+  const base = urlOf(src, 'base-url', 'BASE_URL');
+  const rpc = urlOf(src, 'rpc-url', 'RPC_URL');
+  const baseUrl = base?.url;
+  const rpcUrl = rpc?.url;
+  const profile = profileOf(src);
+  const signerKeyRaw = get('signer-key');
+  const signerKey = signerKeyRaw === undefined ? undefined : parseSignerKey(signerKeyRaw);
+  const only = groupsOf(src);
+  const grep = grepOf(src);
+  const common = headersOf(src, 'header');
+  const secrets = secretsOf(src);
+  const maxSpendWei = maxSpendOf(src);
+  const archive = switchOf(src, 'archive', 'ARCHIVE');
+  const maxRpsRaw = get('max-rps');
+  const requiredScope = requiredScopeOf(src);
+  const blockTimeMs = numberOf(src, 'block-time', DEFAULTS.blockTimeMs);
+  const flashblockMs = flashblockMsOf(src, blockTimeMs);
+  const openapi = get('openapi') !== undefined ? parseOpenApiSource(get('openapi')!, env) : undefined;
+  const { certify, signKey } = certificationOf(src);
   const ci = isCi(env);
-  const warnings: string[] = [];
-  // A misspelt variable is a URL or a key that silently is not there: under CI, where nobody reads
-  // a warning, it stops the run; by hand it is said once and the run goes on.
-  const known = [...OPTIONS.map(([flag, variable]) => [flag, variable] as const), ['', 'CERT_SIGN_KEY'] as const];
-  for (const { given, meant } of nearMissVariables(env, known)) {
-    const words = `${given} is set, but the suite reads ${meant}: did you mean ${meant}?`;
-    if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
-    warnings.push(`warning: ${words}`);
-  }
-  warnings.push(...foreignVariables(env, rpcUrl !== undefined));
-  const embeddedEnv = env.EMBEDDED?.trim().toLowerCase();
-  if (embeddedEnv && !/^(1|true|yes|0|false|no)$/.test(embeddedEnv))
-    throw new ConfigError(`--embedded (or EMBEDDED): ${quoted(env.EMBEDDED!)} is not one of 1, true, yes, 0, false, no`);
-  const embeddedFlag = values.embedded === true || /^(1|true|yes)$/.test(embeddedEnv ?? '');
+  const warnings = variableWarnings(env, ci, rpcUrl !== undefined);
   const noTarget = baseUrl === undefined && rpcUrl === undefined && openapi === undefined;
-  if (embeddedFlag && !noTarget)
-    throw new ConfigError(
-      '--embedded (or EMBEDDED) judges the embedded reference target: leave out --base-url, --rpc-url and --openapi, or leave out --embedded',
-    );
-  // Under CI a run about nothing the job meant to judge must not show green: the reference is asked for by name.
-  if (noTarget && ci && !embeddedFlag && values.list !== true && values.help !== true && values.version !== true) {
-    throw new ConfigError(
-      `no target under CI: neither --base-url nor --rpc-url (BASE_URL, RPC_URL) is set, so only the embedded reference target could be judged. Give the URLs of the target to judge, or --embedded (EMBEDDED=1) to judge the reference on purpose${env.ETH_RPC_URL?.trim() ? '. ETH_RPC_URL is set but not read: pass --rpc-url "$ETH_RPC_URL" to judge that node' : ''}`,
-    );
-  }
+  checkEmbedded(src, noTarget, ci);
 
   return {
     baseUrl,
@@ -328,30 +219,29 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     warnings,
     profile,
     signerKey,
-    // Relative paths are the user's: from the directory the command was run in (INIT_CWD under npm run).
-    reportDir: fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env),
+    reportDir: reportDirOf(src),
     only,
     grep,
-    timeoutMs: num('timeout-ms', DEFAULTS.timeoutMs),
-    deadlineMs: num('deadline-ms', DEFAULTS.deadlineMs),
-    concurrency: num('concurrency', DEFAULTS.concurrency),
-    restHeaders: { ...(base?.authorization ? { Authorization: base.authorization } : {}), ...common, ...headers('rest-header') },
-    rpcHeaders: { ...(rpc?.authorization ? { Authorization: rpc.authorization } : {}), ...common, ...headers('rpc-header') },
-    navMaxAgeSec: dur('nav-max-age'),
-    clockSkewSec: dur('clock-skew') ?? DEFAULTS.clockSkewSec,
+    timeoutMs: numberOf(src, 'timeout-ms', DEFAULTS.timeoutMs),
+    deadlineMs: numberOf(src, 'deadline-ms', DEFAULTS.deadlineMs),
+    concurrency: numberOf(src, 'concurrency', DEFAULTS.concurrency),
+    restHeaders: { ...(base?.authorization ? { Authorization: base.authorization } : {}), ...common, ...headersOf(src, 'rest-header') },
+    rpcHeaders: { ...(rpc?.authorization ? { Authorization: rpc.authorization } : {}), ...common, ...headersOf(src, 'rpc-header') },
+    navMaxAgeSec: durationOf(src, 'nav-max-age'),
+    clockSkewSec: durationOf(src, 'clock-skew') ?? DEFAULTS.clockSkewSec,
     maxSpendWei,
     expectationsFile: get('expectations'),
     openapi,
     blockTimeMs,
     certify,
     ...(signKey ? { signKey } : {}),
-    secrets: givenSecrets,
+    secrets,
     flashblockMs,
     ...(maxRpsRaw !== undefined ? { maxRps: parsePositiveInt(maxRpsRaw, 'max-rps', 'MAX_RPS') } : {}),
     // A certificate speaks for the whole fleet behind the URL: it samples unless told otherwise.
-    samples: num('samples', certify ? CERTIFY_SAMPLES : 1),
+    samples: numberOf(src, 'samples', certify ? CERTIFY_SAMPLES : 1),
     archive,
-    require: requiredScope as RequiredScope,
+    require: requiredScope,
     json: values.json === true,
     list: values.list === true,
     help: values.help === true,

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../../suites';
 import { OPTIONS } from './options';
 import { fromRoot } from '../harness/paths';
-import { loadSpec, renderMatrix, renderSpec, SPEC_MD } from './traceability';
+import { loadSpec } from '../harness/spec-rules';
+import { renderMatrix, renderSpec, SPEC_MD } from './traceability';
 
 /**
  * Generated documentation (`npm run docs`): the flag table of docs/flags.md from the option table

@@ -11,11 +11,11 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSyn
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
-import { keyMaterial } from './certificate/dsse';
+import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
 import { OPTIONS } from './options';
-import { forTerminal } from './reporters/untrusted';
+import { forTerminal } from './egress-terminal';
 
 /** What the console streams are given: only write (and isTTY, which decides colour). */
 export interface OutStream {

@@ -6,12 +6,14 @@ import { notSelected, runChecks, type CheckResult, type Deselection, type RunEnv
 import { planSampling, samplingLine } from '../harness/sampling';
 import { allChecks } from '../../suites';
 import { loadExpectations, type ExpectationsFile } from './expectations';
-import { judge, type Judged } from './outcome';
+import { judge, type Judged } from '../verdict/outcome';
 import { ConsoleReporter } from './reporters/console';
 import { renderJson } from './reporters/json';
-import { EXIT_CODE, EXIT_CODES_HELP, exitWords, SPEC_VERSION, type RunDocument } from './results';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords } from '../verdict/status';
+import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
-import { buildRunDocument, writeReports } from './run-document';
+import { buildRunDocument } from '../verdict/build-document';
+import { writeReports } from './write-reports';
 import { Egress, type Io } from './egress';
 import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
@@ -96,18 +98,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): P
 const CERTIFY_WITH_EXPECTATIONS =
   '--certify with --expectations (or EXPECTATIONS): a certificate states what the target did, and the expectations file would make its listed failures known instead of failed (a target failing required checks certified conformant); certify without --expectations';
 
-async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {
-  const subcommand = subcommandOf(argv, env);
-  if (subcommand) return subcommand(io, gate);
-  let cfg: RunConfig;
-  let expectations: ExpectationsFile | undefined;
-  const catalogue = allChecks();
+/** The configuration and the expectations file, or exit 2 with one message (a .env that cannot be read, a bad flag or file). */
+function configure(argv: string[], env: NodeJS.ProcessEnv, io: Io, catalogue: Check[]): { cfg: RunConfig; expectations?: ExpectationsFile } | number {
   try {
     const unreadableDotenv = dotenvProblem();
     if (unreadableDotenv) throw new ConfigError(`.env: ${unreadableDotenv}`);
-    cfg = loadConfig(argv, env);
-    if (cfg.expectationsFile) expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
-    if (expectations && cfg.certify) throw new ConfigError(CERTIFY_WITH_EXPECTATIONS);
+    const cfg = loadConfig(argv, env);
+    if (!cfg.expectationsFile) return { cfg };
+    const expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
+    if (cfg.certify) throw new ConfigError(CERTIFY_WITH_EXPECTATIONS);
+    return { cfg, expectations };
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);
@@ -115,6 +115,14 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     }
     throw err;
   }
+}
+
+/**
+ * Before anything is judged: the notices, the questions (--help, --version, --list) answered, and the
+ * mistakes that judge nothing said (exit 2): a secret that would garble the suite's own words, a
+ * selection of no check. Returns the checks to run, or the exit code.
+ */
+function checksToRun(argv: string[], env: NodeJS.ProcessEnv, io: Io, cfg: RunConfig, catalogue: Check[]): Check[] | number {
   // Which .env the settings came from (the one in the directory the command was run from), if any.
   const dotenv = dotenvFile();
   if (dotenv) io.err.write(`conformance: read ${dotenv} (variables already set win over it)\n`);
@@ -137,31 +145,27 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
     return EXIT_CODE.conformant;
   }
-  // --json: the run's document alone on stdout, every human line on stderr (as gh --json does).
-  const printDocument = cfg.json ? documentPrinter(stdout, gate) : undefined;
-  if (cfg.json) io = { out: io.err, err: io.err };
-  if (cfg.embedded) {
-    // Loaded here, not at the top: a remote run loads nothing of the embedded target.
-    const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
-    const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
-    if (!anvil.found) {
-      io.err.write(`conformance: ${anvil.problem}\n`);
-      return EXIT_CODE.config;
-    }
-  }
-  // Before anything is judged: a folder the reports cannot go to, or one another run is writing, is said now (exit 2).
-  let lock: ReportLock;
-  try {
-    lock = lockReportDir(cfg.reportDir, (line) => io.err.write(line));
-  } catch (err) {
-    if (!(err instanceof ReportDirError)) throw err;
-    io.err.write(`conformance: ${err.message}\n`);
-    return EXIT_CODE.config;
-  }
+  return checks;
+}
 
-  const ciUrl = ciRunUrl(env);
+/** The embedded target's anvil binary, located (a remote run loads nothing of the embedded target); false, said, when it is missing. */
+function anvilFound(io: Io): boolean {
+  const { ANVIL_PACKAGE, locateAnvil } = require('../reference/anvil-binary') as typeof import('../reference/anvil-binary');
+  const anvil = locateAnvil({ version: (pkg as { optionalDependencies?: Record<string, string> }).optionalDependencies?.[ANVIL_PACKAGE] });
+  if (!anvil.found) io.err.write(`conformance: ${anvil.problem}\n`);
+  return anvil.found;
+}
+
+/** What stops a run early: a signal (a second one quits at once) or its deadline, with which one it was as a fact. */
+interface RunStop {
+  controller: AbortController;
+  stoppedBy(): 'signal' | 'deadline' | undefined;
+  /** The deadline cleared and the signal handlers removed. */
+  dispose(): void;
+}
+
+function stopOnSignalOrDeadline(io: Io, deadlineMs: number): RunStop {
   const controller = new AbortController();
-  // What stopped the run, as a fact beside the words the abort carries.
   let stoppedBy: 'signal' | 'deadline' | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
@@ -173,91 +177,159 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   const deadline = setTimeout(() => {
     if (controller.signal.aborted) return;
     stoppedBy = 'deadline';
-    controller.abort(`run deadline of ${cfg.deadlineMs} ms reached`);
-  }, cfg.deadlineMs);
+    controller.abort(`run deadline of ${deadlineMs} ms reached`);
+  }, deadlineMs);
   deadline.unref();
+  return {
+    controller,
+    stoppedBy: () => stoppedBy,
+    dispose: () => {
+      clearTimeout(deadline);
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    },
+  };
+}
 
+interface OpenedRun {
+  cfg: RunConfig;
+  catalogue: Check[];
+  checks: Check[];
+  expectations?: ExpectationsFile;
+  target: RunTarget;
+  runEnv: RunEnv;
+  reporter: ConsoleReporter;
+  stop: RunStop;
+  startedAt: Date;
+}
+
+/** The checks run, each result judged once as it comes (a known failure streams as known), and results.json assembled. */
+async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): Promise<RunDocument> {
+  const { cfg, catalogue, checks, expectations, target, runEnv, reporter, stop } = run;
+  const judgedById = new Map<string, Judged>();
+  const onResult = (r: CheckResult) => {
+    const j = judge(r, expectations);
+    judgedById.set(j.id, j);
+    reporter.result(j);
+  };
+  const sampling = await planSampling(cfg.samples, {
+    rpcUrl: target.rpcUrl,
+    rpcHeaders: cfg.rpcHeaders,
+    http: { timeoutMs: cfg.timeoutMs, redactor, signal: stop.controller.signal, limiter: runEnv.limiter },
+    // The embedded reference seals every --block-time: nothing to observe.
+    ...(cfg.embedded ? { blockIntervalMs: cfg.blockTimeMs } : {}),
+  });
+  if (sampling.n > 1) io.out.write(`${samplingLine(sampling)}\n`);
+  const ran = new Map(
+    (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
+  );
+  // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
+  const results = catalogue.map((c) => {
+    const leftOut = deselectedBy(c, cfg);
+    return leftOut ? notSelected(c, leftOut) : (judgedById.get(c.id) ?? judge(ran.get(c.id)!, expectations));
+  });
+  const stoppedBy = stop.stoppedBy();
+  return buildRunDocument(
+    {
+      suite: { name: pkg.name, version: pkg.version },
+      cfg,
+      target,
+      startedAt: run.startedAt,
+      finishedAt: new Date(),
+      results,
+      ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(stop.controller.signal.reason) } } : {}),
+      unreachable: runEnv.unreachable,
+      sampling,
+    },
+    redactor,
+  );
+}
+
+/** The reports written through the gate, the console's last lines, and the exit code they end with. */
+function reportRun(
+  doc: RunDocument,
+  ctx: {
+    cfg: RunConfig;
+    env: NodeJS.ProcessEnv;
+    io: Io;
+    gate: Egress;
+    reporter: ConsoleReporter;
+    ciUrl: string | undefined;
+    printDocument?: (doc: RunDocument) => void;
+  },
+): number {
+  const { cfg, env, io, gate, reporter } = ctx;
+  let files: string[] = [];
+  let unwritten: string | undefined;
+  try {
+    files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ctx.ciUrl }, gate });
+  } catch (err) {
+    unwritten = (err as Error).message;
+  }
+  reporter.finished(
+    doc,
+    files.map((f) => shownPath(f, env)),
+  );
+  ctx.printDocument?.(doc);
+  if (unwritten === undefined) return doc.exitCode;
+  // The verdict stands in the console, but a job reading the exit code must not take a run whose
+  // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
+  io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
+  const code = doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+  // The last two lines of a run are its status and the exit code it really ends with.
+  io.out.write(`status: ${doc.status} as judged, but the reports were not written\n${exitWords(code)}\n`);
+  return code;
+}
+
+/** The steps of a run: a subcommand, or configure, answer the questions, lock the report folder, open the run, judge, report. */
+async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egress, stdout: Io['out']): Promise<number> {
+  const subcommand = subcommandOf(argv, env);
+  if (subcommand) return subcommand(io, gate);
+  const catalogue = allChecks();
+  const configured = configure(argv, env, io, catalogue);
+  if (typeof configured === 'number') return configured;
+  const { cfg, expectations } = configured;
+  const checks = checksToRun(argv, env, io, cfg, catalogue);
+  if (typeof checks === 'number') return checks;
+  // --json: the run's document alone on stdout, every human line on stderr (as gh --json does).
+  const printDocument = cfg.json ? documentPrinter(stdout, gate) : undefined;
+  if (cfg.json) io = { out: io.err, err: io.err };
+  // Loaded here, not at the top: a remote run loads nothing of the embedded target.
+  if (cfg.embedded && !anvilFound(io)) return EXIT_CODE.config;
+  // Before anything is judged: a folder the reports cannot go to, or one another run is writing, is said now (exit 2).
+  let lock: ReportLock;
+  try {
+    lock = lockReportDir(cfg.reportDir, (line) => io.err.write(line));
+  } catch (err) {
+    if (!(err instanceof ReportDirError)) throw err;
+    io.err.write(`conformance: ${err.message}\n`);
+    return EXIT_CODE.config;
+  }
+
+  const ciUrl = ciRunUrl(env);
+  const stop = stopOnSignalOrDeadline(io, cfg.deadlineMs);
   const startedAt = new Date();
   let target: RunTarget;
   let runEnv: RunEnv;
   try {
     // Secrets are registered with the gate here, before any request, so nothing unredacted is ever recorded.
     ({ target, env: runEnv } = await openRun(cfg, gate, {
-      signal: controller.signal,
+      signal: stop.controller.signal,
       say: { out: (line) => io.out.write(line), err: (line) => io.err.write(line) },
     }));
   } catch (err) {
-    clearTimeout(deadline);
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    stop.dispose();
     lock.release();
     if (!(err instanceof OpenRunError)) throw err;
-    if (err.stage !== 'target' && controller.signal.aborted) return EXIT_CODE.interrupted;
+    if (err.stage !== 'target' && stop.controller.signal.aborted) return EXIT_CODE.interrupted;
     io.err.write(`conformance: ${err.message}\n`);
     return err.stage === 'target' ? EXIT_CODE.nonConformant : EXIT_CODE.config;
   }
-  const redactor = gate.redactor;
   const reporter = new ConsoleReporter(io.out, checks.length);
   try {
-    // Each result is judged once, as it comes (expectations applied, outcome decided), so a known failure streams as known, not as FAIL.
-    const judgedById = new Map<string, Judged>();
-    const onResult = (r: CheckResult) => {
-      const j = judge(r, expectations);
-      judgedById.set(j.id, j);
-      reporter.result(j);
-    };
-    const sampling = await planSampling(cfg.samples, {
-      rpcUrl: target.rpcUrl,
-      rpcHeaders: cfg.rpcHeaders,
-      http: { timeoutMs: cfg.timeoutMs, redactor, signal: controller.signal, limiter: runEnv.limiter },
-      // The embedded reference seals every --block-time: nothing to observe.
-      ...(cfg.embedded ? { blockIntervalMs: cfg.blockTimeMs } : {}),
-    });
-    if (sampling.n > 1) io.out.write(`${samplingLine(sampling)}\n`);
-    const ran = new Map(
-      (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
-    );
-    // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
-    const results = catalogue.map((c) => {
-      const leftOut = deselectedBy(c, cfg);
-      return leftOut ? notSelected(c, leftOut) : (judgedById.get(c.id) ?? judge(ran.get(c.id)!, expectations));
-    });
-    const doc = buildRunDocument(
-      {
-        suite: { name: pkg.name, version: pkg.version },
-        cfg,
-        target,
-        startedAt,
-        finishedAt: new Date(),
-        results,
-        ...(stoppedBy ? { stopped: { by: stoppedBy, reason: String(controller.signal.reason) } } : {}),
-        unreachable: runEnv.unreachable,
-        sampling,
-      },
-      redactor,
-    );
-    let files: string[] = [];
-    let unwritten: string | undefined;
-    try {
-      files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ciUrl }, gate });
-    } catch (err) {
-      unwritten = (err as Error).message;
-    }
-    reporter.finished(
-      doc,
-      files.map((f) => shownPath(f, env)),
-    );
-    printDocument?.(doc);
-    if (unwritten === undefined) return doc.exitCode;
-    // The verdict stands in the console, but a job reading the exit code must not take a run whose
-    // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
-    io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
-    const code = doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
-    // The last two lines of a run are its status and the exit code it really ends with.
-    io.out.write(`status: ${doc.status} as judged, but the reports were not written\n${exitWords(code)}\n`);
-    return code;
+    const doc = await judgeRun({ cfg, catalogue, checks, expectations, target, runEnv, reporter, stop, startedAt }, io, gate.redactor);
+    return reportRun(doc, { cfg, env, io, gate, reporter, ciUrl, printDocument });
   } finally {
-    clearTimeout(deadline);
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    stop.dispose();
     lock.release();
     await target.stop();
   }

@@ -11,13 +11,13 @@ import { createSigner, SpendBudget } from '../harness/signer';
 import type { RunConfig } from './config';
 import type { Egress } from './egress';
 import { takeOrStart } from './reference-process';
-import { probe } from './target';
+import { credentialsRefusedMessage, probe } from './target';
 
 /** What stopped a run from opening: a document that cannot be had or a URL that answers as the other interface (configuration mistakes), or a target that did not start. */
 export class OpenRunError extends Error {
   override name = 'OpenRunError';
   constructor(
-    readonly stage: 'openapi' | 'target' | 'misdirected',
+    readonly stage: 'openapi' | 'target' | 'misdirected' | 'credentials',
     message: string,
   ) {
     super(message);
@@ -89,12 +89,19 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const { unreachable, misdirected } = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected, gateway, refused } = await probe(target, cfg, redactor, limiter);
+    // A dedicated node refusing the credentials as the run opens: a mistake in the configuration
+    // (credentials are outside the spec), said once with what to check. On a public profile the
+    // refusal is 5.2's to judge, once (interface-facts.ts).
+    if (refused?.rpc && (opts.settings?.profile ?? cfg.profile) === 'dedicated')
+      throw new OpenRunError('credentials', credentialsRefusedMessage(refused.rpc, Object.keys(cfg.rpcHeaders).length > 0));
     // A URL that answers as the other interface (or a web server's page) is one mistake in the
     // configuration, not dozens of spec failures: said once with its fix, nothing judged.
     const wrong = Object.values(misdirected ?? {});
     if (wrong.length) throw new OpenRunError('misdirected', wrong.join('\nconformance: '));
     for (const [k, why] of Object.entries(unreachable ?? {})) opts.say?.err(`conformance: ${k} target unreachable: ${why}\n`);
+    for (const [k, why] of Object.entries(gateway ?? {}))
+      opts.say?.err(`conformance: ${k} gateway or backend down: ${why}; its checks are not judged (the run is incomplete)\n`);
     const env: RunEnv = {
       baseUrl: target.baseUrl,
       rpcUrl: target.rpcUrl,
@@ -112,6 +119,8 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,
+      // Found down by the probe, or later by a check (then the checks after it are not judged at once).
+      gateway: gateway ?? {},
       signal: opts.signal,
       limiter,
       // Every answer the checks read counts against one budget (RUN_ANSWER_BYTES).

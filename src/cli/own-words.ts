@@ -15,9 +15,10 @@ import { buildStatement } from './certificate/statement';
 import { Redactor } from '../harness/redact';
 import { renderHtml } from './reporters/html';
 import { renderJunit } from './reporters/junit';
-import { EXIT_SENTENCES, exitWords, type RunDocument } from './results';
-import { buildRunDocument, type RunRecord } from './run-document';
-import { loadSpec } from './traceability';
+import { EXIT_SENTENCES, exitWords } from '../verdict/status';
+import type { RunDocument } from '../verdict/document';
+import { buildRunDocument, type RunRecord } from '../verdict/build-document';
+import { loadSpec } from '../harness/spec-rules';
 
 /** Causes that leave a check unjudged, each worded in the status reasons. */
 const UNJUDGED: readonly Cause[] = ['blocked', 'throttled', 'stopped', 'timeout', 'internal', 'limit', 'ambiguous', 'transport'];

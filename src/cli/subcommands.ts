@@ -2,14 +2,14 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
-import { loadPublicKey, MAX_KEY_FILE_BYTES } from './certificate/dsse';
+import { loadPublicKey, MAX_KEY_FILE_BYTES } from './signing-keys';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
 import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE } from './results';
-import { forTerminal } from './reporters/untrusted';
+import { EXIT_CODE } from '../verdict/status';
+import { forTerminal } from './egress-terminal';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
 

@@ -1,20 +1,26 @@
 // What a run and verify-certificate --live share before any check runs: the secrets, and whether the target answers.
-import { RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { GatewayError, RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { CredentialsRefused } from '../harness/credentials';
 import { isRecord, JsonBeyondLimits } from '../harness/json';
-import { Redactor } from '../harness/redact';
+import { publicUrl, Redactor } from '../harness/redact';
 import { RestClient } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
 import type { RunEnv } from '../harness/runner';
 import { Transcript } from '../harness/transcript';
-import { Egress } from './egress';
 import type { RunConfig } from './config';
 
 /** The list's path (spec 4.1): what the probe asks the REST target for. */
 const LIST_PATH = '/v1/tokenized-stocks';
 
-/** Every secret of the configuration, as the egress gate registers it (tests and tools that make a Redactor alone). */
-export function redactorFor(cfg: RunConfig): Redactor {
-  return new Egress().registerConfig(cfg).redactor;
+/**
+ * The node refused the credentials of the run as it opened, on a dedicated profile: one
+ * configuration mistake (credential schemes are outside the spec, 5.3), said with what to check.
+ */
+export function credentialsRefusedMessage(what: string, sentHeaders: boolean): string {
+  const sent = sentHeaders
+    ? 'the credentials sent (--rpc-header or RPC_HEADERS, --header or HEADERS, or user:password in the URL) were refused: check that the token or API key is current, not revoked, has access to this node and network, and goes in the header your provider expects (e.g. --rpc-header "Authorization: Bearer <token>")'
+    : 'no credentials were sent: give them with --rpc-header "Authorization: Bearer <token>" (or RPC_HEADERS), or as your provider documents (a key in the URL path)';
+  return `--rpc-url refused the run's credentials: eth_chainId was answered ${what.replace(/^.*?: (?=HTTP )/, '')}; ${sent}. Credentials are outside the specification (5.3): nothing was judged`;
 }
 
 /** An HTML page, by its type or its first bytes: what a web server or a single-page app serves. */
@@ -58,9 +64,30 @@ export function misdirection(
   return undefined;
 }
 
+/**
+ * A --base-url ending in the list's version segment (https://api.example/v1): the suite asks for
+ * {base_url}/v1/tokenized-stocks, so /v1/v1/…, and a 404 follows. Said with the corrected value,
+ * as a pasted list URL is (url-flags.ts); a base URL that ends in /v1 and serves the list under
+ * it (any answer but 404) is left alone.
+ */
+export function doubledVersion(baseUrl: string, status: number): string | undefined {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (status !== 404 || !/\/v1$/i.test(path)) return undefined;
+  url.pathname = path.slice(0, -'/v1'.length) || '/';
+  url.search = '';
+  url.hash = '';
+  const corrected = publicUrl(url.toString().replace(/\/+$/, ''));
+  return `--base-url ends in /v1, so GET ${LIST_PATH} was asked for at …/v1${LIST_PATH} and answered HTTP 404: give the base URL without it (the suite adds ${LIST_PATH}, spec 4.1): --base-url ${corrected}`;
+}
+
 /** What the start-up probe found: interfaces that did not answer, and URLs that answer as something else. */
 export interface ProbeResult {
   unreachable?: RunEnv['unreachable'];
+  /** Interfaces whose gateway kept answering 502/503/504 (backend down): what it said. */
+  gateway?: RunEnv['gateway'];
+  /** The node refused the configured credentials (HTTP 401, or 403 with a challenge): what it answered. */
+  refused?: { rpc?: string };
   /** A URL that answers, but not as its interface: one message per interface, naming the fix. */
   misdirected?: Partial<Record<'rest' | 'rpc', string>>;
 }
@@ -70,19 +97,32 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
   const down: NonNullable<RunEnv['unreachable']> = {};
   const misdirected: NonNullable<ProbeResult['misdirected']> = {};
+  const gateway: NonNullable<ProbeResult['gateway']> = {};
+  const refused: NonNullable<ProbeResult['refused']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
   const attempt = async (key: 'rest' | 'rpc', f: () => Promise<{ status: number; headers: Record<string, string>; text: string; json?: unknown }>) => {
     for (let i = 1; i <= 3; i++) {
       try {
         const answer = await f();
         delete down[key];
-        const wrong = misdirection(key, answer);
+        const wrong = misdirection(key, answer) ?? (key === 'rest' && target.baseUrl ? doubledVersion(target.baseUrl, answer.status) : undefined);
         if (wrong) misdirected[key] = wrong;
         return;
       } catch (err) {
+        delete down[key];
+        // Facts of the interface, found once here: a gateway whose backend is down, credentials refused.
+        if (err instanceof GatewayError) return void (gateway[key] = err.message);
+        if (err instanceof CredentialsRefused && key === 'rpc') return void (refused.rpc = err.message);
         // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep or too large to read.
         if (err instanceof ThrottledError || err instanceof JsonBeyondLimits) return void delete down[key];
         if (!(err instanceof TransportError)) throw err;
+        // https:// to a plain-HTTP server, or a proxy refusing the tunnel (4xx): a mistake of the configuration, said with its fix.
+        const mistake = err.mistake;
+        const flag = key === 'rest' ? '--base-url' : '--rpc-url';
+        const url = key === 'rest' ? target.baseUrl : target.rpcUrl;
+        if (mistake?.kind === 'plain-http' && url)
+          return void (misdirected[key] = `${flag}: this server speaks plain HTTP, not TLS: use ${flag} ${publicUrl(url.replace(/^https:/i, 'http:'))}`);
+        if (mistake && (mistake.proxyStatus ?? 500) < 500) return void (misdirected[key] = `${flag}: ${mistake.words}`);
         down[key] = err.message;
         if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
       }
@@ -99,6 +139,8 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
   ]);
   return {
     ...(Object.keys(down).length ? { unreachable: down } : {}),
+    ...(Object.keys(gateway).length ? { gateway } : {}),
+    ...(Object.keys(refused).length ? { refused } : {}),
     ...(Object.keys(misdirected).length ? { misdirected } : {}),
   };
 }

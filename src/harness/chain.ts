@@ -3,12 +3,12 @@
  * head block number, reading a block to compare receipts with, and turning an answer into a
  * result with a section-precise failure. The rules themselves live in the check files.
  */
-import { fail, inconclusive, notGiven, skip } from './verdict';
+import { blocked, fail, inconclusive, notGiven, skip } from './verdict';
 import type { CheckContext } from './check';
 import { show, isRecord } from './json';
 import { isHexQuantity } from './formats';
 import { BLOCK_TAGS, toQuantity, type BlockTag } from './hex';
-import { resultOf } from './expect';
+import { resultOf, RPC_ENVELOPE_ROOT } from './expect';
 import type { RpcAnswer } from './rpc';
 
 /** What the chain helpers need of a check's context. */
@@ -51,9 +51,18 @@ export async function headNumber(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>)
     ctx.note(`eth_blockNumber gave no hex quantity (${show(a.json ?? a.http.status)}); head taken from eth_getBlockByNumber("latest")`);
     return blockNumber(b.result.number as string);
   }
-  inconclusive(
-    'cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)',
-  );
+  const why =
+    'cannot learn the head block number: eth_blockNumber and eth_getBlockByNumber("latest") both gave no hex number (neither is a method of the spec)';
+  // Neither answer is a JSON-RPC object at all: the envelope broken on every method explains it,
+  // when its check failed; otherwise this is no evidence of its own (the methods are not the spec's).
+  if (!isRecord(a.json) && !isRecord(b.json))
+    blocked(
+      b.http.status !== 200 ? RPC_ENVELOPE_ROOT.status : RPC_ENVELOPE_ROOT.body,
+      `${why}: HTTP ${b.http.status}, not a JSON object`,
+      { violated: ['4.2.1'] },
+      { onlyIfRootFailed: true },
+    );
+  inconclusive(why);
 }
 
 /** The value to send for a block parameter key. */
@@ -143,7 +152,8 @@ export function skewPause(ctx: Pick<CheckContext, 'signal'>, retry: number): Pro
   return pause(SKEW_PAUSES_MS[Math.min(retry, SKEW_PAUSES_MS.length - 1)], ctx.signal);
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` (bounded by the caller); ends early when the check is stopped. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());

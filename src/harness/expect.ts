@@ -6,7 +6,7 @@ import type { HttpResult } from './http';
 import { cut, isRecord, show } from './json';
 import type { RpcAnswer, RpcClient } from './rpc';
 import { validate, type SchemaName } from './schemas';
-import { fail } from './verdict';
+import { blocked, fail } from './verdict';
 
 export function expectEqual<T>(actual: unknown, expected: T, what: string, violated?: readonly string[]): asserts actual is T {
   if (!Object.is(actual, expected) && JSON.stringify(actual) !== JSON.stringify(expected)) {
@@ -36,10 +36,38 @@ export function expectJsonMediaType(res: Pick<HttpResult, 'contentType' | 'heade
   if (problem) fail(`${what}: ${problem}`, { expected: 'application/json', actual: res.headers['content-type'] ?? null, violated });
 }
 
-/** The parsed body of a JSON-RPC answer as an object, or a 4.2 failure. */
+/**
+ * The envelope checks (spec 4.2) that own each way a JSON-RPC answer can break the envelope. A
+ * check about something else (a method's result, a block parameter) that meets a broken envelope
+ * is blocked by the envelope check that judges it: one cause is one failure, stated by a check
+ * that declares 4.2.1, never 4.2.1 again by dozens of checks that do not.
+ */
+export const RPC_ENVELOPE_ROOT = {
+  /** The answer is not HTTP 200. */
+  status: 'rpc.envelope.http-200',
+  /** The body is not a JSON object (markup, text, a proxy's page). */
+  body: 'rpc.envelope.jsonrpc-version',
+  /** The answer does not carry the request's id. */
+  id: 'rpc.envelope.id-zero',
+  /** The answer has neither result nor error. */
+  members: 'rpc.envelope.result-xor-error',
+} as const;
+
+/** The parsed body of a JSON-RPC answer as an object, or blocked by the envelope check of 4.2 that judges it. */
 export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown> {
   if (!isRecord(answer.json)) {
-    fail(`${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`, {
+    // Not HTTP 200 and no envelope: the status is the first thing wrong (a gateway's or server's error page).
+    if (answer.http.status !== 200)
+      blocked(
+        RPC_ENVELOPE_ROOT.status,
+        `${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`,
+        {
+          violated: ['4.2.1'],
+          expected: 'HTTP 200 with a JSON-RPC response object',
+          actual: `HTTP ${answer.http.status}`,
+        },
+      );
+    blocked(RPC_ENVELOPE_ROOT.body, `${what}: HTTP ${answer.http.status} with a body that is not a JSON object (${answer.jsonError ?? show(answer.json)})`, {
       violated: ['4.2.1'],
       expected: 'a JSON-RPC response object',
       actual: answer.jsonError ?? answer.json ?? cut(answer.http.text, 200),
@@ -60,13 +88,14 @@ export function expectIdEcho(answer: RpcAnswer, id: number, what: string): void 
 
 /**
  * 4.2: every answer carries its request's id. The client records a mismatch on each call it
- * makes (RpcAnswer.idMismatch); every judging helper that reads a result fails on it, whatever
- * the check is about, so an id changed on one method's answers only is caught where it happens.
+ * makes (RpcAnswer.idMismatch); every judging helper that reads a result stops on it, whatever
+ * the check is about: blocked by the id check of the envelope, which states the failure once
+ * (when that check's own answer was right, this answer still fails, once, citing 4.2.1).
  */
 export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string): void {
   const m = answer.idMismatch;
   if (!m) return;
-  fail(`${what}: the answer carries id ${m.got === undefined ? '(none)' : show(m.got)}, not the request's id ${m.sent}`, {
+  blocked(RPC_ENVELOPE_ROOT.id, `${what}: the answer carries id ${m.got === undefined ? '(none)' : show(m.got)}, not the request's id ${m.sent}`, {
     violated: ['4.2.1'],
     expected: m.sent,
     actual: m.got ?? null,
@@ -74,22 +103,27 @@ export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string
 }
 
 /**
- * The result of a JSON-RPC answer, failing on statement 4.2.1 (or as `refused403` says for an HTTP
- * 403, where a profile rule applies) when it is not a successful JSON-RPC response.
+ * The result of a JSON-RPC answer. An answer that is not HTTP 200, not a JSON object, not the
+ * request's id or has neither member breaks the envelope (4.2.1): blocked by the envelope check
+ * that owns it (RPC_ENVELOPE_ROOT). An error where a result was due fails the check's own rule
+ * (a valid call of its method is answered), or as `refused403` says for an HTTP 403, where a
+ * profile rule applies.
  */
 export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused403?: () => never): T {
   const { http } = answer;
   if (http.status === 403 && refused403) refused403();
   if (http.status !== 200) {
-    fail(`${method} answered HTTP ${http.status}`, { violated: ['4.2.1'], expected: 'HTTP 200 with a JSON-RPC result', actual: `HTTP ${http.status}` });
+    blocked(RPC_ENVELOPE_ROOT.status, `${method} answered HTTP ${http.status}`, {
+      violated: ['4.2.1'],
+      expected: 'HTTP 200 with a JSON-RPC result',
+      actual: `HTTP ${http.status}`,
+    });
   }
   const body = rpcBody(answer, method);
   expectSameId(answer, method);
-  if (answer.hasError) {
-    fail(`${method} returned error ${show(body.error)}`, { violated: ['4.2.1'], expected: 'a result', actual: body.error });
-  }
+  if (answer.hasError) fail(`${method} returned error ${show(body.error)}`, { expected: 'a result', actual: body.error });
   if (!answer.hasResult) {
-    fail(`${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: body });
+    blocked(RPC_ENVELOPE_ROOT.members, `${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: body });
   }
   return answer.result as T;
 }

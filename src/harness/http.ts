@@ -6,8 +6,9 @@ import { AnswerBudget, AnswerBudgetSpent, readCapped, type BodySource } from './
 export { AnswerBudget, AnswerBudgetSpent, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
-export { ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
-import { ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
+import { transportMistake, type TransportMistake } from './transport-mistakes';
+export { GatewayError, gatewayOf, ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
+import { GatewayError, gatewayOf, ThrottledError, type ThrottlePolicy, THROTTLE, throttleOf, retryAfterMs, pause, RateLimiter } from './throttle';
 import { capBody, curlLine, Exchange, ExchangeRequest, recordedBody, Transcript } from './transcript';
 
 /** Responses larger than this are refused: a conformance run must not be sunk by one answer. */
@@ -33,6 +34,8 @@ export class TransportError extends Error {
     readonly exchange: Exchange,
     /** The connection dropped under the request (see droppedConnection), as opposed to no answer at all. */
     readonly dropped = false,
+    /** A mistake of the configuration (plain HTTP spoken to with https://, a proxy refusing the tunnel), not a target down. */
+    readonly mistake?: TransportMistake,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -241,10 +244,17 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
       exchange.durationMs = Math.round(performance.now() - started);
       throw err;
     }
-    const message = redactor.text(describeTransportError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : ''));
+    const mistake = opts.signal?.aborted ? undefined : transportMistake(err, req.url, proxy, proxy ? proxyOrigin(proxy) : '');
+    const said = mistake?.words ?? describeTransportError(err, opts.timeoutMs, opts.signal) + (proxy ? ` (through the proxy ${proxyOrigin(proxy)})` : '');
+    const message = redactor.text(said);
     exchange.error = message;
     exchange.durationMs = Math.round(performance.now() - started);
-    throw new TransportError(`${req.method} ${shown.url}: ${message}`, exchange, !opts.signal?.aborted && isDropped(err));
+    throw new TransportError(
+      `${req.method} ${shown.url}: ${message}`,
+      exchange,
+      !opts.signal?.aborted && isDropped(err),
+      mistake && { ...mistake, words: message },
+    );
   } finally {
     signal.clear();
   }
@@ -335,6 +345,9 @@ async function requestOnceMore(req: ExchangeRequest, opts: HttpOptions, idempote
  * when the answer is a throttle (throttleOf) waits as Retry-After asks, or 0.5 s, 1 s, 2 s when
  * it does not, and sends again: at most THROTTLE.maxRetries retries and THROTTLE.maxWaitMs of
  * waiting, never past the abort signal. Throws ThrottledError when the target still throttles.
+ * A gateway's 502 or 504 (its backend down) is waited out the same way for a read (a write may
+ * have reached the backend, so it is never sent again: its answer is returned); still there, or a
+ * 503 still there, it is a GatewayError.
  * An idempotent request meeting a dropped connection is sent once more (requestOnceMore).
  */
 export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { idempotent?: boolean } = {}): Promise<HttpResult> {
@@ -343,28 +356,25 @@ export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { 
   for (let retry = 0; ; retry++) {
     await opts.limiter?.take(opts.signal);
     const res = await requestOnceMore(req, opts, call.idempotent === true);
-    const why = throttleOf(res);
+    const why = throttleOf(res) ?? (call.idempotent ? gatewayOf(res) : undefined);
     if (!why) return res;
+    const Refusal = gatewayOf(res) ? GatewayError : ThrottledError;
     opts.onThrottled?.();
     const where = `${req.method} ${opts.redactor.text(req.url)}`;
     const asked = retryAfterMs(res.headers['retry-after']);
     const told = asked !== undefined ? ` (Retry-After ${JSON.stringify(res.headers['retry-after'])})` : '';
     if (retry >= policy.maxRetries) {
-      throw new ThrottledError(
-        `${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`,
-        retry + 1,
-      );
+      throw new Refusal(`${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`, retry + 1);
     }
     const delay = asked ?? policy.baseDelayMs * 2 ** retry;
     if (waited + delay > policy.maxWaitMs) {
-      throw new ThrottledError(
+      throw new Refusal(
         `${where}: ${why}${told}; waiting ${(delay / 1000).toFixed(1)} s more would pass the ${policy.maxWaitMs / 1000} s a request may wait`,
         retry + 1,
       );
     }
     await (policy.sleep ?? pause)(delay, opts.signal);
-    if (opts.signal?.aborted)
-      throw new ThrottledError(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
+    if (opts.signal?.aborted) throw new Refusal(`${where}: ${why}; stopped while waiting to retry (${String(opts.signal.reason ?? 'run stopped')})`, retry + 1);
     waited += delay;
   }
 }

@@ -11,6 +11,8 @@
  * - The list is protobuf JSON served by a grpc-gateway, whose encoder omits a field that holds
  *   its proto3 default. An absent field is read as that default (PROTO3_DEFAULTS) and judged by
  *   the same rules as if it had been sent; a JSON null is not a default (it stays a type error).
+ *   That holds for the envelope too: an empty repeated field is left out, so an API exposing no
+ *   record answers `{}`, read as `{"tokens": []}` (withDefaultTokens).
  */
 import { blocked, fail, skip } from './verdict';
 import type { CheckContext } from './check';
@@ -40,7 +42,8 @@ export function getList(ctx: ListContext, anonymous = false): Promise<RestRespon
  */
 export function envelopeErrors(body: unknown): string[] {
   // Validated with its records left out: the envelope's rules cost the same for any list length.
-  const envelope = isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: [] } : body;
+  const read = withDefaultTokens(body);
+  const envelope = isRecord(read) && Array.isArray(read.tokens) ? { ...read, tokens: [] } : read;
   return validate('list', envelope).errors;
 }
 
@@ -106,6 +109,31 @@ export function listOf(res: RestResponse, what: string): unknown[] {
   return tokensOf(res, what);
 }
 
+/**
+ * Whether another member of a body without `tokens` holds a non-empty array of objects: records
+ * under another name (`{"data": [{…}]}`), which is evidence against reading the body as an
+ * empty list. An empty list's proto3 JSON has nothing of the kind; an unknown scalar or an empty
+ * array beside it is tolerated as any unknown field is.
+ */
+function holdsRecordsElsewhere(body: Record<string, unknown>): boolean {
+  return Object.values(body).some((v) => Array.isArray(v) && v.length > 0 && v.some(isRecord));
+}
+
+/** Whether the body left out `tokens` as an empty list's proto3 JSON does (and holds no records under another name). */
+export function omitsTokens(body: unknown): boolean {
+  return isRecord(body) && !Object.hasOwn(body, 'tokens') && !holdsRecordsElsewhere(body);
+}
+
+/**
+ * A list body as the gateway meant it: an object without a `tokens` member is the proto3 JSON of
+ * an empty list (grpc-gateway's marshaler omits an empty repeated field), so `{}` reads as
+ * `{"tokens": []}`. Anything else is returned as it is: `"tokens": null` stays a type error, and
+ * records under another member stay a missing `tokens` (2.2).
+ */
+export function withDefaultTokens(body: unknown): unknown {
+  return omitsTokens(body) ? { ...(body as Record<string, unknown>), tokens: [] } : body;
+}
+
 /** The `tokens` of a 200 answer; Blocked by rest.list.tokens-array when there are none (4.1, 2.2). */
 export function tokensOf(res: RestResponse, what: string): unknown[] {
   if (res.json === undefined) {
@@ -116,7 +144,8 @@ export function tokensOf(res: RestResponse, what: string): unknown[] {
     });
   }
   const errors = envelopeErrors(res.json);
-  const tokens = isRecord(res.json) ? res.json.tokens : undefined;
+  const body = withDefaultTokens(res.json);
+  const tokens = isRecord(body) ? body.tokens : undefined;
   if (errors.length > 0 || !Array.isArray(tokens)) {
     blocked(
       LIST_ROOT.envelope,
@@ -192,7 +221,8 @@ export function withDefaults(record: unknown): unknown {
 }
 
 /** A list body whose records have their proto3 defaults filled in, for whole-body schema validation. */
-export function listWithDefaults(body: unknown): unknown {
+export function listWithDefaults(answer: unknown): unknown {
+  const body = withDefaultTokens(answer);
   return isRecord(body) && Array.isArray(body.tokens) ? { ...body, tokens: keepSample(body.tokens, body.tokens.map(withDefaults)) } : body;
 }
 

@@ -1,5 +1,6 @@
 import { httpCall, HttpOptions, HttpResult } from './http';
 import { keptText, parseJson } from './json';
+import { ThrottledError } from './throttle';
 
 export interface RestResponse extends HttpResult {
   /** Parsed body when it is JSON; undefined otherwise (see jsonError). */
@@ -36,7 +37,14 @@ export class RestClient {
       headers['content-type'] = 'application/json';
     }
     // A read may be sent once more after a dropped connection; a write attempt never is.
-    const res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent: method === 'GET' || method === 'HEAD' });
+    let res: HttpResult;
+    try {
+      res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent: method === 'GET' || method === 'HEAD' });
+    } catch (err) {
+      // Throttled or a gateway down: a fact of this interface, whichever check asked.
+      if (err instanceof ThrottledError) err.iface = 'rest';
+      throw err;
+    }
     // A list's records past the suite's bound are sampled, not refused: the records read are judged.
     const parsed = res.text.length > 0 ? parseJson(res.text, { sampleRecords: true }) : { jsonError: 'empty body' };
     return { ...res, text: keptText(res.text, parsed), ...parsed };

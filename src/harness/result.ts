@@ -3,7 +3,8 @@
 // results.json stays small whatever a target sends.
 import { sectionsOf, type CheckMeta, type Interface, type Status } from './check';
 import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope } from './verdict';
-import { ThrottledError, TransportError } from './http';
+import { GatewayError, ThrottledError, TransportError } from './http';
+import { CREDENTIALS_HINT, CredentialsRefused, GATEWAY_HINT, THROTTLE_HINT } from './credentials';
 import type { Redactor } from './redact';
 import { recordedBody, recordedHead, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
 import { cutBytes, isRecord, jsonBytes, jsonHead, JsonBeyondLimits } from './json';
@@ -82,8 +83,9 @@ export interface CheckResult extends CheckMeta {
   durationMs: number;
   /**
    * For failures: the statements whose evidence failed (all the check declares when the failure
-   * named none). Usually ones the check declares; a rule any check of its kind can break (the
-   * response id of 4.2.1) is named even when the check does not declare it.
+   * named none), each one the check declares; a rule of another check (a broken JSON-RPC
+   * envelope, 4.2.1) blocks the check by that one instead. The one exception: a check standing
+   * in for a root check not in the run states the root's rule (see Blocked).
    */
   violated?: string[];
   expected?: unknown;
@@ -101,6 +103,8 @@ export interface CheckResult extends CheckMeta {
   blockedBy?: string;
   /** cause `unreachable`: the interface that did not answer before the run. */
   unreachable?: Interface;
+  /** cause `throttled`, `credentials` or `gateway`: the interface whose answers showed it (one root cause per interface). */
+  interface?: Interface;
   /** cause `out-of-scope` or `deselected`: the flag that left it out (a missing URL or key, the profile, --only/--grep, no --archive, …), and in words. */
   outOfScope?: OutOfScope;
   /** --samples N > 1, for a read-only check: its N answers, "k of N" failed, and the detection power. */
@@ -167,10 +171,12 @@ export function keptValue(v: unknown, redactor: Redactor): unknown {
   return kept?.truncated ? kept.text : safe;
 }
 
-export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope'>;
+export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope' | 'interface'>;
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {
+  // Explained only by its root's failure: not judged unless that root failed (settleBlocked decides).
+  if (err instanceof Blocked && err.onlyIfRootFailed) return { status: 'inconclusive', cause: 'ambiguous', reason: redactor.text(err.message) };
   // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
   if (err instanceof CheckFailure || err instanceof Blocked) {
     const { hint } = err.detail;
@@ -191,8 +197,21 @@ export function errorDetail(err: unknown, redactor: Redactor): Detail {
       ? { status: 'skipped', cause: 'out-of-scope', reason: err.message, outOfScope: err.outOfScope }
       : { status: 'skipped', cause: 'nothing-to-judge', reason: err.message };
   if (err instanceof Inconclusive) return { status: 'inconclusive', cause: err.kind, reason: err.message };
+  // Facts of the interface, outside the spec: nothing was observed about it (one root cause per interface).
+  if (err instanceof CredentialsRefused)
+    return {
+      status: 'inconclusive',
+      cause: 'credentials',
+      reason: `credentials refused: ${redactor.text(err.message)}`,
+      interface: err.iface,
+      hint: CREDENTIALS_HINT,
+    };
+  const iface = err instanceof ThrottledError && err.iface ? { interface: err.iface } : {};
+  if (err instanceof GatewayError)
+    return { status: 'inconclusive', cause: 'gateway', reason: `gateway or backend down: ${redactor.text(err.message)}`, ...iface, hint: GATEWAY_HINT };
   // The provider kept asking us to slow down: nothing was observed about the interface.
-  if (err instanceof ThrottledError) return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}` };
+  if (err instanceof ThrottledError)
+    return { status: 'inconclusive', cause: 'throttled', reason: `throttled: ${redactor.text(err.message)}`, ...iface, hint: THROTTLE_HINT };
   // No HTTP answer where the rule needs one: the target did not serve the interface.
   if (err instanceof TransportError) return { status: 'failed', cause: 'transport', reason: `no answer: ${err.message}` };
   // A bug in a check must never turn into a verdict about the target.
@@ -219,9 +238,9 @@ export function stoppedDetail(err: unknown, runSignal: AbortSignal, limitMs: num
 }
 
 /**
- * The statements a failure violated: those it named, declared by the check or not (every
- * JSON-RPC check can find the response id of 4.2.1 wrong); otherwise every statement the check
- * declares. The traceability test holds every id a failure names in the source to rules.yaml.
+ * The statements a failure violated: those it named (each one the check declares: the runner
+ * holds fail() to that), otherwise every statement the check declares. A check blocked by a root
+ * that did not fail in the run states the root's rule instead (see Blocked).
  */
 export function violatedOf(named: readonly string[] | undefined, declared: readonly string[]): string[] {
   return [...new Set(named?.length ? named : declared)];

@@ -1,5 +1,7 @@
 import { httpCall, HttpOptions, HttpResult } from './http';
 import { isRecord, keptText, parseJson } from './json';
+import { CredentialsRefused, credentialsRefusal } from './credentials';
+import { ThrottledError } from './throttle';
 
 export interface RpcError {
   code: number;
@@ -45,11 +47,22 @@ export class RpcClient {
     // again, the node answers "already known"); only eth_sendTransaction, signed by the node, is
     // never repeated behind its back.
     const idempotent = !/"method"\s*:\s*"eth_sendTransaction"/.test(text);
-    const res = await httpCall(
-      { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text },
-      this.http,
-      { idempotent },
-    );
+    let res: HttpResult;
+    try {
+      res = await httpCall(
+        { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text },
+        this.http,
+        { idempotent },
+      );
+    } catch (err) {
+      // Throttled or a gateway down: a fact of this interface, whichever check asked.
+      if (err instanceof ThrottledError) err.iface = 'rpc';
+      throw err;
+    }
+    // Refused credentials are a fact of the node, not an answer to judge (credentials are outside
+    // the spec, 5.3); a call made without the configured headers (5.2) is the check's to judge.
+    const refused = opts.omitConfiguredHeaders ? undefined : credentialsRefusal(res);
+    if (refused) throw new CredentialsRefused(`POST ${this.http.redactor.text(this.url)}: ${refused}`, res.status, 'rpc');
     const parsed = res.text.length > 0 ? parseJson(res.text) : { jsonError: 'empty body' };
     const answer: RpcAnswer = { http: { ...res, text: keptText(res.text, parsed) }, ...parsed, hasResult: false, hasError: false };
     if (isRecord(parsed.json)) {

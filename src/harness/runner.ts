@@ -1,5 +1,5 @@
 import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
-import { Blocked, Inconclusive, notGiven, type OutOfScope } from './verdict';
+import { Blocked, CheckFailure, Inconclusive, notGiven, type OutOfScope } from './verdict';
 import { AnswerBudget, Connections, RateLimiter } from './http';
 import { Redactor } from './redact';
 import { sealedResult } from './mask-result';
@@ -8,9 +8,10 @@ import { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import { Exchange, Transcript } from './transcript';
 import { jsonSafe } from './json';
-import { errorDetail, keptExchanges, stoppedDetail, violatedOf, type CheckResult } from './result';
+import { errorDetail, keptExchanges, stoppedDetail, violatedOf, type CheckResult, type Detail } from './result';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
+import { prejudged, publicRefusal, rememberFact, UNREACHABLE_ROOT } from './interface-facts';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 
@@ -24,6 +25,8 @@ export interface RunEnv {
   signer?: Signer;
   /** Interfaces found unreachable before the run, with the transport error. */
   unreachable?: { rest?: string; rpc?: string };
+  /** Interfaces whose gateway answered 502/503/504 to the probe before the run (backend down), with what it said. */
+  gateway?: { rest?: string; rpc?: string };
   signal: AbortSignal;
   /** --max-rps: one limiter shared by every client of the run. */
   limiter?: RateLimiter;
@@ -88,16 +91,6 @@ export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
   };
 }
 
-/**
- * The check that states "target unreachable" for an interface, when it is selected: the most
- * basic rule of each (the list answers 200, 4.1; a call is answered with HTTP 200, 4.2). Every
- * other check of the interface is blocked by `target unreachable: <interface>`.
- */
-const UNREACHABLE_ROOT: Readonly<Record<Interface, { id: string; violated: readonly string[] }>> = {
-  rest: { id: 'rest.list.status-200', violated: ['4.1.1'] },
-  rpc: { id: 'rpc.envelope.http-200', violated: ['4.2.1'] },
-};
-
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
 type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
 
@@ -149,7 +142,7 @@ function shareObservation(
 }
 
 /** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
-type Blocker = { root: string } | { unreachable: Interface };
+type Blocker = { root: string; onlyIfRootFailed?: boolean } | { unreachable: Interface };
 
 /** A result and, when the check could not observe its subject, what blocked it (settled later). */
 interface Outcome {
@@ -170,18 +163,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   const unmet = unmetNeed(check, env);
   if (unmet) return { result: done({ status: 'skipped', cause: 'out-of-scope', ...unmet }) };
   if (env.signal.aborted) return { result: done({ status: 'skipped', cause: 'stopped', reason: `not run: ${String(env.signal.reason)}` }) };
-  const down = (['rest', 'rpc'] as const).find((i) => check.needs.includes(i) && env.unreachable?.[i]);
-  if (down) {
-    // Recorded as the failure this check states if it stands in for the interface; settleBlocked decides.
-    const failure = done({
-      status: 'failed',
-      cause: 'unreachable',
-      unreachable: down,
-      reason: `target unreachable: ${env.unreachable?.[down]}`,
-      violated: [...UNREACHABLE_ROOT[down].violated],
-    });
-    return { result: failure, blocker: { unreachable: down } };
-  }
+  // An interface found unreachable, or its backend down, when the run opened (see interface-facts.ts).
+  const fact = prejudged(check, env);
+  if (fact) return { result: done(fact.detail), ...(fact.blocker ? { blocker: fact.blocker } : {}) };
 
   const transcript = new Transcript();
   // The document was fetched once before the run: its fetch is part of what each of its checks judged.
@@ -237,13 +221,27 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   try {
     await Promise.race([check.run(ctx), stopped]);
     return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
-  } catch (err) {
+  } catch (thrown) {
+    const err = publicRefusal(thrown, env);
+    rememberFact(thrown, env);
     const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
-    // A failure names the statements it violated: those it named that the check declares, else all it declares.
-    if (detail.status === 'failed') detail.violated = violatedOf(detail.violated, check.statements);
-    const result = done({ ...detail, ...extras() }, transcript);
+    // A failure names the statements it violated: those it named, else all the check declares.
+    // A check declares every statement it can fail (so a grep from a statement finds it): one
+    // naming another is a bug of the suite, never a verdict about the target.
+    const own = err instanceof CheckFailure || (err instanceof Blocked && err.root === check.id);
+    const undeclared = own ? (detail.violated ?? []).filter((s) => !check.statements.includes(s)) : [];
+    const judged: Detail = undeclared.length
+      ? {
+          status: 'inconclusive',
+          cause: 'internal',
+          reason: `internal error in check (not a verdict): it failed citing ${undeclared.join(', ')}, which it does not declare (${check.statements.join(', ')}): ${detail.reason}`,
+        }
+      : detail.status === 'failed'
+        ? { ...detail, violated: violatedOf(detail.violated, check.statements) }
+        : detail;
+    const result = done({ ...judged, ...extras() }, transcript);
     // Blocked by its own rule is this check's own failure.
-    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root } } : { result };
+    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed } } : { result };
   } finally {
     clearTimeout(timer);
     // The signal lives on until its time limit: its listener would keep this check's outcome
@@ -290,7 +288,8 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
     );
   const sampled = (opts.sampling?.n ?? 1) > 1;
   // A check that cannot run here (out of scope, interface unreachable) is settled once, not N times.
-  const runnable = (i: number) => !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && env.unreachable?.[f]);
+  const runnable = (i: number) =>
+    !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && (env.unreachable?.[f] || env.gateway?.[f]));
   // The signer's lane takes no slot, but its throttled answers shrink the pool's too: one target.
   const signerLane = sequential(lane, sampled ? undefined : poolSlots);
   // A check that asks the target nothing (it judges the --openapi document read before the run) has one answer to judge, not N.
@@ -365,8 +364,11 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
     else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
     let standIn: number | undefined;
     if (!fact) {
-      const designated = 'unreachable' in blocker ? members.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
-      standIn = designated ?? members.find((i) => results[i].level === 'required') ?? members[0];
+      // Members only their root's failure explains state nothing: they stay not judged.
+      const stating = members.filter((i) => !(blockers.get(i) as { onlyIfRootFailed?: boolean } | undefined)?.onlyIfRootFailed);
+      if (stating.length === 0) return;
+      const designated = 'unreachable' in blocker ? stating.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
+      standIn = designated ?? stating.find((i) => results[i].level === 'required') ?? stating[0];
       const stated = results[standIn];
       if ('root' in blocker) {
         const why = root

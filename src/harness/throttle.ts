@@ -8,6 +8,8 @@ import { cut } from './json';
 
 /** The target kept answering "too many requests" past the bounded retries: an observation, not a verdict. */
 export class ThrottledError extends Error {
+  /** The interface whose answers showed it, set by the client that asked (REST or JSON-RPC). */
+  iface?: 'rest' | 'rpc';
   constructor(
     message: string,
     readonly attempts: number,
@@ -15,6 +17,26 @@ export class ThrottledError extends Error {
     super(message);
     this.name = 'ThrottledError';
   }
+}
+
+/**
+ * The gateway in front of the target kept answering 502, 503 or 504 past the bounded retries:
+ * the backend is down or overloaded, which says nothing about the interface (the spec judges
+ * the node's answers, not its gateway's). An observation, never a verdict: the run is incomplete.
+ */
+export class GatewayError extends ThrottledError {
+  constructor(message: string, attempts: number) {
+    super(message, attempts);
+    this.name = 'GatewayError';
+  }
+}
+
+/** Why an answer is a gateway's "the backend is not there" (502, 503, 504), or undefined. */
+export function gatewayOf(res: { status: number }): string | undefined {
+  if (res.status === 502) return 'HTTP 502 Bad Gateway';
+  if (res.status === 503) return 'HTTP 503 Service Unavailable';
+  if (res.status === 504) return 'HTTP 504 Gateway Timeout';
+  return undefined;
 }
 
 export interface ThrottlePolicy {

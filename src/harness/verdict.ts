@@ -7,9 +7,10 @@
 export interface FailureDetail {
   /**
    * The statements of specs/rules.yaml whose evidence failed, each one the check declares
-   * (fail('…', { violated: ['4.5.1'] })), or a rule every check of its kind can break (the
-   * response id of 4.2.1 on any JSON-RPC answer). Absent, the failure violated every statement
-   * the check declares (its only one, for most checks).
+   * (fail('…', { violated: ['4.5.1'] })): a failure naming another is a bug of the suite, and the
+   * runner reports it as such (cause `internal`). A rule another check owns (a broken JSON-RPC
+   * envelope, 4.2.1) is thrown as Blocked by that check. Absent, the failure violated every
+   * statement the check declares (its only one, for most checks).
    */
   violated?: readonly string[];
   expected?: unknown;
@@ -39,7 +40,13 @@ export class CheckFailure extends Error {
  *   the probe before the run; one check states it as a failure, the others are not judged.
  * - `blocked` (inconclusive): a prerequisite rule, judged by the check named in `blockedBy`,
  *   failed in this run, so the subject could not be observed.
- * - `throttled` (inconclusive): the provider kept asking us to slow down (429 / rate limit).
+ * - `throttled` (inconclusive): the provider kept asking us to slow down (429 / rate limit);
+ *   `interface` names whose answers, and the hint says to use --max-rps.
+ * - `credentials` (inconclusive): the node refused the run's credentials (HTTP 401, or 403 with an
+ *   authentication challenge) on a dedicated profile: credential schemes are outside the spec
+ *   (5.3), so nothing is judged; `interface` names the interface, the hint the header flags.
+ * - `gateway` (inconclusive): the gateway in front of the target kept answering 502/503/504 (its
+ *   backend down or overloaded): outside the spec; `interface` names the interface.
  * - `stopped` (inconclusive, or skipped when it never began): the run was interrupted or
  *   reached its deadline.
  * - `timeout` (inconclusive): the check's own time limit passed.
@@ -58,6 +65,8 @@ export const CAUSES = [
   'unreachable',
   'blocked',
   'throttled',
+  'credentials',
+  'gateway',
   'stopped',
   'timeout',
   'internal',
@@ -121,6 +130,12 @@ export class Blocked extends Error {
     readonly root: string,
     message: string,
     readonly detail: FailureDetail & { violated: readonly string[] },
+    /**
+     * Only the root's failure explains it (a helper method outside the spec answering as the
+     * broken envelope does): when the root did not fail in the run, this is no evidence of its
+     * own, so the check is not judged (ambiguous), never a failure standing in for the root.
+     */
+    readonly onlyIfRootFailed = false,
   ) {
     super(message);
   }
@@ -134,8 +149,13 @@ export function skip(reason: string, opts: { outOfScope?: OutOfScope } = {}): ne
   throw new Skip(reason, opts.outOfScope);
 }
 
-export function blocked(root: string, message: string, detail: FailureDetail & { violated: readonly string[] }): never {
-  throw new Blocked(root, message, detail);
+export function blocked(
+  root: string,
+  message: string,
+  detail: FailureDetail & { violated: readonly string[] },
+  opts: { onlyIfRootFailed?: boolean } = {},
+): never {
+  throw new Blocked(root, message, detail, opts.onlyIfRootFailed);
 }
 
 export function inconclusive(reason: string, opts: { cause?: 'ambiguous' | 'limit' } = {}): never {

@@ -6,7 +6,8 @@
 //   - eth_getBlockReceipts("pending"), eth_getBlockByNumber("pending") and receipts of
 //     pre-confirmed transactions are answered from the pre-confirmed block (preconf.ts);
 //   - eth_blockNumber may report the block being built (blockNumberMode 'building');
-//   - eth_estimateGas reverts become code -32000 "execution reverted" (anvil says code 3).
+//   - eth_estimateGas reverts become code -32000 "execution reverted" (anvil says code 3), and
+//     without a block parameter it estimates at "latest" (spec 4.4; anvil's default is "pending").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLarge, listenLoopback, readBody, sendJson, type Listening } from './http-util';
 import type { Preconf } from './preconf';
@@ -129,7 +130,8 @@ async function answerRequest(opts: GatewayOptions, req: RpcRequest): Promise<Jso
     case 'eth_blockNumber':
       return opts.preconf.blockNumber();
     case 'eth_estimateGas': {
-      const answer = await opts.upstream.forward(req);
+      // Spec 4.4: the block parameter defaults to "latest"; anvil's default is "pending".
+      const answer = await opts.upstream.forward(params.length === 1 ? { ...req, params: [params[0], 'latest'] } : req);
       if (answer.error && isRevert(answer.error)) answer.error = translateRevert(answer.error);
       return answer;
     }

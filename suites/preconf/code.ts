@@ -11,7 +11,7 @@ import { judgedOf, judgeLater } from './judge';
 export const codeDeploymentVisible = check(
   {
     id: 'preconf.code.deployment-visible',
-    statements: ['4.6.2', '1.4.1'],
+    statements: ['4.6.2', '1.4.1', '4.6.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
     title: '"pending" code shows a pre-confirmed deployment before its block is sealed',

@@ -10,16 +10,45 @@
 // estimates of one transaction object keeps any chain-specific part of an estimate (an L1 data
 // fee, a safety margin) out of the comparison. A reverting runtime would also do, but would then
 // judge the error format of 4.4 / 7 as well; the rpc group does that.
-import { check } from '../../src/harness/check';
+import { check, type CheckContext } from '../../src/harness/check';
+import type { EstimateView, LaterRead } from '../../src/harness/preconf/evidence';
 import { fail } from '../../src/harness/verdict';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { judgedOf, judgeLater } from './judge';
 import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
 
+/**
+ * 4.4: the block parameter defaults to "latest". Before the seal the call into the pre-confirmed
+ * contract is the one whose estimate differs between the tags, so the same call with no block
+ * parameter tells the default apart: it must equal the "latest" estimate read beside it (or the
+ * code-less one, which "latest" is until the seal). One that sees the contract (older clients
+ * default to "pending") fails, in the first pre-confirmed round or in any later one before the
+ * seal (behind a balancer, one backend may be such a client).
+ */
+function judgeDefault(ctx: Pick<CheckContext, 'note'>, to: string, plain: bigint, before: EstimateView, later: readonly LaterRead[] | undefined): void {
+  const seesContract = (omitted: bigint, latest: bigint) => omitted !== latest && omitted !== plain;
+  const failDefault = (when: string, omitted: bigint, latest: bigint, pending: bigint) =>
+    fail(
+      `${when}, eth_estimateGas of the call into ${to} with no block parameter answered ${omitted}, while "latest" answered ${latest} and "pending" ${pending}: ` +
+        (omitted >= latest + SSTORE_MIN_GAS ? 'the default block is "pending" (it sees the pre-confirmed contract)' : 'the default block is not "latest"') +
+        '; the block parameter defaults to "latest" (4.4)',
+      { violated: ['4.4.1'], expected: `${latest} (the "latest" estimate)`, actual: omitted.toString() },
+    );
+  if (seesContract(before.omitted, before.latest)) failDefault('before the seal', before.omitted, before.latest, before.pending);
+  for (const r of later ?? []) {
+    const v = r.shown as { pending?: string; latest?: string; noBlockParameter?: string };
+    if (!r.preSeal || v.noBlockParameter === undefined || v.latest === undefined) continue;
+    const [omitted, latest] = [BigInt(v.noBlockParameter), BigInt(v.latest)];
+    if (seesContract(omitted, latest))
+      failDefault(`${r.afterMs} ms after the state was first seen (before the seal)`, omitted, latest, BigInt(v.pending ?? '0'));
+  }
+  ctx.note(`with no block parameter the estimate was ${before.omitted} before the seal, as at "latest" (${before.latest}): the default is "latest"`);
+}
+
 export const estimateDependsOnPreconfirmed = check(
   {
     id: 'preconf.estimate.depends-on-preconfirmed',
-    statements: ['4.4.3', '1.4.1'],
+    statements: ['4.4.3', '1.4.1', '4.4.1'],
     level: 'required',
     needs: ['rpc', 'signer'],
     title: 'a "pending" estimate sees a pre-confirmed deployment before the seal',
@@ -57,6 +86,7 @@ export const estimateDependsOnPreconfirmed = check(
         actual: after.latest.toString(),
       });
     }
+    judgeDefault(ctx, to, plain, before, later);
     judgeLater(ctx, later, 'eth_estimateGas(call into the deployment, "pending")');
   },
 );

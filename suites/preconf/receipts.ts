@@ -60,7 +60,7 @@ function judgeOurs(where: string, receipts: Receipt[], sent: SentTx[], number: b
 export const receiptsPendingBlock = check(
   {
     id: 'preconf.receipts.pending-block',
-    statements: ['4.3.2', '1.4.1', '2.4.1'],
+    statements: ['4.3.2', '1.4.1', '2.4.1', '4.3.1'],
     level: 'required',
     needs: ['rpc', 'signer', 'profile:dedicated'],
     title: '"pending" receipts hold the pre-confirmed transactions before the seal',

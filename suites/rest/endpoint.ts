@@ -12,15 +12,19 @@ import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
 import {
   expectListStatus,
-  fetchList,
   getList,
   getListOrBlocked,
   LIST_PATH,
   listLength,
+  listOf,
   listWithDefaults,
   noteSample,
+  omitsTokens,
   tokensOf,
 } from '../../src/harness/records';
+
+/** The check that states a list demanding credentials (5.1), by which the status check is then blocked. */
+const listNoCredentialsId = 'rest.list.no-credentials';
 
 export const listStatus = check(
   {
@@ -32,6 +36,13 @@ export const listStatus = check(
   },
   async (ctx) => {
     const res = await getList(ctx);
+    // Credentials demanded: the list is public (5.1), a rule rest.list.no-credentials states once.
+    if (res.status === 401 || res.status === 403)
+      blocked(listNoCredentialsId, `GET ${LIST_PATH}: HTTP ${res.status}: credentials demanded of a public list`, {
+        violated: ['5.1.1'],
+        expected: 200,
+        actual: res.status,
+      });
     if (res.status !== 200) fail(`GET ${LIST_PATH}: expected HTTP 200, got ${res.status}`, { expected: 200, actual: res.status });
   },
 );
@@ -54,13 +65,18 @@ export const listContentType = check(
 export const listEnvelope = check(
   {
     id: 'rest.list.tokens-array',
-    statements: ['2.2.1'],
+    // 4.1.1 too: a 200 body that is not JSON is this check's to state (records.ts, LIST_ROOT.envelope).
+    statements: ['2.2.1', '4.1.1'],
     level: 'required',
     needs: ['rest'],
     title: 'the 200 body is an object whose "tokens" member is an array',
   },
   async (ctx) => {
-    const tokens = await fetchList(ctx);
+    const res = await getListOrBlocked(ctx);
+    const tokens = listOf(res, `GET ${LIST_PATH}`);
+    noteSample(ctx, tokens);
+    // grpc-gateway leaves an empty repeated field out: {} is the proto3 JSON of an empty list.
+    if (omitsTokens(res.json)) ctx.note('the body has no "tokens" member: read as the proto3 default, an empty list (no record exposed)');
     ctx.note(`${listLength(tokens)} record(s) listed`);
   },
 );

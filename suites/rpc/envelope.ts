@@ -4,8 +4,8 @@
  * the answer: HTTP status, media type, `jsonrpc`, the echoed `id`, result-xor-error.
  */
 import { check, type CheckContext } from '../../src/harness/check';
-import { fail } from '../../src/harness/verdict';
-import { expectEqual, expectIdEcho, expectJsonMediaType, expectSchema, rpcBody } from '../../src/harness/expect';
+import { blocked, fail } from '../../src/harness/verdict';
+import { expectEqual, expectIdEcho, expectJsonMediaType, expectSchema, rpcBody, RPC_ENVELOPE_ROOT } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
@@ -39,6 +39,9 @@ const contentType = check(
   },
   async (ctx) => {
     const { http } = await harmlessCall(ctx);
+    // The media type of an error page is not the question: an answer that is not HTTP 200 is rpc.envelope.http-200's.
+    if (http.status !== 200)
+      blocked(RPC_ENVELOPE_ROOT.status, `eth_getTransactionCount answered HTTP ${http.status}`, { violated: ['4.2.1'], expected: 200, actual: http.status });
     expectJsonMediaType(http, 'the answer to eth_getTransactionCount');
   },
 );

@@ -14,7 +14,7 @@
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { getReceipts, judgeBlockGas, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
 import { inPendingBlockWindow, judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
-import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { toQuantity } from '../../src/harness/hex';
 import {
@@ -152,6 +152,9 @@ async function judgePending(
   heads: { headBefore: bigint; headAfter: bigint },
 ): Promise<string | undefined> {
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
+  const fallback = await judgeFallbackToHead(ctx, param, receipts, before, after, heads);
+  if (fallback === AMBIGUOUS) return undefined;
+  if (fallback) return fallback;
   if (before.number === after.number) {
     if (!before.txs.every((h) => after.txs.includes(h))) return undefined;
     // The number as every check judges it (pending-block.ts), the node's own number for the block first.
@@ -177,8 +180,47 @@ async function judgePending(
   return `block ${n(before)} (sealed during the call): ${receipts.length} receipt(s), ${before.txs.length} transaction(s) pre-confirmed before, ${sealed.txs.length} sealed`;
 }
 
+/** A pairing that cannot be made with certainty: the attempt is repeated, never judged. */
+const AMBIGUOUS = Symbol('ambiguous');
+
+/**
+ * Right after a seal, until the next block's first flashblock, a Flashblocks node answers
+ * "pending" from its new head, and its eth_getBlockByNumber("pending") may already show the
+ * (still empty) block being built under head + 1. Receipts numbered as a head read around this
+ * sample (from the head read before it, or a few blocks below: a backend behind, up to the head
+ * read after it: a seal during the sample), below the number the node gave its pending block,
+ * while the pending block read before the call had no transaction, pass when they are exactly
+ * that sealed block's receipts (one per transaction, gas adding up). Anything else there is
+ * ambiguous, never a failure: they may also be the pre-confirmed part of a block sealed during
+ * the call, or a backend that has not sealed it yet. Once the pending block shows pre-confirmed
+ * transactions, receipts of the head leave them out: the number rule applies.
+ */
+async function judgeFallbackToHead(
+  ctx: CheckContext<'rpc'>,
+  param: string,
+  receipts: Receipt[],
+  before: BlockView,
+  after: BlockView,
+  heads: { headBefore: bigint; headAfter: bigint },
+): Promise<string | typeof AMBIGUOUS | undefined> {
+  if (receipts.length === 0 || before.txs.length > 0) return undefined;
+  const named = BigInt(receipts[0].blockNumber);
+  const lowHead = heads.headBefore < heads.headAfter ? heads.headBefore : heads.headAfter;
+  const highHead = heads.headBefore > heads.headAfter ? heads.headBefore : heads.headAfter;
+  const numbered = [before.number, after.number].filter((x): x is bigint => x !== undefined);
+  if (named > highHead || named + SKEW_WINDOW < lowHead || !numbered.some((x) => x > named)) return undefined;
+  const sealed = await readBlock(ctx, toQuantity(named));
+  const hashes = receipts.map((r) => String(r.transactionHash).toLowerCase());
+  if (!sealed || !sameSet(hashes, sealed.txs) || receipts.some((r) => r.blockNumber !== receipts[0].blockNumber)) return AMBIGUOUS;
+  const what = `eth_getBlockReceipts(${show(param)}) answered from the sealed block ${toQuantity(named)} ("latest" in place of a pending block with no transaction yet)`;
+  judgeReceipts(what, receipts, named, sealed.txs);
+  judgeBlockGas(what, receipts, sealed.gasUsed);
+  return `block ${toQuantity(named)}, the head read ${toQuantity(heads.headBefore)} before and ${toQuantity(heads.headAfter)} after: "pending" answered as "latest" while the pending block (${numbered.map(toQuantity).join(', ')}) had no transaction yet; ${receipts.length} receipt(s) for ${sealed.txs.length} transaction(s)`;
+}
+
 const RECEIPTS_AT: Array<[id: string, statements: string[], key: BlockParamKey]> = [
-  ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1'], 'latest'],
+  // The root of a public node judged as dedicated (receipts refused with 403: RECEIPTS_ROOT) states 4.3.3 and 5.2.1 too.
+  ['rpc.getBlockReceipts.block.latest', ['4.3.1', '4.2.2', '2.4.1', '4.3.3', '5.2.1'], 'latest'],
   ['rpc.getBlockReceipts.block.pending', ['4.3.2', '4.3.1', '4.2.2', '2.4.1', '1.4.1'], 'pending'],
   ['rpc.getBlockReceipts.block.safe', ['4.3.1', '4.2.2', '2.4.1'], 'safe'],
   ['rpc.getBlockReceipts.block.finalized', ['4.3.1', '4.2.2', '2.4.1'], 'finalized'],
@@ -291,6 +333,17 @@ function public403(id: string, param: string): Check {
     async (ctx) => {
       // Without the run's configured headers: 5.2 is about calls made without credentials.
       const { http } = await ctx.rpc.call('eth_getBlockReceipts', [param], undefined, { omitConfiguredHeaders: true });
+      // Credentials demanded (401): the node refuses every call so, a 5.2 failure stated once by the public accepts check.
+      if (http.status === 401)
+        blocked(
+          'rpc.public.accepts.getTransactionCount',
+          `eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP 401: credentials demanded`,
+          {
+            violated: ['5.2.1'],
+            expected: 403,
+            actual: 401,
+          },
+        );
       if (http.status !== 403) {
         fail(`eth_getBlockReceipts(${show(param)}) on a public node address answered HTTP ${http.status}; expected HTTP 403`, {
           expected: 403,

@@ -89,7 +89,7 @@ const contractCodeLatest = check(
 const contractCodePending = check(
   {
     id: 'rpc.getCode.contract.pending',
-    statements: ['4.6.1', '1.4.1'],
+    statements: ['4.6.1', '1.4.1', '4.2.2'],
     level: 'required',
     needs: ['rpc'],
     title: 'eth_getCode of a contract of the chain at "pending" is hex bytes',

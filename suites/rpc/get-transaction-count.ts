@@ -8,6 +8,7 @@ import { callResult, expectEqual, expectSchema } from '../../src/harness/expect'
 import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { randomAddress } from '../../src/harness/hex';
+import { judgePreconfirmedCounts, preconfirmedNow } from './pending-count';
 import { blockParam, describeParam, recentBlocks, resultAt, skewPause, SKEW_PAUSES_MS, type BlockParamKey } from '../../src/harness/chain';
 
 /**
@@ -49,16 +50,17 @@ const MAX_SENDERS = 5;
 const pendingNotBelowLatest = check(
   {
     id: 'rpc.getTransactionCount.pending-ge-latest',
-    statements: ['4.5.2', '1.4.1'],
+    statements: ['4.5.2', '1.4.1', '4.5.1', '4.2.2'],
     level: 'required',
     needs: ['rpc'],
-    title: 'an active sender\'s "pending" transaction count is never below "latest"',
+    title: 'an active sender\'s "pending" count: >= "latest", >= its pre-confirmed nonce + 1',
   },
   async (ctx) => {
     // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
     // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.
-    const found = new Set<string>();
-    const looked: string[] = [];
+    const preconfirmed = await preconfirmedNow(ctx);
+    const found = new Set<string>(preconfirmed.nonces.keys());
+    const looked: string[] = preconfirmed.nonces.size > 0 ? ['pending'] : [];
     for await (const block of recentBlocks(ctx, { recent: ACTIVE_BLOCKS, pending: true })) {
       looked.push(block.param);
       for (const tx of block.txs) if (isEvmAddress(tx.from)) found.add(tx.from!.toLowerCase());
@@ -92,6 +94,8 @@ const pendingNotBelowLatest = check(
         await skewPause(ctx, attempt - 1);
       }
     }
+    // 4.5: *all* pre-confirmed transactions, other senders' too: at least each one's nonce + 1.
+    ctx.note(await judgePreconfirmedCounts(ctx, preconfirmed.nonces, preconfirmed.at, MAX_SENDERS));
   },
 );
 

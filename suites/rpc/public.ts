@@ -7,7 +7,7 @@
  * even when --rpc-header carries a provider token.
  */
 import { check, type Check } from '../../src/harness/check';
-import { fail } from '../../src/harness/verdict';
+import { blocked, fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 
@@ -28,6 +28,13 @@ function accepts(c: (typeof CALLS)[number]): Check {
     },
     async (ctx) => {
       const answer = await ctx.rpc.call(c.method, c.params(), undefined, { omitConfiguredHeaders: true });
+      // Credentials demanded of every call are one refusal, stated once by the first of these checks.
+      if ((answer.http.status === 401 || answer.http.status === 403) && c.id !== CALLS[0].id)
+        blocked(CALLS[0].id, `public node address demanded credentials for ${c.method}: HTTP ${answer.http.status}`, {
+          violated: ['5.2.1'],
+          expected: `HTTP 200 with a ${c.method} result`,
+          actual: `HTTP ${answer.http.status}`,
+        });
       if (answer.http.status !== 200 || !answer.hasResult) {
         fail(
           `public node address refused ${c.method}: HTTP ${answer.http.status}, ${show(answer.json ?? answer.http.text)}; 5.2 refuses only eth_getBlockReceipts there`,

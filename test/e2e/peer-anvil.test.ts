@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { main } from '../../src/cli/main';
-import type { RunDocument } from '../../src/cli/results';
+import type { RunDocument } from '../../src/verdict/document';
 import { sink } from '../support/sink';
 
 const ROOT = path.resolve(__dirname, '../..');

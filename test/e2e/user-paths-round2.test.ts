@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { LOCK_FILE } from '../../src/cli/report-lock';
-import { exitWords } from '../../src/cli/results';
+import { exitWords } from '../../src/verdict/status';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { capture, sink } from '../support/sink';
 

@@ -11,6 +11,7 @@ import { keccak256, getAddress, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
+import { PRECONF_VARIANTS } from './catalogue-preconf';
 
 export interface Variant {
   name: string;
@@ -42,6 +43,10 @@ export interface Variant {
   mustBe?: Array<[ids: string, status: 'skipped' | 'inconclusive', cause: Cause, flag?: ScopeFlag]>;
   /** Conformant only: nothing required could be judged, so the run is incomplete: exit 3. */
   incomplete?: boolean;
+  /** Conformant only: a mistake of the configuration (credentials outside the spec) refused where the run opens: exit 2, the console saying this. */
+  refusedAtOpen?: RegExp;
+  /** The run states exactly this many root causes (src/verdict/root-causes.ts): one cause, one root. */
+  roots?: number;
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -256,9 +261,65 @@ const laggingBackend = (lagMs: number): RpcMutation => {
   };
 };
 
+/**
+ * A backend whose pre-confirmed count trails the pre-confirmed block by `lagMs`: a transaction
+ * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there
+ * (backends a few hundred ms apart behind one address, each refreshed on its own).
+ */
+const pendingCountLagging = (lagMs: number): RpcMutation => {
+  const firstSeen = new Map<string, number>();
+  return async (call, next) => {
+    if (call.method !== 'eth_getTransactionCount' || !isPending(call) || typeof call.params[0] !== 'string') return next();
+    const account = call.params[0].toLowerCase();
+    const block = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: ['pending', true] });
+    const now = Date.now();
+    let countable: bigint | undefined;
+    if (!(block instanceof Raw) && typeof block.result === 'object' && block.result !== null)
+      for (const tx of ((block.result as Rec).transactions ?? []) as Rec[]) {
+        if (typeof tx !== 'object' || String(tx.from).toLowerCase() !== account) continue;
+        const key = `${account}:${String(tx.nonce)}`;
+        if (!firstSeen.has(key)) firstSeen.set(key, now);
+        const n = hexInt(tx.nonce);
+        if (now - firstSeen.get(key)! >= lagMs && (countable === undefined || n + 1n > countable)) countable = n + 1n;
+      }
+    const res = await next();
+    if (res instanceof Raw || typeof res.result !== 'string') return res;
+    const latest = await next({ ...call, params: [call.params[0], 'latest'] });
+    if (latest instanceof Raw || typeof latest.result !== 'string') return res;
+    // What this backend knows: its sealed count, plus the pre-confirmed transactions it has had for lagMs.
+    const floor = hexInt(latest.result);
+    const known = countable !== undefined && countable > floor ? countable : floor;
+    return hexInt(res.result) > known ? { ...res, result: hex(known) } : res;
+  };
+};
+
+/**
+ * A Flashblocks node right after a seal, before the next block's first flashblock: its
+ * eth_getBlockByNumber("pending") already shows the block being built (head + 1, empty), while
+ * eth_getBlockReceipts("pending") still falls back to "latest", the receipts of the new head.
+ * (The reference falls back in both.) A sample between a seal and the first flashblock sees
+ * receipts numbered as the head beside a pending block numbered head + 1.
+ */
+const pendingBlockBuiltBeforeReceipts: RpcMutation = async (call, next) => {
+  const res = await next();
+  if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'pending' || res instanceof Raw) return res;
+  const block = res.result;
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) return res;
+  const head = await headOf(next);
+  const number = (block as Rec).number;
+  if (head === undefined || typeof number !== 'string' || hexInt(number) > head) return res;
+  // "latest" in place of the pending block: show the empty block being built instead.
+  return {
+    ...res,
+    result: { ...(block as Rec), number: hex(head + 1n), hash: null, parentHash: (block as Rec).hash ?? null, transactions: [], gasUsed: '0x0' },
+  };
+};
+
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
+  // Pre-confirmed state on real deployments and peers (backends apart, defaults, flashblocks, ganache).
+  ...PRECONF_VARIANTS,
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.list-500-html',
@@ -777,7 +838,8 @@ export const VARIANTS: Variant[] = [
     section: '5.1',
     only: ['rest'],
     what: 'GET without an X-API-Key header answers 401',
-    oneRoot: { failed: ['rest.list.no-credentials', 'rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 25 },
+    // One failure citing 5.1: the status check and every check that needed the list are blocked by it.
+    oneRoot: { failed: ['rest.list.no-credentials'], blockedBy: 'rest.list.no-credentials', blockedAtLeast: 25 },
     rest: async (req, next) =>
       req.headers['x-api-key'] || req.headers.authorization ? next() : Raw.json(401, { code: 16, message: 'missing API key', details: [] }),
   },
@@ -789,7 +851,19 @@ export const VARIANTS: Variant[] = [
     section: '4.2',
     only: ['rpc'],
     what: 'the response id is not the request id',
+    // One cause, one verdict: the id checks fail; every check that read a result is blocked by them, never failing 4.2.1 again.
+    oneRoot: { failed: ['rpc.envelope.id-max-safe-integer', 'rpc.envelope.id-zero'], blockedBy: 'rpc.envelope.id-zero', blockedAtLeast: 30 },
     rpc: everyAnswer((e) => ({ ...e, id: typeof e.id === 'number' ? e.id + 1000 : 1 })),
+  },
+  {
+    name: 'rpc.not-json-rpc-200-text',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    what: 'every call answered HTTP 200 with a plain-text page (not JSON, not JSON-RPC: a proxy or terminal banner)',
+    // The envelope check fails once (with the advisory media-type check); the others are blocked by it.
+    oneRoot: { failed: ['rpc.envelope.content-type', 'rpc.envelope.jsonrpc-version'], blockedBy: 'rpc.envelope.jsonrpc-version', blockedAtLeast: 45 },
+    rpc: async () => Raw.text(200, 'text/plain', '\u001b[1mWelcome\u001b[0m: this is not the node you are looking for'),
   },
   {
     name: 'rpc.id-as-string',
@@ -965,6 +1039,19 @@ export const VARIANTS: Variant[] = [
     only: ['rpc'],
     what: 'a revert is error code 3 (geth style), not -32000',
     rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: 3 } })),
+  },
+  {
+    name: 'rpc.revert-code-3-at-pending',
+    kind: 'faulty',
+    section: '4.4',
+    only: ['rpc'],
+    grep: '^rpc\\.estimateGas\\.revert\\.',
+    what: 'a revert is -32000 at "latest" but error code 3 at "pending" (the pre-confirmed state answered by another code path)',
+    rpc: onAnswer(
+      'eth_estimateGas',
+      (e) => (typeof e.error === 'object' && e.error !== null ? { ...e, error: { ...(e.error as Rec), code: 3 } } : e),
+      isPending,
+    ),
   },
   {
     name: 'rpc.revert-code-32603',
@@ -1160,6 +1247,26 @@ export const VARIANTS: Variant[] = [
     rpc: onResult('eth_getTransactionCount', oneLess),
   },
 
+  // ==== 4.5: other senders' pre-confirmed transactions in the pending count ====
+  {
+    name: 'rpc.pending-count-own-pool-only',
+    kind: 'faulty',
+    section: '4.5',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getTransactionCount'),
+  },
+  {
+    name: 'ok.pending-count-400ms-late',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.',
+    mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
+    rpc: pendingCountLagging(400),
+  },
+
   // ==== 4.2: a node that ignores the block parameter answers from the head ====
   {
     name: 'rpc.block-param-ignored',
@@ -1220,12 +1327,76 @@ export const VARIANTS: Variant[] = [
     rest: restRateLimit(4),
   },
   {
+    name: 'ok.rpc-credentials-refused-at-open',
+    kind: 'conformant',
+    only: ['rpc'],
+    what: 'a dedicated node answers HTTP 401 with a Bearer challenge to every call (an expired token): credentials are outside the spec (5.3), refused where the run opens',
+    refusedAtOpen: /--rpc-url refused the run's credentials: eth_chainId was answered HTTP 401 .*--rpc-header .*RPC_HEADERS/,
+    rpc: async () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }, '{"error":"token expired"}'),
+  },
+  {
+    name: 'ok.rpc-credentials-expire-mid-run',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest|errors\\.malformed-block\\.envelope)$',
+    what: 'the token expires after the run opened: every call after eth_chainId answered HTTP 401 (outside the spec: not judged, one root cause)',
+    mustBe: [['^rpc\\.', 'inconclusive', 'credentials']],
+    rpc: async (c, next) =>
+      c.method === 'eth_chainId' ? next() : new Raw(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }, 'Unauthorized'),
+  },
+  {
+    name: 'ok.rpc-gateway-down',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    what: "every JSON-RPC call answered HTTP 502 with the gateway's HTML page (the backend is down): not the spec's, said once",
+    mustBe: [['^rpc\\.(?!public\\.|getBlockReceipts\\.public-403)', 'inconclusive', 'gateway']],
+    rpc: async () =>
+      Raw.text(502, 'text/html', '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>'),
+  },
+  {
+    name: 'ok.rpc-gateway-down-mid-run',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest)$',
+    what: 'the backend goes down after the run opened: every call after eth_chainId answered HTTP 504',
+    mustBe: [['^rpc\\.', 'inconclusive', 'gateway']],
+    rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
+  },
+  {
+    name: 'ok.rest-gateway-down',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "every REST request answered HTTP 503 by the gateway (its backend down): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
+    rest: async () => Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
+  },
+  {
+    name: 'rpc.public-credentials-demanded',
+    kind: 'faulty',
+    section: '5.2',
+    only: ['rpc'],
+    args: ['--profile', 'public'],
+    what: 'a public node address answers HTTP 401 to every call (5.2: accepted without credentials)',
+    oneRoot: { failed: ['rpc.public.accepts.getTransactionCount'], blockedBy: 'rpc.public.accepts.getTransactionCount', blockedAtLeast: 30 },
+    rpc: async () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, '{"error":"API key required"}'),
+  },
+  {
     name: 'ok.rpc-throttled-for-good',
     kind: 'conformant',
     only: ['rpc'],
     incomplete: true,
     grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest)$',
-    what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged',
+    what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged, one root cause with the --max-rps hint',
+    roots: 1,
     mustBe: [['^rpc\\.', 'inconclusive', 'throttled']],
     rpc: async (c) => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify(rpcError(c, 429, 'Too Many Requests'))),
   },
@@ -1263,6 +1434,14 @@ export const VARIANTS: Variant[] = [
     rest: tokens((ts) => [...ts].reverse()),
   },
   { name: 'ok.empty-list', kind: 'conformant', only: ['rest', 'cross'], what: 'no record exposed: {"tokens": []}', rest: tokens(() => []) },
+  {
+    name: 'ok.empty-list-omitted',
+    kind: 'conformant',
+    only: ['rest', 'cross'],
+    mustPass: '^rest\\.list\\.(status-200|tokens-array|schema|no-credentials)$',
+    what: 'no record exposed, as grpc-gateway marshals it: {} (an empty repeated field is left out of proto3 JSON)',
+    rest: listBody(() => ({})),
+  },
   {
     name: 'ok.partial-list',
     kind: 'conformant',
@@ -1465,6 +1644,16 @@ export const VARIANTS: Variant[] = [
       ctx.forwardLater(call, 2 * 200);
       return { jsonrpc: '2.0', id: call.id ?? null, result: keccak256(call.params[0] as Hex) };
     },
+  },
+  {
+    name: 'ok.pending-block-built-before-receipts',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    mustPass: '^rpc\\.getBlockReceipts\\.block\\.pending$',
+    args: ['--samples', '30'],
+    what: 'right after a seal "pending" receipts fall back to the new head while eth_getBlockByNumber("pending") already shows the empty block being built (head + 1), judged at --samples 30',
+    rpc: pendingBlockBuiltBeforeReceipts,
   },
   {
     name: 'ok.preconf-pending-block-ahead',
@@ -1693,7 +1882,8 @@ export const VARIANTS: Variant[] = [
   {
     name: 'preconf.receipts-method-absent',
     kind: 'faulty',
-    section: '4.2',
+    // An error where a valid call's result was due breaks the method's own rule (4.3), not the envelope.
+    section: '4.3',
     only: ['preconf'],
     grep: '^preconf\\.receipts\\.',
     what: 'eth_getBlockReceipts does not exist (-32601) and eth_getBlockByNumber answers {}',

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { violatedSection, violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
-import type { RunDocument } from '../../src/cli/results';
+import { factsOf } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
@@ -41,6 +43,8 @@ interface Outcome {
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
+  /** The run's root causes (src/verdict/root-causes.ts), by id; undefined without results.json. */
+  roots?: string[];
   /** Checks not judged because a prerequisite failed or the interface was unreachable (cause blocked or unreachable). */
   blocked: CheckResult[];
   hits: number;
@@ -122,6 +126,7 @@ async function run(v: Variant): Promise<Outcome> {
     }
     const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && (c.cause === 'blocked' || c.cause === 'unreachable'));
     const o: Outcome = {
+      roots: doc ? rootCauses(doc.checks, factsOf(doc)).map((r) => r.id) : undefined,
       variant: v,
       exitCode,
       crash,
@@ -146,9 +151,13 @@ async function run(v: Variant): Promise<Outcome> {
 
 /**
  * A conformant variant exits 0; one where nothing required could be judged (`incomplete`, e.g.
- * throttled for good) exits 3 once the run status lands (src/cli/results.ts), 0 until then.
+ * throttled for good) exits 3 once the run status lands (src/verdict/status.ts), 0 until then.
  */
-const exitAsExpected = (o: Outcome): boolean => (o.variant.incomplete === true ? o.exitCode === 3 : o.exitCode === 0);
+const exitAsExpected = (o: Outcome): boolean =>
+  o.variant.refusedAtOpen ? o.exitCode === 2 && o.variant.refusedAtOpen.test(o.console) : o.variant.incomplete === true ? o.exitCode === 3 : o.exitCode === 0;
+
+/** A variant naming its number of root causes states exactly that many. */
+const rootsAsExpected = (o: Outcome): boolean => o.variant.roots === undefined || o.roots?.length === o.variant.roots;
 
 /** The outcome of a variant: the early run's if there was one, else a run now. */
 const outcomeOf = (v: Variant): Promise<Outcome> => early.get(v.name) ?? run(v);
@@ -261,6 +270,12 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
     it(`${v.name} [${v.section}]`, async () => {
       const o = await outcomeOf(v);
       if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+      // violated ⊆ statements: a failure cites only what its check declares (a stand-in for a root not in the run states the root's rule).
+      expect(
+        o.failing
+          .filter((c) => !/\(stated here: /.test(c.reason))
+          .flatMap((c) => (c.violated ?? []).filter((s) => !c.statements.includes(s)).map((s) => `${c.id}: ${s}`)),
+      ).toEqual([]);
       if (v.oneRoot) {
         // One root cause, one failure: the root fails, what needed it says it was blocked.
         const by = v.oneRoot.blockedBy;
@@ -280,7 +295,8 @@ describe('conformant variants: exit 0', () => {
       v.name,
       async () => {
         const o = await outcomeOf(v);
-        if (o.crash || !exitAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+        if (o.crash || !exitAsExpected(o) || !rootsAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false))
+          throw new Error(`${explain(o)}\nroot causes: ${o.roots?.join(', ') ?? 'no results.json'}`);
       },
       90_000,
     );
@@ -297,7 +313,7 @@ describe('the catalogue', () => {
     for (const s of ['1.4', '2.1', '2.2', '2.3', '2.4', '4.1', '4.2', '4.3', '4.4', '4.5', '4.6', '5.1', '5.2', '7']) expect(sections).toContain(s);
     for (const v of faulty) expect(v.section).toMatch(/^\d+(\.\d+)*$/);
     for (const v of VARIANTS.filter((x) => x.kind === 'conformant')) expect(v.section ?? v.gap).toBeUndefined();
-    for (const v of faulty) expect([v.mustPass, v.mustBe, v.incomplete]).toEqual([undefined, undefined, undefined]);
+    for (const v of faulty) expect([v.mustPass, v.mustBe, v.incomplete, v.refusedAtOpen]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   const gaps = VARIANTS.filter((v) => v.gap && selected(v));

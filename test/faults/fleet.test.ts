@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { violatedSections } from '../../src/harness/result';
-import type { RunDocument } from '../../src/cli/results';
+import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from './catalogue';
 import { startFleet, type Backend, type Routing } from './fleet';

@@ -28,7 +28,8 @@ function expectRequiredPassedLatencyJudged(results: CheckResult[]): void {
   expect(describeResults(required(results))).toBe(allPassed(required(results)));
   const latency = results.find((r) => r.id === LATENCY)!;
   expect(latency.level).toBe('advisory');
-  expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency too high for )/);
+  // Not judged only when the suite's own delay (a loaded machine) made the difference.
+  expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency too high for |inconclusive: .*suite's own delay)/);
   const judged = (latency.metrics as { latencyJudged?: { n: number; p50: number; p95: number; boundsMs: { p50: number; p95: number } } }).latencyJudged;
   expect(judged).toBeDefined();
   expect(judged!.n).toBeGreaterThanOrEqual(1);
@@ -140,13 +141,33 @@ describe('Flashblocks mode (200 ms flashblocks)', () => {
 });
 
 describe('transactions landing three flashblocks late (conformant)', () => {
-  const ref = withReference({ inclusionDelayFlashblocks: 3 });
+  // Blocks of 2 s (an OP-stack chain's): a second batch sent a refresh after the first still lands
+  // in a flashblock before the seal, so the receipts of two flashblocks can be compared.
+  const ref = withReference({ inclusionDelayFlashblocks: 3, blockTimeMs: 2000 });
 
   it('passes every required check; the latency shows the delay', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
     expect(describeResults(required(results))).toBe(allPassed(required(results)));
     // Published at the fourth flashblock after acceptance: never within three periods.
     for (const p of Object.values(latencyOf(results).latency)) expect(p.p50).toBeGreaterThanOrEqual(3 * 200);
+  });
+});
+
+describe('transactions landing three flashblocks late on 1 s blocks (conformant)', () => {
+  // A second batch sent a refresh after the first lands in the seal: no two flashblocks of one
+  // block hold the suite's transactions before it, so the pending receipts cannot be told from
+  // those of the newest flashblock only: not judged, never failed; everything else passes.
+  const ref = withReference({ inclusionDelayFlashblocks: 3 });
+
+  it('passes nonce, code and estimate; pending receipts not judged, with the reason', async () => {
+    const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
+    const receipts = results.find((r) => r.id === 'preconf.receipts.pending-block')!;
+    const others = required(results).filter((r) => r.id !== receipts.id);
+    expect(describeResults(others)).toBe(allPassed(others));
+    if (receipts.status !== 'passed') {
+      expect(receipts.status).toBe('inconclusive');
+      expect(receipts.reason).toMatch(/sent at once, so they may share one flashblock|neither showed|never showed them all/);
+    }
   });
 });
 

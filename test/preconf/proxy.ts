@@ -10,6 +10,8 @@ import { keccak256, type Hex } from 'viem';
 export interface ProxyOptions {
   /** Rewrite "pending" to "latest" in the params of this method. */
   pendingAsLatest?: string;
+  /** Answer the pending count of a checksummed address from "latest" (lowercase ones count the pool): EthereumJS 0.10.5. */
+  checksummedPendingAsLatest?: boolean;
   /** Answer eth_sendRawTransaction with keccak256(raw) at once, forward it this much later. */
   sendLagMs?: number;
   /**
@@ -95,6 +97,17 @@ export async function startRpcProxy(upstream: string, opts: ProxyOptions): Promi
   };
 
   const rewrite = (r: Req): Req => {
+    if (
+      opts.checksummedPendingAsLatest &&
+      r.method === 'eth_getTransactionCount' &&
+      Array.isArray(r.params) &&
+      r.params[1] === 'pending' &&
+      typeof r.params[0] === 'string' &&
+      r.params[0] !== r.params[0].toLowerCase()
+    ) {
+      stats.rewritten += 1;
+      return { ...r, params: [r.params[0], 'latest'] };
+    }
     if (opts.pendingAsLatest && r.method === opts.pendingAsLatest && Array.isArray(r.params) && r.params.includes('pending')) {
       stats.rewritten += 1;
       return { ...r, params: r.params.map((p) => (p === 'pending' ? 'latest' : p)) };

@@ -70,6 +70,22 @@ describe('anvil', () => {
     expect(results[0].notes!.join('\n')).toMatch(/attempt 1: sent unaligned \(head 0x0\)/);
   });
 
+  it('that never seals, counting pool transactions for a lowercase address only (EthereumJS 0.10.5): the nonce check fails 4.5, saying the spellings disagree', async () => {
+    const proxy = await startRpcProxy(anvil.url, { checksummedPendingAsLatest: true });
+    try {
+      const results = await runPreconf(checks, proxy.url, SIGNER_KEY);
+      const nonce = results.find((r) => r.id === 'preconf.nonce.back-to-back')!;
+      expect(describeResults([nonce])).toMatch(
+        /: failed \(the two spellings of the signer's address disagree: .* answered 0x0 checksummed and 0x[35](?:\/0x[35])? lowercase in (\d+) of \1 rounds over \d+ ms/,
+      );
+      expect(nonce.violated).toEqual(['4.5.2', '1.4.1']);
+      // Nothing else fails on the stall: the views that did not disagree are not judged, with the one cause.
+      expectOneCause(results, /^inconclusive: the node sealed no block for \d+ ms while the signer's transactions waited/, UNSEALED.slice(1));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('that stops sealing at the first send (interval mining turned off): one cause for every check it left unjudged', async () => {
     await anvilCall(anvil.url, 'evm_setIntervalMining', [1]);
     // It seals before the pass: a block (bounded wait) so the head the stall names is a sealed one.

@@ -1,12 +1,14 @@
 /**
  * A results.json document for reporter tests, with outcomes, counts, status and scope derived by
- * the same functions the CLI uses (src/cli/outcome.ts, results.ts, sealed-verdict.ts), so a fixture can never disagree with them.
+ * the same functions the CLI uses (src/verdict/outcome.ts, status.ts, scope.ts, seal.ts), so a fixture can never disagree with them.
  */
 import type { CheckResult } from '../../src/harness/runner';
-import { quoted } from '../../src/cli/traceability';
-import { countOutcomes, countSections, judged, type Judged } from '../../src/cli/outcome';
-import { deriveScope, RESULTS_SCHEMA_VERSION, type RunDocument, type RunFacts, type ScopeFacts } from '../../src/cli/results';
-import { sealVerdict } from '../../src/cli/sealed-verdict';
+import { quoted } from '../../src/harness/spec-rules';
+import { countOutcomes, countSections, judged, type Judged } from '../../src/verdict/outcome';
+import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
+import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../../src/verdict/document';
+import type { RunFacts } from '../../src/verdict/status';
+import { sealVerdict } from '../../src/verdict/seal';
 
 export function runDocument(
   results: Array<CheckResult | Judged>,

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { verifyCertificate } from '../../src/cli/certificate/verify';
-import { writeReports } from '../../src/cli/run-document';
-import { judge } from '../../src/cli/outcome';
+import { writeReports } from '../../src/cli/write-reports';
+import { judge } from '../../src/verdict/outcome';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import { capture } from '../support/sink';
 

@@ -5,13 +5,14 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSy
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
+import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
 import { MAX_STATEMENT_DEPTH, nestsDeeperThan } from '../../src/cli/certificate/open';
 import { verifyCertificate, PUBLISHED } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
 import { main } from '../../src/cli/main';
-import type { RunDocument, ScopeFacts } from '../../src/cli/results';
-import { writeReports } from '../../src/cli/run-document';
+import type { RunDocument } from '../../src/verdict/document';
+import type { ScopeFacts } from '../../src/verdict/scope';
+import { writeReports } from '../../src/cli/write-reports';
 import type { CheckResult } from '../../src/harness/runner';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 import { startHostile } from '../support/hostile';

@@ -7,8 +7,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keyIdOf, loadSigningKey } from '../../src/cli/certificate/dsse';
-import { writeReports } from '../../src/cli/run-document';
+import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
+import { writeReports } from '../../src/cli/write-reports';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
 const DOC = path.join(__dirname, '../../docs/certification.md');

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareRuns, CompareError, renderCompareHtml, renderCompareMd, writeComparison } from '../../src/cli/compare';
-import type { ScopeFacts } from '../../src/cli/results';
-import { writeReports } from '../../src/cli/run-document';
+import type { ScopeFacts } from '../../src/verdict/scope';
+import { writeReports } from '../../src/cli/write-reports';
 import type { CheckResult } from '../../src/harness/runner';
-import type { RunDocument } from '../../src/cli/results';
+import type { RunDocument } from '../../src/verdict/document';
 import { runDocument } from '../support/documents';
 
 // Rendered as GitHub would show compare.md: raw HTML allowed, bare URLs linked.
@@ -79,7 +79,7 @@ describe('compare', () => {
     expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
     const md = renderCompareMd(c);
     expect(md).toContain('## Differences (1)');
-    expect(md).toContain('| ` rest.b ` | 4.1 | ❌ FAILED | ✅ passed |');
+    expect(md).toContain('| ` rest.b ` | 4.1 | ❌ failed | ✅ passed |');
     expect(md).toContain('2 checks differ in scope only: judged in at most one run');
     expect(md).toContain('(listed with --all).');
     expect(md).not.toContain('`rpc.y`');
@@ -103,7 +103,7 @@ describe('compare', () => {
       '| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |',
     );
     expect(md.indexOf('## Differences (1)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
-    expect(md).toContain('| ` rpc.c ` | 4.3 | ❌ FAILED | ✅ passed |');
+    expect(md).toContain('| ` rpc.c ` | 4.3 | ❌ failed | ✅ passed |');
     expect(renderCompareMd(c, { all: true })).toContain('| ` rpc.only-here ` | 4.6 | ✅ passed | — (not in this run) |');
     const html = renderCompareHtml(c);
     expect(html).not.toMatch(/<script|<link|src="http/);

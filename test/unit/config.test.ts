@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, parseDuration, QUESTIONS } from '../../src/cli/config';
+import { ConfigError, loadConfig, parseDuration } from '../../src/cli/config';
 import { DEFAULTS, HELP_EXAMPLES, HELP_GROUPS, helpRows, OPTIONS } from '../../src/cli/options';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
@@ -114,6 +114,8 @@ describe('empty URLs (a missing CI secret)', () => {
 });
 
 describe('flags and their environment variables', () => {
+  /** Flags that only ask a question (--help, --list, --version): no environment variable on purpose. */
+  const QUESTIONS: ReadonlySet<string> = new Set(['list', 'help', 'version']);
   it('every flag that configures a run has an environment variable; only the questions and --json (how one command prints, for the script that runs it) do not', () => {
     const without = OPTIONS.filter(([, env]) => !env).map(([flag]) => flag);
     expect(without.sort()).toEqual([...QUESTIONS, 'json'].sort());

@@ -3,13 +3,15 @@
  * carried by jest's states. Each case is a result as the runner returns it.
  */
 import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
-import { deriveScope, statusLine, type RunDocument } from '../../src/cli/results';
-import { rootCauseRecords } from '../../src/cli/sealed-verdict';
+import { deriveScope } from '../../src/verdict/scope';
+import { statusLine } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
+import { rootCauseRecords } from '../../src/verdict/seal';
 import { FULL_SCOPE } from '../support/documents';
-import { judged } from '../../src/cli/outcome';
+import { judged } from '../../src/verdict/outcome';
 import type { CheckResult } from '../../src/harness/runner';
 
-/** The result as results.json stores it: its outcome and effect decided by src/cli/outcome.ts, the run's root causes by sealed-verdict.ts. */
+/** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes by src/verdict/seal.ts. */
 const jestOutcome = (r: CheckResult) => outcomeOfJudged(judged(r), rootCauseRecords([judged(r)], {}));
 
 const base: CheckResult = {
@@ -104,7 +106,7 @@ test('required, inconclusive because its target was unreachable: fails as non-co
 
 test('an incomplete or non-conformant run is a failing test of its own, named for the run status; a conformant run adds none', () => {
   const scope = deriveScope([judged(base)], { ...FULL_SCOPE, signer: false });
-  // The headline as results.json stores it (sealed-verdict.ts writes statusLine's words once).
+  // The headline as results.json stores it (src/verdict/seal.ts writes statusLine's words once).
   const stored = (d: Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode'>) => ({ ...d, headline: statusLine({ ...d, scope }) });
   const incomplete = runStatusTest(stored({ status: 'incomplete', statusReasons: ['1 required check not judged (throttled: 1)'], exitCode: 3 }));
   expect(incomplete?.name).toMatch(/^conformance run: incomplete — /);

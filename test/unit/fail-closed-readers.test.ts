@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CompareError, loadRun } from '../../src/cli/compare';
 import { isFromThisRun, jestOutcome } from '../../src/cli/jest/outcome';
 import { validateRef } from '../../src/harness/schemas';
-import type { Judged } from '../../src/cli/outcome';
+import type { Judged } from '../../src/verdict/outcome';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
 const stored = (outcome: string, effect: string): Judged => ({ ...checkResult('rpc.x', 'inconclusive'), outcome, effect }) as unknown as Judged;

@@ -1,9 +1,9 @@
 /**
- * The one outcome model (src/cli/outcome.ts): each result's outcome decided once, the counts per
+ * The one outcome model (src/verdict/outcome.ts): each result's outcome decided once, the counts per
  * outcome summing to the checks, and counts per section titled from specs/rules.yaml.
  */
-import { countOutcomes, countSections, decideOutcome, judge, OUTCOMES, sectionTitle } from '../../src/cli/outcome';
-import { loadSpec } from '../../src/cli/traceability';
+import { countOutcomes, countSections, decideOutcome, judge, OUTCOMES, sectionTitle } from '../../src/verdict/outcome';
+import { loadSpec } from '../../src/harness/spec-rules';
 import type { CheckResult } from '../../src/harness/runner';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { allChecks } from '../../suites';
 import { main } from '../../src/cli/main';
-import { writeReports } from '../../src/cli/run-document';
+import { writeReports } from '../../src/cli/write-reports';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import { ownTexts } from '../../src/cli/own-words';
 import { garblesVocabulary } from '../../src/cli/secret-rules';

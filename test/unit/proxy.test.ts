@@ -156,7 +156,9 @@ describe('httpRequest through a proxy (a loopback proxy the test runs)', () => {
       { ...options({ env: { HTTP_PROXY: wrong }, exemptLoopback: false }), transcript },
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
-    expect((err as Error).message).toContain(`through the proxy ${proxy.url}`);
+    // Said as the proxy's refusal, with its status, at once (undici's abort once read as a timeout).
+    expect((err as Error).message).toContain(`the proxy ${proxy.url} refused the CONNECT tunnel with HTTP 407: it refused the credentials in its URL`);
+    expect((err as TransportError).mistake).toMatchObject({ kind: 'proxy-refused', proxyStatus: 407 });
     expect(JSON.stringify({ message: (err as Error).message, transcript })).not.toContain('wr0ng-pa55');
   });
 });

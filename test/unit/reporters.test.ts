@@ -2,24 +2,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExpectations } from '../../src/cli/expectations';
-import { countOutcomes, judge, judged as withOutcome } from '../../src/cli/outcome';
+import { countOutcomes, judge, judged as withOutcome } from '../../src/verdict/outcome';
 import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
-import { escapeHtml } from '../../src/cli/reporters/shared';
-import {
-  deriveScope,
-  deriveStatus,
-  EXIT_CODES_HELP,
-  exitCodeFor,
-  exitWords,
-  statusLine,
-  type RunDocument,
-  type RunFacts,
-  type ScopeFacts,
-} from '../../src/cli/results';
-import { rootCauses } from '../../src/cli/root-causes';
+import { escapeHtml } from '../../src/cli/reporters/untrusted';
+import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
+import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
+import type { RunDocument } from '../../src/verdict/document';
+import { rootCauses } from '../../src/verdict/root-causes';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
@@ -30,6 +22,7 @@ import { expectSameId } from '../../src/harness/expect';
 import { Redactor } from '../../src/harness/redact';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
+import { THROTTLE_HINT } from '../../src/harness/credentials';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 
 /** A failing check's reason carries markup and a control character: every reporter must render it inert. */
@@ -176,6 +169,26 @@ describe('a hint is shown apart from the reason, in every report', () => {
     ]);
     expect(renderSummary(d)).toContain('\n→ run with --profile public\n');
     expect(renderHtml(d)).toContain('<div class="hint">→ run with --profile public</div>');
+  });
+});
+
+describe("an interface's root says what to do about it once, in every report", () => {
+  it('throttled on every call: one root with the --max-rps hint, said once by the console, summary.md and report.html', () => {
+    const d = doc(
+      Array.from({ length: 12 }, (_, i) =>
+        result(`rpc.c${i}`, 'inconclusive', { cause: 'throttled', interface: 'rpc', reason: 'throttled', hint: THROTTLE_HINT }),
+      ),
+    );
+    expect(d.rootCauses).toHaveLength(1);
+    const out = sink(false);
+    new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+    const once = (text: string) => text.split("--max-rps N below your plan's limit").length - 1;
+    expect(once(out.text())).toBe(1);
+    expect(once(renderSummary(d))).toBe(1);
+    expect(once(renderHtml(d))).toBe(1);
+    // The Action's warning for an incomplete run carries it too (read from the stored roots).
+    const { rootHints } = require('../../action/messages') as { rootHints: (doc: unknown) => string[] };
+    expect(rootHints(d)).toEqual([THROTTLE_HINT]);
   });
 });
 

@@ -12,6 +12,7 @@ import { violatedSection } from '../../src/harness/result';
 import { codeChecks as crossChecks } from '../../suites/cross/code';
 import { erc20Checks } from '../../suites/cross/erc20';
 import { INT64_AS_STRING_HINT } from '../../suites/rest/fields';
+import { omitsTokens, withDefaultTokens } from '../../src/harness/records';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../src/harness/records';
 import { closeServer, listenLoopback } from '../support/loopback';
@@ -695,4 +696,17 @@ describe('numericValue (the cross checks compare values, not JSON types)', () =>
   it.each([null, undefined, '', ' 18', '18 ', '0x12', 'eighteen', '1_000', 'NaN', 'Infinity', true, [18], { n: 18 }])('%j stands for no number', (v) =>
     expect(numericValue(v)).toBeUndefined(),
   );
+});
+
+describe('a list body without "tokens" (grpc-gateway omits an empty repeated field)', () => {
+  it('is an empty list when nothing else in it holds records; records under another name stay a missing "tokens"', () => {
+    expect(withDefaultTokens({})).toEqual({ tokens: [] });
+    expect(withDefaultTokens({ nextPageToken: '', warnings: [] })).toEqual({ nextPageToken: '', warnings: [], tokens: [] });
+    // Evidence against an empty list: the records are there, under "data" (2.2 names the member "tokens").
+    const misplaced = { data: [{ ticker: 'AAPL', contract_address: '0x0000000000000000000000000000000000000001' }] };
+    expect(withDefaultTokens(misplaced)).toBe(misplaced);
+    expect(omitsTokens(misplaced)).toBe(false);
+    // A JSON null is no proto3 default: it stays the type error it is.
+    expect(withDefaultTokens({ tokens: null })).toEqual({ tokens: null });
+  });
 });

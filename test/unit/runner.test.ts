@@ -18,6 +18,8 @@ beforeAll(async () => {
     if (req.url === '/hang') return; // never answered (closed with the server)
     // A provider asking to come back in a minute: more than a request may wait.
     if (req.url === '/throttled') return void res.writeHead(429, { 'retry-after': '60' }).end();
+    // A gateway whose backend is down, asking to come back in a minute: more than a request may wait.
+    if (req.url === '/gateway') return void res.writeHead(502, { 'retry-after': '60' }).end('<html>502 Bad Gateway</html>');
     // An answer of LARGE_ANSWER_BYTES, after a moment (so the checks asking overlap).
     if (req.url === '/large') return void setTimeout(() => res.end(JSON.stringify({ pad: 'x'.repeat(LARGE_ANSWER_BYTES) })), 20);
     res.setHeader('content-type', 'application/json');
@@ -35,7 +37,7 @@ describe('runChecks', () => {
   it('maps each way a check can end to its status, keeping exchanges only when it did not pass', async () => {
     const checks = [
       check(meta('pass'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks'))),
-      check(meta('fail'), async ({ rest }) => {
+      check(meta('fail', { statements: ['2.2.1', '4.1.1'] }), async ({ rest }) => {
         await rest.get('/v1/tokenized-stocks');
         fail('bad', { violated: ['2.2.1'], expected: 1, actual: 2 });
       }),
@@ -50,6 +52,8 @@ describe('runChecks', () => {
         JSON.stringify((undefined as unknown as { x: number }).x);
       }),
       check(meta('timeout'), async ({ rest }) => void (await rest.get('/slow'))),
+      // A failure citing a statement its check does not declare: a bug of the suite.
+      check(meta('undeclared'), async () => fail('id not echoed', { violated: ['4.2.1'] })),
     ];
     const results = await runChecks(checks, env(), { concurrency: 3 });
     const by = Object.fromEntries(results.map((r) => [r.id.split('.').pop(), r]));
@@ -69,6 +73,10 @@ describe('runChecks', () => {
     expect(by.timeout).toMatchObject({ status: 'failed', cause: 'transport' });
     expect(by.timeout.reason).toMatch(/timeout: no complete answer within 1000 ms/);
     expect(by.timeout.exchanges[0].error).toMatch(/timeout/);
+    // violated ⊆ statements: a check may fail only the statements it declares.
+    expect(by.undeclared).toMatchObject({ status: 'inconclusive', cause: 'internal' });
+    expect(by.undeclared.reason).toMatch(/failed citing 4\.2\.1, which it does not declare \(4\.1\.1\): id not echoed/);
+    expect(by.undeclared.violated).toBeUndefined();
   });
 
   it('skips checks whose needs are not met, saying which flag is missing', async () => {
@@ -153,6 +161,21 @@ describe('runChecks', () => {
     );
     expect(JSON.stringify(r)).not.toContain('sup3r-s3cret');
     expect(r.exchanges[0].response?.body).toContain('***');
+  });
+});
+
+describe('a gateway found down', () => {
+  it('leaves the check that met it not judged (cause gateway, its interface), and the checks after it not judged at once, without a request', async () => {
+    const checks = [
+      check(meta('first'), async ({ rest }) => void (await rest.get('/gateway'))),
+      check(meta('later'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks'))),
+    ];
+    const [first, later] = await runChecks(checks, env({ gateway: {} }), { concurrency: 1 });
+    expect(first).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest' });
+    expect(first.reason).toMatch(/^gateway or backend down: GET http:\/\/127\.0\.0\.1:\d+\/gateway: HTTP 502 Bad Gateway/);
+    expect(first.hint).toMatch(/backend is down/);
+    expect(later).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest', exchangeCount: 0 });
+    expect(later.reason).toMatch(/^not judged: gateway or backend down: /);
   });
 });
 
@@ -241,6 +264,24 @@ describe('one root cause, one failure', () => {
     ]);
     expect(rs[1]).toMatchObject({ section: '2.1', cause: 'violation', violated: ['4.1.1'], expected: 200, actual: 500 });
     expect(rs[1].reason).toBe('GET /list: expected HTTP 200, got 500 (stated here: rest.root.check, which judges that rule, was not selected)');
+  });
+
+  it('a check only its root failure explains is blocked when the root failed, and otherwise not judged, never a stand-in failure', async () => {
+    const helper = (name: string) =>
+      check(meta(name), async () =>
+        blocked('rest.root.check', 'a helper answered as the broken envelope does', { violated: ['4.1.1'] }, { onlyIfRootFailed: true }),
+      );
+    const failedRoot = byId(await runChecks([root('rest.root.check', async () => fail('broken')), helper('a')], env(), collect));
+    expect(failedRoot['rest.test.a']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.root.check' });
+    const passedRoot = byId(await runChecks([root('rest.root.check', async () => undefined), helper('a'), helper('b')], env(), collect));
+    for (const id of ['rest.test.a', 'rest.test.b'])
+      expect(passedRoot[id]).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'a helper answered as the broken envelope does' });
+    // Beside a check whose evidence stands, it is blocked by that one.
+    const mixed = await runChecks([helper('a'), dependent('b')], env(), collect);
+    expect(mixed.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.test.a', 'inconclusive', 'rest.test.b'],
+      ['rest.test.b', 'failed', undefined],
+    ]);
   });
 
   it('a root that passed on its own request leaves the evidence standing once', async () => {
@@ -416,13 +457,13 @@ describe('SpendBudget', () => {
 });
 
 describe('a failure names the statements it violated', () => {
-  it('those it names, declared or not; by default the only one, or every one the check declares', async () => {
+  it('those it names, each one it declares; by default the only one, or every one the check declares', async () => {
     const several = { statements: ['4.5.1', '4.5.2', '1.4.1'] };
     const checks: Check[] = [
       check(meta('single'), async () => fail('bad')),
       check(meta('named', several), async () => fail('bad', { violated: ['4.5.2'] })),
       check(meta('unnamed', several), async () => fail('bad')),
-      // A rule any check of its kind can break (the response id of 4.2.1) is named though not declared.
+      // A rule the check does not declare (the response id of 4.2.1) is never its failure: a bug of the suite.
       check(meta('foreign', several), async () => fail('bad', { violated: ['4.2.1'] })),
       check(meta('passes', several), async () => undefined),
     ];
@@ -430,7 +471,8 @@ describe('a failure names the statements it violated', () => {
     expect(by.single.violated).toEqual(['4.1.1']);
     expect(by.named.violated).toEqual(['4.5.2']);
     expect(by.unnamed.violated).toEqual(['4.5.1', '4.5.2', '1.4.1']);
-    expect(by.foreign.violated).toEqual(['4.2.1']);
+    expect(by.foreign).toMatchObject({ status: 'inconclusive', cause: 'internal' });
+    expect(by.foreign.violated).toBeUndefined();
     expect(by.passes.violated).toBeUndefined();
   });
 });

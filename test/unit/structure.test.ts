@@ -66,7 +66,10 @@ describe('one-way dependencies', () => {
     ['src/harness/', []],
     ['suites/', ['src/harness/']],
     ['src/reference/', []],
-    ['src/cli/', ['suites/', 'src/harness/', 'src/reference/']],
+    // The verdict (each outcome, the run's status and scope, root causes, results.json) is derived
+    // from the harness's results alone: never from the CLI, a check or the embedded target.
+    ['src/verdict/', ['src/harness/']],
+    ['src/cli/', ['suites/', 'src/harness/', 'src/reference/', 'src/verdict/']],
     // The bench drives the reference with the same signing helpers its tests use.
     ['bench/', ['src/', 'suites/', 'test/reference/helpers.ts']],
   ];
@@ -80,6 +83,35 @@ describe('one-way dependencies', () => {
           .map((t) => `${f} -> ${t}`),
       );
     expect(bad).toEqual([]);
+  });
+
+  test('the verdict has a home of its own, below the CLI', () => {
+    const verdict = files.filter((f) => f.startsWith('src/verdict/'));
+    // A moved or renamed part must be listed again, not pass unseen.
+    for (const part of ['outcome', 'status', 'scope', 'root-causes', 'seal', 'document', 'build-document']) expect(verdict).toContain(`src/verdict/${part}.ts`);
+    const upward = verdict.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((t) => ['src/cli/', 'src/reference/', 'suites/'].some((d) => t.startsWith(d)))
+        .map((t) => `${f} -> ${t}`),
+    );
+    expect(upward).toEqual([]);
+    // The harness it stands on never reaches back up into it.
+    expect(files.filter((f) => f.startsWith('src/harness/') && graph.get(f)!.some((t) => t.startsWith('src/verdict/')))).toEqual([]);
+  });
+
+  // The configuration loads the signing key and the gate masks it: both stand below certificate/,
+  // which signs and verifies with the keys signing-keys.ts reads, never the other way round.
+  test.each(['src/cli/config.ts', 'src/cli/egress.ts', 'src/cli/signing-keys.ts'])('%s does not reach certificate/', (file) => {
+    expect(graph.has(file)).toBe(true);
+    expect([...reachable(graph, file)].filter((t) => t.startsWith('src/cli/certificate/'))).toEqual([]);
+  });
+
+  // forTerminal is the gate's: the gate, the jest adapter and the reports take it from beside the
+  // gate (egress-terminal.ts), and the gate reaches no report.
+  test('the gate reaches no report', () => {
+    expect(graph.get('src/cli/egress.ts')).toContain('src/cli/egress-terminal.ts');
+    expect([...reachable(graph, 'src/cli/egress.ts')].filter((t) => t.startsWith('src/cli/reporters/'))).toEqual([]);
   });
 
   test('the verdict vocabulary is a leaf', () => {
@@ -187,7 +219,7 @@ describe("a target's text is cut with its mark", () => {
 
 describe('readers only read the verdict', () => {
   // Each check's outcome and effect, the run's headline and its root causes are decided once
-  // (src/cli/outcome.ts, sealed-verdict.ts) and stored in results.json. A reader (a report, the jest
+  // (src/verdict/outcome.ts, seal.ts) and stored in results.json. A reader (a report, the jest
   // adapter, the certificate and badge, compare, the Action) takes them as stored: one that compared
   // a raw status, level or cause would be deciding again, and could disagree with the run.
   const RAW_COMPARISON = /\.(status|level|cause) *[!=]==/;

@@ -3,22 +3,12 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { allChecks } from '../../suites';
 import { GENERATED, TRACEABILITY_MD, withGenerated } from '../../src/cli/docs';
-import { SPEC_VERSION } from '../../src/cli/results';
+import { SPEC_VERSION } from '../../src/verdict/document';
 import { ROOT } from '../../src/harness/paths';
 import { check, sectionOfStatement } from '../../src/harness/check';
-import {
-  citedBy,
-  isDirect,
-  loadSpec,
-  parseSpec,
-  renderMatrix,
-  renderSpec,
-  RULES_FILE,
-  SPEC_MD,
-  statementTexts,
-  traceabilityProblems,
-  type Citing,
-} from '../../src/cli/traceability';
+import { citedBy, renderMatrix, renderSpec, SPEC_MD, type Citing } from '../../src/cli/traceability';
+import { isDirect, traceabilityProblems } from '../support/traceability-problems';
+import { loadSpec, parseSpec, RULES_FILE, statementTexts } from '../../src/harness/spec-rules';
 
 const spec = loadSpec();
 const checks = allChecks();
@@ -148,7 +138,7 @@ describe("traceability: generated from the checks' own citations", () => {
       expect(c.statements.length).toBeGreaterThan(0);
       expect(c.section).toBe([...new Set(c.statements.map(sectionOfStatement))].join(', '));
     }
-    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1']);
+    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1', '4.5.1']);
     const meta = { id: 'rest.x.y', title: 't', level: 'required' as const, needs: [] };
     const noop = async (): Promise<void> => undefined;
     expect(check({ ...meta, statements: ['4.5.2', '2.1.r4'] }, noop).section).toBe('4.5, 2.1');
@@ -173,7 +163,7 @@ describe("traceability: generated from the checks' own citations", () => {
     const row = (id: string): string | undefined => matrix.split('\n').find((l) => l.startsWith(`| [${id}](`));
     expect(row('8')).toContain('`preconf.latency.about-200ms` (8.2; advisory)');
     expect(row('4.5')).toContain('`preconf.latency.about-200ms` (4.5.3; advisory)');
-    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2)');
+    expect(row('4.5')).toContain('`preconf.nonce.back-to-back` (4.5.2, 4.5.1)');
     expect(row('2.1')).toContain('`rest.token.field.decimals` (2.1.r4, 2.1.1)');
     expect(row('1.2')).toMatch(/\|\s*\| A statement about what a record means/);
     expect(row('2.5')).toContain('through [4.4](../specs/SPEC.md#section-4.4)');

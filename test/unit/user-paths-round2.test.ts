@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../../src/cli/config';
 import { Egress } from '../../src/cli/egress';
 import { renderSummary } from '../../src/cli/reporters/summary';
 import { OPTIONS } from '../../src/cli/options';
-import { EXIT_CODES_HELP } from '../../src/cli/results';
+import { EXIT_CODES_HELP } from '../../src/verdict/status';
 import { subcommandOf } from '../../src/cli/subcommands';
 import { allChecks } from '../../suites';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';

@@ -1,5 +1,7 @@
-import { escapeHtml } from '../reporters/shared';
-import { NO_SIGNER_KEY, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { escapeHtml } from '../reporters/untrusted';
+import { NO_SIGNER_KEY, preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
+import type { RunStatus } from '../../verdict/status';
 
 export interface Badge {
   label: string;

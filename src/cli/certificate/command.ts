@@ -8,7 +8,7 @@ import { violatedSection } from '../../harness/result';
 import { ConfigError, loadConfig } from '../config';
 import type { Egress } from '../egress';
 import { samplingLine } from '../../harness/sampling';
-import { EXIT_CODE } from '../results';
+import { EXIT_CODE } from '../../verdict/status';
 import { ownTexts } from '../own-words';
 import { garblesVocabulary, GARBLED_VOCABULARY } from '../secret-rules';
 import { allChecks } from '../../../suites';

@@ -4,8 +4,8 @@ import type { Egress } from '../egress';
 import { openRun, OpenRunError } from '../open-run';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import { maskOutside } from '../../harness/mask-result';
-import { isUnjudged, judge, type Judged } from '../outcome';
-import { deriveStatus, exitCodeFor, type RunStatus } from '../results';
+import { isUnjudged, judge, type Judged } from '../../verdict/outcome';
+import { deriveStatus, exitCodeFor, type RunStatus } from '../../verdict/status';
 import type { Statement } from './statement';
 
 export class LiveError extends Error {
@@ -15,7 +15,7 @@ export class LiveError extends Error {
 export interface LiveOutcome {
   /** The URLs re-checked (as the certificate names them when they came from it, else redacted). */
   targets: { baseUrl?: string; rpcUrl?: string };
-  /** Each re-run check judged as a run judges it (outcome.ts): its outcome and effect. */
+  /** Each re-run check judged as a run judges it (src/verdict/outcome.ts): its outcome and effect. */
   results: Judged[];
   /** Certified as passed, failed now in a way that fails a run (effect fails-run). */
   failed: Judged[];
@@ -99,7 +99,7 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Eg
 }
 
 /**
- * The re-run results read as a run reads them: each judged (outcome and effect, outcome.ts), and
+ * The re-run results read as a run reads them: each judged (outcome and effect, src/verdict/outcome.ts), and
  * the status and exit code derived by the run's own functions. An advisory check failing now is a
  * warning (exit 0), as in a fresh run; a check that would fail a run exits 1; one not judged now
  * that a run needs, 3.

@@ -2,8 +2,10 @@ import type { RunSampling } from '../../harness/sampling';
 import { createHash } from 'node:crypto';
 import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
-import type { OutcomeCounts } from '../outcome';
-import type { RunDocument, RunScope, RunStatus } from '../results';
+import type { OutcomeCounts } from '../../verdict/outcome';
+import type { RunDocument } from '../../verdict/document';
+import type { RunScope } from '../../verdict/scope';
+import type { RunStatus } from '../../verdict/status';
 import { badgeOf, type Badge } from './badge';
 
 /** in-toto Statement v1 (github.com/in-toto/attestation, spec/v1/statement.md). */

@@ -1,7 +1,8 @@
-import { escapeHtml } from '../reporters/shared';
-import type { RunDocument } from '../results';
+import { escapeHtml } from '../reporters/untrusted';
+import type { RunDocument } from '../../verdict/document';
 import { renderBadge } from './badge';
-import { IN_TOTO_PAYLOAD_TYPE, signEnvelope, type SigningKey } from './dsse';
+import { IN_TOTO_PAYLOAD_TYPE, signEnvelope } from './dsse';
+import type { SigningKey } from '../signing-keys';
 import { buildStatement, subjectsOf, type Statement } from './statement';
 
 export const CERTIFICATE_FILE = 'certificate.json';

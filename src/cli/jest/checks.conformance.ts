@@ -7,12 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
 import { selectChecks } from '../main';
-import type { RunDocument } from '../results';
+import type { RunDocument } from '../../verdict/document';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { isFromThisRun, jestOutcome, runStatusTest } from './outcome';
-import type { Judged } from '../outcome';
+import type { Judged } from '../../verdict/outcome';
 import { Egress } from '../egress';
-import { forTerminal } from '../reporters/untrusted';
+import { forTerminal } from '../egress-terminal';
 
 // What this adapter hands jest (test names, messages, warnings) jest prints to the console and the
 // CI log: it leaves through the run's gate as the CLI's console lines do, masked and made inert

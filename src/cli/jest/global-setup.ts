@@ -13,7 +13,7 @@ import { ConfigError, loadConfig, type RunConfig } from '../config';
 import { Egress } from '../egress';
 import { main, selectChecks } from '../main';
 import { loadUserDotenv } from '../paths';
-import { EXIT_CODE, NOTHING_JUDGED } from '../results';
+import { EXIT_CODE, NOTHING_JUDGED } from '../../verdict/status';
 
 /** Set for the test file: where results.json is, and when this run started (older files are stale). */
 export const RESULTS_ENV = 'CONFORMANCE_JEST_RESULTS';

@@ -7,10 +7,11 @@
  * stale expectation passes, with the news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
-import { isUnjudged, type Judged } from '../outcome';
-import { failureText } from '../reporters/shared';
-import { EXIT_CODE, exitWords, unreachableWords, type RootCauseRecord, type RunDocument } from '../results';
-import { quoted } from '../traceability';
+import { isUnjudged, type Judged } from '../../verdict/outcome';
+import { failureText } from '../reporters/failure-text';
+import { EXIT_CODE, exitWords, unreachableWords } from '../../verdict/status';
+import type { RootCauseRecord, RunDocument } from '../../verdict/document';
+import { quoted } from '../../harness/spec-rules';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
 

@@ -1,22 +1,16 @@
 import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
-import { sectionOf, sectionTitle, type Judged } from '../outcome';
-import { EXIT_CODE, exitWords, scopeLimits, type RunDocument } from '../results';
+import { sectionOf, sectionTitle, type Judged } from '../../verdict/outcome';
+import { EXIT_CODE, exitWords } from '../../verdict/status';
+import { scopeLimits } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
-import {
-  countLine,
-  expectedVsActual,
-  idList,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  OUTCOME_WORDS,
-  verdictOf,
-  withOutcome,
-  violatedSection,
-} from './shared';
-import { cleanStrings, forTerminal } from './untrusted';
+import { countLine, rootReason, OUTCOME_WORDS, verdictOf } from './outcome-words';
+import { expectedVsActual, quoteStatements, quoteLabel } from './failure-text';
+import { idList, skippedByReason, withOutcome } from './grouping';
+import { violatedSection } from '../../harness/result';
+import { cleanStrings } from './untrusted';
+import { forTerminal } from '../egress-terminal';
 
 /**
  * Colour on a terminal; never when NO_COLOR is set to anything (no-color.org); and where no
@@ -29,7 +23,7 @@ export function useColor(stream: Pick<NodeJS.WriteStream, 'isTTY'>, env: NodeJS.
 }
 
 /** Verdict words that are the reason's own heading: printed as the reason alone. */
-const PLAIN_VERDICTS: ReadonlySet<string> = new Set(['passed', 'failed', 'skipped', 'inconclusive']);
+const PLAIN_VERDICTS: ReadonlySet<string> = new Set([OUTCOME_WORDS.passed, OUTCOME_WORDS.failed, OUTCOME_WORDS.skipped, OUTCOME_WORDS['not-judged']]);
 const TONE_COLOUR = { good: 32, warn: 33, bad: 31 } as const;
 
 const firstLine = (s: string, max = 200) => {
@@ -192,6 +186,7 @@ export class ConsoleReporter {
           : `${root.id}${root.reason ? ` — ${firstLine(root.reason)}` : ''}`;
         this.line(`  ${this.paint(31, '✗')} ${head}`);
         if (r) this.hint(r, '      ');
+        else if (root.record.hint) this.line(`      → ${firstLine(root.record.hint, 240)}`);
         const quoted = r && quoteStatements(r, doc.statements);
         if (quoted) this.line(`      ${quoteLabel(r)}: ${firstLine(quoted, 240)}`);
         const eva = r && expectedVsActual(r);
@@ -236,10 +231,13 @@ export class ConsoleReporter {
       this.line('');
       this.line(this.paint(35, `? not judged (${counts['not-judged'] + counts.blocked}):`));
       for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
-      for (const root of otherRoots)
+      for (const root of otherRoots) {
         this.line(
           `  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${OUTCOME_WORDS[root.result.outcome]})` : ''}: ${idList(root.blocked, 4)}`,
         );
+        // An interface's root (throttled, credentials, a gateway down) carries what to do about it, said once.
+        if (!root.result && root.record.hint) this.line(`      → ${firstLine(root.record.hint, 240)}`);
+      }
     }
     const skipped = skippedByReason(checks);
     if (skipped.length) this.line('');

@@ -1,25 +1,19 @@
 import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
-import { isUnjudged, type Judged } from '../outcome';
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { isUnjudged, type Judged } from '../../verdict/outcome';
+import { exitWords, type RunStatus } from '../../verdict/status';
+import { preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
 import { powerWords, samplingLine } from '../../harness/sampling';
-import {
-  answersWords,
-  bySection,
-  escapeHtml,
-  exchangeText,
-  json,
-  OUTCOME_WORDS,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  withOutcome,
-  violatedSection,
-} from './shared';
+import { answersWords, OUTCOME_WORDS, rootReason } from './outcome-words';
+import { bySection, skippedByReason, withOutcome } from './grouping';
+import { escapeHtml } from './untrusted';
+import { exchangeText, json } from './exchange-text';
+import { quoteStatements, quoteLabel } from './failure-text';
+import { violatedSection } from '../../harness/result';
 
 const esc = escapeHtml;
 
@@ -197,7 +191,9 @@ export function renderHtml(doc: RunDocument): string {
           const blocked = r.blocked.length
             ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`
             : '';
-          const hint = c?.hint ? `<div class="hint">→ ${esc(c.hint)}</div>` : '';
+          // A check's own hint, or an interface root's (throttled: --max-rps; credentials: the header flag).
+          const hintText = c ? c.hint : r.record.hint;
+          const hint = hintText ? `<div class="hint">→ ${esc(hintText)}</div>` : '';
           return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
         })
         .join('\n')

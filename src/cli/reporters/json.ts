@@ -1,5 +1,5 @@
-import type { RunDocument } from '../results';
-import { json } from './shared';
+import type { RunDocument } from '../../verdict/document';
+import { json } from './exchange-text';
 import { jsonForLogs } from './untrusted';
 
 export function renderJson(doc: RunDocument): string {

@@ -1,9 +1,14 @@
 import { groupOf } from '../../harness/check';
-import type { Judged } from '../outcome';
-import { exitWords, scopeWords, type RunDocument } from '../results';
+import type { Judged } from '../../verdict/outcome';
+import { exitWords } from '../../verdict/status';
+import { scopeWords } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
-import { forTerminal } from './untrusted';
-import { blockerWords, exchangeText, failureText, rootReason, verdictOf, violatedSection } from './shared';
+import { forTerminal } from '../egress-terminal';
+import { blockerWords, rootReason, verdictOf } from './outcome-words';
+import { exchangeText } from './exchange-text';
+import { failureText } from './failure-text';
+import { violatedSection } from '../../harness/result';
 
 function esc(s: string): string {
   // XML 1.0 forbids most control characters even when escaped: they become visible pictures

@@ -1,8 +1,9 @@
-// The root causes as results.json stores them (sealed-verdict.ts), in the shape the reports print:
+// The root causes as results.json stores them (src/verdict/seal.ts), in the shape the reports print:
 // each with its root check's result when the root is a check, and the checks it covers. Read only:
 // nothing here decides what a root is or what it does to the run.
-import type { Judged, Outcome } from '../outcome';
-import type { RootCauseRecord, RunDocument, RunStatus } from '../results';
+import type { Judged, Outcome } from '../../verdict/outcome';
+import type { RootCauseRecord, RunDocument } from '../../verdict/document';
+import type { RunStatus } from '../../verdict/status';
 
 export interface StoredRoot {
   record: RootCauseRecord;

@@ -1,20 +1,14 @@
-import { exitWords, preconfNotJudged, type RunDocument, type RunStatus } from '../results';
+import { exitWords, type RunStatus } from '../../verdict/status';
+import { preconfNotJudged } from '../../verdict/scope';
+import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
-import {
-  answersWords,
-  countLine,
-  exchangeText,
-  idList,
-  quoteStatements,
-  quoteLabel,
-  rootReason,
-  skippedByReason,
-  verdictOf,
-  withOutcome,
-  violatedSection,
-} from './shared';
+import { answersWords, countLine, rootReason, verdictOf } from './outcome-words';
+import { exchangeText } from './exchange-text';
+import { idList, skippedByReason, withOutcome } from './grouping';
+import { quoteStatements, quoteLabel } from './failure-text';
+import { violatedSection } from '../../harness/result';
 import { mdCode, mdFence, mdText } from './untrusted';
 
 /** Our own words in a table cell: pipes escaped, one line. */
@@ -56,6 +50,7 @@ export function renderSummary(doc: RunDocument): string {
       out.push(c ? `### ❌ \`${c.id}\` (spec ${violatedSection(c)})` : `### ❌ ${root.id}`, '');
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
+      if (!c && root.record.hint) out.push(`→ ${mdText(root.record.hint)}`, '');
       if (c?.samples) out.push(`- ${mdText(`${answersWords(c)} (${powerWords(c.samples.judged)})`)}`, '');
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> ${quoteLabel(c)}: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
@@ -104,7 +99,10 @@ export function renderSummary(doc: RunDocument): string {
     out.push('');
   }
   for (const root of allRoots.filter((r) => !r.failsRun))
-    out.push(`- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}`, '');
+    out.push(
+      `- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}${!root.result && root.record.hint ? ` → ${mdText(root.record.hint)}` : ''}`,
+      '',
+    );
 
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {

@@ -5,8 +5,10 @@ import { toQuantity } from '../hex';
 import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
-import { METHOD_OF, type Behaviour } from './evidence';
-import { send, type FirstReads, type SendWindow } from './send';
+import { METHOD_OF, type Behaviour, type NonceView } from './evidence';
+import { weighSpellings, type SpellingRead } from './spelling';
+import { droppedReceipts } from './dropped';
+import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
@@ -44,6 +46,19 @@ async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: M
 
 type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
 
+/** The nonce view's two pending counts in every round before the seal (preSeal), from the first send. */
+function spellingReads(a: AttemptTxs, w: Watched): SpellingRead[] {
+  const t = w.tracks.get('nonce');
+  if (!t) return [];
+  const sealedFirst = firstSealed(w.sealedIn, a.sent);
+  return t.looks
+    .filter((i) => preSeal(w.rounds, i, sealedFirst) === true)
+    .map((i) => {
+      const v = t.values.get(i) as NonceView;
+      return { atMs: w.rounds[i].startedAt - a.sent[0].startedAt, checksummed: v.pending, lowercase: v.pendingLowercase };
+    });
+}
+
 /** What one behaviour's rounds and after-seal reads established in attempt `n`. */
 function summarize(
   st: PassState,
@@ -59,9 +74,30 @@ function summarize(
   const rel = def.relevant(a);
   const sinceSend = (at: number) => Math.round(at - a.sent[0].startedAt);
   if (t.violation) return { kind: 'malformed', violation: t.violation };
+  if (b === 'nonce') {
+    // The two spellings of the address, in every pre-seal round: evidence with or without a seal.
+    const weight = weighSpellings(spellingReads(a, w));
+    if (weight.kind === 'disagree') return { kind: 'spelling', evidence: { ...weight, attempt: n, base: a.base, sent: a.sent.length } };
+    if (weight.kind === 'ambiguous' && after && 'value' in after)
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: nonce: the two spellings of the address disagreed in ${weight.apart} round(s) over ${weight.spanMs} ms and never agreed after: too briefly to tell a count that depends on the spelling from backends a refresh apart`,
+      };
+  }
+  if (b === 'receipts') {
+    // A newer pending view that lost a pre-confirmed transaction of an older one, in one block.
+    const dropped = droppedReceipts(rounds, t.looks, t.values, a.sent, sealedIn, a.sent[0].startedAt);
+    if (dropped) return { kind: 'malformed', violation: dropped };
+  }
   if (after) {
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
+    // Pending receipts are judged on transactions of two flashblocks, never on one that held them all.
+    if (b === 'receipts' && !a.split)
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: receipts: the transactions were sent at once, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block (attempts sending them in two batches judge that)`,
+      };
     const c = t.final!;
     const sealedFirst = firstSealed(sealedIn, rel);
     const stale = def.stale;
@@ -114,7 +150,11 @@ function summarize(
       shownIn: t.looks.filter((i) => def.shows(t.values.get(i), a).includes(tx)),
     })),
   );
-  const pick = misses.find((m) => m.miss.counts) ?? misses[0];
+  // Only the first batch, sent right after the seal, is held to EARLY_MS: the second goes a
+  // refresh or more later, and on a short block a node that includes transactions a few
+  // flashblocks late seals it unseen without breaking any rule.
+  const weighed = misses.map((m) => (!a.split || m.tx.nonce < a.base + BigInt(SPLIT_AT) ? m : { ...m, miss: { ...m.miss, counts: false } }));
+  const pick = weighed.find((m) => m.miss.counts) ?? weighed[0];
   if (pick) return { kind: 'miss', record: { attempt: n, nonce: pick.tx.nonce, sealedIn: pick.sealedIn, miss: pick.miss, last: shownAt(pick.miss.lastLook) } };
   const blocks = [...new Set(rel.map((tx) => sealedIn.get(tx.hash.toLowerCase())).filter((x): x is bigint => x !== undefined))].map(toQuantity).join(', ');
   return {
@@ -149,6 +189,10 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   if (!('a' in window)) return window;
   const { a, aligned }: SendWindow = window;
   const w = await watch(st, n, window);
+  if (w.refused) {
+    await settle(st);
+    return { kind: 'refused', reason: w.refused };
+  }
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.
   const sealedNow = w.stop
@@ -159,7 +203,17 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   const visible: string[] = [];
   for (const b of st.behaviours) {
     const k = sealedNow.indexOf(b);
-    const r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
+    let r = summarize(st, n, a, w, b, k >= 0 ? afters[k] : undefined);
+    const t = w.tracks.get(b)!;
+    const sealedBy = [...new Set(w.sealedIn.values())].map(toQuantity).join(', ') || 'no block';
+    const stuck =
+      t.hung ??
+      (t.inFlight !== undefined
+        ? `one ${METHOD_OF[b]} read at "pending" sent ${Math.round(t.inFlight)} ms after the first send was still unanswered ${Math.round(st.time.now() - a.sent[0].startedAt - t.inFlight)} ms later, ` +
+          `while the node answered the other reads (${w.rounds.length - 1} rounds) and went on sealing (${sealedBy}): one request hung, and that view was not read again in this attempt`
+        : undefined);
+    if (r?.kind === 'unclear' && stuck) r = { ...r, reason: `${r.reason}; ${stuck}` };
+    if (r?.kind === 'miss' && stuck) r = { ...r, record: { ...r.record, hung: stuck } };
     (results as Record<string, unknown>)[b] = r;
     if (r?.kind === 'judged') visible.push(`${b} visible +${r.judged.visibleAfterMs} ms`);
   }

@@ -5,7 +5,7 @@
 import type { Hex } from 'viem';
 import { toQuantity } from '../hex';
 import { RUNTIME_RETURNS_42, RUNTIME_SSTORE, SSTORE_MIN_GAS, type Session } from './session';
-import type { Afters, Behaviour, Receipt, Role, SentTx, Views } from './evidence';
+import { TX_COUNT, type Afters, type Behaviour, type Receipt, type Role, type SentTx, type Views } from './evidence';
 import { Violation } from './errors';
 
 /** What each deployment's runtime is, in the order of the code views. */
@@ -20,6 +20,8 @@ export interface AttemptTxs {
   sent: SentTx[];
   /** The call into the SSTORE deployment whose estimate is compared. */
   call: Record<string, unknown>;
+  /** The first batch showed at "pending" before the rest was sent: two flashblocks of one block (send.ts). */
+  split?: boolean;
 }
 
 export interface Def<V, A> {
@@ -66,14 +68,17 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // The pending count asked with the address checksummed and in lowercase: a node counting
     // pool transactions for one spelling only shows as a disagreement within one round.
     read: countsBothCases,
-    visible: (v, a) => maxPending(v) >= a.base + BigInt(a.sent.length),
+    // Every planned transaction: until the second batch is sent (watch.ts) the view cannot show it.
+    visible: (v, a) => a.sent.length === TX_COUNT && maxPending(v) >= a.base + BigInt(TX_COUNT),
     shows: (v, a) => a.sent.filter((t) => maxPending(v) > t.nonce),
     after: countsBothCases,
     // Only what a backend that has not imported the sealing block shows (counts below the sealed
     // count) is re-read; a count above it, or pending and latest apart, is for the check to judge.
     unsettled: (after, a) => {
       const sealed = a.base + BigInt(a.sent.length);
-      return after.latest < sealed || after.pending < sealed ? `counts pending ${after.pending}, latest ${after.latest} (sealed count ${sealed})` : undefined;
+      return after.latest < sealed || after.pending < sealed || after.pendingLowercase < sealed
+        ? `counts pending ${after.pending} (lowercase ${after.pendingLowercase}), latest ${after.latest} (sealed count ${sealed})`
+        : undefined;
     },
     shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
     // Either spelling below the count with every transaction: that answer left some out.
@@ -98,8 +103,14 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
   estimate: {
     relevant: (a) => [sstore(a)],
     read: async (s, a) => {
-      const [pending, latest] = await Promise.all([s.estimate('estimate', a.call, 'pending'), s.estimate('estimate', a.call, 'latest')]);
-      return { pending, latest };
+      // And with no block parameter: its default is "latest" (4.4), so before the seal it must not
+      // see the pre-confirmed contract (older clients default to "pending").
+      const [pending, latest, omitted] = await Promise.all([
+        s.estimate('estimate', a.call, 'pending'),
+        s.estimate('estimate', a.call, 'latest'),
+        s.estimate('estimate', a.call),
+      ]);
+      return { pending, latest, omitted };
     },
     visible: (v) => v.pending >= v.latest + SSTORE_MIN_GAS,
     shows: (v, a) => (v.pending >= v.latest + SSTORE_MIN_GAS ? [sstore(a)] : []),
@@ -108,7 +119,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // it but short of the SSTORE is for the check to judge.
     unsettled: (after, _a, _sealedIn, plain) =>
       plain !== undefined && after.latest <= plain ? `"latest" estimate ${after.latest} (code-less ${plain})` : undefined,
-    shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString() }),
+    shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString(), noBlockParameter: v.omitted.toString() }),
     // Against the code-less estimate, not the "latest" one read beside it: the comparison holds
     // whichever of the two a seal has already changed.
     stale: (v, _a, plain) => v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS,
@@ -123,7 +134,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       ]);
       return { pending, latest, pendingBlock };
     },
-    visible: (v, a) => a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
+    visible: (v, a) => a.sent.length === TX_COUNT && a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
     shows: (v, a) => a.sent.filter((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
     after: async (s, _a, sealedIn) => {
       const numbers = [...new Set(sealedIn.values())].sort((x, y) => (x < y ? -1 : 1));
@@ -143,6 +154,9 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
       return unknown.length === 0 ? undefined : unknown.map((blk) => blk.unknown).join('; ');
     },
     shown: (v) => ({ receipts: v.pending.length, transactionHashes: v.pending.slice(0, 20).map(hashOf) }),
+    // Read on up to the seal: behind a balancer, a backend answering the newest flashblock only
+    // shows a newer view that lost an older transaction in these reads (dropped.ts).
+    stale: (v, a) => !a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
   },
 };
 

@@ -9,7 +9,13 @@ export class Violation extends Error {
   override name = 'Violation';
   constructor(
     message: string,
-    readonly detail: { violated?: readonly string[]; expected?: unknown; actual?: unknown } = {},
+    readonly detail: {
+      violated?: readonly string[];
+      expected?: unknown;
+      actual?: unknown;
+      /** The check that owns the rule broken, when it is not the behaviour's own: a broken JSON-RPC envelope (4.2) is the envelope check's (RPC_ENVELOPE_ROOT). */
+      root?: string;
+    } = {},
     /**
      * eth_getBlockReceipts refused with HTTP 403, at this block parameter: a public node judged as
      * dedicated, one mistake stated by one check (src/harness/receipts.ts, dedicated403).

@@ -6,6 +6,7 @@ import { show } from '../json';
 import type { Receipt, Sent } from './session';
 import type { Miss, Percentiles } from './timing';
 import type { Violation } from './errors';
+import type { SpellingWeight } from './spelling';
 
 /** The transactions of one attempt, in nonce order from the pending count. */
 export const TX_PLAN = ['transfer', 'deploy-returns-42', 'deploy-sstore', 'transfer', 'transfer'] as const;
@@ -44,6 +45,8 @@ export interface CodeView {
 export interface EstimateView {
   pending: bigint;
   latest: bigint;
+  /** The same call with no block parameter (its default is "latest", 4.4), read in the same round. */
+  omitted: bigint;
 }
 export type { Receipt };
 export interface ReceiptsView {
@@ -130,6 +133,8 @@ export interface MissRecord {
   miss: Miss;
   /** The last value read at "pending", as shown. */
   last: unknown;
+  /** A read of the view that got no answer while the node went on (why the looks stopped), in words. */
+  hung?: string;
 }
 
 export type Outcome<V, A> =
@@ -141,8 +146,16 @@ export type Outcome<V, A> =
    * attempts; or on fewer when the node then stopped sealing or answering (`thenStopped`: why).
    */
   | { kind: 'missed'; misses: MissRecord[]; thenStopped?: string }
+  /**
+   * The pending count depends on the address's spelling (nonce only; spelling.ts): rounds of one
+   * attempt in which the two spellings consistently disagreed, seal or no seal.
+   */
+  | { kind: 'spelling'; evidence: SpellingEvidence }
   /** Not established: the attempts' history (never a verdict by itself). */
   | { kind: 'unjudged'; reason: string };
+
+/** The rounds that separate a spelling-dependent count from skew (spelling.ts, weighSpellings). */
+export type SpellingEvidence = Extract<SpellingWeight, { kind: 'disagree' }> & { attempt: number; base: bigint; sent: number };
 
 /**
  * The nonce readings that contradict 4.5 / 1.4 (the pass stops there: the nonce the signer must
@@ -198,6 +211,7 @@ export function describeMiss(b: Behaviour, m: MissRecord): string {
   const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
   return (
     `attempt ${m.attempt}: nonce ${m.nonce} accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
-    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})`
+    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})` +
+    (m.hung ? `; ${m.hung}` : '')
   );
 }

@@ -145,8 +145,9 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
         for (const b of open) {
           const r = end.results[b];
           // A miss is complete evidence (its transaction was sealed unseen) even in an attempt
-          // the node then stopped in; anything else of such an attempt is not weighed.
-          if (!r || (end.stop && r.kind !== 'malformed' && r.kind !== 'miss')) continue;
+          // the node then stopped in, and so are spellings that disagreed in every round; anything
+          // else of such an attempt is not weighed.
+          if (!r || (end.stop && r.kind !== 'malformed' && r.kind !== 'miss' && r.kind !== 'spelling')) continue;
           if (r.kind === 'miss') {
             const list = misses.get(b) ?? misses.set(b, []).get(b)!;
             if (r.record.miss.counts) list.push(r.record);

@@ -16,6 +16,7 @@ import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { Unobservable, Violation } from './errors';
+import { RPC_ENVELOPE_ROOT } from '../expect';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -179,27 +180,37 @@ export class Session {
     return r.toLowerCase();
   }
 
-  /** eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. */
-  async estimate(lane: string, tx: Record<string, unknown>, tag: string): Promise<bigint> {
-    const a = await this.rpc(lane).call('eth_estimateGas', [tx, tag]);
+  /**
+   * eth_estimateGas (spec 4.4) of a call that does not revert: any error is a violation. Without
+   * a tag the block parameter is left out (its default is "latest", 4.4).
+   */
+  async estimate(lane: string, tx: Record<string, unknown>, tag?: string): Promise<bigint> {
+    const a = await this.rpc(lane).call('eth_estimateGas', tag === undefined ? [tx] : [tx, tag]);
     if (a.http.status === 200 && isRecord(a.json)) sameId('eth_estimateGas', a);
     if (a.http.status === 200 && a.hasError) {
-      throw new Violation(`eth_estimateGas(${show(tx)}, ${show(tag)}) returned an error for a transaction that does not revert: ${show(a.error)}`, {
-        violated: ['4.4.1'],
-        expected: 'a gas estimate',
-        actual: a.error,
-      });
+      throw new Violation(
+        `eth_estimateGas(${show(tx)}${tag === undefined ? '' : `, ${show(tag)}`}) returned an error for a transaction that does not revert: ${show(a.error)}`,
+        {
+          violated: ['4.4.1'],
+          expected: 'a gas estimate',
+          actual: a.error,
+        },
+      );
     }
     if (a.http.status !== 200 || !a.hasResult) {
-      throw new Violation(`eth_estimateGas(${show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`, {
-        violated: ['4.2.1'],
-        expected: 'HTTP 200 with a result',
-        actual: a.json ?? a.http.status,
-      });
+      throw new Violation(
+        `eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) did not answer with a JSON-RPC result: HTTP ${a.http.status} ${show(a.json ?? a.jsonError)}`,
+        {
+          violated: ['4.2.1'],
+          root: a.http.status !== 200 ? RPC_ENVELOPE_ROOT.status : isRecord(a.json) ? RPC_ENVELOPE_ROOT.members : RPC_ENVELOPE_ROOT.body,
+          expected: 'HTTP 200 with a result',
+          actual: a.json ?? a.http.status,
+        },
+      );
     }
     const q = quantity(a.result);
     if (q === undefined)
-      throw new Violation(`eth_estimateGas(${show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
+      throw new Violation(`eth_estimateGas(${tag === undefined ? 'no block parameter' : show(tag)}) answered ${show(a.result)}, not a hex quantity`, {
         violated: ['4.4.1'],
         expected: 'hex quantity',
         actual: a.result,
@@ -333,17 +344,25 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
       violated: ['4.2.1'],
       expected: 'HTTP 200 with a JSON-RPC result',
       actual: `HTTP ${a.http.status}`,
+      root: RPC_ENVELOPE_ROOT.status,
     });
   if (!isRecord(a.json))
     throw new Violation(`${method}: HTTP 200 with a body that is not a JSON object (${a.jsonError ?? show(a.json)})`, {
       violated: ['4.2.1'],
       expected: 'a JSON-RPC response object',
       actual: a.jsonError ?? a.json,
+      root: RPC_ENVELOPE_ROOT.body,
     });
   sameId(method, a);
-  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { violated: ['4.2.1'], expected: 'a result', actual: a.error });
+  // An error where a result was due breaks the behaviour's own rule (a valid call is answered).
+  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { expected: 'a result', actual: a.error });
   if (!a.hasResult)
-    throw new Violation(`${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: a.json });
+    throw new Violation(`${method}: response has neither result nor error`, {
+      violated: ['4.2.1'],
+      expected: 'a result member',
+      actual: a.json,
+      root: RPC_ENVELOPE_ROOT.members,
+    });
   return a.result;
 }
 
@@ -354,6 +373,7 @@ function sameId(method: string, a: RpcAnswer): void {
     violated: ['4.2.1'],
     expected: a.idMismatch.sent,
     actual: a.idMismatch.got ?? null,
+    root: RPC_ENVELOPE_ROOT.id,
   });
 }
 

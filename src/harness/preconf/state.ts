@@ -101,6 +101,8 @@ export interface PassState {
   blockTimes: number[];
   /** eth_estimateGas at "latest" of the call into an address without code (undefined: not read). */
   plain?: bigint;
+  /** The last attempt sent its transactions in two batches (send.ts). */
+  lastSplit?: boolean;
 }
 
 export const sleep = (st: PassState, ms: number): Promise<void> => st.time.sleep(Math.max(0, ms), st.signal);

@@ -104,6 +104,46 @@ export const MAX_LOOK_GAP_MS = 2 * SPEC_REFRESH_MS;
  */
 export const REFRESH_TOLERANCE_MS = SPEC_REFRESH_MS;
 /**
+ * How long after the suite first saw its own transactions pre-confirmed a later read at
+ * "pending" may still show the state from before them: three refresh periods (600 ms). The spec
+ * gives a cadence ("about every 200 ms"), not a bound on how far one backend of a provider may
+ * trail another, and backends fed by one sequencer do trail each other by a refresh or two (a
+ * fleet a few hundred ms apart is conformant): reads alternating between the old and the new
+ * state inside this bound are that skew. A backend still showing the old state three refreshes
+ * after another showed the new one has missed three refreshes in a row, which "about every
+ * 200 ms" does not cover; one with Flashblocks off shows it until the seal. It is also the
+ * EARLY_MS a transaction is given to show at all, and leaves a 2 s block more than a second of
+ * later reads to see such a backend in.
+ */
+export const SKEW_BOUND_MS = 3 * SPEC_REFRESH_MS;
+/**
+ * A round waits at most this long for its slowest read. A read not answered by then is left in flight
+ * (its behaviour is not read again until it settles, and its late answer is not used): one hung
+ * request (ganache's eth_estimateGas at "pending" while it mines) must not stop the reads of the
+ * other views, which go on through the seal.
+ */
+export const ROUND_WAIT_MS = 5 * SPEC_REFRESH_MS;
+/**
+ * ...but a round does not wait for a straggler longer than three times its slowest answered read,
+ * nor less than this: the other views are then read again within one refresh period, so a view
+ * watched through a seal keeps looks no more than MAX_LOOK_GAP_MS apart.
+ */
+export const STRAGGLER_MIN_MS = 150;
+/**
+ * A pending count that depends on the address's spelling: at least this many rounds in which
+ * the two spellings, asked at once, disagreed in the same direction, with no round agreeing
+ * after the first of them, spread over more than SKEW_BOUND_MS.
+ */
+export const SPELLING_MIN_READS = 3;
+/**
+ * The pass sends its transactions in two batches, so that they land in two flashblocks of one
+ * block (4.3: the pending receipts hold all of them). The second goes once the first shows at
+ * "pending", or this long after the first was accepted: more than one refresh period ("about every
+ * 200 ms"), so a later flashblock even when the first is not shown yet (a transaction may land
+ * several flashblocks late), without costing a node that shows nothing more than a quarter second.
+ */
+export const SPLIT_GAP_MS = SPEC_REFRESH_MS + 50;
+/**
  * Attempts of the pass, each a whole send window: the first sent at once, the other three right
  * after a seal (send.ts, align); and the misses that make evidence.
  */

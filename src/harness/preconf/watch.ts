@@ -7,12 +7,13 @@
 // hash, at or below the head, holds it — never because a receipt exists (Flashblocks nodes answer
 // receipts of pre-confirmed transactions with a zero block hash).
 import { toQuantity } from '../hex';
-import { capture, DEFS, type Def } from './behaviours';
+import { capture, DEFS, type AttemptTxs, type Captured, type Def } from './behaviours';
 import type { Violation } from './errors';
-import { METHOD_OF, type Behaviour, type SentTx, type Stop } from './evidence';
+import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type Stop } from './evidence';
+import type { Posted, Sent } from './session';
 import { sleep, stopOf, type PassState } from './state';
-import type { SendWindow } from './send';
-import { blockPollMs, POLL_INTERVAL_MS, preSeal, SEAL_WAIT_MS, type Round } from './timing';
+import { SPLIT_AT, type SendWindow } from './send';
+import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -24,6 +25,12 @@ export interface Track {
   awaiting?: number;
   /** The pre-confirmed round that showed it. */
   final?: number;
+  /** A read left in flight by a round that could not wait for it (ROUND_WAIT_MS): when it was sent. */
+  inFlight?: number;
+  /** A read that got no answer at all while the others went on: what happened, in words. */
+  hung?: string;
+  /** Reads answered after their round had moved on (not used: they span several rounds). */
+  late?: number;
 }
 
 /** The timeline of one attempt's rounds. */
@@ -37,6 +44,66 @@ export interface Watched {
   firstSeen: Map<string, number>;
   /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
   stop?: Stop;
+  /** The node refused the second batch (eth_sendRawTransaction's error). */
+  refused?: string;
+}
+
+/** Whether the first batch shows in the pending count: from this round's nonce read, or a read of its own. */
+async function firstBatchShown(st: PassState, a: AttemptTxs, v: NonceView | undefined): Promise<boolean> {
+  const want = a.base + BigInt(SPLIT_AT);
+  if (v) return v.pending >= want || v.pendingLowercase >= want;
+  const r = await capture(() => st.s.count('setup', 'pending'));
+  return 'value' in r && r.value >= want;
+}
+
+type Settled = { r: Captured<unknown> } | { err: unknown };
+const LATE = 'late' as const;
+
+/**
+ * A read its round could not wait for: its view is not read again until it settles. An answer
+ * that comes late is not used (it spans rounds); no answer at all (the request timed out) is
+ * recorded as what it is, one request that hung while the node went on answering and sealing,
+ * and the view is not read again in this attempt.
+ */
+function leaveInFlight(t: Track, b: Behaviour, read: Promise<Settled>, sentAtMs: number, now: () => { head: bigint; rounds: number }): void {
+  t.inFlight = sentAtMs;
+  void read.then((x) => {
+    t.inFlight = undefined;
+    if ('r' in x) {
+      t.late = (t.late ?? 0) + 1;
+      return;
+    }
+    const { head, rounds } = now();
+    const why = x.err instanceof Error ? x.err.message : String(x.err);
+    t.hung =
+      `one ${METHOD_OF[b]} read at "pending" sent ${Math.round(sentAtMs)} ms after the first send got no answer (${why}), ` +
+      `while the node went on answering the other reads (${rounds} rounds) and sealing (head ${toQuantity(head)}): one request hung, so that view was not read again in this attempt`;
+  });
+}
+
+/**
+ * What a round's reads gave, waiting for each as long as a straggler may take: STRAGGLER_MIN_MS,
+ * or three times the slowest read answered so far (the head's included: a loaded machine slows
+ * them all alike), at most ROUND_WAIT_MS; LATE for a read still in flight then.
+ */
+async function settleRound(st: PassState, asked: Array<Promise<Settled>>, startedAt: number, headMs: number): Promise<Array<Settled | typeof LATE>> {
+  const out: Array<Settled | typeof LATE | undefined> = asked.map(() => undefined);
+  let slowest = headMs;
+  asked.forEach(
+    (p, k) =>
+      void p.then((x) => {
+        out[k] = x;
+        slowest = Math.max(slowest, st.time.now() - startedAt);
+      }),
+  );
+  const all = Promise.all(asked);
+  for (;;) {
+    const waited = st.time.now() - startedAt;
+    if (out.every((x) => x !== undefined)) break;
+    if (waited >= Math.min(ROUND_WAIT_MS, Math.max(STRAGGLER_MIN_MS, 3 * slowest))) break;
+    await Promise.race([all, st.time.sleep(POLL_INTERVAL_MS / 2, st.signal)]);
+  }
+  return out.map((x) => x ?? LATE);
 }
 
 /** The lowest block that sealed one of `txs`. */
@@ -66,35 +133,68 @@ export async function watch(st: PassState, n: number, window: SendWindow): Promi
   return w;
 }
 
-async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { rounds, tracks, sealedIn, sealSeenAt, firstSeen }: Watched): Promise<void> {
+async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow, w: Watched): Promise<void> {
+  const { rounds, tracks, sealedIn, sealSeenAt, firstSeen } = w;
   const { sent } = a;
+  const firstBatchAt = Math.max(...sent.map((t) => t.acceptedAt));
+  let unsent = [...rest];
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
   let highestHead = aligned.round.head;
   let deadline = sent[0].startedAt + SEAL_WAIT_MS;
   const active = (b: Behaviour): boolean => {
     const t = tracks.get(b)!;
-    return t.final === undefined && t.violation === undefined && t.awaiting === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined;
+    return (
+      t.final === undefined &&
+      t.violation === undefined &&
+      t.awaiting === undefined &&
+      t.inFlight === undefined &&
+      t.hung === undefined &&
+      firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined
+    );
   };
   // Established views keep being read up to their seal (no transaction is added for it).
   const readOn = (b: Behaviour): boolean => {
     const t = tracks.get(b)!;
-    return active(b) || (DEFS[b].stale !== undefined && t.violation === undefined && firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined);
+    return (
+      active(b) ||
+      (DEFS[b].stale !== undefined &&
+        t.violation === undefined &&
+        t.inFlight === undefined &&
+        t.hung === undefined &&
+        firstSealed(sealedIn, DEFS[b].relevant(a)) === undefined)
+    );
   };
 
   for (let i = 1; ; i++) {
     const reading = st.behaviours.filter(readOn);
     const establishingNow = new Set(st.behaviours.filter(active));
-    const allSealed = sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
+    const allSealed = unsent.length === 0 && sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
     if (allSealed) st.heads.disarm();
     const awaiting = st.behaviours.some((b) => tracks.get(b)!.awaiting !== undefined);
     if (allSealed && !awaiting) break;
     if (st.time.now() >= deadline) break;
     const startedAt = st.time.now();
-    const [head, ...reads] = await Promise.all([
-      st.s.block('heads', 'latest'),
-      ...reading.map((b) => capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a))),
-    ]);
+    // Each view's read settles on its own: one that hangs must not hold up the others (below).
+    const asked = reading.map((b) =>
+      capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a)).then(
+        (r): Settled => ({ r }),
+        (err: unknown): Settled => ({ err }),
+      ),
+    );
+    const head = await st.s.block('heads', 'latest');
+    const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
+    const reads: Array<Captured<unknown> | typeof LATE> = [];
+    settled.forEach((x, k) => {
+      const b = reading[k];
+      if (x === LATE) {
+        leaveInFlight(tracks.get(b)!, b, asked[k], startedAt - sent[0].startedAt, () => ({ head: highestHead, rounds: rounds.length }));
+        reads.push(LATE);
+        return;
+      }
+      if ('err' in x) throw x.err;
+      reads.push(x.r);
+    });
     const endedAt = st.time.now();
     st.rttSamples.push(endedAt - startedAt);
     // A round's head is the highest read so far: a backend a block behind answering "latest"
@@ -133,6 +233,7 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
     reading.forEach((b, k) => {
       const t = tracks.get(b)!;
       const r = reads[k];
+      if (r === LATE) return;
       if ('violation' in r) {
         t.violation = r.violation;
         return;
@@ -156,6 +257,27 @@ async function rounds(st: PassState, n: number, { a, aligned }: SendWindow, { ro
       for (const tx of p.txs) {
         const key = `${p.method} ${tx.hash}`;
         if (!firstSeen.has(key) && preSeal(rounds, p.round, sealedIn.get(tx.hash.toLowerCase()))) firstSeen.set(key, rounds[p.round].endedAt);
+      }
+    }
+
+    // The second batch, once the first shows at "pending" (either spelling of the count), or
+    // more than a refresh period after it was accepted (SPLIT_GAP_MS): a later flashblock either way.
+    if (unsent.length > 0) {
+      const shown = await firstBatchShown(st, a, tracks.get('nonce')?.values.get(i) as NonceView | undefined);
+      const waited = st.time.now() - firstBatchAt;
+      if (shown || waited >= SPLIT_GAP_MS) {
+        const posted = await Promise.all(unsent.map((t) => st.s.post('setup', t)));
+        unsent = [];
+        const refusal = posted.find((p): p is Extract<Posted, { refused: string }> => 'refused' in p);
+        if (refusal) {
+          w.refused = refusal.refused;
+          return;
+        }
+        posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
+        a.split = shown || waited >= SPLIT_GAP_MS;
+        st.notes.push(
+          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending count included them' : 'more than a refresh period later'}`,
+        );
       }
     }
 

@@ -3,7 +3,7 @@
 // the certificate, compare, the Action) reads those stored fields instead of deciding again.
 import { sectionOfStatement } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
-import { loadSpec } from './traceability';
+import { loadSpec } from '../harness/spec-rules';
 
 /**
  * The outcome vocabulary, in the order reports list them (what fails the run first).

@@ -4,20 +4,37 @@
 import type { Interface } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import { judged, type Judged } from './outcome';
-import { unreachableInterfaces, type RunFacts } from './results';
+import { unreachableInterfaces, type RunFacts } from './status';
+
+/** The causes that are facts of a whole interface, outside the spec: each is one root per interface, whatever number of checks it kept from being judged. */
+export const INTERFACE_FACTS = ['throttled', 'credentials', 'gateway'] as const;
+export type InterfaceFact = (typeof INTERFACE_FACTS)[number];
+const isInterfaceFact = (cause: string | undefined): cause is InterfaceFact => (INTERFACE_FACTS as readonly string[]).includes(cause ?? '');
+
+/** The label of an interface-level root, as reports show it: `throttled: rpc`, `credentials refused: rpc`, `gateway or backend down: rest`. */
+const FACT_WORDS: Readonly<Record<InterfaceFact, string>> = { throttled: 'throttled', credentials: 'credentials refused', gateway: 'gateway or backend down' };
 
 export interface RootCause {
-  /** The root check's id; for an unreachable interface a label, `target unreachable: rest|rpc` (code reads `unreachable`). */
+  /**
+   * The root check's id; for an unreachable interface a label, `target unreachable: rest|rpc` (code
+   * reads `unreachable`); for an interface fact a label, e.g. `throttled: rpc` (code reads `fact`).
+   */
   id: string;
   /** The interface that could not be reached, when that is the root. */
   unreachable?: Interface;
+  /** A fact of one interface outside the spec (throttled, credentials refused, gateway down), when that is the root: it leaves checks unjudged, never failed. */
+  fact?: { cause: InterfaceFact; interface: Interface };
+  /** The root's own cause, for an interface fact (the stored record keeps it). */
+  cause?: InterfaceFact;
+  /** What the user can do about it (e.g. --max-rps for a throttled interface), said once with the root. */
+  hint?: string;
   /** The root check's result, when the root is a check. */
   result?: Judged;
   /** The root fails the run (a run failure or an unreachable target) rather than only leaving checks unjudged. */
   failsRun: boolean;
   /** Checks not judged because of it. */
   blocked: string[];
-  /** For an unreachable target: the transport error. */
+  /** For an unreachable target: the transport error; for an interface fact: the first check's reason. */
   reason?: string;
 }
 
@@ -41,6 +58,25 @@ export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: R
     if (standsIn(r) && r.status !== 'inconclusive') roots.get(label(r.unreachable!))?.blocked.push(r.id);
     if (r.status !== 'inconclusive') continue;
     if (r.cause === 'unreachable' && r.unreachable) roots.get(label(r.unreachable))?.blocked.push(r.id);
+    // One cause of one interface (a provider throttling, credentials refused, a gateway down) is one root, however many checks met it.
+    if (isInterfaceFact(r.cause) && r.interface) {
+      const id = `${FACT_WORDS[r.cause]}: ${r.interface}`;
+      let root = roots.get(id);
+      if (!root) {
+        root = {
+          id,
+          fact: { cause: r.cause, interface: r.interface },
+          cause: r.cause,
+          failsRun: false,
+          blocked: [],
+          reason: r.reason,
+          ...(r.hint ? { hint: r.hint } : {}),
+        };
+        roots.set(id, root);
+      }
+      root.blocked.push(r.id);
+      continue;
+    }
     if (!r.blockedBy) continue;
     let root = roots.get(r.blockedBy);
     if (!root) {

@@ -1,25 +1,22 @@
-import path from 'node:path';
-import type { RunConfig } from './config';
+// results.json assembled: the verdict sealed (seal.ts) from the judged results and the run's
+// facts, then only the strings that came from outside masked. Writing it and the reports is the
+// CLI's (src/cli/write-reports.ts), through the egress gate.
+import type { Group, Profile } from '../harness/check';
+import { maskOutside } from '../harness/mask-result';
 import type { Redactor } from '../harness/redact';
 import type { CheckResult } from '../harness/runner';
-import { Egress, SUITE_FILES } from './egress';
-import { BADGE_FILE, CERTIFICATE_FILE, PREDICATE_FILE, certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
-import { renderHtml } from './reporters/html';
-import { renderJson } from './reporters/json';
-import { renderJunit } from './reporters/junit';
-import { renderSummary } from './reporters/summary';
-import { countOutcomes, countSections, judged, type Judged } from './outcome';
-import { deriveScope, RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument, type RunFacts, type RunScope } from './results';
-import { sealVerdict } from './sealed-verdict';
-import { maskOutside } from '../harness/mask-result';
-import { quoted } from './traceability';
 import { runSampling, type SamplingPlan } from '../harness/sampling';
-
-const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
+import { quoted } from '../harness/spec-rules';
+import { RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument } from './document';
+import { countOutcomes, countSections, judged, type Judged } from './outcome';
+import { deriveScope, type RequiredScope, type RunScope } from './scope';
+import { sealVerdict } from './seal';
+import type { RunFacts } from './status';
 
 export interface RunRecord {
   suite: { name: string; version: string };
-  cfg: Pick<RunConfig, 'only' | 'grep' | 'profile' | 'embedded' | 'expectationsFile'> & { archive?: boolean; require?: RunConfig['require'] };
+  /** The configuration facts results.json states (those of RunConfig). */
+  cfg: { only: Iterable<Group>; grep?: RegExp; profile: Profile; embedded: boolean; expectationsFile?: string; archive?: boolean; require?: RequiredScope };
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
@@ -103,57 +100,4 @@ function maskedScope(scope: RunScope, redactor: Redactor): RunScope {
     leftOut: scope.leftOut.map((l) => ({ ...l, words: redactor.text(l.words) })),
     notJudged: scope.notJudged.map((w) => redactor.text(w)),
   };
-}
-
-/**
- * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json,
- * predicate.json and badge.svg, made from the very bytes of results.json written here; summary.md
- * and report.html then say whether the certificate is signed) through the egress gate, after
- * removing what an earlier run of the suite left that this one does not write. Returns the paths.
- */
-export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions; gate?: Egress } = {}): string[] {
-  const gate = opts.gate ?? new Egress();
-  const resultsJson = renderJson(doc);
-  const certify = opts.certify === true ? {} : opts.certify || undefined;
-  const keyid = certify?.signKey?.keyid;
-  let files: Array<[string, string]> = [
-    ['results.json', resultsJson],
-    ['junit.xml', renderJunit(doc)],
-    ['summary.md', certify ? summaryWithNote(renderSummary(doc), keyid) : renderSummary(doc)],
-    ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
-  ];
-  if (certify) {
-    // The certificate digests the bytes that will be written: each report as the gate lets it out
-    // (masking is idempotent, so writing it below changes nothing), and none at all when one is refused.
-    const refusedBefore = gate.refused.length;
-    files = files.map(([name, body]) => [name, gate.pass(body, path.join(dir, name)) ?? '']);
-    if (gate.refused.length > refusedBefore) {
-      gate.clearStale(dir, []);
-      throw new Error(`${gate.refused.join(', ')}: not written: it would still have carried a secret, so no certificate was made`);
-    }
-    files.push(...certificateFiles(doc, files, certify));
-  }
-  gate.clearStale(
-    dir,
-    files.map(([name]) => name),
-  );
-  // Every file is tried, so one refusal does not leave an older copy of another standing; the first error is raised after.
-  const written: string[] = [];
-  let failure: Error | undefined;
-  for (const [name, body] of files) {
-    try {
-      written.push(gate.writeFile(dir, name, body));
-    } catch (err) {
-      failure ??= err as Error;
-    }
-  }
-  if (failure) {
-    // A certificate vouches for the set of files beside it: with one of them missing it is not left standing.
-    gate.clearStale(
-      dir,
-      SUITE_FILES.filter((f) => !CERTIFICATE_FILES.includes(f)),
-    );
-    throw failure;
-  }
-  return written;
 }

@@ -1,12 +1,14 @@
 // The run's verdict, sealed: decided once, here, from the judged results and the run's facts, and
-// stored in results.json (run-document.ts) as fields every report, the certificate, compare, the
+// stored in results.json (build-document.ts) as fields every report, the certificate, compare, the
 // jest adapter and the Action read as they are: each check's outcome and effect, the status and
 // why, the exit code, the one headline, and the root causes with the checks each covers.
 import type { CheckResult } from '../harness/runner';
 import type { Cause } from '../harness/verdict';
 import { judged, type Effect, type Judged } from './outcome';
 import { rootCauses } from './root-causes';
-import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RootCauseRecord, type RunDocument, type RunFacts, type RunScope } from './results';
+import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RunFacts } from './status';
+import type { RootCauseRecord, RunDocument } from './document';
+import type { RunScope } from './scope';
 
 /** The verdict fields of results.json. */
 export type SealedVerdict = Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode' | 'headline' | 'rootCauses' | 'checks'>;
@@ -45,6 +47,7 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
       ...(root.unreachable ? { interface: root.unreachable } : {}),
       ...(cause ? { cause } : {}),
       reason,
+      ...(root.hint ? { hint: root.hint } : {}),
       effect,
       checks: [...root.blocked],
     };

@@ -1,0 +1,155 @@
+// Catalogue variants of the pre-confirmed state seen on real deployments and real peers:
+// backends trailing one another, an estimate whose default block is "pending", pending receipts
+// of the newest flashblock only, and ganache 7.9.2's hung estimate. Each is a rewrite applied by
+// the loopback proxy (./proxy.ts) in front of the reference, read as in ./catalogue.ts.
+import type { Variant } from './catalogue';
+import { HANG, Raw, type Envelope, type Json, type RpcCall, type RpcMutation } from './proxy';
+
+type Rec = Record<string, Json>;
+const STATE_AT: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
+const atPending = (call: RpcCall): boolean => call.method in STATE_AT && call.params?.[STATE_AT[call.method]] === 'pending';
+const keyOf = (call: RpcCall): string => `${call.method} ${JSON.stringify(call.params ?? [])}`;
+
+/**
+ * What the backends of one fleet have answered to each "pending" read, with when: one history
+ * shared by the fleet, so a trailing backend answers exactly what the others answered `lagMs`
+ * earlier, however the balancer spreads the reads.
+ */
+export class PendingHistory {
+  /** Answers a trailing backend gave that differed from what the node answered at that moment. */
+  staleServed = 0;
+  private readonly answers = new Map<string, Array<{ at: number; answer: Envelope }>>();
+
+  record(call: RpcCall, answer: Envelope): void {
+    const list = this.answers.get(keyOf(call)) ?? this.answers.set(keyOf(call), []).get(keyOf(call))!;
+    list.push({ at: performance.now(), answer });
+    // Two seconds of history is more than any lag modelled here.
+    while (list.length > 1 && list[0].at < performance.now() - 2000 && list[1].at < performance.now() - 2000) list.shift();
+  }
+
+  /** The newest answer given at least `lagMs` ago (the oldest one if none is that old). */
+  asOf(call: RpcCall, lagMs: number): Envelope | undefined {
+    const list = this.answers.get(keyOf(call));
+    if (!list?.length) return undefined;
+    const by = performance.now() - lagMs;
+    let pick = list[0];
+    for (const e of list) if (e.at <= by) pick = e;
+    return pick.answer;
+  }
+}
+
+/** A backend that answers "pending" reads as they are now, and records them for the fleet. */
+export const recordingBackend =
+  (history: PendingHistory): RpcMutation =>
+  async (call, next) => {
+    const res = await next();
+    if (atPending(call) && !(res instanceof Raw)) history.record(call, res);
+    return res;
+  };
+
+/**
+ * A backend whose pre-confirmed view trails the others' by `lagMs`: every "pending" read of the
+ * four methods gets what the fleet answered `lagMs` earlier (it takes the same flashblocks from
+ * the same sequencer, later). `share` of the calls reach it (1: all, for a backend of a fleet;
+ * 0.5: a two-backend balancer inside one proxy, in a fixed scrambled order).
+ */
+export const trailingBackend = (lagMs: number, history = new PendingHistory(), share = 1): RpcMutation => {
+  let calls = 0;
+  return async (call, next) => {
+    calls++;
+    const res = await next();
+    if (!atPending(call) || res instanceof Raw) return res;
+    history.record(call, res);
+    if (share < 1 && ((calls * 2654435761) >>> 13) % 1000 >= share * 1000) return res;
+    const then = history.asOf(call, lagMs);
+    if (!then) return res;
+    if (JSON.stringify(then.result ?? then.error) !== JSON.stringify(res.result ?? res.error)) history.staleServed++;
+    return { ...then, id: call.id ?? null };
+  };
+};
+
+/** Pending receipts of the newest flashblock only: those added since the previous distinct answer for that block. */
+const newestFlashblockOnly = (): RpcMutation => {
+  let block: Json | undefined;
+  let known = new Set<string>();
+  let newest = new Set<string>();
+  return async (call, next) => {
+    const res = await next();
+    if (call.method !== 'eth_getBlockReceipts' || call.params?.[0] !== 'pending' || res instanceof Raw || !Array.isArray(res.result)) return res;
+    const receipts = res.result as Rec[];
+    const hashes = receipts.map((r) => String(r.transactionHash).toLowerCase());
+    const number = receipts[0]?.blockNumber;
+    if (number !== block) [block, known, newest] = [number, new Set(hashes), new Set(hashes)];
+    else {
+      const added = hashes.filter((h) => !known.has(h));
+      if (added.length > 0) [known, newest] = [new Set(hashes), new Set(added)];
+    }
+    return { ...res, result: receipts.filter((r) => newest.has(String(r.transactionHash).toLowerCase())) };
+  };
+};
+
+/**
+ * ganache 7.9.2 as seen on a real run (blocks every 2 s; here the reference's): nonce, code and
+ * estimate at "pending" are those of "latest"; eth_getBlockReceipts does not exist; and an
+ * eth_estimateGas at "pending" into an address without code, sent less than 150 ms after a send,
+ * is never answered, while every other request is, and the node goes on sealing.
+ */
+const ganache792 = (): RpcMutation => {
+  let lastSendAt = -Infinity;
+  return async (call, next) => {
+    if (call.method === 'eth_sendRawTransaction') {
+      lastSendAt = performance.now();
+      return next();
+    }
+    if (call.method === 'eth_getBlockReceipts')
+      return { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32601, message: 'The method eth_getBlockReceipts does not exist/is not available' } };
+    if (!atPending(call)) return next();
+    const tx = call.params[0] as Rec;
+    if (call.method === 'eth_estimateGas' && performance.now() - lastSendAt < 150 && typeof tx?.to === 'string') {
+      const code = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getCode', params: [tx.to, 'latest'] });
+      if (!(code instanceof Raw) && code.result === '0x') return HANG;
+    }
+    const c: RpcCall = { ...call, params: [...call.params] };
+    c.params[STATE_AT[call.method]] = 'latest';
+    return next(c);
+  };
+};
+
+export const PRECONF_VARIANTS: Variant[] = [
+  {
+    name: 'ok.preconf-backends-400ms-apart',
+    kind: 'conformant',
+    only: ['preconf'],
+    mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.',
+    what: 'a load balancer over two Flashblocks backends whose pre-confirmed views are 400 ms apart: half the "pending" reads get what the other backend answered 400 ms earlier (old and new state alternate after each send)',
+    rpc: trailingBackend(400, new PendingHistory(), 0.5),
+  },
+  {
+    name: 'preconf.estimate-default-pending',
+    kind: 'faulty',
+    section: '4.4',
+    only: ['preconf'],
+    grep: '^preconf\\.estimate\\.',
+    what: 'eth_estimateGas with no block parameter estimates against "pending" (older clients\' default; the spec\'s is "latest")',
+    rpc: async (call, next) =>
+      call.method === 'eth_estimateGas' && (call.params?.length ?? 0) === 1 ? next({ ...call, params: [call.params[0], 'pending'] }) : next(),
+  },
+  {
+    name: 'preconf.pending-receipts-newest-flashblock',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['preconf'],
+    grep: '^preconf\\.receipts\\.',
+    what: 'eth_getBlockReceipts("pending") answers the receipts of the newest flashblock only, not the whole pre-confirmed block (on a chain with other senders)',
+    rpc: newestFlashblockOnly(),
+  },
+  {
+    name: 'preconf.ganache-estimate-hangs',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['preconf'],
+    grep: '^preconf\\.(nonce|code|estimate)\\.',
+    what: 'ganache 7.9.2: "pending" answered as "latest", and an eth_estimateGas at "pending" into the new contract sent <150 ms after a send never answered (the node answers everything else and goes on sealing)',
+    rpc: ganache792(),
+  },
+];

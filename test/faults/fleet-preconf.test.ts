@@ -1,0 +1,104 @@
+// Fleets of Flashblocks backends behind a per-request balancer, judged on pre-confirmed state
+// at --samples 30 (what --certify uses). Backends whose pre-confirmed views are 400 ms apart are a
+// conformant fleet: old and new state alternate across reads for a few hundred ms after each
+// send, which is skew, never a failure (and never blamed on the address's spelling). A backend
+// with Flashblocks off never shows the new state: that fleet still fails.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../../src/cli/main';
+import type { RunDocument } from '../../src/verdict/document';
+import { startReference, type ReferenceTarget } from '../../src/reference';
+import { startFleet, type Backend } from './fleet';
+import { PendingHistory, PRECONF_VARIANTS, recordingBackend, trailingBackend } from './catalogue-preconf';
+import type { RpcCall, RpcMutation } from './proxy';
+import { sink } from '../support/sink';
+
+const SAMPLES = '30';
+const CHECKS = /^preconf\.(nonce|code|estimate|receipts)\./;
+
+let ref: ReferenceTarget;
+beforeAll(async () => {
+  // Blocks of 2 s (an OP-stack chain's): after the first sighting, a second of later reads before the seal.
+  ref = await startReference({ blockTimeMs: 2000 });
+}, 60_000);
+afterAll(async () => {
+  await ref?.stop();
+});
+
+async function judge(backends: Backend[]): Promise<{ exitCode: number; doc: RunDocument; routed: number[]; out: string }> {
+  const fleet = await startFleet(ref, backends, 'request');
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleet-preconf-'));
+  const out = sink();
+  try {
+    const argv = ['--base-url', fleet.restUrl, '--rpc-url', fleet.rpcUrl, '--signer-key', ref.signerKey, '--only', 'preconf', '--samples', SAMPLES];
+    const exitCode = await main(
+      [...argv, '--grep', CHECKS.source, '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', '60000'],
+      {},
+      { out: out.stream, err: out.stream },
+    );
+    const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
+    return { exitCode, doc, routed: [...fleet.routed], out: out.text() };
+  } finally {
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
+
+describe('fleet.ok.preconf-backends-400ms-apart', () => {
+  it.each([1, 2])(
+    'passes at --samples 30, every pre-confirmation check judged (run %i)',
+    async () => {
+      const history = new PendingHistory();
+      const { exitCode, doc, routed } = await judge([{ rpc: recordingBackend(history) }, { rpc: trailingBackend(400, history) }]);
+      expect(routed.every((n) => n > 0)).toBe(true);
+      expect(doc.sampling).toMatchObject({ n: 30 });
+      const judged = doc.checks.filter((c) => CHECKS.test(c.id));
+      expect(judged).toHaveLength(4);
+      expect({ exitCode, notPassed: judged.filter((c) => c.status !== 'passed').map(line) }).toEqual({ exitCode: 0, notPassed: [] });
+      // The skew was met: the trailing backend answered old state while the other had the new.
+      expect(history.staleServed).toBeGreaterThan(0);
+    },
+    90_000,
+  );
+});
+
+/** Flashblocks off: "pending" state reads answered from "latest". */
+const pendingFromLatest: RpcMutation = async (call: RpcCall, next) => {
+  const i = ['eth_getTransactionCount', 'eth_getCode', 'eth_estimateGas'].includes(call.method) ? 1 : -1;
+  if (i < 0 || call.params[i] !== 'pending') return next();
+  const c: RpcCall = { ...call, params: [...call.params] };
+  c.params[i] = 'latest';
+  return next(c);
+};
+
+describe('fleet.preconf-one-of-three-flashblocks-off', () => {
+  it('fails at --samples 30 on later reads past the skew bound, never blaming the spelling', async () => {
+    // Three backends, so that a round's fixed count of reads meets the odd one at every position
+    // (two, strictly alternating, could leave it the same reads every round, unlike a real balancer).
+    const { exitCode, doc } = await judge([{}, { rpc: pendingFromLatest }, {}]);
+    const failed = doc.checks.filter((c) => CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
+    expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
+    expect(failed.some((c) => /later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
+    for (const c of failed) expect(c.reason).not.toMatch(/spelling/);
+  }, 90_000);
+});
+
+/** The rewrite of a catalogue variant, as one backend of the fleet applies it. */
+const backendOf = (name: string): Backend => ({ rpc: PRECONF_VARIANTS.find((v) => v.name === name)!.rpc });
+
+describe.each([
+  ['preconf.estimate-default-pending', 'preconf.estimate.depends-on-preconfirmed', '4.4.1', /with no block parameter answered/],
+  ['preconf.pending-receipts-newest-flashblock', 'preconf.receipts.pending-block', '4.3.2', /but no longer nonce/],
+])('fleet.%s (one backend of three)', (variant, id, statement, why) => {
+  it(`fails ${id} at --samples 30, citing ${statement}`, async () => {
+    // Three backends: a round's reads (a fixed count) then meet every backend at every position,
+    // as under a real balancer, rather than the same read always reaching the same backend.
+    const { exitCode, doc } = await judge([{}, backendOf(variant), {}]);
+    const c = doc.checks.find((x) => x.id === id)!;
+    expect({ exitCode, check: line(c) }).toMatchObject({ exitCode: 1, check: expect.stringMatching(why) });
+    expect(c.violated).toContain(statement);
+  }, 90_000);
+});
