@@ -31,16 +31,34 @@ const MAX_ANNOTATIONS = 10;
 
 // ---- workflow commands (toolkit's command.ts) ---------------------------------------------
 
+const TERMINAL = path.join(ACTION_DIR, 'dist', 'src', 'cli', 'egress-terminal.js');
+/**
+ * Text for the step log made inert by the suite's own rule (forTerminal: control characters and
+ * bidi overrides as pictures, the `##[` and `::` command forms broken), once the suite is built: a
+ * root cause's reason is the target's text, and an ESC, BEL or C1 control in it reached the log as
+ * the terminal sequence it is. Before the build the Action writes only its own fixed text.
+ */
+function inert(text) {
+  if (!fs.existsSync(TERMINAL)) return String(text);
+  const { forTerminal } = require(TERMINAL);
+  // A carriage return stays one: the toolkit's escaping writes it %0D.
+  return String(text).split('\r').map(forTerminal).join('\r');
+}
+
 const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
-/** `::name key=value,…::message`, every part escaped for where it stands. */
+/**
+ * `::name key=value,…::message`, every part made inert and escaped for where it stands; but the
+ * value of `::add-mask::`, which must reach the runner exactly as the secret is.
+ */
 function command(name, properties, message) {
+  const shown = name === 'add-mask' ? String : inert;
   const props = Object.entries(properties)
     .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${k}=${escapeProperty(v)}`)
+    .map(([k, v]) => `${k}=${escapeProperty(shown(v))}`)
     .join(',');
-  return `::${name}${props ? ' ' + props : ''}::${escapeData(message)}${os.EOL}`;
+  return `::${name}${props ? ' ' + props : ''}::${escapeData(shown(message))}${os.EOL}`;
 }
 
 /** A `name<<delimiter` block for $GITHUB_OUTPUT (toolkit's prepareKeyValueMessage). */

@@ -60,5 +60,14 @@ export function parseHeader(line: string, flag: string, env: string): [string, s
   const i = line.indexOf(':');
   const name = i > 0 ? line.slice(0, i).trim() : '';
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${flagName(flag, env)}: expected 'Name: value', got a header without a valid name`);
-  return [name, line.slice(i + 1).trim()];
+  const value = line.slice(i + 1).trim();
+  // What HTTP can carry in a field value (RFC 9110 5.5: visible ASCII, space, tab, obs-text). Any
+  // other character (a control character, a typographic quote or ellipsis pasted into a token)
+  // made every request fail, and the run called both targets unreachable: non-conformant, exit 1.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
+  if (bad)
+    throw new ConfigError(
+      `${flagName(flag, env)}: the value of header ${name} has a character HTTP cannot carry at position ${bad.index + 1} (${bad[0].charCodeAt(0) < 0x20 || bad[0] === '\x7f' ? 'a control character' : `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, not Latin-1: a typographic quote, dash or ellipsis pasted in?`}); value not shown`,
+    );
+  return [name, value];
 }

@@ -154,6 +154,18 @@ function signingKeyOf(file: string | undefined, pem: string | undefined, env: No
   }
 }
 
+/**
+ * --report-dir, from the directory the command was run in (INIT_CWD under npm run). Given empty it
+ * is refused: `--report-dir "$OUT"` with OUT unset wrote the reports into the working directory and
+ * cleared a badge.svg or certificate.json kept there. REPORT_DIR set empty is unset, as other variables are.
+ */
+function reportDirOf({ values, env, get }: Sources): string {
+  const given = values['report-dir'];
+  if (typeof given === 'string' && !given.trim())
+    throw new ConfigError(`--report-dir is empty: give a folder (default ${DEFAULTS.reportDir}), or leave the flag out`);
+  return fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env);
+}
+
 /** --certify and the key that signs the certificate (--sign-key, CERT_SIGN_KEY_FILE or CERT_SIGN_KEY). */
 function certificationOf(src: Sources): { certify: boolean; signKey?: SigningKey } {
   const { values, env, get } = src;
@@ -207,8 +219,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): RunConfig {
     warnings,
     profile,
     signerKey,
-    // Relative paths are the user's: from the directory the command was run in (INIT_CWD under npm run).
-    reportDir: fromUserDir(get('report-dir') ?? DEFAULTS.reportDir, env),
+    reportDir: reportDirOf(src),
     only,
     grep,
     timeoutMs: numberOf(src, 'timeout-ms', DEFAULTS.timeoutMs),

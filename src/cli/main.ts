@@ -22,6 +22,7 @@ import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
 import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
+import { ownTexts } from './own-words';
 
 export type { Io } from './egress';
 
@@ -89,6 +90,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, given: Io): P
   return EXIT_CODE.config;
 }
 
+/**
+ * An expectations file turns a listed failure into a known one, which fails no run: right for CI,
+ * wrong for a certificate, which would then state "conformant" (predicate PASSED, a green badge)
+ * for a target that failed required checks.
+ */
+const CERTIFY_WITH_EXPECTATIONS =
+  '--certify with --expectations (or EXPECTATIONS): a certificate states what the target did, and the expectations file would make its listed failures known instead of failed (a target failing required checks certified conformant); certify without --expectations';
+
 /** The configuration and the expectations file, or exit 2 with one message (a .env that cannot be read, a bad flag or file). */
 function configure(argv: string[], env: NodeJS.ProcessEnv, io: Io, catalogue: Check[]): { cfg: RunConfig; expectations?: ExpectationsFile } | number {
   try {
@@ -96,7 +105,9 @@ function configure(argv: string[], env: NodeJS.ProcessEnv, io: Io, catalogue: Ch
     if (unreadableDotenv) throw new ConfigError(`.env: ${unreadableDotenv}`);
     const cfg = loadConfig(argv, env);
     if (!cfg.expectationsFile) return { cfg };
-    return { cfg, expectations: loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id))) };
+    const expectations = loadExpectations(fromUserDir(cfg.expectationsFile, env), new Set(catalogue.map((c) => c.id)));
+    if (cfg.certify) throw new ConfigError(CERTIFY_WITH_EXPECTATIONS);
+    return { cfg, expectations };
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err.write(`conformance: ${err.message}\n`);
@@ -120,7 +131,7 @@ function checksToRun(argv: string[], env: NodeJS.ProcessEnv, io: Io, cfg: RunCon
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
   // Every secret known before anything runs (a gate of its own, registered as the run's will be):
   // one that would garble the suite's own words is refused here.
-  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor)) {
+  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor, () => ownTexts(catalogue))) {
     io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
     return EXIT_CODE.config;
   }

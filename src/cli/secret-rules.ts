@@ -54,16 +54,22 @@ export function secretRuleBroken(secret: string): string | undefined {
 }
 
 /**
- * Whether a secret the redactor holds would mask part of a word of the suite's vocabulary. A
- * --secret is refused by secretRuleBroken; this covers what else is registered from a URL's
- * credential parts, a header's tokens or the environment (`?apikey=true` would turn every `true`
- * of results.json into `***`). Tried on the words themselves, so no rule of the redactor is
- * written twice.
+ * Whether a secret the redactor holds would mask part of a word of the suite's vocabulary, or of
+ * any other text the suite writes in its own words (`ownTexts`). A --secret is refused early by
+ * secretRuleBroken; this covers every secret: a --secret within a check id, a statement id, the
+ * headline, an exit sentence or junit.xml's markup (`rpc.`, `4.2.r3`, `testcase`, `exit 1`), and
+ * what is registered from a URL's credential parts, a header's tokens or the environment
+ * (`?apikey=true` would turn every `true` of results.json into `***`). Tried on the texts
+ * themselves, so no rule of the redactor is written twice.
  */
-export function garblesVocabulary(redactor: Pick<Redactor, 'text'>): boolean {
-  return suiteVocabulary().some((w) => redactor.text(w) !== w);
+export function garblesVocabulary(redactor: Pick<Redactor, 'text' | 'size'>, ownTexts: () => readonly string[] = () => []): boolean {
+  if (redactor.size === 0) return false;
+  if (suiteVocabulary().some((w) => redactor.text(w) !== w)) return true;
+  // The rest of the suite's own words (own-words.ts: check ids, statement ids, headlines, the exit
+  // sentences, junit.xml's markup, the badge), rendered only when a secret is registered at all.
+  return ownTexts().some((t) => redactor.text(t) !== t);
 }
 
 /** What a run says when garblesVocabulary: the kinds of places to look, never the value. */
 export const GARBLED_VOCABULARY =
-  "a credential given (a URL's key, user or password, a header's token, or a secret in the environment) is part of a word of the suite's own vocabulary (a status, outcome, cause, effect or field name of results.json, or a JSON literal): masked in every report, it would garble the verdict they state; use a longer credential (value not shown)";
+  "a credential given (a --secret, a URL's key, user or password, a header's token, or a secret in the environment) is part of a word of the suite's own vocabulary or text (a status, outcome, cause, effect or field name of results.json, a JSON literal, a check id, a statement id, the headline, an exit sentence, or the markup of junit.xml or the badge): masked in every report, it would garble the verdict they state; use a longer credential (value not shown)";

@@ -143,6 +143,11 @@ export class Redactor {
   /** The start (SHORTEST_PREFIX characters or more) of any secret, right before a cut mark. */
   private cutPattern?: RegExp;
 
+  /** How many forms of secrets are registered (0: nothing is ever masked). */
+  get size(): number {
+    return this.secrets.length;
+  }
+
   /**
    * Register a literal secret (a header value, a private key, a URL credential) in every form a
    * target is likely to echo: as given, percent-encoded, percent-decoded, JSON-escaped, and a

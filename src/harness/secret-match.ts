@@ -77,6 +77,31 @@ export function base64Runs(s: string): string {
   return out.join('\n');
 }
 
+/**
+ * The text of every run of 8 or more hex digits (a `0x` prefix or not), decoded as bytes from
+ * each of its two nibble offsets, one per line: a node's answers are hex (revert data, calldata,
+ * logs), and a target that echoes a credential there hex-encoded gives it to anyone with a hex
+ * decoder.
+ */
+export function hexRuns(s: string): string {
+  const out: string[] = [];
+  for (const m of s.matchAll(/[0-9a-fA-F]{8,}/g))
+    for (let off = 0; off < 2; off++) out.push(Buffer.from(m[0].slice(off, m[0].length - ((m[0].length - off) % 2)), 'hex').toString('latin1'));
+  return out.join('\n');
+}
+
+/**
+ * Characters a page shows as nothing (soft hyphen, zero-width spaces and joiners, word joiner,
+ * BOM, Mongolian vowel separator, combining grapheme joiner): a key with them between its
+ * characters reads, and copies from most pages, as the key.
+ */
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]|\u034f/g;
+
+/** The text as it reads: invisible characters dropped, compatibility forms (fullwidth `ｔｏｋ`, ligatures) as their plain letters (NFKC). */
+export function asRead(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? s.replace(INVISIBLE, '').normalize('NFKC') : s;
+}
+
 /** JSON escapes undone up to three times: a body quoted in a JSON string, quoted again in a report, is escaped once per level. */
 function jsonUnescapeDeep(s: string): string {
   let out = s;
@@ -98,12 +123,26 @@ function printableRuns(decoded: string): string {
  * The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three
  * levels deep), all of them in turn, base64 runs of each of those, and inside what a base64 run
  * decodes to, each decoding once more (base64 of escaped JSON, of `%XX`, of HTML references, of
- * base64). Two levels of base64 at most: each view is at most a few times the window's size.
+ * base64, of hex), hex runs decoded, and the text as it reads (invisible characters dropped,
+ * fullwidth forms as ASCII). Two levels of base64 at most: each view is at most a few times the
+ * window's size.
  */
 export function views(s: string): string[] {
   const json = jsonUnescapeDeep(s);
   const all = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(s))));
-  const out = [s, percentDecode(s), percentDecode(percentDecode(s)), jsonUnescape(s), json, htmlDecode(s), all, jsonUnescapeDeep(percentDecode(s))];
+  const hex = hexRuns(s);
+  const out = [
+    s,
+    percentDecode(s),
+    percentDecode(percentDecode(s)),
+    jsonUnescape(s),
+    json,
+    htmlDecode(s),
+    all,
+    jsonUnescapeDeep(percentDecode(s)),
+    asRead(all),
+    hex,
+  ];
   for (const source of new Set([s, json, all])) {
     const decoded = base64Runs(source);
     if (!decoded) continue;
@@ -111,7 +150,7 @@ export function views(s: string): string[] {
     const text = printableRuns(decoded);
     if (!text) continue;
     const inner = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(text))));
-    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, base64Runs(text));
+    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, base64Runs(text), hexRuns(text));
     if (inner !== text) out.push(base64Runs(inner));
   }
   return [...new Set(out)].map((v) => v.toLowerCase());

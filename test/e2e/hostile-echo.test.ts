@@ -3,7 +3,8 @@
  * might use (test/support/hostile.ts, real HTTP on 127.0.0.1): as JSON member names and values,
  * as response-header names, percent-encoded byte by byte, form-encoded, base64 and base64url,
  * with PHP's `\/` escapes, `\uXXXX` and `\u{…}` escapes, HTML entities (named and zero-padded
- * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, upper-cased, and in a long text/plain
+ * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, hex (with 0x, upper-cased, in
+ * base64), with invisible characters between its letters, fullwidth, upper-cased, and in a long text/plain
  * answer that messages cut at 200 characters. A run with --certify, then `verify-certificate
  * --live`, against it; no artifact of either (every file in the report folder, stdout, stderr)
  * may hold any of the credentials in any of those forms.
@@ -36,6 +37,8 @@ const htmlEntities = (s: string) => [...s].map((c) => `&#x${c.charCodeAt(0).toSt
 /** Named HTML5 references where the table has one (`&UnderBar;`, `&period;`, `&hyphen;`), zero-padded decimal ones elsewhere. */
 const NAMED: Record<string, string> = { _: '&UnderBar;', '.': '&period;', '-': '&hyphen;', '/': '&sol;', '+': '&plus;', $: '&dollar;' };
 const htmlNamed = (s: string) => [...s].map((c) => NAMED[c] ?? `&#${String(c.charCodeAt(0)).padStart(10, '0')};`).join('');
+const hex = (s: string) => Buffer.from(s).toString('hex');
+const fullwidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 const braceEscaped = (s: string) => [...s].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('');
 
 /** Every form of a secret the target echoes (and the test looks for). */
@@ -56,6 +59,14 @@ function formsOf(s: string): string[] {
     base64(JSON.stringify({ echo: s }).replace(/\//g, '\\/')),
     base64(percentEveryByte(s)),
     base64(base64(s)),
+    // Hex, as a node's data is (revert data, calldata): with 0x, upper-case, and base64 of it.
+    `0x${hex(s)}`,
+    hex(s).toUpperCase(),
+    base64(hex(s)),
+    // Shown whole on a page: invisible characters between its letters, fullwidth forms.
+    [...s].join('\u200b'),
+    [...s].join('\u00ad'),
+    fullwidth(s),
   ];
 }
 

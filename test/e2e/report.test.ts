@@ -96,9 +96,8 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     for (const f of ['results.json', 'certificate.json', 'badge.svg']) writeFileSync(path.join(copy, f), readFileSync(path.join(dedicatedDir, f)));
     const doc = JSON.parse(readFileSync(path.join(copy, 'results.json'), 'utf8'));
     const victim = doc.checks.findIndex((c: { status: string; level: string }) => c.status === 'passed' && c.level === 'required');
-    doc.checks[victim].status = 'failed';
-    // A failed check names what it violated (the schema requires it): the edit is a valid document, caught by what it says.
-    doc.checks[victim].violated = [...doc.checks[victim].statements];
+    // A failed check names what it violated, and its outcome and effect agree with its status (the schema requires both): the edit is a valid document, caught by what it says.
+    Object.assign(doc.checks[victim], { status: 'failed', outcome: 'failed', effect: 'fails-run', violated: [...doc.checks[victim].statements] });
     writeFileSync(path.join(copy, 'results.json'), JSON.stringify(doc, null, 2));
     const v = await cli(['verify-certificate', copy]);
     expect(v.code).toBe(1);

@@ -458,12 +458,13 @@ describe('verify-certificate', () => {
     const dir = certified(doc(failing), { signKey: signing('Ed25519') });
     const file = path.join(dir, 'results.json');
     const d = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
-    d.checks[2] = { ...d.checks[2], status: 'passed', reason: '' };
-    d.status = 'conformant';
+    // Forged whole, so that results.json still keeps its contract (outcome, effect, counts, status and exit code agree).
+    const { violated: _violated, ...forged } = d.checks[2];
+    d.checks[2] = { ...forged, status: 'passed', outcome: 'passed', effect: 'none', reason: '' };
+    Object.assign(d, { status: 'conformant', statusReasons: [], exitCode: 0, counts: { ...d.counts, failed: 0, passed: d.counts.passed + 1 } });
     writeFileSync(file, JSON.stringify(d, null, 2) + '\n');
     const diffs = verifyCertificate(dir, { key: keys.Ed25519.publicKey }).differences;
     expect(diffs[0]).toMatch(/^results\.json: SHA-256 is [0-9a-f]{64}, the certificate says [0-9a-f]{64} \(results\.json changed after it was certified\)$/);
-    expect(diffs).toContain('results.json counts.passed: says 2, results.json gives 3');
     expect(diffs).toContain('certificate.json predicate.tokenizedStocksConformance.totals.passed: says 2, results.json gives 3');
     expect(diffs).toContain('certificate.json predicate.failedTests: says ["rpc.c"], results.json gives []');
     expect(diffs.some((l) => l.startsWith('badge.svg does not say'))).toBe(true);
@@ -471,17 +472,28 @@ describe('verify-certificate', () => {
     expect(diffs.some((l) => l.startsWith('report.html does not say'))).toBe(true);
   });
 
-  it('a status that its own checks contradict is caught even when the hash is made to match', () => {
+  it('a status its own counts contradict breaks the results.json contract: rejected before anything is re-derived', () => {
     const d = doc([result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')]);
     const dir = certified({ ...d, status: 'conformant', statusReasons: [], exitCode: 0 });
+    expect(verifyCertificate(dir).differences).toEqual([
+      'results.json does not match its schema: /counts/failed must be equal to constant [0] (got 1)',
+      'results.json does not match its schema: (root) must match "then" schema (got an object)',
+    ]);
+  });
+
+  it('a status that its own checks contradict is caught even when the hash is made to match (and the counts forged to keep the contract)', () => {
+    const d = doc([result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')]);
+    const dir = certified({ ...d, status: 'conformant', statusReasons: [], exitCode: 0, counts: { ...d.counts, failed: 0 } });
     expect(verifyCertificate(dir).differences).toEqual([
       'results.json status: says "conformant", results.json gives "non-conformant"',
       'results.json statusReasons: says [], results.json gives ["1 required check failed"]',
       'results.json exitCode: says 0, results.json gives 1',
+      'results.json counts.failed: says 0, results.json gives 1',
       'certificate.json predicate.result: says "PASSED", results.json gives "FAILED"',
       'certificate.json predicate.tokenizedStocksConformance.status: says "conformant", results.json gives "non-conformant"',
       'certificate.json predicate.tokenizedStocksConformance.exitCode: says 0, results.json gives 1',
-      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/3 · rpc.example · 2026-01-01", results.json gives "non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01"',
+      'certificate.json predicate.tokenizedStocksConformance.totals.failed: says 0, results.json gives 1',
+      'certificate.json predicate.tokenizedStocksConformance.badge.message: says "conformant · dedicated · 2/2 · rpc.example · 2026-01-01", results.json gives "non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01"',
       'certificate.json predicate.tokenizedStocksConformance.badge.color: says "#2c9a48", results.json gives "#cf3a2b"',
       'junit.xml does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',
       'summary.md does not say what the certificate and results.json say ("self-reported conformance claim: non-conformant · dedicated · 2/3 · rpc.example · 2026-01-01")',

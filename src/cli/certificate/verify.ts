@@ -115,6 +115,8 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     { status, statusReasons, exitCode, headline, rootCauses, counts, sections },
   );
   doc.checks.forEach((r, i) => {
+    // A certificate states what the target did: a failure counted as known (--expectations) is not certifiable.
+    if (r.expectation !== undefined) out.push(`results.json checks[${i}] (${r.id}) carries an expectation: a certificate never counts a failure as known`);
     if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
     if (r.effect !== checks[i].effect) out.push(`results.json checks[${i}] (${r.id}) effect: says ${r.effect}, its facts give ${checks[i].effect}`);
   });

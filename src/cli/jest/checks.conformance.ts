@@ -9,7 +9,7 @@ import { loadConfig } from '../config';
 import { selectChecks } from '../main';
 import type { RunDocument } from '../../verdict/document';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
-import { jestOutcome, runStatusTest } from './outcome';
+import { isFromThisRun, jestOutcome, runStatusTest } from './outcome';
 import type { Judged } from '../../verdict/outcome';
 import { Egress } from '../egress';
 import { forTerminal } from '../egress-terminal';
@@ -30,7 +30,7 @@ function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
   if (!file) return { byId: new Map() }; // -t matched no check: nothing ran, and jest filters out every test
   if (!existsSync(file)) throw new Error(`the conformance run wrote no ${file} (see its output above)`);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
-  if (Date.parse(doc.startedAt) < Number(process.env[STARTED_ENV]) - 1000)
+  if (!isFromThisRun(doc, Number(process.env[STARTED_ENV])))
     throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
   if (doc.interrupted) console.warn(gated(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`));
   return { byId: new Map(doc.checks.map((r) => [r.id, r])), doc };

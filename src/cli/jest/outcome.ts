@@ -7,7 +7,7 @@
  * stale expectation passes, with the news that the expectations file lists it.
  */
 import type { CheckResult } from '../../harness/runner';
-import type { Judged } from '../../verdict/outcome';
+import { isUnjudged, type Judged } from '../../verdict/outcome';
 import { failureText } from '../reporters/failure-text';
 import { EXIT_CODE, exitWords, unreachableWords } from '../../verdict/status';
 import type { RootCauseRecord, RunDocument } from '../../verdict/document';
@@ -49,7 +49,9 @@ export function jestOutcome(r: Judged, roots: readonly RootCauseRecord[]): JestO
           kind: 'fail',
           message: `${unreachableWords(root.interface)}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
         };
-      if (r.effect === 'incomplete')
+      // Only a check not judged whose stored effect is none passes; an outcome or effect outside the
+      // vocabulary (a results.json bent on its way) fails closed, as an incomplete run.
+      if (r.effect !== 'none' || !isUnjudged(r.outcome))
         return {
           kind: 'fail',
           message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
@@ -66,4 +68,13 @@ export function runStatusTest(doc: Pick<RunDocument, 'headline' | 'statusReasons
     name: `conformance run: ${doc.headline}`,
     message: [`${doc.headline} (${exitWords(doc.exitCode)})`, ...doc.statusReasons.map((r) => `  - ${r}`)].join('\n'),
   };
+}
+
+/**
+ * Whether results.json was written by the run this jest started (at `startedMs`; a second of
+ * clock slack): a start time it does not hold, or cannot be read, is never taken as this run's.
+ */
+export function isFromThisRun(doc: Pick<RunDocument, 'startedAt'>, startedMs: number): boolean {
+  const at = typeof doc.startedAt === 'string' ? Date.parse(doc.startedAt) : NaN;
+  return Number.isFinite(at) && Number.isFinite(startedMs) && at >= startedMs - 1000;
 }
