@@ -39,8 +39,7 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
     const reason = root.result ? root.result.reason : (root.reason ?? (root.unreachable ? unreachableWords(root.unreachable) : root.id));
     // A root that names its own cause (an interface-level one, grouped by root-causes.ts) keeps it;
     // an unreachable interface's is `unreachable`; a check's is its result's.
-    const own = (root as { cause?: Cause }).cause;
-    const cause = own ?? (root.unreachable ? 'unreachable' : root.result?.cause);
+    const cause: Cause | undefined = root.cause ?? (root.unreachable ? 'unreachable' : root.result?.cause);
     return {
       id: root.id,
       ...(root.result ? { check: root.result.id } : {}),
