@@ -10,7 +10,7 @@ import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { preSeal, weighMiss, weighTxMisses } from './timing';
+import { EARLY_MS, preSeal, weighMiss, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
 
 /**
@@ -170,7 +170,11 @@ function summarize(
  * than MAX_LOOK_GAP_MS apart before it (weighMiss: no miss could count). On a loaded machine the
  * sends and the rounds take most of a short block. In words, or undefined.
  */
-function spoiledBy(a: AttemptTxs, w: Watched): string | undefined {
+function spoiledBy(st: PassState, a: AttemptTxs, w: Watched): string | undefined {
+  // Only where the block interval leaves room to send early (twice EARLY_MS): on shorter blocks
+  // every attempt is too soon, by the chain's design, not the machine's delay, and more do not help.
+  const interval = st.heads.intervalMs();
+  if (interval === undefined || interval < 2 * EARLY_MS) return undefined;
   const batch = a.sent.slice(0, SPLIT_AT);
   const block = firstSealed(w.sealedIn, batch);
   if (block === undefined) return undefined;
@@ -184,7 +188,7 @@ function spoiledBy(a: AttemptTxs, w: Watched): string | undefined {
   if (!m || m.counts) return undefined;
   return (
     `the sends took ${Math.round(acceptedAt - a.sent[0].startedAt)} ms to be accepted and the last read before the seal of block ${toQuantity(block)} started ${Math.round(m.marginMs)} ms after that, ` +
-    `with ${m.looks} round(s) of reads in between${m.looks > 1 ? ` at most ${Math.round(m.maxGapMs)} ms apart` : ''}: too soon, or too sparsely, to watch them (a loaded machine?)`
+    `with ${m.looks} round(s) of reads in between${m.looks > 1 ? ` at most ${Math.round(m.maxGapMs)} ms apart` : ''}, in a block interval of ${Math.round(interval)} ms: too soon, or too sparsely, to watch them (a loaded machine?)`
   );
 }
 
@@ -252,6 +256,6 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
       `nonces ${a.base}..${a.base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${visible.join(', ') || 'nothing established at "pending"'}; ` +
       `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => w.sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${w.rounds.length - 1} rounds of reads)`,
   );
-  const spoiled = w.stop ? undefined : spoiledBy(a, w);
+  const spoiled = w.stop ? undefined : spoiledBy(st, a, w);
   return { kind: 'observed', results, ...(w.stop ? { stop: w.stop } : {}), ...(spoiled ? { spoiled } : {}) };
 }

@@ -153,7 +153,8 @@ export const EVIDENCE_ATTEMPTS = 2;
  * Attempts spoiled by timing do not use up MAX_ATTEMPTS, up to this many: an attempt that
  * established nothing because its transactions were sealed before the rounds could watch them
  * (accepted less than EARLY_MS before the seal, or fewer than two looks no more than
- * MAX_LOOK_GAP_MS apart before it). On a loaded machine (a CI runner with a core kept busy) the
+ * MAX_LOOK_GAP_MS apart before it), in a block interval of at least twice EARLY_MS (on shorter
+ * blocks every attempt is that, by design: more would not help). On a loaded machine (a CI runner with a core kept busy) the
  * sends and reads of an aligned attempt can take most of a 2 s block, and four such attempts
  * left a conformant target not judged. Timing ambiguity means more attempts, then not judged:
  * such an attempt proves nothing either way (weighMiss), so another one is never a verdict.
