@@ -10,7 +10,7 @@ import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { EARLY_MS, preSeal, weighMiss, weighTxMisses } from './timing';
+import { preSeal, spoiledWatch, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
 
 /**
@@ -164,31 +164,22 @@ function summarize(
 }
 
 /**
- * Whether the seal followed the sends too soon for the rounds to watch them: the first batch
- * (the transactions sent first, right after a seal when aligned) accepted less than EARLY_MS
- * before the block that sealed the first of them, or watched by fewer than two rounds no more
- * than MAX_LOOK_GAP_MS apart before it (weighMiss: no miss could count). On a loaded machine the
- * sends and the rounds take most of a short block. In words, or undefined.
+ * Whether the seal followed the sends too soon for the rounds to watch them (timing.ts,
+ * spoiledWatch): the first batch (the transactions sent first, right after a seal when aligned)
+ * against the block that sealed the first of them. On a loaded machine the sends and the rounds
+ * take most of a 2 s block. In words, or undefined.
  */
 function spoiledBy(st: PassState, a: AttemptTxs, w: Watched): string | undefined {
-  // Only where the block interval leaves room to send early (twice EARLY_MS): on shorter blocks
-  // every attempt is too soon, by the chain's design, not the machine's delay, and more do not help.
-  const interval = st.heads.intervalMs();
-  if (interval === undefined || interval < 2 * EARLY_MS) return undefined;
   const batch = a.sent.slice(0, SPLIT_AT);
   const block = firstSealed(w.sealedIn, batch);
   if (block === undefined) return undefined;
   const acceptedAt = Math.max(...batch.map((t) => t.acceptedAt));
-  const m = weighMiss(
-    w.rounds,
-    w.rounds.map((_, i) => i).filter((i) => i >= 1),
-    acceptedAt,
-    block,
-  );
-  if (!m || m.counts) return undefined;
+  const interval = st.heads.intervalMs();
+  const m = spoiledWatch(w.rounds, acceptedAt, block, interval);
+  if (!m) return undefined;
   return (
     `the sends took ${Math.round(acceptedAt - a.sent[0].startedAt)} ms to be accepted and the last read before the seal of block ${toQuantity(block)} started ${Math.round(m.marginMs)} ms after that, ` +
-    `with ${m.looks} round(s) of reads in between${m.looks > 1 ? ` at most ${Math.round(m.maxGapMs)} ms apart` : ''}, in a block interval of ${Math.round(interval)} ms: too soon, or too sparsely, to watch them (a loaded machine?)`
+    `with ${m.looks} round(s) of reads in between${m.looks > 1 ? ` at most ${Math.round(m.maxGapMs)} ms apart` : ''}, in a block interval of ${Math.round(interval!)} ms: too soon, or too sparsely, to watch them (a loaded machine?)`
   );
 }
 
