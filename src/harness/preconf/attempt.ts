@@ -10,7 +10,7 @@ import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { preSeal, weighTxMisses } from './timing';
+import { preSeal, spoiledWatch, weighTxMisses } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
 
 /**
@@ -163,6 +163,26 @@ function summarize(
   };
 }
 
+/**
+ * Whether the seal followed the sends too soon for the rounds to watch them (timing.ts,
+ * spoiledWatch): the first batch (the transactions sent first, right after a seal when aligned)
+ * against the block that sealed the first of them. On a loaded machine the sends and the rounds
+ * take most of a 2 s block. In words, or undefined.
+ */
+function spoiledBy(st: PassState, a: AttemptTxs, w: Watched): string | undefined {
+  const batch = a.sent.slice(0, SPLIT_AT);
+  const block = firstSealed(w.sealedIn, batch);
+  if (block === undefined) return undefined;
+  const acceptedAt = Math.max(...batch.map((t) => t.acceptedAt));
+  const interval = st.heads.intervalMs();
+  const m = spoiledWatch(w.rounds, acceptedAt, block, interval);
+  if (!m) return undefined;
+  return (
+    `the sends took ${Math.round(acceptedAt - a.sent[0].startedAt)} ms to be accepted and the last read before the seal of block ${toQuantity(block)} started ${Math.round(m.marginMs)} ms after that, ` +
+    `with ${m.looks} round(s) of reads in between${m.looks > 1 ? ` at most ${Math.round(m.maxGapMs)} ms apart` : ''}, in a block interval of ${Math.round(interval!)} ms: too soon, or too sparsely, to watch them (a loaded machine?)`
+  );
+}
+
 /** The latency samples (send -> first pre-confirmed round showing it) and the chart's entries. */
 function sample(st: PassState, a: AttemptTxs, w: Watched): void {
   for (const b of st.behaviours) {
@@ -227,5 +247,6 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
       `nonces ${a.base}..${a.base + BigInt(sent.length - 1)} accepted within ${Math.round(acceptedBy - sent[0].startedAt)} ms; ${visible.join(', ') || 'nothing established at "pending"'}; ` +
       `sealed in ${sealedBlocks || 'no block'} (${sent.filter((t) => w.sealedIn.has(t.hash.toLowerCase())).length}/${sent.length} transactions, ${w.rounds.length - 1} rounds of reads)`,
   );
-  return { kind: 'observed', results, ...(w.stop ? { stop: w.stop } : {}) };
+  const spoiled = w.stop ? undefined : spoiledBy(st, a, w);
+  return { kind: 'observed', results, ...(w.stop ? { stop: w.stop } : {}), ...(spoiled ? { spoiled } : {}) };
 }

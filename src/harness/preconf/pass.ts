@@ -21,7 +21,7 @@ import { BEHAVIOURS, describeMiss, TX_PLAN, type Behaviour, type MissRecord, typ
 import { initCodeFor, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session } from './session';
 import { Heads, readHead, stopOf, type AttemptEnd, type PassState } from './state';
 import type { FirstReads } from './send';
-import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
+import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, MAX_SPOILED_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
 
 /** The report's chart reads the timeline (src/cli/reporters). */
 export type { Timeline } from './evidence';
@@ -86,6 +86,8 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
   let nonce: NonceContradiction | undefined;
   let stop: Stop | undefined;
   let attempts = 0;
+  // Attempts spoiled by timing do not count, up to MAX_SPOILED_ATTEMPTS of them (timing.ts).
+  let budget = MAX_ATTEMPTS;
 
   try {
     // One round trip: chain id and fees, the balance, gas limits, the code-less estimate, the latest count.
@@ -117,7 +119,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
     else st.plain = plainRead.value;
     if ('violation' in latestFirst) nonce = { kind: 'malformed', violation: latestFirst.violation };
 
-    for (let n = 1; n <= MAX_ATTEMPTS && !nonce; n++) {
+    for (let n = 1; n <= budget && !nonce; n++) {
       const open = behaviours.filter((b) => outcomes[b] === undefined);
       if (open.length === 0) break;
       attempts = n;
@@ -155,6 +157,18 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
             if (list.length >= EVIDENCE_ATTEMPTS) outcomes[b] = { kind: 'missed', misses: list };
           } else if (r.kind === 'unclear') note(b, r.reason);
           else (outcomes as Record<string, unknown>)[b] = r;
+        }
+        // Nothing weighed either way, and only because the seal came too soon after the sends:
+        // timing, never evidence, so another attempt right after a seal (bounded), then not judged.
+        const weighed = open.some((b) => {
+          const r = end.results[b];
+          return r !== undefined && r.kind !== 'unclear' && !(r.kind === 'miss' && !r.record.miss.counts);
+        });
+        if (end.spoiled && !end.stop && !weighed && st.aligned && budget < MAX_ATTEMPTS + MAX_SPOILED_ATTEMPTS) {
+          budget++;
+          st.notes.push(
+            `attempt ${n} established nothing: ${end.spoiled}; it does not count toward the ${MAX_ATTEMPTS} attempts (${budget - MAX_ATTEMPTS} of at most ${MAX_SPOILED_ATTEMPTS} such)`,
+          );
         }
       }
       if (stop) break;

@@ -1,14 +1,13 @@
 // An attempt's first phase: the base nonce, the signed transactions, and the send window right
 // after a seal. What the node answers that contradicts 4.5 (a pending count below latest, "nonce
 // too low" for the pending count) is returned as readings; the nonce check judges them.
-import { skewPause } from '../chain';
 import { toQuantity } from '../hex';
 import { capture, DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, type Round } from './timing';
+import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
@@ -44,9 +43,11 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
     if (pending < latest) {
       below.push({ latest, pending });
       if (below.length >= 2) return { kind: 'nonce', contradiction: { kind: 'pending-below-latest', reads: below } };
-      // A replica a block behind may have answered one of them: re-read after a pause, as the
-      // read-only check does (chain.ts skewPause), before taking it as evidence.
-      await skewPause(st.s.scope, 0);
+      // A replica a block behind, or a backend trailing another by up to SKEW_BOUND_MS, may have
+      // answered one of them: re-read once that bound and a refresh have passed, so the second
+      // pair cannot come from the same trailing view (a 250 ms pause, within the bound, failed a
+      // conformant fleet 400 ms apart on a loaded machine: "pending" 107 right after "latest" 109, twice).
+      await sleep(st, SKEW_BOUND_MS + SPEC_REFRESH_MS);
       continue;
     }
     if (pending === latest && latest > st.s.highestNonce) {

@@ -126,6 +126,8 @@ export type AttemptEnd =
       results: { [B in Behaviour]?: Outcome<Views[B], Afters[B]> | { kind: 'miss'; record: MissRecord } | { kind: 'unclear'; reason: string } };
       /** The node stopped sealing or answering during the rounds: the pass ends here. */
       stop?: Stop;
+      /** The seal followed the sends too soon to watch them (timing.ts, MAX_SPOILED_ATTEMPTS): why, in words. */
+      spoiled?: string;
     }
   /** Nothing judged, worth another attempt (another sender of the key may have used the nonce). */
   | { kind: 'void'; reason: string }
