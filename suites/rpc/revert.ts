@@ -90,18 +90,20 @@ const REVERT_AT: Array<[ids: { code: string; message: string; data: string }, bl
 
 function revertChecksAt([ids, block]: (typeof REVERT_AT)[number]): Check[] {
   const where = block ? ` at ${show(block)}` : '';
-  const revertCode = check(
+  // The three share their statements, needs and question (the revert's error at this block
+  // parameter); each judges one member of it. The title names the block parameter when one is sent.
+  const revertCheck = (id: string, title: { atBlock: string; plain: string }, rule: (error: RpcError & Record<string, unknown>) => void): Check =>
+    check({ id, statements: ['4.4.4', '7.2'], level: 'required', needs: ['rpc'], title: block ? title.atBlock : title.plain }, async (ctx) =>
+      rule(await revertError(ctx, block)),
+    );
+
+  const revertCode = revertCheck(
+    ids.code,
     {
-      id: ids.code,
-      statements: ['4.4.4', '7.2'],
-      level: 'required',
-      needs: ['rpc'],
-      title: block
-        ? `a reverting eth_estimateGas at "${block}" answers error code -32000`
-        : 'eth_estimateGas of a reverting transaction answers error code -32000',
+      atBlock: `a reverting eth_estimateGas at "${block}" answers error code -32000`,
+      plain: 'eth_estimateGas of a reverting transaction answers error code -32000',
     },
-    async (ctx) => {
-      const error = await revertError(ctx, block);
+    (error) => {
       if (error.code !== -32000) {
         fail(
           `revert${where} answered with error code ${show(error.code)}; spec 4.4 and 7 require -32000 at every block parameter (many clients, e.g. geth, reth and anvil, use 3 here)`,
@@ -111,18 +113,13 @@ function revertChecksAt([ids, block]: (typeof REVERT_AT)[number]): Check[] {
     },
   );
 
-  const revertMessage = check(
+  const revertMessage = revertCheck(
+    ids.message,
     {
-      id: ids.message,
-      statements: ['4.4.4', '7.2'],
-      level: 'required',
-      needs: ['rpc'],
-      title: block
-        ? `a reverting eth_estimateGas at "${block}" answers "execution reverted"`
-        : 'eth_estimateGas of a reverting transaction answers "execution reverted"',
+      atBlock: `a reverting eth_estimateGas at "${block}" answers "execution reverted"`,
+      plain: 'eth_estimateGas of a reverting transaction answers "execution reverted"',
     },
-    async (ctx) => {
-      const error = await revertError(ctx, block);
+    (error) => {
       // Clients commonly append the decoded reason ("execution reverted: conformance"): the spec's
       // message is accepted as a prefix.
       if (typeof error.message !== 'string' || !error.message.startsWith('execution reverted')) {
@@ -134,18 +131,13 @@ function revertChecksAt([ids, block]: (typeof REVERT_AT)[number]): Check[] {
     },
   );
 
-  const revertData = check(
+  const revertData = revertCheck(
+    ids.data,
     {
-      id: ids.data,
-      statements: ['4.4.4', '7.2'],
-      level: 'required',
-      needs: ['rpc'],
-      title: block
-        ? `revert data at "${block}", if any, is the ABI-encoded Error("conformance")`
-        : 'revert data, when present, is the ABI-encoded reason Error("conformance")',
+      atBlock: `revert data at "${block}", if any, is the ABI-encoded Error("conformance")`,
+      plain: 'revert data, when present, is the ABI-encoded reason Error("conformance")',
     },
-    async (ctx) => {
-      const error = await revertError(ctx, block);
+    (error) => {
       const expected = expectedRevertData();
       if (!('data' in error) || error.data === undefined) {
         // `data` is optional (4.4, 7): its absence is conformant, but then there is nothing to judge.
