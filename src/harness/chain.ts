@@ -7,7 +7,7 @@ import { blocked, fail, inconclusive, notGiven, skip } from './verdict';
 import type { CheckContext } from './check';
 import { show, isRecord } from './json';
 import { isHexQuantity } from './formats';
-import { BLOCK_TAGS, toQuantity, type BlockTag } from './hex';
+import { toQuantity, type BlockTag } from './hex';
 import { resultOf, RPC_ENVELOPE_ROOT } from './expect';
 import type { RpcAnswer } from './rpc';
 
@@ -19,7 +19,6 @@ export type ChainContext = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' |
  * number the checks use the current head (`head-number`), learned at run time.
  */
 export type BlockParamKey = BlockTag | 'head-number';
-export const BLOCK_PARAM_KEYS: readonly BlockParamKey[] = [...BLOCK_TAGS, 'head-number'];
 
 /** A short phrase naming a block parameter in titles. */
 export function describeParam(key: BlockParamKey): string {

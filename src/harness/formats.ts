@@ -74,11 +74,6 @@ export function isEvmAddress(s: unknown): boolean {
   return eip55(s) === s;
 }
 
-/** True when `s` is an address whose mixed case carries a valid EIP-55 checksum. */
-export function isChecksummedAddress(s: unknown): boolean {
-  return hasAddressShape(s) && eip55(s) === s;
-}
-
 const HEX_QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/;
 
 /** JSON-RPC quantity: `0x` + lowercase hex, no leading zeros, `0x0` for zero ("0x" invalid). */

@@ -92,11 +92,6 @@ export function show(v: unknown, max = 200): string {
   return cut(v === undefined ? 'undefined' : typeof v === 'bigint' ? `${v}n` : jsonHead(v, max), max);
 }
 
-/** The deepest nesting of arrays and objects in a JSON text, read without parsing (strings skipped). */
-export function jsonDepth(text: string): number {
-  return scanJson(text).depth;
-}
-
 /**
  * What this suite reads of one answer, whatever its shape: far beyond anything the spec
  * describes, and small enough that any answer up to the 16 MiB body cap is judged in bounded

@@ -3,7 +3,6 @@ import {
   isAbsoluteHttpUrl,
   iconUrlScheme,
   isIconUrl,
-  isChecksummedAddress,
   isEvmAddress,
   isHexBytes,
   isHexQuantity,
@@ -117,14 +116,6 @@ describe('isEvmAddress (0x + 40 hex, EIP-55 when mixed case)', () => {
 
   test.each(NON_STRINGS)('non-string %p is invalid', (v) => {
     expect(isEvmAddress(v)).toBe(false);
-  });
-
-  test('isChecksummedAddress: only the EIP-55 form passes', () => {
-    for (const a of CHECKSUMMED) expect(isChecksummedAddress(a)).toBe(true);
-    for (const a of ALL_CAPS) expect(isChecksummedAddress(a)).toBe(true); // these vectors are their own checksum
-    expect(isChecksummedAddress(CHECKSUMMED[0]!.toLowerCase())).toBe(false);
-    expect(isChecksummedAddress('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')).toBe(false);
-    expect(isChecksummedAddress(42)).toBe(false);
   });
 });
 

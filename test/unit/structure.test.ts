@@ -4,12 +4,13 @@
  * - each folder imports only what it may (see docs/development.md, "Layout");
  * - clients observe, checks judge: no client reaches the verdict vocabulary;
  * - every check id that --list prints is written literally in suites/;
- * - no source splits a section string: sections derive from statement ids.
+ * - no source splits a section string: sections derive from statement ids;
+ * - nothing in src/ is there for the tests alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { allChecks } from '../../suites';
-import { BLOCK_PARAM_KEYS } from '../../src/harness/chain';
+import { BLOCK_TAGS } from '../../src/harness/hex';
 import { cyclesOf, importGraph, reachable, specifiersOf, type ImportGraph } from '../support/imports';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -169,7 +170,7 @@ describe('every check findable', () => {
   test.each(['rpc.getCode.block', 'rpc.getTransactionCount.block', 'rpc.getBlockReceipts.block', 'rpc.estimateGas.block'])(
     '%s.* covers every block parameter',
     (prefix) => {
-      for (const key of BLOCK_PARAM_KEYS) expect(ids).toContain(`${prefix}.${key}`);
+      for (const key of [...BLOCK_TAGS, 'head-number']) expect(ids).toContain(`${prefix}.${key}`);
     },
   );
 });
@@ -254,5 +255,44 @@ describe('readers only read the verdict', () => {
       .filter((f) => f !== 'src/cli/certificate/verify.ts' && f !== 'src/cli/certificate/live.ts')
       .flatMap((f) => linesOf(f).flatMap((line, i) => (deciding.test(line) && !/^\s*(\/\/|\*)/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('nothing in src/ is there for the tests alone', () => {
+  // The product is what ships: an export of src/ that no product file uses (its own file included)
+  // is test code in the package, or dead code a test keeps alive. Helpers for tests live in
+  // test/support.
+  const EXPORTED = /^export (?:async )?(?:const|let|function\*?|class|type|interface|enum) (\w+)/gm;
+  const PRODUCT = ['src/', 'suites/', 'bench/', 'bin/', 'action/', 'scripts/'];
+  const productFiles = () =>
+    PRODUCT.flatMap((dir) =>
+      readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|js|mjs)$/.test(f))
+        .map((f) => path.join(dir, f)),
+    );
+  /** Exports of `file` that no product file uses: used means named in another product file, or again in its own. */
+  const unused = (exportsOf: Map<string, string>, texts: Map<string, string>): string[] =>
+    [...exportsOf].flatMap(([file, text]) =>
+      [...text.matchAll(EXPORTED)].flatMap(([, name]) => {
+        const word = new RegExp(`\\b${name}\\b`);
+        const own = text.split(word).length > 2;
+        const elsewhere = [...texts].some(([f, t]) => f !== file && word.test(t));
+        return own || elsewhere ? [] : [`${file}: ${name}`];
+      }),
+    );
+
+  it('the rule catches what it is for', () => {
+    const texts = new Map([
+      ['src/a.ts', 'export function used() {}\nexport const onlyTests = 1;\nexport type Local = string;\nconst x: Local = "";'],
+      ['src/b.ts', "import { used } from './a';"],
+    ]);
+    expect(unused(new Map([['src/a.ts', texts.get('src/a.ts')!]]), texts)).toEqual(['src/a.ts: onlyTests']);
+  });
+
+  it('every export of src/ is used by the product', () => {
+    const texts = new Map(productFiles().map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')]));
+    const src = new Map([...texts].filter(([f]) => f.startsWith('src/') && f.endsWith('.ts')));
+    expect(src.size).toBeGreaterThan(40);
+    expect(unused(src, texts)).toEqual([]);
   });
 });

@@ -96,14 +96,6 @@ export const EARLY_MS = 3 * SPEC_REFRESH_MS;
  */
 export const MAX_LOOK_GAP_MS = 2 * SPEC_REFRESH_MS;
 /**
- * Once the suite has seen its own transaction pre-confirmed, how long a read at "pending" may
- * still show the state from before it: one refresh period. Backends behind one balancer take the
- * same pre-confirmations from one sequencer, so "about every 200 ms" holds on each of them; one
- * may answer a refresh later than another, not more. A read that starts later than that and still
- * shows the old state comes from a backend that does not refresh (Flashblocks off).
- */
-export const REFRESH_TOLERANCE_MS = SPEC_REFRESH_MS;
-/**
  * How long after the suite first saw its own transactions pre-confirmed a later read at
  * "pending" may still show the state from before them: three refresh periods (600 ms). The spec
  * gives a cadence ("about every 200 ms"), not a bound on how far one backend of a provider may
