@@ -9,6 +9,8 @@ type Rec = Record<string, Json>;
 const STATE_AT: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
 const atPending = (call: RpcCall): boolean => call.method in STATE_AT && call.params?.[STATE_AT[call.method]] === 'pending';
 const keyOf = (call: RpcCall): string => `${call.method} ${JSON.stringify(call.params ?? [])}`;
+/** How much older than the lag a recorded answer may be and still stand for the state then: a trailing backend stays within lag + 100 ms, under the suite's 600 ms skew bound. */
+const HISTORY_GAP_MS = 100;
 
 /**
  * What the backends of one fleet have answered to each "pending" read, with when: one history
@@ -20,21 +22,27 @@ export class PendingHistory {
   staleServed = 0;
   private readonly answers = new Map<string, Array<{ at: number; answer: Envelope }>>();
 
-  record(call: RpcCall, answer: Envelope): void {
+  record(call: RpcCall, answer: Envelope, now = performance.now()): void {
     const list = this.answers.get(keyOf(call)) ?? this.answers.set(keyOf(call), []).get(keyOf(call))!;
-    list.push({ at: performance.now(), answer });
+    list.push({ at: now, answer });
     // Two seconds of history is more than any lag modelled here.
-    while (list.length > 1 && list[0].at < performance.now() - 2000 && list[1].at < performance.now() - 2000) list.shift();
+    while (list.length > 1 && list[0].at < now - 2000 && list[1].at < now - 2000) list.shift();
   }
 
-  /** The newest answer given at least `lagMs` ago (the oldest one if none is that old). */
-  asOf(call: RpcCall, lagMs: number): Envelope | undefined {
+  /**
+   * What the node answered `lagMs` ago: the newest answer given then or up to HISTORY_GAP_MS
+   * before. Reads are sparse, and an answer from long before may hold state that changed since:
+   * serving it would make the backend trail by more than `lagMs`. Without one that close, the
+   * oldest answer given since (a backend trailing by less), or none (the backend answers as now).
+   */
+  asOf(call: RpcCall, lagMs: number, now = performance.now()): Envelope | undefined {
     const list = this.answers.get(keyOf(call));
     if (!list?.length) return undefined;
-    const by = performance.now() - lagMs;
-    let pick = list[0];
-    for (const e of list) if (e.at <= by) pick = e;
-    return pick.answer;
+    const by = now - lagMs;
+    let before: { at: number; answer: Envelope } | undefined;
+    for (const e of list) if (e.at <= by) before = e;
+    if (before && by - before.at <= HISTORY_GAP_MS) return before.answer;
+    return list.find((e) => e.at > by)?.answer;
   }
 }
 

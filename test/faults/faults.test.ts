@@ -30,6 +30,12 @@ const TRAFFIC_FROM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TRAFFIC_EVERY_MS = 400;
 /** FAULTS_ONLY=<regex> runs only the matching variants (development aid). */
 const ONLY = process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined;
+/**
+ * FAULTS_SAMPLES=<n> runs every variant that sets no --samples of its own at --samples n (30 is
+ * what --certify uses): a per-answer false-alarm rate p becomes 1 - (1 - p)^n, so a conformant
+ * variant that passes at n = 1 may not at 30. Unset: one answer per question.
+ */
+const SAMPLES = process.env.FAULTS_SAMPLES;
 const selected = (v: Variant) => !ONLY || ONLY.test(v.name);
 
 interface Outcome {
@@ -86,6 +92,7 @@ async function run(v: Variant): Promise<Outcome> {
       TIMEOUT_MS,
       '--deadline-ms',
       DEADLINE_MS,
+      ...(SAMPLES && !v.args?.includes('--samples') ? ['--samples', SAMPLES] : []),
       ...(v.args ?? []),
     ];
     let exitCode = -1;

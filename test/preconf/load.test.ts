@@ -2,46 +2,34 @@
 // (a CI runner with another job on it). The suite's own scheduling delay is measured and taken
 // out of the figure, so a conformant node is never failed for the runner's load (passed, or not
 // judged with both figures), while a node that pre-confirms genuinely late still fails.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { startReference, type ReferenceOptions, type ReferenceTarget } from '../../src/reference';
 import { checks } from '../../suites/preconf';
 import type { CheckResult } from '../../src/harness/runner';
 import { nodeLowerBound, NODE_BOUNDS, suiteDelayOf, SUITE_TURNS_PER_SAMPLE, LAG_RESOLUTION_MS } from '../../suites/preconf/latency';
 import { POLL_INTERVAL_MS } from '../../src/harness/preconf/timing';
 import { runPreconf } from './helpers';
+import { withBusyCore } from '../support/busy-core';
 
 jest.setTimeout(120_000);
 
 const LATENCY = 'preconf.latency.about-200ms';
-/** The busy loop ends by itself after this long, whatever happens to the test. */
-const BUSY_MS = 90_000;
-
-/** One core kept busy: a child spinning for at most BUSY_MS, stopped by its pid. */
-function busyCore(): ChildProcess {
-  return spawn(process.execPath, ['-e', `const end = Date.now() + ${BUSY_MS}; while (Date.now() < end) {}`], { stdio: 'ignore' });
-}
-
-function stop(child: ChildProcess): void {
-  if (child.pid !== undefined && child.exitCode === null) child.kill('SIGKILL');
-}
-
 type Judged = { p50: number; p95: number; boundsMs: { p50: number; p95: number }; suiteDelayMs?: { p50: number; p95: number; max: number } };
 
 async function latencyUnderLoad(opts: ReferenceOptions): Promise<{ result: CheckResult; judged?: Judged }> {
-  let ref: ReferenceTarget | undefined;
-  const busy = busyCore();
-  try {
-    ref = await startReference({ profile: 'dedicated', ...opts });
-    const results = await runPreconf(checks, ref.rpcUrl, ref.signerKey);
-    const result = results.find((r) => r.id === LATENCY)!;
-    const judged = (result.metrics as { latencyJudged?: Judged } | undefined)?.latencyJudged;
-    // The figures, for whoever reads the test's output on a loaded machine.
-    process.stdout.write(`${JSON.stringify({ opts, status: result.status, reason: result.reason?.slice(0, 300), judged })}\n`);
-    return { result, judged };
-  } finally {
-    stop(busy);
-    await ref?.stop();
-  }
+  return withBusyCore(async () => {
+    let ref: ReferenceTarget | undefined;
+    try {
+      ref = await startReference({ profile: 'dedicated', ...opts });
+      const results = await runPreconf(checks, ref.rpcUrl, ref.signerKey);
+      const result = results.find((r) => r.id === LATENCY)!;
+      const judged = (result.metrics as { latencyJudged?: Judged } | undefined)?.latencyJudged;
+      // The figures, for whoever reads the test's output on a loaded machine.
+      process.stdout.write(`${JSON.stringify({ opts, status: result.status, reason: result.reason?.slice(0, 300), judged })}\n`);
+      return { result, judged };
+    } finally {
+      await ref?.stop();
+    }
+  });
 }
 
 describe("the latency figure is the node's, not the runner's", () => {
