@@ -1,8 +1,8 @@
 /**
  * Finding a registered secret in text as a target may have re-encoded it. The Redactor replaces
  * the literal forms it knows; this matcher looks at the text the way a reader's tool would decode
- * it (percent-decoding of any byte and `+` as space; JSON and JavaScript escapes with `\/`,
- * `\uXXXX`, `\u{X…}` and `\xXX`; HTML character references, every name of the HTML5 table and
+ * it (percent-decoding of any byte and `+` as space; JSON, JavaScript and C escapes with `\/`,
+ * `\uXXXX`, `\u{X…}`, `\xXX` and octal `\163`; HTML character references, every name of the HTML5 table and
  * numeric ones of any zero padding; base64 and base64url runs, and each of those decodings again
  * inside what a base64 run decodes to), case-insensitively, so a hit can be masked whole and a
  * write that would still carry one refused.
@@ -27,14 +27,17 @@ export function percentDecode(s: string): string {
 }
 
 /**
- * JSON, JavaScript and PHP string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate
- * pairs joined), `\u{X…}` (JavaScript, PHP 7, Ruby, Rust: any zero padding, up to U+10FFFF) and `\xXX`.
+ * JSON, JavaScript, PHP and C string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate
+ * pairs joined), `\u{X…}` (JavaScript, PHP 7, Ruby, Rust: any zero padding, up to U+10FFFF), `\xXX`,
+ * and octal `\163` (C, PHP, Python, sloppy JavaScript: one to three digits, `\8` and `\9` being
+ * the digits themselves): no escape of these languages spells a digit as itself.
  */
 export function jsonUnescape(s: string): string {
   if (!s.includes('\\')) return s;
   const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
-  return s.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])/g, (m, e: string) => {
+  return s.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[\s\S])/g, (m, e: string) => {
     if (e[1] === '{') return codePoint(parseInt(e.slice(2, -1), 16)) || m;
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e);
   });
 }

@@ -41,6 +41,8 @@ const FORMS: Array<[string, (s: string) => string]> = [
   ['base64 of base64', (s) => b64(b64(s))],
   ['base64url of base64', (s) => Buffer.from(b64(s)).toString('base64url')],
   ['%XX of base64 of base64', (s) => encodeURIComponent(b64(b64(s)))],
+  ['C-style octal escapes, three digits (\\163\\153…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')],
+  ['C-style octal escapes, fewest digits (\\163\\63…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8)}`).join('')],
 ];
 
 describe('the gate sees through every encoding it claims', () => {
@@ -68,6 +70,10 @@ describe('the gate sees through every encoding it claims', () => {
 });
 
 describe('decoders', () => {
+  it('C-style octal escapes: one to three digits, as C, PHP and JavaScript read them (\\8 and \\9 are no octal)', () => {
+    expect(jsonUnescape('\\163\\63\\143\\0162\\8\\9\\101')).toBe('s3c\u000e289A');
+  });
+
   it('HTML: the whole HTML5 table, numeric references of any zero padding, and the legacy forms without ";"', () => {
     expect(htmlDecode('&UnderBar;&dollar;&lowbar;&sol;&NewLine;&Tab;&amp;&lt&#0000000115;&#x000000073;&#115')).toBe('_$_/\n\t&<sss');
     // Every name the table has for these characters, decoded as browsers do: each round-trips through
