@@ -126,9 +126,10 @@ function printableRuns(decoded: string): string {
  * The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three
  * levels deep), all of them in turn, base64 runs of each of those, and inside what a base64 run
  * decodes to, each decoding once more (base64 of escaped JSON, of `%XX`, of HTML references, of
- * base64, of hex), hex runs decoded, and the text as it reads (invisible characters dropped,
- * fullwidth forms as ASCII). Two levels of base64 at most: each view is at most a few times the
- * window's size.
+ * base64, of hex), base64 once more inside that (base64 of base64 of base64), hex runs decoded,
+ * and the text as it reads (invisible characters dropped, fullwidth forms as ASCII). Three levels
+ * of base64 at most, each read only from the printable runs of the level above (base64 shrinks
+ * its text to three quarters): each view is at most a few times the window's size.
  */
 export function views(s: string): string[] {
   const json = jsonUnescapeDeep(s);
@@ -153,8 +154,13 @@ export function views(s: string): string[] {
     const text = printableRuns(decoded);
     if (!text) continue;
     const inner = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(text))));
-    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, base64Runs(text), hexRuns(text));
-    if (inner !== text) out.push(base64Runs(inner));
+    const second = inner !== text ? [base64Runs(text), base64Runs(inner)] : [base64Runs(text)];
+    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, hexRuns(text), ...second);
+    // A third level, base64 only, read from the printable runs of the second as the second is from the first's.
+    for (const level of second) {
+      const third = printableRuns(level);
+      if (third) out.push(base64Runs(third));
+    }
   }
   return [...new Set(out)].map((v) => v.toLowerCase());
 }

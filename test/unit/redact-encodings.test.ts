@@ -41,6 +41,8 @@ const FORMS: Array<[string, (s: string) => string]> = [
   ['base64 of base64', (s) => b64(b64(s))],
   ['base64url of base64', (s) => Buffer.from(b64(s)).toString('base64url')],
   ['%XX of base64 of base64', (s) => encodeURIComponent(b64(b64(s)))],
+  ['base64 of base64 of base64', (s) => b64(b64(b64(s)))],
+  ['base64url of base64 of base64', (s) => Buffer.from(b64(b64(s))).toString('base64url')],
   ['C-style octal escapes, three digits (\\163\\153…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')],
   ['C-style octal escapes, fewest digits (\\163\\63…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8)}`).join('')],
 ];
