@@ -169,6 +169,32 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * A secret of this many characters or more (whitespace aside) is also found with whitespace
+ * between its characters; a shorter one stays matched as written only, as ordinary words meet
+ * across a space (`in to`) far more often than a key-length run of characters does. 8 is where a
+ * value starts to count as a key (looksLikeKey, a URL's query values).
+ */
+export const SPLIT_MIN_LENGTH = 8;
+
+/**
+ * What a target may put between a secret's characters and still show the secret to a reader:
+ * whitespace (a line break, a space, a tab, a no-break space), the same as a JSON escape (`\n`,
+ * `\r`, `\t`: a report quotes answers in JSON), and the characters a page shows as nothing.
+ */
+const GAP = String.raw`(?:[\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\u034f]|\\[nrt])*`;
+
+/**
+ * The source of a regular expression that finds `secret` as written or, from SPLIT_MIN_LENGTH
+ * characters on, with any GAP between its characters (a whitespace of its own included): the span
+ * it matches runs from the secret's first character to its last, the inserted whitespace with it.
+ */
+export function secretSource(secret: string): string {
+  const chars = [...secret.replace(/\s+/g, '')];
+  if (chars.length < SPLIT_MIN_LENGTH) return escapeRegExp(secret);
+  return chars.map(escapeRegExp).join(GAP);
+}
+
 /** The registered secrets in a form that can be searched for in any view of a text. */
 export class SecretMatcher {
   private readonly forms = new Set<string>();
@@ -194,7 +220,7 @@ export class SecretMatcher {
   private compile(): [RegExp, RegExp] {
     if (!this.pattern || !this.cutPattern) {
       const sorted = [...this.forms].sort((x, y) => y.length - x.length);
-      this.pattern = new RegExp(sorted.map(escapeRegExp).join('|'));
+      this.pattern = new RegExp(sorted.map(secretSource).join('|'));
       // A cut edge: any start of CUT_PREFIX characters or more of a secret, right before a cut mark.
       const starts = sorted
         .filter((x) => x.length > CUT_PREFIX)
