@@ -175,7 +175,7 @@ function escapeRegExp(s: string): string {
  * across a space (`in to`) far more often than a key-length run of characters does. 8 is where a
  * value starts to count as a key (looksLikeKey, a URL's query values).
  */
-export const SPLIT_MIN_LENGTH = 8;
+const SPLIT_MIN_LENGTH = 8;
 
 /**
  * What a target may put between a secret's characters and still show the secret to a reader:
