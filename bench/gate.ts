@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redactor } from '../src/harness/redact';
 
 const MiB = 1 << 20;
+const base64 = (s: string) => Buffer.from(s).toString('base64');
 
 function filled(unit: () => string, size: number): string {
   const parts: string[] = [];
@@ -20,12 +21,16 @@ function filled(unit: () => string, size: number): string {
   return parts.join('').slice(0, size);
 }
 
-/** The shapes: what a node answers most (hex), base64 blobs of binary data and of text, and prose full of escapes. */
+/** The shapes: what a node answers most (hex), base64 blobs of binary data and of text, prose full of escapes, and two made to cost the most. */
 export const GATE_SHAPES: Record<string, () => string> = {
   'hex JSON (receipts)': () => filled(() => `{"blockHash":"0x${randomBytes(32).toString('hex')}","logs":[],"status":"0x1"},`, 4 * MiB),
   'base64 of random bytes': () => filled(() => `"${randomBytes(300).toString('base64')}",`, 4 * MiB),
   'base64 of text': () => filled(() => `"${Buffer.from('the quick brown fox jumps over the lazy dog, '.repeat(6)).toString('base64')}",`, 4 * MiB),
   'prose with & and \\ escapes': () => filled(() => 'a &amp; b \\n "name": "Apple Inc." &lt;tag&gt; \\u0041 %20 ', 4 * MiB),
+  // The worst cases of the third level of base64 and of secrets split by whitespace: every level
+  // decodes to printable text, and every character starts a near-match of a registered key.
+  'base64 of base64 of base64 of text': () => filled(() => `"${base64(base64(base64('the quick brown fox jumps over the lazy dog, '.repeat(6))))}",`, 4 * MiB),
+  'a key spaced out, all but its last character': () => filled(() => `${[...'q7Xw2kLm9PzR4tY'].join(' ')} `, 4 * MiB),
 };
 
 /** Median CPU milliseconds of `runs` masks of each 4 MiB shape. */

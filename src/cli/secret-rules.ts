@@ -5,7 +5,7 @@
 // and its fields are never masked in memory (maskOutside), but the files that state it are masked
 // as text: so such a value is refused before anything runs (exit 2), with the rule it breaks.
 import { rawSchemaAt } from '../harness/schemas';
-import type { Redactor } from '../harness/redact';
+import { Redactor } from '../harness/redact';
 import { MIN_SECRET_LENGTH } from './config-values';
 
 /** The JSON literals every results.json holds. */
@@ -39,14 +39,15 @@ export function suiteVocabulary(): readonly string[] {
 
 /**
  * The rule a secret breaks, in words that never quote it, or undefined when it may be masked
- * without garbling the suite's own words: at least MIN_SECRET_LENGTH characters, not within any
- * word of the suite's vocabulary (in any letter case), and not a short run of digits.
+ * without garbling the suite's own words: at least MIN_SECRET_LENGTH characters, masking no word
+ * of the suite's vocabulary (garblesVocabulary on this secret alone: the gate's own test, so any
+ * letter case and every form the gate registers it in, `%66ailed` as `failed`), and not a short
+ * run of digits. Said at configuration, naming the flag; garblesVocabulary then tries every
+ * secret the run was given, wherever it came from, on the suite's own texts too.
  */
 export function secretRuleBroken(secret: string): string | undefined {
   if (secret.length < MIN_SECRET_LENGTH) return `shorter than ${MIN_SECRET_LENGTH} characters`;
-  const lower = secret.toLowerCase();
-  const word = suiteVocabulary().find((w) => w.toLowerCase().includes(lower));
-  if (word !== undefined)
+  if (garblesVocabulary(new Redactor().add(secret)))
     return "it is part of a word of the suite's own vocabulary (a status, outcome, cause, effect or field name of results.json, or a JSON literal): masking it would garble the verdict the reports state";
   if (/^[\d\s.:+\-TZ]+$/i.test(secret) && secret.length < MIN_NUMERIC_SECRET_LENGTH)
     return `only digits and separators, shorter than ${MIN_NUMERIC_SECRET_LENGTH} characters: it may spell a number, date or time the reports hold`;

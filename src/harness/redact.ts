@@ -3,7 +3,7 @@
  * error messages) passes through one Redactor that knows the run's secrets.
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
-import { maskTokens, SecretMatcher } from './secret-match';
+import { maskTokens, SecretMatcher, secretSource } from './secret-match';
 
 export const REDACTED = '***';
 
@@ -321,9 +321,10 @@ export class Redactor {
   /** Every registered literal form replaced (see text). */
   private replace(s: string): string {
     if (!this.pattern) {
-      // Longest first, so a secret containing another is replaced whole.
+      // Longest first, so a secret containing another is replaced whole; a long one with any
+      // whitespace a target put between its characters, all of it (secretSource).
       const sorted = [...this.secrets].sort((x, y) => y.length - x.length);
-      this.pattern = new RegExp(sorted.map(escapeRegExp).join('|'), 'gi');
+      this.pattern = new RegExp(sorted.map(secretSource).join('|'), 'gi');
       // "abcd(?:e(?:f…)?)?" before the mark: any start of 4 characters or more.
       const starts = sorted.map((x) => {
         const chars = [...x].map(escapeRegExp);

@@ -1,8 +1,8 @@
 /**
  * Finding a registered secret in text as a target may have re-encoded it. The Redactor replaces
  * the literal forms it knows; this matcher looks at the text the way a reader's tool would decode
- * it (percent-decoding of any byte and `+` as space; JSON and JavaScript escapes with `\/`,
- * `\uXXXX`, `\u{X…}` and `\xXX`; HTML character references, every name of the HTML5 table and
+ * it (percent-decoding of any byte and `+` as space; JSON, JavaScript and C escapes with `\/`,
+ * `\uXXXX`, `\u{X…}`, `\xXX` and octal `\163`; HTML character references, every name of the HTML5 table and
  * numeric ones of any zero padding; base64 and base64url runs, and each of those decodings again
  * inside what a base64 run decodes to), case-insensitively, so a hit can be masked whole and a
  * write that would still carry one refused.
@@ -27,14 +27,17 @@ export function percentDecode(s: string): string {
 }
 
 /**
- * JSON, JavaScript and PHP string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate
- * pairs joined), `\u{X…}` (JavaScript, PHP 7, Ruby, Rust: any zero padding, up to U+10FFFF) and `\xXX`.
+ * JSON, JavaScript, PHP and C string escapes undone: `\/`, `\"`, `\\`, `\n`, `\uXXXX` (surrogate
+ * pairs joined), `\u{X…}` (JavaScript, PHP 7, Ruby, Rust: any zero padding, up to U+10FFFF), `\xXX`,
+ * and octal `\163` (C, PHP, Python, sloppy JavaScript: one to three digits, `\8` and `\9` being
+ * the digits themselves): no escape of these languages spells a digit as itself.
  */
 export function jsonUnescape(s: string): string {
   if (!s.includes('\\')) return s;
   const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
-  return s.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])/g, (m, e: string) => {
+  return s.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[\s\S])/g, (m, e: string) => {
     if (e[1] === '{') return codePoint(parseInt(e.slice(2, -1), 16)) || m;
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e);
   });
 }
@@ -123,9 +126,10 @@ function printableRuns(decoded: string): string {
  * The ways a reader may decode `s`, lower-cased: as written, each decoding alone (escapes to three
  * levels deep), all of them in turn, base64 runs of each of those, and inside what a base64 run
  * decodes to, each decoding once more (base64 of escaped JSON, of `%XX`, of HTML references, of
- * base64, of hex), hex runs decoded, and the text as it reads (invisible characters dropped,
- * fullwidth forms as ASCII). Two levels of base64 at most: each view is at most a few times the
- * window's size.
+ * base64, of hex), base64 once more inside that (base64 of base64 of base64), hex runs decoded,
+ * and the text as it reads (invisible characters dropped, fullwidth forms as ASCII). Three levels
+ * of base64 at most, each read only from the printable runs of the level above (base64 shrinks
+ * its text to three quarters): each view is at most a few times the window's size.
  */
 export function views(s: string): string[] {
   const json = jsonUnescapeDeep(s);
@@ -150,14 +154,45 @@ export function views(s: string): string[] {
     const text = printableRuns(decoded);
     if (!text) continue;
     const inner = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(text))));
-    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, base64Runs(text), hexRuns(text));
-    if (inner !== text) out.push(base64Runs(inner));
+    const second = inner !== text ? [base64Runs(text), base64Runs(inner)] : [base64Runs(text)];
+    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, hexRuns(text), ...second);
+    // A third level, base64 only, read from the printable runs of the second as the second is from the first's.
+    for (const level of second) {
+      const third = printableRuns(level);
+      if (third) out.push(base64Runs(third));
+    }
   }
   return [...new Set(out)].map((v) => v.toLowerCase());
 }
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A secret of this many characters or more (whitespace aside) is also found with whitespace
+ * between its characters; a shorter one stays matched as written only, as ordinary words meet
+ * across a space (`in to`) far more often than a key-length run of characters does. 8 is where a
+ * value starts to count as a key (looksLikeKey, a URL's query values).
+ */
+const SPLIT_MIN_LENGTH = 8;
+
+/**
+ * What a target may put between a secret's characters and still show the secret to a reader:
+ * whitespace (a line break, a space, a tab, a no-break space), the same as a JSON escape (`\n`,
+ * `\r`, `\t`: a report quotes answers in JSON), and the characters a page shows as nothing.
+ */
+const GAP = String.raw`(?:[\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\u034f]|\\[nrt])*`;
+
+/**
+ * The source of a regular expression that finds `secret` as written or, from SPLIT_MIN_LENGTH
+ * characters on, with any GAP between its characters (a whitespace of its own included): the span
+ * it matches runs from the secret's first character to its last, the inserted whitespace with it.
+ */
+export function secretSource(secret: string): string {
+  const chars = [...secret.replace(/\s+/g, '')];
+  if (chars.length < SPLIT_MIN_LENGTH) return escapeRegExp(secret);
+  return chars.map(escapeRegExp).join(GAP);
 }
 
 /** The registered secrets in a form that can be searched for in any view of a text. */
@@ -185,7 +220,7 @@ export class SecretMatcher {
   private compile(): [RegExp, RegExp] {
     if (!this.pattern || !this.cutPattern) {
       const sorted = [...this.forms].sort((x, y) => y.length - x.length);
-      this.pattern = new RegExp(sorted.map(escapeRegExp).join('|'));
+      this.pattern = new RegExp(sorted.map(secretSource).join('|'));
       // A cut edge: any start of CUT_PREFIX characters or more of a secret, right before a cut mark.
       const starts = sorted
         .filter((x) => x.length > CUT_PREFIX)

@@ -3,8 +3,9 @@
  * might use (test/support/hostile.ts, real HTTP on 127.0.0.1): as JSON member names and values,
  * as response-header names, percent-encoded byte by byte, form-encoded, base64 and base64url,
  * with PHP's `\/` escapes, `\uXXXX` and `\u{…}` escapes, HTML entities (named and zero-padded
- * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, hex (with 0x, upper-cased, in
- * base64), with invisible characters between its letters, fullwidth, upper-cased, and in a long text/plain
+ * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, base64 of base64 of base64, octal
+ * escapes, hex (with 0x, upper-cased, in base64), split by whitespace (a line break, a space or a
+ * tab between every letter), with invisible characters between its letters, fullwidth, upper-cased, and in a long text/plain
  * answer that messages cut at 200 characters. A run with --certify, then `verify-certificate
  * --live`, against it; no artifact of either (every file in the report folder, stdout, stderr)
  * may hold any of the credentials in any of those forms.
@@ -40,6 +41,7 @@ const htmlNamed = (s: string) => [...s].map((c) => NAMED[c] ?? `&#${String(c.cha
 const hex = (s: string) => Buffer.from(s).toString('hex');
 const fullwidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 const braceEscaped = (s: string) => [...s].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('');
+const octalEscaped = (s: string) => [...Buffer.from(s)].map((b) => `\\${b.toString(8)}`).join('');
 
 /** Every form of a secret the target echoes (and the test looks for). */
 function formsOf(s: string): string[] {
@@ -67,6 +69,13 @@ function formsOf(s: string): string[] {
     [...s].join('\u200b'),
     [...s].join('\u00ad'),
     fullwidth(s),
+    // Split by whitespace: a line break in the middle, a space or a tab between every character.
+    `${s.slice(0, s.length >> 1)}\n${s.slice(s.length >> 1)}`,
+    [...s].join(' '),
+    [...s].join('\t'),
+    // C-style octal escapes, and a third level of base64.
+    octalEscaped(s),
+    base64(base64(base64(s))),
   ];
 }
 

@@ -8,6 +8,7 @@ import { encodeHTML } from 'entities';
 import { Egress } from '../../src/cli/egress';
 import { htmlDecode, jsonUnescape } from '../../src/harness/secret-match';
 import { Redactor, REDACTED } from '../../src/harness/redact';
+import { maskOutside } from '../../src/harness/mask-result';
 
 const BEARER = 'sk_live_T0ken/Q7xW2kLm$9PzR';
 const PATH_KEY = 'q7Xw2kLm9PzR4tYb';
@@ -41,6 +42,10 @@ const FORMS: Array<[string, (s: string) => string]> = [
   ['base64 of base64', (s) => b64(b64(s))],
   ['base64url of base64', (s) => Buffer.from(b64(s)).toString('base64url')],
   ['%XX of base64 of base64', (s) => encodeURIComponent(b64(b64(s)))],
+  ['base64 of base64 of base64', (s) => b64(b64(b64(s)))],
+  ['base64url of base64 of base64', (s) => Buffer.from(b64(b64(s))).toString('base64url')],
+  ['C-style octal escapes, three digits (\\163\\153…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')],
+  ['C-style octal escapes, fewest digits (\\163\\63…)', (s) => [...Buffer.from(s)].map((b) => `\\${b.toString(8)}`).join('')],
 ];
 
 describe('the gate sees through every encoding it claims', () => {
@@ -67,7 +72,78 @@ describe('the gate sees through every encoding it claims', () => {
   });
 });
 
+describe('a secret echoed with whitespace inserted', () => {
+  /** A --secret of nine characters, and the three credentials of the provider URL and header. */
+  const SECRET = 's3cr3tKEY';
+  const gate = () => redactor().add(SECRET);
+  const everyChar = (s: string, gap: string) => [...s].join(gap);
+
+  describe.each([
+    ['a --secret', SECRET],
+    ['the bearer token', BEARER],
+    ['the path key', PATH_KEY],
+    ['the query key', QUERY_KEY],
+  ])('%s', (_, secret) => {
+    const half = Math.floor(secret.length / 2);
+    it.each([
+      ['split by a newline', `${secret.slice(0, half)}\n${secret.slice(half)}`],
+      ['split by CRLF', `${secret.slice(0, half)}\r\n${secret.slice(half)}`],
+      ['split by a space', `${secret.slice(0, half)} ${secret.slice(half)}`],
+      ['split by a tab', `${secret.slice(0, half)}\t${secret.slice(half)}`],
+      ['split twice, by a space and a newline', `${secret.slice(0, 3)} ${secret.slice(3, half)}\n${secret.slice(half)}`],
+      ['a space between every character', everyChar(secret, ' ')],
+      ['a newline between every character', everyChar(secret, '\n')],
+      ['spaces and tabs between every character', everyChar(secret, ' \t ')],
+      ['upper-cased, a space between every character', everyChar(secret.toUpperCase(), ' ')],
+    ])('%s: the whole span, whitespace included, is masked', (_name, form) => {
+      const r = gate();
+      const out = r.text(`before ${form} after`);
+      expect(out).toBe(`before ${REDACTED} after`);
+      expect(r.leaks(out)).toBe(false);
+    });
+  });
+
+  it('split by an escaped newline inside a JSON text (a report quoting the answer): masked, and the gate writes the rest', () => {
+    const written: string[] = [];
+    const gate = new Egress(redactor().add(SECRET));
+    const line = JSON.stringify({ echo: `s3cr3t\nKEY`, spaced: everyChar(SECRET, '\n') });
+    gate.stream({ isTTY: false, write: (t) => (written.push(t), true) }, 'stdout').write(`${line}\n`);
+    expect(written.join('')).toBe(`{"echo":"${REDACTED}","spaced":"${REDACTED}"}\n`);
+    expect(gate.refused).toEqual([]);
+  });
+
+  it('base64 of the secret split by a newline is masked whole', () => {
+    expect(gate().text(`before ${b64('s3cr3t\nKEY')} after`)).toBe(`before ${REDACTED} after`);
+  });
+
+  it('ordinary text that merely shares a start with a secret, or holds its letters apart, is left as it is', () => {
+    const r = gate();
+    for (const text of ['the s3cr3t is out', 's3cr3t KE', 's3cr3t, KEY', 's3cr3t is not KEY', 's 3 c r 3 t K E', 'KEY s3cr3t']) expect(r.text(text)).toBe(text);
+  });
+
+  it('a secret shorter than 8 characters is masked as written, as before, not across whitespace (ordinary words meet across a space)', () => {
+    const r = new Redactor().add('into1x');
+    expect(r.text('go into1x now')).toBe(`go ${REDACTED} now`);
+    expect(r.text('go in to1x now')).toBe('go in to1x now');
+  });
+
+  it('only strings from outside are masked: a result whose reason and answer hold the split secret keeps its own fields', () => {
+    const r = gate();
+    const result = {
+      id: 'rpc.eth_getCode.pending',
+      status: 'failed',
+      reason: 'answered s3cr3t\nKEY',
+      actual: { echo: 's 3 c r 3 t K E Y' },
+    } as unknown as Parameters<typeof maskOutside>[0];
+    expect(maskOutside(result, r)).toEqual({ id: 'rpc.eth_getCode.pending', status: 'failed', reason: `answered ${REDACTED}`, actual: { echo: REDACTED } });
+  });
+});
+
 describe('decoders', () => {
+  it('C-style octal escapes: one to three digits, as C, PHP and JavaScript read them (\\8 and \\9 are no octal)', () => {
+    expect(jsonUnescape('\\163\\63\\143\\0162\\8\\9\\101')).toBe('s3c\u000e289A');
+  });
+
   it('HTML: the whole HTML5 table, numeric references of any zero padding, and the legacy forms without ";"', () => {
     expect(htmlDecode('&UnderBar;&dollar;&lowbar;&sol;&NewLine;&Tab;&amp;&lt&#0000000115;&#x000000073;&#115')).toBe('_$_/\n\t&<sss');
     // Every name the table has for these characters, decoded as browsers do: each round-trips through

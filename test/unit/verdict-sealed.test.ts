@@ -78,6 +78,13 @@ describe('a --secret that spells the suite’s own words is refused at configura
     expect((error as Error).message).toBe(messageFor('failed'));
   });
 
+  it.each(['%66ailed', '0xpassed', '%65xit%43ode'])(
+    '--secret %s, a word of the vocabulary once the gate decodes it as it registers it (percent-decoded, without 0x): refused with the same rule',
+    (secret) => {
+      expect(messageFor(secret)).toBe(messageFor('failed'));
+    },
+  );
+
   it('SECRETS carrying one such value among good ones is refused too', () => {
     expect(() => loadConfig([], { SECRETS: 'long-enough-value,exitCode' })).toThrow(ConfigError);
   });
