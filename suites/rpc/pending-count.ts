@@ -21,12 +21,14 @@ import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { callResult, expectSchema } from '../../src/harness/expect';
 import { pause, resultAt } from '../../src/harness/chain';
 import { toQuantity } from '../../src/harness/hex';
+import { SKEW_BOUND_MS } from '../../src/harness/preconf/timing';
 
 /**
- * How long a pre-confirmed transaction may be missing from a pending count: three refresh
- * intervals of 200 ms (4.5), covering backends about 400 ms apart plus one refresh.
+ * How long a pre-confirmed transaction may be missing from a pending count once it was seen in
+ * the pending block: the suite's one skew bound (SKEW_BOUND_MS, three refresh periods of 200 ms,
+ * justified in src/harness/preconf/timing.ts), as for the suite's own transactions.
  */
-export const PRECONF_SKEW_MS = 500;
+export const PRECONF_SKEW_MS = SKEW_BOUND_MS;
 /** How long the pending counts are watched at most, and how often they are read. */
 export const WATCH_MS = 5000;
 const POLL_MS = 50;
