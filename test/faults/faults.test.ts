@@ -21,8 +21,20 @@ import { sink } from '../support/sink';
 
 const BLOCK_TIME_MS = 1000;
 const TIMEOUT_MS = '3000';
-/** Safety net: no single run may take longer (a run cut short exits 1 and is reported as such). */
-const DEADLINE_MS = '60000';
+/**
+ * FAULTS_SAMPLES=<n> runs every variant that sets no --samples of its own at --samples n (30 is
+ * what --certify uses): a per-answer false-alarm rate p becomes 1 - (1 - p)^n, so a conformant
+ * variant that passes at n = 1 may not at 30. Unset: one answer per question.
+ */
+const SAMPLES = process.env.FAULTS_SAMPLES;
+/**
+ * Safety net: no single run may take longer (a run cut short is incomplete, exit 3, and reported
+ * as such). At --samples n a run asks n times as much: a provider throttling every 5th call with
+ * Retry-After: 1 then takes minutes, rightly.
+ */
+const DEADLINE_MS = SAMPLES ? 300_000 : 60_000;
+/** Jest's limit for one variant: the run's deadline, and time to start and read it. */
+const VARIANT_TIMEOUT_MS = DEADLINE_MS + 30_000;
 /** The advisory latency check (preconf.latency.*) cannot change an exit code and alone takes ~10 s: left out. */
 const DEFAULT_PRECONF_GREP = '^(?!preconf\\.latency\\.)';
 /** Background traffic: anvil's second dev account (unlocked), so blocks hold transactions to judge. */
@@ -30,12 +42,7 @@ const TRAFFIC_FROM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TRAFFIC_EVERY_MS = 400;
 /** FAULTS_ONLY=<regex> runs only the matching variants (development aid). */
 const ONLY = process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined;
-/**
- * FAULTS_SAMPLES=<n> runs every variant that sets no --samples of its own at --samples n (30 is
- * what --certify uses): a per-answer false-alarm rate p becomes 1 - (1 - p)^n, so a conformant
- * variant that passes at n = 1 may not at 30. Unset: one answer per question.
- */
-const SAMPLES = process.env.FAULTS_SAMPLES;
+
 const selected = (v: Variant) => !ONLY || ONLY.test(v.name);
 
 interface Outcome {
@@ -91,7 +98,7 @@ async function run(v: Variant): Promise<Outcome> {
       '--timeout-ms',
       TIMEOUT_MS,
       '--deadline-ms',
-      DEADLINE_MS,
+      String(DEADLINE_MS),
       ...(SAMPLES && !v.args?.includes('--samples') ? ['--samples', SAMPLES] : []),
       ...(v.args ?? []),
     ];
@@ -274,25 +281,29 @@ describe('faulty variants: exit 1 with a failed required check citing the expect
       it.todo(`${v.name} [${v.section}] GAP: ${v.gap}`);
       continue;
     }
-    it(`${v.name} [${v.section}]`, async () => {
-      const o = await outcomeOf(v);
-      if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
-      // violated ⊆ statements: a failure cites only what its check declares (a stand-in for a root not in the run states the root's rule).
-      expect(
-        o.failing
-          .filter((c) => !/\(stated here: /.test(c.reason))
-          .flatMap((c) => (c.violated ?? []).filter((s) => !c.statements.includes(s)).map((s) => `${c.id}: ${s}`)),
-      ).toEqual([]);
-      if (v.oneRoot) {
-        // One root cause, one failure: the root fails, what needed it says it was blocked.
-        const by = v.oneRoot.blockedBy;
-        const blockedByRoot = o.blocked.filter((c) => (typeof by === 'string' ? c.blockedBy === by : c.unreachable === by.unreachable)).length;
-        expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({
-          failed: v.oneRoot.failed,
-          blockedByRoot: v.oneRoot.blockedAtLeast,
-        });
-      }
-    }, 60_000);
+    it(
+      `${v.name} [${v.section}]`,
+      async () => {
+        const o = await outcomeOf(v);
+        if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+        // violated ⊆ statements: a failure cites only what its check declares (a stand-in for a root not in the run states the root's rule).
+        expect(
+          o.failing
+            .filter((c) => !/\(stated here: /.test(c.reason))
+            .flatMap((c) => (c.violated ?? []).filter((s) => !c.statements.includes(s)).map((s) => `${c.id}: ${s}`)),
+        ).toEqual([]);
+        if (v.oneRoot) {
+          // One root cause, one failure: the root fails, what needed it says it was blocked.
+          const by = v.oneRoot.blockedBy;
+          const blockedByRoot = o.blocked.filter((c) => (typeof by === 'string' ? c.blockedBy === by : c.unreachable === by.unreachable)).length;
+          expect({ failed: o.failing.map((c) => c.id).sort(), blockedByRoot: Math.min(blockedByRoot, v.oneRoot.blockedAtLeast) }).toEqual({
+            failed: v.oneRoot.failed,
+            blockedByRoot: v.oneRoot.blockedAtLeast,
+          });
+        }
+      },
+      VARIANT_TIMEOUT_MS,
+    );
   }
 });
 
@@ -305,7 +316,7 @@ describe('conformant variants: exit 0', () => {
         if (o.crash || !exitAsExpected(o) || !rootsAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false))
           throw new Error(`${explain(o)}\nroot causes: ${o.roots?.join(', ') ?? 'no results.json'}`);
       },
-      90_000,
+      VARIANT_TIMEOUT_MS,
     );
   }
 });
