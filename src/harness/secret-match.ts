@@ -182,17 +182,28 @@ const SPLIT_MIN_LENGTH = 8;
  * whitespace (a line break, a space, a tab, a no-break space), the same as a JSON escape (`\n`,
  * `\r`, `\t`: a report quotes answers in JSON), and the characters a page shows as nothing.
  */
-const GAP = String.raw`(?:[\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\u034f]|\\[nrt])*`;
+const GAP_CHARS = String.raw`[\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\u034f]`;
+const GAP = String.raw`(?:${GAP_CHARS}|\\[nrt])*`;
+/**
+ * Before a backslash of the secret, GAP_CHARS only: no GAP may start with the character after it.
+ * A GAP that could also be the secret's own `\n` (the JSON form of any secret with a line break,
+ * every PEM) made the pattern try each escaped newline of an answer as the secret's, each try
+ * rescanning the rest: quadratic, days for 16 MiB of `\n` after a PEM's public header.
+ */
+const GAP_BEFORE_BACKSLASH = `${GAP_CHARS}*`;
 
 /**
  * The source of a regular expression that finds `secret` as written or, from SPLIT_MIN_LENGTH
- * characters on, with any GAP between its characters (a whitespace of its own included): the span
- * it matches runs from the secret's first character to its last, the inserted whitespace with it.
+ * characters on, with any GAP between its characters (a whitespace or invisible character of its
+ * own included): the span it matches runs from the secret's first character to its last, the
+ * inserted whitespace with it. Linear: no GAP can match the character that follows it.
  */
 export function secretSource(secret: string): string {
-  const chars = [...secret.replace(/\s+/g, '')];
+  // U+034F (combining grapheme joiner) is in the class on purpose, as a character of its own.
+  // eslint-disable-next-line no-misleading-character-class
+  const chars = [...secret.replace(new RegExp(`${GAP_CHARS}+`, 'g'), '')];
   if (chars.length < SPLIT_MIN_LENGTH) return escapeRegExp(secret);
-  return chars.map(escapeRegExp).join(GAP);
+  return chars.map((c, i) => (i === 0 ? '' : c === '\\' ? GAP_BEFORE_BACKSLASH : GAP) + escapeRegExp(c)).join('');
 }
 
 /** The registered secrets in a form that can be searched for in any view of a text. */

@@ -1,0 +1,70 @@
+/**
+ * The gate against a target that knows what it is masked against: a credential it was sent, or
+ * the public start of one (a PEM's `-----BEGIN PRIVATE KEY-----`). Whatever it answers, masking
+ * ends in time linear in the answer. A secret holding a backslash before n, r or t (the
+ * JSON-escaped form of any secret with a line break, which the redactor registers: every PEM)
+ * let the whitespace-split pattern try every escaped newline of the answer as the secret's own,
+ * each try rescanning the rest: 128 Ki escaped newlines cost half a minute, 16 MiB days.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { Redactor, REDACTED } from '../../src/harness/redact';
+import { SecretMatcher } from '../../src/harness/secret-match';
+
+/** Far more than the milliseconds a linear search of these texts costs; before the fix, 15 to 60 s each. */
+const BOUND_MS = 10_000;
+/** Escaped newlines in the answer: 128 Ki of them, a quarter of a MiB of text. */
+const PAIRS = 128 * 1024;
+
+/** `run` ends within BOUND_MS (a synchronous test that overruns jest's timeout still passes). */
+function bounded<T>(run: () => T): T {
+  const started = performance.now();
+  const out = run();
+  expect(performance.now() - started).toBeLessThan(BOUND_MS);
+  return out;
+}
+
+const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+describe('a hostile answer costs the gate time linear in its size', () => {
+  it(
+    'a PEM registered (its JSON form holds \\n), the answer its public header then escaped newlines: masked in bounded time, left as it is',
+    () => {
+      const r = new Redactor().add(pem);
+      const text = `-----BEGIN PRIVATE KEY-----${'\\n'.repeat(PAIRS)}x`;
+      expect(bounded(() => r.mask(text))).toEqual({ text, clean: true });
+    },
+    BOUND_MS,
+  );
+
+  it(
+    'a secret holding a backslash before n (\\n as typed), the answer its start then escaped newlines: searched in bounded time',
+    () => {
+      const m = new SecretMatcher().add('pa55\\nw0rd!x');
+      expect(bounded(() => m.finds(`pa55${'\\n'.repeat(PAIRS)}x`))).toBe(false);
+    },
+    BOUND_MS,
+  );
+
+  it(
+    'a secret holding an invisible character, the answer its start then many of them: searched in bounded time',
+    () => {
+      const m = new SecretMatcher().add('pa55\u200bw0rd!x');
+      expect(bounded(() => m.finds(`pa55${'\u200b'.repeat(PAIRS)}x`))).toBe(false);
+    },
+    BOUND_MS,
+  );
+
+  it('the PEM is still masked as written, JSON-escaped, and JSON-escaped with whitespace between its characters', () => {
+    const r = new Redactor().add(pem);
+    const json = JSON.stringify(pem).slice(1, -1);
+    expect(r.text(`a ${json} b`)).toBe(`a ${REDACTED} b`);
+    expect(r.text(`a ${[...json].join(' ')} b`)).toBe(`a ${REDACTED} b`);
+    expect(r.leaks(r.text(`a ${pem} b`))).toBe(false);
+  });
+
+  it('a secret with a backslash is masked as written and with whitespace between its characters', () => {
+    const r = new Redactor().add('pa55\\nw0rd!x');
+    expect(r.text('a pa55\\nw0rd!x b')).toBe(`a ${REDACTED} b`);
+    expect(r.text('a p a 5 5 \\ n w 0 r d ! x b')).toBe(`a ${REDACTED} b`);
+  });
+});
