@@ -183,14 +183,21 @@ const SPLIT_MIN_LENGTH = 8;
  * `\r`, `\t`: a report quotes answers in JSON), and the characters a page shows as nothing.
  */
 const GAP_CHARS = String.raw`[\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\u034f]`;
-const GAP = String.raw`(?:${GAP_CHARS}|\\[nrt])*`;
+/**
+ * At most this many whitespace characters or escapes in one GAP (a line break and an indent of
+ * a few hundred columns): an unbounded one is a backtracking stack the size of the answer, and
+ * 8 MiB of spaces after a secret's first character (`B`, of any `Bearer …` registered) threw
+ * RangeError out of the gate.
+ */
+const GAP_MAX = 256;
+const GAP = String.raw`(?:${GAP_CHARS}|\\[nrt]){0,${GAP_MAX}}`;
 /**
  * Before a backslash of the secret, GAP_CHARS only: no GAP may start with the character after it.
  * A GAP that could also be the secret's own `\n` (the JSON form of any secret with a line break,
  * every PEM) made the pattern try each escaped newline of an answer as the secret's, each try
  * rescanning the rest: quadratic, days for 16 MiB of `\n` after a PEM's public header.
  */
-const GAP_BEFORE_BACKSLASH = `${GAP_CHARS}*`;
+const GAP_BEFORE_BACKSLASH = `${GAP_CHARS}{0,${GAP_MAX}}`;
 
 /**
  * The source of a regular expression that finds `secret` as written or, from SPLIT_MIN_LENGTH
@@ -248,8 +255,9 @@ export class SecretMatcher {
   finds(text: string): boolean {
     if (this.forms.size === 0 || text.length < 4) return false;
     const [pattern, cutPattern] = this.compile();
-    // Windows overlap by far more than any encoding of the longest secret can take.
-    const overlap = Math.max(256, this.longest * 12);
+    // Windows overlap by far more than any encoding of the longest secret can take, or the secret
+    // split by the widest GAPs (two characters per escape), up to a window.
+    const overlap = Math.min(WINDOW, Math.max(256, this.longest * (2 * GAP_MAX + 12)));
     for (let at = 0; at < text.length; at += WINDOW) {
       const window = text.slice(Math.max(0, at - overlap), at + WINDOW);
       for (const v of views(window)) if (pattern.test(v) || cutPattern.test(v)) return true;

@@ -54,6 +54,21 @@ describe('a hostile answer costs the gate time linear in its size', () => {
     BOUND_MS,
   );
 
+  it('a Bearer token registered, the answer `B` (public: the whole header value is registered) then 16 MiB of spaces or escaped newlines: masked, no RangeError out of the gate', () => {
+    const r = new Redactor().addCredential('Bearer sk_live_T0ken/Q7xW2kLm$9PzR');
+    for (const gap of [' ', '\\n']) {
+      const text = `B${gap.repeat((16 << 20) / gap.length)}x`;
+      expect(bounded(() => r.mask(text))).toEqual({ text, clean: true });
+    }
+  });
+
+  it('a secret split by the widest GAP still masked; wider, left (a backtracking stack is bounded)', () => {
+    const r = new Redactor().add('q7Xw2kLm9PzR4tYb');
+    const spread = (gap: string) => [...'q7Xw2kLm9PzR4tYb'].join(gap);
+    expect(r.text(`a ${spread(`\n${' '.repeat(255)}`)} b`)).toBe(`a ${REDACTED} b`);
+    expect(r.text(`a ${spread(' '.repeat(257))} b`)).toBe(`a ${spread(' '.repeat(257))} b`);
+  });
+
   it('the PEM is still masked as written, JSON-escaped, and JSON-escaped with whitespace between its characters', () => {
     const r = new Redactor().add(pem);
     const json = JSON.stringify(pem).slice(1, -1);
