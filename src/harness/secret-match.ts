@@ -105,6 +105,9 @@ export function asRead(s: string): string {
   return /[^\x00-\x7f]/.test(s) ? s.replace(INVISIBLE, '').normalize('NFKC') : s;
 }
 
+/** A line break between two base64 characters: where an encoder wrapped a run. */
+const WRAPPED_LINE = /([A-Za-z0-9+/_-])\r?\n(?=[A-Za-z0-9+/_-])/g;
+
 /** JSON escapes undone up to three times: a body quoted in a JSON string, quoted again in a report, is escaped once per level. */
 function jsonUnescapeDeep(s: string): string {
   let out = s;
@@ -147,7 +150,9 @@ export function views(s: string): string[] {
     asRead(all),
     hex,
   ];
-  for (const source of new Set([s, json, all])) {
+  // Base64 wrapped in lines (`base64`, MIME, PEM, a JSON string's \n) is read across the breaks, as `base64 -d` reads it.
+  const unwrapped = [s, json, all].map((v) => (/[\r\n]/.test(v) ? v.replace(WRAPPED_LINE, '$1') : v));
+  for (const source of new Set([s, json, all, ...unwrapped])) {
     const decoded = base64Runs(source);
     if (!decoded) continue;
     out.push(decoded);
