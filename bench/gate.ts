@@ -1,10 +1,10 @@
 /**
  * The egress gate's cost on a large text: Redactor.mask (the literal forms, then the search of
  * every decoding in secret-match.ts) over 4 MiB of the shapes a run writes or quotes, with the
- * three credentials of a provider URL and header registered. Each text is new to the redactor
+ * three credentials of a provider URL and header registered, and a signing key. Each text is new to the redactor
  * (nothing remembered), as a report file is.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Redactor } from '../src/harness/redact';
 
 const MiB = 1 << 20;
@@ -31,6 +31,9 @@ export const GATE_SHAPES: Record<string, () => string> = {
   // decodes to printable text, and every character starts a near-match of a registered key.
   'base64 of base64 of base64 of text': () => filled(() => `"${base64(base64(base64('the quick brown fox jumps over the lazy dog, '.repeat(6))))}",`, 4 * MiB),
   'a key spaced out, all but its last character': () => filled(() => `${[...'q7Xw2kLm9PzR4tY'].join(' ')} `, 4 * MiB),
+  // A PEM's public header then escaped newlines: its registered JSON form holds \n, which a GAP
+  // could match too (quadratic before GAPs were kept from matching the character after them).
+  "a PEM's header then escaped newlines": () => `-----BEGIN PRIVATE KEY-----${'\\n'.repeat(2 * MiB - 14)}x`,
 };
 
 /** Median CPU milliseconds of `runs` masks of each 4 MiB shape. */
@@ -41,6 +44,8 @@ export function gateCost(runs = 3): Array<{ shape: string; ms: number; all: numb
     headerVar: 'RPC_HEADER',
     headers: { Authorization: 'Bearer sk_live_T0ken/Q7xW2kLm$9PzR' },
   });
+  // A signing key, as --certify registers it (its JSON form has \n between its lines).
+  redactor.add(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
   return Object.entries(GATE_SHAPES).map(([shape, make]) => {
     const text = make();
     const all: number[] = [];
