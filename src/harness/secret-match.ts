@@ -273,9 +273,12 @@ export class SecretMatcher {
 
 /**
  * Characters that end a token: whitespace, quotes, brackets and the separators of JSON, HTML,
- * Markdown and tables; but the braces of a `\u{X…}` escape belong to the word it spells.
+ * Markdown and tables; but the braces of a `\u{X…}` escape belong to the word it spells (matched
+ * here as one piece, so they are skipped). A separator is one character and a token is what lies
+ * between two: no pattern loops over a token, whose length a target chooses (a loop over 8 MiB
+ * of one token overflowed the backtracking stack, and RangeError left the gate).
  */
-const TOKEN = /(?:\\u\{[0-9a-fA-F]{0,16}\}|[^\s"'`<>()[\]{},|])+/g;
+const SEPARATOR = /\\u\{[0-9a-fA-F]{0,16}\}|[\s"'`<>()[\]{},|]/g;
 
 /**
  * `text` with every token (a run between separators) in which `finds` sees a secret replaced by
@@ -283,9 +286,22 @@ const TOKEN = /(?:\\u\{[0-9a-fA-F]{0,16}\}|[^\s"'`<>()[\]{},|])+/g;
  * stays escaped.
  */
 export function maskTokens(text: string, finds: (token: string) => boolean, mask: string): string {
-  return text.replace(TOKEN, (token) => {
-    if (!finds(token)) return token;
-    const slashes = /\\+$/.exec(token)?.[0].length ?? 0;
-    return slashes % 2 === 1 ? `${mask}\\` : mask;
-  });
+  const out: string[] = [];
+  let start = 0;
+  const token = (end: number) => {
+    if (end <= start) return;
+    const word = text.slice(start, end);
+    if (!finds(word)) return void out.push(word);
+    let slashes = 0;
+    while (slashes < word.length && word[word.length - 1 - slashes] === '\\') slashes++;
+    out.push(slashes % 2 === 1 ? `${mask}\\` : mask);
+  };
+  for (const m of text.matchAll(SEPARATOR)) {
+    if (m[0].length > 1) continue;
+    token(m.index);
+    out.push(m[0]);
+    start = m.index + 1;
+  }
+  token(text.length);
+  return out.join('');
 }

@@ -62,6 +62,13 @@ describe('a hostile answer costs the gate time linear in its size', () => {
     }
   });
 
+  it('a registered start before a [cut edge (public: `Bearer`), then one 16 MiB token: the whole text hidden, no RangeError out of the gate', () => {
+    const r = new Redactor().addCredential('Bearer sk_live_T0ken/Q7xW2kLm$9PzR');
+    expect(bounded(() => r.mask(`Bearer[cut ${'a'.repeat(16 << 20)}`)).clean).toBe(false);
+    // A token ending in an odd run of backslashes keeps one: counted from its end, not by a pattern tried at each of them.
+    expect(bounded(() => r.text(`say Bearer...${'\\'.repeat((1 << 20) + 1)}`)) === `say ${REDACTED}\\`).toBe(true);
+  });
+
   it('a secret split by the widest GAP still masked; wider, left (a backtracking stack is bounded)', () => {
     const r = new Redactor().add('q7Xw2kLm9PzR4tYb');
     const spread = (gap: string) => [...'q7Xw2kLm9PzR4tYb'].join(gap);
