@@ -218,6 +218,14 @@ export function secretSource(secret: string): string {
   return chars.map((c, i) => (i === 0 ? '' : c === '\\' ? GAP_BEFORE_BACKSLASH : GAP) + escapeRegExp(c)).join('');
 }
 
+/**
+ * The start of a registered form that gives nothing away, left out of its cut edge: a PEM's armour
+ * line, or the first word of a value of several (`Bearer `, `Basic `: the header value is
+ * registered whole). Any text could end in it before `[cut` or `...`, and a target writing
+ * `Bearer[cut` had every text holding it hidden whole. What follows keeps its own cut edge.
+ */
+const PUBLIC_START = /^(?:-----begin [a-z0-9 ]+-----\s*|[a-z][\w-]*\s+)/;
+
 /** The registered secrets in a form that can be searched for in any view of a text. */
 export class SecretMatcher {
   private readonly forms = new Set<string>();
@@ -246,6 +254,7 @@ export class SecretMatcher {
       this.pattern = new RegExp(sorted.map(secretSource).join('|'));
       // A cut edge: any start of CUT_PREFIX characters or more of a secret, right before a cut mark.
       const starts = sorted
+        .map((x) => x.replace(PUBLIC_START, ''))
         .filter((x) => x.length > CUT_PREFIX)
         .map((x) => {
           const chars = [...x].map(escapeRegExp);
