@@ -3,7 +3,7 @@
  * error messages) passes through one Redactor that knows the run's secrets.
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
-import { maskTokens, SecretMatcher, secretSource } from './secret-match';
+import { CUT_MAX, cutStart, longStart, maskTokens, SecretMatcher, secretSource } from './secret-match';
 
 export const REDACTED = '***';
 
@@ -326,10 +326,8 @@ export class Redactor {
       const sorted = [...this.secrets].sort((x, y) => y.length - x.length);
       this.pattern = new RegExp(sorted.map(secretSource).join('|'), 'gi');
       // "abcd(?:e(?:f…)?)?" before the mark: any start of 4 characters or more.
-      const starts = sorted.map((x) => {
-        const chars = [...x].map(escapeRegExp);
-        return chars.slice(0, SHORTEST_PREFIX).join('') + chars.slice(SHORTEST_PREFIX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
-      });
+      // A start longer than CUT_MAX (of a long secret): its first CUT_MAX characters and all up to the mark.
+      const starts = sorted.map((x) => ([...x].length > CUT_MAX ? `${longStart(x)}[^${CUT_MARK}]*|` : '') + cutStart(x, SHORTEST_PREFIX));
       this.cutPattern = new RegExp(`(?:${starts.join('|')})(?=${escapeRegExp(CUT_MARK)})`, 'gi');
     }
     const out = s.replace(this.pattern, REDACTED);

@@ -226,6 +226,24 @@ export function secretSource(secret: string): string {
  */
 const PUBLIC_START = /^(?:-----begin [a-z0-9 ]+-----\s*|[a-z][\w-]*\s+)/;
 
+/**
+ * A cut edge is matched up to this many characters of a secret, nested one optional group per
+ * character: nested for all of an RSA-4096 key (3,200 characters), the pattern's compilation ran
+ * V8 out of memory and aborted the process. A start longer than this is a hit wherever it shows.
+ */
+export const CUT_MAX = 128;
+
+/** The source matching any start of `form` of `shortest` to CUT_MAX characters (the longest it can). */
+export function cutStart(form: string, shortest: number): string {
+  const chars = [...form].map(escapeRegExp);
+  return chars.slice(0, shortest).join('') + chars.slice(shortest, CUT_MAX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
+}
+
+/** The source matching the first CUT_MAX characters of `form`: that much of a secret is a leak, cut or not. */
+export function longStart(form: string): string {
+  return [...form].slice(0, CUT_MAX).map(escapeRegExp).join('');
+}
+
 /** The registered secrets in a form that can be searched for in any view of a text. */
 export class SecretMatcher {
   private readonly forms = new Set<string>();
@@ -253,14 +271,11 @@ export class SecretMatcher {
       const sorted = [...this.forms].sort((x, y) => y.length - x.length);
       this.pattern = new RegExp(sorted.map(secretSource).join('|'));
       // A cut edge: any start of CUT_PREFIX characters or more of a secret, right before a cut mark.
-      const starts = sorted
-        .map((x) => x.replace(PUBLIC_START, ''))
-        .filter((x) => x.length > CUT_PREFIX)
-        .map((x) => {
-          const chars = [...x].map(escapeRegExp);
-          return chars.slice(0, CUT_PREFIX).join('') + chars.slice(CUT_PREFIX).reduceRight((rest, c) => `(?:${c}${rest})?`, '');
-        });
-      this.cutPattern = starts.length ? new RegExp(`(?:${starts.join('|')})(?=${CUT_MARKS.map(escapeRegExp).join('|')})`) : /(?!)/;
+      const edges = sorted.map((x) => x.replace(PUBLIC_START, '')).filter((x) => x.length > CUT_PREFIX);
+      const starts = edges.map((x) => cutStart(x, CUT_PREFIX));
+      const marks = CUT_MARKS.map(escapeRegExp).join('|');
+      const long = edges.filter((x) => [...x].length > CUT_MAX).map((x) => longStart(x));
+      this.cutPattern = starts.length ? new RegExp(`(?:${starts.join('|')})(?=${marks})${long.map((l) => `|${l}`).join('')}`) : /(?!)/;
     }
     return [this.pattern, this.cutPattern];
   }
