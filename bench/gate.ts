@@ -34,6 +34,9 @@ export const GATE_SHAPES: Record<string, () => string> = {
   // A PEM's public header then escaped newlines: its registered JSON form holds \n, which a GAP
   // could match too (quadratic before GAPs were kept from matching the character after them).
   "a PEM's header then escaped newlines": () => `-----BEGIN PRIVATE KEY-----${'\\n'.repeat(2 * MiB - 14)}x`,
+  // The same with a --secret typed with a backslash, and one holding an invisible character.
+  'a secret typed with \\n: its start then escaped newlines': () => `pa55${'\\n'.repeat(2 * MiB - 3)}x`,
+  'a secret holding U+200B: its start then 4 Mi of them': () => `pa55${'\u200b'.repeat(4 * MiB - 5)}x`,
 };
 
 /** Median CPU milliseconds of `runs` masks of each 4 MiB shape. */
@@ -46,6 +49,8 @@ export function gateCost(runs = 3): Array<{ shape: string; ms: number; all: numb
   });
   // A signing key, as --certify registers it (its JSON form has \n between its lines).
   redactor.add(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  // Two --secret values a user may type: a backslash before n, an invisible character.
+  redactor.add('pa55\\nw0rd!x').add('pa55\u200bw0rd!y');
   return Object.entries(GATE_SHAPES).map(([shape, make]) => {
     const text = make();
     const all: number[] = [];

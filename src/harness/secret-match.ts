@@ -109,10 +109,24 @@ export function asRead(s: string): string {
 const WRAPPED_LINE = /([A-Za-z0-9+/_-])\r?\n(?=[A-Za-z0-9+/_-])/g;
 
 /** JSON escapes undone up to three times: a body quoted in a JSON string, quoted again in a report, is escaped once per level. */
-function jsonUnescapeDeep(s: string): string {
+function jsonUnescapeDeep(s: string, unescape: (x: string) => string = jsonUnescape): string {
   let out = s;
-  for (let i = 0; i < 3 && out.includes('\\'); i++) out = jsonUnescape(out);
+  for (let i = 0; i < 3 && out.includes('\\'); i++) out = unescape(out);
   return out;
+}
+
+/**
+ * jsonUnescape remembered for one text's views: the same text is often several of their inputs
+ * (htmlDecode and percentDecode give it back unchanged when it holds no `&` or `%`), and undoing
+ * 4 MiB dense with escapes costs hundreds of ms each time.
+ */
+function rememberedUnescape(): (x: string) => string {
+  const seen = new Map<string, string>();
+  return (x) => {
+    let out = seen.get(x);
+    if (out === undefined) seen.set(x, (out = jsonUnescape(x)));
+    return out;
+  };
 }
 
 /**
@@ -135,21 +149,12 @@ function printableRuns(decoded: string): string {
  * its text to three quarters): each view is at most a few times the window's size.
  */
 export function views(s: string): string[] {
-  const json = jsonUnescapeDeep(s);
-  const all = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(s))));
+  const unescape = rememberedUnescape();
+  const deep = (x: string) => jsonUnescapeDeep(x, unescape);
+  const json = deep(s);
+  const all = percentDecode(percentDecode(deep(htmlDecode(s))));
   const hex = hexRuns(s);
-  const out = [
-    s,
-    percentDecode(s),
-    percentDecode(percentDecode(s)),
-    jsonUnescape(s),
-    json,
-    htmlDecode(s),
-    all,
-    jsonUnescapeDeep(percentDecode(s)),
-    asRead(all),
-    hex,
-  ];
+  const out = [s, percentDecode(s), percentDecode(percentDecode(s)), unescape(s), json, htmlDecode(s), all, deep(percentDecode(s)), asRead(all), hex];
   // Base64 wrapped in lines (`base64`, MIME, PEM, a JSON string's \n) is read across the breaks, as `base64 -d` reads it.
   const unwrapped = [s, json, all].map((v) => (/[\r\n]/.test(v) ? v.replace(WRAPPED_LINE, '$1') : v));
   for (const source of new Set([s, json, all, ...unwrapped])) {
@@ -158,9 +163,9 @@ export function views(s: string): string[] {
     out.push(decoded);
     const text = printableRuns(decoded);
     if (!text) continue;
-    const inner = percentDecode(percentDecode(jsonUnescapeDeep(htmlDecode(text))));
+    const inner = percentDecode(percentDecode(deep(htmlDecode(text))));
     const second = inner !== text ? [base64Runs(text), base64Runs(inner)] : [base64Runs(text)];
-    out.push(jsonUnescapeDeep(text), percentDecode(text), inner, hexRuns(text), ...second);
+    out.push(deep(text), percentDecode(text), inner, hexRuns(text), ...second);
     // A third level, base64 only, read from the printable runs of the second as the second is from the first's.
     for (const level of second) {
       const third = printableRuns(level);
