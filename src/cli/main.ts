@@ -14,7 +14,7 @@ import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument } from '../verdict/build-document';
 import { writeReports } from './write-reports';
-import { Egress, type Io } from './egress';
+import { Egress, type Io, type OutStream } from './egress';
 import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
 import { discardEarly } from './reference-process';
@@ -358,12 +358,20 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
   main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
     // A reference child started early (run.ts) that the run never took is stopped before exit.
     (code) => discardEarly().then(() => process.exit(code)),
-    (err) => {
-      // Even a crash is said through a gate that knows the command line's secrets.
-      Egress.forRun(argv, process.env, (line) => process.stderr.write(line))
-        .stream(process.stderr, 'stderr')
-        .write(`conformance: unexpected error: ${String((err as Error)?.stack ?? err)}\n`);
-      process.exit(EXIT_CODE.nonConformant);
-    },
+    (err) => process.exit(crashed(err, argv, process.env, process.stderr)),
   );
+}
+
+/**
+ * An error the run did not expect is a defect of this suite, not evidence about the target: said
+ * through a gate that knows the command line's secrets, and the run is incomplete (exit 3), never
+ * non-conformant (a verdict no check reached).
+ */
+export function crashed(err: unknown, argv: string[], env: NodeJS.ProcessEnv, stderr: OutStream): number {
+  Egress.forRun(argv, env, (line) => stderr.write(line))
+    .stream(stderr, 'stderr')
+    .write(
+      `conformance: unexpected error (a defect of this suite, not a verdict on the target; nothing was judged): ${String((err as Error)?.stack ?? err)}\n`,
+    );
+  return EXIT_CODE.incomplete;
 }

@@ -209,6 +209,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   const proxy = proxyFor(req.url, opts.proxy ?? PROXY_FROM_ENVIRONMENT);
   // The proxy URL may carry a password; it must not reach an error message.
   if (proxy) redactor.add(proxyPassword(proxy));
+  let answer: { status: number; headers: Record<string, string>; text: string; durationMs: number };
   try {
     // Once the run's answer budget is spent nothing more is sent: every answer would be refused.
     if (opts.answers?.spent) opts.answers.charge(0);
@@ -228,16 +229,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     if (declaredLarge) opts.onLargeAnswer?.();
     const text = await readCapped(source, declared, MAX_RESPONSE_BYTES, opts.answers);
     if (!declaredLarge && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
-    const durationMs = performance.now() - started;
-    const capped = recordedBody(text, redactor);
-    exchange.response = {
-      status: res.statusCode,
-      headers: redactor.headers(headers),
-      body: capped.body,
-      ...(capped.truncated ? { truncated: true } : {}),
-    };
-    exchange.durationMs = Math.round(durationMs);
-    return { status: res.statusCode, headers, contentType: mediaType(headers['content-type']), text, durationMs };
+    answer = { status: res.statusCode, headers, text, durationMs: performance.now() - started };
   } catch (err) {
     if (err instanceof AnswerBudgetSpent) {
       exchange.error = err.message;
@@ -258,6 +250,13 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   } finally {
     signal.clear();
   }
+  // Recorded once the answer is in, outside the transport's catch: the gate failing on an answer
+  // (a defect of the suite) must surface as the suite's error, never as the target unreachable.
+  const { status, headers, text, durationMs } = answer;
+  const capped = recordedBody(text, redactor);
+  exchange.response = { status, headers: redactor.headers(headers), body: capped.body, ...(capped.truncated ? { truncated: true } : {}) };
+  exchange.durationMs = Math.round(durationMs);
+  return { status, headers, contentType: mediaType(headers['content-type']), text, durationMs };
 }
 
 /** How often a request's timeout looks at the clock, and a pause beyond it that counts as a stall. */

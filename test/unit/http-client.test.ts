@@ -200,3 +200,27 @@ describe('the HTTP client', () => {
     }
   });
 });
+
+describe('an answer the gate fails on', () => {
+  /** A redactor that breaks on one text, as the gate did on a hostile answer (RangeError out of a pattern). */
+  class BreakingRedactor extends Redactor {
+    override text(s: string): string {
+      if (s.includes('HOSTILE')) throw new RangeError('Maximum call stack size exceeded');
+      return super.text(s);
+    }
+  }
+
+  it("is the suite's error, never the target unreachable: not a TransportError", async () => {
+    const s = await serve((_req, res) => res.end('{"a":"HOSTILE"}'));
+    try {
+      const err = await httpRequest(get(s.url), options({ redactor: new BreakingRedactor() })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(RangeError);
+      expect(err).not.toBeInstanceOf(TransportError);
+    } finally {
+      await s.close();
+    }
+  });
+});
