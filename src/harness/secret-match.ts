@@ -108,6 +108,22 @@ export function asRead(s: string): string {
 /** A line break between two base64 characters: where an encoder wrapped a run. */
 const WRAPPED_LINE = /([A-Za-z0-9+/_-])\r?\n(?=[A-Za-z0-9+/_-])/g;
 
+/**
+ * Base64 or hex written in groups (`cTdY dzJr …`, `71 37 58 …`: four groups or more, split by
+ * spaces or tabs), the groups joined, one run per line: as a reader pastes them into a decoder.
+ * Split, not matched with a pattern: a pattern retried inside every long run is quadratic.
+ */
+function groupedRuns(s: string): string {
+  if (!/[ \t]/.test(s)) return '';
+  const out: string[] = [];
+  for (const segment of s.split(/[^A-Za-z0-9+/=_ \t-]+/)) {
+    if (!/[ \t]/.test(segment)) continue;
+    const groups = segment.split(/[ \t]+/).filter(Boolean);
+    if (groups.length >= 4) out.push(groups.join(''));
+  }
+  return out.join('\n');
+}
+
 /** JSON escapes undone up to three times: a body quoted in a JSON string, quoted again in a report, is escaped once per level. */
 function jsonUnescapeDeep(s: string, unescape: (x: string) => string = jsonUnescape): string {
   let out = s;
@@ -157,7 +173,9 @@ export function views(s: string): string[] {
   const out = [s, percentDecode(s), percentDecode(percentDecode(s)), unescape(s), json, htmlDecode(s), all, deep(percentDecode(s)), asRead(all), hex];
   // Base64 wrapped in lines (`base64`, MIME, PEM, a JSON string's \n) is read across the breaks, as `base64 -d` reads it.
   const unwrapped = [s, json, all].map((v) => (/[\r\n]/.test(v) ? v.replace(WRAPPED_LINE, '$1') : v));
-  for (const source of new Set([s, json, all, ...unwrapped])) {
+  const grouped = groupedRuns(json);
+  if (grouped) out.push(hexRuns(grouped));
+  for (const source of new Set([s, json, all, ...unwrapped, grouped])) {
     const decoded = base64Runs(source);
     if (!decoded) continue;
     out.push(decoded);

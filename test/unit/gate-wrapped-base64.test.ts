@@ -50,3 +50,45 @@ describe('base64 wrapped in lines is read across its line breaks', () => {
     expect(r.text(prose)).toBe(prose);
   });
 });
+
+describe('base64 or hex written in groups is read with the groups joined', () => {
+  const hex = (s: string) => Buffer.from(s).toString('hex');
+  it.each([
+    [
+      'base64 in groups of 4, spaces',
+      () =>
+        b64(PATH_KEY)
+          .match(/.{1,4}/g)!
+          .join(' '),
+    ],
+    [
+      'base64 in groups of 8, tabs',
+      () =>
+        b64(`xy${PATH_KEY}`)
+          .match(/.{1,8}/g)!
+          .join('\t'),
+    ],
+    ['hex bytes, spaces (a hex dump)', () => hex(PATH_KEY).match(/.{2}/g)!.join(' ')],
+    [
+      'hex in groups of 4, quoted in JSON',
+      () =>
+        JSON.stringify({
+          dump: hex(`z${PATH_KEY}`)
+            .match(/.{1,4}/g)!
+            .join(' '),
+        }),
+    ],
+  ])('the key as %s: nothing decodable from the masked text holds it', (_name, form) => {
+    const r = redactor();
+    const text = `before ${form()} after`;
+    const out = r.text(text);
+    expect(out).not.toBe(text);
+    expect(r.leaks(out)).toBe(false);
+  });
+
+  it('prose, numbers and a hex dump of other bytes are left as they are', () => {
+    const r = redactor();
+    const prose = 'the records listed here are tokenized stocks of 2024; 71 37 58 77 00 ff 10 20 a0 b1';
+    expect(r.text(prose)).toBe(prose);
+  });
+});
