@@ -253,9 +253,15 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   // Recorded once the answer is in, outside the transport's catch: the gate failing on an answer
   // (a defect of the suite) must surface as the suite's error, never as the target unreachable.
   const { status, headers, text, durationMs } = answer;
-  const capped = recordedBody(text, redactor);
-  exchange.response = { status, headers: redactor.headers(headers), body: capped.body, ...(capped.truncated ? { truncated: true } : {}) };
   exchange.durationMs = Math.round(durationMs);
+  try {
+    const capped = recordedBody(text, redactor);
+    exchange.response = { status, headers: redactor.headers(headers), body: capped.body, ...(capped.truncated ? { truncated: true } : {}) };
+  } catch (err) {
+    // The target did answer: its exchange must not read "no response" in a report.
+    exchange.error = `HTTP ${status} answered, not recorded: the suite failed masking the answer (a defect of this suite)`;
+    throw err;
+  }
   return { status, headers, contentType: mediaType(headers['content-type']), text, durationMs };
 }
 

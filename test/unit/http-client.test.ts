@@ -223,4 +223,18 @@ describe('an answer the gate fails on', () => {
       await s.close();
     }
   });
+
+  it('leaves its exchange saying the target answered and the suite did not record it, not "no response: unknown (0 ms)"', async () => {
+    const s = await serve((_req, res) => res.end('{"a":"HOSTILE"}'));
+    try {
+      const opts = options({ redactor: new BreakingRedactor() });
+      await expect(httpRequest(get(s.url), opts)).rejects.toBeInstanceOf(RangeError);
+      const [exchange] = opts.transcript.exchanges;
+      expect(exchange.response).toBeUndefined();
+      expect(exchange.error).toMatch(/^HTTP 200 answered, not recorded: the suite failed masking the answer/);
+      expect(JSON.stringify(exchange)).not.toContain('HOSTILE');
+    } finally {
+      await s.close();
+    }
+  });
 });
