@@ -236,10 +236,14 @@ function plan(env) {
 
 const STATUS_OF_CODE = { 0: 'conformant', 1: 'non-conformant', 2: 'configuration-error', 3: 'incomplete', 130: 'interrupted' };
 
-/** Whether the step fails, from the suite's exit code: only 0 (and 3 when allowed) passes. */
-function fails(exitCode, failOnIncomplete) {
+/**
+ * Whether the step fails, from the suite's exit code: only 0 (and 3 when allowed) passes. An exit 3
+ * that wrote no results.json is no run: the suite stopped on an error it did not expect (a defect
+ * of the suite, nothing judged), which fail-on-incomplete: false must not show green.
+ */
+function fails(exitCode, failOnIncomplete, reported) {
   if (exitCode === 0) return false;
-  if (exitCode === 3) return failOnIncomplete;
+  if (exitCode === 3) return failOnIncomplete || !reported;
   return true;
 }
 
@@ -417,7 +421,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     );
   }
 
-  const failed = fails(exitCode, failOnIncomplete);
+  const failed = fails(exitCode, failOnIncomplete, Boolean(doc));
   // The step summary's anchor for the failures, when the runner says where this run is.
   const summaryLink =
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
@@ -442,7 +446,9 @@ async function main(env = process.env, out = process.stdout, err = process.stder
         ? refused.length
           ? refused.join('; ')
           : 'the suite refused its configuration: see its message in the log'
-        : `${reasons}${hints ? ` — ${hints}` : ''}`;
+        : doc
+          ? `${reasons}${hints ? ` — ${hints}` : ''}`
+          : 'the suite stopped without a report (an unexpected error is a defect of the suite): see its message in the log';
     io.log(command('error', { title: `conformance: ${status}` }, `exit ${exitCode}${why ? `: ${why}` : ''}`));
   }
   if (!failed && exitCode === 3)
