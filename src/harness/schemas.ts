@@ -167,13 +167,6 @@ export function validateRef(ref: string, value: unknown): SchemaVerdict {
   return { valid: false, errors: formatErrors(fn.errors ?? [], value) };
 }
 
-/** The raw (frozen) schema of a name, for reports; a fragment name gives its sub-schema. */
-export function schemaOf(name: SchemaName): object {
-  const ref = SCHEMA_REFS[name];
-  if (ref === undefined) throw new Error(`unknown schema name ${String(name)}`);
-  return rawSchemaAt(ref);
-}
-
 /** The raw (frozen) schema at a ref relative to `schemas/` ('hex.json#/$defs/quantity'). */
 export function rawSchemaAt(ref: string): object {
   const [file, fragment = ''] = ref.split('#', 2) as [string, string?];
@@ -183,12 +176,6 @@ export function rawSchemaAt(ref: string): object {
   if (at === undefined || at === null || typeof at !== 'object') throw new Error(`no schema at ${ref}`);
   return at;
 }
-
-/**
- * The 11 fields of a tokenized equity token (spec 2.1), in table order, read from
- * token.json's `required`: checks iterate this instead of retyping field names.
- */
-export const TOKEN_FIELDS: readonly string[] = Object.freeze([...((schemaFiles().get('token.json')?.required as string[] | undefined) ?? [])]);
 
 // ---------------------------------------------------------------------------------------
 // Error text
@@ -246,25 +233,3 @@ function errorText(e: ErrorObject, got: unknown): string {
 export function formatErrors(errors: readonly ErrorObject[], data: unknown): string[] {
   return [...new Set(errors.map((e) => errorText(e, getPointer(data, e.instancePath))))];
 }
-
-// ---------------------------------------------------------------------------------------
-// Loading the schemas from other tools
-
-/**
- * A resolver for @apidevtools/json-schema-ref-parser (and so swagger-parser) that serves the
- * `$id` URIs under SCHEMA_BASE from `schemas/`. Parsers that honour `$id` (json-schema-ref-parser
- * 16+) resolve a relative `$ref` inside list.json ('token.json') against list.json's `$id`, to
- * https://conformance.local/schemas/token.json, a host that does not exist. Use it as
- * `SwaggerParser.validate(file, { resolve: { conformance: localSchemaResolver } })`.
- */
-export const localSchemaResolver = Object.freeze({
-  order: 1,
-  canRead(file: { url: string }): boolean {
-    return file.url.startsWith(SCHEMA_BASE);
-  },
-  read(file: { url: string }): string {
-    const name = decodeURIComponent(file.url.slice(SCHEMA_BASE.length).split('#')[0] ?? '');
-    if (!/^[A-Za-z0-9._-]+\.json$/.test(name)) throw new Error(`not a schema file: ${file.url}`);
-    return fs.readFileSync(path.join(SCHEMA_DIR, name), 'utf8');
-  },
-});

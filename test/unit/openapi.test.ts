@@ -16,7 +16,7 @@ import { compareWithSpec, findListOperation, listItemsSchema, responsesOf, valid
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { violatedSection } from '../../src/harness/result';
-import { TOKEN_FIELDS } from '../../src/harness/schemas';
+import { TOKEN_FIELDS } from '../support/schemas';
 import { openapiChecks } from '../../suites/rest/openapi';
 import { largeListRecord } from '../../bench/large-list';
 

@@ -1,17 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  SCHEMA_BASE,
-  SCHEMA_DIR,
-  SCHEMA_REFS,
-  TOKEN_FIELDS,
-  localSchemaResolver,
-  rawSchemaAt,
-  schemaOf,
-  validate,
-  validateRef,
-  type SchemaName,
-} from '../../src/harness/schemas';
+import { SCHEMA_BASE, SCHEMA_DIR, SCHEMA_REFS, rawSchemaAt, validate, validateRef, type SchemaName } from '../../src/harness/schemas';
+import { TOKEN_FIELDS, localSchemaResolver, schemaOf } from '../support/schemas';
 
 const TOKEN = Object.freeze({
   contract_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',

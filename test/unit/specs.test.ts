@@ -6,7 +6,8 @@ import openrpcMetaSchema from '@open-rpc/meta-schema';
 import { parse as parseYaml } from 'yaml';
 import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { SCHEMA_DIR, localSchemaResolver, rawSchemaAt, validateRef } from '../../src/harness/schemas';
+import { SCHEMA_DIR, rawSchemaAt, validateRef } from '../../src/harness/schemas';
+import { localSchemaResolver } from '../support/schemas';
 
 const REPO = path.resolve(__dirname, '../..');
 const SPEC_DIR = path.join(REPO, 'specs');
@@ -15,7 +16,7 @@ const OPENRPC_FILE = path.join(SPEC_DIR, 'node-rpc.openrpc.json');
 
 /**
  * swagger-parser runs in-process. The `$id`s of schemas/ live under a host that does not
- * exist: localSchemaResolver (the harness export under test) maps them to files, and http is
+ * exist: localSchemaResolver (test/support/schemas.ts) maps them to files, and http is
  * off so the test can never reach the network.
  */
 const PARSER_OPTIONS = { resolve: { conformance: localSchemaResolver, http: false } } as unknown as SwaggerParser.Options;
