@@ -238,12 +238,13 @@ const STATUS_OF_CODE = { 0: 'conformant', 1: 'non-conformant', 2: 'configuration
 
 /**
  * Whether the step fails, from the suite's exit code: only 0 (and 3 when allowed) passes. An exit 3
- * that wrote no results.json is no run: the suite stopped on an error it did not expect (a defect
- * of the suite, nothing judged), which fail-on-incomplete: false must not show green.
+ * passes only beside a results.json that says incomplete (`status`, undefined when none was
+ * written): without one, or beside another status, the suite stopped on an error it did not
+ * expect (a defect of the suite), which fail-on-incomplete: false must not show green.
  */
-function fails(exitCode, failOnIncomplete, reported) {
+function fails(exitCode, failOnIncomplete, status) {
   if (exitCode === 0) return false;
-  if (exitCode === 3) return failOnIncomplete || !reported;
+  if (exitCode === 3) return failOnIncomplete || status !== 'incomplete';
   return true;
 }
 
@@ -421,7 +422,7 @@ async function main(env = process.env, out = process.stdout, err = process.stder
     );
   }
 
-  const failed = fails(exitCode, failOnIncomplete, Boolean(doc));
+  const failed = fails(exitCode, failOnIncomplete, doc?.status);
   // The step summary's anchor for the failures, when the runner says where this run is.
   const summaryLink =
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID

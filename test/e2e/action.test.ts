@@ -20,7 +20,7 @@ const action = require('../../action/main.js') as {
   REPORT_FILES: string[];
   command: (name: string, props: Record<string, string>, message: string) => string;
   keyValue: (name: string, value: string) => string;
-  fails: (code: number, failOnIncomplete: boolean, reported: boolean) => boolean;
+  fails: (code: number, failOnIncomplete: boolean, status: string | undefined) => boolean;
   shellWords: (text: string) => string[];
   inInputTerms: (message: string) => string;
 };
@@ -125,12 +125,13 @@ describe('workflow commands and file commands', () => {
     expect(action.keyValue('x', '1')).not.toBe(action.keyValue('x', '1'));
   });
   it('fail the step exactly for 1, 2, 130 and anything unknown; 3 as fail-on-incomplete says', () => {
-    expect([0, 1, 2, 3, 130, 137].map((c) => action.fails(c, true, true))).toEqual([false, true, true, true, true, true]);
-    expect(action.fails(3, false, true)).toBe(false);
+    expect([0, 1, 2, 3, 130, 137].map((c) => action.fails(c, true, 'incomplete'))).toEqual([false, true, true, true, true, true]);
+    expect(action.fails(3, false, 'incomplete')).toBe(false);
   });
-  it('fail the step for an exit 3 that wrote no results.json (the suite crashed), whatever fail-on-incomplete says', () => {
-    expect(action.fails(3, false, false)).toBe(true);
-    expect(action.fails(3, true, false)).toBe(true);
+  it('fail the step for an exit 3 beside no results.json or one not incomplete (the suite crashed), whatever fail-on-incomplete says', () => {
+    expect(action.fails(3, false, undefined)).toBe(true);
+    expect(action.fails(3, false, 'non-conformant')).toBe(true);
+    expect(action.fails(3, true, undefined)).toBe(true);
   });
 });
 
