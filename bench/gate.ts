@@ -31,6 +31,9 @@ export const GATE_SHAPES: Record<string, () => string> = {
   // decodes to printable text, and every character starts a near-match of a registered key.
   'base64 of base64 of base64 of text': () => filled(() => `"${base64(base64(base64('the quick brown fox jumps over the lazy dog, '.repeat(6))))}",`, 4 * MiB),
   'a key spaced out, all but its last character': () => filled(() => `${[...'q7Xw2kLm9PzR4tY'].join(' ')} `, 4 * MiB),
+  // The worst case of base64 and hex written in groups found: a line of four groups, the fewest
+  // joined, one short run per line, each decoded as hex and as base64.
+  'a hex dump, four groups a line': () => filled(() => '71 37 58 4a\n', 4 * MiB),
   // A PEM's public header then escaped newlines: its registered JSON form holds \n, which a GAP
   // could match too (quadratic before GAPs were kept from matching the character after them).
   "a PEM's header then escaped newlines": () => `-----BEGIN PRIVATE KEY-----${'\\n'.repeat(2 * MiB - 14)}x`,
