@@ -371,7 +371,7 @@ export function crashed(err: unknown, argv: string[], env: NodeJS.ProcessEnv, st
   Egress.forRun(argv, env, (line) => stderr.write(line))
     .stream(stderr, 'stderr')
     .write(
-      `conformance: unexpected error (a defect of this suite, not a verdict on the target; nothing was judged): ${String((err as Error)?.stack ?? err)}\n`,
+      `conformance: unexpected error (a defect of this suite, not a verdict on the target; the run has no verdict): ${String((err as Error)?.stack ?? err)}\n`,
     );
   return EXIT_CODE.incomplete;
 }
