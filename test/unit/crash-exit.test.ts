@@ -11,8 +11,6 @@ it("a crash exits 3 (incomplete), says it is no verdict on the target, and masks
   const said = written.join('');
   expect(code).toBe(EXIT_CODE.incomplete);
   // Not "nothing was judged": a crash may come after the checks, even after results.json (the console's last lines).
-  expect(said).toMatch(
-    /^conformance: unexpected error \(a defect of this suite, not a verdict on the target; the run has no verdict\): RangeError/,
-  );
+  expect(said).toMatch(/^conformance: unexpected error \(a defect of this suite, not a verdict on the target; the run has no verdict\): RangeError/);
   expect(said).not.toContain(key);
 });
