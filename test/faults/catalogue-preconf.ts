@@ -76,25 +76,57 @@ export const trailingBackend = (lagMs: number, history = new PendingHistory(), s
   };
 };
 
-/** Pending receipts of the newest flashblock only: those added since the previous distinct answer for that block. */
-const newestFlashblockOnly = (): RpcMutation => {
-  let block: Json | undefined;
-  let known = new Set<string>();
-  let newest = new Set<string>();
-  return async (call, next) => {
-    const res = await next();
-    if (call.method !== 'eth_getBlockReceipts' || call.params?.[0] !== 'pending' || res instanceof Raw || !Array.isArray(res.result)) return res;
-    const receipts = res.result as Rec[];
+/**
+ * Which pending receipts came with the newest flashblock, as seen from the pending receipts the
+ * node gave: those added since the previous distinct answer for that block. A node knows its
+ * flashblocks whoever asks; a model learns them from the answers it sees. Shared by a fleet's
+ * backends (observingBackend), the faulty one knows each flashblock as soon as any backend was
+ * asked after it, not only when a read happens to reach it (one read in three: under load it then
+ * saw both of the suite's batches at once and answered them whole, which is no fault).
+ */
+export class FlashblockTracker {
+  private block: Json | undefined;
+  private known = new Set<string>();
+  private newest = new Set<string>();
+
+  /** Takes in one pending-receipts answer; returns the hashes of the newest flashblock. */
+  observe(receipts: Rec[]): Set<string> {
     const hashes = receipts.map((r) => String(r.transactionHash).toLowerCase());
     const number = receipts[0]?.blockNumber;
-    if (number !== block) [block, known, newest] = [number, new Set(hashes), new Set(hashes)];
+    if (number !== this.block) [this.block, this.known, this.newest] = [number, new Set(hashes), new Set(hashes)];
     else {
-      const added = hashes.filter((h) => !known.has(h));
-      if (added.length > 0) [known, newest] = [new Set(hashes), new Set(added)];
+      const added = hashes.filter((h) => !this.known.has(h));
+      if (added.length > 0) [this.known, this.newest] = [new Set([...this.known, ...hashes]), new Set(added)];
     }
+    return this.newest;
+  }
+}
+
+const pendingReceipts = (call: RpcCall, res: Envelope | Raw): Rec[] | undefined =>
+  call.method === 'eth_getBlockReceipts' && call.params?.[0] === 'pending' && !(res instanceof Raw) && Array.isArray(res.result)
+    ? (res.result as Rec[])
+    : undefined;
+
+/** A conformant backend of a fleet whose pending receipts tell the fleet's tracker of each flashblock. */
+export const observingBackend =
+  (tracker: FlashblockTracker): RpcMutation =>
+  async (call, next) => {
+    const res = await next();
+    const receipts = pendingReceipts(call, res);
+    if (receipts) tracker.observe(receipts);
+    return res;
+  };
+
+/** Pending receipts of the newest flashblock only (as `tracker` knows the flashblocks). */
+export const newestFlashblockOnly =
+  (tracker = new FlashblockTracker()): RpcMutation =>
+  async (call, next) => {
+    const res = await next();
+    const receipts = pendingReceipts(call, res);
+    if (!receipts || res instanceof Raw) return res;
+    const newest = tracker.observe(receipts);
     return { ...res, result: receipts.filter((r) => newest.has(String(r.transactionHash).toLowerCase())) };
   };
-};
 
 /**
  * ganache 7.9.2 as seen on a real run (blocks every 2 s; here the reference's): nonce, code and

@@ -10,7 +10,15 @@ import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startFleet, type Backend } from './fleet';
-import { PendingHistory, PRECONF_VARIANTS, recordingBackend, trailingBackend } from './catalogue-preconf';
+import {
+  FlashblockTracker,
+  newestFlashblockOnly,
+  observingBackend,
+  PendingHistory,
+  PRECONF_VARIANTS,
+  recordingBackend,
+  trailingBackend,
+} from './catalogue-preconf';
 import type { RpcCall, RpcMutation } from './proxy';
 import { sink } from '../support/sink';
 import { withBusyCore } from '../support/busy-core';
@@ -97,14 +105,22 @@ describe('fleet.preconf-one-of-three-flashblocks-off', () => {
 /** The rewrite of a catalogue variant, as one backend of the fleet applies it. */
 const backendOf = (name: string): Backend => ({ rpc: PRECONF_VARIANTS.find((v) => v.name === name)!.rpc });
 
+/** Three backends, the middle one faulty: the estimate's default at "pending". */
+const estimateFleet = (): Backend[] => [{}, backendOf('preconf.estimate-default-pending'), {}];
+/** Three backends, the middle one answering the newest flashblock's receipts, as the fleet's answers show the flashblocks (a node knows them whoever asks). */
+function newestFlashblockFleet(): Backend[] {
+  const tracker = new FlashblockTracker();
+  return [{ rpc: observingBackend(tracker) }, { rpc: newestFlashblockOnly(tracker) }, { rpc: observingBackend(tracker) }];
+}
+
 describe.each([
-  ['preconf.estimate-default-pending', 'preconf.estimate.depends-on-preconfirmed', '4.4.1', /with no block parameter answered/],
-  ['preconf.pending-receipts-newest-flashblock', 'preconf.receipts.pending-block', '4.3.2', /but no longer nonce/],
-])('fleet.%s (one backend of three)', (variant, id, statement, why) => {
+  ['preconf.estimate-default-pending', estimateFleet, 'preconf.estimate.depends-on-preconfirmed', '4.4.1', /with no block parameter answered/],
+  ['preconf.pending-receipts-newest-flashblock', newestFlashblockFleet, 'preconf.receipts.pending-block', '4.3.2', /but no longer nonce/],
+])('fleet.%s (one backend of three)', (_variant, fleet, id, statement, why) => {
   it(`fails ${id} at --samples 30, citing ${statement}`, async () => {
     // Three backends: a round's reads (a fixed count) then meet every backend at every position,
     // as under a real balancer, rather than the same read always reaching the same backend.
-    const { exitCode, doc } = await judge([{}, backendOf(variant), {}]);
+    const { exitCode, doc } = await judge(fleet());
     const c = doc.checks.find((x) => x.id === id)!;
     expect({ exitCode, check: line(c) }).toMatchObject({ exitCode: 1, check: expect.stringMatching(why) });
     expect(c.violated).toContain(statement);
