@@ -134,6 +134,15 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
   };
 }
 
+/** One sample at "pending": the receipts, the pending block read before and after them, and the heads read around it. */
+interface PendingSample {
+  param: string;
+  receipts: Receipt[];
+  before: BlockView;
+  after: BlockView;
+  heads: { headBefore: bigint; headAfter: bigint };
+}
+
 /**
  * The pre-confirmed block, shown by eth_getBlockByNumber("pending") (maybe without a hash, or
  * with one recomputed at each read, so only number and transactions are compared). While its
@@ -143,16 +152,10 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
  * meanwhile, read by number) at least those pre-confirmed before and at most those it sealed.
  * Anything else (a shrinking set, several seals, empty receipts across a seal) is ambiguous.
  */
-async function judgePending(
-  ctx: CheckContext<'rpc'>,
-  param: string,
-  receipts: Receipt[],
-  before: BlockView,
-  after: BlockView,
-  heads: { headBefore: bigint; headAfter: bigint },
-): Promise<string | undefined> {
+async function judgePending(ctx: CheckContext<'rpc'>, sample: PendingSample): Promise<string | undefined> {
+  const { param, receipts, before, after, heads } = sample;
   const n = (b: BlockView) => (b.number !== undefined ? toQuantity(b.number) : '"pending"');
-  const fallback = await judgeFallbackToHead(ctx, param, receipts, before, after, heads);
+  const fallback = await judgeFallbackToHead(ctx, sample);
   if (fallback === AMBIGUOUS) return undefined;
   if (fallback) return fallback;
   if (before.number === after.number) {
@@ -197,11 +200,7 @@ const AMBIGUOUS = Symbol('ambiguous');
  */
 async function judgeFallbackToHead(
   ctx: CheckContext<'rpc'>,
-  param: string,
-  receipts: Receipt[],
-  before: BlockView,
-  after: BlockView,
-  heads: { headBefore: bigint; headAfter: bigint },
+  { param, receipts, before, after, heads }: PendingSample,
 ): Promise<string | typeof AMBIGUOUS | undefined> {
   if (receipts.length === 0 || before.txs.length > 0) return undefined;
   const named = BigInt(receipts[0].blockNumber);
@@ -258,7 +257,7 @@ function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): C
           );
         }
         if (pending) {
-          const done = await judgePending(ctx, param, receipts, before, after, { headBefore: l1, headAfter: l2 });
+          const done = await judgePending(ctx, { param, receipts, before, after, heads: { headBefore: l1, headAfter: l2 } });
           if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           beyondEveryTime = false;
           ctx.note(
