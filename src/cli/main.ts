@@ -23,6 +23,7 @@ import { didYouMean } from './suggest';
 import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
 import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
 import { ownTexts } from './own-words';
+import { exitWhenDrained } from './exit';
 
 export type { Io } from './egress';
 
@@ -168,7 +169,8 @@ function stopOnSignalOrDeadline(io: Io, deadlineMs: number): RunStop {
   const controller = new AbortController();
   let stoppedBy: 'signal' | 'deadline' | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(EXIT_CODE.interrupted);
+    // "Again to quit now": what is written still leaves, but a reader that takes nothing is not waited for.
+    if (controller.signal.aborted) return exitWhenDrained(EXIT_CODE.interrupted, 1_000);
     io.err.write(`\nconformance: ${sig} received: stopping; reports of what was measured will be written (again to quit now)\n`);
     stoppedBy = 'signal';
     controller.abort(`interrupted by ${sig}`);
@@ -357,8 +359,8 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
   });
   main(argv, process.env, { out: process.stdout, err: process.stderr }).then(
     // A reference child started early (run.ts) that the run never took is stopped before exit.
-    (code) => discardEarly().then(() => process.exit(code)),
-    (err) => process.exit(crashed(err, argv, process.env, process.stderr)),
+    (code) => discardEarly().then(() => exitWhenDrained(code)),
+    (err) => exitWhenDrained(crashed(err, argv, process.env, process.stderr)),
   );
 }
 

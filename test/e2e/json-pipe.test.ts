@@ -1,0 +1,45 @@
+// `conformance --json … | jq .status` with a reader slower than the suite: stdout through a pipe is
+// asynchronous, and a process that exits before it drains leaves the reader the pipe's first 64 KiB
+// of the document. The reader here, a shell pipeline as a user's, takes nothing until the run has
+// said its last line, then reads.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The CLI piped into a reader that starts `lateSec` after the run's last line (`exit N: …` on stderr). */
+function runWithSlowReader(args: string[], lateSec: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'json-pipe-'));
+  const cli = [process.execPath, path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), ...args, '--report-dir', dir];
+  const script = [
+    'set -o pipefail',
+    // The reader: waits (at most 90 s) for the run's exit line, then a while more, then reads.
+    `"$@" 2> err.txt | (for i in $(seq 900); do grep -q '^exit [0-9]*: ' err.txt && break; sleep 0.1; done; sleep ${lateSec}; cat > out.json)`,
+  ].join('\n');
+  const child = spawn('bash', ['--noprofile', '--norc', '-c', script, 'bash', ...cli], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' },
+    stdio: 'ignore',
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error('not done within 120 s'))), 120_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout: readFileSync(path.join(dir, 'out.json'), 'utf8'), stderr: readFileSync(path.join(dir, 'err.txt'), 'utf8') });
+    });
+  });
+}
+
+describe('--json through a pipe whose reader is slow', () => {
+  it('the reader gets the whole document (well over the 64 KiB a pipe holds), and the run its exit code', async () => {
+    // An unreachable JSON-RPC target: a quick run whose document is about 90 KB.
+    const r = await runWithSlowReader(['--json', '--rpc-url', 'http://127.0.0.1:9', '--timeout-ms', '2000'], 1);
+    expect(r.stderr).toMatch(/^exit 1: /m);
+    expect(Buffer.byteLength(r.stdout)).toBeGreaterThan(64 * 1024);
+    const doc = JSON.parse(r.stdout) as { status: string; exitCode: number };
+    expect(doc.status).toBe('non-conformant');
+    expect(r.code).toBe(doc.exitCode);
+  }, 150_000);
+});
