@@ -9,6 +9,7 @@ import { loadExpectations, type ExpectationsFile } from './expectations';
 import { judge, type Judged } from '../verdict/outcome';
 import { ConsoleReporter } from './reporters/console';
 import { renderJson } from './reporters/json';
+import { listJson, listText } from './reporters/list';
 import { EXIT_CODE, EXIT_CODES_HELP, exitWords } from '../verdict/status';
 import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
@@ -143,7 +144,7 @@ function checksToRun(argv: string[], env: NodeJS.ProcessEnv, io: Io, cfg: RunCon
     return EXIT_CODE.config;
   }
   if (cfg.list) {
-    for (const c of checks) io.out.write(`${c.id}\t${c.section}\t${c.level}\t${c.needs.join('+')}\t${c.title}\n`);
+    io.out.write(cfg.json ? listJson(checks) : listText(checks));
     return EXIT_CODE.conformant;
   }
   return checks;
