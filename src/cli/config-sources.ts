@@ -12,7 +12,8 @@ import { didYouMean, foreignVariables, nearMissVariables } from './suggest';
 import { parseUrl } from './url-flags';
 
 const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
-const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret']);
+// Repeatable: each occurrence adds (a filter given twice selects what either selects), none is dropped.
+const MULTIPLE = new Set(['header', 'rest-header', 'rpc-header', 'secret', 'only', 'grep']);
 
 /** Where each setting comes from: the command line's values, else its environment variable. */
 export interface Sources {
@@ -79,29 +80,39 @@ export function profileOf(src: Sources): Profile {
   return profile;
 }
 
-/** --only: the groups to run (all by default). */
+/** A repeatable flag's values (each occurrence), else its variable's value; none when neither is given. */
+function repeated(src: Sources, flag: string): string[] {
+  const fromFlag = src.values[flag];
+  if (Array.isArray(fromFlag)) return fromFlag as string[];
+  const fromEnv = src.get(flag);
+  return fromEnv === undefined ? [] : [fromEnv];
+}
+
+/** --only: the groups to run (all by default); repeated or comma-separated, the union; names in any case. */
 export function groupsOf(src: Sources): Set<Group> {
-  const onlyRaw = src.get('only');
-  const only = new Set<Group>(GROUPS);
-  if (onlyRaw !== undefined) {
-    only.clear();
-    for (const g of onlyRaw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      if (!GROUPS.includes(g as Group)) throw new ConfigError(`--only (or ONLY): ${quoted(g)} is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
-      only.add(g as Group);
-    }
-    if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
+  const given = repeated(src, 'only');
+  if (given.length === 0) return new Set<Group>(GROUPS);
+  const only = new Set<Group>();
+  for (const g of given
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const group = g.toLowerCase() as Group;
+    if (!GROUPS.includes(group)) throw new ConfigError(`--only (or ONLY): ${quoted(g)} is not one of ${GROUPS.join(', ')}${didYouMean(g, GROUPS)}`);
+    only.add(group);
   }
+  if (only.size === 0) throw new ConfigError('--only (or ONLY): name at least one group');
   return only;
 }
 
+/** --grep: one regular expression; repeated, the ids that match any of them. */
 export function grepOf(src: Sources): RegExp | undefined {
-  const grepRaw = src.get('grep');
-  if (grepRaw === undefined) return undefined;
+  const given = repeated(src, 'grep');
+  if (given.length === 0) return undefined;
   try {
-    return new RegExp(grepRaw);
+    for (const pattern of given) new RegExp(pattern);
+    // Each a group of its own, so `a|b` given once and `c` given again stay two alternatives.
+    return new RegExp(given.length === 1 ? given[0] : given.map((p) => `(?:${p})`).join('|'));
   } catch (err) {
     throw new ConfigError(`--grep (or GREP): ${(err as Error).message}`);
   }

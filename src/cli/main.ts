@@ -68,6 +68,12 @@ export function deselectedBy(c: Check, cfg: Pick<RunConfig, 'only' | 'grep'>): D
  */
 function grepSuggestion(catalogue: Check[], cfg: Pick<RunConfig, 'only' | 'grep'>): string {
   const source = cfg.grep?.source;
+  // `--grep 'a,b'` or `'a b'`, written as a list (a comma that is no `{m,n}` quantifier): it is one regular expression.
+  if (source && /\s|,(?!\d*\})/.test(source))
+    return ` (--grep is a regular expression, not a list: join ids with |, as in --grep '${source
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .join('|')}')`;
   if (!source || !/^\^?[\w.\\-]+\$?$/.test(source)) return '';
   const literal = source.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
   return didYouMean(
