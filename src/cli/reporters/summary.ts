@@ -10,6 +10,12 @@ import { idList, skippedByReason, withOutcome } from './grouping';
 import { quoteStatements, quoteLabel } from './failure-text';
 import { violatedSection } from '../../harness/result';
 import { mdCode, mdFence, mdText } from './untrusted';
+import { fitParts, type Part } from './fit';
+
+/** The most a GitHub comment body takes (`gh pr comment --body-file summary.md`), in characters. */
+export const COMMENT_MAX_CHARS = 65_536;
+/** summary.md's own bound: below a comment's, with room for what is appended to it (the certificate's section). */
+export const SUMMARY_MAX_BYTES = COMMENT_MAX_CHARS - 2_048;
 
 /** Our own words in a table cell: pipes escaped, one line. */
 function cell(s: string): string {
@@ -21,33 +27,46 @@ const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…
 
 export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-conformant': '❌', incomplete: '⚠️' };
 
-/** Markdown for a CI step summary or a PR comment: status and scope, root causes, then the rest. */
+/**
+ * Markdown for a CI step summary or a PR comment: status and scope, root causes, then the rest;
+ * within SUMMARY_MAX_BYTES whatever the run. The headline and the root causes are kept whole; what
+ * does not fit after them (their exchanges first, then the tables) is left out, said at the top.
+ */
 export function renderSummary(doc: RunDocument): string {
+  return fitParts(summaryParts(doc), SUMMARY_MAX_BYTES, (leftOut) => [
+    `> **Cut to fit a comment** (GitHub takes at most ${COMMENT_MAX_CHARS} characters). Left out here: ${leftOut}. report.html and results.json beside this file hold the whole run.`,
+    '',
+  ]);
+}
+
+/** The summary's parts, in order, each ranked for fitParts: 0 always kept, then the root causes, the counts, the other tables, the exchanges. */
+function summaryParts(doc: RunDocument): Part[] {
   const s = doc.counts;
-  const out = [
+  const head = [
     `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
     '',
     // The status line names the user's --grep pattern: escaped as the bullets are, so `rest\\.token\\.` keeps its backslashes.
     `**Status: ${mdText(doc.headline)}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
-  if (doc.statusReasons.length) out.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
-  out.push(
+  if (doc.statusReasons.length) head.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
+  head.push(
     `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST ${mdCode(doc.target.baseUrl ?? '—')} · JSON-RPC ${mdCode(doc.target.rpcUrl ?? '—')} · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${mdText(doc.interrupted)}**` : ''}`,
     '',
     `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'judged (signer given)' : `not judged (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
     '',
   );
-  if (doc.sampling) out.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
-  if (doc.scope.notJudged.length) out.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
+  if (doc.sampling) head.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
+  if (doc.scope.notJudged.length) head.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
+  const parts: Part[] = [{ lines: head, rank: 0 }];
 
   const allRoots = storedRoots(doc);
   const roots = allRoots.filter((r) => r.failsRun);
   if (roots.length) {
-    out.push(`## What fails the run (${roots.length})`, '');
+    parts.push({ lines: [`## What fails the run (${roots.length})`, ''], rank: 0 });
     for (const root of roots) {
       const c = root.result;
-      out.push(c ? `### ❌ \`${c.id}\` (spec ${violatedSection(c)})` : `### ❌ ${root.id}`, '');
+      const out = [c ? `### ❌ \`${c.id}\` (spec ${violatedSection(c)})` : `### ❌ ${root.id}`, ''];
       if (c) out.push(c.title, '', `**${mdText(rootReason(c))}**`, '');
       else if (root.reason) out.push(`**${mdText(root.reason)}**`, '');
       if (!c && root.record.hint) out.push(`→ ${mdText(root.record.hint)}`, '');
@@ -59,66 +78,111 @@ export function renderSummary(doc: RunDocument): string {
       if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
       if (root.blocked.length)
         out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
-      for (const e of c?.exchanges.slice(-3) ?? []) out.push('', mdFence(cut(exchangeText(e), 4000)));
-      out.push('');
+      const rootPart: Part = { lines: out, rank: 1, kind: 'root causes' };
+      parts.push(rootPart);
+      const exchanges = (c?.exchanges.slice(-3) ?? []).flatMap((e) => ['', mdFence(cut(exchangeText(e), 4000))]);
+      if (exchanges.length) parts.push({ lines: exchanges, rank: 4, kind: 'exchanges of root causes', of: rootPart });
+      parts.push({ lines: [''], rank: 0 });
     }
   }
 
   const stale = withOutcome(doc.checks, 'stale-expectation');
   if (stale.length) {
-    out.push(
-      `## Stale expectations (${stale.length})`,
-      '',
-      'Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.',
-      '',
-    );
-    for (const c of stale) out.push(`- \`${c.id}\`: ${mdText(rootReason(c))}`);
-    out.push('');
+    parts.push({
+      lines: [
+        `## Stale expectations (${stale.length})`,
+        '',
+        'Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.',
+        '',
+        ...stale.map((c) => `- \`${c.id}\`: ${mdText(rootReason(c))}`),
+        '',
+      ],
+      rank: 2,
+      kind: 'stale expectations',
+    });
   }
 
   // The stored counts: failed is what fails the run; advisory warnings and known failures have columns of their own.
-  out.push('## By spec section', '', '| section | passed | failed | advisory / known | not judged | skipped |', '|---|---|---|---|---|---|');
   const cells = (n: typeof s) => [n.passed, n.failed, n.warning + n['known-failure'], n['not-judged'] + n.blocked, n.skipped];
-  for (const g of doc.sections) out.push(`| ${g.section} ${cell(g.title)} | ${cells(g.counts).join(' | ')} |`);
-  out.push(
-    `| **total** | ${cells(s)
-      .map((n) => `**${n}**`)
-      .join(' | ')} |`,
-    '',
-  );
+  parts.push({
+    lines: [
+      '## By spec section',
+      '',
+      '| section | passed | failed | advisory / known | not judged | skipped |',
+      '|---|---|---|---|---|---|',
+      ...doc.sections.map((g) => `| ${g.section} ${cell(g.title)} | ${cells(g.counts).join(' | ')} |`),
+      `| **total** | ${cells(s)
+        .map((n) => `**${n}**`)
+        .join(' | ')} |`,
+      '',
+    ],
+    rank: 2,
+    kind: 'the table by spec section',
+  });
 
   // Checks a root covers (blocked, or of an unreachable interface) are listed under their root.
   const covered = coveredByRoots(doc);
   const other = doc.checks.filter((c) => c.outcome === 'warning' || c.outcome === 'known-failure' || (c.outcome === 'not-judged' && !covered.has(c.id)));
   if (other.length) {
-    out.push('## Failed without failing the run, or not judged', '', '| check | section | level | verdict | reason |', '|---|---|---|---|---|');
-    for (const c of other)
-      out.push(
-        `| \`${c.id}\` | ${violatedSection(c)} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
-      );
-    out.push('');
+    parts.push({
+      lines: [
+        '## Failed without failing the run, or not judged',
+        '',
+        '| check | section | level | verdict | reason |',
+        '|---|---|---|---|---|',
+        ...other.map(
+          (c) =>
+            `| \`${c.id}\` | ${violatedSection(c)} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
+        ),
+        '',
+      ],
+      rank: 3,
+      kind: 'the table of checks failed without failing the run or not judged',
+    });
   }
   for (const root of allRoots.filter((r) => !r.failsRun))
-    out.push(
-      `- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}${!root.result && root.record.hint ? ` → ${mdText(root.record.hint)}` : ''}`,
-      '',
-    );
+    parts.push({
+      lines: [
+        `- ${root.blocked.length} check(s) not judged, blocked by \`${root.id}\`: ${idList(root.blocked, 8)}${!root.result && root.record.hint ? ` → ${mdText(root.record.hint)}` : ''}`,
+        '',
+      ],
+      rank: 1,
+      kind: 'root causes',
+    });
 
   const skipped = skippedByReason(doc.checks);
   if (skipped.length) {
-    out.push('## Skipped and out of scope, by reason', '', '| | reason | checks |', '|---|---|---|');
-    for (const g of skipped) out.push(`| ${g.outOfScope ? 'out of scope' : 'skipped'} | ${mdText(g.reason)} | ${g.ids.length}: ${cell(idList(g.ids, 8))} |`);
-    out.push('');
+    parts.push({
+      lines: [
+        '## Skipped and out of scope, by reason',
+        '',
+        '| | reason | checks |',
+        '|---|---|---|',
+        ...skipped.map((g) => `| ${g.outOfScope ? 'out of scope' : 'skipped'} | ${mdText(g.reason)} | ${g.ids.length}: ${cell(idList(g.ids, 8))} |`),
+        '',
+      ],
+      rank: 3,
+      kind: 'the table of skipped checks',
+    });
   }
 
   const latency = latencyOf(doc.checks);
   if (latency) {
-    out.push('## Pre-confirmation latency (send → visible at "pending")', '', '| method | n | p50 ms | p95 ms | max ms |', '|---|---|---|---|---|');
-    for (const m of latency.byMethod) out.push(`| ${m.method} | ${m.stats.n} | ${m.stats.p50} | ${m.stats.p95} | ${m.stats.max} |`);
-    if (latency.all) out.push(`| all | ${latency.all.n} | ${latency.all.p50} | ${latency.all.p95} | ${latency.all.max} |`);
-    out.push('');
+    parts.push({
+      lines: [
+        '## Pre-confirmation latency (send → visible at "pending")',
+        '',
+        '| method | n | p50 ms | p95 ms | max ms |',
+        '|---|---|---|---|---|',
+        ...latency.byMethod.map((m) => `| ${m.method} | ${m.stats.n} | ${m.stats.p50} | ${m.stats.p95} | ${m.stats.max} |`),
+        ...(latency.all ? [`| all | ${latency.all.n} | ${latency.all.p50} | ${latency.all.p95} | ${latency.all.max} |`] : []),
+        '',
+      ],
+      rank: 3,
+      kind: 'the latency table',
+    });
   }
 
-  out.push(`${countLine(s)} — status ${doc.status}, ${exitWords(doc.exitCode)}`, '');
-  return out.join('\n');
+  parts.push({ lines: [`${countLine(s)} — status ${doc.status}, ${exitWords(doc.exitCode)}`, ''], rank: 0 });
+  return parts;
 }
