@@ -114,8 +114,9 @@ describe('the example workflows, as GitHub would read them', () => {
     expect(s.with).toMatchObject({ certify: true, require: 'full', 'signer-key': '${{ secrets.SIGNER_PRIVATE_KEY }}' });
     expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write', attestations: 'write' });
     const attest = job.steps.find((x) => /^actions\/attest@v\d+$/.test(x.uses ?? ''))!;
-    const dir = String(s.with!['report-dir']);
-    expect(attest.if).toBe(`always() && hashFiles('${dir}/predicate.json') != ''`);
+    // The files where the Action says it wrote them (its report-dir output), once the run reached a verdict (its status output).
+    const dir = `\${{ steps.${s.id}.outputs.report-dir }}`;
+    expect(attest.if).toBe(`always() && contains(fromJSON('["conformant", "non-conformant", "incomplete"]'), steps.${s.id}.outputs.status)`);
     expect(attest.with).toMatchObject({
       'subject-path': `${dir}/results.json`,
       'predicate-path': `${dir}/predicate.json`,
