@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'reports*/', 'src/reference/contracts/artifacts.json'] },
+  { ignores: ['dist', 'dist/', '.dist-builds/', 'node_modules/', 'coverage/', 'reports*/', 'src/reference/contracts/artifacts.json'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
