@@ -1,7 +1,7 @@
 // What the docs say the suite does with a behaviour of real deployments is what it does: a claim
 // about revert code 3 (geth, reth, anvil) agrees with the fault catalogue, which runs it
 // (test/faults/faults.test.ts: a faulty variant must fail a required check of its section).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { allChecks } from '../../suites';
 import { VARIANTS } from '../faults/catalogue';
@@ -37,5 +37,25 @@ describe('the docs on revert code 3', () => {
     );
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter((id) => !required.has(id))).toEqual([]);
+  });
+});
+
+describe('README on npm test', () => {
+  const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
+  const said = /`npm test` type-checks, builds `dist\/`, then runs the project's own tests: about (\d+) test files, .*? for about (\d+) minutes/.exec(README);
+
+  it('says how long it takes and what it needs', () => {
+    expect(said).not.toBeNull();
+    for (const need of ['Linux x64', 'loopback', 'openssl', 'jq', 'Chromium']) expect(README).toMatch(new RegExp(`npm test\` type-checks.*${need}`));
+  });
+
+  it('counts the test files there are, within a tenth', () => {
+    const count = (dir: string): number =>
+      readdirSync(dir, { withFileTypes: true }).reduce(
+        (n, e) => n + (e.isDirectory() ? count(path.join(dir, e.name)) : e.name.endsWith('.test.ts') ? 1 : 0),
+        0,
+      );
+    const files = count(path.join(ROOT, 'test'));
+    expect(Math.abs(files - Number(said![1]))).toBeLessThanOrEqual(files / 10);
   });
 });
