@@ -36,14 +36,15 @@ export function drained(streams: readonly DrainingStream[], stallMs = DRAIN_STAL
   });
 }
 
-let exiting = false;
+/** The code of the exit under way, once one was asked for. */
+let exiting: number | undefined;
 
 /**
- * Exits with `code` once stdout and stderr have drained (bounded, see drained). A second request
- * while the first waits (a second Ctrl-C) exits at once with its own code.
+ * Exits with `code` once stdout and stderr have drained (bounded, see drained). A request while
+ * one waits (a second Ctrl-C, or the run ending after one) exits at once, with the first code.
  */
 export function exitWhenDrained(code: number, stallMs = DRAIN_STALL_MS): void {
-  if (exiting) process.exit(code);
-  exiting = true;
+  if (exiting !== undefined) process.exit(exiting);
+  exiting = code;
   void drained([process.stdout, process.stderr], stallMs).then(() => process.exit(code));
 }

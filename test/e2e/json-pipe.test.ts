@@ -4,8 +4,11 @@
 // said its last line, then reads.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+import { closeServer, listenLoopback } from '../support/loopback';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -42,4 +45,36 @@ describe('--json through a pipe whose reader is slow', () => {
     expect(doc.status).toBe('non-conformant');
     expect(r.code).toBe(doc.exitCode);
   }, 150_000);
+});
+
+describe('a second Ctrl-C', () => {
+  it('quits at once with 130, even while the run waits on a target that never answers', async () => {
+    // A JSON-RPC target that takes every request and answers none.
+    const held: http.ServerResponse[] = [];
+    const server = http.createServer((_req, res) => void held.push(res));
+    const url = await listenLoopback(server);
+    const dir = mkdtempSync(path.join(tmpdir(), 'second-sigint-'));
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'src/cli/run.ts'), '--json', '--rpc-url', url, '--timeout-ms', '120000', '--report-dir', dir],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.resume();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no request within 60 s')), 60_000);
+        server.once('request', () => (clearTimeout(timer), resolve()));
+      });
+      child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      expect(code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      child.kill('SIGKILL');
+      await closeServer(server);
+    }
+  }, 120_000);
 });
