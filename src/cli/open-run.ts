@@ -89,7 +89,7 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const { unreachable, misdirected, gateway, refused } = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected, gateway, refused, seen } = await probe(target, cfg, redactor, limiter);
     // A dedicated node refusing the credentials as the run opens: a mistake in the configuration
     // (credentials are outside the spec), said once with what to check. On a public profile the
     // refusal is 5.2's to judge, once (interface-facts.ts).
@@ -125,6 +125,8 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
       limiter,
       // Every answer the checks read counts against one budget (RUN_ANSWER_BYTES).
       answers: new AnswerBudget(),
+      // What the probe read is evidence too: the list's checks judge that answer.
+      ...(seen ? { openedWith: seen } : {}),
     };
     return { target, env };
   } catch (err) {

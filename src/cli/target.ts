@@ -3,9 +3,9 @@ import { GatewayError, RateLimiter, ThrottledError, TransportError } from '../ha
 import { CredentialsRefused } from '../harness/credentials';
 import { isRecord, JsonBeyondLimits } from '../harness/json';
 import { publicUrl, Redactor } from '../harness/redact';
-import { RestClient } from '../harness/rest';
+import { RestClient, type RestResponse } from '../harness/rest';
 import { RpcClient } from '../harness/rpc';
-import type { RunEnv } from '../harness/runner';
+import type { OpenedWith, RunEnv } from '../harness/runner';
 import { Transcript } from '../harness/transcript';
 import type { RunConfig } from './config';
 
@@ -90,11 +90,16 @@ export interface ProbeResult {
   refused?: { rpc?: string };
   /** A URL that answers, but not as its interface: one message per interface, naming the fix. */
   misdirected?: Partial<Record<'rest' | 'rpc', string>>;
+  /** What the probe saw that the checks judge: the list it read (see RunEnv.openedWith). */
+  seen?: OpenedWith;
 }
 
 /** Each URL once, before the checks: any HTTP answer counts as reachable; only a wrong kind of answer is read (misdirection). */
 export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<ProbeResult> {
   const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
+  // The list's exchanges kept apart: what the probe read is evidence the list's checks judge.
+  const listTranscript = new Transcript();
+  let list: RestResponse | undefined;
   const down: NonNullable<RunEnv['unreachable']> = {};
   const misdirected: NonNullable<ProbeResult['misdirected']> = {};
   const gateway: NonNullable<ProbeResult['gateway']> = {};
@@ -129,7 +134,9 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
     }
   };
   await Promise.all([
-    target.baseUrl ? attempt('rest', () => new RestClient(target.baseUrl!, cfg.restHeaders, http).get(LIST_PATH)) : undefined,
+    target.baseUrl
+      ? attempt('rest', async () => (list = await new RestClient(target.baseUrl!, cfg.restHeaders, { ...http, transcript: listTranscript }).get(LIST_PATH)))
+      : undefined,
     target.rpcUrl
       ? attempt('rpc', async () => {
           const a = await new RpcClient(target.rpcUrl!, cfg.rpcHeaders, http).call('eth_chainId', []);
@@ -142,5 +149,6 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
     ...(Object.keys(gateway).length ? { gateway } : {}),
     ...(Object.keys(refused).length ? { refused } : {}),
     ...(Object.keys(misdirected).length ? { misdirected } : {}),
+    ...(list && !misdirected.rest ? { seen: { list: { response: list, exchanges: listTranscript.exchanges } } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { RestClient } from './rest';
 import type { RpcClient } from './rpc';
 import type { Signer } from './signer';
 import type { OpenApiDocument } from './openapi-document';
+import type { FailureDetail } from './verdict';
 
 export type Level = 'required' | 'advisory';
 /** What a check needs from the run; a check whose needs are not met is skipped with the reason. */
@@ -70,6 +71,12 @@ interface ContextBase {
   metric(name: string, value: unknown): void;
   /** A line of explanation kept with the result (shown in reports). */
   note(text: string): void;
+  /**
+   * A violation of a cited rule, seen now, recorded in the run's evidence at once; the check goes
+   * on judging (fail() records the same way and ends it). The check is failed by it whatever
+   * ends the check afterwards: an interface fact, an exception, a timeout, the deadline.
+   */
+  violation(message: string, detail?: FailureDetail): void;
   /**
    * One observation that several checks of the run judge (e.g. the pre-confirmation pass): the
    * first check to ask for `key` runs `observe`; the others get the same outcome (its value, or

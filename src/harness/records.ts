@@ -33,8 +33,11 @@ type ListContext = Pick<CheckContext<'rest'>, 'rest' | 'shared'>;
  */
 export function getList(ctx: ListContext, anonymous = false): Promise<RestResponse> {
   if (anonymous) return ctx.rest.request('GET', LIST_PATH, { omitConfiguredHeaders: true });
-  return ctx.shared('rest.list', ['rest.list'], (scope) => scope.rest('rest.list').request('GET', LIST_PATH));
+  return ctx.shared(LIST_KEY, [LIST_KEY], (scope) => scope.rest(LIST_KEY).request('GET', LIST_PATH));
 }
+
+/** The key and lane of the run's one shared GET of the list (the probe's answer, when the run opened with one). */
+export const LIST_KEY = 'rest.list';
 
 /**
  * The schema errors of a list body that are about the envelope (2.2: an object whose `tokens`

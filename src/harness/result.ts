@@ -6,6 +6,7 @@ import { Blocked, CheckFailure, Inconclusive, Skip, type Cause, type OutOfScope 
 import { GatewayError, ThrottledError, TransportError } from './http';
 import { CREDENTIALS_HINT, CredentialsRefused, GATEWAY_HINT, THROTTLE_HINT } from './credentials';
 import type { Redactor } from './redact';
+import type { Violation } from './evidence';
 import { recordedBody, recordedHead, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
 import { cutBytes, isRecord, jsonBytes, jsonHead, JsonBeyondLimits } from './json';
 
@@ -109,6 +110,12 @@ export interface CheckResult extends CheckMeta {
   outOfScope?: OutOfScope;
   /** --samples N > 1, for a read-only check: its N answers, "k of N" failed, and the detection power. */
   samples?: SampleCounts;
+  /**
+   * A failure whose check was then interrupted (an interface fact, an exception, a timeout, the
+   * deadline): what ended it, as data. The violations recorded before it stand; the check was
+   * judged as far as it went.
+   */
+  interrupted?: { cause: Cause; reason: string };
 }
 
 /** Past this many characters of JSON a value is kept by its head alone (see keptValue). */
@@ -171,7 +178,43 @@ export function keptValue(v: unknown, redactor: Redactor): unknown {
   return kept?.truncated ? kept.text : safe;
 }
 
-export type Detail = Pick<CheckResult, 'status' | 'cause' | 'reason' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope' | 'interface'>;
+export type Detail = Pick<
+  CheckResult,
+  'status' | 'cause' | 'reason' | 'violated' | 'expected' | 'actual' | 'hint' | 'outOfScope' | 'interface' | 'interrupted'
+>;
+
+/** The violations a result quotes in its reason; the others are counted. */
+const QUOTED_VIOLATIONS = 5;
+
+/**
+ * A check's result from its evidence: failed, stating every violation its page recorded (one:
+ * its own words; several: how many, the first few quoted, each value kept), whatever ended the
+ * check. `ending` is what ended it when that was not the failure itself (a pass, a skip, an
+ * interface fact, an exception, the deadline): stated beside the violations, never instead.
+ */
+export function evidenceDetail(seen: readonly Violation[], count: number, declared: readonly string[], redactor: Redactor, ending?: Detail): Detail {
+  const first = seen[0];
+  const words =
+    count === 1
+      ? first.message
+      : `${count} violations: ${seen
+          .slice(0, QUOTED_VIOLATIONS)
+          .map((v) => v.message)
+          .join('; ')}${count > QUOTED_VIOLATIONS ? '; …' : ''}`;
+  const interrupted = ending && ending.status !== 'passed' && ending.cause ? { cause: ending.cause, reason: ending.reason } : undefined;
+  const same = (f: (v: Violation) => unknown) => seen.every((v) => JSON.stringify(f(v)) === JSON.stringify(f(first)));
+  const hint = seen.find((v) => v.hint)?.hint;
+  return {
+    status: 'failed',
+    cause: 'violation',
+    reason: redactor.text(interrupted ? `${words}; then, before the check finished: ${interrupted.reason}` : words),
+    violated: [...new Set(seen.flatMap((v) => violatedOf(v.violated, declared)))],
+    expected: keptValue(count === 1 || same((v) => v.expected) ? first.expected : seen.map((v) => v.expected), redactor),
+    actual: keptValue(count === 1 ? first.actual : seen.map((v) => v.actual), redactor),
+    ...(hint ? { hint } : {}),
+    ...(interrupted ? { interrupted: { cause: interrupted.cause, reason: redactor.text(interrupted.reason) } } : {}),
+  };
+}
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {

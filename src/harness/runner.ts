@@ -1,40 +1,21 @@
-import { Check, CheckMeta, CheckSettings, Interface, Need, RunContext, SharedScope } from './check';
-import { Blocked, CheckFailure, Inconclusive, notGiven, type OutOfScope } from './verdict';
-import { AnswerBudget, Connections, RateLimiter } from './http';
-import { Redactor } from './redact';
+import { Check, CheckMeta, Interface, Need, RunContext, SharedScope } from './check';
+import { Blocked, CheckFailure, Inconclusive, notGiven, violationOf, type OutOfScope } from './verdict';
+import { Connections } from './http';
 import { sealedResult } from './mask-result';
 import { RestClient } from './rest';
 import { RpcClient } from './rpc';
-import type { Signer } from './signer';
-import { Exchange, Transcript } from './transcript';
+import { Transcript } from './transcript';
 import { jsonSafe } from './json';
-import { errorDetail, keptExchanges, stoppedDetail, violatedOf, type CheckResult, type Detail } from './result';
+import { errorDetail, evidenceDetail, keptExchanges, stoppedDetail, type CheckResult, type Detail } from './result';
+import { Evidence, withPage } from './evidence';
+import type { RunEnv } from './run-env';
+import { shareObservation, sharedOpenedWith, type SharedObservations } from './shared';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
 import { prejudged, publicRefusal, rememberFact, UNREACHABLE_ROOT } from './interface-facts';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
-
-export interface RunEnv {
-  baseUrl?: string;
-  rpcUrl?: string;
-  restHeaders: Record<string, string>;
-  rpcHeaders: Record<string, string>;
-  settings: CheckSettings;
-  redactor: Redactor;
-  signer?: Signer;
-  /** Interfaces found unreachable before the run, with the transport error. */
-  unreachable?: { rest?: string; rpc?: string };
-  /** Interfaces whose gateway answered 502/503/504 to the probe before the run (backend down), with what it said. */
-  gateway?: { rest?: string; rpc?: string };
-  signal: AbortSignal;
-  /** --max-rps: one limiter shared by every client of the run. */
-  limiter?: RateLimiter;
-  /** One sample's own connections (--samples N > 1); absent: the process's shared pool. */
-  connections?: Connections;
-  /** The run's answer budget (bytes of answers read, all clients together); absent: unbounded. */
-  answers?: AnswerBudget;
-}
+export type { OpenedWith, RunEnv } from './run-env';
 
 export interface RunOptions {
   concurrency: number;
@@ -91,56 +72,6 @@ export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
   };
 }
 
-/** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
-type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
-
-function shareObservation(
-  shared: SharedObservations,
-  env: RunEnv,
-  limitMs: number,
-  key: string,
-  observe: (scope: SharedScope) => Promise<unknown>,
-  slots?: Slots,
-) {
-  let entry = shared.get(key);
-  if (!entry) {
-    const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
-    // Bounded like a check: the run's signal, and the same per-check time limit.
-    const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
-    const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
-    // A client's options for one lane: its exchanges kept under the lane, the run's --max-rps limiter too.
-    const http = (lane: string) => ({
-      timeoutMs: env.settings.timeoutMs,
-      redactor: env.redactor,
-      transcript: laneTranscript(lane),
-      signal,
-      limiter: env.limiter,
-      connections: env.connections,
-      answers: env.answers,
-      ...slots?.clientHooks(),
-    });
-    const scope: SharedScope = {
-      // The pass is the busiest part of a run: it obeys --max-rps like every client.
-      rpc: (lane) => {
-        if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
-        return new RpcClient(env.rpcUrl, env.rpcHeaders, http(lane));
-      },
-      rest: (lane) => {
-        if (!env.baseUrl) throw new Error('a shared observation asked for REST, but the run has no --base-url');
-        return new RestClient(env.baseUrl, env.restHeaders, http(lane));
-      },
-      signer: env.signer,
-      settings: env.settings,
-      signal,
-    };
-    entry = { outcome: observe(scope), exchanges };
-    // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
-    entry.outcome.catch(() => undefined);
-    shared.set(key, entry);
-  }
-  return entry;
-}
-
 /** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
 type Blocker = { root: string; onlyIfRootFailed?: boolean } | { unreachable: Interface };
 
@@ -184,6 +115,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
+  // This check's page of the run's evidence: each violation it sees is appended there at once.
+  const page = (env.evidence ?? new Evidence()).open(check.id);
   // Exactly the clients the check declared (unmetNeed made sure the run has them): see CheckContext.
   const declared = (need: Need) => check.needs.includes(need);
   const { openapi } = env.settings;
@@ -198,6 +131,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     signal: checkSignal,
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),
     note: (text) => void notes.push(env.redactor.text(text)),
+    violation: (message, detail = {}) => page.record({ message, ...detail }),
     shared: async <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> => {
       const entry = shareObservation(shared, env, limit, key, observe, slots);
       try {
@@ -218,46 +152,58 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     checkSignal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(onAbort, limit + 1000);
   });
+  let ending: Detail = { status: 'passed', reason: '' };
+  let blocker: Blocker | undefined;
   try {
-    await Promise.race([check.run(ctx), stopped]);
-    return { result: done({ status: 'passed', reason: '', ...extras() }, transcript) };
+    await Promise.race([withPage(page, () => check.run(ctx)), stopped]);
   } catch (thrown) {
     const err = publicRefusal(thrown, env);
     rememberFact(thrown, env);
-    const detail = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
-    // A failure names the statements it violated: those it named, else all the check declares.
-    // A check declares every statement it can fail (so a grep from a statement finds it): one
-    // naming another is a bug of the suite, never a verdict about the target.
-    const own = err instanceof CheckFailure || (err instanceof Blocked && err.root === check.id);
-    const undeclared = own ? (detail.violated ?? []).filter((s) => !check.statements.includes(s)) : [];
-    const judged: Detail = undeclared.length
-      ? {
-          status: 'inconclusive',
-          cause: 'internal',
-          reason: `internal error in check (not a verdict): it failed citing ${undeclared.join(', ')}, which it does not declare (${check.statements.join(', ')}): ${detail.reason}`,
-        }
-      : detail.status === 'failed'
-        ? { ...detail, violated: violatedOf(detail.violated, check.statements) }
-        : detail;
-    const result = done({ ...judged, ...extras() }, transcript);
-    // Blocked by its own rule is this check's own failure.
-    return err instanceof Blocked && err.root !== check.id ? { result, blocker: { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed } } : { result };
+    // A failure thrown is evidence like one recorded (fail() has already put it on the page;
+    // one thrown another way is put there now). Blocked by its own rule is this check's failure.
+    if (err instanceof CheckFailure || (err instanceof Blocked && err.root === check.id)) page.record(violationOf(err), err);
+    else {
+      ending = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
+      if (err instanceof Blocked) blocker = { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed };
+    }
   } finally {
     clearTimeout(timer);
     // The signal lives on until its time limit: its listener would keep this check's outcome
     // (and every answer the failure quotes) alive that long.
     checkSignal.removeEventListener('abort', onAbort);
   }
+  const seen = page.violations;
+  // Nothing seen: the check is what ended it (a pass, a skip, not judged, blocked by another's rule).
+  if (seen.length === 0) return { result: done({ ...ending, ...extras() }, transcript), ...(blocker ? { blocker } : {}) };
+  // A failure names the statements it violated: those it named, else all the check declares.
+  // A check declares every statement it can fail (so a grep from a statement finds it): one
+  // naming another is a bug of the suite, never a verdict about the target.
+  const undeclared = [...new Set(seen.flatMap((v) => (v.violated ?? []).filter((s) => !check.statements.includes(s))))];
+  if (undeclared.length) {
+    const reason = `internal error in check (not a verdict): it failed citing ${undeclared.join(', ')}, which it does not declare (${check.statements.join(', ')}): ${env.redactor.text(seen[0].message)}`;
+    return { result: done({ status: 'inconclusive', cause: 'internal', reason, ...extras() }, transcript) };
+  }
+  // What the check saw stands, whatever ended it afterwards; that ending is stated beside it.
+  return { result: done({ ...evidenceDetail(seen, page.count, check.statements, env.redactor, ending), ...extras() }, transcript) };
 }
 
 /**
  * Run checks with bounded concurrency. Checks that need the signer share one account (its
  * nonce, its budget) and so run one at a time in their own lane, beside the read-only pool.
  */
-export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
+export async function runChecks(checks: Check[], given: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
+  const env: RunEnv = given.evidence ? given : { ...given, evidence: new Evidence() };
   const results = new Array<CheckResult>(checks.length);
   const blockers = new Map<number, Blocker>();
-  const shared: SharedObservations = new Map();
+  // The probe's list is judged once: by the run without samples, or by its first wave.
+  let opened = env.openedWith;
+  const firstShared = (): SharedObservations => {
+    const shared = sharedOpenedWith(opened);
+    opened = undefined;
+    return shared;
+  };
+  const sampled = (opts.sampling?.n ?? 1) > 1;
+  const shared: SharedObservations = sampled ? new Map() : firstShared();
   const execute = async (i: number, slots?: Slots): Promise<void> => {
     opts.onStart?.(checks[i]);
     const { result, blocker } = await runOne(checks[i], env, opts, shared, slots);
@@ -286,7 +232,6 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
         }
       }),
     );
-  const sampled = (opts.sampling?.n ?? 1) > 1;
   // A check that cannot run here (out of scope, interface unreachable) is settled once, not N times.
   const runnable = (i: number) =>
     !unmetNeed(checks[i], env) && !(['rest', 'rpc'] as const).some((f) => checks[i].needs.includes(f) && (env.unreachable?.[f] || env.gateway?.[f]));
@@ -301,7 +246,7 @@ export async function runChecks(checks: Check[], env: RunEnv, opts: RunOptions):
         // seals and refreshes, and N waves of reads beside it would load the node it times.
         runWaves<RunEnv & { shared: SharedObservations }, Blocker>(pool.filter(sampledHere), opts.sampling!, opts.concurrency, env.signal, signerLane, {
           // Each wave has its own connections and its own shared observations.
-          open: () => ({ ...env, connections: new Connections(), shared: new Map() }),
+          open: () => ({ ...env, connections: new Connections(), shared: firstShared() }),
           close: (wave) => wave.connections!.close(),
           started: (i) => opts.onStart?.(checks[i]),
           run: (i, wave, slots) => runOne(checks[i], wave, opts, wave.shared, slots),

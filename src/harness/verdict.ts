@@ -1,8 +1,10 @@
 /**
  * The verdict vocabulary: what a check (or a judging helper it calls) throws to say how a rule
- * fared. A leaf: it imports nothing, and only checks, their judging helpers and the runner that
- * classifies the outcome use it. Clients never do: they return observations.
+ * fared. A leaf: it imports only the run's evidence ledger (fail() records there before it
+ * throws), and only checks, their judging helpers and the runner that classifies the outcome use
+ * it. Clients never do: they return observations.
  */
+import { recordOnCurrentPage, type Violation } from './evidence';
 
 export interface FailureDetail {
   /**
@@ -141,8 +143,20 @@ export class Blocked extends Error {
   }
 }
 
+/**
+ * A violation of a cited rule, seen now: recorded in the run's evidence at once (so nothing that
+ * catches, races or interrupts the check afterwards can remove it), then thrown to end the check.
+ */
 export function fail(message: string, detail?: FailureDetail): never {
-  throw new CheckFailure(message, detail);
+  const failure = new CheckFailure(message, detail);
+  recordOnCurrentPage(violationOf(failure), failure);
+  throw failure;
+}
+
+/** The violation a thrown failure states. */
+export function violationOf(err: CheckFailure | Blocked): Violation {
+  const { violated, expected, actual, hint } = err.detail;
+  return { message: err.message, ...(violated?.length ? { violated } : {}), expected, actual, ...(hint ? { hint } : {}) };
 }
 
 export function skip(reason: string, opts: { outOfScope?: OutOfScope } = {}): never {

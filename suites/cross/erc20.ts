@@ -6,7 +6,7 @@
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
-import { fail, skip } from '../../src/harness/verdict';
+import { skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
@@ -22,12 +22,6 @@ async function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view
   } catch {
     return undefined;
   }
-}
-
-interface Judged {
-  label: string;
-  rest: unknown;
-  chain: unknown;
 }
 
 /**
@@ -47,16 +41,20 @@ export function numericValue(rest: unknown): number | undefined {
   return Number(rest);
 }
 
-/** Compare one REST field with the chain for every record; returns the mismatches. */
+/**
+ * Compare one REST field with the chain for every record. Each mismatch is recorded in the run's
+ * evidence as it is seen (ctx.violation), so an answer that ends the check afterwards (credentials
+ * refused, a gateway down, throttling, the deadline) cannot take it back.
+ */
 async function compareAll(
   ctx: CheckContext<'rest' | 'rpc'>,
   field: string,
+  view: string,
   read: (address: string) => Promise<unknown | undefined>,
   agrees: Agrees,
-): Promise<Judged[]> {
+): Promise<void> {
   const tokens = await fetchList(ctx);
   if (tokens.length === 0) skip(EMPTY_LIST);
-  const mismatches: Judged[] = [];
   const uncompared: string[] = [];
   let judged = 0;
   for (const [i, record] of sampled(ctx, [...tokens.entries()], 'records')) {
@@ -72,7 +70,13 @@ async function compareAll(
       continue;
     }
     judged++;
-    if (!verdict) mismatches.push({ label: recordLabel(record, i, tokens), rest: value.value, chain });
+    if (!verdict) {
+      const label = recordLabel(record, i, tokens);
+      ctx.violation(`${label} disagrees with the token contract's ${view}: REST ${show(value.value, 40)}, chain ${show(chain, 40)}`, {
+        expected: `${field} as the ERC-20 ${view} of contract_address`,
+        actual: { label, rest: value.value, chain },
+      });
+    }
   }
   if (uncompared.length > 0)
     ctx.note(
@@ -80,21 +84,6 @@ async function compareAll(
     );
   if (judged === 0) skip(`no listed token answered the ERC-20 view for ${field} through eth_call with a ${field} that could be compared`);
   ctx.note(`${judged} of ${tokens.length} record(s) compared with the chain`);
-  return mismatches;
-}
-
-function report(field: string, view: string, mismatches: Judged[]): void {
-  if (mismatches.length === 0) return;
-  fail(
-    `${mismatches.length} record(s) disagree with the token contract's ${view}: ${mismatches
-      .slice(0, 5)
-      .map((m) => `${m.label}: REST ${show(m.rest, 40)}, chain ${show(m.chain, 40)}`)
-      .join('; ')}`,
-    {
-      expected: `${field} as the ERC-20 ${view} of contract_address`,
-      actual: mismatches,
-    },
-  );
 }
 
 type Meta = { id: string; statements: string[]; level: 'required' | 'advisory'; title: string };
@@ -107,7 +96,7 @@ function viewCheck(
   read: (ctx: CheckContext<'rest' | 'rpc'>, address: string) => Promise<unknown>,
   agrees: Agrees,
 ): Check {
-  return check({ ...meta, needs: ['rest', 'rpc'] }, async (ctx) => report(field, view, await compareAll(ctx, field, (a) => read(ctx, a), agrees)));
+  return check({ ...meta, needs: ['rest', 'rpc'] }, (ctx) => compareAll(ctx, field, view, (a) => read(ctx, a), agrees));
 }
 
 /** totalSupply() / 10^decimals() as a double, the normalization 2.1 describes. */

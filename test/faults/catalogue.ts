@@ -315,11 +315,93 @@ const pendingBlockBuiltBeforeReceipts: RpcMutation = async (call, next) => {
   };
 };
 
+// ---- a fault seen, then an interface fact: the evidence stands --------------------------
+
+/** What a target may answer every call with once a fault has been seen: credentials refused, the backend down, throttled for good. */
+const LATER_FACTS: Array<[name: string, words: string, answer: () => Raw]> = [
+  [
+    '401',
+    'HTTP 401 with WWW-Authenticate',
+    () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }, '{"error":"token expired"}'),
+  ],
+  [
+    '403',
+    'HTTP 403 with an authentication challenge',
+    () => new Raw(403, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="node"' }, '{"error":"forbidden"}'),
+  ],
+  ['503', 'HTTP 503 (the backend down)', () => Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1></body></html>')],
+  [
+    '429',
+    'HTTP 429 with Retry-After: 1 (throttled for good)',
+    () => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"error":"rate limit exceeded"}'),
+  ],
+];
+const NO_CODE = getAddress('0x000000000000000000000000000000000000dead');
+
+/**
+ * A real fault the check sees, then an interface fact on a later call of the same check: the
+ * violation already recorded stands (src/harness/evidence.ts), the check fails with both stated.
+ */
+const FAULT_THEN_FACT: Variant[] = LATER_FACTS.flatMap(([fact, words, answer]): Variant[] => [
+  {
+    name: `cross.decimals-wrong-then-${fact}`,
+    kind: 'faulty',
+    section: '2.1',
+    only: ['cross'],
+    grep: '^cross\\.token\\.decimals\\.matches-chain$',
+    what: `one record's decimals 8 in REST, 18 on chain; every eth_call after the one that showed it answered ${words}`,
+    rest: oneToken((t) => (t.decimals = 8)),
+    // Records are compared in order, one eth_call each: the second call shows the fault (record 1).
+    rpc: (() => {
+      let calls = 0;
+      return async (call, next) => (call.method === 'eth_call' && ++calls > 2 ? answer() : next());
+    })(),
+  },
+  {
+    name: `cross.address-without-code-then-${fact}`,
+    kind: 'faulty',
+    section: '2.1',
+    only: ['cross'],
+    grep: '^cross\\.token\\.has-code\\.latest$',
+    what: `one listed contract_address has no code; every eth_getCode asked after that "0x" answered ${words}`,
+    rest: oneToken((t) => (t.contract_address = NO_CODE)),
+    // The empty address is answered first (the others in flight a moment later), so the calls after it meet the fact.
+    rpc: (() => {
+      let shown = false;
+      return async (call, next) => {
+        if (call.method !== 'eth_getCode') return next();
+        if (String(call.params?.[0]).toLowerCase() === NO_CODE.toLowerCase()) return next().finally(() => (shown = true));
+        if (shown) return answer();
+        await new Promise((r) => setTimeout(r, 100));
+        return next();
+      };
+    })(),
+  },
+]);
+
+/** The list the run opened with (the probe's read) shows the fault; every REST request after it answers 503: that answer is judged. */
+const PROBE_SAW_IT: Variant = {
+  name: 'rest.isin-bad-check-digit-then-503',
+  kind: 'faulty',
+  section: '2.1',
+  only: ['rest'],
+  grep: '^rest\\.token\\.field\\.isin$',
+  what: 'the list read as the run opened holds an ISIN with a wrong check digit; every REST request after that answered HTTP 503 (the backend down)',
+  rest: (() => {
+    let answered = 0;
+    const bad = oneToken((t) => (t.isin = badIsin(String(t.isin))));
+    return async (req, next) => (answered++ === 0 ? bad(req, next) : Raw.text(503, 'text/html', '<html><body>503 Service Unavailable</body></html>'));
+  })(),
+};
+
 // ---- the catalogue -----------------------------------------------------------------------
 
 export const VARIANTS: Variant[] = [
   // Pre-confirmed state on real deployments and peers (backends apart, defaults, flashblocks, ganache).
   ...PRECONF_VARIANTS,
+  // A fault once seen stands, whatever the target answers after it.
+  ...FAULT_THEN_FACT,
+  PROBE_SAW_IT,
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.list-500-html',

@@ -115,8 +115,9 @@ describe('one-way dependencies', () => {
     expect([...reachable(graph, 'src/cli/egress.ts')].filter((t) => t.startsWith('src/cli/reporters/'))).toEqual([]);
   });
 
-  test('the verdict vocabulary is a leaf', () => {
-    expect(graph.get('src/harness/verdict.ts')).toEqual([]);
+  test('the verdict vocabulary is a leaf but for the evidence ledger fail() records into, itself a leaf', () => {
+    expect(graph.get('src/harness/verdict.ts')).toEqual(['src/harness/evidence.ts']);
+    expect(graph.get('src/harness/evidence.ts')).toEqual([]);
   });
 
   // Clients record and return observations; they never reach fail/skip/inconclusive.

@@ -36,11 +36,14 @@ describe('the start-up probe names URL mistakes with their fix', () => {
       `--base-url ends in /v1, so GET ${LIST} was asked for at …/v1${LIST} and answered HTTP 404: give the base URL without it (the suite adds ${LIST}, spec 4.1): --base-url ${url}`,
     );
     // The right base URL, and one that ends in /v1 but serves the list under it, are left alone.
-    expect(await probe({ baseUrl: url }, cfg, new Redactor())).toEqual({});
+    // Nothing found wrong: only the list read is kept, for its checks to judge.
+    const fine = await probe({ baseUrl: url }, cfg, new Redactor());
+    expect({ ...fine, seen: undefined }).toEqual({ seen: undefined });
+    expect(fine.seen?.list?.response).toMatchObject({ status: 200, json: { tokens: [] } });
     const nested = await serve((req, res) =>
       req.url === `/v1${LIST}` ? void res.writeHead(200, { 'content-type': 'application/json' }).end('{"tokens":[]}') : api(req, res),
     );
-    expect(await probe({ baseUrl: `${nested.url}/v1` }, cfg, new Redactor())).toEqual({});
+    expect((await probe({ baseUrl: `${nested.url}/v1` }, cfg, new Redactor())).misdirected).toBeUndefined();
   });
 
   it('https:// to a server that speaks plain HTTP: use http://', async () => {

@@ -1,0 +1,72 @@
+// The run's shared observations (CheckContext.shared): one observation several checks judge,
+// made once by the first to ask, its exchanges kept by lane for the checks that name them.
+import type { SharedScope } from './check';
+import { outsidePages } from './evidence';
+import { LIST_KEY } from './records';
+import { RestClient } from './rest';
+import type { OpenedWith, RunEnv } from './run-env';
+import { RpcClient } from './rpc';
+import type { Slots } from './slots';
+import type { Exchange, Transcript } from './transcript';
+
+/** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
+export type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
+
+export function shareObservation(
+  shared: SharedObservations,
+  env: RunEnv,
+  limitMs: number,
+  key: string,
+  observe: (scope: SharedScope) => Promise<unknown>,
+  slots?: Slots,
+) {
+  let entry = shared.get(key);
+  if (!entry) {
+    const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
+    // Bounded like a check: the run's signal, and the same per-check time limit.
+    const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
+    const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
+    // A client's options for one lane: its exchanges kept under the lane, the run's --max-rps limiter too.
+    const http = (lane: string) => ({
+      timeoutMs: env.settings.timeoutMs,
+      redactor: env.redactor,
+      transcript: laneTranscript(lane),
+      signal,
+      limiter: env.limiter,
+      connections: env.connections,
+      answers: env.answers,
+      ...slots?.clientHooks(),
+    });
+    const scope: SharedScope = {
+      // The pass is the busiest part of a run: it obeys --max-rps like every client.
+      rpc: (lane) => {
+        if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
+        return new RpcClient(env.rpcUrl, env.rpcHeaders, http(lane));
+      },
+      rest: (lane) => {
+        if (!env.baseUrl) throw new Error('a shared observation asked for REST, but the run has no --base-url');
+        return new RestClient(env.baseUrl, env.restHeaders, http(lane));
+      },
+      signer: env.signer,
+      settings: env.settings,
+      signal,
+    };
+    // Observed for every asker, on no asker's page: a failure it throws is recorded by each asker.
+    entry = { outcome: outsidePages(() => observe(scope)), exchanges };
+    // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
+    entry.outcome.catch(() => undefined);
+    shared.set(key, entry);
+  }
+  return entry;
+}
+
+/** The run's shared observations, starting with what the run opened with (the list the probe read, kept under its lane). */
+export function sharedOpenedWith(opened: OpenedWith | undefined): SharedObservations {
+  const shared: SharedObservations = new Map();
+  if (opened?.list)
+    shared.set(LIST_KEY, {
+      outcome: Promise.resolve(opened.list.response),
+      exchanges: opened.list.exchanges.map((exchange) => ({ lane: LIST_KEY, exchange })),
+    });
+  return shared;
+}
