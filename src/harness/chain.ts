@@ -8,7 +8,7 @@ import type { CheckContext } from './check';
 import { show, isRecord } from './json';
 import { isHexQuantity } from './formats';
 import { toQuantity, type BlockTag } from './hex';
-import { resultOf, RPC_ENVELOPE_ROOT } from './expect';
+import { expectServed, resultOf, RPC_ENVELOPE_ROOT } from './expect';
 import type { RpcAnswer } from './rpc';
 
 /** What the chain helpers need of a check's context. */
@@ -221,6 +221,8 @@ export async function resultAt<T = unknown>(
 
 /** What resultAt judges of an answer answerAt gave: a refused block parameter, then resultOf. */
 export function resultFrom<T = unknown>(method: string, answer: RpcAnswer, key: BlockParamKey | 'omitted' | 'number', refused403?: () => never): T {
+  // A method the node does not serve is its root's to state, whatever the block parameter.
+  expectServed(method, answer, method);
   if (key === 'pending' && answer.hasError && !(answer.http.status === 403 && refused403)) {
     fail(`${method} refused the block parameter "${key}": error ${show(answer.error ?? (answer.json as Record<string, unknown>).error)}`, {
       violated: PENDING_REFUSED,

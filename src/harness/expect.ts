@@ -53,6 +53,36 @@ export const RPC_ENVELOPE_ROOT = {
   members: 'rpc.envelope.result-xor-error',
 } as const;
 
+/**
+ * The check that states "the node does not serve this method" for each method of the spec: one
+ * root per method, every other check of the method blocked by it (as a public node's 403 of
+ * eth_getBlockReceipts under --profile dedicated is one root, RECEIPTS_ROOT). The rule broken is
+ * the method's first: a valid call is answered with its result.
+ */
+export const METHOD_ROOT: Readonly<Record<string, { id: string; violated: readonly string[] }>> = {
+  eth_getBlockReceipts: { id: 'rpc.getBlockReceipts.block.latest', violated: ['4.3.1'] },
+  eth_estimateGas: { id: 'rpc.estimateGas.block.latest', violated: ['4.4.1'] },
+  eth_getTransactionCount: { id: 'rpc.getTransactionCount.block.latest', violated: ['4.5.1'] },
+  eth_getCode: { id: 'rpc.getCode.block.latest', violated: ['4.6.1'] },
+};
+
+/** The root a "not served" answer of `method` is stated by, with what to say: undefined when the method is served (or is not one of the spec's). */
+export function notServedRoot(method: string, answer: Pick<RpcAnswer, 'notServed'>, what: string) {
+  const root = METHOD_ROOT[method];
+  if (!root || answer.notServed === undefined) return undefined;
+  return {
+    root: root.id,
+    message: `${what}: the node does not serve ${method} (it answered ${answer.notServed})`,
+    detail: { violated: root.violated, expected: `${method} served: a valid call answered with its result`, actual: answer.notServed },
+  };
+}
+
+/** Blocked by the method's root (METHOD_ROOT) when the node said it does not serve the method; its own failure in the root itself. */
+export function expectServed(method: string, answer: Pick<RpcAnswer, 'notServed'>, what: string): void {
+  const refusal = notServedRoot(method, answer, what);
+  if (refusal) blocked(refusal.root, refusal.message, refusal.detail);
+}
+
 /** The parsed body of a JSON-RPC answer as an object, or blocked by the envelope check of 4.2 that judges it. */
 export function rpcBody(answer: RpcAnswer, what: string): Record<string, unknown> {
   if (!isRecord(answer.json)) {
@@ -121,6 +151,7 @@ export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused
   }
   const body = rpcBody(answer, method);
   expectSameId(answer, method);
+  expectServed(method, answer, method);
   if (answer.hasError) fail(`${method} returned error ${show(body.error)}`, { expected: 'a result', actual: body.error });
   if (!answer.hasResult) {
     blocked(RPC_ENVELOPE_ROOT.members, `${method}: response has neither result nor error`, { violated: ['4.2.1'], expected: 'a result member', actual: body });

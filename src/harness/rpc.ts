@@ -24,6 +24,26 @@ export interface RpcAnswer {
    * (a different value, or none). Recorded as a fact of the exchange; the checks judge it (4.2).
    */
   idMismatch?: { sent: number; got: unknown };
+  /**
+   * For a call made with call(): the node said it does not serve the method (-32601 "method not
+   * found", -32004 "method not supported", or an error naming the method as not supported / not
+   * existing), in its words. A fact of the node the judging helpers read (expect.ts expectServed).
+   */
+  notServed?: string;
+}
+
+/**
+ * Whether an error answer says the node does not serve `method`: -32601 (JSON-RPC "method not
+ * found"), -32004 (EIP-1474 "method not supported"), or a message that names the method with
+ * "not supported", "does not exist", "not available" or "not found" (Hardhat, geth, proxies).
+ * An unsupported *parameter* (a block tag) names no method and is the method's rule to judge.
+ */
+export function notServedBy(method: string, error: unknown): boolean {
+  if (!isRecord(error)) return false;
+  if (error.code === -32601 || error.code === -32004) return true;
+  const message = typeof error.message === 'string' ? error.message : '';
+  const at = message.indexOf(method);
+  return at >= 0 && /\b(not supported|unsupported|does not exist|not available|not found)\b/i.test(message.slice(at + method.length));
 }
 
 /** JSON-RPC client for {rpc_url}. It reports what it saw; judging is the checks' job. */
@@ -78,6 +98,7 @@ export class RpcClient {
     const answer = await this.post({ jsonrpc: '2.0', id, method, params }, opts);
     const got = isRecord(answer.json) ? ('id' in answer.json ? answer.json.id : undefined) : id;
     if (got !== id) answer.idMismatch = { sent: id, got };
+    if (answer.hasError && notServedBy(method, answer.error)) answer.notServed = JSON.stringify(answer.error).slice(0, 300);
     return answer;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { check, type CheckContext } from '../../src/harness/check';
 import { blocked, fail } from '../../src/harness/verdict';
-import { expectEqual, expectIdEcho, expectJsonMediaType, expectSchema, rpcBody, RPC_ENVELOPE_ROOT } from '../../src/harness/expect';
+import { expectEqual, expectIdEcho, expectJsonMediaType, expectSchema, expectServed, rpcBody, RPC_ENVELOPE_ROOT } from '../../src/harness/expect';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcAnswer } from '../../src/harness/rpc';
@@ -55,7 +55,9 @@ const version = check(
     title: 'A JSON-RPC answer carries jsonrpc "2.0"',
   },
   async (ctx) => {
-    const json = rpcBody(await harmlessCall(ctx), 'eth_getTransactionCount');
+    const answer = await harmlessCall(ctx);
+    const json = rpcBody(answer, 'eth_getTransactionCount');
+    expectServed('eth_getTransactionCount', answer, 'eth_getTransactionCount');
     expectEqual(json.jsonrpc, '2.0', 'member "jsonrpc" of the answer');
   },
 );

@@ -24,7 +24,7 @@
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
-import { expectSchema, resultOf } from '../../src/harness/expect';
+import { expectSchema, expectServed, resultOf } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import { getReceipts, judgeBlockGas, judgeReceipts } from '../../src/harness/receipts';
@@ -252,6 +252,7 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
       call = { to: c.address, data: PROBE_DATA };
       now = await ctx.rpc.call('eth_estimateGas', [call, 'latest']);
     }
+    expectServed('eth_estimateGas', now, `eth_estimateGas of a call to ${c.address} at "latest"`);
     if (!now.hasError) {
       skip(
         `contract ${c.address} does not revert the probe call ${PROBE_DATA} at "latest" (answer ${show(now.json ?? now.http.status)}): an estimate at an earlier block could not tell history from the head`,
@@ -268,6 +269,7 @@ function estimateBeforeCreation(id: string, title: string, at: (c: Creation) => 
       inconclusive(
         `eth_estimateGas of a call to ${c.address} at ${show(param)} was refused for want of funds (${show(answer.error)}), also without "from": the suite chose the sender, so this says nothing about 4.4`,
       );
+    expectServed('eth_estimateGas', answer, `eth_estimateGas of a call to ${c.address} at ${show(param)}`);
     if (answer.hasError && isRecord(answer.json)) {
       const same = JSON.stringify(answer.error) === JSON.stringify(now.error);
       fail(

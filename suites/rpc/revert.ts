@@ -13,7 +13,7 @@
 import { encodeErrorResult, type Hex } from 'viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
-import { expectIdEcho, expectSameId, expectSchema, rpcBody } from '../../src/harness/expect';
+import { expectIdEcho, expectSameId, expectSchema, expectServed, rpcBody } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcError } from '../../src/harness/rpc';
@@ -58,6 +58,7 @@ const at = (block: RevertBlock) => (block ? ` at ${show(block)}` : '');
 async function revertError(ctx: CheckContext<'rpc'>, block?: RevertBlock): Promise<RpcError & Record<string, unknown>> {
   const answer = await revertingEstimate(ctx, undefined, block);
   const json = rpcBody(answer, `eth_estimateGas of a reverting deployment${at(block)}`);
+  expectServed('eth_estimateGas', answer, `eth_estimateGas of a reverting deployment${at(block)}`);
   if (answer.hasResult && !answer.hasError) {
     fail(
       `eth_estimateGas${at(block)} of a deployment whose init code reverts answered a result ${show(answer.result)} instead of the "execution reverted" error`,

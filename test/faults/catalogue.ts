@@ -1235,6 +1235,26 @@ export const VARIANTS: Variant[] = [
     rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))),
     oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 },
   },
+  // A method the node does not serve is one cause: one root per method, its other checks blocked by it.
+  {
+    name: 'rpc.receipts-method-unsupported',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['rpc', 'preconf'],
+    grep: '^(?!preconf\\.latency\\.)',
+    what: 'eth_getBlockReceipts answered -32004 "Method eth_getBlockReceipts is not supported" (Hardhat)',
+    rpc: answerCall('eth_getBlockReceipts', (c) => rpcError(c, -32004, 'Method eth_getBlockReceipts is not supported')),
+    oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 },
+  },
+  {
+    name: 'rpc.estimate-gas-method-absent',
+    kind: 'faulty',
+    section: '4.4',
+    only: ['rpc'],
+    what: 'eth_estimateGas answered -32601 "the method eth_estimateGas does not exist/is not available"',
+    rpc: answerCall('eth_estimateGas', (c) => rpcError(c, -32601, 'the method eth_estimateGas does not exist/is not available')),
+    oneRoot: { failed: ['rpc.estimateGas.block.latest'], blockedBy: 'rpc.estimateGas.block.latest', blockedAtLeast: 3 },
+  },
   {
     name: 'rpc.public-no-403',
     kind: 'faulty',

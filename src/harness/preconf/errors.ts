@@ -1,5 +1,7 @@
 // How the pass's plumbing says an answer is odd or the observation cannot go on. Neither is a
 // verdict: the pass turns them into evidence (evidence.ts) and the checks in suites/preconf judge.
+import { notServedRoot } from '../expect';
+import type { RpcAnswer } from '../rpc';
 
 /**
  * An answer that is itself at odds with a cited rule (not a hex quantity, an error for a call
@@ -24,6 +26,12 @@ export class Violation extends Error {
   ) {
     super(message);
   }
+}
+
+/** The node said it does not serve `method`: a violation stated by the method's root check (expect.ts METHOD_ROOT), or undefined. */
+export function notServedViolation(method: string, a: Pick<RpcAnswer, 'notServed'>): Violation | undefined {
+  const refusal = notServedRoot(method, a, method);
+  return refusal && new Violation(refusal.message, { ...refusal.detail, root: refusal.root });
 }
 
 /** Why the observation cannot go on (a helper method unanswered, funds, the spend cap, a stop). */

@@ -15,7 +15,7 @@ import { blockErrorKind, readBlock, type BlockView } from '../chain';
 import { isRecord, show } from '../json';
 import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
-import { Unobservable, Violation } from './errors';
+import { notServedViolation, Unobservable, Violation } from './errors';
 import { RPC_ENVELOPE_ROOT } from '../expect';
 
 // ---- tiny contracts -------------------------------------------------------------------------
@@ -354,8 +354,8 @@ function resultOf(method: string, a: RpcAnswer, receiptsAt?: string): unknown {
       root: RPC_ENVELOPE_ROOT.body,
     });
   sameId(method, a);
-  // An error where a result was due breaks the behaviour's own rule (a valid call is answered).
-  if (a.hasError) throw new Violation(`${method} returned error ${show(a.error)}`, { expected: 'a result', actual: a.error });
+  // An error where a result was due breaks the behaviour's own rule (a valid call is answered); a method not served at all is its root's (METHOD_ROOT).
+  if (a.hasError) throw notServedViolation(method, a) ?? new Violation(`${method} returned error ${show(a.error)}`, { expected: 'a result', actual: a.error });
   if (!a.hasResult)
     throw new Violation(`${method}: response has neither result nor error`, {
       violated: ['4.2.1'],
