@@ -52,10 +52,18 @@ export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: R
   const standsIn = (r: CheckResult) => r.cause === 'unreachable' && r.unreachable !== undefined && down.has(r.unreachable);
   for (const r of results.filter((r) => r.outcome === 'failed')) if (!standsIn(r)) roots.set(r.id, { id: r.id, result: r, failsRun: true, blocked: [] });
   for (const i of down) {
-    roots.set(label(i), { id: label(i), unreachable: i, failsRun: true, blocked: [], ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}) });
+    // The check standing in states the interface's one failure: it is the root's result, never also a check the root covers.
+    const standIn = results.find((r) => standsIn(r) && r.unreachable === i && r.status !== 'inconclusive');
+    roots.set(label(i), {
+      id: label(i),
+      unreachable: i,
+      ...(standIn ? { result: standIn } : {}),
+      failsRun: true,
+      blocked: [],
+      ...(facts.unreachable?.[i] ? { reason: facts.unreachable[i] } : {}),
+    });
   }
   for (const r of results) {
-    if (standsIn(r) && r.status !== 'inconclusive') roots.get(label(r.unreachable!))?.blocked.push(r.id);
     if (r.status !== 'inconclusive') continue;
     if (r.cause === 'unreachable' && r.unreachable) roots.get(label(r.unreachable))?.blocked.push(r.id);
     // One cause of one interface (a provider throttling, credentials refused, a gateway down) is one root, however many checks met it.

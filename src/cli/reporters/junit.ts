@@ -88,8 +88,9 @@ export function renderJunit(doc: RunDocument): string {
       skipped: bodies.filter((b) => b.startsWith('<skipped')).length,
     };
   };
-  // An unreachable interface is one failure of its own (its checks show as blocked by it).
-  const unreachable = roots.filter((r) => r.unreachable);
+  // An unreachable interface no check stands in for is one failure of its own (its checks show as
+  // blocked by it); one a check stands in for is that check's failure, counted once.
+  const unreachable = roots.filter((r) => r.unreachable && !r.result);
   for (const r of unreachable) if (r.unreachable && !groups.has(r.unreachable)) groups.set(r.unreachable, []);
 
   const suites: string[] = [];
