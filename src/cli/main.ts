@@ -10,7 +10,7 @@ import { judge, type Judged } from '../verdict/outcome';
 import { ConsoleReporter } from './reporters/console';
 import { renderJson } from './reporters/json';
 import { listJson, listText } from './reporters/list';
-import { EXIT_CODE, EXIT_CODES_HELP, exitWords } from '../verdict/status';
+import { EXIT_CODE, EXIT_CODES_HELP, exitWords, runExitCode, type Writes } from '../verdict/status';
 import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument } from '../verdict/build-document';
@@ -234,7 +234,7 @@ async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): P
   // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
   const results = catalogue.map((c) => {
     const leftOut = deselectedBy(c, cfg);
-    return leftOut ? notSelected(c, leftOut) : (judgedById.get(c.id) ?? judge(ran.get(c.id)!, expectations));
+    return judgedById.get(c.id) ?? judge(leftOut ? notSelected(c, leftOut) : ran.get(c.id)!, expectations);
   });
   const stoppedBy = stop.stoppedBy();
   return buildRunDocument(
@@ -268,22 +268,20 @@ function reportRun(
 ): number {
   const { cfg, env, io, gate, reporter } = ctx;
   let files: string[] = [];
-  let unwritten: string | undefined;
+  let writes: Writes = { written: true };
   try {
     files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ctx.ciUrl }, gate });
   } catch (err) {
-    unwritten = (err as Error).message;
+    writes = { written: false, why: (err as Error).message };
   }
   reporter.finished(
     doc,
     files.map((f) => shownPath(f, env)),
   );
   ctx.printDocument?.(doc);
-  if (unwritten === undefined) return doc.exitCode;
-  // The verdict stands in the console, but a job reading the exit code must not take a run whose
-  // reports (or certificate) are missing for a pass: a failure keeps its 1, anything else is 2.
-  io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${unwritten}\n`);
-  const code = doc.exitCode === EXIT_CODE.nonConformant || doc.exitCode === EXIT_CODE.interrupted ? doc.exitCode : EXIT_CODE.config;
+  const code = runExitCode(doc, writes);
+  if (writes.written) return code;
+  io.err.write(`conformance: could not write reports to ${cfg.reportDir}: ${writes.why}\n`);
   // The last two lines of a run are its status and the exit code it really ends with.
   io.out.write(`status: ${doc.status} as judged, but the reports were not written\n${exitWords(code)}\n`);
   return code;

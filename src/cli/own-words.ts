@@ -17,6 +17,7 @@ import { renderHtml } from './reporters/html';
 import { renderJunit } from './reporters/junit';
 import { EXIT_SENTENCES, exitWords } from '../verdict/status';
 import type { RunDocument } from '../verdict/document';
+import { judge } from '../verdict/outcome';
 import { buildRunDocument, type RunRecord } from '../verdict/build-document';
 import { loadSpec } from '../harness/spec-rules';
 
@@ -55,7 +56,7 @@ function sampleDocument(catalogue: readonly Check[], kind: Kind, over: Partial<R
       target: remote ? { baseUrl: 'http://127.0.0.1:1', rpcUrl: 'http://127.0.0.1:2', ...(signer ? { signerKey: '0x1' } : {}) } : {},
       startedAt: new Date(0),
       finishedAt: new Date(1),
-      results: catalogue.map((c, i) => sampleResult(c, i, kind)),
+      results: catalogue.map((c, i) => judge(sampleResult(c, i, kind))),
       ...record,
     } as RunRecord,
     new Redactor(),

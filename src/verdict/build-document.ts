@@ -4,11 +4,10 @@
 import type { Group, Profile } from '../harness/check';
 import { maskOutside } from '../harness/mask-result';
 import type { Redactor } from '../harness/redact';
-import type { CheckResult } from '../harness/runner';
 import { runSampling, type SamplingPlan } from '../harness/sampling';
 import { quoted } from '../harness/spec-rules';
 import { RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument } from './document';
-import { countOutcomes, countSections, judged, type Judged } from './outcome';
+import { countOutcomes, countSections, type Judged } from './outcome';
 import { deriveScope, type RequiredScope, type RunScope } from './scope';
 import { sealVerdict } from './seal';
 import type { RunFacts } from './status';
@@ -20,8 +19,8 @@ export interface RunRecord {
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
-  /** Each with its outcome decided as it came (outcome.ts judge); one made outside the run (deselected) gets it here. */
-  results: Array<CheckResult | Judged>;
+  /** Each with its outcome decided once, as it came (outcome.ts judge), a deselected one's too. */
+  results: Judged[];
   /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
   stopped?: { by: 'signal' | 'deadline'; reason: string };
   unreachable?: RunFacts['unreachable'];
@@ -31,7 +30,7 @@ export interface RunRecord {
 
 /** Assemble results.json: the counts, status and scope are derived here, once, from the judged results and the run facts. */
 export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocument {
-  const checks = run.results.map(judged);
+  const checks = run.results;
   const facts: RunFacts = {
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),

@@ -113,9 +113,6 @@ export function judge(r: CheckResult, expectations?: KnownFailures): Judged {
   return { ...out, ...decide(out) };
 }
 
-/** A result that already has its outcome and effect keeps them; any other gets them decided (results made outside a run, e.g. deselected). */
-export const judged = (r: CheckResult | Judged): Judged => ('outcome' in r && r.outcome && 'effect' in r && r.effect ? (r as Judged) : { ...r, ...decide(r) });
-
 export function emptyCounts(): OutcomeCounts {
   return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as OutcomeCounts;
 }

@@ -3,7 +3,7 @@
 // left checks unjudged. Read from the typed facts of the results (blockedBy, cause, unreachable).
 import type { Interface } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
-import { judged, type Judged } from './outcome';
+import type { Judged } from './outcome';
 import { unreachableInterfaces, type RunFacts } from './status';
 
 /** The causes that are facts of a whole interface, outside the spec: each is one root per interface, whatever number of checks it kept from being judged. */
@@ -42,8 +42,7 @@ export interface RootCause {
  * Failures that fail the run, each stated once with the checks it blocked; then roots that only
  * left checks unjudged (e.g. a throttled prerequisite). Unreachable targets are roots too.
  */
-export function rootCauses(checks: ReadonlyArray<CheckResult | Judged>, facts: RunFacts = {}): RootCause[] {
-  const results = checks.map(judged);
+export function rootCauses(results: readonly Judged[], facts: RunFacts = {}): RootCause[] {
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
   const label = (i: Interface) => `target unreachable: ${i}`;

@@ -2,9 +2,8 @@
 // stored in results.json (build-document.ts) as fields every report, the certificate, compare, the
 // jest adapter and the Action read as they are: each check's outcome and effect, the status and
 // why, the exit code, the one headline, and the root causes with the checks each covers.
-import type { CheckResult } from '../harness/runner';
 import type { Cause } from '../harness/verdict';
-import { judged, type Effect, type Judged } from './outcome';
+import type { Effect, Judged } from './outcome';
 import { rootCauses } from './root-causes';
 import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RunFacts } from './status';
 import type { RootCauseRecord, RunDocument } from './document';
@@ -58,8 +57,8 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
  * only what they declare, then the status and its reasons, the exit code, the headline and the
  * root causes, all from those stored fields.
  */
-export function sealVerdict(results: ReadonlyArray<CheckResult | Judged>, facts: RunFacts, scope: RunScope): SealedVerdict {
-  const checks = results.map(judged).map(withDeclaredViolations);
+export function sealVerdict(results: readonly Judged[], facts: RunFacts, scope: RunScope): SealedVerdict {
+  const checks = results.map(withDeclaredViolations);
   const { status, reasons } = deriveStatus(checks, facts, scope);
   return {
     status,

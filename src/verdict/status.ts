@@ -1,9 +1,8 @@
 // The run's status, derived once from each check's outcome and effect and the run's facts: the
 // reasons, the exit code and the one headline every report prints.
 import type { Interface } from '../harness/check';
-import type { CheckResult } from '../harness/runner';
 import type { Cause } from '../harness/verdict';
-import { judged, JUDGED_OUTCOMES, type Judged } from './outcome';
+import { JUDGED_OUTCOMES, type Judged } from './outcome';
 import { scopeLimits, scopeWords, type RunScope } from './scope';
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
@@ -22,7 +21,7 @@ export const EXIT_CODE = { conformant: 0, nonConformant: 1, config: 2, incomplet
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Interfaces the run could not reach: from the probe, or named by checks that could not reach them. */
-export function unreachableInterfaces(results: ReadonlyArray<CheckResult>, facts: RunFacts): Interface[] {
+export function unreachableInterfaces(results: readonly Judged[], facts: RunFacts): Interface[] {
   const down = (i: Interface) => facts.unreachable?.[i] !== undefined || results.some((r) => r.cause === 'unreachable' && r.unreachable === i);
   return (['rest', 'rpc'] as const).filter(down);
 }
@@ -56,11 +55,10 @@ export const NOTHING_JUDGED = 'nothing judged';
  * target, which passed: it leaves the status alone too, and every report lists it.
  */
 export function deriveStatus(
-  checks: ReadonlyArray<CheckResult | Judged>,
+  results: readonly Judged[],
   facts: RunFacts,
   scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>,
 ): { status: RunStatus; reasons: string[] } {
-  const results = checks.map(judged);
   const reasons: string[] = [];
   const down = unreachableInterfaces(results, facts);
   // A check standing in for an unreachable interface is that interface's one reason, not a second.
@@ -100,6 +98,20 @@ export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'
   return EXIT_OF_STATUS[status];
 }
 
+/** What writing the reports did: all written, or not (why, in words). */
+export type Writes = { written: true } | { written: false; why: string };
+
+/**
+ * The exit code a run ends with: one function of its sealed verdict and what the writes did. The
+ * sealed code when every report was written. When they were not, the verdict stands in the
+ * console, but a job reading the exit code must not take a run whose reports (or certificate) are
+ * missing for a pass: a failure keeps its 1, an interrupt its 130, anything else is 2.
+ */
+export function runExitCode(sealed: { exitCode: number }, writes: Writes): number {
+  if (writes.written) return sealed.exitCode;
+  return sealed.exitCode === EXIT_CODE.nonConformant || sealed.exitCode === EXIT_CODE.interrupted ? sealed.exitCode : EXIT_CODE.config;
+}
+
 const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
   conformant: EXIT_CODE.conformant,
   'non-conformant': EXIT_CODE.nonConformant,
@@ -132,7 +144,7 @@ export type HeadlineFacts = { status: RunStatus; scope: RunScope; checks?: Judge
  */
 export function statusLine(doc: HeadlineFacts): string {
   const scope = scopeWords(doc.scope);
-  const checks = (doc.checks ?? []).map(judged);
+  const checks = doc.checks ?? [];
   if (doc.stoppedBy === 'signal')
     return `interrupted — ${doc.interrupted ?? 'stopped by a signal'}: partial results, ${doc.status} as far as it went (${scope})`;
   if (doc.stoppedBy === 'deadline') return `${doc.status} — ${doc.interrupted ?? 'the run deadline passed'}: partial results (${scope})`;

@@ -4,11 +4,17 @@
  */
 import type { CheckResult } from '../../src/harness/runner';
 import { quoted } from '../../src/harness/spec-rules';
-import { countOutcomes, countSections, judged, type Judged } from '../../src/verdict/outcome';
+import { countOutcomes, countSections, decide, type Judged } from '../../src/verdict/outcome';
 import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
 import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../../src/verdict/document';
 import type { RunFacts } from '../../src/verdict/status';
 import { sealVerdict } from '../../src/verdict/seal';
+
+/**
+ * A fixture result with its outcome and effect: kept when it has them, decided (outcome.ts decide)
+ * when not. Tests only: in a run every result is judged once, as it comes (outcome.ts judge).
+ */
+export const judged = (r: CheckResult | Judged): Judged => ('outcome' in r && r.outcome && 'effect' in r && r.effect ? (r as Judged) : { ...r, ...decide(r) });
 
 export function runDocument(
   results: Array<CheckResult | Judged>,

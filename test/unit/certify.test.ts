@@ -9,7 +9,7 @@ import { keyIdOf, loadSigningKey } from '../../src/cli/signing-keys';
 import { buildStatement, ciRunUrl, maskUrl, sha256, type Statement, type TestResultPredicate } from '../../src/cli/certificate/statement';
 import { verifyCertificate, VerifyError } from '../../src/cli/certificate/verify';
 import { type CertifyOptions } from '../../src/cli/certificate/write';
-import { countOutcomes, countSections, judged } from '../../src/verdict/outcome';
+import { countOutcomes, countSections } from '../../src/verdict/outcome';
 import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
 import { factsOf } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
@@ -22,7 +22,7 @@ import { redactorFor } from '../support/redactor';
 import { startHostile } from '../support/hostile';
 import { sink } from '../support/sink';
 import type { CheckResult } from '../../src/harness/runner';
-import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, judged, runDocument, FULL_SCOPE } from '../support/documents';
 
 /** A REST check of 2.1, a preconf check with its signer, else a JSON-RPC check of 4.5. */
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult =>
@@ -235,7 +235,7 @@ describe('certificate: an in-toto test-result statement', () => {
       target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
       startedAt: new Date(0),
       finishedAt: new Date(1000),
-      results: passing(),
+      results: passing().map(judged),
     };
     const dir = certified(buildRunDocument(run, redactorFor(cfg)));
     const results = readJson(dir, 'results.json').target;

@@ -7,8 +7,8 @@ import { deriveScope } from '../../src/verdict/scope';
 import { statusLine } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
 import { rootCauseRecords } from '../../src/verdict/seal';
-import { FULL_SCOPE } from '../support/documents';
-import { judged } from '../../src/verdict/outcome';
+import { FULL_SCOPE, judged } from '../support/documents';
+
 import type { CheckResult } from '../../src/harness/runner';
 
 /** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes by src/verdict/seal.ts. */

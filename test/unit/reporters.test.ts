@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExpectations } from '../../src/cli/expectations';
-import { countOutcomes, judge, judged as withOutcome } from '../../src/verdict/outcome';
+import { countOutcomes, judge } from '../../src/verdict/outcome';
 import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
@@ -23,7 +23,7 @@ import { Redactor } from '../../src/harness/redact';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
-import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
+import { checkResult, judged as withOutcome, runDocument, FULL_SCOPE } from '../support/documents';
 
 /** A failing check's reason carries markup and a control character: every reporter must render it inert. */
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult =>
@@ -136,7 +136,7 @@ describe('run status: derived once, every branch', () => {
       1,
     ],
   ])('%s', (_what, checks, facts, status, code) => {
-    const d = deriveStatus(checks, facts);
+    const d = deriveStatus(checks.map(withOutcome), facts);
     expect(d.status).toBe(status);
     expect(exitCodeFor(d.status, facts)).toBe(code);
     expect(d.reasons.length > 0).toBe(status !== 'conformant');
@@ -152,7 +152,7 @@ describe('run status: derived once, every branch', () => {
         result('rpc.d', 'inconclusive', { cause: 'internal' }),
         result('rpc.e', 'inconclusive', { cause: 'timeout' }),
         result('rpc.f', 'inconclusive', { cause: 'ambiguous' }),
-      ],
+      ].map(withOutcome),
       {},
     );
     expect(reasons).toEqual([
@@ -241,9 +241,9 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   const judged = (checks: CheckResult[]) => {
     const scope = deriveScope(checks, scopeFacts);
     return {
-      status: deriveStatus(checks, facts),
+      status: deriveStatus(checks.map(withOutcome), facts),
       scope: { ...scope, leftOut: scope.leftOut.map(({ flag, limits }) => ({ flag, limits })), notJudged: undefined },
-      roots: rootCauses(checks, facts).map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
+      roots: rootCauses(checks.map(withOutcome), facts).map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
       outcomes: checks.map((r) => withOutcome(r).outcome),
     };
   };
@@ -268,7 +268,7 @@ describe('rewording a reason changes nothing: status, scope and root causes read
     ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
     ['no check at all', []],
   ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
-    const d = deriveStatus(checks, {});
+    const d = deriveStatus(checks.map(withOutcome), {});
     expect([d.status, exitCodeFor(d.status, {})]).toEqual(['incomplete', 3]);
     expect(d.reasons.at(-1)).toMatch(/^nothing judged: no required check came to a verdict/);
   });
@@ -507,7 +507,7 @@ describe('root causes', () => {
       result('rpc.throttled', 'inconclusive', { cause: 'throttled', reason: 'throttled' }),
       result('rpc.after', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.throttled' }),
     ];
-    const roots = rootCauses(checks, { unreachable: { rpc: 'connect ECONNREFUSED' } });
+    const roots = rootCauses(checks.map(withOutcome), { unreachable: { rpc: 'connect ECONNREFUSED' } });
     expect(roots.map((r) => [r.id, r.failsRun, r.blocked])).toEqual([
       ['rest.list.status-200', true, ['rest.token.a', 'rest.token.b', 'rest.token.c']],
       ['target unreachable: rpc', true, ['rpc.a']],

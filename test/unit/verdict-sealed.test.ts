@@ -20,7 +20,7 @@ import { decide, decideOutcome, judge } from '../../src/verdict/outcome';
 import { RESULTS_SCHEMA_VERSION } from '../../src/verdict/document';
 import { statusLine } from '../../src/verdict/status';
 import type { CheckResult } from '../../src/harness/runner';
-import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
+import { checkResult, FULL_SCOPE, judged, runDocument } from '../support/documents';
 import { buildRunDocument } from '../../src/verdict/build-document';
 import { validateRef } from '../../src/harness/schemas';
 import { closeServer, listenLoopback } from '../support/loopback';
@@ -141,7 +141,7 @@ describe('masking never reaches the verdict', () => {
         target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
         startedAt: new Date(0),
         finishedAt: new Date(1),
-        results: [failing, passing],
+        results: [failing, passing].map(judged),
       },
       redactor,
     );
