@@ -60,11 +60,6 @@ export class Evidence {
     this.#pages.push(page);
     return page;
   }
-
-  /** The number of violations recorded for a check, over all its samples. */
-  count(check: string): number {
-    return this.#pages.filter((p) => p.check === check).reduce((n, p) => n + p.count, 0);
-  }
 }
 
 /** The page of the check whose code is running: what fail() records into. */
