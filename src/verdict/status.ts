@@ -100,7 +100,7 @@ export function exitCodeFor(status: RunStatus, facts: Pick<RunFacts, 'stoppedBy'
   return EXIT_OF_STATUS[status];
 }
 
-const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
+export const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
   conformant: EXIT_CODE.conformant,
   'non-conformant': EXIT_CODE.nonConformant,
   incomplete: EXIT_CODE.incomplete,
