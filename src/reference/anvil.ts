@@ -144,8 +144,8 @@ function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 1000, agent: false }, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.statusCode === 200));
-      res.on('error', () => resolve(false));
+      // A body cut short is no answer.
+      res.on('close', () => resolve(res.complete && res.statusCode === 200));
     });
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));
