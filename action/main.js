@@ -44,6 +44,7 @@ function ensureBuilt() {
       sh([...npmCommand(), 'ci', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm ci');
     }
     sh([process.execPath, path.join(ACTION_DIR, 'bin', 'build.js')], 'the build (bin/build.js)');
+    for (const file of [STEP, SUITE]) if (!fs.existsSync(file)) throw new Error(`the build left no ${path.relative(ACTION_DIR, file)}`);
   } finally {
     process.stdout.write(`::endgroup::${os.EOL}`);
   }

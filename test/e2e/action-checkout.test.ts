@@ -82,4 +82,12 @@ describe('the Action from a checkout with no dist/', () => {
     ]);
     expect(existsSync(path.join(dir, 'dist/src/action/main.js'))).toBe(false);
   }, 60_000);
+
+  it('a build that succeeds but leaves no step: one ::error naming the missing file, exit 2', async () => {
+    const dir = checkout();
+    writeFileSync(path.join(dir, 'bin/build.js'), 'process.exit(0);\n');
+    const r = await runAction(dir, { 'BASE-URL': 'https://api.example' });
+    expect(r.code).toBe(2);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('::error'))).toEqual(['::error title=conformance::the build left no dist/src/action/main.js']);
+  }, 60_000);
 });
