@@ -10,7 +10,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** What a checkout holds that the build and a run read (the repository less its build, its packages and its reports). */
-const LEFT_OUT = new Set(['node_modules', 'dist', '.git', 'reports', 'test']);
+const LEFT_OUT = new Set(['node_modules', 'dist', '.dist-builds', '.git', 'reports', 'test']);
 
 function checkout(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'action-checkout-'));
