@@ -231,6 +231,8 @@ async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): P
   const ran = new Map(
     (await runChecks(checks, runEnv, { concurrency: cfg.concurrency, onStart: (c) => reporter.started(c), onResult, sampling })).map((r) => [r.id, r]),
   );
+  // Nothing asks the target anything more: an embedded one stops while the document and the reports are made (gated awaits it).
+  void target.stop();
   // Checks left out by --only/--grep are reported as skipped by the user's choice, not dropped.
   const results = catalogue.map((c) => {
     const leftOut = deselectedBy(c, cfg);

@@ -8,6 +8,7 @@ import { AnswerBudget, RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import type { RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
+import { loadSpec } from '../harness/spec-rules';
 import type { RunConfig } from './config';
 import type { Egress } from './egress';
 import { takeOrStart } from './reference-process';
@@ -54,7 +55,10 @@ async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): P
     return { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl, signerKey: cfg.signerKey, stop: async () => {} };
   }
   // A process of its own: the reference's CPU and memory are not the suite's (reference-process.ts).
-  const ref = await takeOrStart({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
+  const starting = takeOrStart({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
+  // While it starts, this process has nothing to do: it reads now what the run's document quotes at its end.
+  loadSpec();
+  const ref = await starting;
   opts.say?.out(
     `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${ref.startupMs} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
   );

@@ -80,7 +80,10 @@ export function nearMissVariables(
     const f = folded(given);
     let meant = byFolded.get(f) ?? byFlag.get(f);
     if (meant === undefined && given.length >= 7 && /^[A-Za-z0-9_]+$/.test(given)) {
-      meant = [...variables].find((v) => v.includes('_') && v.length >= 7 && editDistance(given.toUpperCase(), v) === 1);
+      // One edit changes the length by one at most: only names that close are worth the distance.
+      meant = [...variables].find(
+        (v) => v.includes('_') && v.length >= 7 && Math.abs(v.length - given.length) <= 1 && editDistance(given.toUpperCase(), v) === 1,
+      );
     }
     if (meant !== undefined) out.push({ given, meant });
   }

@@ -61,7 +61,7 @@ function queryPairs(url: URL): { name: string; value?: string }[] {
  * cannot be told from a name, see docs/safe-to-share.md), userinfo masked, every path segment and
  * query name that is not plain (isPlainPart) masked, every query value masked; no fragment.
  * `isSecret` masks plain parts too (a registered secret). Applied to its own output, it returns it
- * unchanged. action/main.js mirrors this rule for the log (it cannot import it).
+ * unchanged. The GitHub Action's log masks (src/action/inputs.ts) take isPlainPart from here.
  */
 export function publicUrl(raw: string, isSecret: (part: string) => boolean = () => false): string {
   let url: URL;

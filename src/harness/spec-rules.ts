@@ -104,8 +104,12 @@ export function parseSpec(source: string): Spec {
   return { title: doc.title as string, version: doc.version as string, summary: doc.summary as string, sections };
 }
 
+let rules: Spec | undefined;
+
+/** The spec of `file`; specs/rules.yaml is parsed once per process (a run quotes it twice, at its end). */
 export function loadSpec(file = RULES_FILE): Spec {
-  return parseSpec(readFileSync(file, 'utf8'));
+  if (file !== RULES_FILE) return parseSpec(readFileSync(file, 'utf8'));
+  return (rules ??= parseSpec(readFileSync(file, 'utf8')));
 }
 
 /** A table row's id: "2.1.r4" is row 4 of the table of 2.1 (rows follow the source, so positions are stable). */

@@ -9,3 +9,5 @@ export const SIGNER_ADDRESS: `0x${string}` = '0xf39Fd6e51aad88F6F4ce6aB8827279cf
 export const DEFAULT_BLOCK_TIME_MS = 2000;
 /** Base's flashblock interval: ten flashblocks per 2 s block. */
 export const DEFAULT_FLASHBLOCK_MS = 200;
+/** The block hash a Flashblocks node gives what is pre-confirmed but not yet sealed. */
+export const ZERO_HASH: `0x${string}` = `0x${'0'.repeat(64)}`;

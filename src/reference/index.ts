@@ -3,12 +3,9 @@
 // and the REST listing (baseUrl). Everything binds 127.0.0.1.
 import type { Server } from 'node:http';
 import { startAnvil, type AnvilProcess } from './anvil';
-import { deployCatalog } from './contracts/deploy';
-import { createControls, type Controls } from './controls';
-import { startGateway, type Profile } from './gateway';
-import { Preconf, type BlockNumberMode } from './preconf';
-import { startRestServer } from './rest-server';
-import { AnvilRpc, Upstream } from './rpc';
+import type { Controls } from './controls';
+import type { Profile } from './gateway';
+import type { BlockNumberMode } from './preconf';
 import { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
 
 /** Empty blocks sealed on top of the deployment before the target serves (see startReference). */
@@ -16,8 +13,7 @@ const HISTORY_BLOCKS = 2;
 export type { Controls } from './controls';
 export type { Profile } from './gateway';
 export type { BlockNumberMode } from './preconf';
-export { ZERO_HASH } from './preconf';
-export { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY } from './defaults';
+export { CHAIN_ID, DEFAULT_BLOCK_TIME_MS, DEFAULT_FLASHBLOCK_MS, SIGNER_ADDRESS, SIGNER_KEY, ZERO_HASH } from './defaults';
 
 export interface ReferenceOptions {
   profile?: Profile;
@@ -69,6 +65,19 @@ export interface ReferenceTarget {
   stop(): Promise<void>;
 }
 
+/**
+ * The parts that load viem and undici, a few hundred milliseconds of a start-up: required once
+ * anvil is spawned (startAnvil's onSpawned), so that they load while it boots.
+ */
+const loadParts = () => ({
+  ...(require('./contracts/deploy') as typeof import('./contracts/deploy')),
+  ...(require('./controls') as typeof import('./controls')),
+  ...(require('./gateway') as typeof import('./gateway')),
+  ...(require('./preconf') as typeof import('./preconf')),
+  ...(require('./rest-server') as typeof import('./rest-server')),
+  ...(require('./rpc') as typeof import('./rpc')),
+});
+
 export async function startReference(opts: ReferenceOptions = {}): Promise<ReferenceTarget> {
   const started = performance.now();
   const log = opts.log ?? (() => {});
@@ -95,7 +104,9 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   };
 
   try {
-    const anvil: AnvilProcess = await startAnvil({ chainId: CHAIN_ID, log });
+    let parts: ReturnType<typeof loadParts> | undefined;
+    const anvil: AnvilProcess = await startAnvil({ chainId: CHAIN_ID, log, onSpawned: () => void (parts ??= loadParts()) });
+    const { AnvilRpc, Upstream, deployCatalog, Preconf, createControls, startGateway, startRestServer } = (parts ??= loadParts());
     cleanups.push(() => anvil.stop());
     // Belt and braces next to the pipe guard in anvil.ts: on a normal exit, signal anvil now.
     const onExit = (): void => {

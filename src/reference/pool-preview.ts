@@ -3,8 +3,7 @@
 // and resubmitting its raw transactions in block order; cached until the pool or head changes.
 import type { Hex } from 'viem';
 import { AnvilRpc, isObject, RpcError, type Json } from './rpc';
-
-export const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`;
+import { ZERO_HASH } from './defaults';
 
 export interface Block {
   number: Hex;

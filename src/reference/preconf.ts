@@ -45,8 +45,6 @@ export interface PreconfOptions {
   log: (line: string) => void;
 }
 
-export { ZERO_HASH } from './pool-preview';
-
 /** An accepted transaction waiting for its flashblock. */
 interface Held extends SignedTx {
   raw: Hex;

@@ -112,7 +112,7 @@ export function runExitCode(sealed: { exitCode: number }, writes: Writes): numbe
   return sealed.exitCode === EXIT_CODE.nonConformant || sealed.exitCode === EXIT_CODE.interrupted ? sealed.exitCode : EXIT_CODE.config;
 }
 
-const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
+export const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
   conformant: EXIT_CODE.conformant,
   'non-conformant': EXIT_CODE.nonConformant,
   incomplete: EXIT_CODE.incomplete,

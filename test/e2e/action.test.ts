@@ -9,21 +9,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { command, keyValue } from '../../src/action/commands';
+import { INPUTS } from '../../src/action/inputs';
+import { fails } from '../../src/action/main';
+import { inInputTerms } from '../../src/action/messages';
+import { Output } from '../../src/action/output';
+import { shellWords } from '../../src/action/words';
+import { SUITE_FILES } from '../../src/cli/egress';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from '../faults/catalogue';
 import { startProxy, type Proxy } from '../faults/proxy';
 import { startHostile } from '../support/hostile';
 
 const ROOT = path.resolve(__dirname, '../..');
-const action = require('../../action/main.js') as {
-  INPUTS: string[];
-  REPORT_FILES: string[];
-  command: (name: string, props: Record<string, string>, message: string) => string;
-  keyValue: (name: string, value: string) => string;
-  fails: (code: number, failOnIncomplete: boolean, status: string | undefined) => boolean;
-  shellWords: (text: string) => string[];
-  inInputTerms: (message: string) => string;
-};
 
 interface Step {
   code: number | null;
@@ -110,59 +108,49 @@ describe('action.yml', () => {
   const meta = YAML.parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8'));
   it('is a JavaScript action on a current runtime whose entry exists, and declares what main.js reads and writes', () => {
     expect(meta.runs).toEqual({ using: 'node24', main: 'action/main.js' });
-    expect(Object.keys(meta.inputs).sort()).toEqual([...action.INPUTS].sort());
+    expect(Object.keys(meta.inputs).sort()).toEqual([...INPUTS].sort());
     expect(Object.keys(meta.outputs).sort()).toEqual(['exit-code', 'report-dir', 'status']);
   });
 });
 
 describe('workflow commands and file commands', () => {
   it('escape data and properties as the toolkit does', () => {
-    expect(action.command('error', { title: 'a:b,c%\n' }, '50% done\r\nnext')).toBe('::error title=a%3Ab%2Cc%25%0A::50%25 done%0D%0Anext\n');
+    expect(command('error', { title: 'a:b,c%\n' }, '50% done\r\nnext')).toBe('::error title=a%3Ab%2Cc%25%0A::50%25 done%0D%0Anext\n');
   });
   it('delimit an output with a fresh delimiter that the value cannot close', () => {
-    const text = action.keyValue('status', 'two\nlines');
+    const text = keyValue('status', 'two\nlines');
     expect(parseOutputs(text)).toEqual({ status: 'two\nlines' });
-    expect(action.keyValue('x', '1')).not.toBe(action.keyValue('x', '1'));
+    expect(keyValue('x', '1')).not.toBe(keyValue('x', '1'));
   });
   it('fail the step exactly for 1, 2, 130 and anything unknown; 3 as fail-on-incomplete says', () => {
-    expect([0, 1, 2, 3, 130, 137].map((c) => action.fails(c, true, 'incomplete'))).toEqual([false, true, true, true, true, true]);
-    expect(action.fails(3, false, 'incomplete')).toBe(false);
+    expect([0, 1, 2, 3, 130, 137].map((c) => fails(c, true, 'incomplete'))).toEqual([false, true, true, true, true, true]);
+    expect(fails(3, false, 'incomplete')).toBe(false);
   });
   it('fail the step for an exit 3 beside no results.json or one not incomplete (the suite crashed), whatever fail-on-incomplete says', () => {
-    expect(action.fails(3, false, undefined)).toBe(true);
-    expect(action.fails(3, false, 'non-conformant')).toBe(true);
-    expect(action.fails(3, true, undefined)).toBe(true);
+    expect(fails(3, false, undefined)).toBe(true);
+    expect(fails(3, false, 'non-conformant')).toBe(true);
+    expect(fails(3, true, undefined)).toBe(true);
   });
 });
 
-describe("the Action's writer (action/output.js)", () => {
-  const { Output } = require('../../action/output.js') as {
-    Output: new (
-      out: { write: (t: string) => boolean },
-      err: { write: (t: string) => boolean },
-    ) => {
-      open(args: string[], env: Record<string, string>, secrets: string): boolean;
-      mask(line: string): void;
-      log(text: string): void;
-      append(file: string, text: string, label?: string): void;
-      forward(where: 'stdout' | 'stderr', onLine?: (l: string) => void): { take(chunk: string): void; end(): void };
-      withheld: string[];
-    };
-  };
+describe("the Action's writer (src/action/output.ts)", () => {
   const capture = () => {
     const lines: string[] = [];
-    return { lines, write: (t: string) => lines.push(t) > 0 };
+    return { lines, isTTY: false, write: (t: string) => lines.push(t) > 0 };
   };
 
   it("masks the Action's own lines without breaking its workflow commands; add-mask lines pass outside the gate; a withheld write is named, never shown", () => {
     const out = capture();
     const err = capture();
-    const io = new Output(out, err);
-    expect(
-      io.open(['--header', 'X-Key: hdrKey55-QQww-88zz'], { HEADERS: 'X-Other: othKey66-RRtt-99yy' }, 'tenantalpha9x,open sesame 4242\ntenantbeta8yyq'),
-    ).toBe(true);
+    const io = new Output(
+      ['--header', 'X-Key: hdrKey55-QQww-88zz'],
+      { HEADERS: 'X-Other: othKey66-RRtt-99yy' },
+      'tenantalpha9x,open sesame 4242\ntenantbeta8yyq',
+      out,
+      err,
+    );
     io.mask('::add-mask::tenantalpha9x\n');
-    io.log(action.command('error', { title: 'rest.list.schema (spec 4.1)' }, 'saw tenantalpha9x, TENANTBETA8YYQ, hdrKey55-QQww-88zz and othKey66-RRtt-99yy'));
+    io.log(command('error', { title: 'rest.list.schema (spec 4.1)' }, 'saw tenantalpha9x, TENANTBETA8YYQ, hdrKey55-QQww-88zz and othKey66-RRtt-99yy'));
     io.log('::warning::open&#32;sesame 4242\n');
     // A secret split across two chunks of the suite's output is still found: lines are passed whole.
     const forwarded = io.forward('stdout');
@@ -183,19 +171,19 @@ describe("the Action's writer (action/output.js)", () => {
 
 describe('args and messages', () => {
   it('args is split as a POSIX shell splits it (quotes, backslashes), with no expansion', () => {
-    expect(action.shellWords(`--grep 'rest\\.token\\.' --only rest,rpc`)).toEqual(['--grep', 'rest\\.token\\.', '--only', 'rest,rpc']);
-    expect(action.shellWords(`--grep "a b\\"c\\\\" x\\ y '' $HOME`)).toEqual(['--grep', 'a b"c\\', 'x y', '', '$HOME']);
-    expect(action.shellWords('  --a\n\t--b  ')).toEqual(['--a', '--b']);
-    expect(() => action.shellWords(`--grep 'open`)).toThrow(/single quote is not closed/);
-    expect(() => action.shellWords('--grep "open')).toThrow(/double quote is not closed/);
+    expect(shellWords(`--grep 'rest\\.token\\.' --only rest,rpc`)).toEqual(['--grep', 'rest\\.token\\.', '--only', 'rest,rpc']);
+    expect(shellWords(`--grep "a b\\"c\\\\" x\\ y '' $HOME`)).toEqual(['--grep', 'a b"c\\', 'x y', '', '$HOME']);
+    expect(shellWords('  --a\n\t--b  ')).toEqual(['--a', '--b']);
+    expect(() => shellWords(`--grep 'open`)).toThrow(/single quote is not closed/);
+    expect(() => shellWords('--grep "open')).toThrow(/double quote is not closed/);
   });
 
   it('messages name the inputs, not the flags', () => {
-    expect(action.inInputTerms('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits')).toBe(
+    expect(inInputTerms('--signer-key (or SIGNER_PRIVATE_KEY): expected 0x followed by 64 hex digits')).toBe(
       'signer-key: expected 0x followed by 64 hex digits',
     );
-    expect(action.inInputTerms('did you swap --base-url and --rpc-url?')).toBe('did you swap base-url: and rpc-url:?');
-    expect(action.inInputTerms('--header (or HEADERS): bad; CERT_SIGN_KEY: x')).toBe('headers: bad; cert-sign-key: x');
+    expect(inInputTerms('did you swap --base-url and --rpc-url?')).toBe('did you swap base-url: and rpc-url:?');
+    expect(inInputTerms('--header (or HEADERS): bad; CERT_SIGN_KEY: x')).toBe('headers: bad; cert-sign-key: x');
   });
 });
 
@@ -235,7 +223,7 @@ describe('the action run as the runner starts it', () => {
     expect(r.summary).toBe('written by an earlier step\n' + readFileSync(path.join(dir, 'summary.md'), 'utf8'));
     expect(r.summary).toMatch(/^# ✅ Tokenized stocks conformance: conformant/m);
     // The files the Action clears before a run are every file the suite writes.
-    expect(readdirSync(dir).sort()).toEqual([...action.REPORT_FILES].sort());
+    expect(readdirSync(dir).sort()).toEqual([...SUITE_FILES].sort());
     // Signed with the key given: a DSSE envelope.
     expect(JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8'))).toHaveProperty('signatures');
     expect(errors(r.stdout)).toEqual([]);
@@ -332,7 +320,7 @@ describe('the action run as the runner starts it', () => {
     const persistent = () => {
       const workspace = mkdtempSync(path.join(tmpdir(), 'action-'));
       mkdirSync(path.join(workspace, 'conformance-report'));
-      for (const f of action.REPORT_FILES) writeFileSync(path.join(workspace, 'conformance-report', f), 'from an earlier run\n');
+      for (const f of SUITE_FILES) writeFileSync(path.join(workspace, 'conformance-report', f), 'from an earlier run\n');
       return workspace;
     };
     const key = 'kQwErTyUiOpAsDfGhJkLzXcVbNm';
@@ -342,7 +330,7 @@ describe('the action run as the runner starts it', () => {
     ]);
     expect([none.code, refused.code]).toEqual([2, 2]);
     for (const r of [none, refused]) {
-      const left = action.REPORT_FILES.filter((f) => existsSync(path.join(r.workspace, 'conformance-report', f)));
+      const left = SUITE_FILES.filter((f) => existsSync(path.join(r.workspace, 'conformance-report', f)));
       expect(left).toEqual([]);
       expect(r.summary).toMatch(/No report was written/);
     }

@@ -1,16 +1,21 @@
 // The Action's own workflow commands carry a root cause's reason, which is the target's text: it
 // reaches the step log inert (no ESC, BEL, C1 control or bidi override acting on the log, no `##[`
 // or line-start `::` command form), as the suite's console lines do; an `::add-mask::` value goes
-// to the runner exactly as the secret is. Needs dist/ (node bin/build.js), as the Action does.
-const { annotation } = require('../../action/messages.js') as { annotation: (root: unknown, link: string, command: unknown) => string };
-const { command } = require('../../action/main.js') as { command: (name: string, props: Record<string, string>, message: string) => string };
+// to the runner exactly as the secret is.
+import { command } from '../../src/action/commands';
+import { annotation } from '../../src/action/messages';
+import { checkResult } from '../support/documents';
 
 const HOSTILE = 'bad \u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden \u009b2J \u202eevil ##[error]old-form\n::error file=forged.ts::forged';
 
 describe('the Action’s annotations are inert in the step log', () => {
   it('a root cause whose reason carries terminal sequences and command forms', () => {
-    const root = { check: { id: 'rpc.x', title: 'the check', reason: HOSTILE, statements: ['4.2.1'], section: '4.2' }, covers: [] };
-    const line = annotation(root, 'the step summary', command);
+    const check = {
+      ...checkResult('rpc.x', 'failed', { title: 'the check', reason: HOSTILE, statements: ['4.2.1'], section: '4.2' }),
+      outcome: 'failed',
+      effect: 'fails-run',
+    } as const;
+    const line = annotation({ check, reason: HOSTILE, covers: [] }, 'the step summary');
     expect(line).toMatch(/^::error title=rpc\.x \(spec 4\.2\)::the check: bad /);
     expect(line).not.toMatch(/[\u0007\u001b\u0080-\u009f\u202a-\u202e]/);
     expect(line).not.toContain('##[');

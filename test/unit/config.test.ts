@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseDuration } from '../../src/cli/config';
 import { DEFAULTS, HELP_EXAMPLES, HELP_GROUPS, helpRows, OPTIONS } from '../../src/cli/options';
+import { shellWords } from '../../src/action/words';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env);
 
@@ -379,7 +380,6 @@ describe('--help', () => {
   };
 
   it('ends with examples that are valid invocations', () => {
-    const { shellWords } = require('../../action/main.js') as { shellWords: (s: string) => string[] };
     expect(HELP_EXAMPLES.length).toBeGreaterThanOrEqual(3);
     for (const example of HELP_EXAMPLES) {
       for (const command of example.split('#')[0].split('&&')) {

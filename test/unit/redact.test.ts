@@ -361,12 +361,12 @@ describe('one way out', () => {
     expect(files.filter((f) => !ALLOWED.includes(f) && DIRECT.test(readFileSync(path.join(root, f), 'utf8')))).toEqual([]);
   });
 
-  it("nothing in action/ writes but through action/output.js, the Action's one writer (the gate once the suite is built)", () => {
+  it("nothing in src/action writes but through src/action/output.ts, the Action's one writer (the gate)", () => {
     const root = path.join(__dirname, '../..');
-    const files = readdirSync(path.join(root, 'action')).filter((f) => f.endsWith('.js'));
-    expect(files).toContain('main.js');
+    const files = readdirSync(path.join(root, 'src/action')).filter((f) => f.endsWith('.ts'));
+    expect(files).toContain('main.ts');
     const direct = /\b(writeFileSync|appendFileSync|writeSync|createWriteStream|process\.(stdout|stderr)\.write|console\.(log|error|warn|info)|\.write\()/;
-    expect(files.filter((f) => f !== 'output.js' && direct.test(readFileSync(path.join(root, 'action', f), 'utf8')))).toEqual([]);
+    expect(files.filter((f) => f !== 'output.ts' && direct.test(readFileSync(path.join(root, 'src/action', f), 'utf8')))).toEqual([]);
   });
 });
 

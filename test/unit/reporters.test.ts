@@ -24,6 +24,7 @@ import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
 import { checkResult, judged as withOutcome, runDocument, FULL_SCOPE } from '../support/documents';
+import { rootHints } from '../../src/action/messages';
 
 /** A failing check's reason carries markup and a control character: every reporter must render it inert. */
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult =>
@@ -187,7 +188,6 @@ describe("an interface's root says what to do about it once, in every report", (
     expect(once(renderSummary(d))).toBe(1);
     expect(once(renderHtml(d))).toBe(1);
     // The Action's warning for an incomplete run carries it too (read from the stored roots).
-    const { rootHints } = require('../../action/messages') as { rootHints: (doc: unknown) => string[] };
     expect(rootHints(d)).toEqual([THROTTLE_HINT]);
   });
 });

@@ -25,6 +25,7 @@ import { buildRunDocument } from '../../src/verdict/build-document';
 import { validateRef } from '../../src/harness/schemas';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { testCheckMeta, testRunEnv } from '../support/runs';
+import { storedRootCauses } from '../../src/action/messages';
 
 /** The values of the issue's attack: each a piece of a status word, a field name or a JSON literal. */
 const VOCABULARY_SECRETS = [
@@ -355,9 +356,6 @@ describe('each root cause once, the checks it covers folded under it, then the i
       'href="#check-rpc.root"><code>rpc.root</code></a> <span class="muted">',
       'href="#check-rpc.alone"><code>rpc.alone</code></a> <span class="muted">',
     );
-    const { storedRootCauses } = require('../../action/messages') as {
-      storedRootCauses: (doc: unknown) => Array<{ check?: { id: string }; covers: string[] }>;
-    };
     expect(storedRootCauses(d).map((x) => [x.check?.id, x.covers])).toEqual([
       ['rpc.root', ['rpc.b1', 'rpc.b2']],
       ['rpc.alone', []],
