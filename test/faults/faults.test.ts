@@ -11,9 +11,7 @@ import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { violatedSection, violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
-import { factsOf } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
-import { rootCauses } from '../../src/verdict/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
@@ -56,7 +54,7 @@ interface Outcome {
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
-  /** The run's root causes (src/verdict/root-causes.ts), by id; undefined without results.json. */
+  /** The root causes stored in results.json, by id (read, never recomputed); undefined without results.json. */
   roots?: string[];
   /** Checks not judged because a prerequisite failed or the interface was unreachable (cause blocked or unreachable). */
   blocked: CheckResult[];
@@ -140,7 +138,7 @@ async function run(v: Variant): Promise<Outcome> {
     }
     const blocked = (doc?.checks ?? []).filter((c) => c.status === 'inconclusive' && (c.cause === 'blocked' || c.cause === 'unreachable'));
     const o: Outcome = {
-      roots: doc ? rootCauses(doc.checks, factsOf(doc)).map((r) => r.id) : undefined,
+      roots: doc?.rootCauses.map((r) => r.id),
       variant: v,
       exitCode,
       crash,
@@ -223,7 +221,7 @@ function table(): string {
   const faulty = outcomes.filter((o) => o.variant.kind === 'faulty').length;
   return [
     '',
-    `fault catalogue: ${VARIANTS.filter((v) => v.kind === 'faulty').length} faulty, ${VARIANTS.filter((v) => v.kind === 'conformant').length} conformant variants; ran ${outcomes.length} (${faulty} faulty)`,
+    `fault catalogue: ${VARIANTS.filter((v) => v.kind === 'faulty').length} faulty, ${VARIANTS.filter((v) => v.kind === 'conformant').length} conformant variants (${VARIANTS.filter((v) => v.record).length} of them records); ran ${outcomes.length} (${faulty} faulty)`,
     '| variant | kind | section | verdict | checks | time | failed required checks [cited section] |',
     '|---|---|---|---|---|---|---|',
     ...rows,
