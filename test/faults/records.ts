@@ -82,8 +82,7 @@ function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
   const applies = (call: RpcCall, env: Envelope) =>
     (!methods || methods.has(call.method)) &&
     (when.block === undefined || call.params?.[BLOCK_PARAM[call.method]] === when.block) &&
-    (when.answer === undefined ||
-      (when.answer === 'result' ? 'result' in env && env.result !== null : typeof env.error === 'object' && env.error !== null));
+    (when.answer === undefined || (when.answer === 'result' ? 'result' in env && env.result !== null : typeof env.error === 'object' && env.error !== null));
   return async (call, next) => {
     const res = await next();
     if (res instanceof Raw || !applies(call, res)) return res;
