@@ -1103,3 +1103,17 @@ export const CODE_VARIANTS: Variant[] = [
 
 /** The whole catalogue: the code variants, then the records of ./records/ (one file per spec section). */
 export const VARIANTS: Variant[] = [...CODE_VARIANTS, ...loadRecords()];
+
+/** REST and cross checks use no signer and no timing: their variants may run side by side. */
+export const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
+
+/**
+ * The catalogue in three shards, one test file each: REST variants (no signer, no timing: run
+ * side by side), variants that send transactions (the pre-confirmation pass), and the other
+ * JSON-RPC ones. Every variant is in exactly one (catalogue.test.ts).
+ */
+export const SHARDS = {
+  rest: restOnly,
+  preconf: (v: Variant) => !restOnly(v) && v.only.includes('preconf'),
+  rpc: (v: Variant) => !restOnly(v) && !v.only.includes('preconf'),
+} satisfies Record<string, (v: Variant) => boolean>;
