@@ -560,14 +560,6 @@ export const CODE_VARIANTS: Variant[] = [
     oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 },
   },
   {
-    name: 'rpc.public-no-403',
-    kind: 'faulty',
-    section: '5.2',
-    only: ['rpc'],
-    what: 'a public node serves eth_getBlockReceipts (run with --profile public)',
-    args: ['--profile', 'public'],
-  },
-  {
     name: 'rpc.public-403-for-everything',
     kind: 'faulty',
     section: '5.2',

@@ -25,7 +25,7 @@ export const BLOCK_PARAM: Record<string, number> = { eth_getBlockReceipts: 0, et
 
 type WhenRest = { interface: 'rest'; method?: string; path?: string; status?: number | 'error' };
 type WhenRpc = { interface: 'rpc'; method?: string | string[]; block?: string; answer?: 'result' | 'error' };
-type Rewrite = PatchOp[] | { status?: number; headers?: Record<string, string>; body?: Json };
+type Rewrite = PatchOp[] | { ops?: PatchOp[]; status?: number; headers?: Record<string, string>; body?: Json };
 
 export interface FaultRecord {
   id: string;
@@ -36,8 +36,9 @@ export interface FaultRecord {
   grep?: string;
   args?: string[];
   gap?: string;
-  when: WhenRest | WhenRpc;
-  patch: Rewrite;
+  /** Which answers to rewrite, and how; neither: the reference as it is, judged with other flags. */
+  when?: WhenRest | WhenRpc;
+  patch?: Rewrite;
   expect: {
     exit: 0 | 1 | 3;
     roots?: number;
@@ -61,23 +62,32 @@ const validate = new Ajv({ allErrors: true, strictTuples: false }).compile<Recor
 const bodyText = (body: Json) => (typeof body === 'string' ? body : JSON.stringify(body));
 const pathname = (p: string) => new URL(p, 'http://x').pathname.replace(/\/+$/, '');
 
+/** Both forms of a patch as one: JSON Patch ops on the answer, then its status, headers or body. */
+function normal(patch: Rewrite): Exclude<Rewrite, PatchOp[]> {
+  return Array.isArray(patch) ? { ops: patch } : patch;
+}
+
 function restRewrite(when: WhenRest, patch: Rewrite): RestMutation {
+  const { ops, status, headers, body } = normal(patch);
   return async (req, next) => {
     const res = await next();
     const ok = res.status >= 200 && res.status < 300;
     if (when.method !== undefined && req.method !== when.method) return res;
     if (when.path !== undefined && pathname(req.path) !== when.path) return res;
     if (when.status !== undefined && (when.status === 'error' ? ok : res.status !== when.status)) return res;
-    if (!Array.isArray(patch)) {
-      return new Raw(patch.status ?? res.status, { ...res.headers, ...patch.headers }, patch.body === undefined ? res.body : bodyText(patch.body));
+    let text = res.body;
+    if (ops) {
+      const json = res.json();
+      const patched = json === undefined ? undefined : applyPatch(json as Json, ops);
+      if (patched === undefined) return res;
+      text = JSON.stringify(patched);
     }
-    const body = res.json();
-    const patched = body === undefined ? undefined : applyPatch(body as Json, patch);
-    return patched === undefined ? res : new Raw(res.status, res.headers, JSON.stringify(patched));
+    return new Raw(status ?? res.status, { ...res.headers, ...headers }, body === undefined ? text : bodyText(body));
   };
 }
 
 function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
+  const { ops, status, headers, body } = normal(patch);
   const methods = when.method === undefined ? undefined : new Set([when.method].flat());
   const applies = (call: RpcCall, env: Envelope) =>
     (!methods || methods.has(call.method)) &&
@@ -86,12 +96,14 @@ function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
   return async (call, next) => {
     const res = await next();
     if (res instanceof Raw || !applies(call, res)) return res;
-    if (!Array.isArray(patch)) {
-      const body = patch.body === undefined ? JSON.stringify(res) : bodyText(patch.body);
-      return new Raw(patch.status ?? 200, { 'content-type': 'application/json', ...patch.headers }, body);
+    let env: Envelope = res;
+    if (ops) {
+      const patched = applyPatch(res, ops);
+      if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) return res;
+      env = patched;
     }
-    const patched = applyPatch(res, patch);
-    return patched !== undefined && typeof patched === 'object' && patched !== null && !Array.isArray(patched) ? patched : res;
+    if (status === undefined && headers === undefined && body === undefined) return env;
+    return new Raw(status ?? 200, { 'content-type': 'application/json', ...headers }, body === undefined ? JSON.stringify(env) : bodyText(body));
   };
 }
 
@@ -112,7 +124,8 @@ export function variantOf(r: FaultRecord, file: string): Variant {
     mustPass: e.mustPass,
     mustBe: e.mustBe,
     oneRoot: e.failed && { failed: e.failed, blockedBy: e.blockedBy!, blockedAtLeast: e.blockedAtLeast! },
-    ...(r.when.interface === 'rest' ? { rest: restRewrite(r.when, r.patch) } : { rpc: rpcRewrite(r.when, r.patch) }),
+    ...(r.when?.interface === 'rest' && { rest: restRewrite(r.when, r.patch!) }),
+    ...(r.when?.interface === 'rpc' && { rpc: rpcRewrite(r.when, r.patch!) }),
     record: file,
   };
 }
