@@ -58,6 +58,10 @@ export async function startRestReplay(upstream: string): Promise<RestReplay> {
       },
     );
   });
+  // Idle sockets stay open until stop(): the proxies' HTTP client reuses them, and a server
+  // closing one as the client sends on it (the keep-alive race, likelier when timers run late
+  // on a busy machine) would fail a request that was never the target's doing.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
