@@ -1,15 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from 'jest';
 
-// ts-jest transpiles only (isolatedModules); `npm test` type-checks once with tsc first.
-const config: Config = {
+/**
+ * The test files that keep a core busy (they import test/support/busy-core.ts), found by their
+ * import so no list has to be kept: a busy core beside another worker's timing-sensitive test
+ * is a flake, so `npm test` runs these in a project of their own, one at a time, after the rest
+ * (scripts/jest-tiers.js).
+ */
+export function busyCoreTests(root = path.join(__dirname, 'test')): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, e.name);
+      if (e.isDirectory()) walk(file);
+      else if (e.name.endsWith('.test.ts') && /from '(\.\.\/)+support\/busy-core'/.test(readFileSync(file, 'utf8'))) found.push(file);
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+const BUSY = busyCoreTests();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+type Project = Exclude<NonNullable<Config['projects']>[number], string>;
+
+// ts-jest transpiles only (tsconfig isolatedModules); `npm test` type-checks once with tsc first.
+const project: Project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  watchPathIgnorePatterns: ['<rootDir>/reports/'],
+};
+
+const config: Config = {
   testTimeout: 60_000,
   // Tests spawn anvil nodes; two workers match the 2-core CI machine.
   maxWorkers: 2,
-  watchPathIgnorePatterns: ['<rootDir>/reports/'],
+  projects: [
+    { ...project, displayName: 'main', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...BUSY.map(escape)] },
+    { ...project, displayName: 'busy-core', testMatch: BUSY },
+  ],
 };
 
 export default config;

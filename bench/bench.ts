@@ -155,6 +155,26 @@ async function flashblockLatency(sends: number): Promise<{ p10: number; p50: num
   }
 }
 
+/**
+ * The instant model (flashblockMs 0, as test/reference/rpc.test.ts runs it): each send timed
+ * from its answer to the first "pending" read that shows it. The test asserts that the first
+ * read after the send shows it; how long that takes on this machine is measured here.
+ */
+async function instantVisibility(sends: number): Promise<number[]> {
+  const ref = await startReference({ blockTimeMs: 1000, flashblockMs: 0 });
+  try {
+    let nonce = await pendingCount(ref);
+    const latencies: number[] = [];
+    for (let i = 0; i < sends; i++, nonce++) {
+      const { answeredAt } = await send(ref, await sign(ref, nonce));
+      latencies.push(await visibleAfter(ref, nonce, answeredAt));
+    }
+    return latencies;
+  } finally {
+    await ref.stop();
+  }
+}
+
 /** The 2 s block interval of the embedded reference: a sampled run spreads its answers over two. */
 const BLOCK_MS = 2000;
 
@@ -329,6 +349,15 @@ const GROUPS: Record<string, (rows: Row[], exits: number[]) => Promise<void>> = 
     rows.push({ what: `${fbWhat}, p50`, measured: fb.p50, unit: 'ms', budget: 200 });
     rows.push({ what: `${fbWhat}, max`, measured: fb.max, unit: 'ms', budget: 500 });
     rows.push({ what: `${fbWhat}, spread p90 - p10 (held to a tick, not instant)`, measured: fb.p90 - fb.p10, unit: 'ms', budget: 50, higherIsBetter: true });
+  },
+  instant: async (rows) => {
+    const ms = await instantVisibility(10);
+    rows.push({
+      what: `reference, instant model (no flashblocks), 10 sends: send answered -> visible at "pending", max (median ${median(ms).toFixed(0)} ms)`,
+      measured: Math.max(...ms),
+      unit: 'ms',
+      budget: 200,
+    });
   },
   schema: async (rows) => {
     rows.push({

@@ -4,14 +4,20 @@
 // 'conformant': the suite must exit 0). Each variant is a small rewrite applied by the
 // loopback proxy in ./proxy.ts in front of the reference target.
 //
+// A variant whose change is a static rewrite of an answer is data: a record in
+// ./records/<section>-<topic>.yaml (read by ./records.ts). What stays here is code for
+// behaviours in time (hangs, resets, lagging backends, throttling, pending answered as latest,
+// answers held back) and for rewrites a JSON Patch cannot say (a value computed from another).
+//
 // Read a variant as: name, what is wrong (or legitimately different), the section whose
 // check must catch it, the groups to run, and the rewrite. `gap` marks a faulty variant no
 // check catches yet (reported as a todo, never as a pass).
-import { keccak256, getAddress, type Hex } from 'viem';
+import { keccak256, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
 import { PRECONF_VARIANTS } from './catalogue-preconf';
+import { BLOCK_PARAM, loadRecords } from './records';
 
 export interface Variant {
   name: string;
@@ -47,6 +53,8 @@ export interface Variant {
   refusedAtOpen?: RegExp;
   /** The run states exactly this many root causes (src/verdict/root-causes.ts): one cause, one root. */
   roots?: number;
+  /** A data variant: the record file it was read from (./records/). */
+  record?: string;
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -85,31 +93,10 @@ const onListMethod =
   async (req, next) =>
     req.method === method && isList(req) ? answer(req, () => next({ ...req, method: 'GET', body: '' })) : next();
 
-/** Rewrite every error (non-2xx) answer of the REST interface. */
-const errors =
-  (f: (res: Raw, body: unknown) => Raw): RestMutation =>
-  async (req, next) => {
-    const res = await next();
-    return res.status >= 200 && res.status < 300 ? res : f(res, res.json());
-  };
-
 const iso = (ms: number) => new Date(ms).toISOString();
-const HTML_500 = '<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1><p>nginx</p></body></html>';
-
-/** Flip the case of one hex letter of an address: mixed case with a wrong EIP-55 checksum. */
-function badChecksum(address: string): string {
-  const good = getAddress(address);
-  const i = [...good].findIndex((c, k) => k > 1 && /[a-fA-F]/.test(c));
-  const c = good[i];
-  return good.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + good.slice(i + 1);
-}
-
-/** Change the check digit of an ISIN so that the Luhn check fails. */
-const badIsin = (isin: string) => isin.slice(0, 11) + String((Number(isin[11]) + 1) % 10);
 
 // ---- JSON-RPC rewrites -------------------------------------------------------------------
 
-const BLOCK_PARAM: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
 const blockOf = (call: RpcCall): Json | undefined => call.params?.[BLOCK_PARAM[call.method]];
 const isPending = (call: RpcCall) => blockOf(call) === 'pending';
 const methods = (m: string | string[]) => new Set(Array.isArray(m) ? m : [m]);
@@ -156,8 +143,6 @@ const TX_PER_ATTEMPT = 5;
 const rpcError = (call: RpcCall, code: number, message: string): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, error: { code, message } });
 /** Answer "pending" from "latest": the pre-confirmed state is ignored. */
 const pendingAsLatest = (m: string): RpcMutation => rewriteCall(m, (c) => ((c.params[BLOCK_PARAM[m]] = 'latest'), c), isPending);
-/** Refuse the "pending" tag. */
-const pendingRejected = (m: string): RpcMutation => answerCall(m, (c) => rpcError(c, -32602, 'invalid block tag "pending": unsupported'), isPending);
 const hexInt = (v: Json) => BigInt(v as string);
 const isEmptyCode = (r: Json) => r === '0x';
 /** A hex count one lower (never below 0), and a hex number one higher. */
@@ -396,7 +381,8 @@ const PROBE_SAW_IT: Variant = {
 
 // ---- the catalogue -----------------------------------------------------------------------
 
-export const VARIANTS: Variant[] = [
+/** The variants that stay code: behaviours in time, and rewrites a JSON Patch cannot say. */
+export const CODE_VARIANTS: Variant[] = [
   // Pre-confirmed state on real deployments and peers (backends apart, defaults, flashblocks, ganache).
   ...PRECONF_VARIANTS,
   // A fault once seen stands, whatever the target answers after it.
@@ -404,81 +390,12 @@ export const VARIANTS: Variant[] = [
   PROBE_SAW_IT,
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
-    name: 'rest.list-500-html',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'GET of the list answers 500 with an nginx HTML error page',
-    oneRoot: { failed: ['rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 25 },
-    rest: answerList(() => Raw.text(500, 'text/html', HTML_500)),
-  },
-  {
-    name: 'rest.list-500-rpcstatus',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest', 'cross'],
-    what: 'GET of the list answers 500 with an rpcStatus (a failing backend behind the gateway)',
-    oneRoot: { failed: ['rest.list.status-200'], blockedBy: 'rest.list.status-200', blockedAtLeast: 30 },
-    rest: answerList(() => Raw.json(500, { code: 13, message: 'upstream connect error', details: [] })),
-  },
-  {
-    name: 'rest.list-200-text-html',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'the list is served with Content-Type text/html',
-    rest: async (req, next) => {
-      const r = await next();
-      return req.method === 'GET' && isList(req) && r.status === 200 ? new Raw(200, { ...r.headers, 'content-type': 'text/html; charset=utf-8' }, r.body) : r;
-    },
-  },
-  {
-    name: 'rest.list-200-not-json',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'the list is an HTML page with status 200',
-    rest: answerList(() => Raw.text(200, 'text/html', '<html><body><table><tr><td>AAPL</td></tr></table></body></html>')),
-  },
-  {
     name: 'rest.post-answered-200',
     kind: 'faulty',
     section: '4.1',
     only: ['rest'],
     what: 'POST on the read-only list answers 200 with the list',
     rest: onListMethod('POST', async (_req, get) => get()),
-  },
-  {
-    name: 'rest.delete-answered-204',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'DELETE on the read-only list answers 204 No Content',
-    rest: onListMethod('DELETE', async () => new Raw(204, {}, '')),
-  },
-  {
-    name: 'rest.put-answered-200',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'PUT on the read-only list answers 200 {}',
-    rest: onListMethod('PUT', async () => Raw.json(200, {})),
-  },
-  {
-    name: 'rest.error-html',
-    kind: 'faulty',
-    section: '7',
-    only: ['rest'],
-    what: 'error answers are HTML pages, not rpcStatus JSON',
-    rest: errors((r) => Raw.text(r.status, 'text/html', `<html><body><h1>${r.status}</h1></body></html>`)),
-  },
-  {
-    name: 'rest.error-text-plain',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    what: 'error answers carry a JSON rpcStatus but Content-Type text/plain',
-    rest: errors((r) => new Raw(r.status, { ...r.headers, 'content-type': 'text/plain' }, r.body)),
   },
 
   // ==== 2.2 the list response ====
@@ -490,115 +407,8 @@ export const VARIANTS: Variant[] = [
     what: 'tokens is an object keyed by symbol',
     rest: tokens((ts) => Object.fromEntries(ts.map((t) => [String(t.symbol), t]))),
   },
-  {
-    name: 'rest.tokens-missing',
-    kind: 'faulty',
-    section: '2.2',
-    only: ['rest'],
-    what: 'the records are under "data" instead of "tokens"',
-    rest: listBody((b) => ({ data: b.tokens })),
-  },
-  { name: 'rest.bare-array', kind: 'faulty', section: '2.2', only: ['rest'], what: 'the body is a bare array of records', rest: listBody((b) => b.tokens) },
-  {
-    name: 'rest.duplicate-record',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record is listed twice (same contract_address)',
-    rest: tokens((ts) => [...ts, ts[0]]),
-  },
 
   // ==== 2.1 the token record ====
-  { name: 'rest.record-missing-isin', kind: 'faulty', section: '2.1', only: ['rest'], what: 'one record has no isin', rest: oneToken((t) => delete t.isin) },
-  {
-    name: 'rest.record-missing-nav-updated-at',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record has no nav_price_updated_at',
-    rest: oneToken((t) => delete t.nav_price_updated_at),
-  },
-  // Protobuf JSON leaves out default values: an absent field is its proto3 default, judged as sent.
-  {
-    name: 'rest.record-missing-contract-address',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest', 'cross'],
-    what: 'one record has no contract_address (its proto3 default "" is no address)',
-    rest: oneToken((t) => delete t.contract_address),
-  },
-  {
-    name: 'rest.record-missing-multiplier',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record has no multiplier (its proto3 default 0 is not positive)',
-    rest: oneToken((t) => delete t.multiplier),
-  },
-  {
-    name: 'rest.record-missing-icon-url',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record has no icon_url (its proto3 default "" is no URL)',
-    rest: oneToken((t) => delete t.icon_url),
-  },
-  {
-    name: 'rest.symbol-empty',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record\'s symbol is "" (not a ticker)',
-    rest: oneToken((t) => (t.symbol = '')),
-  },
-  {
-    name: 'rest.name-empty',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record\'s name is "" (not the name of an equity)',
-    rest: oneToken((t) => (t.name = '')),
-  },
-  {
-    name: 'rest.name-missing',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one record has no name (its proto3 default "" is no name)',
-    rest: oneToken((t) => delete t.name),
-  },
-  {
-    name: 'rest.decimals-null',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'decimals null for one record (null is not a proto3 default on the wire: a type error)',
-    rest: oneToken((t) => (t.decimals = null)),
-  },
-  {
-    name: 'rest.isin-bad-check-digit',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one ISIN has a wrong check digit',
-    rest: oneToken((t) => (t.isin = badIsin(String(t.isin)))),
-  },
-  {
-    name: 'rest.isin-lowercase',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'ISINs are lower-cased',
-    rest: eachToken((t) => (t.isin = String(t.isin).toLowerCase())),
-  },
-  {
-    name: 'rest.address-bad-checksum',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'one contract_address is mixed-case with a wrong EIP-55 checksum',
-    rest: oneToken((t) => (t.contract_address = badChecksum(String(t.contract_address)))),
-  },
   {
     name: 'rest.address-no-0x',
     kind: 'faulty',
@@ -606,54 +416,6 @@ export const VARIANTS: Variant[] = [
     only: ['rest'],
     what: 'contract_address without the 0x prefix',
     rest: eachToken((t) => (t.contract_address = String(t.contract_address).slice(2).toLowerCase())),
-  },
-  {
-    name: 'rest.symbol-number',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'symbol is a number (a ticker id)',
-    rest: oneToken((t) => (t.symbol = 1337)),
-  },
-  {
-    name: 'rest.decimals-string',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'decimals is the string "18"',
-    rest: eachToken((t) => (t.decimals = String(t.decimals))),
-  },
-  {
-    name: 'rest.decimals-300',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'decimals 300 (an ERC-20 uint8 cannot be above 255)',
-    rest: oneToken((t) => (t.decimals = 300)),
-  },
-  {
-    name: 'rest.decimals-fraction',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'decimals 18.5 (not an integer)',
-    rest: oneToken((t) => (t.decimals = 18.5)),
-  },
-  {
-    name: 'rest.total-supply-negative',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'a negative total_supply',
-    rest: oneToken((t) => (t.total_supply = -Math.abs(Number(t.total_supply)) || -1)),
-  },
-  {
-    name: 'rest.total-supply-string',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'total_supply as a decimal string ("1000")',
-    rest: eachToken((t) => (t.total_supply = String(t.total_supply))),
   },
   {
     name: 'rest.multiplier-raw-1e18',
@@ -664,69 +426,12 @@ export const VARIANTS: Variant[] = [
     rest: eachToken((t) => (t.multiplier = Number(t.multiplier) * 1e18)),
   },
   {
-    name: 'rest.multiplier-string',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'multiplier as a string',
-    rest: eachToken((t) => (t.multiplier = String(t.multiplier))),
-  },
-  {
-    name: 'rest.paused-features-negative',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest', 'cross'],
-    gap: "2.1 types paused_features as int64 and leaves the values' meanings unshown (rule 3), so -1 breaks no stated format and only the advisory rest.token.paused-features.non-negative flags it. The record contradicts the chain (the contract pauses nothing), but no cross check compares paused_features with on-chain state, and the spec names no contract view to read it from",
-    what: 'paused_features [-1] (a sign-extended "all paused" mask)',
-    rest: oneToken((t) => (t.paused_features = [-1])),
-  },
-  {
-    name: 'rest.paused-features-beyond-int64',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'a paused_features value of 2^64 (a uint256 bitmask leaked through, beyond int64)',
-    rest: oneToken((t) => (t.paused_features = [18446744073709552000])),
-  },
-  {
     name: 'rest.paused-features-not-array',
     kind: 'faulty',
     section: '2.1',
     only: ['rest'],
     what: 'paused_features is a bitmask integer, not an array',
     rest: eachToken((t) => (t.paused_features = (t.paused_features as number[]).reduce((m, f) => m | (1 << f), 0))),
-  },
-  {
-    name: 'rest.paused-features-strings',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'paused_features as feature names ["MINT"]',
-    rest: eachToken((t) => (t.paused_features = ['MINT'])),
-  },
-  {
-    name: 'rest.nav-price-null',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'nav_price null for one record',
-    rest: oneToken((t) => (t.nav_price = null)),
-  },
-  {
-    name: 'rest.nav-price-string',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'nav_price as a decimal string',
-    rest: eachToken((t) => (t.nav_price = String(t.nav_price))),
-  },
-  {
-    name: 'rest.nav-updated-at-not-rfc3339',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'nav_price_updated_at "2026-01-01 10:00" (no T, no seconds, no offset)',
-    rest: oneToken((t) => (t.nav_price_updated_at = '2026-01-01 10:00')),
   },
   {
     name: 'rest.nav-updated-at-no-offset',
@@ -753,14 +458,6 @@ export const VARIANTS: Variant[] = [
     rest: oneToken((t) => (t.nav_price_updated_at = iso(Date.now() + 30 * 86_400_000).replace(/\.\d+Z$/, 'Z'))),
   },
   {
-    name: 'rest.icon-url-relative',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'icon_url is a relative path',
-    rest: eachToken((t) => (t.icon_url = `/icons/${String(t.symbol)}.svg`)),
-  },
-  {
     name: 'rest.total-supply-raw',
     kind: 'faulty',
     section: '2.1',
@@ -776,44 +473,7 @@ export const VARIANTS: Variant[] = [
     what: 'decimals does not match the contract (18 <-> 6 swapped)',
     rest: eachToken((t) => (t.decimals = t.decimals === 18 ? 6 : 18)),
   },
-  {
-    name: 'rest.address-not-a-contract',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest', 'cross'],
-    what: 'one contract_address points at an account without code',
-    rest: oneToken((t) => (t.contract_address = '0x000000000000000000000000000000000000dEaD')),
-  },
 
-  {
-    name: 'rest.symbol-swapped',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest', 'cross'],
-    what: "the symbols of two records are swapped (each names another token's ticker)",
-    rest: tokens((ts) => {
-      const [a, b] = [ts[0].symbol, ts[1].symbol];
-      ts[0].symbol = b;
-      ts[1].symbol = a;
-      return ts;
-    }),
-  },
-  {
-    name: 'rest.nav-updated-at-impossible-date',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'nav_price_updated_at on 30 February',
-    rest: oneToken((t) => (t.nav_price_updated_at = '2026-02-30T10:00:00Z')),
-  },
-  {
-    name: 'rest.icon-url-ftp',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'icon_url with an ftp: scheme',
-    rest: oneToken((t) => (t.icon_url = `ftp://icons.example/${String(t.symbol)}.svg`)),
-  },
   {
     name: 'rest.address-too-short',
     kind: 'faulty',
@@ -821,23 +481,6 @@ export const VARIANTS: Variant[] = [
     only: ['rest'],
     what: 'a contract_address of 19 bytes (last byte cut)',
     rest: oneToken((t) => (t.contract_address = String(t.contract_address).slice(0, -2))),
-  },
-  { name: 'rest.decimals-negative', kind: 'faulty', section: '2.1', only: ['rest'], what: 'decimals -1', rest: oneToken((t) => (t.decimals = -1)) },
-  {
-    name: 'rest.multiplier-zero',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'multiplier 0 (shares = total_supply * 0)',
-    rest: oneToken((t) => (t.multiplier = 0)),
-  },
-  {
-    name: 'rest.nav-price-negative',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'a negative nav_price',
-    rest: oneToken((t) => (t.nav_price = -Math.abs(Number(t.nav_price)) || -1)),
   },
 
   // ==== transport faults on the REST interface ====
@@ -871,48 +514,6 @@ export const VARIANTS: Variant[] = [
     rest: answerList(() => HANG),
   },
 
-  // ==== 2.3 / 7 the error body (rpcStatus) ====
-  {
-    name: 'rest.error-missing-code',
-    kind: 'faulty',
-    section: '2.3',
-    only: ['rest'],
-    what: 'the rpcStatus error body has no code',
-    rest: errors((r, b) => Raw.json(r.status, { message: (b as Rec)?.message ?? 'error', details: [] })),
-  },
-  {
-    name: 'rest.error-code-string',
-    kind: 'faulty',
-    section: '2.3',
-    only: ['rest'],
-    what: 'rpcStatus.code is the enum name "NOT_FOUND"',
-    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), code: 'NOT_FOUND' })),
-  },
-  {
-    name: 'rest.error-details-without-type',
-    kind: 'faulty',
-    section: '2.3',
-    only: ['rest'],
-    what: 'an rpcStatus details item without @type',
-    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), details: [{ reason: 'NOT_FOUND', domain: 'api' }] })),
-  },
-  {
-    name: 'rest.error-details-not-array',
-    kind: 'faulty',
-    section: '2.3',
-    only: ['rest'],
-    what: 'rpcStatus.details is a single object',
-    rest: errors((r, b) => Raw.json(r.status, { ...(b as Rec), details: { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'X' } })),
-  },
-  {
-    name: 'rest.error-spring-shape',
-    kind: 'faulty',
-    section: '2.3',
-    only: ['rest'],
-    what: 'errors in a framework default shape {timestamp, status, error, path}',
-    rest: errors((r) => Raw.json(r.status, { timestamp: iso(Date.now()), status: r.status, error: 'Not Found', path: '/x' })),
-  },
-
   // ==== 5.1 REST needs no API key ====
   {
     name: 'rest.api-key-required',
@@ -927,66 +528,6 @@ export const VARIANTS: Variant[] = [
   },
 
   // ==== 4.2 the JSON-RPC envelope ====
-  {
-    name: 'rpc.id-not-echoed',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'the response id is not the request id',
-    // One cause, one verdict: the id checks fail; every check that read a result is blocked by them, never failing 4.2.1 again.
-    oneRoot: { failed: ['rpc.envelope.id-max-safe-integer', 'rpc.envelope.id-zero'], blockedBy: 'rpc.envelope.id-zero', blockedAtLeast: 30 },
-    rpc: everyAnswer((e) => ({ ...e, id: typeof e.id === 'number' ? e.id + 1000 : 1 })),
-  },
-  {
-    name: 'rpc.not-json-rpc-200-text',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'every call answered HTTP 200 with a plain-text page (not JSON, not JSON-RPC: a proxy or terminal banner)',
-    // The envelope check fails once (with the advisory media-type check); the others are blocked by it.
-    oneRoot: { failed: ['rpc.envelope.content-type', 'rpc.envelope.jsonrpc-version'], blockedBy: 'rpc.envelope.jsonrpc-version', blockedAtLeast: 45 },
-    rpc: async () => Raw.text(200, 'text/plain', '\u001b[1mWelcome\u001b[0m: this is not the node you are looking for'),
-  },
-  {
-    name: 'rpc.id-as-string',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'the numeric request id is echoed as a string',
-    rpc: everyAnswer((e) => ({ ...e, id: String(e.id) })),
-  },
-  {
-    name: 'rpc.jsonrpc-missing',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'responses carry no jsonrpc member',
-    rpc: everyAnswer(({ jsonrpc: _, ...e }) => e),
-  },
-  {
-    name: 'rpc.result-and-error',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'successful responses also carry error: null',
-    rpc: everyAnswer((e) => ('result' in e ? { ...e, error: null } : e)),
-  },
-  {
-    name: 'rpc.http-500',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'every answer comes with HTTP status 500',
-    rpc: everyAnswer((e) => Raw.json(500, e)),
-  },
-  {
-    name: 'ok.rpc-text-plain',
-    kind: 'conformant',
-    only: ['rpc'],
-    mustPass: '^rpc\\.envelope\\.(http-200|jsonrpc-version|id-zero)$',
-    what: 'JSON-RPC answers served as text/plain with JSON bodies (4.2 states Content-Type for requests only: advisory)',
-    rpc: everyAnswer((e) => Raw.json(200, e, 'text/plain')),
-  },
   { name: 'rpc.connection-reset', kind: 'faulty', section: '4.2', only: ['rpc'], what: 'the node resets every connection', rpc: async () => RESET },
 
   {
@@ -997,24 +538,8 @@ export const VARIANTS: Variant[] = [
     what: 'answers are cut off after 20 bytes',
     rpc: everyAnswer((e) => Raw.text(200, 'application/json', JSON.stringify(e).slice(0, 20))),
   },
-  {
-    name: 'rpc.error-id-null',
-    kind: 'faulty',
-    section: '4.2',
-    only: ['rpc'],
-    what: 'error answers carry id null instead of the request id',
-    rpc: everyAnswer((e) => ('error' in e ? { ...e, id: null } : e)),
-  },
 
   // ==== 4.5 eth_getTransactionCount ====
-  {
-    name: 'rpc.nonce-decimal-number',
-    kind: 'faulty',
-    section: '4.5',
-    only: ['rpc'],
-    what: 'the count is a JSON number, not a hex string',
-    rpc: onResult('eth_getTransactionCount', (r) => Number(hexInt(r))),
-  },
   {
     name: 'rpc.nonce-leading-zeros',
     kind: 'faulty',
@@ -1064,22 +589,6 @@ export const VARIANTS: Variant[] = [
     rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? r : '0x' + String(r).slice(2).toUpperCase())),
   },
   {
-    name: 'rpc.code-null-for-eoa',
-    kind: 'faulty',
-    section: '4.6',
-    only: ['rpc'],
-    what: 'eth_getCode of an account without code is null',
-    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? null : r)),
-  },
-  {
-    name: 'rpc.code-0x0-for-eoa',
-    kind: 'faulty',
-    section: '4.6',
-    only: ['rpc'],
-    what: 'eth_getCode of an account without code is "0x0"',
-    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? '0x0' : r)),
-  },
-  {
     name: 'rpc.code-odd-length',
     kind: 'faulty',
     section: '4.6',
@@ -1097,94 +606,7 @@ export const VARIANTS: Variant[] = [
     rpc: answerCall('eth_getCode', () => HANG),
   },
 
-  // ==== 4.4 / 7 eth_estimateGas ====
-  {
-    name: 'rpc.estimate-number',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'the estimate is a JSON number',
-    rpc: onResult('eth_estimateGas', (r) => Number(hexInt(r))),
-  },
-  {
-    name: 'rpc.estimate-below-21000',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'the estimate is below the 21000 intrinsic gas of any transaction',
-    rpc: onResult('eth_estimateGas', () => '0x4e20'),
-  },
-  {
-    name: 'rpc.revert-code-3',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'a revert is error code 3 (geth style), not -32000',
-    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: 3 } })),
-  },
-  {
-    name: 'rpc.revert-code-3-at-pending',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    grep: '^rpc\\.estimateGas\\.revert\\.',
-    what: 'a revert is -32000 at "latest" but error code 3 at "pending" (the pre-confirmed state answered by another code path)',
-    rpc: onAnswer(
-      'eth_estimateGas',
-      (e) => (typeof e.error === 'object' && e.error !== null ? { ...e, error: { ...(e.error as Rec), code: 3 } } : e),
-      isPending,
-    ),
-  },
-  {
-    name: 'rpc.revert-code-32603',
-    kind: 'faulty',
-    section: '7',
-    only: ['rpc'],
-    what: 'a revert is an internal error -32603',
-    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, code: -32603 } })),
-  },
-  {
-    name: 'rpc.revert-message-reverted',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'the revert message is "reverted", not "execution reverted"',
-    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, message: 'reverted' } })),
-  },
-  {
-    name: 'rpc.revert-data-not-reason',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'error.data is a fixed text, not the revert reason',
-    rpc: onError('eth_estimateGas', (err, e) => ({ ...e, error: { ...err, data: 'see server logs' } })),
-  },
-  {
-    name: 'rpc.revert-as-result',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'a reverting transaction gets a gas estimate instead of an error',
-    rpc: onAnswer('eth_estimateGas', (e) => ('error' in e ? { jsonrpc: '2.0', id: e.id, result: '0x1c9c380' } : e)),
-  },
-
   // ==== 4.3 / 2.4 eth_getBlockReceipts ====
-  {
-    name: 'rpc.receipts-missing-status',
-    kind: 'faulty',
-    section: '2.4',
-    only: ['rpc'],
-    what: 'receipts carry no status',
-    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map(({ status: _, ...r }) => r)),
-  },
-  {
-    name: 'rpc.receipts-gasused-number',
-    kind: 'faulty',
-    section: '2.4',
-    only: ['rpc'],
-    what: 'receipt gasUsed as a JSON number',
-    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map((r) => ({ ...r, gasUsed: Number(hexInt(r.gasUsed)) }))),
-  },
   {
     name: 'rpc.receipts-status-bool',
     kind: 'faulty',
@@ -1208,22 +630,6 @@ export const VARIANTS: Variant[] = [
     only: ['rpc'],
     what: 'the last receipt of a block is missing',
     rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).slice(0, -1)),
-  },
-  {
-    name: 'rpc.receipts-duplicated',
-    kind: 'faulty',
-    section: '4.3',
-    only: ['rpc'],
-    what: 'the first receipt of a block is listed twice',
-    rpc: onResult('eth_getBlockReceipts', (rs) => ((rs as Rec[]).length ? [...(rs as Rec[]), (rs as Rec[])[0]] : rs)),
-  },
-  {
-    name: 'rpc.receipts-pending-null',
-    kind: 'faulty',
-    section: '4.3',
-    only: ['rpc'],
-    what: 'eth_getBlockReceipts("pending") is null',
-    rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: null }), isPending),
   },
   // A public node judged with the default profile: one failure naming --profile public, the rest blocked by it.
   {
@@ -1256,14 +662,6 @@ export const VARIANTS: Variant[] = [
     oneRoot: { failed: ['rpc.estimateGas.block.latest'], blockedBy: 'rpc.estimateGas.block.latest', blockedAtLeast: 3 },
   },
   {
-    name: 'rpc.public-no-403',
-    kind: 'faulty',
-    section: '5.2',
-    only: ['rpc'],
-    what: 'a public node serves eth_getBlockReceipts (run with --profile public)',
-    args: ['--profile', 'public'],
-  },
-  {
     name: 'rpc.public-403-for-everything',
     kind: 'faulty',
     section: '5.2',
@@ -1272,16 +670,6 @@ export const VARIANTS: Variant[] = [
     args: ['--profile', 'public'],
     rpc: answerCall(Object.keys(BLOCK_PARAM), (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))),
   },
-
-  // ==== 1.4 "pending" accepted by each method ====
-  ...Object.keys(BLOCK_PARAM).map((m): Variant => ({
-    name: `rpc.pending-rejected.${m}`,
-    kind: 'faulty',
-    section: '1.4',
-    only: ['rpc'],
-    what: `${m} refuses the "pending" tag with an error`,
-    rpc: pendingRejected(m),
-  })),
 
   // ==== pre-confirmed state ignored: "pending" answered from "latest" (needs a signer) ====
   {
@@ -1319,15 +707,6 @@ export const VARIANTS: Variant[] = [
     grep: '^preconf\\.estimate\\.',
     what: 'pending estimates ignore pre-confirmed state',
     rpc: pendingAsLatest('eth_estimateGas'),
-  },
-  {
-    name: 'preconf.pending-receipts-empty',
-    kind: 'faulty',
-    section: '4.3',
-    only: ['preconf'],
-    grep: '^preconf\\.receipts\\.',
-    what: 'pending receipts are always an empty list',
-    rpc: answerCall('eth_getBlockReceipts', (c) => ({ jsonrpc: '2.0', id: c.id ?? null, result: [] }), isPending),
   },
   // Direct evidence from the node's own answers: the count it gives as the next nonce.
   {
@@ -1449,17 +828,6 @@ export const VARIANTS: Variant[] = [
       c.method === 'eth_chainId' ? next() : new Raw(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }, 'Unauthorized'),
   },
   {
-    name: 'ok.rpc-gateway-down',
-    kind: 'conformant',
-    only: ['rpc'],
-    incomplete: true,
-    roots: 1,
-    what: "every JSON-RPC call answered HTTP 502 with the gateway's HTML page (the backend is down): not the spec's, said once",
-    mustBe: [['^rpc\\.(?!public\\.|getBlockReceipts\\.public-403)', 'inconclusive', 'gateway']],
-    rpc: async () =>
-      Raw.text(502, 'text/html', '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>'),
-  },
-  {
     name: 'ok.rpc-gateway-down-mid-run',
     kind: 'conformant',
     only: ['rpc'],
@@ -1469,27 +837,6 @@ export const VARIANTS: Variant[] = [
     what: 'the backend goes down after the run opened: every call after eth_chainId answered HTTP 504',
     mustBe: [['^rpc\\.', 'inconclusive', 'gateway']],
     rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
-  },
-  {
-    name: 'ok.rest-gateway-down',
-    kind: 'conformant',
-    only: ['rest'],
-    incomplete: true,
-    roots: 1,
-    grep: '^rest\\.list\\.',
-    what: "every REST request answered HTTP 503 by the gateway (its backend down): not the spec's, said once",
-    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
-    rest: async () => Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
-  },
-  {
-    name: 'rpc.public-credentials-demanded',
-    kind: 'faulty',
-    section: '5.2',
-    only: ['rpc'],
-    args: ['--profile', 'public'],
-    what: 'a public node address answers HTTP 401 to every call (5.2: accepted without credentials)',
-    oneRoot: { failed: ['rpc.public.accepts.getTransactionCount'], blockedBy: 'rpc.public.accepts.getTransactionCount', blockedAtLeast: 30 },
-    rpc: async () => new Raw(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, '{"error":"API key required"}'),
   },
   {
     name: 'ok.rpc-throttled-for-good',
@@ -1535,15 +882,6 @@ export const VARIANTS: Variant[] = [
     what: 'records in reverse order',
     rest: tokens((ts) => [...ts].reverse()),
   },
-  { name: 'ok.empty-list', kind: 'conformant', only: ['rest', 'cross'], what: 'no record exposed: {"tokens": []}', rest: tokens(() => []) },
-  {
-    name: 'ok.empty-list-omitted',
-    kind: 'conformant',
-    only: ['rest', 'cross'],
-    mustPass: '^rest\\.list\\.(status-200|tokens-array|schema|no-credentials)$',
-    what: 'no record exposed, as grpc-gateway marshals it: {} (an empty repeated field is left out of proto3 JSON)',
-    rest: listBody(() => ({})),
-  },
   {
     name: 'ok.partial-list',
     kind: 'conformant',
@@ -1551,27 +889,6 @@ export const VARIANTS: Variant[] = [
     mustPass: '^rest\\.list\\.schema$|^cross\\.token\\.has-code\\.latest$',
     what: 'only two of the records exposed',
     rest: tokens((ts) => ts.slice(0, 2)),
-  },
-  {
-    name: 'ok.unknown-extra-fields',
-    kind: 'conformant',
-    only: ['rest', 'cross'],
-    mustPass: '^rest\\.list\\.(tokens-array|schema)$|^rest\\.token\\.field\\.',
-    what: 'unknown extra fields in the list and in every record',
-    rest: listBody((b) => ({
-      ...b,
-      next_page_token: '',
-      total: (b.tokens as Rec[]).length,
-      tokens: (b.tokens as Rec[]).map((t) => ({ ...t, chain_id: 4801, tags: ['equity'], issuer: { lei: '5493000IBP32UQZ0KL24' } })),
-    })),
-  },
-  {
-    name: 'ok.lowercase-addresses',
-    kind: 'conformant',
-    only: ['rest', 'cross'],
-    mustPass: '^rest\\.token\\.(field\\.contract-address|contract-address\\.unique)$|^cross\\.token\\.has-code\\.',
-    what: 'contract addresses all lower-case (no checksum)',
-    rest: eachToken((t) => (t.contract_address = String(t.contract_address).toLowerCase())),
   },
   {
     name: 'ok.stale-nav',
@@ -1619,31 +936,6 @@ export const VARIANTS: Variant[] = [
     }),
   },
   {
-    name: 'ok.proto3-omits-zero-values',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass:
-      '^rest\\.token\\.(field\\.(decimals|total-supply|nav-price|paused-features)|decimals\\.range|total-supply\\.non-negative|nav-price\\.non-negative)$|^rest\\.list\\.schema$',
-    what: 'a newly listed token with 0 decimals, no supply, no NAV yet and nothing paused: the gateway omits all four zero values',
-    rest: oneToken((t) => {
-      delete t.decimals;
-      delete t.total_supply;
-      delete t.nav_price;
-      delete t.paused_features;
-    }),
-  },
-  {
-    name: 'ok.error-without-details',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass: '^rest\\.error\\.',
-    what: 'rpcStatus error bodies omit the empty details list (proto3 JSON default)',
-    rest: errors((r, b) => {
-      const { details: _, ...rest } = (b ?? {}) as Rec;
-      return Raw.json(r.status, rest);
-    }),
-  },
-  {
     name: 'ok.revert-reason-in-message',
     kind: 'conformant',
     only: ['rpc'],
@@ -1684,43 +976,11 @@ export const VARIANTS: Variant[] = [
     rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'eth_getBlockReceipts is not available on public endpoints'))),
   },
   {
-    name: 'ok.error-details-errorinfo',
-    kind: 'conformant',
-    only: ['rest'],
-    what: 'rpcStatus details carry a google.rpc.ErrorInfo with extra properties',
-    rest: errors((r, b) =>
-      Raw.json(r.status, {
-        ...(b as Rec),
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'NOT_FOUND', domain: 'api.example', metadata: { path: '/v1' } }],
-      }),
-    ),
-    mustPass: '^rest\\.error\\.',
-  },
-  {
     name: 'ok.receipts-reordered',
     kind: 'conformant',
     only: ['rpc'],
     what: 'block receipts in reverse order (4.3 states no order)',
     rpc: onResult('eth_getBlockReceipts', (rs) => [...(rs as Rec[])].reverse()),
-    mustPass: '^rpc\\.getBlockReceipts\\.(block\\.(latest|head-number)|nonempty-block)$',
-  },
-  {
-    name: 'ok.receipts-op-stack-fields',
-    kind: 'conformant',
-    only: ['rpc'],
-    what: 'receipts carry the OP Stack L1 fee fields (other receipt fields are "not shown", 2.4)',
-    rpc: onResult('eth_getBlockReceipts', (rs) =>
-      (rs as Rec[]).map((r) => ({
-        ...r,
-        l1Fee: '0x2d7d1c3f3',
-        l1GasPrice: '0x3b9aca00',
-        l1GasUsed: '0x640',
-        l1BaseFeeScalar: '0x8dd',
-        l1BlobBaseFee: '0x1',
-        l1BlobBaseFeeScalar: '0x101c12',
-        depositNonce: null,
-      })),
-    ),
     mustPass: '^rpc\\.getBlockReceipts\\.(block\\.(latest|head-number)|nonempty-block)$',
   },
   // Not run with preconf: its observations need ~1.7 s between seals at 150 ms per round trip,
@@ -1800,53 +1060,12 @@ export const VARIANTS: Variant[] = [
 
   // ---- REST: impossible times and scales, icon URL schemes, one failure per wrong type ----
   {
-    name: 'rest.nav-updated-at-unix-epoch',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: "a real nav_price updated at the Unix epoch (a zero timestamp read instead of the round's updatedAt)",
-    rest: oneToken((t) => (t.nav_price_updated_at = '1970-01-01T00:00:00Z')),
-  },
-  {
-    name: 'rest.nav-updated-at-before-chains',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'a real nav_price updated in 2001, before any EVM chain published a block',
-    rest: oneToken((t) => (t.nav_price_updated_at = '2001-09-09T01:46:40Z')),
-  },
-  {
     name: 'rest.multiplier-scaled-twice',
     kind: 'faulty',
     section: '2.1',
     only: ['rest'],
     what: 'multiplier divided by 1e18 once too often (1.0 served as 1e-18)',
     rest: eachToken((t) => (t.multiplier = Number(t.multiplier) / 1e18)),
-  },
-  {
-    name: 'rest.icon-url-javascript',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'icon_url is a javascript: URL',
-    rest: oneToken((t) => (t.icon_url = 'javascript:alert(document.domain)')),
-  },
-  {
-    name: 'rest.icon-url-markup',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'icon_url is an HTML <img> element, not a URL',
-    rest: oneToken((t) => (t.icon_url = `<img src="${String(t.icon_url)}">`)),
-  },
-  {
-    name: 'rest.decimals-string-one-failure',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest', 'cross'],
-    what: 'decimals as the int64 string of protobuf JSON ("18"): the field check alone fails; the chain agrees with the value, the schema names the field check',
-    rest: eachToken((t) => (t.decimals = String(t.decimals))),
-    oneRoot: { failed: ['rest.token.field.decimals'], blockedBy: 'rest.token.field.decimals', blockedAtLeast: 1 },
   },
   {
     name: 'rest.decimals-string-disagrees',
@@ -1858,47 +1077,12 @@ export const VARIANTS: Variant[] = [
     rest: oneToken((t) => (t.decimals = String(Number(t.decimals) - 1))),
   },
   {
-    name: 'ok.icon-url-schemes',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass: '^rest\\.token\\.(icon-url\\.(resource-url|not-plain-http)|field\\.icon-url)$',
-    what: 'icon_url under ipfs://, ipns://, ar:// and data:image (token lists publish logos this way)',
-    rest: eachToken((t, i) => {
-      const icons = [
-        'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/logo.png',
-        'ipns://k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8/logo.svg',
-        'ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U',
-        'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-      ];
-      t.icon_url = icons[i % icons.length]!;
-    }),
-  },
-  {
     name: 'ok.icon-url-plain-http',
     kind: 'conformant',
     only: ['rest'],
     mustPass: '^rest\\.token\\.icon-url\\.resource-url$',
     what: 'icon_url over plain http: a URL, so conformant (the preference for https is advisory only)',
     rest: eachToken((t) => (t.icon_url = String(t.icon_url).replace(/^https:/, 'http:'))),
-  },
-  {
-    name: 'ok.no-nav-at-epoch',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass: '^rest\\.token\\.nav-price-updated-at\\.(onchain-era|not-future)$|^rest\\.token\\.nav-price\\.non-negative$',
-    what: 'a record with no NAV yet: nav_price left out (proto3 default 0) and nav_price_updated_at the zero Timestamp (epoch)',
-    rest: oneToken((t) => {
-      delete t.nav_price;
-      t.nav_price_updated_at = '1970-01-01T00:00:00Z';
-    }),
-  },
-  {
-    name: 'ok.multiplier-reverse-split',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass: '^rest\\.token\\.multiplier\\.',
-    what: 'multiplier 0.001 after a 1:1000 reverse split (small, but adjusted once)',
-    rest: oneToken((t) => (t.multiplier = 0.001)),
   },
 
   // ==== what real nodes and gateways do, judged against 4.2-4.5 (answers of real peers) ====
@@ -2010,3 +1194,20 @@ export const VARIANTS: Variant[] = [
     },
   },
 ];
+
+/** The whole catalogue: the code variants, then the records of ./records/ (one file per spec section). */
+export const VARIANTS: Variant[] = [...CODE_VARIANTS, ...loadRecords()];
+
+/** REST and cross checks use no signer and no timing: their variants may run side by side. */
+export const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
+
+/**
+ * The catalogue in three shards, one test file each: REST variants (no signer, no timing: run
+ * side by side), variants that send transactions (the pre-confirmation pass), and the other
+ * JSON-RPC ones. Every variant is in exactly one (catalogue.test.ts).
+ */
+export const SHARDS = {
+  rest: restOnly,
+  preconf: (v: Variant) => !restOnly(v) && v.only.includes('preconf'),
+  rpc: (v: Variant) => !restOnly(v) && !v.only.includes('preconf'),
+} satisfies Record<string, (v: Variant) => boolean>;

@@ -25,12 +25,9 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 
 let ref: ReferenceTarget;
 
+// How fast the reference starts is measured by `npm run bench` (startup), not asserted here.
 beforeAll(async () => {
-  const t = performance.now();
   ref = await startReference({ blockTimeMs: 1000, controls: true });
-  const ms = performance.now() - t;
-  console.log(`reference start-up: ${ms.toFixed(0)} ms (self-reported ${ref.startupMs} ms)`);
-  expect(ms).toBeLessThan(3000);
 });
 
 afterAll(() => ref?.stop());

@@ -13,7 +13,6 @@ import { ZERO_HASH } from '../../src/reference';
 import { clients, nextBlock, post, request, rpc, waitFor } from './helpers';
 
 const BLOCK_TIME_MS = 1000;
-const PREVIEW_MS = 200; // spec 4.5: pre-confirmed state refreshes about every 200 ms; instant here
 
 // Init code that returns the 10-byte runtime 602a60005260206000f3 (which returns 42).
 const RUNTIME: Hex = '0x602a60005260206000f3';
@@ -63,49 +62,31 @@ async function signTransfer(nonce: number, value = 1n, account: PrivateKeyAccoun
 }
 
 describe('pre-confirmed state', () => {
-  /** Sends a transfer right after a seal and measures when "pending" shows it. */
-  async function submitAndWatch() {
+  /**
+   * Sends a transfer right after a seal and reads "pending" once, as soon as the send is
+   * answered: in the instant model (flashblockMs 0) the acceptance is published before the
+   * send answers, so that first read shows it. How long visibility takes with 200 ms
+   * flashblocks is measured by `npm run bench` (flashblocks, instant), not asserted here.
+   */
+  async function submitAndRead() {
     const { account } = clients(ref);
     const nonce = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
     const raw = await signTransfer(nonce);
     const sealed = await nextBlock(ref.rpcUrl); // a full block time before the next seal
     const hash = await rpc<Hex>(ref.rpcUrl, 'eth_sendRawTransaction', [raw]);
-    const accepted = performance.now();
-    const [nonceMs, [receipt, receiptMs]] = await Promise.all([
-      waitFor(
-        'pending nonce',
-        async () => {
-          const n = Number(await rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']));
-          return n === nonce + 1 ? performance.now() - accepted : undefined;
-        },
-        BLOCK_TIME_MS / 2,
-        5,
-      ),
-      waitFor(
-        'pending receipt',
-        async () => {
-          const found = (await pendingReceipts()).find((r) => r.transactionHash === hash);
-          return found ? ([found, performance.now() - accepted] as const) : undefined;
-        },
-        BLOCK_TIME_MS / 2,
-        5,
-      ),
+    const [pendingNonce, receipts] = await Promise.all([
+      rpc(ref.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']).then(Number),
+      pendingReceipts(),
     ]);
-    return { account, nonce, hash, sealed, nonceMs, receipt, receiptMs };
+    return { account, nonce, hash, sealed, pendingNonce, receipt: receipts.find((r) => r.transactionHash === hash) };
   }
 
-  test('a signed transaction shows at "pending" within 200 ms and at "latest" only after the seal', async () => {
-    // A latency bound on a shared 2-core machine: one slow attempt out of three is noise, a
-    // regression fails all three.
-    let seen = await submitAndWatch();
-    for (let attempt = 1; ; attempt++) {
-      console.log(`pending visibility (attempt ${attempt}): nonce ${seen.nonceMs.toFixed(1)} ms, receipt ${seen.receiptMs.toFixed(1)} ms after acceptance`);
-      if (Math.max(seen.nonceMs, seen.receiptMs) < PREVIEW_MS || attempt === 3) break;
-      seen = await submitAndWatch();
-    }
-    const { account, nonce, hash, sealed, receipt } = seen;
-    expect(seen.nonceMs).toBeLessThan(PREVIEW_MS);
-    expect(seen.receiptMs).toBeLessThan(PREVIEW_MS);
+  test('a signed transaction shows at "pending" on the first read after the send and at "latest" only after the seal', async () => {
+    const seen = await submitAndRead();
+    expect(seen.pendingNonce).toBe(seen.nonce + 1);
+    expect(seen.receipt).toBeDefined();
+    const receipt = seen.receipt!;
+    const { account, nonce, hash, sealed } = seen;
     expect(Number(receipt.blockNumber)).toBe(sealed + 1);
     expect(receipt.status).toBe('0x1');
     expect(receipt.gasUsed).toBe('0x5208');

@@ -1,0 +1,24 @@
+// The fault catalogue as a whole (no target needed): its counts never go down, every testable
+// section has a fault, each variant says what it must show, and every variant is judged by
+// exactly one shard (faults-rest, faults-rpc, faults-preconf).
+import { SHARDS, VARIANTS } from './catalogue';
+
+// No variant is ever dropped: the floors are the counts when the static variants became records (97 of 179).
+it('has >= 133 faulty variants over every testable section and >= 46 conformant ones (5 incomplete), with unique names', () => {
+  const faulty = VARIANTS.filter((v) => v.kind === 'faulty');
+  expect(faulty.length).toBeGreaterThanOrEqual(133);
+  expect(VARIANTS.filter((v) => v.kind === 'conformant').length).toBeGreaterThanOrEqual(46);
+  expect(VARIANTS.filter((v) => v.incomplete).length).toBeGreaterThanOrEqual(5);
+  expect(VARIANTS.filter((v) => v.record).length).toBeGreaterThanOrEqual(97);
+  expect(new Set(VARIANTS.map((v) => v.name)).size).toBe(VARIANTS.length);
+  const sections = new Set(faulty.map((v) => v.section));
+  for (const s of ['1.4', '2.1', '2.2', '2.3', '2.4', '4.1', '4.2', '4.3', '4.4', '4.5', '4.6', '5.1', '5.2', '7']) expect(sections).toContain(s);
+  for (const v of faulty) expect(v.section).toMatch(/^\d+(\.\d+)*$/);
+  for (const v of VARIANTS.filter((x) => x.kind === 'conformant')) expect(v.section ?? v.gap).toBeUndefined();
+  for (const v of faulty) expect([v.mustPass, v.mustBe, v.incomplete, v.refusedAtOpen]).toEqual([undefined, undefined, undefined, undefined]);
+});
+
+it('judges every variant in exactly one shard', () => {
+  const shards = Object.entries(SHARDS);
+  expect(VARIANTS.map((v) => [v.name, shards.filter(([, pick]) => pick(v)).length]).filter(([, n]) => n !== 1)).toEqual([]);
+});
