@@ -15,7 +15,7 @@ import { badgeLabel, renderBadge } from './badge';
 import { verifyEnvelope } from './dsse';
 import { boundedJson, MAX_CERTIFICATE_BYTES, MAX_RESULTS_BYTES, NotAFile, openCertificate, readCertifiedFile, Refused } from './open';
 import { buildStatement, sha256, type Statement } from './statement';
-import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote } from './write';
+import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote, uncertifiable } from './write';
 
 export class VerifyError extends Error {
   override name = 'VerifyError';
@@ -114,6 +114,8 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     },
     { status, statusReasons, exitCode, headline, rootCauses, counts, sections },
   );
+  const interrupted = uncertifiable(doc);
+  if (interrupted) out.push(`results.json: ${interrupted}`);
   doc.checks.forEach((r, i) => {
     // A certificate states what the target did: a failure counted as known (--expectations) is not certifiable.
     if (r.expectation !== undefined) out.push(`results.json checks[${i}] (${r.id}) carries an expectation: a certificate never counts a failure as known`);
