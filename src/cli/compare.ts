@@ -38,9 +38,13 @@ export interface ComparedRow {
   outOfScope: boolean[];
   /** --samples: "k/N answers failed" per run, in column order ('' when that run did not sample the check). */
   answers: string[];
-  /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
+  /**
+   * Different verdicts: judged (passed or failed) in two or more runs with different verdicts there,
+   * or failed in one run and not judged in another where it was in scope (a failure seen in one run
+   * is never hidden by another run that could not judge it).
+   */
   differs: boolean;
-  /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
+  /** The verdicts differ only in scope: judged in at most one run, and failed in none where another run could not judge it (out of scope, skipped or passed elsewhere), or the same wherever judged. */
   scopeOnly: boolean;
 }
 
@@ -53,10 +57,14 @@ export interface Comparison {
   scopeDifferences: number;
 }
 
-/** How a row's verdicts differ across runs (see ComparedRow). */
-export function differenceOf(verdicts: Array<Outcome | undefined>): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
+/**
+ * How a row's verdicts differ across runs (see ComparedRow). `outOfScope[i]`: run i's scope left the
+ * check out (a flag not given, the profile), so its skip is a difference of scope, not of verdict.
+ */
+export function differenceOf(verdicts: Array<Outcome | undefined>, outOfScope: readonly boolean[] = []): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
   const judged = verdicts.filter((v): v is Outcome => v !== undefined && JUDGED_OUTCOMES.has(v));
-  const differs = judged.length >= 2 && new Set(judged).size > 1;
+  const unjudgedInScope = verdicts.some((v, i) => v !== undefined && !JUDGED_OUTCOMES.has(v) && !(v === 'skipped' && outOfScope[i]));
+  const differs = (judged.length >= 2 && new Set(judged).size > 1) || (judged.includes('failed') && unjudgedInScope);
   return { differs, scopeOnly: !differs && new Set(verdicts).size > 1 };
 }
 
@@ -143,7 +151,7 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r?.samples?.failed ? answersWords(r) : '';
     });
-    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts) };
+    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts, outOfScope) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -157,7 +165,7 @@ export interface RenderOptions {
 }
 
 const SCOPE_ONLY_WORDS =
-  'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
+  'differ in scope only: judged in at most one run (out of scope, skipped, or passed there and not judged in the others), or the same verdict wherever judged';
 
 const ICON: Record<Outcome, string> = {
   failed: '❌',

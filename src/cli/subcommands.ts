@@ -30,12 +30,28 @@ const COMPARE_HELP = `usage: conformance compare <report dir>… [--report-dir <
 
 Puts the verdicts of several runs side by side (one row per check, one column per target) and
 writes compare.md and compare.html into --report-dir (default ${'compare-report'}). First the
-checks judged in two or more runs whose verdicts differ; then a count of the differences of
-scope only (a check judged in one run, out of scope or not judged in another), listed with --all.
-Each argument is a report directory holding results.json (or the file itself). Runs of
-different suite versions are refused.
+checks whose verdicts differ (judged in two or more runs with different verdicts, or failed in one
+run and not judged in another), each printed; then a count of the differences of scope only (a
+check judged in one run, out of scope or skipped in another, or passed in one and not judged in
+another), printed and listed with --all. Each argument is a report directory holding results.json
+(or the file itself). Runs of different suite versions are refused. compare.md and compare.html
+are its output (no --json: a script reads each run's results.json, and the exit code).
 
-exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
+exit codes: 0 written, no verdict differs · 1 written, verdicts differ (as diff does)
+            2 bad invocation, unreadable input, or different suite versions`;
+
+/**
+ * node's parseArgs refusal (an unknown flag, a value missing or given to a switch) in the
+ * suite's own words: the flag, the one meant, and the flags the subcommand takes.
+ */
+export function flagProblem(err: Error, flags: readonly string[]): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const flag = cap(/'(-[^'\s]*)/.exec(err.message)?.[1] ?? '', 80);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${flag}${didYouMean(flag, [...flags])}; the flags are ${flags.join(', ')}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return /does not take an argument/.test(err.message) ? `${flag} takes no value` : `${flag} needs a value (${flag}=<value> for one that starts with -)`;
+  return cap(err.message.split('\n')[0], 200);
+}
 
 const VERIFY_HELP = `usage: conformance verify-certificate <report dir or its certificate.json> --key <public key PEM> [--target <url>] [--max-age <duration>]
                                     [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
@@ -75,7 +91,7 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
       strict: true,
     }));
   } catch (err) {
-    io.err.write(`conformance compare: ${(err as Error).message}\n${COMPARE_HELP}\n`);
+    io.err.write(`conformance compare: ${flagProblem(err as Error, ['--report-dir', '--all', '--help'])} (see --help)\n`);
     return EXIT_CODE.config;
   }
   if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
@@ -86,12 +102,17 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
       shownPath(f, env),
     );
     for (const r of comparison.runs) io.out.write(`${r.label}: ${r.doc.headline} (exit ${r.doc.exitCode})\n`);
-    for (const row of comparison.rows.filter((x) => x.differs))
-      io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
+    const line = (kind: string, row: (typeof comparison.rows)[number]) =>
+      io.out.write(
+        `  ${kind}: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v === 'skipped' && row.outOfScope[i] ? 'out of scope' : (v ?? '—')}`).join(' · ')}\n`,
+      );
+    for (const row of comparison.rows.filter((x) => x.differs)) line('differs', row);
+    if (values.all) for (const row of comparison.rows.filter((x) => x.scopeOnly)) line('scope only', row);
     io.out.write(
       `${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`,
     );
-    return EXIT_CODE.conformant;
+    // As diff: 1 when the verdicts differ, so a script can gate on it.
+    return comparison.differences > 0 ? EXIT_CODE.nonConformant : EXIT_CODE.conformant;
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
     io.err.write(`conformance compare: ${err.message}\n`);
