@@ -8,8 +8,8 @@ import { escapeHtml as esc } from './reporters/untrusted';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
-import { readRegularText, UnreadableFile } from '../harness/regular-file';
-import { MAX_RESULTS_BYTES } from './certificate/open';
+import { readRegularFile, UnreadableFile } from '../harness/regular-file';
+import { boundedJson, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH, Refused } from './certificate/open';
 import { exitWords } from '../verdict/status';
 import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../verdict/document';
 import { scopeWords } from '../verdict/scope';
@@ -77,9 +77,10 @@ export function loadRun(source: string): RunDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
   try {
-    doc = JSON.parse(readRegularText(file, MAX_RESULTS_BYTES)) as RunDocument;
+    // Its size before a byte is read, its depth and duplicate members before it is parsed (as verify-certificate reads it).
+    doc = boundedJson(readRegularFile(file, MAX_RESULTS_BYTES), file, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH) as RunDocument;
   } catch (err) {
-    throw new CompareError(err instanceof UnreadableFile ? err.message : `cannot read ${file}: ${(err as Error).message}`);
+    throw new CompareError(err instanceof UnreadableFile || err instanceof Refused ? err.message : `cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);

@@ -8,7 +8,7 @@ import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE } from '../verdict/status';
+import { EXIT_CODE, type RunStatus } from '../verdict/status';
 import { forTerminal } from './egress-terminal';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
@@ -54,7 +54,7 @@ export function flagProblem(err: Error, flags: readonly string[]): string {
 }
 
 const VERIFY_HELP = `usage: conformance verify-certificate <report dir or its certificate.json> --key <public key PEM> [--target <url>] [--max-age <duration>]
-                                    [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
+                                    [--require-status conformant] [--json] [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
        conformance verify-certificate <report dir> --allow-self-reported [--target …] [--max-age …] [--live …]
 
 Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or bare: self-reported):
@@ -69,14 +69,19 @@ Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or
                report.html, predicate.json and badge.svg are exactly what results.json gives
   --target     the certificate is about this endpoint (origins compared: paths may be masked)
   --max-age    the run finished at most this long ago (e.g. 36h, 30d)
+  --require-status conformant
+               verified means authentic, not conformant: the first line states the certified status, and with
+               this flag a certificate of any other status (non-conformant, incomplete) exits 1
+  --json       one JSON document on stdout (verdict, certified status, reasons, --live's re-run), the same exit code
   --live       re-run, against the certified target, the checks it passed that need no signer; the target is
                --base-url/--rpc-url (or BASE_URL/RPC_URL, with their usual header flags) and must have the
                certified origin, or the certified URL itself when the certificate recorded it unmasked
 
-exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported
-            1 rejected (each reason printed), self-reported without --allow-self-reported, or --live: a certified check fails now
+exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported; whatever status it certifies
+            1 rejected (each reason printed), self-reported without --allow-self-reported, a status other than --require-status,
+              or --live: a certified check fails now
             2 bad invocation (no --key: not verified), no certificate there, or another suite version
-            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…, or a quiet chain:
+            3 --live: nothing failed, but certified required checks could not be judged now (unreachable, throttled…, or a quiet chain:
               checks of other senders' transactions find none when nobody sends, so an idle node such as the reference ends here)`;
 
 function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): number {
@@ -125,9 +130,25 @@ const VERIFY_FLAGS = {
   target: { type: 'string' },
   'max-age': { type: 'string' },
   'allow-self-reported': { type: 'boolean' },
+  'require-status': { type: 'string' },
+  json: { type: 'boolean' },
   live: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+type VerifyValues = {
+  key?: string;
+  target?: string;
+  'max-age'?: string;
+  'allow-self-reported'?: boolean;
+  'require-status'?: string;
+  json?: boolean;
+  live?: boolean;
+  help?: boolean;
+};
+
+/** The statuses --require-status takes: those a run ends with. */
+const STATUSES: readonly RunStatus[] = ['conformant', 'non-conformant', 'incomplete'];
 
 /** The subcommand's own flags, and the run flags (--base-url, headers…) that --live passes on to the usual configuration. */
 function verifyArgs(
@@ -135,7 +156,7 @@ function verifyArgs(
   env: NodeJS.ProcessEnv,
 ): {
   dir: string;
-  values: { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean; help?: boolean };
+  values: VerifyValues;
   runArgs: string[];
 } {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
@@ -158,7 +179,7 @@ function verifyArgs(
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
   return {
     dir,
-    values: values as { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean },
+    values: values as VerifyValues,
     runArgs,
   };
 }
@@ -170,7 +191,9 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
   try {
     const args = verifyArgs(argv, env);
     if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
-    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live } = args.values;
+    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live, 'require-status': requireStatus, json } = args.values;
+    if (requireStatus !== undefined && !STATUSES.includes(requireStatus as RunStatus))
+      throw new Error(`--require-status ${cap(requireStatus, 40)}: give one of ${STATUSES.join(', ')}${didYouMean(requireStatus, STATUSES)}`);
     req = {
       dir: args.dir,
       ...(key !== undefined ? { key: loadPublicKey(readKeyFile(fromUserDir(key, env)), `--key ${key}`) } : {}),
@@ -178,8 +201,17 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
       ...(maxAge !== undefined ? { maxAgeSec: parseDuration(maxAge, 'max-age', '') } : {}),
       ...(allowSelfReported ? { allowSelfReported } : {}),
       ...(live ? { live: { runArgs: args.runArgs } } : {}),
+      ...(requireStatus !== undefined ? { requireStatus: requireStatus as RunStatus } : {}),
+      ...(json ? { json } : {}),
     };
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+      return fail(
+        `${flagProblem(
+          err as Error,
+          Object.keys(VERIFY_FLAGS).map((f) => `--${f}`),
+        )}, and with --live the run flags (see --help)`,
+      );
     return fail(`${(err as Error).message}\n${VERIFY_HELP}`);
   }
   return verifyCommand(req, io, env, gate);

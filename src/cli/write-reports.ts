@@ -12,6 +12,7 @@ import {
   uncertifiable,
   type CertifyOptions,
 } from './certificate/write';
+import { MAX_RESULTS_BYTES } from './certificate/open';
 import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
@@ -50,6 +51,7 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
   const resultsJson = renderJson(doc);
   const certify = uncertifiable(doc) ? undefined : opts.certify === true ? {} : opts.certify || undefined;
   const keyid = certify?.signKey?.keyid;
+  let tooLarge: Error | undefined;
   let files: Array<[string, string]> = [
     ['results.json', resultsJson],
     ['junit.xml', renderJunit(doc)],
@@ -65,7 +67,13 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
       gate.clearStale(dir, []);
       throw new Error(`${gate.refused.join(', ')}: not written: it would still have carried a secret, so no certificate was made`);
     }
-    files.push(...certificateFiles(doc, files, certify));
+    // A certificate no verifier would read is not made: the reports are written, and the run says why (exit 2).
+    const large = files.find(([, body]) => Buffer.byteLength(body) > MAX_RESULTS_BYTES);
+    if (large)
+      tooLarge = new Error(
+        `${large[0]} is ${(Buffer.byteLength(large[1]) / 2 ** 20).toFixed(1)} MiB, more than the ${MAX_RESULTS_BYTES / 2 ** 20} MiB verify-certificate reads: the reports were written, but no certificate was made`,
+      );
+    else files.push(...certificateFiles(doc, files, certify));
   }
   gate.clearStale(
     dir,
@@ -89,5 +97,6 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     );
     throw failure;
   }
+  if (tooLarge) throw tooLarge;
   return written;
 }
