@@ -261,7 +261,9 @@ export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io:
 
 export const SUBCOMMAND_HELP = [
   'subcommands:',
-  '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html)',
-  '  conformance verify-certificate <report dir or certificate.json> --key <public PEM> [--target <url>] [--max-age <d>] [--live] [--allow-self-reported]',
-  '                                                          check certificate.json (its one signature, every file it covers; --live: the target still passes)',
+  '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html; exit 1: they differ)',
+  '  conformance verify-certificate <report dir or certificate.json> --key <public PEM> [--target <url>] [--max-age <d>] [--require-status conformant]',
+  '                                  [--live] [--allow-self-reported] [--json]',
+  '                                                          check certificate.json (its one signature, every file it covers; the status it certifies',
+  '                                                          first; --live: the target still passes)',
 ].join('\n');

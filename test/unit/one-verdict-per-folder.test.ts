@@ -2,7 +2,7 @@
 // refused, a web page where JSON-RPC should be) or one that crashed before its verdict leaves none
 // of an earlier run's files standing, and says so in one line; an interrupted run certifies nothing.
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
@@ -12,7 +12,6 @@ import { loadSigningKey } from '../../src/cli/signing-keys';
 import { writeReports } from '../../src/cli/write-reports';
 import { verifyCertificate } from '../../src/cli/certificate/verify';
 import { certificateFiles } from '../../src/cli/certificate/write';
-import { renderJson } from '../../src/cli/reporters/json';
 import { EXIT_CODE } from '../../src/verdict/status';
 import { startHostile, type HostileServer, type Reply } from '../support/hostile';
 import { capture } from '../support/sink';
@@ -96,8 +95,8 @@ describe('an interrupted run writes and signs no certificate', () => {
   it('verify-certificate rejects a certificate made of an interrupted run anyway (by hand, or by an older version)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'forged-'));
     const doc = interrupted();
-    const published: Array<[string, string]> = [['results.json', renderJson(doc)]];
     writeReports(doc, dir);
+    const published = ['results.json', 'junit.xml', 'summary.md', 'report.html'].map((n): [string, string] => [n, readFileSync(path.join(dir, n), 'utf8')]);
     for (const [name, body] of certificateFiles(doc, published, { signKey })) writeFileSync(path.join(dir, name), body);
     const v = verifyCertificate(dir);
     expect(v.verdict).toBe('rejected');

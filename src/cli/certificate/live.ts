@@ -128,9 +128,8 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Eg
  * sender's transaction on a quiet chain), it is not judged now, which keeps the re-check from
  * reading as conformant (exit 3), never a pass by absence.
  */
-function notJudgedNow(r: CheckResult): CheckResult {
-  if (r.status !== 'skipped') return r;
-  return { ...r, status: 'inconclusive', reason: `certified as passed; nothing to judge now: ${r.reason}` };
+function notJudgedNow(r: Judged): Judged {
+  return r.outcome === 'skipped' ? judge({ ...r, status: 'inconclusive', reason: `certified as passed; nothing to judge now: ${r.reason}` }) : r;
 }
 
 /**
@@ -141,7 +140,7 @@ function notJudgedNow(r: CheckResult): CheckResult {
  * to judge now), or nothing re-run at all, 3.
  */
 export function liveVerdict(raw: readonly CheckResult[], scopeFacts: ScopeFacts, facts: RunFacts = {}): Omit<LiveOutcome, 'targets' | 'unreachable'> {
-  const judged = raw.map(notJudgedNow).map((r) => judge(r));
+  const judged = raw.map((r) => notJudgedNow(judge(r)));
   const scope = deriveScope(judged, scopeFacts);
   const sealed = sealVerdict(judged, facts, scope);
   const results = sealed.checks;

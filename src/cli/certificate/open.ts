@@ -103,9 +103,6 @@ function decodedName(raw: string): string {
   }
 }
 
-/** Whether JSON text nests deeper than `max` (arrays and objects): see jsonProblem. */
-export const nestsDeeperThan = (text: string, max: number): boolean => jsonProblem(text, max, false) !== undefined;
-
 /** Bounded JSON: refused past the size or depth bound, with a member named twice in one object, or when it does not parse. */
 export function boundedJson(bytes: Buffer, name: string, maxBytes: number, maxDepth: number): unknown {
   if (bytes.length > maxBytes) throw new Refused(`${name} is ${bytes.length} bytes, more than the ${maxBytes} a certificate may have: not read`);
