@@ -21,6 +21,8 @@ const ROOT = path.resolve(__dirname, '..');
 export interface ReaderCost {
   what: string;
   ms: number;
+  /** CPU time (user + system) of the child: what a busy machine does not inflate. */
+  cpuMs: number;
   peakRssMb: number;
   exit: number | null;
 }
@@ -41,16 +43,18 @@ function heavyCheck(i: number, kib: number): CheckResult {
 function cli(bin: string, args: string[], what: string): ReaderCost {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-readers-'));
   const rssFile = path.join(dir, 'max-rss');
+  const cpuFile = path.join(dir, 'cpu');
   const started = performance.now();
   const r = spawnSync(process.execPath, ['--require', path.join(__dirname, 'max-rss.js'), bin, ...args], {
-    env: { ...process.env, MAX_RSS_FILE: rssFile },
+    env: { ...process.env, MAX_RSS_FILE: rssFile, CPU_TIME_FILE: cpuFile },
     stdio: 'ignore',
     timeout: 300_000,
   });
   const ms = performance.now() - started;
   const peakRssMb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) / 1024 : NaN;
+  const cpuMs = existsSync(cpuFile) ? Number(readFileSync(cpuFile, 'utf8')) / 1000 : NaN;
   rmSync(dir, { recursive: true, force: true });
-  return { what, ms, peakRssMb, exit: r.status };
+  return { what, ms, cpuMs, peakRssMb, exit: r.status };
 }
 
 export function readerCosts(bin = process.env.READERS_BIN ?? path.join(ROOT, 'bin/conformance.js')): ReaderCost[] {

@@ -83,8 +83,10 @@ interface VerifyDocument {
   signature?: Verification['signature'];
   resultsSha256?: string;
   covered?: readonly string[];
-  /** Every reason to reject, or the one error. */
+  /** Every reason to reject. */
   reasons: string[];
+  /** Why nothing (or not all that was asked) could be checked: a usage error, exit 2. */
+  error?: string;
   requireStatus?: { status: RunStatus; met: boolean };
   live?: ReturnType<typeof liveFacts>;
   exitCode: number;
@@ -129,7 +131,7 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     if (req.json) io.out.write(jsonForLogs(JSON.stringify({ ...found, exitCode: code }, null, 2)) + '\n');
     return code;
   };
-  const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), found.reasons.push(why), done(EXIT_CODE.config));
+  const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), (found.error = why), done(EXIT_CODE.config));
   // The verdict lines leave through the gate like a run's: a credential given for --live that would
   // garble the suite's own words there (`?apikey=conformant`) is refused as a run refuses it.
   if (req.live && garblesVocabulary(gate.redactor, () => ownTexts(allChecks()))) return fail(GARBLED_VOCABULARY);
