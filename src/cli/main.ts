@@ -335,10 +335,12 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   } catch (err) {
     stop.dispose();
     lock.release();
+    const interrupted = err instanceof OpenRunError && err.stage !== 'target' && stop.controller.signal.aborted;
+    // Why the run ended first, then that the folder holds no verdict.
+    if (err instanceof OpenRunError && !interrupted) io.err.write(`conformance: ${err.message}\n`);
     noVerdict();
     if (!(err instanceof OpenRunError)) throw err;
-    if (err.stage !== 'target' && stop.controller.signal.aborted) return EXIT_CODE.interrupted;
-    io.err.write(`conformance: ${err.message}\n`);
+    if (interrupted) return EXIT_CODE.interrupted;
     return err.stage === 'target' ? EXIT_CODE.nonConformant : EXIT_CODE.config;
   }
   const reporter = new ConsoleReporter(io.out, checks.length);
