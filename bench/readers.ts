@@ -31,7 +31,12 @@ export interface ReaderCost {
 function heavyCheck(i: number, kib: number): CheckResult {
   const body = 'x'.repeat(8 * 1024 - 64);
   const exchange = {
-    request: { method: 'POST', url: 'https://rpc.example/', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_getCode"}' },
+    request: {
+      method: 'POST',
+      url: 'https://rpc.example/',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_getCode"}',
+    },
     response: { status: 200, headers: { 'content-type': 'application/json' }, body },
     durationMs: 3,
     curl: "curl -sS -i -X POST 'https://rpc.example/'",
@@ -83,7 +88,11 @@ export function readerCosts(bin = process.env.READERS_BIN ?? path.join(ROOT, 'bi
 
     return [
       cli(bin, ['verify-certificate', near, '--key', pub], `verify-certificate, results.json ${mib} MiB (cap ${MAX_RESULTS_BYTES / 2 ** 20} MiB), verified`),
-      cli(bin, ['verify-certificate', altered, '--key', pub], `verify-certificate, results.json ${mib} MiB, one byte changed (rejected by its digest, unparsed)`),
+      cli(
+        bin,
+        ['verify-certificate', altered, '--key', pub],
+        `verify-certificate, results.json ${mib} MiB, one byte changed (rejected by its digest, unparsed)`,
+      ),
       cli(bin, ['verify-certificate', huge, '--key', pub], 'verify-certificate, results.json 300 MB (past the cap: refused unread)'),
       cli(bin, ['compare', near, near, '--report-dir', path.join(work, 'cmp')], `compare, two results.json of ${mib} MiB`),
       cli(bin, ['compare', huge, near, '--report-dir', path.join(work, 'cmp2')], 'compare, a results.json of 300 MB (past the cap: refused unread)'),
