@@ -20,6 +20,7 @@ import { startLargeListServer } from './large-list';
 import { boundedRun } from './bounded';
 import { SHAPES } from './hostile-answers';
 import { gateCost } from './gate';
+import { readerCosts } from './readers';
 
 interface Row {
   what: string;
@@ -398,6 +399,24 @@ const GROUPS: Record<string, (rows: Row[], exits: number[]) => Promise<void>> = 
         unit: 'ms',
         budget: 1000,
       });
+  },
+  readers: async (rows, exits) => {
+    // verify-certificate and compare read size and digest before they parse, and nothing past MAX_RESULTS_BYTES.
+    // CPU time, not wall time: a loaded machine stretches the latter several-fold.
+    const costs = readerCosts();
+    const [verified, altered, huge, compared, hugeCompared] = costs;
+    exits.push(verified.exit === 0 && altered.exit === 1 && huge.exit === 1 && compared.exit === 0 && hugeCompared.exit === 2 ? 0 : 1);
+    const budgets = [
+      [verified, 15, 700],
+      [altered, 3, 300],
+      [huge, 3, 250],
+      [compared, 10, 600],
+      [hugeCompared, 3, 250],
+    ] as const;
+    for (const [c, cpuS, rssMb] of budgets) {
+      rows.push({ what: `${c.what} (exit ${c.exit}; wall ${(c.ms / 1000).toFixed(1)} s): CPU time`, measured: c.cpuMs / 1000, unit: 's', budget: cpuS });
+      rows.push({ what: `${c.what}: peak RSS`, measured: c.peakRssMb, unit: 'MiB', budget: rssMb });
+    }
   },
   bounded: async (rows, exits) => {
     // Every answer of the target (the REST list and each JSON-RPC result) has the shape, near the 16 MiB cap.

@@ -8,8 +8,8 @@ import { escapeHtml as esc } from './reporters/untrusted';
 import { STATUS_ICON } from './reporters/summary';
 import { mdCode, mdText } from './reporters/untrusted';
 import { validateRef } from '../harness/schemas';
-import { readRegularText, UnreadableFile } from '../harness/regular-file';
-import { MAX_RESULTS_BYTES } from './certificate/open';
+import { readRegularFile, UnreadableFile } from '../harness/regular-file';
+import { boundedJson, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH, Refused } from './certificate/open';
 import { exitWords } from '../verdict/status';
 import { RESULTS_SCHEMA_VERSION, type RunDocument } from '../verdict/document';
 import { scopeWords } from '../verdict/scope';
@@ -38,9 +38,13 @@ export interface ComparedRow {
   outOfScope: boolean[];
   /** --samples: "k/N answers failed" per run, in column order ('' when that run did not sample the check). */
   answers: string[];
-  /** Judged (passed or failed) in two or more runs, with different verdicts there: a real difference. */
+  /**
+   * Different verdicts: judged (passed or failed) in two or more runs with different verdicts there,
+   * or failed in one run and not judged in another where it was in scope (a failure seen in one run
+   * is never hidden by another run that could not judge it).
+   */
   differs: boolean;
-  /** The verdicts differ only in scope: judged in at most one run (out of scope, skipped or not judged elsewhere), or the same wherever judged. */
+  /** The verdicts differ only in scope: judged in at most one run, and failed in none where another run could not judge it (out of scope, skipped or passed elsewhere), or the same wherever judged. */
   scopeOnly: boolean;
 }
 
@@ -53,10 +57,14 @@ export interface Comparison {
   scopeDifferences: number;
 }
 
-/** How a row's verdicts differ across runs (see ComparedRow). */
-export function differenceOf(verdicts: Array<Outcome | undefined>): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
+/**
+ * How a row's verdicts differ across runs (see ComparedRow). `outOfScope[i]`: run i's scope left the
+ * check out (a flag not given, the profile), so its skip is a difference of scope, not of verdict.
+ */
+export function differenceOf(verdicts: Array<Outcome | undefined>, outOfScope: readonly boolean[] = []): Pick<ComparedRow, 'differs' | 'scopeOnly'> {
   const judged = verdicts.filter((v): v is Outcome => v !== undefined && JUDGED_OUTCOMES.has(v));
-  const differs = judged.length >= 2 && new Set(judged).size > 1;
+  const unjudgedInScope = verdicts.some((v, i) => v !== undefined && !JUDGED_OUTCOMES.has(v) && !(v === 'skipped' && outOfScope[i]));
+  const differs = (judged.length >= 2 && new Set(judged).size > 1) || (judged.includes('failed') && unjudgedInScope);
   return { differs, scopeOnly: !differs && new Set(verdicts).size > 1 };
 }
 
@@ -69,9 +77,10 @@ export function loadRun(source: string): RunDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
   try {
-    doc = JSON.parse(readRegularText(file, MAX_RESULTS_BYTES)) as RunDocument;
+    // Its size before a byte is read, its depth and duplicate members before it is parsed (as verify-certificate reads it).
+    doc = boundedJson(readRegularFile(file, MAX_RESULTS_BYTES), file, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH) as RunDocument;
   } catch (err) {
-    throw new CompareError(err instanceof UnreadableFile ? err.message : `cannot read ${file}: ${(err as Error).message}`);
+    throw new CompareError(err instanceof UnreadableFile || err instanceof Refused ? err.message : `cannot read ${file}: ${(err as Error).message}`);
   }
   if (!doc || !Array.isArray(doc.checks) || !doc.suite || !doc.target)
     throw new CompareError(`${file} is not a results.json of this suite (no suite, target or checks)`);
@@ -143,7 +152,7 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r?.samples?.failed ? answersWords(r) : '';
     });
-    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts) };
+    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts, outOfScope) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -157,7 +166,7 @@ export interface RenderOptions {
 }
 
 const SCOPE_ONLY_WORDS =
-  'differ in scope only: judged in at most one run (out of scope, skipped or not judged in the others), or the same verdict wherever judged';
+  'differ in scope only: judged in at most one run (out of scope, skipped, or passed there and not judged in the others), or the same verdict wherever judged';
 
 const ICON: Record<Outcome, string> = {
   failed: '❌',

@@ -14,7 +14,8 @@ import { EXIT_CODE, EXIT_CODES_HELP, exitWords, runExitCode, type Writes } from 
 import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument } from '../verdict/build-document';
-import { writeReports } from './write-reports';
+import { clearEarlierVerdict, earlierVerdictRemoved, writeReports } from './write-reports';
+import { uncertifiable } from './certificate/write';
 import { Egress, type Io, type OutStream } from './egress';
 import { lockReportDir, ReportDirError, type ReportLock } from './report-lock';
 import { openRun, OpenRunError, type RunTarget } from './open-run';
@@ -271,6 +272,8 @@ function reportRun(
   const { cfg, env, io, gate, reporter } = ctx;
   let files: string[] = [];
   let writes: Writes = { written: true };
+  const notCertified = cfg.certify ? uncertifiable(doc) : undefined;
+  if (notCertified) io.err.write(`conformance: no certificate written: ${notCertified}\n`);
   try {
     files = writeReports(doc, cfg.reportDir, { certify: cfg.certify && { signKey: cfg.signKey, url: ctx.ciUrl }, gate });
   } catch (err) {
@@ -313,6 +316,10 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
     io.err.write(`conformance: ${err.message}\n`);
     return EXIT_CODE.config;
   }
+  const earlier = clearEarlierVerdict(cfg.reportDir, gate);
+  const noVerdict = () => {
+    if (earlier.length) io.err.write(`conformance: ${earlierVerdictRemoved(shownPath(cfg.reportDir, env), earlier)}\n`);
+  };
 
   const ciUrl = ciRunUrl(env);
   const stop = stopOnSignalOrDeadline(io, cfg.deadlineMs);
@@ -328,15 +335,23 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   } catch (err) {
     stop.dispose();
     lock.release();
+    const interrupted = err instanceof OpenRunError && err.stage !== 'target' && stop.controller.signal.aborted;
+    // Why the run ended first, then that the folder holds no verdict.
+    if (err instanceof OpenRunError && !interrupted) io.err.write(`conformance: ${err.message}\n`);
+    noVerdict();
     if (!(err instanceof OpenRunError)) throw err;
-    if (err.stage !== 'target' && stop.controller.signal.aborted) return EXIT_CODE.interrupted;
-    io.err.write(`conformance: ${err.message}\n`);
+    if (interrupted) return EXIT_CODE.interrupted;
     return err.stage === 'target' ? EXIT_CODE.nonConformant : EXIT_CODE.config;
   }
   const reporter = new ConsoleReporter(io.out, checks.length);
+  let doc: RunDocument | undefined;
   try {
-    const doc = await judgeRun({ cfg, catalogue, checks, expectations, target, runEnv, reporter, stop, startedAt }, io, gate.redactor);
+    doc = await judgeRun({ cfg, catalogue, checks, expectations, target, runEnv, reporter, stop, startedAt }, io, gate.redactor);
     return reportRun(doc, { cfg, env, io, gate, reporter, ciUrl, printDocument });
+  } catch (err) {
+    // A crash before the verdict: the folder is left empty, and that is said before the crash is.
+    if (!doc) noVerdict();
+    throw err;
   } finally {
     stop.dispose();
     lock.release();

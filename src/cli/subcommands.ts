@@ -8,7 +8,7 @@ import { compareRuns, CompareError, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
-import { EXIT_CODE } from '../verdict/status';
+import { EXIT_CODE, type RunStatus } from '../verdict/status';
 import { forTerminal } from './egress-terminal';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
@@ -30,15 +30,31 @@ const COMPARE_HELP = `usage: conformance compare <report dir>… [--report-dir <
 
 Puts the verdicts of several runs side by side (one row per check, one column per target) and
 writes compare.md and compare.html into --report-dir (default ${'compare-report'}). First the
-checks judged in two or more runs whose verdicts differ; then a count of the differences of
-scope only (a check judged in one run, out of scope or not judged in another), listed with --all.
-Each argument is a report directory holding results.json (or the file itself). Runs of
-different suite versions are refused.
+checks whose verdicts differ (judged in two or more runs with different verdicts, or failed in one
+run and not judged in another), each printed; then a count of the differences of scope only (a
+check judged in one run, out of scope or skipped in another, or passed in one and not judged in
+another), printed and listed with --all. Each argument is a report directory holding results.json
+(or the file itself). Runs of different suite versions are refused. compare.md and compare.html
+are its output (no --json: a script reads each run's results.json, and the exit code).
 
-exit codes: 0 written · 2 bad invocation, unreadable input, or different suite versions`;
+exit codes: 0 written, no verdict differs · 1 written, verdicts differ (as diff does)
+            2 bad invocation, unreadable input, or different suite versions`;
+
+/**
+ * node's parseArgs refusal (an unknown flag, a value missing or given to a switch) in the
+ * suite's own words: the flag, the one meant, and the flags the subcommand takes.
+ */
+export function flagProblem(err: Error, flags: readonly string[]): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const flag = cap(/'(-[^'\s]*)/.exec(err.message)?.[1] ?? '', 80);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${flag}${didYouMean(flag, [...flags])}; the flags are ${flags.join(', ')}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return /does not take an argument/.test(err.message) ? `${flag} takes no value` : `${flag} needs a value (${flag}=<value> for one that starts with -)`;
+  return cap(err.message.split('\n')[0], 200);
+}
 
 const VERIFY_HELP = `usage: conformance verify-certificate <report dir or its certificate.json> --key <public key PEM> [--target <url>] [--max-age <duration>]
-                                    [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
+                                    [--require-status conformant] [--json] [--live [--base-url <url>] [--rpc-url <url>] [other run flags: headers, timeouts…]]
        conformance verify-certificate <report dir> --allow-self-reported [--target …] [--max-age …] [--live …]
 
 Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or bare: self-reported):
@@ -53,14 +69,19 @@ Checks certificate.json (an in-toto test-result statement in a DSSE envelope, or
                report.html, predicate.json and badge.svg are exactly what results.json gives
   --target     the certificate is about this endpoint (origins compared: paths may be masked)
   --max-age    the run finished at most this long ago (e.g. 36h, 30d)
+  --require-status conformant
+               verified means authentic, not conformant: the first line states the certified status, and with
+               this flag a certificate of any other status (non-conformant, incomplete) exits 1
+  --json       one JSON document on stdout (verdict, certified status, reasons, --live's re-run), the same exit code
   --live       re-run, against the certified target, the checks it passed that need no signer; the target is
                --base-url/--rpc-url (or BASE_URL/RPC_URL, with their usual header flags) and must have the
                certified origin, or the certified URL itself when the certificate recorded it unmasked
 
-exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported
-            1 rejected (each reason printed), self-reported without --allow-self-reported, or --live: a certified check fails now
+exit codes: 0 verified (signature checked with --key), or self-reported and --allow-self-reported; whatever status it certifies
+            1 rejected (each reason printed), self-reported without --allow-self-reported, a status other than --require-status,
+              or --live: a certified check fails now
             2 bad invocation (no --key: not verified), no certificate there, or another suite version
-            3 --live: nothing failed, but the target could not be judged now (unreachable, throttled…, or a quiet chain:
+            3 --live: nothing failed, but certified required checks could not be judged now (unreachable, throttled…, or a quiet chain:
               checks of other senders' transactions find none when nobody sends, so an idle node such as the reference ends here)`;
 
 function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress): number {
@@ -75,7 +96,7 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
       strict: true,
     }));
   } catch (err) {
-    io.err.write(`conformance compare: ${(err as Error).message}\n${COMPARE_HELP}\n`);
+    io.err.write(`conformance compare: ${flagProblem(err as Error, ['--report-dir', '--all', '--help'])} (see --help)\n`);
     return EXIT_CODE.config;
   }
   if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
@@ -86,12 +107,17 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
       shownPath(f, env),
     );
     for (const r of comparison.runs) io.out.write(`${r.label}: ${r.doc.headline} (exit ${r.doc.exitCode})\n`);
-    for (const row of comparison.rows.filter((x) => x.differs))
-      io.out.write(`  differs: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v ?? '—'}`).join(' · ')}\n`);
+    const line = (kind: string, row: (typeof comparison.rows)[number]) =>
+      io.out.write(
+        `  ${kind}: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v === 'skipped' && row.outOfScope[i] ? 'out of scope' : (v ?? '—')}`).join(' · ')}\n`,
+      );
+    for (const row of comparison.rows.filter((x) => x.differs)) line('differs', row);
+    if (values.all) for (const row of comparison.rows.filter((x) => x.scopeOnly)) line('scope only', row);
     io.out.write(
       `${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`,
     );
-    return EXIT_CODE.conformant;
+    // As diff: 1 when the verdicts differ, so a script can gate on it.
+    return comparison.differences > 0 ? EXIT_CODE.nonConformant : EXIT_CODE.conformant;
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
     io.err.write(`conformance compare: ${err.message}\n`);
@@ -104,9 +130,25 @@ const VERIFY_FLAGS = {
   target: { type: 'string' },
   'max-age': { type: 'string' },
   'allow-self-reported': { type: 'boolean' },
+  'require-status': { type: 'string' },
+  json: { type: 'boolean' },
   live: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+type VerifyValues = {
+  key?: string;
+  target?: string;
+  'max-age'?: string;
+  'allow-self-reported'?: boolean;
+  'require-status'?: string;
+  json?: boolean;
+  live?: boolean;
+  help?: boolean;
+};
+
+/** The statuses --require-status takes: those a run ends with. */
+const STATUSES: readonly RunStatus[] = ['conformant', 'non-conformant', 'incomplete'];
 
 /** The subcommand's own flags, and the run flags (--base-url, headers…) that --live passes on to the usual configuration. */
 function verifyArgs(
@@ -114,7 +156,7 @@ function verifyArgs(
   env: NodeJS.ProcessEnv,
 ): {
   dir: string;
-  values: { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean; help?: boolean };
+  values: VerifyValues;
   runArgs: string[];
 } {
   const runOptions = Object.fromEntries(OPTIONS.map(([flag, , arg]) => [flag, { type: arg ? 'string' : 'boolean', multiple: true }] as const));
@@ -137,7 +179,7 @@ function verifyArgs(
   if (runArgs.length && !values.live) throw new Error(`${runArgs.map((a) => a.split('=')[0]).join(', ')}: run flags are taken only with --live`);
   return {
     dir,
-    values: values as { key?: string; target?: string; 'max-age'?: string; 'allow-self-reported'?: boolean; live?: boolean },
+    values: values as VerifyValues,
     runArgs,
   };
 }
@@ -149,7 +191,9 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
   try {
     const args = verifyArgs(argv, env);
     if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
-    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live } = args.values;
+    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live, 'require-status': requireStatus, json } = args.values;
+    if (requireStatus !== undefined && !STATUSES.includes(requireStatus as RunStatus))
+      throw new Error(`--require-status ${cap(requireStatus, 40)}: give one of ${STATUSES.join(', ')}${didYouMean(requireStatus, STATUSES)}`);
     req = {
       dir: args.dir,
       ...(key !== undefined ? { key: loadPublicKey(readKeyFile(fromUserDir(key, env)), `--key ${key}`) } : {}),
@@ -157,8 +201,17 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
       ...(maxAge !== undefined ? { maxAgeSec: parseDuration(maxAge, 'max-age', '') } : {}),
       ...(allowSelfReported ? { allowSelfReported } : {}),
       ...(live ? { live: { runArgs: args.runArgs } } : {}),
+      ...(requireStatus !== undefined ? { requireStatus: requireStatus as RunStatus } : {}),
+      ...(json ? { json } : {}),
     };
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+      return fail(
+        `${flagProblem(
+          err as Error,
+          Object.keys(VERIFY_FLAGS).map((f) => `--${f}`),
+        )}, and with --live the run flags (see --help)`,
+      );
     return fail(`${(err as Error).message}\n${VERIFY_HELP}`);
   }
   return verifyCommand(req, io, env, gate);
@@ -208,7 +261,9 @@ export function subcommandOf(argv: string[], env: NodeJS.ProcessEnv = {}): ((io:
 
 export const SUBCOMMAND_HELP = [
   'subcommands:',
-  '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html)',
-  '  conformance verify-certificate <report dir or certificate.json> --key <public PEM> [--target <url>] [--max-age <d>] [--live] [--allow-self-reported]',
-  '                                                          check certificate.json (its one signature, every file it covers; --live: the target still passes)',
+  '  conformance compare <report dir>… [--report-dir <out>] [--all]   verdicts of several runs side by side (compare.md, compare.html; exit 1: they differ)',
+  '  conformance verify-certificate <report dir or certificate.json> --key <public PEM> [--target <url>] [--max-age <d>] [--require-status conformant]',
+  '                                  [--live] [--allow-self-reported] [--json]',
+  '                                                          check certificate.json (its one signature, every file it covers; the status it certifies',
+  '                                                          first; --live: the target still passes)',
 ].join('\n');

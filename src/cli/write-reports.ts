@@ -1,7 +1,18 @@
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { RunDocument } from '../verdict/document';
 import { Egress, SUITE_FILES } from './egress';
-import { BADGE_FILE, CERTIFICATE_FILE, PREDICATE_FILE, certificateFiles, htmlWithNote, summaryWithNote, type CertifyOptions } from './certificate/write';
+import {
+  BADGE_FILE,
+  CERTIFICATE_FILE,
+  PREDICATE_FILE,
+  certificateFiles,
+  htmlWithNote,
+  summaryWithNote,
+  uncertifiable,
+  type CertifyOptions,
+} from './certificate/write';
+import { MAX_RESULTS_BYTES } from './certificate/open';
 import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
@@ -10,16 +21,37 @@ import { renderSummary } from './reporters/summary';
 const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
 
 /**
+ * A folder holds one run's verdict or none: as a run takes its report folder, the verdict files an
+ * earlier run left there (results.json, the reports, certificate.json, predicate.json, badge.svg)
+ * are removed, so a run that ends without a verdict of its own (refused at the door, crashed,
+ * killed) never leaves an older one standing for a job to publish. Returns the names removed.
+ */
+export function clearEarlierVerdict(dir: string, gate: Egress): string[] {
+  const present = SUITE_FILES.filter((name) => {
+    const found = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+    return found !== undefined && !found.isDirectory();
+  });
+  gate.clearStale(dir, []);
+  return present;
+}
+
+/** The one line a run that ended without a verdict says when it removed an earlier one (clearEarlierVerdict). */
+export const earlierVerdictRemoved = (dir: string, removed: readonly string[]): string =>
+  `${dir} holds no verdict: this run ended before its own, and the earlier run's ${removed.join(', ')} were removed as it began (a folder holds one run's verdict or none)`;
+
+/**
  * Write results.json, junit.xml, summary.md, report.html (and with --certify, certificate.json,
  * predicate.json and badge.svg, made from the very bytes of results.json written here; summary.md
- * and report.html then say whether the certificate is signed) through the egress gate, after
- * removing what an earlier run of the suite left that this one does not write. Returns the paths.
+ * and report.html then say whether the certificate is signed; never for an interrupted run, see
+ * uncertifiable) through the egress gate, after removing what an earlier run of the suite left that
+ * this one does not write. Returns the paths.
  */
 export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions; gate?: Egress } = {}): string[] {
   const gate = opts.gate ?? new Egress();
   const resultsJson = renderJson(doc);
-  const certify = opts.certify === true ? {} : opts.certify || undefined;
+  const certify = uncertifiable(doc) ? undefined : opts.certify === true ? {} : opts.certify || undefined;
   const keyid = certify?.signKey?.keyid;
+  let tooLarge: Error | undefined;
   let files: Array<[string, string]> = [
     ['results.json', resultsJson],
     ['junit.xml', renderJunit(doc)],
@@ -35,7 +67,13 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
       gate.clearStale(dir, []);
       throw new Error(`${gate.refused.join(', ')}: not written: it would still have carried a secret, so no certificate was made`);
     }
-    files.push(...certificateFiles(doc, files, certify));
+    // A certificate no verifier would read is not made: the reports are written, and the run says why (exit 2).
+    const large = files.find(([, body]) => Buffer.byteLength(body) > MAX_RESULTS_BYTES);
+    if (large)
+      tooLarge = new Error(
+        `${large[0]} is ${(Buffer.byteLength(large[1]) / 2 ** 20).toFixed(1)} MiB, more than the ${MAX_RESULTS_BYTES / 2 ** 20} MiB verify-certificate reads: the reports were written, but no certificate was made`,
+      );
+    else files.push(...certificateFiles(doc, files, certify));
   }
   gate.clearStale(
     dir,
@@ -59,5 +97,6 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     );
     throw failure;
   }
+  if (tooLarge) throw tooLarge;
   return written;
 }

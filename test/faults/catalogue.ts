@@ -12,7 +12,7 @@
 // Read a variant as: name, what is wrong (or legitimately different), the section whose
 // check must catch it, the groups to run, and the rewrite. `gap` marks a faulty variant no
 // check catches yet (reported as a todo, never as a pass).
-import { keccak256, type Hex } from 'viem';
+import { keccak256, getAddress, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
@@ -321,6 +321,8 @@ const LATER_FACTS: Array<[name: string, words: string, answer: () => Raw]> = [
     () => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"error":"rate limit exceeded"}'),
   ],
 ];
+/** An ISIN with its check digit moved one on: wrong by ISO 6166. */
+const badIsin = (isin: string) => isin.slice(0, 11) + String((Number(isin[11]) + 1) % 10);
 const NO_CODE = getAddress('0x000000000000000000000000000000000000dead');
 
 /**

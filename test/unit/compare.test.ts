@@ -7,6 +7,15 @@ import { writeReports } from '../../src/cli/write-reports';
 import type { CheckResult } from '../../src/harness/runner';
 import type { RunDocument } from '../../src/verdict/document';
 import { runDocument } from '../support/documents';
+import { main } from '../../src/cli/main';
+import { capture } from '../support/sink';
+
+async function compareCli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out = capture();
+  const err = capture();
+  const code = await main(['compare', ...argv], {}, { out: out.stream, err: err.stream });
+  return { code, out: out.text(), err: err.text() };
+}
 
 // Rendered as GitHub would show compare.md: raw HTML allowed, bare URLs linked.
 const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string };
@@ -162,5 +171,47 @@ describe('compare', () => {
     writeFileSync(file, JSON.stringify(doc));
     expect(() => compareRuns([staging, dir])).toThrow(CompareError);
     expect(() => compareRuns([staging, dir])).toThrow(/results\.json does not match the results\.json schema of this suite: .*section/);
+  });
+
+  it('failed in one run and not judged in another (in scope there) is a difference, never scope only', () => {
+    const a = runDir([result('rpc.a', 'failed'), result('rpc.b', 'failed'), result('rpc.c', 'passed')]);
+    const b = runDir([
+      result('rpc.a', 'inconclusive'),
+      { ...result('rpc.b', 'skipped'), cause: 'out-of-scope', outOfScope: { flag: '--archive', words: 'no --archive' } },
+      result('rpc.c', 'inconclusive'),
+    ]);
+    const c = compareRuns([a, b]);
+    expect(c.rows.map((r) => [r.id, r.verdicts, r.differs, r.scopeOnly])).toEqual([
+      ['rpc.a', ['failed', 'not-judged'], true, false],
+      ['rpc.b', ['failed', 'skipped'], false, true],
+      ['rpc.c', ['passed', 'not-judged'], false, true],
+    ]);
+    expect(renderCompareMd(c)).toContain('| ` rpc.a ` | 4.5 | ❌ failed | ❔ not judged |');
+  });
+
+  it('the console: differing verdicts exit 1 (as diff), each printed; --all prints the scope-only rows too; none differing exits 0', async () => {
+    const a = runDir([result('rpc.a', 'failed'), result('rpc.b', 'passed')]);
+    const b = runDir([result('rpc.a', 'inconclusive'), result('rpc.b', 'inconclusive')]);
+    const out = mkdtempSync(path.join(tmpdir(), 'cmp-'));
+    const plain = await compareCli([a, b, '--report-dir', out]);
+    expect(plain.code).toBe(1);
+    expect(plain.out).toContain('  differs: rpc.a (4.5): rpc.staging.example (');
+    expect(plain.out).not.toContain('scope only: rpc.b');
+    expect(plain.out).toContain('2 checks, 1 with different verdicts, 1 differing in scope only (--all lists them)');
+    const all = await compareCli([a, b, '--report-dir', out, '--all']);
+    expect(all.code).toBe(1);
+    expect(all.out).toMatch(/ {2}scope only: rpc\.b \(4\.5\): .* passed · .* not-judged\n/);
+    const same = await compareCli([a, a, '--report-dir', out]);
+    expect(same.code).toBe(0);
+  });
+
+  it('a flag compare does not take (--json) is refused in the suite words, with the flags it takes', async () => {
+    const r = await compareCli([staging, production, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('conformance compare: unknown flag --json; the flags are --report-dir, --all, --help (see --help)\n');
+    expect((await compareCli([staging, production, '--al'])).err).toContain('unknown flag --al (did you mean --all?)');
+    expect((await compareCli([staging, production, '--report-dir'])).err).toBe(
+      'conformance compare: --report-dir needs a value (--report-dir=<value> for one that starts with -) (see --help)\n',
+    );
   });
 });

@@ -280,13 +280,13 @@ describe('readers take the stored verdict as it is', () => {
   const r = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}) => checkResult(id, status, over);
 
   it('verify-certificate --live has no model of its own: an advisory check failing now is a warning, exit 0, as in a fresh run', () => {
-    const live = liveVerdict([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })]);
+    const live = liveVerdict([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })], FULL_SCOPE);
     const fresh = runDocument([r('rpc.a', 'passed'), r('rpc.advisory', 'failed', { level: 'advisory', violated: ['4.5.1'] })], FULL_SCOPE);
     expect([live.exitCode, live.failed.map((c) => c.id), live.warned.map((c) => c.id)]).toEqual([0, [], ['rpc.advisory']]);
     expect(live.exitCode).toBe(fresh.exitCode);
     // A required check failing now fails it (exit 1); one a run needs, not judged now, leaves it incomplete (exit 3).
-    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'failed', { violated: ['4.5.1'] })]).exitCode).toBe(1);
-    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'throttled' })]).exitCode).toBe(3);
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'failed', { violated: ['4.5.1'] })], FULL_SCOPE).exitCode).toBe(1);
+    expect(liveVerdict([r('rpc.a', 'passed'), r('rpc.b', 'inconclusive', { cause: 'throttled' })], FULL_SCOPE).exitCode).toBe(3);
   });
 
   it('compare refuses a results.json of another contract version, naming it', () => {

@@ -3,18 +3,20 @@
 // agreeing, or, only when the verifier opts in with --allow-self-reported, an unsigned claim said to
 // be one on every line.
 import type { KeyObject } from 'node:crypto';
-import type { CheckResult } from '../../harness/runner';
+import type { Judged } from '../../verdict/outcome';
+import { scopeWords } from '../../verdict/scope';
+import { jsonForLogs } from '../reporters/untrusted';
 import { violatedSection } from '../../harness/result';
 import { ConfigError, loadConfig } from '../config';
 import type { Egress } from '../egress';
 import { samplingLine } from '../../harness/sampling';
-import { EXIT_CODE } from '../../verdict/status';
+import { EXIT_CODE, type RunStatus } from '../../verdict/status';
 import { ownTexts } from '../own-words';
 import { garblesVocabulary, GARBLED_VOCABULARY } from '../secret-rules';
 import { allChecks } from '../../../suites';
 import { SELF_REPORTED } from './badge';
 import { liveRecheck, LiveError, type LiveOutcome } from './live';
-import { verifyCertificate, VerifyError, type Verification } from './verify';
+import { verifyCertificate, VerifyError, type Verdict, type Verification } from './verify';
 
 export interface VerifyRequest {
   dir: string;
@@ -25,6 +27,10 @@ export interface VerifyRequest {
   allowSelfReported?: boolean;
   /** Re-run the certified read-only checks against the target, with these run flags. */
   live?: { runArgs: string[] };
+  /** Accept only a certificate of this status: one of any other, authentic or not, exits 1. */
+  requireStatus?: RunStatus;
+  /** One JSON document on stdout instead of lines (VerifyDocument). */
+  json?: boolean;
 }
 
 interface Io {
@@ -42,25 +48,90 @@ const oneLine = (s: string, max = 200) => cap(s.split('\n')[0], max);
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * What the certificate states, said first: a verified certificate is authentic, which is not the
+ * same as conformant, and a script reading the first line must not take one for the other.
+ */
+function statusFirst(status: string): string {
+  const other = status === 'conformant' ? '' : ' (verified means authentic, not conformant: --require-status conformant exits 1 for any other status)';
+  return `certified status: ${cap(status, 40)}${other}\n`;
+}
+
 /** The words of a verdict that is not a rejection: how the certificate is vouched for, and what it says. */
 function accepted(v: Verification): string {
   const c = v.statement!.predicate.tokenizedStocksConformance;
-  const what = `${plural(v.covered.length, 'file')} covered, each matching its SHA-256 (results.json ${v.resultsSha256}): ${cap(c.status, 40)}, badge "${cap(c.badge.message, 160)}"`;
+  const what = `${plural(v.covered.length, 'file')} covered, each matching its SHA-256 (results.json ${v.resultsSha256}), badge "${cap(c.badge.message, 160)}"`;
   if (v.verdict === 'verified') return `certificate VERIFIED: signed by ${v.signature!.keyid}, signature checked with --key; ${what}\n`;
   const how = v.signature ? `signature not checked (no --key; the envelope names ${v.signature.keyid})` : 'not signed, so nobody vouches for who ran the suite';
   return `certificate ${SELF_REPORTED.toUpperCase()}, not verified (accepted with --allow-self-reported): ${how}; ${what}\n`;
 }
 
 /** Checks not judged now, counted by cause, with the most frequent cause's first reason as the root: one line. */
-function notJudgedLine(unjudged: CheckResult[]): string {
-  const byCause = new Map<string, CheckResult[]>();
-  for (const r of unjudged) byCause.set(r.cause ?? r.status, [...(byCause.get(r.cause ?? r.status) ?? []), r]);
+function notJudgedLine(unjudged: Judged[]): string {
+  const byCause = new Map<string, Judged[]>();
+  for (const r of unjudged) byCause.set(r.cause ?? r.outcome, [...(byCause.get(r.cause ?? r.outcome) ?? []), r]);
   const counts = [...byCause.entries()].sort((a, b) => b[1].length - a[1].length);
   return `live: could not judge ${plural(unjudged.length, 'certified check')} now (${counts.map(([cause, rs]) => `${cause} ${rs.length}`).join(', ')}); root cause: ${oneLine(counts[0][1][0].reason)}\n`;
 }
 
+/** What verify-certificate found, as --json prints it: the same facts as its lines, and the exit code it ends with. */
+interface VerifyDocument {
+  /** verified, no-key, self-reported or rejected (verify.ts), or error: nothing could be checked (exit 2). */
+  verdict: Verdict | 'error';
+  /** The status the certificate states: authentic is not conformant. */
+  certifiedStatus?: string;
+  signature?: Verification['signature'];
+  resultsSha256?: string;
+  covered?: readonly string[];
+  /** Every reason to reject. */
+  reasons: string[];
+  /** Why nothing (or not all that was asked) could be checked: a usage error, exit 2. */
+  error?: string;
+  requireStatus?: { status: RunStatus; met: boolean };
+  live?: ReturnType<typeof liveFacts>;
+  exitCode: number;
+}
+
+/** --live's re-check as --json states it. */
+function liveFacts(live: LiveOutcome) {
+  const brief = (r: Judged) => ({
+    id: r.id,
+    section: violatedSection(r),
+    outcome: r.outcome,
+    ...(r.cause ? { cause: r.cause } : {}),
+    reason: oneLine(r.reason, 400),
+  });
+  return {
+    targets: live.targets,
+    status: live.status,
+    statusReasons: live.statusReasons,
+    headline: live.headline,
+    scope: scopeWords(live.scope),
+    ...(live.unreachable ? { unreachable: live.unreachable } : {}),
+    rerun: live.results.length,
+    failed: live.failed.map(brief),
+    warned: live.warned.map(brief),
+    notJudged: live.unjudged.map(brief),
+    rootCauses: live.rootCauses.map((r) => ({
+      id: r.id,
+      ...(r.cause ? { cause: r.cause } : {}),
+      reason: oneLine(r.reason, 400),
+      effect: r.effect,
+      checks: r.checks,
+    })),
+    exitCode: live.exitCode,
+  };
+}
+
 export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.ProcessEnv, gate: Egress): Promise<number> {
-  const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), EXIT_CODE.config);
+  const found: VerifyDocument = { verdict: 'error', reasons: [], exitCode: EXIT_CODE.config };
+  // --json: one document on stdout at the end (made inert for a log as results.json is), no line of words there.
+  const say = (text: string) => void (req.json ? undefined : io.out.write(text));
+  const done = (code: number): number => {
+    if (req.json) io.out.write(jsonForLogs(JSON.stringify({ ...found, exitCode: code }, null, 2)) + '\n');
+    return code;
+  };
+  const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), (found.error = why), done(EXIT_CODE.config));
   // The verdict lines leave through the gate like a run's: a credential given for --live that would
   // garble the suite's own words there (`?apikey=conformant`) is refused as a run refuses it.
   if (req.live && garblesVocabulary(gate.redactor, () => ownTexts(allChecks()))) return fail(GARBLED_VOCABULARY);
@@ -71,25 +142,41 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     if (!(err instanceof VerifyError)) throw err;
     return fail(err.message);
   }
+  Object.assign(found, {
+    verdict: v.verdict,
+    ...(v.statement ? { certifiedStatus: v.statement.predicate.tokenizedStocksConformance.status } : {}),
+    signature: v.signature,
+    ...(v.resultsSha256 ? { resultsSha256: v.resultsSha256 } : {}),
+    covered: v.covered,
+    reasons: v.differences.map((d) => cap(d, 400)),
+  });
   if (v.verdict === 'rejected') {
     const unsigned = v.statement && !v.signature ? ` (${SELF_REPORTED}: not signed)` : '';
-    io.out.write(`certificate REJECTED${unsigned}: ${plural(v.differences.length, 'reason')}\n${v.differences.map((d) => `  - ${cap(d, 400)}`).join('\n')}\n`);
-    return EXIT_CODE.nonConformant;
+    say(`certificate REJECTED${unsigned}: ${plural(v.differences.length, 'reason')}\n${v.differences.map((d) => `  - ${cap(d, 400)}`).join('\n')}\n`);
+    return done(EXIT_CODE.nonConformant);
   }
   if (v.verdict === 'no-key' && !req.allowSelfReported)
     return fail(
       `not verified: no key given (certificate.json is an envelope naming the key ${v.signature!.keyid}; signature not checked). Give --key <the provider's public key PEM>, or --allow-self-reported to accept it unchecked, as self-reported`,
     );
   if (v.verdict === 'self-reported' && !req.allowSelfReported) {
-    io.out.write(
+    say(
       `certificate NOT VERIFIED: ${SELF_REPORTED} (not signed): its files agree with the statement, but nobody vouches for who ran the suite; --allow-self-reported accepts it as ${SELF_REPORTED}\n`,
     );
-    return EXIT_CODE.nonConformant;
+    return done(EXIT_CODE.nonConformant);
   }
-  io.out.write(accepted(v));
+  const certifiedStatus = v.statement!.predicate.tokenizedStocksConformance.status;
+  say(statusFirst(certifiedStatus) + accepted(v));
   const sampled = v.statement!.predicate.tokenizedStocksConformance.sampling;
-  if (sampled) io.out.write(`${samplingLine(sampled)}\n`);
-  if (!req.live) return EXIT_CODE.conformant;
+  if (sampled) say(`${samplingLine(sampled)}\n`);
+  if (req.requireStatus) {
+    found.requireStatus = { status: req.requireStatus, met: certifiedStatus === req.requireStatus };
+    if (!found.requireStatus.met) {
+      say(`certificate NOT ACCEPTED: it certifies ${cap(certifiedStatus, 40)}, and --require-status asks for ${req.requireStatus}\n`);
+      return done(EXIT_CODE.nonConformant);
+    }
+  }
+  if (!req.live) return done(EXIT_CODE.conformant);
 
   let live: LiveOutcome;
   try {
@@ -99,21 +186,22 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     if (!(err instanceof LiveError) && !(err instanceof ConfigError)) throw err;
     return fail(`--live: ${err.message}`);
   }
+  found.live = liveFacts(live);
   const self = v.verdict === 'verified' ? '' : ` (certificate ${SELF_REPORTED})`;
   if (live.unreachable) {
     const why = (['rest', 'rpc'] as const)
       .filter((i) => live.unreachable?.[i])
       .map((i) => `${i === 'rest' ? 'REST' : 'JSON-RPC'}: ${oneLine(live.unreachable![i]!)}`);
-    io.out.write(`live${self}: could not judge: the certified target is unreachable now (${why.join('; ')}); nothing re-run\n`);
-    return EXIT_CODE.incomplete;
+    say(`live${self}: could not judge: the certified target is unreachable now (${why.join('; ')}); nothing re-run\n`);
+    return done(live.exitCode);
   }
   const where = [live.targets.baseUrl && `REST ${live.targets.baseUrl}`, live.targets.rpcUrl && `JSON-RPC ${live.targets.rpcUrl}`].filter(Boolean).join(', ');
-  io.out.write(
+  say(
     `live${self}: re-ran ${live.results.length} certified check(s) that need no signer against ${where}: ${live.results.length - live.failed.length - live.warned.length - live.unjudged.length} pass, ${live.failed.length} fail now, ${live.unjudged.length} not judged now${live.warned.length ? `, ${live.warned.length} advisory warning(s)` : ''}\n`,
   );
-  for (const r of live.failed) io.out.write(`  FAILS NOW ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
-  for (const r of live.warned) io.out.write(`  warns now (advisory, does not fail the run) ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
-  if (live.unjudged.length) io.out.write(notJudgedLine(live.unjudged));
-  // The exit code a fresh run of these checks would end with (liveVerdict): --live has no model of its own.
-  return live.exitCode;
+  for (const r of live.failed) say(`  FAILS NOW ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
+  for (const r of live.warned) say(`  warns now (advisory, does not fail the run) ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
+  if (live.unjudged.length) say(notJudgedLine(live.unjudged));
+  // The exit code of the re-check's sealed verdict (liveVerdict): --live has no model of its own.
+  return done(live.exitCode);
 }

@@ -1,11 +1,15 @@
 import { allChecks } from '../../../suites';
+import { groupOf } from '../../harness/check';
 import type { RunConfig } from '../config';
 import type { Egress } from '../egress';
 import { openRun, OpenRunError } from '../open-run';
 import { runChecks, type CheckResult } from '../../harness/runner';
 import { maskOutside } from '../../harness/mask-result';
 import { isUnjudged, judge, type Judged } from '../../verdict/outcome';
-import { deriveStatus, exitCodeFor, type RunStatus } from '../../verdict/status';
+import type { RunFacts, RunStatus } from '../../verdict/status';
+import { deriveScope, type RunScope, type ScopeFacts } from '../../verdict/scope';
+import { sealVerdict } from '../../verdict/seal';
+import type { RootCauseRecord } from '../../verdict/document';
 import type { Statement } from './statement';
 
 export class LiveError extends Error {
@@ -21,11 +25,15 @@ export interface LiveOutcome {
   failed: Judged[];
   /** Certified as passed, failed now without failing a run (an advisory check): a warning, as in a fresh run. */
   warned: Judged[];
-  /** Certified as passed, not judged now (inconclusive or skipped). */
+  /** Certified as passed, not judged now (inconclusive, or nothing to judge now). */
   unjudged: Judged[];
-  /** The status and exit code a run of these checks would end with: the same model as a fresh run. */
+  /** The verdict of the re-check, sealed as a run's is (src/verdict/seal.ts): status, why, exit code, headline, root causes, scope. */
   status: RunStatus;
+  statusReasons: string[];
   exitCode: number;
+  headline: string;
+  rootCauses: RootCauseRecord[];
+  scope: RunScope;
   /** An interface that did not answer at all: nothing was re-run (one root cause, not a failure of each check). */
   unreachable?: { rest?: string; rpc?: string };
 }
@@ -88,31 +96,64 @@ export async function liveRecheck(statement: Statement, cfg: RunConfig, gate: Eg
   }
   const redactor = gate.redactor;
   const targets = { ...(baseUrl ? { baseUrl: redactor.publicUrl(baseUrl) } : {}), ...(rpcUrl ? { rpcUrl: redactor.publicUrl(rpcUrl) } : {}) };
-  // A target that does not answer now cannot be judged now: that is the verifier's news, not a failure of every check.
+  // The re-check's scope: the certified checks that need no signer, at the certificate's profile and archive, against these URLs.
+  const scope: ScopeFacts = {
+    only: new Set(checks.map((c) => groupOf(c.id))),
+    profile: conformance.scope.profile,
+    embedded: false,
+    baseUrl,
+    rpcUrl,
+    signer: false,
+    archive: conformance.scope.archive,
+  };
+  // A target that does not answer now cannot be judged now: that is the verifier's news, not a failure of
+  // every check, nor the run-level failure an unreachable target is to a run (nothing is re-run: incomplete).
   if (opened.env.unreachable) {
     const unreachable = Object.fromEntries(Object.entries(opened.env.unreachable).map(([i, e]) => [i, redactor.text(String(e))]));
-    return { targets, ...liveVerdict([]), unreachable };
+    return { targets, ...liveVerdict([], scope), unreachable };
   }
   const raw = await runChecks(checks, opened.env, { concurrency: cfg.concurrency });
   // As results.json is made: nothing the target or a transport error echoed keeps a secret, and the verdict's own fields are never masked.
-  return { targets, ...liveVerdict(raw.map((r) => maskOutside(r, redactor))) };
+  return {
+    targets,
+    ...liveVerdict(
+      raw.map((r) => maskOutside(r, redactor)),
+      scope,
+    ),
+  };
 }
 
 /**
- * The re-run results read as a run reads them: each judged (outcome and effect, src/verdict/outcome.ts), and
- * the status and exit code derived by the run's own functions. An advisory check failing now is a
- * warning (exit 0), as in a fresh run; a check that would fail a run exits 1; one not judged now
- * that a run needs, 3.
+ * A check the certificate lists as passed was judged then: finding nothing to judge now (no other
+ * sender's transaction on a quiet chain), it is not judged now, which keeps the re-check from
+ * reading as conformant (exit 3), never a pass by absence.
  */
-export function liveVerdict(raw: readonly CheckResult[]): Omit<LiveOutcome, 'targets' | 'unreachable'> {
-  const results = raw.map((r) => judge(r));
-  const { status } = deriveStatus(results, {});
+function notJudgedNow(r: Judged): Judged {
+  return r.outcome === 'skipped' ? judge({ ...r, status: 'inconclusive', reason: `certified as passed; nothing to judge now: ${r.reason}` }) : r;
+}
+
+/**
+ * The re-run results sealed as a run's are (sealVerdict, with the re-check's scope): each judged
+ * (outcome and effect), then the status, its reasons, the exit code, the headline and the root
+ * causes. An advisory check failing now is a warning (exit 0), as in a fresh run; a check that
+ * would fail a run exits 1; a certified required check not judged now (throttled, blocked, nothing
+ * to judge now), or nothing re-run at all, 3.
+ */
+export function liveVerdict(raw: readonly CheckResult[], scopeFacts: ScopeFacts, facts: RunFacts = {}): Omit<LiveOutcome, 'targets' | 'unreachable'> {
+  const judged = raw.map((r) => notJudgedNow(judge(r)));
+  const scope = deriveScope(judged, scopeFacts);
+  const sealed = sealVerdict(judged, facts, scope);
+  const results = sealed.checks;
   return {
     results,
     failed: results.filter((r) => r.effect === 'fails-run'),
     warned: results.filter((r) => r.outcome === 'warning'),
-    unjudged: results.filter((r) => isUnjudged(r.outcome) || r.outcome === 'skipped'),
-    status,
-    exitCode: exitCodeFor(status, {}),
+    unjudged: results.filter((r) => isUnjudged(r.outcome)),
+    status: sealed.status,
+    statusReasons: sealed.statusReasons,
+    exitCode: sealed.exitCode,
+    headline: sealed.headline,
+    rootCauses: sealed.rootCauses,
+    scope,
   };
 }

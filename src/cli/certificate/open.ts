@@ -2,6 +2,7 @@
 // not write (a second signature, an unknown member, loose base64, a statement nested to crash a
 // parser) is refused in one line before any of it is believed.
 import { readRegularFile, UnreadableFile } from '../../harness/regular-file';
+import { MAX_JSON_DEPTH } from '../../harness/json';
 import { IN_TOTO_PAYLOAD_TYPE, type Envelope } from './dsse';
 import { CONFORMANCE_FORMAT, STATEMENT_KEYS, STATEMENT_TYPE, TEST_RESULT_PREDICATE, type Statement } from './statement';
 import { CERTIFICATE_FILE } from './write';
@@ -15,10 +16,16 @@ export class Refused extends Error {
 export const MAX_CERTIFICATE_BYTES = 4 * 1024 * 1024;
 export const MAX_STATEMENT_DEPTH = 32;
 /**
- * results.json may be large (exchanges quoted): the bound on it, and on every other file of a
- * certified directory (each is made from it), when verify-certificate or compare reads one.
+ * The bound on results.json, and on every other file of a certified directory (each is made from
+ * it), when verify-certificate or compare reads one: checked before a byte is read. A run keeps at
+ * most a few KiB per value and 48 KiB of exchanges per result (harness/result.ts), so its
+ * results.json is a few MiB; a certified run whose files would pass this bound is not certified
+ * (write-reports.ts), so every certificate the suite makes can be verified. `npm run bench` states
+ * what verifying and comparing a file near the bound costs.
  */
-export const MAX_RESULTS_BYTES = 512 * 1024 * 1024;
+export const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
+/** results.json nests as deep as a target's answer may be kept, plus its own levels. */
+export const MAX_RESULTS_DEPTH = MAX_JSON_DEPTH + 64;
 
 /** A file of the directory cannot be read at all (not a regular file, unreadable): a usage error, exit 2. */
 export class NotAFile extends Error {
@@ -45,31 +52,67 @@ const ENVELOPE_KEYS = ['payloadType', 'payload', 'signatures'];
 const SIGNATURE_KEYS = ['keyid', 'sig'];
 
 /**
- * Whether JSON text nests deeper than `max` (arrays and objects), read without recursion and
- * without parsing, so that a hostile text cannot overflow the stack before it is refused.
+ * What makes JSON text unfit to parse, found in one pass without recursion and without parsing:
+ * nesting deeper than `maxDepth` (a hostile text would overflow the stack first), or, when
+ * `duplicates` is asked, an object with a member named twice (JSON.parse keeps the last, a
+ * first-wins reader or `grep -m1` the first: two readers, two verdicts). Undefined when neither.
  */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
+export function jsonProblem(text: string, maxDepth: number, duplicates = true): { deeper: true } | { duplicate: string } | undefined {
+  // One entry per open container: the member names seen in an object, null for an array.
+  const open: Array<Set<string> | null> = [];
+  let keyNext = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        if (d === 0x5c) {
+          escaped = true;
+          i++; // the next character is escaped
+        }
+      }
+      if (keyNext && duplicates) {
+        const raw = text.slice(start, i + 1);
+        const name = escaped ? decodedName(raw) : raw.slice(1, -1);
+        const seen = open[open.length - 1]!;
+        if (seen.has(name)) return { duplicate: name };
+        seen.add(name);
+      }
+      keyNext = false;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (open.length >= maxDepth) return { deeper: true };
+      open.push(c === 0x7b ? new Set() : null);
+      keyNext = c === 0x7b;
+    } else if (c === 0x7d || c === 0x5d) {
+      open.pop();
+      keyNext = false;
+    } else if (c === 0x2c) keyNext = open.length > 0 && open[open.length - 1] !== null;
   }
-  return false;
+  return undefined;
 }
 
-/** Bounded JSON: refused past the size or depth bound, or when it does not parse. */
+/** A member name as JSON means it (`"\u0061"` is `"a"`); a malformed one is left for JSON.parse to refuse. */
+function decodedName(raw: string): string {
+  try {
+    return JSON.parse(raw) as string;
+  } catch {
+    return raw;
+  }
+}
+
+/** Bounded JSON: refused past the size or depth bound, with a member named twice in one object, or when it does not parse. */
 export function boundedJson(bytes: Buffer, name: string, maxBytes: number, maxDepth: number): unknown {
   if (bytes.length > maxBytes) throw new Refused(`${name} is ${bytes.length} bytes, more than the ${maxBytes} a certificate may have: not read`);
   const text = bytes.toString('utf8');
-  if (nestsDeeperThan(text, maxDepth)) throw new Refused(`${name} nests deeper than ${maxDepth} levels: not read`);
+  const problem = jsonProblem(text, maxDepth);
+  if (problem && 'deeper' in problem) throw new Refused(`${name} nests deeper than ${maxDepth} levels: not read`);
+  if (problem)
+    throw new Refused(
+      `${name} names the member ${JSON.stringify(problem.duplicate.slice(0, 40))} twice in one object: readers would differ on which one counts, so it is not read`,
+    );
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -2,7 +2,6 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { validateRef } from '../../harness/schemas';
-import { MAX_JSON_DEPTH } from '../../harness/json';
 import { renderHtml } from '../reporters/html';
 import { renderJunit } from '../reporters/junit';
 import { renderSummary } from '../reporters/summary';
@@ -13,9 +12,9 @@ import type { RunDocument } from '../../verdict/document';
 import { sealVerdict } from '../../verdict/seal';
 import { badgeLabel, renderBadge } from './badge';
 import { verifyEnvelope } from './dsse';
-import { boundedJson, MAX_CERTIFICATE_BYTES, MAX_RESULTS_BYTES, NotAFile, openCertificate, readCertifiedFile, Refused } from './open';
+import { boundedJson, MAX_CERTIFICATE_BYTES, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH, NotAFile, openCertificate, readCertifiedFile, Refused } from './open';
 import { buildStatement, sha256, type Statement } from './statement';
-import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote } from './write';
+import { BADGE_FILE, CERTIFICATE_FILE, htmlWithNote, PREDICATE_FILE, summaryWithNote, uncertifiable } from './write';
 
 export class VerifyError extends Error {
   override name = 'VerifyError';
@@ -90,9 +89,6 @@ export const PUBLISHED: ReadonlyArray<readonly [string, Render | undefined]> = [
 ];
 const PUBLISHED_NAMES = PUBLISHED.map(([name]) => name);
 
-/** results.json nests as deep as a target's answer may be kept, plus its own levels. */
-const MAX_RESULTS_DEPTH = MAX_JSON_DEPTH + 64;
-
 /** results.json again, with its verdict (status, exit code, headline, root causes), scope and counts re-derived from its checks. */
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
   const facts = factsOf(doc);
@@ -114,11 +110,19 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     },
     { status, statusReasons, exitCode, headline, rootCauses, counts, sections },
   );
+  const interrupted = uncertifiable(doc);
+  if (interrupted) out.push(`results.json: ${interrupted}`);
   doc.checks.forEach((r, i) => {
     // A certificate states what the target did: a failure counted as known (--expectations) is not certifiable.
     if (r.expectation !== undefined) out.push(`results.json checks[${i}] (${r.id}) carries an expectation: a certificate never counts a failure as known`);
     if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
     if (r.effect !== checks[i].effect) out.push(`results.json checks[${i}] (${r.id}) effect: says ${r.effect}, its facts give ${checks[i].effect}`);
+    const s = r.samples;
+    // The schema holds each field's range and what a pass or a failure may keep; the counts' sums are checked here.
+    if (s && (s.judged + s.notJudged !== s.n || s.failed > s.judged || s.shown >= s.n))
+      out.push(
+        `results.json checks[${i}] (${r.id}) samples: ${s.failed} failed of ${s.judged} judged and ${s.notJudged} not judged, shown ${s.shown}, do not add up to its ${s.n} samples`,
+      );
   });
   const scope = deriveScope(doc.checks, {
     only: doc.scope.groups ?? [],
@@ -149,10 +153,13 @@ const quote = (s: string) => JSON.stringify(s.slice(0, 80));
 
 /**
  * The statement's subjects against the directory: exactly the files the suite publishes, each
- * once, each present with the SHA-256 stated, and no other file in the directory.
+ * once, each present with the SHA-256 stated, and no other file in the directory. Each file's
+ * size is checked before it is read, and its bytes are only hashed; results.json's are kept, read
+ * once, for the caller to parse only if nothing here gave a reason to reject.
  */
-function coverage(dir: string, statement: Statement): string[] {
+function coverage(dir: string, statement: Statement): { out: string[]; results?: Buffer } {
   const out: string[] = [];
+  let results: Buffer | undefined;
   const stated = new Map<string, string>();
   statement.subject.forEach((s: unknown, i) => {
     const entry = s as Statement['subject'][number];
@@ -176,7 +183,9 @@ function coverage(dir: string, statement: Statement): string[] {
     else {
       let hash: string;
       try {
-        hash = sha256(readCertifiedFile(file, MAX_RESULTS_BYTES));
+        const bytes = readCertifiedFile(file, MAX_RESULTS_BYTES);
+        if (name === 'results.json') results = bytes;
+        hash = sha256(bytes);
       } catch (err) {
         if (err instanceof Refused) {
           out.push(err.message);
@@ -192,7 +201,7 @@ function coverage(dir: string, statement: Statement): string[] {
       out.push(
         `${quote(name)}: a file the certificate does not cover (a certified directory holds ${[...PUBLISHED_NAMES, CERTIFICATE_FILE].join(', ')} and nothing else)`,
       );
-  return out;
+  return { out, ...(results ? { results } : {}) };
 }
 
 function verdictOf(v: Omit<Verification, 'verdict'>): Verdict {
@@ -249,16 +258,14 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
       if (!checked.ok) out.push(`signature: ${checked.why}`);
     }
   }
-  out.push(...coverage(dir, statement));
-  if (!existsSync(file('results.json'))) return rejected(out, { statement, signature });
-  let resultsBytes: Buffer;
-  try {
-    resultsBytes = readCertifiedFile(file('results.json'), MAX_RESULTS_BYTES);
-  } catch (err) {
-    if (err instanceof Refused) return rejected([...out, err.message], { statement, signature });
-    throw err;
-  }
+  const covered = coverage(dir, statement);
+  out.push(...covered.out);
+  const resultsBytes = covered.results;
+  if (!resultsBytes) return rejected(out, { statement, signature });
   const hash = sha256(resultsBytes);
+  // Size, signature and digests before any parsing: a results.json that is not the one certified
+  // (or beside a file that is not) is rejected unread, whatever its size or shape.
+  if (out.length) return rejected(out, { statement, signature, resultsSha256: hash });
   let doc: RunDocument;
   try {
     doc = boundedJson(resultsBytes, 'results.json', MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH) as RunDocument;

@@ -10,6 +10,17 @@ export const CERTIFICATE_FILE = 'certificate.json';
 export const PREDICATE_FILE = 'predicate.json';
 export const BADGE_FILE = 'badge.svg';
 
+/**
+ * Why a run's document may not be certified, or undefined when it may: a certificate vouches for a
+ * verdict, and a run a signal interrupted (exit 130) never reached one; its reports hold what was
+ * measured until then, unsigned. The writer makes none and the verifier rejects one.
+ */
+export function uncertifiable(doc: Pick<RunDocument, 'stoppedBy'>): string | undefined {
+  return doc.stoppedBy === 'signal'
+    ? 'the run was interrupted by a signal (exit 130) before its verdict: a certificate is made only of a run that reached its verdict'
+    : undefined;
+}
+
 export interface CertifyOptions {
   /** Sign the statement (a DSSE envelope); without it the certificate is the bare statement, self-reported. */
   signKey?: SigningKey;
