@@ -1,16 +1,19 @@
 /**
  * The one way out. Every byte the suite writes — each report file, the certificate, predicate and
  * badge, compare output, every console line, the Action's step summary and outputs — leaves
- * through an Egress. It knows every secret the run was given (registered from the raw command line
- * and environment before they are parsed, then from the configuration), masks what it finds in
- * any decoding a reader could apply (the Redactor and secret-match.ts), and fails closed: a write
- * that would still carry a secret is not made, and the run says which one on stderr and ends
- * with a non-zero exit code. Files are never written through a link.
+ * through an Egress. It knows every credential the run was given (registered from the raw command
+ * line and environment before they are parsed, then from the configuration). Report files are
+ * renderings of the sealed run document, whose outside text was masked when it was sealed
+ * (mask-result.ts): they are written as rendered, so no credential can garble the suite's own
+ * words. Console lines and appended outputs quote what the user typed and what went wrong: they
+ * are masked (the Redactor's literal forms) and made inert, and a line that cannot be masked is
+ * withheld, said on stderr, and the run ends with a non-zero exit code. Files are never written
+ * through a link.
  */
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
+import { isPlainPart, looksLikeKey, Redactor, URL_LIKE } from '../harness/redact';
 import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
@@ -87,11 +90,13 @@ export class Egress {
     if (value.includes('-----BEGIN')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16 && !line.includes('-----')) r.add(line.trim());
   }
 
-  /** A URL as given, even one that does not parse: its credential parts. */
+  /** A URL as given, even one that does not parse: its credential parts. A file path (`C:\\specs\\api.json`) carries none. */
   private addRawUrl(value: string): void {
+    if (!URL_LIKE.test(value.trim())) return;
     this.redactor.addUrl(value.trim());
+    if (URL.canParse(value.trim())) return;
     for (const part of value.split(/[/?#&=:@\s]+/))
-      if (!isPlainPart(part) && !/^https?$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
+      if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
   }
 
   /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */
@@ -142,10 +147,17 @@ export class Egress {
     return undefined;
   }
 
-  /** `text` as it may leave for `where`: masked, or undefined (the refusal recorded and said) when a secret would still show. */
+  /**
+   * `text` as it may leave for `where`: masked, or undefined (the refusal recorded and said) when
+   * it could not be masked, or when masking failed: whatever goes wrong in the gate, the text is withheld.
+   */
   pass(text: string, where: string): string | undefined {
-    const { text: masked, clean } = this.redactor.mask(text);
-    return clean ? masked : this.refuse(where);
+    try {
+      const { text: masked, clean } = this.redactor.mask(text);
+      return clean ? masked : this.refuse(where);
+    } catch {
+      return this.refuse(where);
+    }
   }
 
   /** A console stream: every write made inert for a terminal and a CI log, masked, and withheld when it would still leak. */
@@ -164,18 +176,13 @@ export class Egress {
   }
 
   /**
-   * Write `name` in `dir` through the gate: into a new temporary file of that folder (created
-   * exclusively, never following a link), then renamed over the name, so a link planted there is
-   * replaced, not followed. A refused file is removed, so no older copy speaks for this run.
-   * Returns the path; throws when the file cannot be written or was refused.
+   * Write `name` in `dir`, a rendering of the sealed run document (its outside text masked when
+   * sealed; the suite's own words are never masked): into a new temporary file of that folder
+   * (created exclusively, never following a link), then renamed over the name, so a link planted
+   * there is replaced, not followed. Returns the path; throws when the file cannot be written.
    */
-  writeFile(dir: string, name: string, text: string): string {
+  writeFile(dir: string, name: string, body: string): string {
     const file = path.join(dir, name);
-    const body = this.pass(text, file);
-    if (body === undefined) {
-      rmSync(file, { force: true });
-      throw new Error(`${file}: not written: it would still have carried a secret`);
-    }
     makeDirs(dir);
     const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
