@@ -132,10 +132,11 @@ export class Redactor {
     return this.search.size;
   }
 
-  /** Register a credential (4 characters or more) in every form of the closed list (echoForms). */
+  /** Register a credential (4 characters or more) in every form of the closed list (echoForms); a 0x value without its prefix too. */
   add(secret: string | undefined): this {
-    if (secret && secret.length >= 4) for (const form of echoForms(secret)) this.search.add(form);
-    return this;
+    if (!secret || secret.length < 4) return this;
+    for (const form of echoForms(secret)) this.search.add(form);
+    return /^0x/i.test(secret) ? this.add(secret.slice(2)) : this;
   }
 
   /**

@@ -8,10 +8,7 @@
 /** A form shorter than this is not searched for: base64 of a few bytes is found in any blob. */
 export const MIN_FORM_LENGTH = 4;
 
-const hex2 = (b: number) => b.toString(16).padStart(2, '0');
 const bytesOf = (s: string) => Buffer.from(s, 'utf8');
-/** Every character outside `keep` as %XX of its UTF-8 bytes, upper-case hex. */
-const percent = (s: string, keep: RegExp) => [...s].map((c) => (keep.test(c) ? c : [...bytesOf(c)].map((b) => `%${hex2(b).toUpperCase()}`).join(''))).join('');
 const lowerPercent = (s: string) => s.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
 const nonAsciiEscaped = (s: string) => s.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -27,8 +24,9 @@ function jsonForms(s: string): string[] {
 function urlForms(s: string): string[] {
   const component = encodeURIComponent(s);
   const form = new URLSearchParams({ x: s }).toString().slice(2);
-  const quote = percent(s, /^[A-Za-z0-9_.~/-]$/);
-  const every = [...bytesOf(s)].map((b) => `%${hex2(b).toUpperCase()}`).join('');
+  // quote keeps what encodeURIComponent keeps but !*'(), and keeps '/'.
+  const quote = component.replace(/%2F/g, '/').replace(/[!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const every = bytesOf(s).toString('hex').toUpperCase().replace(/../g, '%$&');
   return [component, lowerPercent(component), form, quote, lowerPercent(quote), every, every.toLowerCase()];
 }
 

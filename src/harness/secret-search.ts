@@ -18,8 +18,9 @@ const BUDGET_BASE = 1 << 24;
 export type Span = [start: number, end: number];
 
 /**
- * A form longer than this is also searched for by its first EDGE characters alone: so much of a
- * credential is a leak wherever it stands, and a cut edge (cutEdges) then needs looking for only
+ * A form longer than this is also searched for by its first EDGE characters alone, and a match
+ * of them extended as far as the text goes on to agree with the form: so much of a credential is
+ * a leak wherever it stands (cut or not), and a cut edge (cutEdges) then needs looking for only
  * among the first EDGE characters of each form.
  */
 const EDGE = 256;
@@ -30,6 +31,8 @@ const hashOf = (a: number, b: number, c: number, d: number) => (Math.imul(Math.i
 export class LiteralSearch {
   /** Anchor hash -> the forms starting with it, longest first. */
   private readonly byAnchor = new Map<number, string[]>();
+  /** The first EDGE characters of a longer form -> the forms they start. */
+  private readonly longer = new Map<string, string[]>();
   private readonly filter = new Uint8Array((FILTER_MASK + 1) / 8);
   private readonly forms = new Set<string>();
   /** The first EDGE characters of every form. */
@@ -41,9 +44,13 @@ export class LiteralSearch {
 
   add(form: string): void {
     if (form.length < ANCHOR || this.forms.has(form)) return;
-    if (form.length > EDGE) this.add(form.slice(0, EDGE));
-    this.starts.add(form.slice(0, EDGE));
     this.forms.add(form);
+    if (form.length > EDGE) {
+      const start = form.slice(0, EDGE);
+      this.longer.set(start, [...(this.longer.get(start) ?? []), form]);
+      return this.add(start);
+    }
+    this.starts.add(form);
     const h = hashOf(form.charCodeAt(0), form.charCodeAt(1), form.charCodeAt(2), form.charCodeAt(3));
     const list = this.byAnchor.get(h) ?? [];
     list.push(form);
@@ -72,7 +79,15 @@ export class LiteralSearch {
           for (const form of this.byAnchor.get(h) ?? []) {
             budget -= form.length;
             if (text.startsWith(form, start)) {
-              found.push([start, start + form.length]);
+              let end = start + form.length;
+              // The start of a long form: as far as the text agrees with any form it starts.
+              for (const whole of this.longer.get(form) ?? []) {
+                let k = form.length;
+                while (k < whole.length && text.charCodeAt(start + k) === whole.charCodeAt(k)) k++;
+                budget -= k;
+                end = Math.max(end, start + k);
+              }
+              found.push([start, end]);
               break;
             }
           }
@@ -95,7 +110,8 @@ export class LiteralSearch {
   cutEdges(text: string, mark: string): Span[] | undefined {
     const found: Span[] = [];
     let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
-    for (let p = text.indexOf(mark); p >= ANCHOR; p = text.indexOf(mark, p + 1)) {
+    for (let p = text.indexOf(mark); p >= 0; p = text.indexOf(mark, p + 1)) {
+      if (p < ANCHOR) continue;
       const tail = text.slice(p - ANCHOR, p);
       let longest = 0;
       for (const start of this.starts) {
