@@ -69,11 +69,17 @@ function base64Forms(s: string): string[] {
   return out;
 }
 
-/** Every form of `secret` in the closed list, each once, none shorter than MIN_FORM_LENGTH. */
+/**
+ * Every form of `secret` in the closed list, each once, none shorter than MIN_FORM_LENGTH. Each
+ * is also taken as a JSON string holds it: written by PHP's json_encode (`\/`: a PHP server
+ * writes base64 or a URL-encoded value so), and quoted once more, as the suite quotes what a
+ * target said in a reason (`\\/`).
+ */
 export function echoForms(secret: string): string[] {
   const hex = bytesOf(secret).toString('hex');
   const forms = [secret, ...jsonForms(secret), ...urlForms(secret), ...htmlForms(secret), hex, hex.toUpperCase(), ...base64Forms(secret)];
-  return [...new Set(forms)].filter((f) => f.length >= MIN_FORM_LENGTH);
+  const inJson = [...forms, ...forms.map((f) => f.replace(/\//g, '\\/'))];
+  return [...new Set([...inJson, ...inJson.map((f) => JSON.stringify(f).slice(1, -1))])].filter((f) => f.length >= MIN_FORM_LENGTH);
 }
 
 /** The Basic credentials pair as an Authorization header carries it: base64 and base64url of `user:password`, padded or not. */
