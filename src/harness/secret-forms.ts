@@ -32,8 +32,7 @@ function urlForms(s: string): string[] {
 
 /** The five HTML specials as each common escaper writes them (named, Go's and PHP's numeric, Python's hex), or every character numeric. */
 function htmlForms(s: string): string[] {
-  const specials = (quot: string, apos: string) =>
-    s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quot, "'": apos })[c]!);
+  const specials = (quot: string, apos: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quot, "'": apos })[c]!);
   const numeric = (c: string, radix: 10 | 16) => `&#${radix === 16 ? 'x' : ''}${c.codePointAt(0)!.toString(radix)};`;
   const every = (radix: 10 | 16) => [...s].map((c) => numeric(c, radix)).join('');
   return [
@@ -55,7 +54,9 @@ function htmlForms(s: string): string[] {
  * so the form is found whatever stands before and after it.
  */
 export function base64Core(bytes: Buffer, offset: number): string {
-  const all = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+  const all = Buffer.concat([Buffer.alloc(offset), bytes])
+    .toString('base64')
+    .replace(/=+$/, '');
   return all.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
 }
 

@@ -12,15 +12,26 @@ import { Redactor, REDACTED } from '../../src/harness/redact';
 const CREDENTIALS = ['sk_live_T0ken/Q7xW2kLm+9PzR$x', `p<a>s&s"w'o rd/~*!é€`, 'plainAlnumKey1234567890'];
 
 const hex = (s: string) => Buffer.from(s).toString('hex');
-const pyQuote = (s: string) => [...Buffer.from(s)].map((b) => (/[A-Za-z0-9_.~/-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
-const html5 = (s: string, quot: string, apos: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, quot).replace(/'/g, apos);
+const pyQuote = (s: string) =>
+  [...Buffer.from(s)]
+    .map((b) => (/[A-Za-z0-9_.~/-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
+const html5 = (s: string, quot: string, apos: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, quot).replace(/'/g, apos);
 
 /** Each form as the encoder a web stack uses writes it. */
 const FORMS: Array<[string, (s: string) => string]> = [
   ['as sent', (s) => s],
   ['JSON.stringify', (s) => JSON.stringify(s).slice(1, -1)],
   ["Go's encoding/json (HTML-safe \\u003c)", (s) => JSON.stringify(s).slice(1, -1).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')],
-  ["PHP's json_encode (\\/, \\u of non-ASCII)", (s) => JSON.stringify(s).slice(1, -1).replace(/\//g, '\\/').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)],
+  [
+    "PHP's json_encode (\\/, \\u of non-ASCII)",
+    (s) =>
+      JSON.stringify(s)
+        .slice(1, -1)
+        .replace(/\//g, '\\/')
+        .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  ],
   ['encodeURIComponent', encodeURIComponent],
   ['encodeURIComponent, lower-case hex', (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())],
   ['form encoding', (s) => new URLSearchParams({ k: s }).toString().slice(2)],
@@ -84,7 +95,13 @@ describe('literal search, bounded', () => {
   });
 
   it('no file of the gate builds a regular expression from a credential or decodes what a target says', () => {
-    for (const file of ['src/harness/redact.ts', 'src/harness/secret-forms.ts', 'src/harness/secret-search.ts', 'src/harness/mask-result.ts', 'src/cli/egress.ts']) {
+    for (const file of [
+      'src/harness/redact.ts',
+      'src/harness/secret-forms.ts',
+      'src/harness/secret-search.ts',
+      'src/harness/mask-result.ts',
+      'src/cli/egress.ts',
+    ]) {
       // The one decoding is of the user's own Basic header, once, as it is registered: never of a target's text.
       const source = readFileSync(path.join(__dirname, '../..', file), 'utf8').replace("Buffer.from(basic[1], 'base64')", '');
       expect([file, /new RegExp\(/.test(source)]).toEqual([file, false]);

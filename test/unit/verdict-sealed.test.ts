@@ -70,7 +70,12 @@ describe('a credential that spells the suite’s own words is taken, and masked 
   it.each(['true', 'passed', 'testcase', 'rpc.'])(
     'registered as %s (a URL key, a header token, a --secret), the written reports keep every word of their own: results.json parses, junit.xml has its tests',
     (secret) => {
-      const gate = new Egress(new Redactor().addUrl(`http://127.0.0.1:1/?apikey=${secret}`).addHeaders({ Authorization: `Bearer ${secret}` }).add(secret));
+      const gate = new Egress(
+        new Redactor()
+          .addUrl(`http://127.0.0.1:1/?apikey=${secret}`)
+          .addHeaders({ Authorization: `Bearer ${secret}` })
+          .add(secret),
+      );
       const dir = mkdtempSync(path.join(tmpdir(), 'own-words-'));
       writeReports(runDocument([checkResult('rpc.a', 'failed', { cause: 'violation', violated: ['4.5.1'] })], FULL_SCOPE), dir, { gate });
       const results = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as { status: string; checks: Array<{ id: string }> };
