@@ -64,7 +64,7 @@ export function curlVariables(
   // Numbered in the order the target's headers were configured, counting secret ones only.
   let n = 0;
   for (const [name, value] of Object.entries(target.headers)) {
-    if (!SECRET_HEADER.test(name) || masked(value) !== value) continue;
+    if (!SECRET_HEADER.test(name) && masked(value) === value) continue;
     n++;
     const sent = Object.entries(req.headers).find(([k, v]) => k.toLowerCase() === name.toLowerCase() && v === value);
     if (!sent) continue;
