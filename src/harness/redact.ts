@@ -211,7 +211,7 @@ export class Redactor {
     if (!found || !edges) return { text: REDACTED, clean: false };
     if (found.length === 0 && edges.length === 0) return { text: s, clean: true };
     const text = replaceSpans(s, merge([...found, ...edges]), REDACTED);
-    return { text, clean: this.search.spans(text)?.length === 0 };
+    return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
   }
 
   /** Whether `s` still holds a registered form (or the start of one before a cut). */

@@ -38,6 +38,9 @@ export class LiteralSearch {
   /** The first EDGE characters of every form. */
   private readonly starts = new Set<string>();
 
+  /** Whether a form holds `*`: only then can masking (`***`) make a new occurrence, every other one being inside a span found. */
+  starred = false;
+
   get size(): number {
     return this.forms.size;
   }
@@ -45,6 +48,7 @@ export class LiteralSearch {
   add(form: string): void {
     if (form.length < ANCHOR || this.forms.has(form)) return;
     this.forms.add(form);
+    this.starred ||= form.includes('*');
     if (form.length > EDGE) {
       const start = form.slice(0, EDGE);
       this.longer.set(start, [...(this.longer.get(start) ?? []), form]);
@@ -77,6 +81,8 @@ export class LiteralSearch {
         if (this.filter[(h & FILTER_MASK) >> 3] & (1 << (h & 7))) {
           const start = i - ANCHOR + 1;
           for (const form of this.byAnchor.get(h) ?? []) {
+            // Its last character first: most near-misses end there, at the cost of one read.
+            if (text.charCodeAt(start + form.length - 1) !== form.charCodeAt(form.length - 1)) continue;
             budget -= form.length;
             if (text.startsWith(form, start)) {
               let end = start + form.length;
