@@ -210,13 +210,14 @@ export class Redactor {
     const edges = s.includes(CUT_MARK) ? this.search.cutEdges(s, CUT_MARK) : [];
     if (!found || !edges) return { text: REDACTED, clean: false };
     if (found.length === 0 && edges.length === 0) return { text: s, clean: true };
-    const text = replaceSpans(s, merge([...found, ...edges]), REDACTED);
+    const text = replaceSpans(s, edges.length ? merge([...found, ...edges]) : merge(found, true), REDACTED);
     return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
   }
 
   /** Whether `s` still holds a registered form (or the start of one before a cut). */
   leaks(s: string): boolean {
-    return !this.mask(s).clean || this.mask(s).text !== s;
+    const { text, clean } = this.mask(s);
+    return !clean || text !== s;
   }
 
   headers(headers: Record<string, string>): Record<string, string> {

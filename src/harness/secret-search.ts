@@ -64,8 +64,8 @@ export class LiteralSearch {
   }
 
   /**
-   * The spans of `text` that hold a form, merged where they overlap or touch, in order; or
-   * undefined when the comparisons ran past their budget (mask the whole text).
+   * The spans of `text` that hold a form, in the order of their starts; or undefined when the
+   * comparisons ran past their budget (mask the whole text).
    */
   spans(text: string): Span[] | undefined {
     const found: Span[] = [];
@@ -104,7 +104,7 @@ export class LiteralSearch {
       b = c;
       c = d;
     }
-    return merge(found);
+    return found;
   }
 
   /**
@@ -134,9 +134,9 @@ export class LiteralSearch {
   }
 }
 
-/** Spans sorted and merged where they overlap or touch. */
-export function merge(spans: Span[]): Span[] {
-  const sorted = [...spans].sort((x, y) => x[0] - y[0]);
+/** Spans sorted (unless they are already) and merged where they overlap or touch. */
+export function merge(spans: Span[], inOrder = false): Span[] {
+  const sorted = inOrder ? spans : [...spans].sort((x, y) => x[0] - y[0]);
   const out: Span[] = [];
   for (const s of sorted) {
     const last = out[out.length - 1];
