@@ -276,7 +276,7 @@ describe('bounded values', () => {
   });
 });
 
-describe('the egress gate: secrets found in any decoding, whole values masked, writes refused when a secret would still show', () => {
+describe('the egress gate: the closed list masked, reports written as rendered, a line withheld when masking cannot make it safe', () => {
   const SECRET = 'sk_live_T0ken/Q7xW2kLm+9PzR';
   const gate = () => {
     const complaints: string[] = [];

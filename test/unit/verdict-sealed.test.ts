@@ -76,7 +76,7 @@ describe('a credential that spells the suite’s own words is taken, and masked 
           .addHeaders({ Authorization: `Bearer ${secret}` })
           .add(secret),
       );
-      const dir = mkdtempSync(path.join(tmpdir(), 'own-words-'));
+      const dir = mkdtempSync(path.join(tmpdir(), 'reports-'));
       writeReports(runDocument([checkResult('rpc.a', 'failed', { cause: 'violation', violated: ['4.5.1'] })], FULL_SCOPE), dir, { gate });
       const results = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as { status: string; checks: Array<{ id: string }> };
       expect(results.status).toBe('non-conformant');
