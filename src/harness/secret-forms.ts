@@ -21,7 +21,9 @@ function jsonForms(s: string): string[] {
 }
 
 /** encodeURIComponent in either hex case; form encoding (URLSearchParams); Python's quote keeping `/`; every byte as %XX in either case. */
-function urlForms(s: string): string[] {
+function urlForms(given: string): string[] {
+  // A lone surrogate is sent as U+FFFD (as Buffer writes it); encodeURIComponent would throw on it.
+  const s = given.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   const component = encodeURIComponent(s);
   const form = new URLSearchParams({ x: s }).toString().slice(2);
   // quote keeps what encodeURIComponent keeps but !*'(), and keeps '/'.

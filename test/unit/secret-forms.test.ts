@@ -61,6 +61,13 @@ describe.each(CREDENTIALS)('the credential %j', (credential) => {
   });
 });
 
+describe('registration never fails', () => {
+  it('a credential holding a lone surrogate is registered (encodeURIComponent would throw on it) and masked as sent', () => {
+    const r = new Redactor().add('key-\ud800-value');
+    expect(r.text('a key-\ud800-value b')).toBe(`a ${REDACTED} b`);
+  });
+});
+
 describe('the Basic pair', () => {
   it('base64 of user:password, as the header carries it: masked; the user name alone is shown', () => {
     const r = new Redactor().addUrl('https://operator:c0rrect-horse@node.example/rpc');
