@@ -25,8 +25,8 @@ export type Span = [start: number, end: number];
  */
 const EDGE = 256;
 
-/** A position's anchor hash from its ANCHOR characters (any UTF-16 code units). */
-const hashOf = (a: number, b: number, c: number, d: number) => (Math.imul(Math.imul(Math.imul(a, 65599) + b, 65599) + c, 65599) + d) >>> 0;
+/** A position's anchor hash from its ANCHOR characters (any UTF-16 code units), kept within a small integer (a fast Map key). */
+const hashOf = (a: number, b: number, c: number, d: number) => (Math.imul(Math.imul(Math.imul(a, 65599) + b, 65599) + c, 65599) + d) & 0x3fffffff;
 
 export class LiteralSearch {
   /** Anchor hash -> the forms starting with it, longest first. */
