@@ -1,16 +1,20 @@
 /**
- * The egress gate's cost on a large text: Redactor.mask (the literal forms, then the search of
- * every decoding in secret-match.ts) over 4 MiB of the shapes a run writes or quotes, with the
- * three credentials of a provider URL and header registered, and a signing key. Each text is new to the redactor
- * (nothing remembered), as a report file is.
+ * The egress gate's cost on a 16 MiB answer of each shape: Redactor.mask (one literal pass over
+ * the text for every form of every registered credential), each shape in a child process of its
+ * own so that its peak RSS is its own. Targets: any shape at most 1.5× the CPU of plain text, and
+ * at most 300 MiB. The credentials are a run's: a provider URL's path and query keys, a bearer
+ * token, a Basic password, a signing key, a --secret, and a 64 KiB token.
  */
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { Redactor } from '../src/harness/redact';
 
 const MiB = 1 << 20;
-const base64 = (s: string) => Buffer.from(s).toString('base64');
+const SIZE = 16 * MiB;
+const BEARER = 'sk_live_T0ken/Q7xW2kLm$9PzR';
 
-function filled(unit: () => string, size: number): string {
+function filled(unit: () => string, size = SIZE): string {
   const parts: string[] = [];
   let length = 0;
   while (length < size) {
@@ -21,50 +25,65 @@ function filled(unit: () => string, size: number): string {
   return parts.join('').slice(0, size);
 }
 
-/** The shapes: what a node answers most (hex), base64 blobs of binary data and of text, prose full of escapes, and two made to cost the most. */
+/** The shapes: plain prose, what a node answers most (hex), base64 of binary data and of text, escape-dense prose, and two made to cost the most. */
 export const GATE_SHAPES: Record<string, () => string> = {
-  'hex JSON (receipts)': () => filled(() => `{"blockHash":"0x${randomBytes(32).toString('hex')}","logs":[],"status":"0x1"},`, 4 * MiB),
-  'base64 of random bytes': () => filled(() => `"${randomBytes(300).toString('base64')}",`, 4 * MiB),
-  'base64 of text': () => filled(() => `"${Buffer.from('the quick brown fox jumps over the lazy dog, '.repeat(6)).toString('base64')}",`, 4 * MiB),
-  'prose with & and \\ escapes': () => filled(() => 'a &amp; b \\n "name": "Apple Inc." &lt;tag&gt; \\u0041 %20 ', 4 * MiB),
-  // The worst cases of the third level of base64 and of secrets split by whitespace: every level
-  // decodes to printable text, and every character starts a near-match of a registered key.
-  'base64 of base64 of base64 of text': () => filled(() => `"${base64(base64(base64('the quick brown fox jumps over the lazy dog, '.repeat(6))))}",`, 4 * MiB),
-  'a key spaced out, all but its last character': () => filled(() => `${[...'q7Xw2kLm9PzR4tY'].join(' ')} `, 4 * MiB),
-  // The worst case of base64 and hex written in groups found: a line of four groups, the fewest
-  // joined, one short run per line, each decoded as hex and as base64.
-  'a hex dump, four groups a line': () => filled(() => '71 37 58 4a\n', 4 * MiB),
-  // A PEM's public header then escaped newlines: its registered JSON form holds \n, which a GAP
-  // could match too (quadratic before GAPs were kept from matching the character after them).
-  "a PEM's header then escaped newlines": () => `-----BEGIN PRIVATE KEY-----${'\\n'.repeat(2 * MiB - 14)}x`,
-  // The same with a --secret typed with a backslash, and one holding an invisible character.
-  'a secret typed with \\n: its start then escaped newlines': () => `pa55${'\\n'.repeat(2 * MiB - 3)}x`,
-  'a secret holding U+200B: its start then 4 Mi of them': () => `pa55${'\u200b'.repeat(4 * MiB - 5)}x`,
+  plain: () => filled(() => 'the quick brown fox jumps over the lazy dog; '),
+  'hex JSON (receipts)': () => filled(() => `{"blockHash":"0x${randomBytes(32).toString('hex')}","logs":[],"status":"0x1"},`),
+  'base64 of random bytes': () => filled(() => `"${randomBytes(300).toString('base64')}",`),
+  'base64 of text': () => filled(() => `"${Buffer.from('the quick brown fox jumps over the lazy dog, '.repeat(6)).toString('base64')}",`),
+  'escape-dense prose': () => filled(() => 'a &amp; b \\n "name": "Apple Inc." &lt;tag&gt; \\u0041 %20 &#115; '),
+  // A target that holds a credential may repeat the start of its forms: each repetition is one comparison of up to 256 characters.
+  "a credential's start, over and over": () => filled(() => `${BEARER.slice(0, 20)} `),
+  'the start of the 64 KiB token, 300 characters at a time': () => filled(() => `${LONG.slice(0, 300)} `),
 };
 
-/** Median CPU milliseconds of `runs` masks of each 4 MiB shape. */
-export function gateCost(runs = 3): Array<{ shape: string; ms: number; all: number[] }> {
-  const redactor = new Redactor().addTarget({
-    urlVar: 'RPC_URL',
-    url: 'https://node.example/v2/q7Xw2kLm9PzR4tYb?apikey=QKEY987654321zz',
-    headerVar: 'RPC_HEADER',
-    headers: { Authorization: 'Bearer sk_live_T0ken/Q7xW2kLm$9PzR' },
-  });
-  // A signing key, as --certify registers it (its JSON form has \n between its lines).
-  redactor.add(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-  // Two --secret values a user may type: a backslash before n, an invisible character.
-  redactor.add('pa55\\nw0rd!x').add('pa55\u200bw0rd!y');
-  return Object.entries(GATE_SHAPES).map(([shape, make]) => {
-    const text = make();
-    const all: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      // CPU time of this thread (the mask is synchronous): on a shared machine, wall time measures the neighbours.
-      const t = process.cpuUsage();
-      redactor.mask(`${text} ${i}`);
-      const used = process.cpuUsage(t);
-      all.push((used.user + used.system) / 1000);
-    }
-    const sorted = [...all].sort((a, b) => a - b);
-    return { shape, ms: sorted[Math.floor(runs / 2)], all };
+const LONG = randomBytes(48 * 1024).toString('base64url');
+
+function redactor(): Redactor {
+  return new Redactor()
+    .addTarget({
+      urlVar: 'RPC_URL',
+      url: 'https://node.example/v2/q7Xw2kLm9PzR4tYb?apikey=QKEY987654321zz',
+      headerVar: 'RPC_HEADER',
+      headers: { Authorization: `Bearer ${BEARER}`, 'X-Long-Token': LONG },
+    })
+    .addUrl('https://operator:c0rrect-horse@api.example/')
+    .add(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())
+    .add('tenant-s3cret-value');
+}
+
+export interface GateCost {
+  shape: string;
+  /** The least CPU milliseconds of the masks. */
+  ms: number;
+  all: number[];
+  /** The child's peak RSS. */
+  peakRssMb: number;
+}
+
+/** In this process: the CPU time of `runs` masks of one shape, and the peak RSS. */
+function measure(shape: string, runs: number): GateCost {
+  const r = redactor();
+  const text = GATE_SHAPES[shape]();
+  const all: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    // CPU time of this thread (the mask is synchronous): on a shared machine, wall time measures the neighbours.
+    const t = process.cpuUsage();
+    r.mask(`${text} ${i}`);
+    const used = process.cpuUsage(t);
+    all.push((used.user + used.system) / 1000);
+  }
+  return { shape, ms: Math.min(...all), all, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** Each shape measured in a child process of its own. */
+export function gateCost(runs = 3): GateCost[] {
+  return Object.keys(GATE_SHAPES).map((shape) => {
+    const child = spawnSync(process.execPath, [path.join(__dirname, '../bin/run-ts.js'), __filename, shape, String(runs)], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`gate bench, ${shape}: exit ${child.status}\n${child.stderr}`);
+    return JSON.parse(child.stdout.trim().split('\n').pop()!) as GateCost;
   });
 }
+
+if (process.argv[1] && path.resolve(process.argv[1]) === __filename && process.argv[2])
+  process.stdout.write(`${JSON.stringify(measure(process.argv[2], Number(process.argv[3] ?? 3)))}\n`);

@@ -1,21 +1,25 @@
 /**
  * The one way out. Every byte the suite writes — each report file, the certificate, predicate and
  * badge, compare output, every console line, the Action's step summary and outputs — leaves
- * through an Egress. It knows every secret the run was given (registered from the raw command line
- * and environment before they are parsed, then from the configuration), masks what it finds in
- * any decoding a reader could apply (the Redactor and secret-match.ts), and fails closed: a write
- * that would still carry a secret is not made, and the run says which one on stderr and ends
- * with a non-zero exit code. Files are never written through a link.
+ * through an Egress. It knows every credential the run was given (registered from the raw command
+ * line and environment before they are parsed, then from the configuration). Report files are
+ * renderings of the sealed run document, whose outside text was masked when it was sealed
+ * (mask-result.ts): they are written as rendered, so no credential can garble the suite's own
+ * words. Console lines and appended outputs quote what the user typed and what went wrong: they
+ * are masked (the Redactor's literal forms) and made inert, and a line that cannot be masked is
+ * withheld, said on stderr, and the run ends with a non-zero exit code. Files are never written
+ * through a link.
  */
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { isPlainPart, looksLikeKey, Redactor } from '../harness/redact';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { clearStale, writeReportFile } from './report-files';
+import { isPlainPart, looksLikeKey, Redactor, URL_LIKE } from '../harness/redact';
 import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
 import { OPTIONS } from './options';
 import { forTerminal } from './egress-terminal';
+
+export { makeDirs, SUITE_FILES } from './report-files';
 
 /** What the console streams are given: only write (and isTTY, which decides colour). */
 export interface OutStream {
@@ -27,9 +31,6 @@ export interface Io {
   out: OutStream;
   err: OutStream;
 }
-
-/** Every file a run, --certify or compare of this suite writes: a previous run's copy is this suite's to remove. */
-export const SUITE_FILES = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'certificate.json', 'predicate.json', 'badge.svg'] as const;
 
 /** Names of environment variables that hold credentials whatever flag they belong to (CI tokens, the Action's inputs). */
 const SECRET_NAME = /(secret|token|password|passwd|credential|api_?key|private_?key|sign_?key)/i;
@@ -87,11 +88,13 @@ export class Egress {
     if (value.includes('-----BEGIN')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16 && !line.includes('-----')) r.add(line.trim());
   }
 
-  /** A URL as given, even one that does not parse: its credential parts. */
+  /** A URL as given, even one that does not parse: its credential parts. A file path (`C:\\specs\\api.json`) carries none. */
   private addRawUrl(value: string): void {
+    if (!URL_LIKE.test(value.trim())) return;
     this.redactor.addUrl(value.trim());
+    if (URL.canParse(value.trim())) return;
     for (const part of value.split(/[/?#&=:@\s]+/))
-      if (!isPlainPart(part) && !/^https?$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
+      if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
   }
 
   /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */
@@ -142,10 +145,17 @@ export class Egress {
     return undefined;
   }
 
-  /** `text` as it may leave for `where`: masked, or undefined (the refusal recorded and said) when a secret would still show. */
+  /**
+   * `text` as it may leave for `where`: masked, or undefined (the refusal recorded and said) when
+   * it could not be masked, or when masking failed: whatever goes wrong in the gate, the text is withheld.
+   */
   pass(text: string, where: string): string | undefined {
-    const { text: masked, clean } = this.redactor.mask(text);
-    return clean ? masked : this.refuse(where);
+    try {
+      const { text: masked, clean } = this.redactor.mask(text);
+      return clean ? masked : this.refuse(where);
+    } catch {
+      return this.refuse(where);
+    }
   }
 
   /** A console stream: every write made inert for a terminal and a CI log, masked, and withheld when it would still leak. */
@@ -163,34 +173,9 @@ export class Egress {
     return { out: this.stream(io.out, 'stdout'), err: this.stream(io.err, 'stderr') };
   }
 
-  /**
-   * Write `name` in `dir` through the gate: into a new temporary file of that folder (created
-   * exclusively, never following a link), then renamed over the name, so a link planted there is
-   * replaced, not followed. A refused file is removed, so no older copy speaks for this run.
-   * Returns the path; throws when the file cannot be written or was refused.
-   */
-  writeFile(dir: string, name: string, text: string): string {
-    const file = path.join(dir, name);
-    const body = this.pass(text, file);
-    if (body === undefined) {
-      rmSync(file, { force: true });
-      throw new Error(`${file}: not written: it would still have carried a secret`);
-    }
-    makeDirs(dir);
-    const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
-    try {
-      writeSync(fd, body);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(tmp, file);
-    } catch (err) {
-      unlinkSync(tmp);
-      throw err;
-    }
-    return file;
+  /** Write `name` in `dir` as rendered, never through a link (report-files.ts writeReportFile). */
+  writeFile(dir: string, name: string, body: string): string {
+    return writeReportFile(dir, name, body);
   }
 
   /** Append to a file someone else owns (the Action's $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT), through the gate and never through a link. */
@@ -210,51 +195,8 @@ export class Egress {
     return (text) => this.appendFile(file, text);
   }
 
-  /**
-   * Remove from `dir` the files a previous run of this suite left (SUITE_FILES) that this run will
-   * not write again, so an old badge or certificate never stands beside new results. Anything else
-   * in the folder is left alone; a link is removed, never followed.
-   */
+  /** Remove what an earlier run of this suite left in `dir` that this one does not write (report-files.ts clearStale). */
   clearStale(dir: string, writing: readonly string[]): void {
-    for (const name of SUITE_FILES) {
-      if (writing.includes(name)) continue;
-      const file = path.join(dir, name);
-      try {
-        if (!lstatSync(file).isDirectory()) unlinkSync(file);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-    }
-  }
-}
-
-/** Directories a path may have above it: more is not a report directory. */
-const MAX_DEPTH = 256;
-
-/**
- * `mkdir -p` one level at a time: Node's recursive mkdirSync loops forever under /proc (a
- * --report-dir of /proc/x made the run spin at full CPU), so the missing directories are found
- * by walking up to one that exists and made top down, each failure naming the level it met.
- */
-export function makeDirs(dir: string): void {
-  const missing: string[] = [];
-  for (let at = path.resolve(dir), depth = 0; depth < MAX_DEPTH; depth++) {
-    try {
-      if (!statSync(at).isDirectory()) throw new Error(`${at} is not a directory`);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      missing.push(at);
-      const up = path.dirname(at);
-      if (up === at) break;
-      at = up;
-    }
-  }
-  for (const level of missing.reverse()) {
-    try {
-      mkdirSync(level);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    clearStale(dir, writing);
   }
 }

@@ -23,8 +23,6 @@ import { discardEarly } from './reference-process';
 import { SUBCOMMAND_HELP, subcommandOf } from './subcommands';
 import { didYouMean } from './suggest';
 import { dotenvFile, dotenvProblem, fromUserDir, loadUserDotenv, shownPath } from './paths';
-import { garblesVocabulary, GARBLED_VOCABULARY } from './secret-rules';
-import { ownTexts } from './own-words';
 import { exitWhenDrained } from './exit';
 
 export type { Io } from './egress';
@@ -128,8 +126,7 @@ function configure(argv: string[], env: NodeJS.ProcessEnv, io: Io, catalogue: Ch
 
 /**
  * Before anything is judged: the notices, the questions (--help, --version, --list) answered, and the
- * mistakes that judge nothing said (exit 2): a secret that would garble the suite's own words, a
- * selection of no check. Returns the checks to run, or the exit code.
+ * mistakes that judge nothing said (exit 2): a selection of no check. Returns the checks to run, or the exit code.
  */
 function checksToRun(argv: string[], env: NodeJS.ProcessEnv, io: Io, cfg: RunConfig, catalogue: Check[]): Check[] | number {
   // Which .env the settings came from (the one in the directory the command was run from), if any.
@@ -138,12 +135,6 @@ function checksToRun(argv: string[], env: NodeJS.ProcessEnv, io: Io, cfg: RunCon
   for (const warning of cfg.warnings) io.err.write(`conformance: ${warning}\n`);
   if (cfg.help) return (io.out.write(helpText() + '\n'), EXIT_CODE.conformant);
   if (cfg.version) return (io.out.write(`${pkg.version}\n`), EXIT_CODE.conformant);
-  // Every secret known before anything runs (a gate of its own, registered as the run's will be):
-  // one that would garble the suite's own words is refused here.
-  if (garblesVocabulary(Egress.forRun(argv, env).registerConfig(cfg).redactor, () => ownTexts(catalogue))) {
-    io.err.write(`conformance: ${GARBLED_VOCABULARY}\n`);
-    return EXIT_CODE.config;
-  }
   const checks = selectChecks(catalogue, cfg);
   // The same answer for --list as for a run: a selection of nothing is a mistake in either.
   if (checks.length === 0) {
@@ -303,7 +294,7 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   const checks = checksToRun(argv, env, io, cfg, catalogue);
   if (typeof checks === 'number') return checks;
   // --json: the run's document alone on stdout, every human line on stderr (as gh --json does).
-  const printDocument = cfg.json ? documentPrinter(stdout, gate) : undefined;
+  const printDocument = cfg.json ? documentPrinter(stdout) : undefined;
   if (cfg.json) io = { out: io.err, err: io.err };
   // Loaded here, not at the top: a remote run loads nothing of the embedded target.
   if (cfg.embedded && !anvilFound(io)) return EXIT_CODE.config;
@@ -360,15 +351,12 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
 }
 
 /**
- * --json's stdout: the very bytes of results.json (inert for a log already), through the gate like
- * every other write (masked, or withheld and said when a secret would still show), but not made
- * inert for a terminal line by line, which would change the document.
+ * --json's stdout: the very bytes of results.json, as the report file is written (the sealed
+ * document, its outside text masked when sealed; inert for a log already), not masked again as
+ * text, which would mask the suite's own words, nor made inert line by line, which would change it.
  */
-function documentPrinter(stdout: Io['out'], gate: Egress): (doc: RunDocument) => void {
-  return (doc) => {
-    const text = gate.pass(renderJson(doc), 'the --json document on stdout');
-    if (text !== undefined) stdout.write(text);
-  };
+function documentPrinter(stdout: Io['out']): (doc: RunDocument) => void {
+  return (doc) => void stdout.write(renderJson(doc));
 }
 
 /** The process entry point (bin/conformance.js): .env, the run, and the exit code. */

@@ -1,8 +1,8 @@
 // The gate never touches the verdict. A result holds two kinds of fields: the suite's own (its id,
 // status, level, cause, statements, violated, outcome, effect, blockedBy, …), which decide and
 // state the verdict, and strings that came from outside (what a target answered, input echoed in
-// a reason, the expectations file's words). Only the second kind is masked: a secret that happens
-// to spell part of "failed" can garble a reason, never turn a failure into something else.
+// a reason, the expectations file's words). Only the second kind is masked: a credential that
+// spells part of "failed" is masked in what the target said, never in the suite's own fields.
 import { VALUE_CAP_BYTES, type CheckResult, type SampleFailure } from './result';
 import type { Redactor } from './redact';
 import { cutBytes, detached, mapJson } from './json';

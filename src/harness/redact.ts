@@ -1,21 +1,25 @@
 /**
- * Secret redaction at the source: every string that leaves a client (transcripts, curl lines,
- * error messages) passes through one Redactor that knows the run's secrets.
+ * Secret redaction at the source: every string that came from outside (transcripts, curl lines,
+ * error messages, what a result quotes) passes through one Redactor that knows the run's
+ * credentials, each in the closed list of forms an honest server echoes (secret-forms.ts),
+ * found literally (secret-search.ts). docs/safe-to-share.md states the threat model.
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
-import { CUT_MAX, cutStart, longStart, maskTokens, SecretMatcher, secretSource } from './secret-match';
+import { basicPairForms, echoForms } from './secret-forms';
+import { LiteralSearch, merge, replaceSpans } from './secret-search';
+import { curlVariables, SECRET_HEADER, type CurlTarget, type CurlVariables } from './curl-variables';
+
+export { shellVariable, type CurlTarget, type CurlVariables } from './curl-variables';
 
 export const REDACTED = '***';
 
-/** Header names whose values are always secrets, whatever the value looks like. */
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|.*(token|secret|key|password|credential).*)$/i;
 /** Query parameter names that carry credentials in provider URLs. */
 const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secret|password|signature|sig)$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Authorization schemes: words, not secrets (RFC 9110 11.1), left readable. */
 const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|negotiate|ntlm|vapid|scram-sha-1|scram-sha-256|aws4-hmac-sha256)$/i;
-/** The shortest start of a secret hidden when a cut left it before CUT_MARK. */
-const SHORTEST_PREFIX = 4;
+/** A value that names a URL (a scheme then `//`): only such a value carries credentials; a file path is shown as given. */
+export const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * A header token that looks like a provider key rather than a word (URL parts follow the stricter
@@ -79,10 +83,6 @@ export function publicUrl(raw: string, isSecret: (part: string) => boolean = () 
   return `${url.protocol}//${user}${url.host}${shownPath}${query.length ? `?${query.join('&')}` : ''}`;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
@@ -91,140 +91,82 @@ function safeDecode(s: string): string {
   }
 }
 
-/**
- * A target whose secrets a curl line replaces by shell variables instead of `***` (which would
- * make the command fail): the URL as `"$BASE_URL…"` / `"$RPC_URL"`, each secret header as
- * `-H "$RPC_HEADER_1"`. The variables are named, never filled in.
- */
-export interface CurlTarget {
-  /** The variable that holds the URL, e.g. RPC_URL (the same name as the configuration's). */
-  urlVar: string;
-  /** The URL as requests use it (after the configuration took credentials out of it). */
-  url: string | undefined;
-  /** Prefix of the numbered header variables, e.g. RPC_HEADER -> RPC_HEADER_1, RPC_HEADER_2. */
-  headerVar: string;
-  headers: Record<string, string>;
-}
-
-/** Shell words for the parts of one request that carry a secret (see curlLine). */
-export interface CurlVariables {
-  /** Replaces the quoted URL, e.g. `"${RPC_URL:?…}"/v1/x`. */
-  url?: string;
-  /** Header name -> the word replacing `-H 'Name: value'`. */
-  headers: Record<string, string>;
-}
-
-/**
- * `"${NAME:?export NAME: what}"`: the shell expands the exported value, or stops with this note
- * (in sh, bash and zsh alike) when it is not set; so the line itself says what to export, and
- * never holds the value. `what` must hold no quote, `$`, backslash or `}`.
- */
-export function shellVariable(name: string, what: string): string {
-  return `"\${${name}:?export ${name}: ${what.replace(/["$\\`}]/g, '')}}"`;
-}
-
-/** How many masked texts are remembered, and up to what length (see Redactor.masked). */
-const MASKED_ENTRIES = 4096;
-const MASKED_MAX_CHARS = 16 * 1024;
-
 export class Redactor {
-  private readonly secrets: string[] = [];
-  /** The same secrets, found in any decoding of a text (secret-match.ts). */
-  private readonly matcher = new SecretMatcher();
+  /** Every form of every registered credential. */
+  private readonly search = new LiteralSearch();
   private readonly curlTargets: CurlTarget[] = [];
-  /**
-   * mask() of the texts seen lately: a run with --samples N masks the same answers, URLs and
-   * headers N times, and each mask decodes every base64-like run (a hex result is one). Forgotten
-   * whenever a secret is added, so a text is never masked against fewer secrets than are known.
-   */
-  private readonly masked = new Map<string, { text: string; clean: boolean }>();
-  /** Every registered form, longest first, as one case-insensitive pattern (rebuilt on add). */
-  private pattern?: RegExp;
-  /** The start (SHORTEST_PREFIX characters or more) of any secret, right before a cut mark. */
-  private cutPattern?: RegExp;
 
-  /** How many forms of secrets are registered (0: nothing is ever masked). */
+  /** How many forms of credentials are registered (0: nothing is ever masked). */
   get size(): number {
-    return this.secrets.length;
+    return this.search.size;
   }
 
-  /**
-   * Register a literal secret (a header value, a private key, a URL credential) in every form a
-   * target is likely to echo: as given, percent-encoded, percent-decoded, JSON-escaped, and a
-   * 0x-prefixed value without its prefix.
-   */
+  /** Register a credential (4 characters or more) in every form of the closed list (echoForms); a 0x value without its prefix too. */
   add(secret: string | undefined): this {
     if (!secret || secret.length < 4) return this;
-    const forms = [secret, encodeURIComponent(secret), safeDecode(secret), JSON.stringify(secret).slice(1, -1)];
-    if (secret.startsWith('0x')) forms.push(secret.slice(2));
-    for (const form of [secret, safeDecode(secret), safeDecode(secret.replace(/\+/g, ' ')), secret.replace(/^0x/, '')]) this.matcher.add(form);
-    this.masked.clear();
-    for (const form of forms) {
-      if (form.length < 4 || this.secrets.includes(form)) continue;
-      this.secrets.push(form);
-      this.pattern = this.cutPattern = undefined;
-    }
-    return this;
+    for (const form of echoForms(secret)) this.search.add(form);
+    return /^0x/i.test(secret) ? this.add(secret.slice(2)) : this;
   }
 
   /**
-   * Register a credential as a header carries it: the whole value, and each token in it (the
-   * part after an auth scheme such as Bearer; for Basic, the decoded `user:password`, the user
-   * and the password; each `name=value` value).
+   * Register a credential as a header carries it: each token after an auth scheme such as Bearer,
+   * each `name=value` value; for Basic, the password and the pair as sent (its user name is no secret).
    */
   addCredential(value: string | undefined): this {
-    if (!value) return this;
-    this.add(value.trim());
-    const words = value
-      .trim()
-      .split(/[\s,;]+/)
-      .filter((w) => w && !AUTH_SCHEME.test(w));
-    for (const word of words) {
+    const trimmed = value?.trim() ?? '';
+    const basic = /^basic\s+([A-Za-z0-9+/=_-]+)$/i.exec(trimmed);
+    if (basic) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      return colon < 0 ? this.add(basic[1]).add(decoded) : this.addBasic(decoded.slice(0, colon), decoded.slice(colon + 1)).add(basic[1]);
+    }
+    for (const word of trimmed.split(/[\s,;]+/).filter((w) => w && !AUTH_SCHEME.test(w))) {
       this.add(word.replace(/^"|"$/g, ''));
       const eq = word.indexOf('=');
       if (eq > 0 && eq < word.length - 1) this.add(word.slice(eq + 1).replace(/^"|"$/g, ''));
     }
-    const basic = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value.trim());
-    if (basic) {
-      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      this.add(decoded);
-      if (colon >= 0) this.add(decoded.slice(0, colon)).add(decoded.slice(colon + 1));
-    }
     return this;
+  }
+
+  /** Basic credentials: the password in every form, and the `user:password` pair in base64. */
+  addBasic(user: string, password: string): this {
+    if (!password) return this.add(user);
+    for (const form of basicPairForms(user, password)) this.search.add(form);
+    return this.add(password);
   }
 
   /**
-   * Register the secret parts of a URL: userinfo, every path segment and query part that publicUrl
-   * masks (so a target echoing one is redacted too), and any value of a credential-named parameter.
+   * Register the credential parts of a URL (only of a value that names one: a file path carries
+   * none): the password (or a user given alone), every path segment and query part that
+   * publicUrl masks, and any value of a credential-named parameter, as written and as decoded.
    */
   addUrl(raw: string | undefined): this {
-    if (!raw) return this;
+    if (!raw || !URL_LIKE.test(raw.trim())) return this;
     let url: URL;
     try {
-      url = new URL(raw);
+      url = new URL(raw.trim());
     } catch {
       return this;
     }
-    this.add(url.username || undefined).add(url.password || undefined);
+    if (url.username || url.password) this.addBasic(safeDecode(url.username), safeDecode(url.password));
+    const addValue = (name: string | undefined, value: string) => {
+      if (!isPlainPart(value) || value.length >= 8 || (name !== undefined && SECRET_QUERY.test(safeDecode(name))))
+        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+    };
     // A fragment is never sent, but it is part of the URL as given, and credentials travel there too.
     for (const part of url.hash.replace(/^#/, '').split(/[&;]/)) {
       const eq = part.indexOf('=');
-      const value = eq < 0 ? part : part.slice(eq + 1);
-      if (!isPlainPart(value) || value.length >= 8 || (eq > 0 && SECRET_QUERY.test(safeDecode(part.slice(0, eq)))))
-        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      addValue(eq > 0 ? part.slice(0, eq) : undefined, eq < 0 ? part : part.slice(eq + 1));
     }
     for (const { name, value } of queryPairs(url)) {
       if (!isPlainPart(name)) this.add(name);
-      // publicUrl masks every query value; one long enough not to be an ordinary word (a tenant, a letters-only key) is registered too.
-      if (value && (!isPlainPart(value) || value.length >= 8 || SECRET_QUERY.test(safeDecode(name))))
-        this.add(value).add(safeDecode(value.replace(/\+/g, ' ')));
+      if (value) addValue(name, value);
     }
-    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment);
+    for (const segment of url.pathname.split('/')) if (!isPlainPart(segment)) this.add(segment).add(safeDecode(segment));
     return this;
   }
 
-  /** Register configured headers: credential headers whole and token by token, any other header's key-like tokens. */
+  /** Register configured headers: credential headers token by token, any other header's key-like tokens. */
   addHeaders(headers: Record<string, string>): this {
     for (const [name, value] of Object.entries(headers)) {
       if (SECRET_HEADER.test(name)) this.addCredential(value);
@@ -245,93 +187,37 @@ export class Redactor {
     return this.text(publicUrl(raw, (part) => this.text(part) !== part));
   }
 
-  private isSecretHeader(name: string, value: string): boolean {
-    return SECRET_HEADER.test(name) || this.text(value) !== value;
-  }
-
-  /**
-   * The shell variables a curl line of this (unredacted) request should use: the target it goes
-   * to is the registered one whose URL prefixes it (exact match first: an RPC call posts to the
-   * URL itself). Returns no variables when nothing secret is in the request's URL or headers.
-   */
+  /** The shell variables a curl line of this (unredacted) request uses where it would carry a credential (curl-variables.ts). */
   curlVariables(req: { url: string; headers: Record<string, string> }): CurlVariables {
-    const out: CurlVariables = { headers: {} };
-    const target = [...this.curlTargets]
-      .filter((t) => req.url === t.url || req.url.startsWith(`${t.url}/`) || req.url.startsWith(`${t.url}?`))
-      .sort((a, b) => Number(req.url === b.url) - Number(req.url === a.url) || b.url!.length - a.url!.length)[0];
-    if (!target) return out;
-    const url = target.url!;
-    if (this.text(url) !== url) {
-      const rest = this.text(req.url.slice(url.length));
-      out.url =
-        shellVariable(target.urlVar, `the ${target.urlVar === 'BASE_URL' ? 'REST base' : 'JSON-RPC'} URL you gave`) +
-        (rest ? `'${rest.replace(/'/g, `'\\''`)}'` : '');
-    }
-    // Numbered in the order the target's headers were configured, counting secret ones only.
-    let n = 0;
-    for (const [name, value] of Object.entries(target.headers)) {
-      if (!this.isSecretHeader(name, value)) continue;
-      n++;
-      const sent = Object.entries(req.headers).find(([k, v]) => k.toLowerCase() === name.toLowerCase() && v === value);
-      if (!sent) continue;
-      out.headers[sent[0]] = shellVariable(`${target.headerVar}_${n}`, `your ${name} header line, Name: value`);
-    }
-    return out;
+    return curlVariables(req, this.curlTargets, (value) => this.text(value));
   }
 
-  /**
-   * `s` with every registered secret replaced, in any letter case; and where a cut (CUT_MARK) fell
-   * inside a secret, the start of it left before the mark too. What is left is searched again in
-   * every decoding a reader could apply (secret-match.ts): a word still holding a secret is masked
-   * whole, and if a secret still shows across words, so is all of `s`.
-   */
+  /** `s` masked (mask); all of it `***` when it could not be masked in part. */
   text(s: string): string {
     const { text, clean } = this.mask(s);
     return clean ? text : REDACTED;
   }
 
   /**
-   * `s` masked as text() does, but without hiding all of it: `clean` is false when a secret still
-   * shows in some decoding across words (the egress gate then refuses the write).
+   * `s` with every registered form replaced by `***`, and the start of one left before a cut
+   * (CUT_MARK) too. `clean` is false when that is not enough: a form still shows once the
+   * masks are in place (a credential holding `***`), or the search ran past its budget; the
+   * caller then withholds the whole text.
    */
   mask(s: string): { text: string; clean: boolean } {
-    if (this.secrets.length === 0) return { text: s, clean: true };
-    const remembered = s.length <= MASKED_MAX_CHARS ? this.masked.get(s) : undefined;
-    if (remembered) return { ...remembered };
-    const result = this.maskNow(s);
-    if (s.length <= MASKED_MAX_CHARS) {
-      if (this.masked.size >= MASKED_ENTRIES) this.masked.delete(this.masked.keys().next().value!);
-      this.masked.set(s, result);
-    }
-    return { ...result };
+    if (this.search.size === 0 || s.length < 4) return { text: s, clean: true };
+    const found = this.search.spans(s);
+    const edges = s.includes(CUT_MARK) ? this.search.cutEdges(s, CUT_MARK) : [];
+    if (!found || !edges) return { text: REDACTED, clean: false };
+    if (found.length === 0 && edges.length === 0) return { text: s, clean: true };
+    const text = replaceSpans(s, edges.length ? merge([...found, ...edges]) : merge(found, true), REDACTED);
+    return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
   }
 
-  private maskNow(s: string): { text: string; clean: boolean } {
-    const out = this.replace(s);
-    if (!this.matcher.finds(out)) return { text: out, clean: true };
-    const masked = maskTokens(out, (token) => this.matcher.finds(token), REDACTED);
-    return { text: masked, clean: !this.matcher.finds(masked) };
-  }
-
-  /** Whether any decoding of `s` still holds a registered secret, or a cut in it ends in the start of one (6 characters or more). */
+  /** Whether `s` still holds a registered form (or the start of one before a cut). */
   leaks(s: string): boolean {
-    return this.matcher.finds(s);
-  }
-
-  /** Every registered literal form replaced (see text). */
-  private replace(s: string): string {
-    if (!this.pattern) {
-      // Longest first, so a secret containing another is replaced whole; a long one with any
-      // whitespace a target put between its characters, all of it (secretSource).
-      const sorted = [...this.secrets].sort((x, y) => y.length - x.length);
-      this.pattern = new RegExp(sorted.map(secretSource).join('|'), 'gi');
-      // "abcd(?:e(?:f…)?)?" before the mark: any start of 4 characters or more.
-      // A start longer than CUT_MAX (of a long secret): its first CUT_MAX characters and all up to the mark.
-      const starts = sorted.map((x) => ([...x].length > CUT_MAX ? `${longStart(x)}[^${CUT_MARK}]*|` : '') + cutStart(x, SHORTEST_PREFIX));
-      this.cutPattern = new RegExp(`(?:${starts.join('|')})(?=${escapeRegExp(CUT_MARK)})`, 'gi');
-    }
-    const out = s.replace(this.pattern, REDACTED);
-    return out.includes(CUT_MARK) ? out.replace(this.cutPattern!, REDACTED) : out;
+    const { text, clean } = this.mask(s);
+    return !clean || text !== s;
   }
 
   headers(headers: Record<string, string>): Record<string, string> {
@@ -347,7 +233,7 @@ export class Redactor {
    */
   value<T>(v: T): T {
     const mapped = mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x));
-    return (this.secrets.length ? this.memberNames(mapped) : mapped) as T;
+    return (this.size ? this.memberNames(mapped) : mapped) as T;
   }
 
   /** Member names holding a secret masked in place (a target may echo a credential as a key); `***`, `***2`, … keep them distinct. */

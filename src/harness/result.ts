@@ -153,7 +153,7 @@ function jsonLongerThan(v: unknown, chars: number): boolean {
  * redacted nor written whole: the head of its JSON is written (jsonHead), its strings redacted
  * as they are written, its whole size counted (jsonBytes), and that head redacted again as text (member names, forms across values) before it is cut, far enough past
  * the cut that a secret straddling the cut starts beyond it (recordedBody); the egress gate
- * treats a cut edge ending in a secret's start as a leak, so no prefix of one goes out either.
+ * masks a credential's start left before a cut (…), so no prefix of one goes out either.
  */
 export function keptValue(v: unknown, redactor: Redactor): unknown {
   if (typeof v === 'string') return recordedBody(v, redactor, VALUE_CAP_BYTES).body;

@@ -38,8 +38,9 @@ export function capBody(body: string, cap = BODY_CAP_BYTES): { body: string; tru
 }
 
 /**
- * How much past the transcript's cut a body is redacted: more than any secret is long, so one
- * that straddles the end of what is redacted starts past what is kept.
+ * How much past the transcript's cut a body is redacted: more than the start of a form the
+ * Redactor finds on its own (256 characters, then as far as the text agrees with the form), so a
+ * credential straddling the cut is masked whole before the cut.
  */
 export const REDACT_MARGIN_CHARS = 16 * 1024;
 

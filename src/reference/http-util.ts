@@ -47,9 +47,15 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/**
+ * Accepted request headers, in bytes: a credential may be a 64 KiB token (an 8 KB JWT is common),
+ * and the reference accepts what a provider's gateway does (Node's 16 KiB answered 431).
+ */
+const MAX_HEADER_BYTES = 256 * 1024;
+
 /** Listens on loopback only; port 0 picks a free port. */
 export function listenLoopback(port: number, handler: RequestListener): Promise<Listening> {
-  const server = createServer(handler);
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
   // Keep-alive sockets must not hold stop() up.
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {

@@ -1,14 +1,12 @@
 /**
- * A target that echoes every credential it was given in every form a careless or hostile server
- * might use (test/support/hostile.ts, real HTTP on 127.0.0.1): as JSON member names and values,
- * as response-header names, percent-encoded byte by byte, form-encoded, base64 and base64url,
- * with PHP's `\/` escapes, `\uXXXX` and `\u{…}` escapes, HTML entities (named and zero-padded
- * numeric), base64 of PHP-escaped JSON, of `%XX` and of base64, base64 of base64 of base64, octal
- * escapes, hex (with 0x, upper-cased, in base64), split by whitespace (a line break, a space or a
- * tab between every letter), with invisible characters between its letters, fullwidth, upper-cased, and in a long text/plain
- * answer that messages cut at 200 characters. A run with --certify, then `verify-certificate
- * --live`, against it; no artifact of either (every file in the report folder, stdout, stderr)
- * may hold any of the credentials in any of those forms.
+ * A target that echoes every credential it was given in every form an honest server echoes by
+ * accident (the closed list of docs/safe-to-share.md; test/support/hostile.ts, real HTTP on
+ * 127.0.0.1): as sent, as JSON member names and values (with PHP's `\/`), in response headers,
+ * percent-encoded byte by byte, form-encoded, Python's quote, HTML numeric references, hex (with
+ * 0x and upper-cased), base64 and base64url at each byte offset, and in a long text/plain answer
+ * that messages cut at 200 characters. A run with --certify, then `verify-certificate --live`,
+ * against it; no artifact of either (every file in the report folder, stdout, stderr) may hold
+ * any of the credentials in any of those forms, any 8 characters of one, or its start before a cut.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,75 +26,52 @@ const ACTION_SECRETS = ['tenantalpha9x', 'tenantbeta8yy', 'tenantgamma7z'];
 const SECRETS = [BEARER, API_KEY, PATH_KEY, LETTERS_KEY, FRAGMENT_KEY, ...ACTION_SECRETS];
 
 const percentEveryByte = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
-/** Python's quote_plus(s, safe='/') and HTML forms: `+` for a space, `/` kept. */
-const formEncoded = (s: string) => encodeURIComponent(s).replace(/%2F/gi, '/').replace(/%20/g, '+');
+/** Python's quote(s, safe='/'). */
+const pythonQuote = (s: string) => encodeURIComponent(s).replace(/%2F/gi, '/');
 const base64 = (s: string) => Buffer.from(s).toString('base64');
 const base64url = (s: string) => Buffer.from(s).toString('base64url');
 const phpEscaped = (s: string) => s.replace(/\//g, '\\/');
-const unicodeEscaped = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 const htmlEntities = (s: string) => [...s].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
-/** Named HTML5 references where the table has one (`&UnderBar;`, `&period;`, `&hyphen;`), zero-padded decimal ones elsewhere. */
-const NAMED: Record<string, string> = { _: '&UnderBar;', '.': '&period;', '-': '&hyphen;', '/': '&sol;', '+': '&plus;', $: '&dollar;' };
-const htmlNamed = (s: string) => [...s].map((c) => NAMED[c] ?? `&#${String(c.charCodeAt(0)).padStart(10, '0')};`).join('');
+const htmlDecimal = (s: string) => [...s].map((c) => `&#${c.charCodeAt(0)};`).join('');
 const hex = (s: string) => Buffer.from(s).toString('hex');
-const fullwidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
-const braceEscaped = (s: string) => [...s].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('');
-const octalEscaped = (s: string) => [...Buffer.from(s)].map((b) => `\\${b.toString(8)}`).join('');
 
-/** Every form of a secret the target echoes (and the test looks for). */
+/** Every form of a secret the target echoes (and the test looks for): its JSON forms, and what its JSON bodies (with PHP's `\/`) make of the others. */
 function formsOf(s: string): string[] {
-  return [
-    s,
-    s.toUpperCase(),
-    percentEveryByte(s),
-    formEncoded(s),
-    base64(s),
-    base64url(s),
-    phpEscaped(s),
-    unicodeEscaped(s),
-    htmlEntities(s),
-    htmlNamed(s),
-    braceEscaped(s),
-    // Base64 of other encodings: of PHP-escaped JSON, of %XX, of base64.
-    base64(JSON.stringify({ echo: s }).replace(/\//g, '\\/')),
-    base64(percentEveryByte(s)),
-    base64(base64(s)),
-    // Hex, as a node's data is (revert data, calldata): with 0x, upper-case, and base64 of it.
-    `0x${hex(s)}`,
-    hex(s).toUpperCase(),
-    base64(hex(s)),
-    // Shown whole on a page: invisible characters between its letters, fullwidth forms.
-    [...s].join('\u200b'),
-    [...s].join('\u00ad'),
-    fullwidth(s),
-    // Split by whitespace: a line break in the middle, a space or a tab between every character.
-    `${s.slice(0, s.length >> 1)}\n${s.slice(s.length >> 1)}`,
-    [...s].join(' '),
-    [...s].join('\t'),
-    // C-style octal escapes, and a third level of base64.
-    octalEscaped(s),
-    base64(base64(base64(s))),
-  ];
+  return [...valuesOf(s), JSON.stringify(s).slice(1, -1), phpEscaped(s)];
 }
 
-/** Header names are tokens, and HTTP folds their case (so a base64 name is no longer one): the forms that can be one. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The forms the target puts in its JSON bodies' strings, which its JSON encoder (PHP's) then escapes. */
+function valuesOf(s: string): string[] {
+  return [
+    s,
+    percentEveryByte(s),
+    percentEveryByte(s).toLowerCase(),
+    encodeURIComponent(s),
+    new URLSearchParams({ k: s }).toString().slice(2),
+    pythonQuote(s),
+    htmlEntities(s),
+    htmlDecimal(s),
+    `0x${hex(s)}`,
+    hex(s).toUpperCase(),
+    base64(s),
+    base64url(s),
+    // At the other byte offsets, as inside a longer encoded text.
+    base64(`{"${s}`),
+    base64url(`x${s}`),
+  ];
+}
 
 let calls = 0;
 function answer(req: SeenRequest) {
   calls++;
-  const forms = SECRETS.flatMap(formsOf);
+  const forms = SECRETS.flatMap(valuesOf);
   // As member names and as values, in a body JSON-encoded with PHP's escapes.
   const members = Object.fromEntries(forms.map((f, i) => [f, `${f} ${forms[(i + 1) % forms.length]}`]));
   const json = JSON.stringify({ tokens: [{ contract_address: forms.join(' '), ...members }], code: 3, message: forms.join(' '), details: [members] }).replace(
     /\//g,
     '\\/',
   );
-  const headers = Object.fromEntries(
-    SECRETS.flatMap((s) => [s, percentEveryByte(s), formEncoded(s)])
-      .filter((f) => TOKEN.test(f))
-      .map((f) => [`x-${f.toLowerCase()}`.slice(0, 100), f.replace(/[^\x21-\x7e]/g, '')] as [string, string]),
-  );
+  const headers = Object.fromEntries(SECRETS.flatMap((s) => [s, percentEveryByte(s), pythonQuote(s)]).map((f, i) => [`x-echo-${i}`, f] as [string, string]));
   if (req.method !== 'POST') {
     // Every other answer: a long text/plain body, each secret placed so that some 200-character cut falls inside it.
     if (calls % 2 === 0) {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Egress } from '../../src/cli/egress';
@@ -22,7 +22,7 @@ describe('Redactor', () => {
       'X-Trace': 'abc',
       'x-api-key': REDACTED,
     });
-    expect(r.text('echo: Bearer s3cr3t-token')).toBe(`echo: ${REDACTED}`);
+    expect(r.text('echo: Bearer s3cr3t-token')).toBe(`echo: Bearer ${REDACTED}`);
   });
 
   it('finds credentials in URLs: userinfo, key query parameters, key-like path segments', () => {
@@ -173,12 +173,17 @@ describe('Redactor: every form a target may echo', () => {
       expect([word, looksLikeKey(word)]).toEqual([word, false]);
   });
 
-  it('registers the token after an auth scheme, and for Basic the decoded user and password, leaving the scheme word readable', () => {
-    const basic = `Basic ${Buffer.from('alice.smith:hunter2pass').toString('base64')}`;
-    const r = new Redactor().addHeaders({ Authorization: 'Bearer sk_live_T0ken123', 'Proxy-Authorization': basic });
-    expect(r.text('token sk_live_T0ken123, user alice.smith, password hunter2pass, Bearer')).toBe(
-      `token ${REDACTED}, user ${REDACTED}, password ${REDACTED}, Bearer`,
+  it('registers the token after an auth scheme, and for Basic the password and the pair as sent, never the user name (no secret), leaving the scheme word readable', () => {
+    const pair = Buffer.from('alice.smith:hunter2pass').toString('base64');
+    const r = new Redactor().addHeaders({ Authorization: 'Bearer sk_live_T0ken123', 'Proxy-Authorization': `Basic ${pair}` });
+    expect(r.text(`token sk_live_T0ken123, user alice.smith, password hunter2pass, Bearer, Basic ${pair}`)).toBe(
+      `token ${REDACTED}, user alice.smith, password ${REDACTED}, Bearer, Basic ${REDACTED}`,
     );
+  });
+
+  it.each(['test', 'node', 'root', 'public', 'read', 'status'])('a Basic user named %s is shown: only its password is masked', (user) => {
+    const r = new Redactor().addUrl(`https://${user}:s3cret-pass@node.example/rpc`);
+    expect(r.text(`user ${user}, status failed, password s3cret-pass`)).toBe(`user ${user}, status failed, password ${REDACTED}`);
   });
 
   it('registers key-like tokens of any configured header, not its plain words', () => {
@@ -191,10 +196,10 @@ describe('Redactor: every form a target may echo', () => {
     expect(r.text('/v2/q7Xw2kLm9PzR4tYb?chain=base&session=Z9y8X7w6V5u4')).toBe(`/v2/${REDACTED}?chain=base&session=${REDACTED}`);
   });
 
-  it('hides every registered form in any letter case, URL-encoded and JSON-escaped', () => {
+  it('hides every registered form as sent, URL-encoded and JSON-escaped, and a 0x value without its prefix; another letter case is no echo of it', () => {
     const r = new Redactor().add('p@ss"w0rd/x1').add('0xAbCdEf0123456789');
-    const text = `p%40ss%22w0rd%2Fx1 p@ss\\"w0rd/x1 P@SS"W0RD/X1 abcdef0123456789`;
-    expect(r.text(text)).toBe(`${REDACTED} ${REDACTED} ${REDACTED} ${REDACTED}`);
+    const text = `p%40ss%22w0rd%2Fx1 p@ss\\"w0rd/x1 AbCdEf0123456789 P@SS"W0RD/X1`;
+    expect(r.text(text)).toBe(`${REDACTED} ${REDACTED} ${REDACTED} P@SS"W0RD/X1`);
   });
 
   it('hides the start of a secret that a cut left before the cut mark', () => {
@@ -271,7 +276,7 @@ describe('bounded values', () => {
   });
 });
 
-describe('the egress gate: secrets found in any decoding, whole values masked, writes refused when a secret would still show', () => {
+describe('the egress gate: the closed list masked, reports written as rendered, a line withheld when masking cannot make it safe', () => {
   const SECRET = 'sk_live_T0ken/Q7xW2kLm+9PzR';
   const gate = () => {
     const complaints: string[] = [];
@@ -285,10 +290,8 @@ describe('the egress gate: secrets found in any decoding, whole values masked, w
     ['base64', Buffer.from(SECRET).toString('base64')],
     ['base64url, unpadded', Buffer.from(SECRET).toString('base64url')],
     ["PHP's \\/ escapes", SECRET.replace(/\//g, '\\/')],
-    ['\\uXXXX escapes', [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
     ['HTML entities', [...SECRET].map((c) => `&#${c.charCodeAt(0)};`).join('')],
-    ['upper case', SECRET.toUpperCase()],
-  ])('%s: the word holding it is masked whole', (_, form) => {
+  ])('%s: masked', (_, form) => {
     const r = new Redactor().add(SECRET);
     expect(r.text(`before ${form} after`)).toBe(`before ${REDACTED} after`);
   });
@@ -297,41 +300,47 @@ describe('the egress gate: secrets found in any decoding, whole values masked, w
     const r = new Redactor().add(SECRET);
     const b64 = Buffer.from(SECRET).toString('base64');
     expect(r.value({ [b64]: 1, [SECRET]: { ok: 'yes' } })).toEqual({ [REDACTED]: 1, [`${REDACTED}2`]: { ok: 'yes' } });
-    expect(r.headers({ [`x-${SECRET.toLowerCase()}`]: 'v', 'x-echo': 'v' })).toEqual({ [`x-${REDACTED}`]: 'v', 'x-echo': 'v' });
+    expect(r.headers({ [`x-${SECRET}`]: 'v', 'x-echo': 'v' })).toEqual({ [`x-${REDACTED}`]: 'v', 'x-echo': 'v' });
   });
 
-  it('a cut edge that ends in 6 or more characters of a secret counts as a hit', () => {
+  it('a cut edge that ends in 4 or more characters of a secret counts as a hit', () => {
     const r = new Redactor().add('QKEY987654321zz');
-    expect(r.leaks('…?apikey=QKEY98…')).toBe(true);
-    expect(r.leaks('…?apikey=QKEY9…')).toBe(false);
+    expect(r.leaks('…?apikey=QKEY…')).toBe(true);
+    expect(r.leaks('…?apikey=QKE…')).toBe(false);
     expect(r.text('?apikey=QKEY987… and more')).not.toContain('QKEY');
   });
 
-  it('fails closed: a file that would still carry a secret is not written, an older copy is removed, and the refusal names the file only', () => {
-    const { g, complaints } = gate();
+  it('writes a report file as rendered (its outside text was masked when the run was sealed): the suite never masks its own words', () => {
+    const { g } = gate();
     const dir = mkdtempSync(path.join(tmpdir(), 'gate-'));
-    writeFileSync(path.join(dir, 'summary.md'), 'an older run');
-    // A secret split by an entity across two words: each word alone holds none of it, the decoded text does.
-    const spaced = new Egress(new Redactor().add('open sesame 4242'), (line) => void complaints.push(line));
-    expect(() => spaced.writeFile(dir, 'summary.md', 'the word: open&#32;sesame 4242')).toThrow(/not written/);
-    expect(existsSync(path.join(dir, 'summary.md'))).toBe(false);
-    expect(spaced.refused).toEqual([path.join(dir, 'summary.md')]);
-    expect(complaints.join('')).toContain('summary.md');
-    expect(complaints.join('')).not.toMatch(/sesame/);
-    expect(g.writeFile(dir, 'results.json', `{"k":"${Buffer.from(SECRET).toString('base64')}"}`)).toBe(path.join(dir, 'results.json'));
-    expect(readFileSync(path.join(dir, 'results.json'), 'utf8')).toBe(`{"k":"${REDACTED}"}`);
+    const own = '{"status":"failed","checks":[{"id":"rpc.x"}]}';
+    expect(new Egress(new Redactor().add('failed').add('rpc.x')).writeFile(dir, 'results.json', own)).toBe(path.join(dir, 'results.json'));
+    expect(readFileSync(path.join(dir, 'results.json'), 'utf8')).toBe(own);
+    expect(g.refused).toEqual([]);
   });
 
-  it('a console line that would still carry a secret is withheld and said on stderr; C1 controls are shown inert', () => {
+  it('a console line that masking cannot clean is withheld and said on stderr, never quoted; C1 controls are shown inert', () => {
     const lines: string[] = [];
     const complaints: string[] = [];
-    const g = new Egress(new Redactor().add('open sesame 4242'), (line) => void complaints.push(line));
+    // Masking one credential spells another (it holds the mask): the line is withheld whole.
+    const g = new Egress(new Redactor().add('pre***post').add('X-secret-Y'), (line) => void complaints.push(line));
     const out = g.stream({ isTTY: false, write: (t: string) => lines.push(t) > 0 }, 'stdout');
-    out.write('a open&#32;sesame 4242 b\n');
+    out.write('a preX-secret-Ypost b\n');
     out.write('csi \u009b31m osc \u009d0;x\u0007 colour \u001b[32mok\u001b[0m\n');
     expect(lines).toEqual(['csi \ufffd31m osc \ufffd0;x␇ colour \u001b[32mok\u001b[0m\n']);
     expect(g.refused).toEqual(['a line for stdout']);
     expect(complaints).toHaveLength(1);
+    expect(complaints.join('')).not.toMatch(/X-secret-Y|pre\*|post/);
+  });
+
+  it('whatever fails inside the gate, the text is withheld, and the error is never printed', () => {
+    const { g, complaints } = gate();
+    jest.spyOn(g.redactor, 'mask').mockImplementation(() => {
+      throw new Error(`Maximum call stack size exceeded: ${SECRET}`);
+    });
+    expect(g.pass(`a ${SECRET}`, 'a line for stderr')).toBeUndefined();
+    expect(complaints.join('')).toContain('a line for stderr');
+    expect(complaints.join('')).not.toContain(SECRET);
   });
 
   it('registers the raw command line and environment before parsing: Action secrets split on commas and newlines, URL fragments, keys on the wrong flag', () => {
@@ -374,16 +383,6 @@ describe('ambient variables named as credentials', () => {
   it('registers their key-like parts, never a plain word such as "true"', () => {
     const g = Egress.forRun([], { HAS_SECRET: 'true', CI_TOKEN: 'ghs_q7Xw2kLm9PzR4tYbAbCd' });
     expect(g.pass('{"archive":true} ghs_q7Xw2kLm9PzR4tYbAbCd', 'test')).toBe(`{"archive":true} ${REDACTED}`);
-  });
-});
-
-describe('escapes nested a level deeper', () => {
-  it('a PHP-escaped or \\u-escaped echo quoted again in a JSON string is still found', () => {
-    const r = new Redactor().add('sk_live_T0ken/Q7xW2kLm+9PzR');
-    const php = JSON.stringify('sk_live_T0ken\\/Q7xW2kLm+9PzR').replace(/\//g, '\\/');
-    const unicode = JSON.stringify([...'sk_live_T0ken/Q7xW2kLm+9PzR'].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
-    expect(r.text(`a ${php} b`)).not.toMatch(/live/i);
-    expect(r.text(`a ${unicode} b`)).not.toMatch(/u0073/i);
   });
 });
 
