@@ -163,6 +163,16 @@ const onceEvery = (n: number, answer: (call: RpcCall, k: number) => Envelope | A
   };
 };
 
+/** The first request (the run's probe) answered as it is, every later one by `answer`: a backend that goes down after the run opened. */
+const afterFirst = (answer: RestMutation): RestMutation => {
+  let first = true;
+  return async (req, next) => {
+    if (!first) return answer(req, next);
+    first = false;
+    return next();
+  };
+};
+
 /** A provider's rate limit on the REST gateway: a token bucket; requests beyond it get 429 + rpcStatus + Retry-After. */
 const restRateLimit = (perSecond: number): RestMutation => {
   let tokens = perSecond;
@@ -839,6 +849,19 @@ export const CODE_VARIANTS: Variant[] = [
     what: 'the backend goes down after the run opened: every call after eth_chainId answered HTTP 504',
     mustBe: [['^rpc\\.', 'inconclusive', 'gateway']],
     rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
+  },
+  {
+    name: 'ok.rest-gateway-down-mid-run',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "the API answers the run's first request, then the gateway answers HTTP 503 to every later one (its backend went down mid-run): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
+    rest: afterFirst(async () =>
+      Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
+    ),
   },
   {
     name: 'ok.rpc-throttled-for-good',
