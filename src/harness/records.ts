@@ -242,7 +242,7 @@ export const OK: Judgement = { ok: true };
 export const bad = (why: string, value: unknown, hint?: string): Judgement => ({ bad: why, value, ...(hint ? { hint } : {}) });
 export const cannotJudge = (why: string): Judgement => ({ cannotJudge: why });
 
-export const EMPTY_LIST = 'the list is empty: no record to judge';
+export const EMPTY_LIST = 'token records not judged: the list is empty';
 
 export interface RecordRule {
   /** What a conformant record has, for the failure's `expected` ("isin is a valid ISIN"). */

@@ -57,7 +57,7 @@ export const NOTHING_JUDGED = 'nothing judged';
 export function deriveStatus(
   results: readonly Judged[],
   facts: RunFacts,
-  scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>,
+  scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer' | 'coverage'>,
 ): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
   const down = unreachableInterfaces(results, facts);
