@@ -422,6 +422,34 @@ export const CODE_VARIANTS: Variant[] = [
 
   // ==== 2.1 the token record ====
   {
+    name: 'rest.record-camelcase-names',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: "every record's fields under protojson's lowerCamelCase names (contractAddress, iconUrl, …): a grpc-gateway marshaling without UseProtoNames; one fault, one failure",
+    roots: 1,
+    oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 20 },
+    rest: eachToken((t) => {
+      for (const k of Object.keys(t).filter((k) => k.includes('_'))) {
+        t[k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = t[k];
+        delete t[k];
+      }
+    }),
+  },
+  {
+    name: 'rest.record-camelcase-contract-address',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: 'every record has contractAddress (protojson\'s name) in place of contract_address: said once, not as seven records whose contract_address is its proto3 default ""',
+    roots: 1,
+    oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 7 },
+    rest: eachToken((t) => {
+      t.contractAddress = t.contract_address;
+      delete t.contract_address;
+    }),
+  },
+  {
     name: 'rest.address-no-0x',
     kind: 'faulty',
     section: '2.1',
