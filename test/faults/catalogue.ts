@@ -1246,6 +1246,30 @@ export const CODE_VARIANTS: Variant[] = [
       return rpcError(call, -32000, 'insufficient funds for gas * price + value');
     },
   },
+  {
+    name: 'rpc.getCode-block-params-http-400',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    grep: '^rpc\\.(envelope\\.|getCode\\.block\\.)',
+    what: 'eth_getCode refuses "safe", "finalized", "earliest" and a block number, each with HTTP 400 and a JSON-RPC error (Tevm), while every other call is answered: four faults, each stated, none blocked by another',
+    roots: 4,
+    oneRoot: {
+      failed: ['rpc.getCode.block.earliest', 'rpc.getCode.block.finalized', 'rpc.getCode.block.head-number', 'rpc.getCode.block.safe'],
+      blockedBy: 'rpc.envelope.http-200',
+      blockedAtLeast: 0,
+    },
+    rpc: answerCall(
+      'eth_getCode',
+      (c) =>
+        new Raw(
+          400,
+          { 'content-type': 'application/json' },
+          JSON.stringify(rpcError(c, -32602, `Invalid params: block tag ${JSON.stringify(blockOf(c))} is not supported`)),
+        ),
+      (c) => blockOf(c) !== 'latest' && blockOf(c) !== 'pending',
+    ),
+  },
 ];
 
 /** The whole catalogue: the code variants, then the records of ./records/ (one file per spec section). */
