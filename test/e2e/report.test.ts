@@ -73,7 +73,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(html).toContain(
       `p50 <b>${judged.p50} ms</b>, p95 <b>${judged.p95} ms</b>, max ${judged.max} ms over ${judged.n} (judged against p50 ≤ ${judged.boundsMs.p50} ms, p95 ≤ ${judged.boundsMs.p95} ms)`,
     );
-    expect(html).toContain('<dt>pre-confirmed state</dt><dd>in scope: judged by sending transactions (a signer key was given)</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>in scope: a signer key was given and checks that send transactions selected</dd>');
     expect(html).toMatch(
       /<dt>judged per interface<\/dt><dd>REST: (all|\d+ of) \d+ required checks judged.*<br>JSON-RPC: .*<br>pre-confirmed state: all \d+ required checks judged<\/dd>/,
     );

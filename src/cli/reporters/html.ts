@@ -234,7 +234,7 @@ export function renderHtml(doc: RunDocument): string {
 <dt>groups run</dt><dd>${esc(sc.groups.join(', '))}${sc.grep !== undefined ? ` (only ids matching <code>${esc(sc.grep)}</code>)` : ''}</dd>
 <dt>interfaces in scope</dt><dd>${esc(sc.interfaces.join(', ') || 'none')}</dd>
 <dt>profile</dt><dd><code>${sc.profile}</code></dd>
-<dt>pre-confirmed state</dt><dd>${sc.signer ? 'in scope: judged by sending transactions (a signer key was given)' : `not in scope: ${esc(preconfNotJudged(sc)!)}`}</dd>
+<dt>pre-confirmed state</dt><dd>${sc.signer ? 'in scope: a signer key was given and checks that send transactions selected' : `not in scope: ${esc(preconfNotJudged(sc)!)}`}</dd>
 ${sc.coverage ? `<dt>judged per interface</dt><dd>${judgedWords(sc.coverage).map(esc).join('<br>')}</dd>` : ''}
 <dt>history</dt><dd>${sc.archive ? 'required (--archive)' : 'not required (a full node may prune old state)'}</dd>
 <dt>not judged</dt><dd>${sc.notJudged.length ? sc.notJudged.map(esc).join('<br>') : 'nothing left out'}</dd>
