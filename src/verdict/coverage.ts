@@ -25,8 +25,8 @@ export interface ScopeCoverage {
   groups: Partial<Record<Group, Coverage>>;
 }
 
-/** Why a required check in scope came to no verdict, in words, grouped coarsely by cause (a skip says its own reason). */
-const CAUSE_WORDS: Partial<Record<Cause, string>> = {
+/** Why a required check in scope came to no verdict, in words, grouped coarsely by cause (a skip says its own reason; blocked ones name their root). */
+export const NOT_JUDGED_WORDS: Readonly<Partial<Record<Cause, string>>> = {
   unreachable: 'target unreachable',
   throttled: 'throttled',
   credentials: 'credentials refused',
@@ -43,7 +43,7 @@ const REASON_CHARS = 100;
 
 function whyNot(r: CheckResult): string {
   if (r.cause === 'blocked' && r.blockedBy) return `blocked by ${r.blockedBy}`;
-  if (r.cause && CAUSE_WORDS[r.cause]) return CAUSE_WORDS[r.cause]!;
+  if (r.cause && NOT_JUDGED_WORDS[r.cause]) return NOT_JUDGED_WORDS[r.cause]!;
   if (r.status === 'skipped') {
     const first = r.reason.split('\n')[0];
     return first.length > REASON_CHARS ? `${first.slice(0, REASON_CHARS - 1)}…` : first;

@@ -95,6 +95,15 @@ const onListMethod =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Every record's chosen fields under protojson's lowerCamelCase JSON names, as grpc-gateway writes them without UseProtoNames. */
+const protojsonNames = (renamed: (field: string) => boolean): RestMutation =>
+  eachToken((t) => {
+    for (const k of Object.keys(t).filter(renamed)) {
+      t[k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = t[k];
+      delete t[k];
+    }
+  });
+
 // ---- JSON-RPC rewrites -------------------------------------------------------------------
 
 const blockOf = (call: RpcCall): Json | undefined => call.params?.[BLOCK_PARAM[call.method]];
@@ -429,12 +438,7 @@ export const CODE_VARIANTS: Variant[] = [
     what: "every record's fields under protojson's lowerCamelCase names (contractAddress, iconUrl, …): a grpc-gateway marshaling without UseProtoNames; one fault, one failure",
     roots: 1,
     oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 20 },
-    rest: eachToken((t) => {
-      for (const k of Object.keys(t).filter((k) => k.includes('_'))) {
-        t[k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = t[k];
-        delete t[k];
-      }
-    }),
+    rest: protojsonNames((field) => field.includes('_')),
   },
   {
     name: 'rest.record-camelcase-contract-address',
@@ -444,10 +448,7 @@ export const CODE_VARIANTS: Variant[] = [
     what: 'every record has contractAddress (protojson\'s name) in place of contract_address: said once, not as seven records whose contract_address is its proto3 default ""',
     roots: 1,
     oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 7 },
-    rest: eachToken((t) => {
-      t.contractAddress = t.contract_address;
-      delete t.contract_address;
-    }),
+    rest: protojsonNames((field) => field === 'contract_address'),
   },
   {
     name: 'rest.address-no-0x',
