@@ -886,8 +886,8 @@ export const CODE_VARIANTS: Variant[] = [
     incomplete: true,
     roots: 1,
     grep: '^rest\\.list\\.',
-    what: "the API answers the run's first request, then the gateway answers HTTP 503 to every later one (its backend went down mid-run): not the spec's, said once",
-    mustBe: [['^rest\\.list\\.', 'inconclusive', 'gateway']],
+    what: "the API answers the run's first request (the probe's list, judged by the list checks), then the gateway answers HTTP 503 to every later one (its backend went down mid-run): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.no-credentials$', 'inconclusive', 'gateway']],
     rest: afterFirst(async () =>
       Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
     ),
