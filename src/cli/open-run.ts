@@ -93,7 +93,7 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const { unreachable, misdirected, gateway, refused, seen } = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected, refused, seen } = await probe(target, cfg, redactor, limiter);
     // A dedicated node refusing the credentials as the run opens: a mistake in the configuration
     // (credentials are outside the spec), said once with what to check. On a public profile the
     // refusal is 5.2's to judge, once (interface-facts.ts).
@@ -104,8 +104,6 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
     const wrong = Object.values(misdirected ?? {});
     if (wrong.length) throw new OpenRunError('misdirected', wrong.join('\nconformance: '));
     for (const [k, why] of Object.entries(unreachable ?? {})) opts.say?.err(`conformance: ${k} target unreachable: ${why}\n`);
-    for (const [k, why] of Object.entries(gateway ?? {}))
-      opts.say?.err(`conformance: ${k} gateway or backend down: ${why}; its checks are not judged (the run is incomplete)\n`);
     const env: RunEnv = {
       baseUrl: target.baseUrl,
       rpcUrl: target.rpcUrl,
@@ -123,8 +121,8 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,
       unreachable,
-      // Found down by the probe, or later by a check (then the checks after it are not judged at once).
-      gateway: gateway ?? {},
+      // Found down by a check after the probe was answered (then the checks after it are not judged at once).
+      gateway: {},
       signal: opts.signal,
       limiter,
       // Every answer the checks read counts against one budget (RUN_ANSWER_BYTES).

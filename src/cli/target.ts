@@ -83,9 +83,8 @@ export function doubledVersion(baseUrl: string, status: number): string | undefi
 
 /** What the start-up probe found: interfaces that did not answer, and URLs that answer as something else. */
 export interface ProbeResult {
+  /** Interfaces that answered no try: refused, reset, timed out, or a gateway's 502/503/504 every time (unreachableAtOpen). */
   unreachable?: RunEnv['unreachable'];
-  /** Interfaces whose gateway kept answering 502/503/504 (backend down): what it said. */
-  gateway?: RunEnv['gateway'];
   /** The node refused the configured credentials (HTTP 401, or 403 with a challenge): what it answered. */
   refused?: { rpc?: string };
   /** A URL that answers, but not as its interface: one message per interface, naming the fix. */
@@ -93,6 +92,15 @@ export interface ProbeResult {
   /** What the probe saw that the checks judge: the list it read (see RunEnv.openedWith). */
   seen?: OpenedWith;
 }
+
+/**
+ * A gateway that answered 502, 503 or 504 to every try of the probe (its bounded retries included):
+ * the node behind it answered nothing. An interface found so is not asked again this run (its
+ * checks are prejudged), so it answered no call of the whole run: unreachable, as a refused or
+ * reset connection is (one root, exit 1), never "incomplete". One that answers the probe and
+ * goes down later has answered: its checks are not judged (the run is incomplete).
+ */
+export const unreachableAtOpen = (gatewayWords: string): string => `${gatewayWords}: the gateway answered every try, the node behind it none`;
 
 /** Each URL once, before the checks: any HTTP answer counts as reachable; only a wrong kind of answer is read (misdirection). */
 export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<ProbeResult> {
@@ -102,7 +110,6 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
   let list: RestResponse | undefined;
   const down: NonNullable<RunEnv['unreachable']> = {};
   const misdirected: NonNullable<ProbeResult['misdirected']> = {};
-  const gateway: NonNullable<ProbeResult['gateway']> = {};
   const refused: NonNullable<ProbeResult['refused']> = {};
   // Three tries, so one dropped connection does not fail every check of an interface.
   const attempt = async (key: 'rest' | 'rpc', f: () => Promise<{ status: number; headers: Record<string, string>; text: string; json?: unknown }>) => {
@@ -115,8 +122,8 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
         return;
       } catch (err) {
         delete down[key];
-        // Facts of the interface, found once here: a gateway whose backend is down, credentials refused.
-        if (err instanceof GatewayError) return void (gateway[key] = err.message);
+        // Facts of the interface, found once here: a gateway whose backend never answered, credentials refused.
+        if (err instanceof GatewayError) return void (down[key] = unreachableAtOpen(err.message));
         if (err instanceof CredentialsRefused && key === 'rpc') return void (refused.rpc = err.message);
         // A throttled answer is an HTTP answer: the target is there, only busy; so is one too deep or too large to read.
         if (err instanceof ThrottledError || err instanceof JsonBeyondLimits) return void delete down[key];
@@ -146,7 +153,6 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
   ]);
   return {
     ...(Object.keys(down).length ? { unreachable: down } : {}),
-    ...(Object.keys(gateway).length ? { gateway } : {}),
     ...(Object.keys(refused).length ? { refused } : {}),
     ...(Object.keys(misdirected).length ? { misdirected } : {}),
     ...(list && !misdirected.rest ? { seen: { list: { response: list, exchanges: listTranscript.exchanges } } } : {}),

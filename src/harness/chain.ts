@@ -230,7 +230,8 @@ export function resultFrom<T = unknown>(method: string, answer: RpcAnswer, key: 
       actual: (answer.json as Record<string, unknown>).error,
     });
   }
-  return resultOf<T>(method, answer, refused403);
+  const where = key === 'omitted' ? 'without a block parameter' : key === 'number' ? 'at a block number' : `at ${describeParam(key)}`;
+  return resultOf<T>(method, answer, refused403, where);
 }
 
 /** What a check needs of a block to compare receipts with (eth_getBlockByNumber, hashes only). */

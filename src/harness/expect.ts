@@ -139,9 +139,21 @@ export function expectSameId(answer: Pick<RpcAnswer, 'idMismatch'>, what: string
  * (a valid call of its method is answered), or as `refused403` says for an HTTP 403, where a
  * profile rule applies.
  */
-export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused403?: () => never): T {
+export function resultOf<T = unknown>(method: string, answer: RpcAnswer, refused403?: () => never, where?: string): T {
   const { http } = answer;
   if (http.status === 403 && refused403) refused403();
+  // The node answered this call with an error under another status (Tevm: HTTP 400 to a block
+  // parameter it does not take): a fact of this request. Blocked by the status check when that
+  // fails in the run (the node answers every call so); otherwise each such answer is its own
+  // fault (ownEvidence), never "the answer changed between requests" of another request.
+  if (http.status !== 200 && answer.hasError && answer.error !== undefined) {
+    blocked(
+      RPC_ENVELOPE_ROOT.status,
+      `${method}${where ? ` ${where}` : ''} answered HTTP ${http.status} with error ${show(answer.error)}`,
+      { violated: ['4.2.1'], expected: 'HTTP 200 with a JSON-RPC result', actual: { status: http.status, error: answer.error } },
+      { ownEvidence: true },
+    );
+  }
   if (http.status !== 200) {
     blocked(RPC_ENVELOPE_ROOT.status, `${method} answered HTTP ${http.status}`, {
       violated: ['4.2.1'],

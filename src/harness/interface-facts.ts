@@ -1,6 +1,6 @@
 // Facts of a whole interface, established once: when the run opens (the probe found it
-// unreachable, or its gateway answering that the backend is down) or as answers arrive (the
-// node refusing the run's credentials). A check such a fact explains is not judged again: it
+// unreachable) or as answers arrive (the node refusing the run's credentials, its gateway
+// answering that the backend is down). A check such a fact explains is not judged again: it
 // is blocked by the fact's own check, or by the fact itself when no check owns it.
 import type { CheckMeta, Interface } from './check';
 import { CredentialsRefused, GATEWAY_HINT } from './credentials';

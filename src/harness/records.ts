@@ -20,6 +20,7 @@ import { TransportError } from './http';
 import { cut, show, isRecord, keepSample, listSample } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
+import { blockedIfMisnamed, FIELD_NAMES_ROOT, misnamedAs } from './field-names';
 
 /** {base_url}/v1/tokenized-stocks (spec 4.1). */
 export const LIST_PATH = '/v1/tokenized-stocks';
@@ -212,7 +213,7 @@ export const PROTO3_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze(
 
 /** Whether the record leaves out a field that has a proto3 default (so it is read as that default). */
 export function isDefaulted(record: unknown, field: string): boolean {
-  return isRecord(record) && !Object.hasOwn(record, field) && Object.hasOwn(PROTO3_DEFAULTS, field);
+  return isRecord(record) && !Object.hasOwn(record, field) && Object.hasOwn(PROTO3_DEFAULTS, field) && misnamedAs(record, field) === undefined;
 }
 
 /** A record with every absent field that has a proto3 default filled in (the record itself is unchanged). */
@@ -235,14 +236,16 @@ export type Judgement =
   | { ok: true }
   /** A violation: what is wrong, the offending value, and what the user can do about it (the failure's hint). */
   | { bad: string; value: unknown; hint?: string }
-  /** The rule cannot be applied to this record (e.g. the field has the wrong type: another check's rule). */
-  | { cannotJudge: string };
+  /** The rule cannot be applied to this record (e.g. the field has the wrong type: another check's rule; `misnamed`: the field is under protojson's name). */
+  | { cannotJudge: string; misnamed?: string };
 
 export const OK: Judgement = { ok: true };
 export const bad = (why: string, value: unknown, hint?: string): Judgement => ({ bad: why, value, ...(hint ? { hint } : {}) });
 export const cannotJudge = (why: string): Judgement => ({ cannotJudge: why });
+/** The record has `field` under protojson's name (field-names.ts): not judged here, FIELD_NAMES_ROOT states it. */
+const misnamed = (field: string, name: string): Judgement => ({ cannotJudge: `it has ${name}, not ${field} (judged by ${FIELD_NAMES_ROOT})`, misnamed: field });
 
-export const EMPTY_LIST = 'the list is empty: no record to judge';
+export const EMPTY_LIST = 'token records not judged: the list is empty';
 
 export interface RecordRule {
   /** What a conformant record has, for the failure's `expected` ("isin is a valid ISIN"). */
@@ -267,6 +270,7 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
   const unjudged: string[] = [];
   const defaulted: string[] = [];
   const hints = new Set<string>();
+  const misnamedSeen = new Set<string>();
   let badCount = 0;
   let unjudgedCount = 0;
   let defaultedCount = 0;
@@ -279,7 +283,10 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
     if ('bad' in j) {
       if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
       if (j.hint) hints.add(j.hint);
-    } else if ('cannotJudge' in j && unjudgedCount++ < KEPT_LABELS) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
+    } else if ('cannotJudge' in j) {
+      if (j.misnamed) misnamedSeen.add(j.misnamed);
+      if (unjudgedCount++ < KEPT_LABELS) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
+    }
   });
   const of = `${tokens.length}${listSample(tokens) ? ' judged' : ''}`;
   if (defaultedCount > 0) {
@@ -297,6 +304,8 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
       ...(hints.size > 0 ? { hint: [...hints].join(' ') } : {}),
     });
   }
+  // Records that name the field protojson's way were not judged under this rule: one fault, stated by FIELD_NAMES_ROOT.
+  blockedIfMisnamed(tokens, [...misnamedSeen]);
   if (unjudgedCount === tokens.length) skip(`no record could be judged under this rule: ${unjudged.slice(0, 3).join('; ')}`);
   if (unjudgedCount > 0)
     ctx.note(`${unjudgedCount} of ${of} records not judged under this rule (their field type is judged elsewhere): ${unjudged.join('; ')}`);
@@ -315,6 +324,8 @@ const KEPT_LABELS = 5;
 export function fieldOf(record: unknown, field: string): { value: unknown } | { missing: Judgement } {
   if (!isRecord(record)) return { missing: cannotJudge('the record is not an object') };
   if (Object.hasOwn(record, field)) return { value: record[field] };
+  const name = misnamedAs(record, field);
+  if (name) return { missing: misnamed(field, name) };
   if (Object.hasOwn(PROTO3_DEFAULTS, field)) return { value: structuredClone(PROTO3_DEFAULTS[field]) };
   return { missing: cannotJudge(`no ${field} field (and it has no proto3 default)`) };
 }

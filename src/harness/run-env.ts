@@ -18,7 +18,7 @@ export interface RunEnv {
   signer?: Signer;
   /** Interfaces found unreachable before the run, with the transport error. */
   unreachable?: { rest?: string; rpc?: string };
-  /** Interfaces whose gateway answered 502/503/504 to the probe before the run (backend down), with what it said. */
+  /** Interfaces whose gateway kept answering 502/503/504 after they answered the probe (backend down mid-run), with what it said. */
   gateway?: { rest?: string; rpc?: string };
   signal: AbortSignal;
   /** --max-rps: one limiter shared by every client of the run. */

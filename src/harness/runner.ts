@@ -73,7 +73,7 @@ export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
 }
 
 /** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
-type Blocker = { root: string; onlyIfRootFailed?: boolean } | { unreachable: Interface };
+type Blocker = { root: string; onlyIfRootFailed?: boolean; ownEvidence?: boolean } | { unreachable: Interface };
 
 /** A result and, when the check could not observe its subject, what blocked it (settled later). */
 interface Outcome {
@@ -164,7 +164,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     if (err instanceof CheckFailure || (err instanceof Blocked && err.root === check.id)) page.record(violationOf(err), err);
     else {
       ending = (checkSignal.aborted && stoppedDetail(err, env.signal, limit)) || errorDetail(err, env.redactor);
-      if (err instanceof Blocked) blocker = { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed };
+      if (err instanceof Blocked) blocker = { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed, ownEvidence: err.ownEvidence };
     }
   } finally {
     clearTimeout(timer);
@@ -308,9 +308,14 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
     else if (root?.status === 'inconclusive' && root.blockedBy) fact = { cause: 'blocked', blockedBy: root.blockedBy };
     else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
     let standIn: number | undefined;
+    const flag = (i: number) => blockers.get(i) as { onlyIfRootFailed?: boolean; ownEvidence?: boolean } | undefined;
+    // The root passed on its own request: members whose evidence is their own request's answer keep their failure, each its own fault.
+    const own = fact || !root ? [] : members.filter((i) => flag(i)?.ownEvidence);
+    for (const i of own)
+      results[i] = { ...results[i], reason: `${results[i].reason} (${root!.id} passed on its own request: this answer is this request's own)` };
     if (!fact) {
       // Members only their root's failure explains state nothing: they stay not judged.
-      const stating = members.filter((i) => !(blockers.get(i) as { onlyIfRootFailed?: boolean } | undefined)?.onlyIfRootFailed);
+      const stating = members.filter((i) => !flag(i)?.onlyIfRootFailed && !own.includes(i));
       if (stating.length === 0) return;
       const designated = 'unreachable' in blocker ? stating.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
       standIn = designated ?? stating.find((i) => results[i].level === 'required') ?? stating[0];
@@ -324,7 +329,7 @@ function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): 
       fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };
     }
     for (const i of members) {
-      if (i === standIn) continue;
+      if (i === standIn || own.includes(i)) continue;
       const { violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
       results[i] = { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` };
     }

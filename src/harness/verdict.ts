@@ -138,6 +138,12 @@ export class Blocked extends Error {
      * own, so the check is not judged (ambiguous), never a failure standing in for the root.
      */
     readonly onlyIfRootFailed = false,
+    /**
+     * Its own evidence, about its own request (a method answering this call with an error under
+     * a non-200 status): when the root did not fail, this check keeps its failure, each such one
+     * stated once, never standing in for the others nor blocked by one that does.
+     */
+    readonly ownEvidence = false,
   ) {
     super(message);
   }
@@ -167,9 +173,9 @@ export function blocked(
   root: string,
   message: string,
   detail: FailureDetail & { violated: readonly string[] },
-  opts: { onlyIfRootFailed?: boolean } = {},
+  opts: { onlyIfRootFailed?: boolean; ownEvidence?: boolean } = {},
 ): never {
-  throw new Blocked(root, message, detail, opts.onlyIfRootFailed);
+  throw new Blocked(root, message, detail, opts.onlyIfRootFailed, opts.ownEvidence);
 }
 
 export function inconclusive(reason: string, opts: { cause?: 'ambiguous' | 'limit' } = {}): never {

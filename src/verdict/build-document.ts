@@ -35,18 +35,22 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
   };
-  const scope = deriveScope(checks, {
-    only: run.cfg.only,
-    grep: run.cfg.grep,
-    profile: run.cfg.profile,
-    embedded: run.cfg.embedded,
-    baseUrl: run.target.baseUrl,
-    rpcUrl: run.target.rpcUrl,
-    signer: !!run.target.signerKey,
-    // --archive: history beyond a full node's retention required.
-    archive: run.cfg.archive === true,
-    required: run.cfg.require ?? 'none',
-  });
+  // From the results as published (masked): the scope's coverage quotes why checks were not judged.
+  const scope = deriveScope(
+    checks.map((c) => maskOutside(c, redactor)),
+    {
+      only: run.cfg.only,
+      grep: run.cfg.grep,
+      profile: run.cfg.profile,
+      embedded: run.cfg.embedded,
+      baseUrl: run.target.baseUrl,
+      rpcUrl: run.target.rpcUrl,
+      signer: !!run.target.signerKey,
+      // --archive: history beyond a full node's retention required.
+      archive: run.cfg.archive === true,
+      required: run.cfg.require ?? 'none',
+    },
+  );
   const verdict = sealVerdict(checks, facts, scope);
   // The verdict is decided above, from fields the gate never touches; only the strings that came
   // from outside are masked below (maskOutside, maskedFacts, maskedScope), never the suite's own.

@@ -3,6 +3,7 @@
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
 import type { CheckResult } from '../harness/runner';
 import type { ScopeFlag } from '../harness/verdict';
+import { deriveCoverage, GROUP_WORDS, unjudgedSubjects, type ScopeCoverage } from './coverage';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -16,15 +17,15 @@ export interface RunScope {
   groups: Group[];
   /** --grep, when it narrowed the run. */
   grep?: string;
-  /** Interfaces judged: a URL was given (or the embedded target served it) and a selected check needs it. */
+  /** Interfaces in scope: a URL was given (or the embedded target served it) and a selected check needs it. What was judged of each: `coverage`. */
   interfaces: Interface[];
   profile: Profile;
-  /** The pre-confirmed state was judged by sending transactions: a signer key was given and checks needing it were selected. */
+  /** The pre-confirmed state was in scope: a signer key was given and checks that send transactions were selected. What was judged of it: `coverage`. */
   signer: boolean;
   /** History beyond a full node's retention was required (--archive). */
   archive: boolean;
   target: 'embedded' | 'remote';
-  /** Both interfaces, a signer, every group, no --grep: the only scope that earns a plain "conformant" badge. */
+  /** Both interfaces, a signer, every group, no --grep, and something judged of each: the only scope that earns a plain "conformant" badge. */
   full: boolean;
   /** --require: with `full`, a scope that is not full keeps the run from being conformant (incomplete, exit 3). */
   required: RequiredScope;
@@ -32,6 +33,12 @@ export interface RunScope {
   leftOut: LeftOut[];
   /** The words of `leftOut`, one line each, most consequential first. */
   notJudged: string[];
+  /**
+   * What the run judged of each interface, of the pre-confirmed state and of each group: the
+   * required checks in scope, those judged, and why the others were not (coverage.ts). Absent in
+   * documents written before it was added.
+   */
+  coverage?: ScopeCoverage;
 }
 
 /** One thing the user's choices left out of the run. */
@@ -58,7 +65,6 @@ export interface ScopeFacts {
   required?: RequiredScope;
 }
 
-const GROUP_WORDS: Record<Group, string> = { rest: 'REST', rpc: 'JSON-RPC', cross: 'cross-interface', preconf: 'pre-confirmation' };
 const otherProfile = (p: Profile): Profile => (p === 'public' ? 'dedicated' : 'public');
 const profileLine = (p: Profile) => `${otherProfile(p)}-profile checks not judged (profile ${p})`;
 
@@ -125,7 +131,9 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
 
   // Transactions were sent only with a key, a check that sends selected, and a node to send to.
   const signer = facts.signer && needs('signer') && hasRpc;
-  const full = interfaces.length === 2 && signer && left.length === 0 && grep === undefined;
+  // A subject in scope that the target let the run judge nothing of (an empty list, every answer refused) is not judged either.
+  const coverage = deriveCoverage(results);
+  const full = interfaces.length === 2 && signer && left.length === 0 && grep === undefined && unjudgedSubjects(coverage).length === 0;
   return {
     groups,
     ...(grep !== undefined ? { grep } : {}),
@@ -138,6 +146,7 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
     required: facts.required ?? 'none',
     leftOut,
     notJudged: leftOut.map((l) => l.words),
+    coverage,
   };
 }
 
@@ -156,9 +165,9 @@ export function scopeWords(scope: RunScope): string {
   return extras.length ? `both interfaces and the pre-confirmed state; ${extras.join('; ')} ${where}` : `full scope ${where}`;
 }
 
-/** What limits the verdict, one line each (see scopeWords); empty for a full scope. */
-export function scopeLimits(scope: Pick<RunScope, 'full' | 'leftOut' | 'interfaces' | 'signer'>): string[] {
-  const limits = scope.leftOut.filter((l) => l.limits).map((l) => l.words);
+/** What limits the verdict, one line each (see scopeWords): the user's choices, then each subject in scope nothing was judged of; empty for a full scope. */
+export function scopeLimits(scope: Pick<RunScope, 'full' | 'leftOut' | 'interfaces' | 'signer' | 'coverage'>): string[] {
+  const limits = [...scope.leftOut.filter((l) => l.limits).map((l) => l.words), ...unjudgedSubjects(scope.coverage)];
   if (limits.length === 0 && !scope.full) {
     // Nothing the user left out, yet not full: the selected checks did not reach every interface or the signer.
     for (const i of ['rest', 'rpc'] as const) if (!scope.interfaces.includes(i)) limits.push(`${i === 'rest' ? 'REST' : 'JSON-RPC'} interface not judged`);

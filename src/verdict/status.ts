@@ -4,6 +4,7 @@ import type { Interface } from '../harness/check';
 import type { Cause } from '../harness/verdict';
 import { JUDGED_OUTCOMES, type Judged } from './outcome';
 import { scopeLimits, scopeWords, type RunScope } from './scope';
+import { NOT_JUDGED_WORDS } from './coverage';
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
 
@@ -27,16 +28,7 @@ export function unreachableInterfaces(results: readonly Judged[], facts: RunFact
 }
 
 /** Why required checks were not judged, grouped coarsely for the status line (by cause; any other: inconclusive). */
-const UNJUDGED_WORDS: Partial<Record<Cause, string>> = {
-  blocked: 'blocked by a prerequisite',
-  throttled: 'throttled',
-  credentials: 'credentials refused',
-  gateway: 'gateway or backend down',
-  stopped: 'stopped before it finished',
-  timeout: 'did not finish in time',
-  internal: "the check's own error",
-  limit: "the suite's own limit",
-};
+const UNJUDGED_WORDS: Partial<Record<Cause, string>> = { ...NOT_JUDGED_WORDS, blocked: 'blocked by a prerequisite' };
 
 /** An unreachable interface, as the run's reasons say it. */
 export const unreachableWords = (i: Interface): string => `${i === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable`;
@@ -57,7 +49,7 @@ export const NOTHING_JUDGED = 'nothing judged';
 export function deriveStatus(
   results: readonly Judged[],
   facts: RunFacts,
-  scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer'>,
+  scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer' | 'coverage'>,
 ): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
   const down = unreachableInterfaces(results, facts);

@@ -11,6 +11,7 @@ import { show } from '../../src/harness/json';
 import { hasAddressShape } from '../../src/harness/formats';
 import { callResult } from '../../src/harness/expect';
 import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
+import { blockedIfMisnamed } from '../../src/harness/field-names';
 
 /** eth_getCode calls in flight at once: the list may be long, the node may rate-limit. */
 const PARALLEL = 4;
@@ -32,6 +33,7 @@ async function listedAddresses(ctx: CheckContext<'rest' | 'rpc'>): Promise<Liste
     const address = f.value.toLowerCase();
     if (!out.has(address)) out.set(address, { label: recordLabel(record, i, tokens), address });
   });
+  if (out.size === 0) blockedIfMisnamed(tokens, ['contract_address']);
   if (out.size === 0) skip('no listed record has a contract_address of the form 0x + 40 hex digits (judged by rest.token.field.contract-address)');
   const skipped = tokens.length - out.size;
   if (skipped > 0) ctx.note(`${skipped} record(s) not asked about (duplicate or malformed contract_address, judged by the REST checks)`);

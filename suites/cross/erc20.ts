@@ -10,6 +10,7 @@ import { skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
+import { blockedIfMisnamed } from '../../src/harness/field-names';
 
 type View = 'symbol' | 'decimals' | 'totalSupply';
 
@@ -82,6 +83,7 @@ async function compareAll(
     ctx.note(
       `${uncompared.length} record(s) not compared, their ${field} holds no value of its type (its field check judges that): ${uncompared.slice(0, 5).join('; ')}`,
     );
+  if (judged === 0) blockedIfMisnamed(tokens, ['contract_address', field]);
   if (judged === 0) skip(`no listed token answered the ERC-20 view for ${field} through eth_call with a ${field} that could be compared`);
   ctx.note(`${judged} of ${tokens.length} record(s) compared with the chain`);
 }

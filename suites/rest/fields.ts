@@ -14,6 +14,7 @@ import { eip55, hasAddressShape, hasIsinShape, isIsin } from '../../src/harness/
 import { rawSchemaAt, validateRef } from '../../src/harness/schemas';
 import { isRecord, show } from '../../src/harness/json';
 import { bad, fieldOf, judgeRecords, OK, PROTO3_DEFAULTS, type Judgement } from '../../src/harness/records';
+import { misnamedAs } from '../../src/harness/field-names';
 
 type Schema = { type?: string; format?: string; $ref?: string; title?: string; items?: Schema };
 
@@ -77,7 +78,9 @@ export const FIELD_CHECKS: Array<[id: string, field: string, statements: string[
 export function judgeField(record: unknown, field: string): Judgement {
   if (!isRecord(record)) return bad('the record is not an object', record);
   const f = fieldOf(record, field);
-  if ('missing' in f) return bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
+  // Under protojson's name the field is not absent: the schema check states that, once.
+  if ('missing' in f)
+    return misnamedAs(record, field) ? f.missing : bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
   const verdict = validateRef(`token.json#/properties/${field}`, f.value);
   if (verdict.valid) return OK;
   return bad(

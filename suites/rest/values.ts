@@ -8,6 +8,7 @@ import { fail, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { hasAddressShape, ICON_URL_SCHEMES, iconUrlScheme, isIconUrl } from '../../src/harness/formats';
 import { bad, cannotJudge, EMPTY_LIST, fetchList, fieldOf, judgeRecords, numberField, OK, recordLabel, type Judgement } from '../../src/harness/records';
+import { blockedIfMisnamed } from '../../src/harness/field-names';
 import { judgeField } from './fields';
 import { navTimeChecks } from './nav-time';
 
@@ -31,7 +32,10 @@ export const addressUnique = check(
       const key = f.value.toLowerCase();
       seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i, tokens)]);
     });
-    if (judged === 0) skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
+    if (judged === 0) {
+      blockedIfMisnamed(tokens, ['contract_address']);
+      skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
+    }
     const dups = [...seen.entries()].filter(([, where]) => where.length > 1);
     if (dups.length > 0) {
       fail(

@@ -73,7 +73,10 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(html).toContain(
       `p50 <b>${judged.p50} ms</b>, p95 <b>${judged.p95} ms</b>, max ${judged.max} ms over ${judged.n} (judged against p50 ≤ ${judged.boundsMs.p50} ms, p95 ≤ ${judged.boundsMs.p95} ms)`,
     );
-    expect(html).toContain('<dt>pre-confirmed state</dt><dd>judged by sending transactions (a signer key was given)</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>in scope: a signer key was given and checks that send transactions selected</dd>');
+    expect(html).toMatch(
+      /<dt>judged per interface<\/dt><dd>REST: (all|\d+ of) \d+ required checks judged.*<br>JSON-RPC: .*<br>pre-confirmed state: all \d+ required checks judged<\/dd>/,
+    );
     expect(readFileSync(path.join(fullDir, 'summary.md'), 'utf8')).toContain(`| all | ${judged.n} | ${judged.p50} | ${judged.p95} | ${judged.max} |`);
     expect((await cli(['verify-certificate', fullDir, '--allow-self-reported'])).code).toBe(0);
   });
@@ -86,8 +89,8 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
     expect(cert.preconfLatencyMs).toBeNull();
     expect(cert.badge.message).toMatch(/^conformant · rest only · embedded · dedicated · \d+\/\d+ · \d{4}-\d{2}-\d{2}$/);
     const html = readFileSync(path.join(restDir, 'report.html'), 'utf8');
-    expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
-    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
+    expect(html).toContain('<dt>interfaces in scope</dt><dd>rest</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no check that sends transactions was selected</dd>');
     expect((await cli(['verify-certificate', restDir, '--allow-self-reported'])).code).toBe(0);
   });
 

@@ -95,6 +95,15 @@ const onListMethod =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Every record's chosen fields under protojson's lowerCamelCase JSON names, as grpc-gateway writes them without UseProtoNames. */
+const protojsonNames = (renamed: (field: string) => boolean): RestMutation =>
+  eachToken((t) => {
+    for (const k of Object.keys(t).filter(renamed)) {
+      t[k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = t[k];
+      delete t[k];
+    }
+  });
+
 // ---- JSON-RPC rewrites -------------------------------------------------------------------
 
 const blockOf = (call: RpcCall): Json | undefined => call.params?.[BLOCK_PARAM[call.method]];
@@ -160,6 +169,16 @@ const onceEvery = (n: number, answer: (call: RpcCall, k: number) => Envelope | A
     if (seen.has(body)) return next();
     seen.add(body);
     return ++k % n === 0 ? answer(call, k / n) : next();
+  };
+};
+
+/** The first request (the run's probe) answered as it is, every later one by `answer`: a backend that goes down after the run opened. */
+const afterFirst = (answer: RestMutation): RestMutation => {
+  let first = true;
+  return async (req, next) => {
+    if (!first) return answer(req, next);
+    first = false;
+    return next();
   };
 };
 
@@ -411,6 +430,26 @@ export const CODE_VARIANTS: Variant[] = [
   },
 
   // ==== 2.1 the token record ====
+  {
+    name: 'rest.record-camelcase-names',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: "every record's fields under protojson's lowerCamelCase names (contractAddress, iconUrl, …): a grpc-gateway marshaling without UseProtoNames; one fault, one failure",
+    roots: 1,
+    oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 20 },
+    rest: protojsonNames((field) => field.includes('_')),
+  },
+  {
+    name: 'rest.record-camelcase-contract-address',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: 'every record has contractAddress (protojson\'s name) in place of contract_address: said once, not as seven records whose contract_address is its proto3 default ""',
+    roots: 1,
+    oneRoot: { failed: ['rest.list.schema'], blockedBy: 'rest.list.schema', blockedAtLeast: 7 },
+    rest: protojsonNames((field) => field === 'contract_address'),
+  },
   {
     name: 'rest.address-no-0x',
     kind: 'faulty',
@@ -841,6 +880,19 @@ export const CODE_VARIANTS: Variant[] = [
     rpc: async (c, next) => (c.method === 'eth_chainId' ? next() : Raw.text(504, 'text/html', '<html><body>504 Gateway Time-out</body></html>')),
   },
   {
+    name: 'ok.rest-gateway-down-mid-run',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "the API answers the run's first request (the probe's list, judged by the list checks), then the gateway answers HTTP 503 to every later one (its backend went down mid-run): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.no-credentials$', 'inconclusive', 'gateway']],
+    rest: afterFirst(async () =>
+      Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
+    ),
+  },
+  {
     name: 'ok.rpc-throttled-for-good',
     kind: 'conformant',
     only: ['rpc'],
@@ -1194,6 +1246,30 @@ export const CODE_VARIANTS: Variant[] = [
       if (balance instanceof Raw || balance.result !== '0x0') return next();
       return rpcError(call, -32000, 'insufficient funds for gas * price + value');
     },
+  },
+  {
+    name: 'rpc.getCode-block-params-http-400',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    grep: '^rpc\\.(envelope\\.|getCode\\.block\\.)',
+    what: 'eth_getCode refuses "safe", "finalized", "earliest" and a block number, each with HTTP 400 and a JSON-RPC error (Tevm), while every other call is answered: four faults, each stated, none blocked by another',
+    roots: 4,
+    oneRoot: {
+      failed: ['rpc.getCode.block.earliest', 'rpc.getCode.block.finalized', 'rpc.getCode.block.head-number', 'rpc.getCode.block.safe'],
+      blockedBy: 'rpc.envelope.http-200',
+      blockedAtLeast: 0,
+    },
+    rpc: answerCall(
+      'eth_getCode',
+      (c) =>
+        new Raw(
+          400,
+          { 'content-type': 'application/json' },
+          JSON.stringify(rpcError(c, -32602, `Invalid params: block tag ${JSON.stringify(blockOf(c))} is not supported`)),
+        ),
+      (c) => blockOf(c) !== 'latest' && blockOf(c) !== 'pending',
+    ),
   },
 ];
 

@@ -7,7 +7,8 @@ import { ConsoleReporter, useColor } from '../../src/cli/reporters/console';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
-import { escapeHtml } from '../../src/cli/reporters/untrusted';
+import { escapeHtml, mdText } from '../../src/cli/reporters/untrusted';
+import { stripControls } from '../../src/cli/egress-terminal';
 import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
 import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
@@ -23,6 +24,7 @@ import { Redactor } from '../../src/harness/redact';
 import { CAUSES, SCOPE_FLAGS, type ScopeFlag } from '../../src/harness/verdict';
 import { validateRef } from '../../src/harness/schemas';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
+import { EMPTY_LIST } from '../../src/harness/records';
 import { checkResult, judged as withOutcome, runDocument, FULL_SCOPE } from '../support/documents';
 import { rootHints } from '../../src/action/messages';
 
@@ -294,6 +296,56 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   });
 });
 
+describe('what was judged of what was in scope', () => {
+  const emptyList = [
+    result('rest.list.status-200', 'passed', { needs: ['rest'] }),
+    result('rest.token.field.isin', 'skipped', { needs: ['rest'], cause: 'nothing-to-judge', reason: EMPTY_LIST }),
+    result('rpc.b', 'passed'),
+    result('cross.token.has-code.latest', 'skipped', { needs: ['rest', 'rpc'], cause: 'nothing-to-judge', reason: EMPTY_LIST }),
+    result('cross.token.symbol.matches-chain', 'skipped', { needs: ['rest', 'rpc'], cause: 'nothing-to-judge', reason: EMPTY_LIST }),
+    result('preconf.c', 'passed', { needs: ['rpc', 'signer'] }),
+  ];
+
+  it('an empty list under --require full: the cross group judged nothing, so the run is incomplete (exit 3), saying why; the scope is not full', () => {
+    const strict = doc(emptyList, {}, { ...FULL, required: 'full' });
+    expect([strict.status, strict.exitCode, strict.scope.full]).toEqual(['incomplete', 3, false]);
+    expect(strict.statusReasons).toEqual(['--require full: cross-interface checks: none of 2 judged (token records not judged: the list is empty)']);
+    expect(strict.scope.coverage?.groups.cross).toEqual({ inScope: 2, judged: 0, notJudged: [{ why: EMPTY_LIST, checks: 2 }] });
+    // Without --require full the run judged what it could, and says what it could not: never a plain "conformant".
+    const lenient = doc(emptyList);
+    expect([lenient.status, lenient.exitCode, lenient.scope.full]).toEqual(['conformant', 0, false]);
+    expect(lenient.headline).toBe('conformant — cross-interface checks: none of 2 judged (token records not judged: the list is empty) (profile dedicated)');
+  });
+
+  it('an interface that answered nothing is in scope, never "judged": every report says what was judged of it', () => {
+    const checks = [
+      result('rest.a', 'passed', { needs: ['rest'] }),
+      result('rpc.envelope.http-200', 'failed', { cause: 'unreachable', unreachable: 'rpc', reason: 'target unreachable: HTTP 502' }),
+      result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+      result('preconf.c', 'inconclusive', { needs: ['rpc', 'signer'], cause: 'unreachable', unreachable: 'rpc' }),
+    ];
+    const d = doc(checks, { unreachable: { rpc: 'HTTP 502 Bad Gateway' } });
+    expect(d.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: false });
+    expect(d.scope.coverage).toEqual({
+      interfaces: { rest: { inScope: 1, judged: 1 }, rpc: { inScope: 3, judged: 0, notJudged: [{ why: 'target unreachable', checks: 3 }] } },
+      preconf: { inScope: 1, judged: 0, notJudged: [{ why: 'target unreachable', checks: 1 }] },
+      groups: {
+        rest: { inScope: 1, judged: 1 },
+        rpc: { inScope: 2, judged: 0, notJudged: [{ why: 'target unreachable', checks: 2 }] },
+        preconf: { inScope: 1, judged: 0, notJudged: [{ why: 'target unreachable', checks: 1 }] },
+      },
+    });
+    const words =
+      'REST: 1 of 1 required check judged · JSON-RPC: none of 3 required checks judged; 3 not (target unreachable) · pre-confirmed state: none of 1 required check judged; 1 not (target unreachable)';
+    expect(renderSummary(d)).toContain(`**Per interface:** ${words}`);
+    expect(renderHtml(d)).toContain(`<dt>judged per interface</dt><dd>${words.replaceAll(' · ', '<br>')}</dd>`);
+    const out = sink(false);
+    new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+    expect(out.text()).toContain(`per interface: ${words}`);
+    expect(validateRef('results.json', d).errors).toEqual([]);
+  });
+});
+
 describe('scope', () => {
   const all = [
     result('rest.a', 'passed', { needs: ['rest'] }),
@@ -387,12 +439,15 @@ describe('scope under --only and --grep: from the selected checks only', () => {
     expect(d.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(d.scope.notJudged).toEqual(['JSON-RPC, cross-interface, pre-confirmation checks not run (--only rest)']);
     const html = renderHtml(d);
-    expect(html).toContain('<dt>interfaces judged</dt><dd>rest</dd>');
-    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not judged: no check that sends transactions was selected</dd>');
-    expect(html).toContain('Nothing measured in this run: the pre-confirmation group did not run.');
-    expect(renderSummary(d)).toContain(
-      'interfaces judged: rest · profile `dedicated` · pre-confirmed state not judged (no check that sends transactions was selected)',
+    expect(html).toContain('<dt>interfaces in scope</dt><dd>rest</dd>');
+    expect(html).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no check that sends transactions was selected</dd>');
+    expect(html).toContain(
+      '<dt>judged per interface</dt><dd>REST: 1 of 1 required check judged<br>JSON-RPC: not in scope<br>pre-confirmed state: not in scope</dd>',
     );
+    expect(html).toContain('Nothing measured in this run: the pre-confirmation group did not run.');
+    const md = renderSummary(d);
+    expect(md).toContain('interfaces in scope: rest · profile `dedicated` · pre-confirmed state not in scope (no check that sends transactions was selected)');
+    expect(md).toContain('**Per interface:** REST: 1 of 1 required check judged · JSON-RPC: not in scope · pre-confirmed state: not in scope');
   });
 
   it('--grep that selects only JSON-RPC checks: one interface, no pre-confirmed state, whatever the groups', () => {
@@ -414,8 +469,8 @@ describe('scope under --only and --grep: from the selected checks only', () => {
       { ...FULL, signer: false },
     );
     expect(noKey.scope.signer).toBe(false);
-    expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not judged: no --signer-key</dd>');
-    expect(renderSummary(noKey)).toContain('pre-confirmed state not judged (no --signer-key)');
+    expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no --signer-key</dd>');
+    expect(renderSummary(noKey)).toContain('pre-confirmed state not in scope (no --signer-key)');
   });
 });
 
@@ -628,7 +683,10 @@ describe('reports', () => {
   it('summary.md leads with status and scope, then the root cause with what it blocked, expected vs actual and the curl line', () => {
     const md = renderSummary(failing);
     expect(md.split('\n')[0]).toBe('# ❌ Tokenized stocks conformance: non-conformant');
-    expect(md).toContain('**Status: non-conformant — pre-confirmed state not judged (no --signer-key) (profile dedicated)** · exit 1');
+    // Its one required REST check was skipped: nothing of the REST interface was judged, and the status says so with why.
+    expect(md).toContain(
+      '**Status: non-conformant — pre-confirmed state not judged (no --signer-key); REST interface: none of 1 required check judged (why rest.skip \\<\\&\\> "␀") (profile dedicated)** · exit 1',
+    );
     expect(md.indexOf('## What fails the run (1)')).toBeLessThan(md.indexOf('## By spec section'));
     expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
     expect(md).toContain('- blocked 2 check(s), not judged because of it: `rpc.blocked1`, `rpc.blocked2`');
@@ -683,12 +741,15 @@ describe('reports', () => {
         ['report.html', renderHtml(d)],
         ['junit.xml', renderJunit(d)],
       ]) {
-        const plain = name === 'junit.xml' || name === 'report.html' ? esc(line) : line;
+        // Each in its own escaping: the headline may quote why a subject was not judged (a reason, text from outside).
+        const plain = { 'junit.xml': (l: string) => esc(stripControls(l)), 'report.html': escapeHtml, console: stripControls, 'summary.md': mdText }[name]!(
+          line,
+        );
         if (!text.includes(plain)) throw new Error(`${name} does not state "${line}"`);
         if (!text.includes(name === 'junit.xml' || name === 'report.html' ? esc(words) : words)) throw new Error(`${name} does not state "${words}"`);
       }
       // The console's last lines are the status and the exit code.
-      expect(out.text().trimEnd().split('\n').slice(-2)).toEqual([`status: ${line}`, expect.stringContaining(words)]);
+      expect(out.text().trimEnd().split('\n').slice(-2)).toEqual([`status: ${stripControls(line)}`, expect.stringContaining(words)]);
     }
   });
 });

@@ -175,6 +175,32 @@ describe('REST checks against a conformant target', () => {
   });
 });
 
+describe("fields under protojson's names (a grpc-gateway without UseProtoNames)", () => {
+  it('contractAddress in place of contract_address: one failure naming both and the fix, every check reading it blocked by it, never "absent, read as its proto3 default"', async () => {
+    const camel = (n: number) => {
+      const { contract_address, ...rest } = record(n);
+      return { contractAddress: contract_address, ...rest };
+    };
+    const by = await run(
+      target({ list: listOf([0, 1, 2, 3, 4, 5, 6].map(camel)), code: () => '0x6080' }),
+      [...restChecks, ...crossChecks],
+      env({ rpcUrl: `${url}/rpc` }),
+    );
+    const failed = Object.values(by).filter((r) => r.status === 'failed');
+    expect(failed.map((r) => r.id)).toEqual(['rest.list.schema']);
+    expect(failed[0]).toMatchObject({
+      reason: "the records name fields protojson's way, not as the 2.1 table does: contractAddress, not contract_address (7 records)",
+      violated: ['2.1.1'],
+      hint: expect.stringContaining('UseProtoNames: true'),
+    });
+    for (const id of ['rest.token.field.contract-address', 'rest.token.contract-address.unique', 'cross.token.has-code.latest', 'cross.token.has-code.pending'])
+      expect([id, by[id].status, by[id].blockedBy]).toEqual([id, 'inconclusive', 'rest.list.schema']);
+    expect(Object.values(by).some((r) => /read as its proto3 default/.test(`${r.reason} ${(r.notes ?? []).join(' ')}`))).toBe(false);
+    // The other fields are judged as usual.
+    expect(by['rest.token.field.isin'].status).toBe('passed');
+  });
+});
+
 describe('REST checks against a broken target', () => {
   it('fail each broken rule, naming the record and the value, and pass the rules that hold', async () => {
     const dup = address(1);

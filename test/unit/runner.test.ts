@@ -294,6 +294,31 @@ describe('one root cause, one failure', () => {
     expect(rs[1].reason).toMatch(/rest\.root\.check passed on its own request, so the answer changed between requests/);
   });
 
+  it("answers to each check's own request (ownEvidence: a block parameter refused with HTTP 400): each stated when the root passed, blocked when it failed", async () => {
+    const own = (name: string) =>
+      check(meta(name), async () =>
+        blocked('rest.root.check', `eth_getCode at "${name}" answered HTTP 400 with error {"code":-32602}`, { violated: ['4.1.1'] }, { ownEvidence: true }),
+      );
+    const passed = await runChecks([root('rest.root.check', async () => undefined), own('safe'), own('finalized'), dependent('c')], env(), collect);
+    expect(passed.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.root.check', 'passed', undefined],
+      ['rest.test.safe', 'failed', undefined],
+      ['rest.test.finalized', 'failed', undefined],
+      // A check whose evidence is the interface's (not its own request's) still stands in once.
+      ['rest.test.c', 'failed', undefined],
+    ]);
+    expect(passed[1].reason).toBe(
+      'eth_getCode at "safe" answered HTTP 400 with error {"code":-32602} (rest.root.check passed on its own request: this answer is this request\'s own)',
+    );
+    expect(passed[1].reason).not.toMatch(/answer changed between requests/);
+    const failedRoot = await runChecks([root('rest.root.check', async () => fail('HTTP 400 to every call')), own('safe'), own('finalized')], env(), collect);
+    expect(failedRoot.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
+      ['rest.root.check', 'failed', undefined],
+      ['rest.test.safe', 'inconclusive', 'rest.root.check'],
+      ['rest.test.finalized', 'inconclusive', 'rest.root.check'],
+    ]);
+  });
+
   it('Blocked thrown by the root itself is its own failure; a blocked root passes its blocker on', async () => {
     const checks = [
       root('rest.root.check', async () => blocked('rest.root.check', 'not JSON', { violated: ['4.1.1'] })),

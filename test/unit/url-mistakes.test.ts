@@ -1,7 +1,7 @@
 // URL mistakes caught where the run opens, each said with its fix (exit 2), never as a target
 // unreachable or dozens of failures: a --base-url ending in /v1, https:// to a plain-HTTP server,
-// a proxy refusing the CONNECT tunnel, a dedicated node refusing the credentials, a gateway whose
-// backend is down (not a mistake: a fact that leaves the interface unjudged). Real loopback servers.
+// a proxy refusing the CONNECT tunnel, a dedicated node refusing the credentials; and a gateway
+// whose backend never answers (not a mistake: the interface is unreachable). Real loopback servers.
 import http from 'node:http';
 import type { RunConfig } from '../../src/cli/config';
 import { probe } from '../../src/cli/target';
@@ -88,6 +88,26 @@ describe('the start-up probe names URL mistakes with their fix', () => {
     expect(found.refused?.rpc).toMatch(/HTTP 401 Unauthorized \(WWW-Authenticate: Bearer error="invalid_token"\)$/);
     expect(found.unreachable).toBeUndefined();
   });
+
+  it.each([
+    ['rpc', 502, /^POST http:\/\/127\.0\.0\.1:\d+: HTTP 502 Bad Gateway, still after 3 retries .*: the gateway answered every try, the node behind it none$/],
+    [
+      'rest',
+      503,
+      /^GET http:\/\/127\.0\.0\.1:\d+\/v1\/tokenized-stocks: HTTP 503 Service Unavailable, .*: the gateway answered every try, the node behind it none$/,
+    ],
+  ] as const)(
+    'a gateway answering every try of the %s probe with %i: the node behind it answered nothing, so the interface is unreachable (exit 1), as a refused connection is',
+    async (iface, status, words) => {
+      let tries = 0;
+      const { url } = await serve((_req, res) => void (tries++, res.writeHead(status, { 'content-type': 'text/html' }).end('<html>down</html>')));
+      const found = await probe(iface === 'rpc' ? { rpcUrl: url } : { baseUrl: url }, cfg, new Redactor());
+      expect(found.unreachable?.[iface]).toMatch(words);
+      expect(found).not.toHaveProperty('gateway');
+      expect(tries).toBe(4);
+    },
+    20_000,
+  );
 
   it('a bare 403 is not a refusal of credentials (a public node refuses a method so): the checks judge it', async () => {
     const { url } = await serve((_req, res) => void res.writeHead(403).end('forbidden'));

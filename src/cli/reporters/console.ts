@@ -2,6 +2,7 @@ import type { Check } from '../../harness/check';
 import type { CheckResult } from '../../harness/runner';
 import { sectionOf, sectionTitle, type Judged } from '../../verdict/outcome';
 import { EXIT_CODE, exitWords } from '../../verdict/status';
+import { judgedWords } from '../../verdict/coverage';
 import { scopeLimits } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
@@ -247,6 +248,9 @@ export class ConsoleReporter {
 
     this.line('');
     this.line(`${countLine(counts)} in ${(doc.durationMs / 1000).toFixed(1)} s`);
+    // What was judged of each interface in scope, beside the counts: in scope is not judged.
+    const judged = judgedWords(doc.scope.coverage);
+    if (judged.length) this.line(`per interface: ${judged.join(' · ')}`);
     if (reportFiles.length) this.line(`reports: ${reportFiles.join(', ')}`);
     if (doc.statusReasons.length) this.line(`why: ${doc.statusReasons.join('; ')}`);
     // Judging what the given URLs allow is the default; say once what CI should ask for instead.

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
 import { isUnjudged, type Judged } from '../../verdict/outcome';
 import { exitWords, type RunStatus } from '../../verdict/status';
+import { judgedWords } from '../../verdict/coverage';
 import { preconfNotJudged } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, storedRoots } from './roots';
@@ -231,9 +232,10 @@ export function renderHtml(doc: RunDocument): string {
   const scope = `<dl class="scope">
 <dt>target</dt><dd>${doc.target.embedded ? '<b>embedded reference target</b> (started by the suite on loopback) — ' : ''}REST <code>${esc(doc.target.baseUrl ?? '—')}</code> · JSON-RPC <code>${esc(doc.target.rpcUrl ?? '—')}</code></dd>
 <dt>groups run</dt><dd>${esc(sc.groups.join(', '))}${sc.grep !== undefined ? ` (only ids matching <code>${esc(sc.grep)}</code>)` : ''}</dd>
-<dt>interfaces judged</dt><dd>${esc(sc.interfaces.join(', ') || 'none')}</dd>
+<dt>interfaces in scope</dt><dd>${esc(sc.interfaces.join(', ') || 'none')}</dd>
 <dt>profile</dt><dd><code>${sc.profile}</code></dd>
-<dt>pre-confirmed state</dt><dd>${sc.signer ? 'judged by sending transactions (a signer key was given)' : `not judged: ${esc(preconfNotJudged(sc)!)}`}</dd>
+<dt>pre-confirmed state</dt><dd>${sc.signer ? 'in scope: a signer key was given and checks that send transactions selected' : `not in scope: ${esc(preconfNotJudged(sc)!)}`}</dd>
+${sc.coverage ? `<dt>judged per interface</dt><dd>${judgedWords(sc.coverage).map(esc).join('<br>')}</dd>` : ''}
 <dt>history</dt><dd>${sc.archive ? 'required (--archive)' : 'not required (a full node may prune old state)'}</dd>
 <dt>not judged</dt><dd>${sc.notJudged.length ? sc.notJudged.map(esc).join('<br>') : 'nothing left out'}</dd>
 </dl>`;

@@ -1,4 +1,5 @@
 import { exitWords, type RunStatus } from '../../verdict/status';
+import { judgedWords } from '../../verdict/coverage';
 import { preconfNotJudged } from '../../verdict/scope';
 import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
@@ -53,9 +54,12 @@ function summaryParts(doc: RunDocument): Part[] {
   head.push(
     `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST ${mdCode(doc.target.baseUrl ?? '—')} · JSON-RPC ${mdCode(doc.target.rpcUrl ?? '—')} · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${mdText(doc.interrupted)}**` : ''}`,
     '',
-    `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces judged: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'judged (signer given)' : `not judged (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
+    `**Scope:** groups ${doc.scope.groups.join(', ')} · interfaces in scope: ${doc.scope.interfaces.join(', ') || 'none'} · profile \`${doc.scope.profile}\` · pre-confirmed state ${doc.scope.signer ? 'in scope (signer given)' : `not in scope (${preconfNotJudged(doc.scope)})`} · history ${doc.scope.archive ? 'required (--archive)' : 'not required'}`,
     '',
   );
+  // What the target let the run judge of what was in scope: an interface in scope is not an interface judged.
+  const judged = judgedWords(doc.scope.coverage);
+  if (judged.length) head.push(`**Per interface:** ${judged.map(mdText).join(' · ')}`, '');
   if (doc.sampling) head.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
   if (doc.scope.notJudged.length) head.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
   const parts: Part[] = [{ lines: head, rank: 0 }];
