@@ -7,12 +7,12 @@ import { renderMatrix, renderSpec, SPEC_MD } from './traceability';
 
 /**
  * Generated documentation (`npm run docs`): the flag table of docs/flags.md from the option table
- * the CLI parses, the traceability matrix of docs/traceability.md from the checks' own citations,
+ * the CLI parses, the traceability matrix of docs/development.md from the checks' own citations,
  * and specs/SPEC.md from specs/rules.yaml. A test keeps all three current. Each generated block
  * sits between markers in a hand-written page, so the prose around it stays editable.
  */
 export const FLAGS_MD = fromRoot('docs', 'flags.md');
-export const TRACEABILITY_MD = fromRoot('docs', 'traceability.md');
+export const TRACEABILITY_MD = fromRoot('docs', 'development.md');
 
 export function renderFlags(): string {
   const rows = ['| flag | environment | value | meaning |', '|---|---|---|---|'];
@@ -40,5 +40,5 @@ export function withGenerated(text: string, block: string, render: () => string)
 if (require.main === module || process.argv[1]?.endsWith('docs.ts')) {
   for (const { file, block, render } of GENERATED) writeFileSync(file, withGenerated(readFileSync(file, 'utf8'), block, render));
   writeFileSync(SPEC_MD, renderSpec(loadSpec()));
-  process.stdout.write('docs/flags.md, docs/traceability.md and specs/SPEC.md updated\n');
+  process.stdout.write('docs/flags.md, docs/development.md and specs/SPEC.md updated\n');
 }

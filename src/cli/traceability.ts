@@ -3,7 +3,7 @@ import { fromRoot } from '../harness/paths';
 import { rowId, type Entry, type Spec, type Statement } from '../harness/spec-rules';
 
 // specs/rules.yaml is read by src/harness/spec-rules.ts; derived from it here: specs/SPEC.md, the
-// traceability matrix of docs/traceability.md.
+// traceability matrix of docs/development.md.
 
 /** What the matrix needs to know of a check: a structural subset of Check. */
 export type Citing = Pick<Check, 'id' | 'statements' | 'section' | 'level'>;
@@ -64,7 +64,7 @@ export function renderSpec(spec: Spec): string {
     "`statements` field (`['4.5.2', '1.4.1']`), and a failed check's report quotes them. Every",
     'statement is testable unless marked *not testable* with the reason; *enforced through* names the',
     'sections that restate it in detail.',
-    'Which check cites which section: the traceability matrix in [docs/traceability.md](../docs/traceability.md).',
+    'Which check cites which section: the traceability matrix in [docs/development.md](../docs/development.md#traceability-which-check-enforces-which-rule).',
   ];
   for (const e of spec.sections) {
     out.push('', `<a id="${anchorOf(e.id)}"></a>`);
@@ -93,7 +93,7 @@ export function renderSpec(spec: Spec): string {
 }
 
 /**
- * The traceability matrix as a Markdown table (docs/traceability.md): one row per entry, the
+ * The traceability matrix as a Markdown table (docs/development.md): one row per entry, the
  * checks citing it with the statements of it each enforces (inverted from the checks' own
  * `statements` fields), and its statements no check can judge.
  */

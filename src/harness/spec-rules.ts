@@ -7,7 +7,7 @@ import { fromRoot } from './paths';
  * tables say, and every statement, testable or not. Checks cite its statements (and table rows)
  * by id in their `statements` field; the rest is derived: the statement texts quoted in results
  * (here, so the verdict can read them), specs/SPEC.md and the traceability matrix of
- * docs/traceability.md (src/cli/traceability.ts).
+ * docs/development.md (src/cli/traceability.ts).
  */
 export interface Statement {
   /** `<entry id>.<n>`: "4.5.2" is statement 2 of 4.5. Written in rules.yaml, never renumbered. */

@@ -110,7 +110,7 @@ export const EXIT_OF_STATUS: Readonly<Record<RunStatus, number>> = {
   incomplete: EXIT_CODE.incomplete,
 };
 
-/** One sentence per exit code: --help, docs/exit-codes.md and every report say the same. */
+/** One sentence per exit code: --help, docs/results.md and every report say the same. */
 export const EXIT_SENTENCES: Readonly<Record<number, string>> = {
   [EXIT_CODE.conformant]: 'conformant — every required check in scope was judged and none failed',
   [EXIT_CODE.nonConformant]: 'non-conformant — a check failed the run or a target was unreachable',

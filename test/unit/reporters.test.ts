@@ -934,7 +934,7 @@ describe('headlines name what happened', () => {
     for (const code of [0, 1, 2, 3, 130]) {
       const sentence = exitWords(code).replace(/^exit \d+: /, '');
       expect(EXIT_CODES_HELP).toContain(`${String(code).padEnd(4)}${sentence}`);
-      expect(readFileSync(path.join(__dirname, '../../docs/exit-codes.md'), 'utf8')).toContain(`| ${code} | ${sentence} |`);
+      expect(readFileSync(path.join(__dirname, '../../docs/results.md'), 'utf8')).toContain(`| ${code} | ${sentence} |`);
     }
   });
 });

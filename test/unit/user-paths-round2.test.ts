@@ -127,8 +127,8 @@ describe('docs that are true', () => {
   const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
   const row = (text: string, exit: number) => text.split('\n').filter((l) => l.startsWith(`| ${exit} |`));
 
-  it('a run past its deadline is incomplete (exit 3), not non-conformant, in README.md, docs/exit-codes.md and --help', () => {
-    for (const file of ['README.md', 'docs/exit-codes.md']) {
+  it('a run past its deadline is incomplete (exit 3), not non-conformant, in README.md, docs/results.md and --help', () => {
+    for (const file of ['README.md', 'docs/results.md']) {
       // Exit 1 may say that a run already failed stays failed when its deadline then stops it; never that a deadline alone is exit 1.
       expect(row(read(file), 1).join('\n')).not.toMatch(/deadline (passed|alone)|past (its|the) deadline/);
       expect(row(read(file), 3).join('\n')).toMatch(/deadline/);
