@@ -107,15 +107,6 @@ describe('CLI', () => {
     [[], { RPC_URL: '' }, /^conformance: RPC_URL is set but empty/],
     [['--rpc-url', ''], {}, /^conformance: --rpc-url is empty/],
     [['--secret', 'ab'], {}, /--secret \(or SECRETS\)/],
-    // A piece of a status word, a field name, a JSON literal: masking it would garble the verdict.
-    // A credential of a URL or a header that spells part of the suite's words: refused before anything runs.
-    [['--rpc-url', 'http://127.0.0.1:1/?apikey=true'], {}, /part of a word of the suite's own vocabulary/],
-    [['--rpc-url', 'http://127.0.0.1:1', '--rpc-header', 'Authorization: Bearer passed'], {}, /part of a word of the suite's own vocabulary/],
-    ...['fail', 'failed', 'aile', 'iled', 'exitCode', 'false', 'passed'].map((s): [string[], Record<string, string>, RegExp] => [
-      ['--secret', s],
-      {},
-      /--secret \(or SECRETS\): .*vocabulary/,
-    ]),
   ])('bad invocation %j exits 2 naming the flag or variable', async (args, env, message) => {
     const r = await cli(args as string[], { env: env as Record<string, string> });
     expect(r.code).toBe(2);
