@@ -19,6 +19,7 @@ import {
 import type { Violation } from '../../src/harness/preconf/errors';
 import { SKEW_BOUND_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 import { dedicated403 } from '../../src/harness/receipts';
+import { GatewayError } from '../../src/harness/http';
 
 /** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
 export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', violated: ['4.5.2', '1.4.1'] } as const;
@@ -60,6 +61,8 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
   }
   // A spelling-dependent count is the nonce check's to state (nonce.ts); no other view has one.
   if (o.kind === 'spelling') throw new Error(`the ${b} view has no spelling evidence to judge`);
+  // A send the gateway lost: the gateway's fact (cause gateway, with its hint), not the node's.
+  if (o.gateway) throw new GatewayError(o.reason, 1);
   return inconclusive(o.reason);
 }
 

@@ -231,6 +231,22 @@ const prunedState =
   };
 
 /**
+ * History expiry (EIP-4444) with a short window: blocks more than `window` below the head are
+ * not served, neither bodies nor receipts (geth's error 4444 "pruned history unavailable"); the
+ * state is kept. On a young or quiet chain the blocks that held senders and deployments are gone.
+ */
+const historyExpired =
+  (window: bigint): RpcMutation =>
+  async (call, next) => {
+    if (call.method !== 'eth_getBlockByNumber' && call.method !== 'eth_getBlockReceipts') return next();
+    const tag = call.params[0];
+    if (tag !== 'earliest' && !(typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag))) return next();
+    const head = await headOf(next);
+    if (head === undefined || (tag !== 'earliest' && hexInt(tag) + window >= head)) return next();
+    return rpcError(call, 4444, 'pruned history unavailable');
+  };
+
+/**
  * A load balancer over two backends, the second importing each block `lagMs` after the first:
  * half the calls (in a fixed scrambled order, so no worker keeps one backend) reach it, and
  * while it lags it answers as a node one block behind: its head is head-1, "latest" is that
@@ -945,6 +961,16 @@ export const CODE_VARIANTS: Variant[] = [
       ],
     ],
     rpc: prunedState(16n),
+  },
+  {
+    name: 'ok.history-expired',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.(history\\.|getTransactionCount\\.block\\.latest$)',
+    mustPass: '^rpc\\.getTransactionCount\\.block\\.latest$',
+    what: 'history expiry (EIP-4444): no block body or receipts more than 2 below the head ("pruned history unavailable", code 4444); the history checks say so, out of scope without --archive',
+    mustBe: [['^rpc\\.history\\.', 'skipped', 'out-of-scope', '--archive']],
+    rpc: historyExpired(2n),
   },
   {
     name: 'ok.reordered-list',

@@ -211,7 +211,7 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   const w = await watch(st, n, window);
   if (w.refused) {
     await settle(st);
-    return { kind: 'refused', reason: w.refused };
+    return w.refused;
   }
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.

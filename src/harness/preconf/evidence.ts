@@ -151,8 +151,8 @@ export type Outcome<V, A> =
    * attempt in which the two spellings consistently disagreed, seal or no seal.
    */
   | { kind: 'spelling'; evidence: SpellingEvidence }
-  /** Not established: the attempts' history (never a verdict by itself). */
-  | { kind: 'unjudged'; reason: string };
+  /** Not established: the attempts' history (never a verdict by itself); `gateway` when a gateway's lost send ended the pass. */
+  | { kind: 'unjudged'; reason: string; gateway?: true };
 
 /** The rounds that separate a spelling-dependent count from skew (spelling.ts, weighSpellings). */
 export type SpellingEvidence = Extract<SpellingWeight, { kind: 'disagree' }> & { attempt: number; base: bigint; sent: number };
@@ -176,6 +176,8 @@ export type Stop =
   | { cause: 'no-answer'; reason: string }
   /** The node refused the signer's transactions. */
   | { cause: 'refused'; reason: string }
+  /** The gateway in front of the node answered a send (502/503/504) on every try: that nonce is lost. */
+  | { cause: 'gateway'; reason: string }
   /** Nothing could be observed: a helper method, funds, the spend cap, the run stopped. */
   | { cause: 'unobservable'; reason: string };
 

@@ -17,6 +17,7 @@ import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { notServedViolation, Unobservable, Violation } from './errors';
 import { RPC_ENVELOPE_ROOT } from '../expect';
+import { GatewayError } from '../throttle';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -66,7 +67,16 @@ export interface Sent {
 }
 
 /** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result). */
-export type Posted = { sent: Sent } | { refused: string; error?: RpcError; startedAt: number; answeredAt: number };
+export type Posted =
+  | { sent: Sent }
+  | {
+      refused: string;
+      error?: RpcError;
+      startedAt: number;
+      answeredAt: number;
+      /** The gateway in front of the node answered the send (HTTP 502/503/504, on every try): its words. The nonce is lost. */
+      lost?: { nonce: bigint; answer: string };
+    };
 
 export type Receipt = Record<string, unknown>;
 
@@ -78,6 +88,8 @@ export class Session {
   private fees!: Fees;
   /** The highest nonce this session ever sent, so waits know when everything is sealed. */
   highestNonce = -1n;
+  /** The lowest nonce whose send the gateway lost (Posted.lost): the signer's count cannot pass it. */
+  lostNonce?: bigint;
   private readonly clients = new Map<string, RpcClient>();
 
   constructor(
@@ -310,7 +322,23 @@ export class Session {
   async post(lane: string, signed: Signed): Promise<Posted> {
     const startedAt = this.time.now();
     if (signed.nonce > this.highestNonce) this.highestNonce = signed.nonce;
-    const a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
+    let a: RpcAnswer;
+    try {
+      a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
+    } catch (err) {
+      // The gateway, not the node, answered every try: this nonce is lost, and the signer's later
+      // ones cannot be included. A fact of this attempt, said as such (send.ts, lostSend).
+      if (!(err instanceof GatewayError)) throw err;
+      const answer = err.answer ?? 'a gateway error';
+      if (this.lostNonce === undefined || signed.nonce < this.lostNonce) this.lostNonce = signed.nonce;
+      const tries = `${err.attempts} tr${err.attempts === 1 ? 'y' : 'ies'}`;
+      return {
+        refused: `the send of nonce ${signed.nonce} was answered ${answer} (${tries})`,
+        startedAt,
+        answeredAt: this.time.now(),
+        lost: { nonce: signed.nonce, answer },
+      };
+    }
     const answeredAt = this.time.now();
     // The same signed bytes sent again (after a dropped connection or a throttled answer) meet
     // the first copy: "already known" means it was accepted.

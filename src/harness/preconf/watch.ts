@@ -11,8 +11,8 @@ import { capture, DEFS, type AttemptTxs, type Captured, type Def } from './behav
 import type { Violation } from './errors';
 import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type Stop } from './evidence';
 import type { Posted, Sent } from './session';
-import { sleep, stopOf, type PassState } from './state';
-import { SPLIT_AT, type SendWindow } from './send';
+import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
+import { refusalOf, SPLIT_AT, type SendWindow } from './send';
 import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
@@ -44,8 +44,8 @@ export interface Watched {
   firstSeen: Map<string, number>;
   /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
   stop?: Stop;
-  /** The node refused the second batch (eth_sendRawTransaction's error). */
-  refused?: string;
+  /** The node refused the second batch (eth_sendRawTransaction's error), as the attempt ends with it. */
+  refused?: Extract<AttemptEnd, { kind: 'refused' }>;
 }
 
 /** Whether the first batch shows in the pending count: from this round's nonce read, or a read of its own. */
@@ -270,7 +270,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         unsent = [];
         const refusal = posted.find((p): p is Extract<Posted, { refused: string }> => 'refused' in p);
         if (refusal) {
-          w.refused = refusal.refused;
+          w.refused = refusalOf(refusal, posted);
           return;
         }
         posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
