@@ -79,18 +79,23 @@ export function judgeLater(ctx: Pick<CheckContext, 'note' | 'metric'>, later: re
   const reads = later ?? [];
   if (reads.length === 0) return;
   const old = reads.filter((r) => r.old);
-  const beyond = old.filter((r) => r.preSeal && r.afterMs > SKEW_BOUND_MS);
+  // A read whose round's pending block no longer listed the transactions saw them withdrawn (a
+  // flashblock reorg): the node's one consistent state then, not a view left behind.
+  const withdrawn = old.filter((r) => r.withdrawn).length;
+  const beyond = old.filter((r) => r.preSeal && r.afterMs > SKEW_BOUND_MS && !r.withdrawn);
   const lastOld = old.length ? old[old.length - 1].afterMs : undefined;
   ctx.metric('laterReads', {
     n: reads.length,
     old: old.length,
     beyondBound: beyond.length,
+    withdrawn,
     boundMs: SKEW_BOUND_MS,
     ...(lastOld !== undefined ? { lastOldMs: lastOld } : {}),
   });
   ctx.note(
     `${reads.length} later read(s) at "pending" up to the seal (${reads[0].afterMs}..${reads[reads.length - 1].afterMs} ms after the first sighting): ` +
-      `${old.length} showed the old state, ${old.length - beyond.length} of them within ${SKEW_BOUND_MS} ms of it (backends trailing one another) or around a seal`,
+      `${old.length} showed the old state, ${old.length - beyond.length} of them within ${SKEW_BOUND_MS} ms of it (backends trailing one another), around a seal` +
+      ` or while the pending block no longer listed the transactions (${withdrawn} read(s): withdrawn by a flashblock reorg, not samples of the state)`,
   );
   if (beyond.length === 0) return;
   const first = beyond[0];

@@ -49,12 +49,16 @@ export interface Def<V, A> {
 }
 
 async function countsBothCases(s: Session): Promise<Views['nonce']> {
-  const [pending, latest, pendingLowercase] = await Promise.all([
+  // "safe" and "finalized" too: sealed blocks, so while the transactions are pre-confirmed their
+  // counts stay at most the sealed one (attempt.ts, sealedTagsAhead).
+  const [pending, latest, pendingLowercase, safe, finalized] = await Promise.all([
     s.count('nonce', 'pending'),
     s.count('nonce', 'latest'),
     s.count('nonce', 'pending', 'lowercase'),
+    s.countIfAny('nonce', 'safe'),
+    s.countIfAny('nonce', 'finalized'),
   ]);
-  return { pending, latest, pendingLowercase };
+  return { pending, latest, pendingLowercase, ...(safe !== undefined ? { safe } : {}), ...(finalized !== undefined ? { finalized } : {}) };
 }
 const maxPending = (v: Views['nonce']): bigint => (v.pending > v.pendingLowercase ? v.pending : v.pendingLowercase);
 

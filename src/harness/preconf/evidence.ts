@@ -36,6 +36,9 @@ export interface NonceView {
   latest: bigint;
   /** The same "pending" count with the address in lowercase, read in the same round. */
   pendingLowercase: bigint;
+  /** The count at "safe" and "finalized", read in the same round while the transactions are pre-confirmed (undefined: not answered as a count). */
+  safe?: bigint;
+  finalized?: bigint;
 }
 export interface CodeView {
   /** One per deployment, in DEPLOYED order (lower-cased). */
@@ -102,6 +105,8 @@ export interface LaterRead {
   old: boolean;
   /** No block was sealed around it (preSeal): a read near a seal may meet a backend a block behind. */
   preSeal: boolean;
+  /** The pending block read in the same round no longer listed the transactions: withdrawn (a flashblock reorg), not a sample of the state. */
+  withdrawn: boolean;
   /** What it read, as shown. */
   shown: unknown;
 }

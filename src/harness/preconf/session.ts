@@ -155,6 +155,18 @@ export class Session {
     return b;
   }
 
+  /** The transactions eth_getBlockByNumber("pending") lists (lower-case hashes), when the node gives a block (never judged itself). */
+  async pendingListed(lane: string): Promise<ReadonlySet<string> | undefined> {
+    const b = await readBlock(this.chain(lane), 'pending');
+    return b ? new Set(b.txs) : undefined;
+  }
+
+  /** The signer's count at a tag, or undefined when it is not answered as one (the rpc checks judge that answer; here it only compares). */
+  async countIfAny(lane: string, tag: string): Promise<bigint | undefined> {
+    const a = await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]);
+    return a.http.status === 200 && a.hasResult ? quantity(a.result) : undefined;
+  }
+
   /** eth_getBlockByNumber("pending") as a number, when the node offers one (never judged itself). */
   async pendingBlockNumber(lane: string): Promise<bigint | undefined> {
     return (await readBlock(this.chain(lane), 'pending'))?.number;

@@ -182,7 +182,10 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         (err: unknown): Settled => ({ err }),
       ),
     );
+    // The pending block beside the views: whether it still lists the transactions (a reorg withdraws them).
+    const listing = st.s.pendingListed('heads').catch(() => undefined);
     const head = await st.s.block('heads', 'latest');
+    const listed = await listing;
     const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
     const reads: Array<Captured<unknown> | typeof LATE> = [];
     settled.forEach((x, k) => {
@@ -200,7 +203,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // A round's head is the highest read so far: a backend a block behind answering "latest"
     // must not make a round after a seal look like one before it (preSeal compares heads).
     if (head.number! > highestHead) highestHead = head.number!;
-    rounds.push({ startedAt, endedAt, head: highestHead });
+    rounds.push({ startedAt, endedAt, head: highestHead, ...(listed ? { listed } : {}) });
     st.heads.see(head.number!, endedAt);
 
     // Seals: every block from the last known head up to this one, read by number when skipped.
