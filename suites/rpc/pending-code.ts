@@ -101,6 +101,8 @@ const judgePendingCode = check(
         const code = await resultAt<string>(ctx, 'eth_getCode', [d.address, 'pending'], 'pending');
         const latest = await callResult<string>(ctx.rpc, 'eth_getCode', [d.address, 'latest']);
         expectSchema('hexBytes', code, `eth_getCode(${d.address}, "pending")`, ['4.6.1']);
+        // Sealed meanwhile ("latest" has it too): this read says nothing of the pre-confirmed state.
+        if (code !== '0x' && latest !== '0x') continue;
         if (code !== '0x') {
           settled.set(
             key,
