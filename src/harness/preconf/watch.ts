@@ -106,6 +106,16 @@ async function settleRound(st: PassState, asked: Array<Promise<Settled>>, starte
   return out.map((x) => x ?? LATE);
 }
 
+/** A copy in random order (Fisher-Yates). */
+function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** The lowest block that sealed one of `txs`. */
 export function firstSealed(sealedIn: ReadonlyMap<string, bigint>, txs: readonly SentTx[]): bigint | undefined {
   let min: bigint | undefined;
@@ -167,7 +177,10 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
   };
 
   for (let i = 1; ; i++) {
-    const reading = st.behaviours.filter(readOn);
+    // In a new order each round: behind a round-robin balancer a round of a fixed number of reads
+    // would otherwise send each view to the same few backends every round (4 backends, 14 reads:
+    // each view met only 2 of them), and one backend answering "pending" as "latest" went unread.
+    const reading = shuffled(st.behaviours.filter(readOn));
     const establishingNow = new Set(st.behaviours.filter(active));
     const allSealed = unsent.length === 0 && sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
     if (allSealed) st.heads.disarm();
