@@ -47,7 +47,7 @@ const TRAFFIC_EVERY_MS = 400;
  */
 const DEPLOYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const RETURNS_42_INIT = '0x600a600c600039600a6000f3602a60005260206000f3';
-const DEPLOY_POLL_MS = 100;
+const DEPLOY_POLL_MS = 250;
 /** FAULTS_ONLY=<regex> runs only the matching variants (development aid). */
 const ONLY = process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined;
 

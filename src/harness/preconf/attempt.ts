@@ -80,11 +80,11 @@ function sealedTagsAhead(a: AttemptTxs, w: Watched): Violation | undefined {
   if (!t) return undefined;
   const sealedFirst = firstSealed(w.sealedIn, a.sent);
   for (const i of t.looks) {
-    if (preSeal(w.rounds, i, sealedFirst) !== true) continue;
+    if (preSeal(w.rounds, i, sealedFirst) !== true || !w.rounds[i].tags) continue;
     const v = t.values.get(i) as NonceView;
     const sealed = v.latest > a.base ? v.latest : a.base;
     for (const tag of ['safe', 'finalized'] as const) {
-      const count = v[tag];
+      const count = w.rounds[i].tags![tag];
       if (count === undefined || count <= sealed) continue;
       return new Violation(
         `eth_getTransactionCount(signer, "${tag}") answered ${count} at +${Math.round(w.rounds[i].startedAt - a.sent[0].startedAt)} ms, while the signer's transactions from nonce ${a.base} were pre-confirmed and not sealed ` +

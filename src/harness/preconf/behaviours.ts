@@ -49,16 +49,12 @@ export interface Def<V, A> {
 }
 
 async function countsBothCases(s: Session): Promise<Views['nonce']> {
-  // "safe" and "finalized" too: sealed blocks, so while the transactions are pre-confirmed their
-  // counts stay at most the sealed one (attempt.ts, sealedTagsAhead).
-  const [pending, latest, pendingLowercase, safe, finalized] = await Promise.all([
+  const [pending, latest, pendingLowercase] = await Promise.all([
     s.count('nonce', 'pending'),
     s.count('nonce', 'latest'),
     s.count('nonce', 'pending', 'lowercase'),
-    s.countIfAny('nonce', 'safe'),
-    s.countIfAny('nonce', 'finalized'),
   ]);
-  return { pending, latest, pendingLowercase, ...(safe !== undefined ? { safe } : {}), ...(finalized !== undefined ? { finalized } : {}) };
+  return { pending, latest, pendingLowercase };
 }
 const maxPending = (v: Views['nonce']): bigint => (v.pending > v.pendingLowercase ? v.pending : v.pendingLowercase);
 

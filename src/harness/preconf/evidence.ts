@@ -36,9 +36,6 @@ export interface NonceView {
   latest: bigint;
   /** The same "pending" count with the address in lowercase, read in the same round. */
   pendingLowercase: bigint;
-  /** The count at "safe" and "finalized", read in the same round while the transactions are pre-confirmed (undefined: not answered as a count). */
-  safe?: bigint;
-  finalized?: bigint;
 }
 export interface CodeView {
   /** One per deployment, in DEPLOYED order (lower-cased). */

@@ -193,6 +193,8 @@ export interface Round {
    * longer lists the transactions is a withdrawal (a flashblock reorg), not a stale view.
    */
   listed?: ReadonlySet<string>;
+  /** The signer's count at "safe" and "finalized", read in a few rounds once the pending count showed the transactions (attempt.ts, sealedTagsAhead). */
+  tags?: { safe?: bigint; finalized?: bigint };
 }
 
 /**

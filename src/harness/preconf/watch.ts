@@ -106,6 +106,9 @@ async function settleRound(st: PassState, asked: Array<Promise<Settled>>, starte
   return out.map((x) => x ?? LATE);
 }
 
+/** Rounds that also read "safe" and "finalized" once the pending count showed the transactions. */
+const TAG_ROUNDS = 3;
+
 /** A copy in random order (Fisher-Yates). */
 function shuffled<T>(xs: readonly T[]): T[] {
   const out = [...xs];
@@ -150,6 +153,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
   let unsent = [...rest];
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
+  let tagRounds = 0;
   let highestHead = aligned.round.head;
   let deadline = sent[0].startedAt + SEAL_WAIT_MS;
   const active = (b: Behaviour): boolean => {
@@ -195,10 +199,16 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         (err: unknown): Settled => ({ err }),
       ),
     );
-    // The pending block beside the views: whether it still lists the transactions (a reorg withdraws them).
-    const listing = st.s.pendingListed('heads').catch(() => undefined);
+    // Once every view is established, the later reads are samples: the pending block beside them
+    // says whether it still lists the transactions (a reorg withdraws them). Read then only, so the
+    // rounds that establish the views are not slowed by it.
+    const listing = establishingNow.size === 0 ? st.s.pendingListed('heads').catch(() => undefined) : undefined;
+    // "safe" and "finalized" beside the pending count, in the first TAG_ROUNDS rounds after it showed them all.
+    const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
+    const tagging = nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([st.s.countIfAny('nonce', 'safe'), st.s.countIfAny('nonce', 'finalized')]) : undefined;
     const head = await st.s.block('heads', 'latest');
     const listed = await listing;
+    const tagged = await tagging?.catch(() => undefined);
     const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
     const reads: Array<Captured<unknown> | typeof LATE> = [];
     settled.forEach((x, k) => {
@@ -216,7 +226,13 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // A round's head is the highest read so far: a backend a block behind answering "latest"
     // must not make a round after a seal look like one before it (preSeal compares heads).
     if (head.number! > highestHead) highestHead = head.number!;
-    rounds.push({ startedAt, endedAt, head: highestHead, ...(listed ? { listed } : {}) });
+    rounds.push({
+      startedAt,
+      endedAt,
+      head: highestHead,
+      ...(listed ? { listed } : {}),
+      ...(tagged ? { tags: { ...(tagged[0] !== undefined ? { safe: tagged[0] } : {}), ...(tagged[1] !== undefined ? { finalized: tagged[1] } : {}) } } : {}),
+    });
     st.heads.see(head.number!, endedAt);
 
     // Seals: every block from the last known head up to this one, read by number when skipped.
