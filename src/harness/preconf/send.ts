@@ -5,7 +5,8 @@ import { toQuantity } from '../hex';
 import { capture, DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
-import { initCodeFor, isNonceTooLow, type Posted, type Sent, type Signed } from './session';
+import { initCodeFor, type Posted, type Sent, type Signed } from './session';
+import { isNonceTooLow } from './sends';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
 import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 

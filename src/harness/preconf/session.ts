@@ -17,7 +17,7 @@ import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { notServedViolation, Unobservable, Violation } from './errors';
 import { RPC_ENVELOPE_ROOT } from '../expect';
-import { GatewayError } from '../throttle';
+import { isAlreadyKnown, lostSend } from './sends';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -66,17 +66,8 @@ export interface Sent {
   contractAddress?: Hex;
 }
 
-/** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result). */
-export type Posted =
-  | { sent: Sent }
-  | {
-      refused: string;
-      error?: RpcError;
-      startedAt: number;
-      answeredAt: number;
-      /** The gateway in front of the node answered the send (HTTP 502/503/504, on every try): its words. The nonce is lost. */
-      lost?: { nonce: bigint; answer: string };
-    };
+/** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result; `lost`: a gateway answered every try, sends.ts). */
+export type Posted = { sent: Sent } | { refused: string; error?: RpcError; startedAt: number; answeredAt: number; lost?: { nonce: bigint; answer: string } };
 
 export type Receipt = Record<string, unknown>;
 
@@ -153,18 +144,6 @@ export class Session {
         `eth_getBlockByNumber(${show(param)}, false) gave no block with a number (a standard method, outside the spec's four): whether a transaction was sealed cannot be established`,
       );
     return b;
-  }
-
-  /** The transactions eth_getBlockByNumber("pending") lists (lower-case hashes), when the node gives a block (never judged itself). */
-  async pendingListed(lane: string): Promise<ReadonlySet<string> | undefined> {
-    const b = await readBlock(this.chain(lane), 'pending');
-    return b ? new Set(b.txs) : undefined;
-  }
-
-  /** The signer's count at a tag, or undefined when it is not answered as one (the rpc checks judge that answer; here it only compares). */
-  async countIfAny(lane: string, tag: string): Promise<bigint | undefined> {
-    const a = await this.rpc(lane).call('eth_getTransactionCount', [this.address, tag]);
-    return a.http.status === 200 && a.hasResult ? quantity(a.result) : undefined;
   }
 
   /** eth_getBlockByNumber("pending") as a number, when the node offers one (never judged itself). */
@@ -338,18 +317,9 @@ export class Session {
     try {
       a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
     } catch (err) {
-      // The gateway, not the node, answered every try: this nonce is lost, and the signer's later
-      // ones cannot be included. A fact of this attempt, said as such (send.ts, lostSend).
-      if (!(err instanceof GatewayError)) throw err;
-      const answer = err.answer ?? 'a gateway error';
+      const lost = lostSend(err, signed.nonce, startedAt, this.time.now());
       if (this.lostNonce === undefined || signed.nonce < this.lostNonce) this.lostNonce = signed.nonce;
-      const tries = `${err.attempts} tr${err.attempts === 1 ? 'y' : 'ies'}`;
-      return {
-        refused: `the send of nonce ${signed.nonce} was answered ${answer} (${tries})`,
-        startedAt,
-        answeredAt: this.time.now(),
-        lost: { nonce: signed.nonce, answer },
-      };
+      return lost;
     }
     const answeredAt = this.time.now();
     // The same signed bytes sent again (after a dropped connection or a throttled answer) meet
@@ -426,14 +396,4 @@ function receiptsOf(block: string, r: unknown): Receipt[] {
       actual: r,
     });
   return r.filter(isRecord);
-}
-
-/** An eth_sendRawTransaction error saying this very transaction is already in the pool (geth, reth, erigon, nethermind wording). */
-export function isAlreadyKnown(error: RpcError | undefined): boolean {
-  return error !== undefined && /already known(?! nonce)|already imported|AlreadyKnown|transaction already exists/i.test(String(error.message));
-}
-
-/** An eth_sendRawTransaction error saying the nonce was already used ("nonce too low" in geth, reth and anvil). */
-export function isNonceTooLow(error: RpcError | undefined): boolean {
-  return error !== undefined && /nonce too low|nonce has already been used|already known nonce|OldNonce/i.test(String(error.message));
 }

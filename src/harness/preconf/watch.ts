@@ -13,6 +13,7 @@ import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type S
 import type { Posted, Sent } from './session';
 import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
 import { refusalOf, SPLIT_AT, type SendWindow } from './send';
+import { countIfAny, pendingListed } from './side-reads';
 import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
@@ -202,10 +203,11 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // Once every view is established, the later reads are samples: the pending block beside them
     // says whether it still lists the transactions (a reorg withdraws them). Read then only, so the
     // rounds that establish the views are not slowed by it.
-    const listing = establishingNow.size === 0 ? st.s.pendingListed('heads').catch(() => undefined) : undefined;
+    const listing = establishingNow.size === 0 ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
     // "safe" and "finalized" beside the pending count, in the first TAG_ROUNDS rounds after it showed them all.
     const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
-    const tagging = nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([st.s.countIfAny('nonce', 'safe'), st.s.countIfAny('nonce', 'finalized')]) : undefined;
+    const tagging =
+      nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([countIfAny(st.s, 'nonce', 'safe'), countIfAny(st.s, 'nonce', 'finalized')]) : undefined;
     const head = await st.s.block('heads', 'latest');
     const listed = await listing;
     const tagged = await tagging?.catch(() => undefined);
