@@ -200,10 +200,10 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         (err: unknown): Settled => ({ err }),
       ),
     );
-    // Once every view is established, the later reads are samples: the pending block beside them
-    // says whether it still lists the transactions (a reorg withdraws them). Read then only, so the
+    // Reads of a view already established are samples: the pending block beside them says whether
+    // it still lists the transactions (a reorg withdraws them). Read in such rounds only, so the
     // rounds that establish the views are not slowed by it.
-    const listing = establishingNow.size === 0 ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
+    const listing = reading.some((b) => !establishingNow.has(b)) ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
     // "safe" and "finalized" beside the pending count, in the first TAG_ROUNDS rounds after it showed them all.
     const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
     const tagging =
