@@ -2,7 +2,6 @@
 // already in the pool, its nonce was already used, or a gateway lost it.
 import type { RpcError } from '../rpc';
 import { GatewayError } from '../throttle';
-import type { Posted } from './session';
 
 /** An eth_sendRawTransaction error saying this very transaction is already in the pool (geth, reth, erigon, nethermind wording). */
 export function isAlreadyKnown(error: RpcError | undefined): boolean {
@@ -19,7 +18,12 @@ export function isNonceTooLow(error: RpcError | undefined): boolean {
  * this nonce is lost, and the signer's later ones cannot be included. A refusal saying so
  * (send.ts, refusalOf); anything else is rethrown.
  */
-export function lostSend(err: unknown, nonce: bigint, startedAt: number, answeredAt: number): Extract<Posted, { refused: string }> {
+export function lostSend(
+  err: unknown,
+  nonce: bigint,
+  startedAt: number,
+  answeredAt: number,
+): { refused: string; startedAt: number; answeredAt: number; lost: { nonce: bigint; answer: string } } {
   if (!(err instanceof GatewayError)) throw err;
   const answer = err.answer ?? 'a gateway error';
   const tries = `${err.attempts} tr${err.attempts === 1 ? 'y' : 'ies'}`;
