@@ -29,6 +29,9 @@ type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
 const POLL_MS = 50;
 /** At most this many deployments are watched (bounded run time). */
 const MAX_DEPLOYMENTS = 5;
+/** With no deployment in the pending block the watch ends after this long (ten refreshes, a block of Base), as the count watch does. */
+const IDLE_MS = 2000;
+export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
 /** A deployment that left the pending block: its sealed code is read for at most this long. */
 const SEALED_READ_MS = 2000;
 
@@ -79,7 +82,8 @@ const judgePendingCode = check(
     let withdrawn = 0;
     const left = new Map<string, number>();
     const sealedWithCode = new Map<string, string>();
-    const deadline = performance.now() + WATCH_MS;
+    const started = performance.now();
+    const deadline = started + WATCH_MS;
     for (;;) {
       const block = await readDeployments(ctx);
       const at = performance.now();
@@ -138,10 +142,10 @@ const judgePendingCode = check(
       // Open: not settled, and still pre-confirmed or left with reads to weigh against its sealed code.
       const open = [...watched.keys()].filter((k) => !settled.has(k) && !sealedWithCode.has(k) && (!left.has(k) || (shortfalls.get(k)?.length ?? 0) > 0));
       if (watched.size >= MAX_DEPLOYMENTS && open.length === 0) break;
-      if (performance.now() >= deadline || ctx.signal.aborted) break;
+      if (performance.now() >= deadline || ctx.signal.aborted || (watched.size === 0 && performance.now() - started >= IDLE_MS)) break;
       await pause(POLL_MS, ctx.signal);
     }
-    if (watched.size === 0) skip(`the pending block showed no contract deployment for ${WATCH_MS} ms: no pre-confirmed deployment of another sender to read`);
+    if (watched.size === 0) skip(NO_DEPLOYMENT);
     const shown = [...settled.values()].filter((v) => !v.includes('no code once sealed'));
     const short = [...sealedWithCode.keys()].reduce((n, k) => n + (shortfalls.get(k)?.length ?? 0), 0);
     if (shown.length > 0 && short === 0) return ctx.note(shown.join('; '));
