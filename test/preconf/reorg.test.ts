@@ -17,7 +17,7 @@ import { withBusyCore } from '../support/busy-core';
 
 const CHECKS = /^preconf\.(nonce|code|estimate|receipts)\./;
 /** The node left behind: its count goes back to "latest" this long after its pending block first lists the transactions (all five show by then). */
-const STALE_AFTER_MS = 900;
+const STALE_AFTER_MS = 700;
 /** From a send to the withdrawal: a flashblock for the transaction to show, then about 400 ms. */
 const WITHDRAW_AFTER_SEND_MS = 200 + 400;
 
