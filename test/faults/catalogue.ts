@@ -977,9 +977,9 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     grep: '^rpc\\.(history\\.|getTransactionCount\\.block\\.latest$)',
     mustPass: '^rpc\\.getTransactionCount\\.block\\.latest$',
-    what: 'history expiry (EIP-4444): no block body or receipts more than 2 below the head ("pruned history unavailable", code 4444); the history checks say so, out of scope without --archive',
+    what: 'history expiry (EIP-4444): no block body or receipts more than 1 below the head ("pruned history unavailable", code 4444); the history checks say so, out of scope without --archive',
     mustBe: [['^rpc\\.history\\.', 'skipped', 'out-of-scope', '--archive']],
-    rpc: historyExpired(2n),
+    rpc: historyExpired(1n),
   },
   {
     name: 'ok.reordered-list',
