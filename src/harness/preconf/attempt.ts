@@ -48,12 +48,17 @@ async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: M
 type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
 
 /**
- * Whether the pending block read in a round no longer listed some of `txs`: a Flashblocks node
- * that detects a reorg withdraws its pre-confirmed transactions and re-includes them later, so a
- * view without them then is the node's one consistent state, not a stale backend (unknown: no).
+ * Whether the pending block read in a round, or in the round before or after it, did not list
+ * some of `txs`: a Flashblocks node that detects a reorg withdraws its pre-confirmed transactions
+ * and re-includes them later, so a view without them then is the node's one consistent state, not
+ * a stale backend. The rounds around it count too: a view and the pending block read in one round
+ * may straddle the flashblock that withdrew or re-included them (unknown: no).
  */
-export function withdrawnIn(round: Round, txs: readonly SentTx[]): boolean {
-  return round.listed !== undefined && txs.some((t) => !round.listed!.has(t.hash.toLowerCase()));
+export function withdrawnIn(rounds: readonly Round[], r: number, txs: readonly SentTx[]): boolean {
+  return [r - 1, r, r + 1].some((k) => {
+    const listed = rounds[k]?.listed;
+    return listed !== undefined && txs.some((t) => !listed.has(t.hash.toLowerCase()));
+  });
 }
 
 /** The nonce view's two pending counts in every round before the seal (preSeal), from the first send. */
@@ -148,7 +153,7 @@ function summarize(
             afterMs: Math.round(rounds[r].startedAt - rounds[c].endedAt),
             old: stale(t.values.get(r), a, st.plain),
             preSeal: preSeal(rounds, r, sealedFirst) === true,
-            withdrawn: withdrawnIn(rounds[r], rel),
+            withdrawn: withdrawnIn(rounds, r, rel),
             shown: def.shown(t.values.get(r), a),
           }))
       : [];
