@@ -302,12 +302,16 @@ export const BLOCK_READS_AT_ONCE = 4;
  */
 export async function* recentBlocks(
   ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal'>,
-  opts: { recent: number; first?: number; pending?: boolean },
+  opts: { recent: number; first?: number; pending?: boolean; unread?: (param: string, answer: RpcAnswer) => void },
 ): AsyncGenerator<{ param: string; number?: bigint; hash?: string; txs: TxView[] }> {
   const read = async (param: string) => {
     const a = await ctx.rpc.call('eth_getBlockByNumber', [param, true]);
     const b = a.http.status === 200 ? a.result : undefined;
-    if (!isRecord(b) || !Array.isArray(b.transactions)) return undefined;
+    if (!isRecord(b) || !Array.isArray(b.transactions)) {
+      // A block asked for and not given (expired history, null, an error): the caller may say so.
+      opts.unread?.(param, a);
+      return undefined;
+    }
     return {
       param,
       number: isHexQuantity(b.number) ? BigInt(b.number as string) : undefined,

@@ -369,13 +369,14 @@ export async function httpCall(req: ExchangeRequest, opts: HttpOptions, call: { 
     const asked = retryAfterMs(res.headers['retry-after']);
     const told = asked !== undefined ? ` (Retry-After ${JSON.stringify(res.headers['retry-after'])})` : '';
     if (retry >= policy.maxRetries) {
-      throw new Refusal(`${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`, retry + 1);
+      throw new Refusal(`${where}: ${why}${told}, still after ${retry} retr${retry === 1 ? 'y' : 'ies'} over ${(waited / 1000).toFixed(1)} s`, retry + 1, why);
     }
     const delay = asked ?? policy.baseDelayMs * 2 ** retry;
     if (waited + delay > policy.maxWaitMs) {
       throw new Refusal(
         `${where}: ${why}${told}; waiting ${(delay / 1000).toFixed(1)} s more would pass the ${policy.maxWaitMs / 1000} s a request may wait`,
         retry + 1,
+        why,
       );
     }
     await (policy.sleep ?? pause)(delay, opts.signal);

@@ -13,6 +13,8 @@ export class ThrottledError extends Error {
   constructor(
     message: string,
     readonly attempts: number,
+    /** What the last answer was, in words (e.g. "HTTP 503 Service Unavailable"), for a caller naming what it lost. */
+    readonly answer?: string,
   ) {
     super(message);
     this.name = 'ThrottledError';
@@ -25,8 +27,8 @@ export class ThrottledError extends Error {
  * the node's answers, not its gateway's). An observation, never a verdict: the run is incomplete.
  */
 export class GatewayError extends ThrottledError {
-  constructor(message: string, attempts: number) {
-    super(message, attempts);
+  constructor(message: string, attempts: number, answer?: string) {
+    super(message, attempts, answer);
     this.name = 'GatewayError';
   }
 }

@@ -17,6 +17,8 @@ export interface Controls {
   unpause(symbol: string, feature: number): Promise<void>;
   /** Seals the pending block now. */
   seal(): Promise<void>;
+  /** A flashblock reorg: withdraws the sender's pre-confirmed transactions, re-included after the next seal; how many. */
+  reorg(sender: Address): Promise<number>;
 }
 
 /** A caller mistake (unknown symbol, bad number); the REST layer maps it to 400/404. */
@@ -88,6 +90,10 @@ export function createControls({ upstream, preconf, tokens, owner }: Deps): Cont
 
     async seal() {
       await preconf.seal();
+    },
+
+    reorg(sender) {
+      return preconf.withdraw(sender.toLowerCase());
     },
   };
 }

@@ -51,6 +51,11 @@ export class PoolPreview {
     for (const hash of hashes) this.rawByHash.delete(hash.toLowerCase());
   }
 
+  /** The raw bytes of a transaction of the pool, as remembered. */
+  rawOf(hash: string): Hex | undefined {
+    return this.rawByHash.get(hash.toLowerCase());
+  }
+
   remember(hash: string, raw: Hex): void {
     this.rawByHash.set(hash.toLowerCase(), raw);
     if (this.rawByHash.size > MAX_REMEMBERED) this.rawByHash.delete(this.rawByHash.keys().next().value as string);

@@ -50,6 +50,8 @@ interface Held extends SignedTx {
   raw: Hex;
   /** Published at the first tick (flashblock or seal) whose count reaches this. */
   dueTick: number;
+  /** Withdrawn by a flashblock reorg: held until the next seal, then due at the flashblock after it. */
+  afterSeal?: boolean;
 }
 
 /** Bound on held transactions: a flood of sends must not grow memory without limit. */
@@ -263,9 +265,46 @@ export class Preconf {
   }
 
   private due(): Held[] {
-    const due = this.held.filter((h) => h.dueTick <= this.ticks);
-    if (due.length > 0) this.held = this.held.filter((h) => h.dueTick > this.ticks);
+    const isDue = (h: Held) => h.dueTick <= this.ticks && !h.afterSeal;
+    const due = this.held.filter(isDue);
+    if (due.length > 0) this.held = this.held.filter((h) => !isDue(h));
     return due;
+  }
+
+  /**
+   * A flashblock reorg: a Flashblocks node that detects one withdraws its pre-confirmed
+   * transactions and recomputes the pending flashblocks. The pre-confirmed transactions of
+   * `sender` (lower case) leave the pool now, and are re-included at the first flashblock after
+   * the next seal. Returns how many were withdrawn (the fault catalogue's reorg variant).
+   */
+  withdraw(sender: string): Promise<number> {
+    return this.upstream.exclusive(async (raw) => {
+      // The sender's whole pool, pending and queued: dropping one may drop the ones after it.
+      type Pooled = { hash: string; nonce: string };
+      const pool = await raw.call<{ pending?: Record<string, Record<string, Pooled>>; queued?: Record<string, Record<string, Pooled>> }>('txpool_content');
+      const ofSender = (m?: Record<string, Record<string, Pooled>>) =>
+        Object.entries(m ?? {}).flatMap(([from, byNonce]) => (from.toLowerCase() === sender ? Object.values(byNonce) : []));
+      const txs = [...ofSender(pool.pending), ...ofSender(pool.queued)]
+        .filter((t) => this.pool.rawOf(t.hash))
+        .sort((x, y) => Number(x.nonce) - Number(y.nonce));
+      if (txs.length === 0) return 0;
+      // The sender's held transactions come after the withdrawn ones: keep its nonces in order.
+      const later = this.held.filter((h) => h.from === sender);
+      this.held = this.held.filter((h) => h.from !== sender);
+      await raw.batchResponses(txs.map((t): [string, Json[]] => ['anvil_dropTransaction', [t.hash]]));
+      const withdrawn = txs.map((t): Held => ({
+        hash: t.hash as Hex,
+        from: sender,
+        nonce: Number(t.nonce),
+        raw: this.pool.rawOf(t.hash)!,
+        dueTick: 0,
+        afterSeal: true,
+      }));
+      this.held.push(...withdrawn, ...later.map((h) => ({ ...h, afterSeal: true })));
+      this.pool.poolChanged();
+      await this.pool.preview(raw);
+      return txs.length;
+    });
   }
 
   /** Submits held transactions to anvil's pool, in acceptance order. */
@@ -286,6 +325,8 @@ export class Preconf {
 
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
+    // Withdrawn by a reorg: due at the first flashblock after this seal.
+    for (const h of this.held) if (h.afterSeal) Object.assign(h, { afterSeal: false, dueTick: this.ticks + 1 });
     this.pool.sealed();
     this.building = this.instant;
     const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);

@@ -19,6 +19,7 @@ import {
 import type { Violation } from '../../src/harness/preconf/errors';
 import { SKEW_BOUND_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
 import { dedicated403 } from '../../src/harness/receipts';
+import { GatewayError } from '../../src/harness/http';
 
 /** The check that judges the nonce readings (4.5, 1.4); the pass stops there, so it blocks the others. */
 export const NONCE_ROOT = { root: 'preconf.nonce.back-to-back', violated: ['4.5.2', '1.4.1'] } as const;
@@ -60,6 +61,8 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
   }
   // A spelling-dependent count is the nonce check's to state (nonce.ts); no other view has one.
   if (o.kind === 'spelling') throw new Error(`the ${b} view has no spelling evidence to judge`);
+  // A send the gateway lost: the gateway's fact (cause gateway, with its hint), not the node's.
+  if (o.gateway) throw new GatewayError(o.reason, 1);
   return inconclusive(o.reason);
 }
 
@@ -76,18 +79,23 @@ export function judgeLater(ctx: Pick<CheckContext, 'note' | 'metric'>, later: re
   const reads = later ?? [];
   if (reads.length === 0) return;
   const old = reads.filter((r) => r.old);
-  const beyond = old.filter((r) => r.preSeal && r.afterMs > SKEW_BOUND_MS);
+  // A read whose round's pending block no longer listed the transactions saw them withdrawn (a
+  // flashblock reorg): the node's one consistent state then, not a view left behind.
+  const withdrawn = old.filter((r) => r.withdrawn).length;
+  const beyond = old.filter((r) => r.preSeal && r.afterMs > SKEW_BOUND_MS && !r.withdrawn);
   const lastOld = old.length ? old[old.length - 1].afterMs : undefined;
   ctx.metric('laterReads', {
     n: reads.length,
     old: old.length,
     beyondBound: beyond.length,
+    withdrawn,
     boundMs: SKEW_BOUND_MS,
     ...(lastOld !== undefined ? { lastOldMs: lastOld } : {}),
   });
   ctx.note(
     `${reads.length} later read(s) at "pending" up to the seal (${reads[0].afterMs}..${reads[reads.length - 1].afterMs} ms after the first sighting): ` +
-      `${old.length} showed the old state, ${old.length - beyond.length} of them within ${SKEW_BOUND_MS} ms of it (backends trailing one another) or around a seal`,
+      `${old.length} showed the old state, ${old.length - beyond.length} of them within ${SKEW_BOUND_MS} ms of it (backends trailing one another), around a seal` +
+      ` or while the pending block no longer listed the transactions (${withdrawn} read(s): withdrawn by a flashblock reorg, not samples of the state)`,
   );
   if (beyond.length === 0) return;
   const first = beyond[0];

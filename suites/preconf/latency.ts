@@ -21,6 +21,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { check } from '../../src/harness/check';
 import { blocked, fail, inconclusive } from '../../src/harness/verdict';
+import { GatewayError } from '../../src/harness/http';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { NONCE_ROOT } from './judge';
 import { latencyBounds, percentiles, POLL_INTERVAL_MS, SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
@@ -105,6 +106,7 @@ export const latencyAbout200ms = check(
     const all = percentiles(Object.values(samples).flat());
     if (!all || !rtt) {
       // Nothing measured: the one cause the pass ended with (the node refused, stopped sealing or answering).
+      if (pass.stop?.cause === 'gateway') throw new GatewayError(pass.stop.reason, 1);
       if (pass.stop) inconclusive(pass.stop.reason);
       if (pass.nonce) blocked(NONCE_ROOT.root, 'nothing was sent: the nonce the signer must use could not be had', { violated: NONCE_ROOT.violated });
       inconclusive('no transaction was seen at "pending" before its seal, so there is no latency to compare (not yet visible is never a failure by itself)');

@@ -55,7 +55,8 @@ function judgeContradiction(c: NonceContradiction): never {
 export const nonceBackToBack = check(
   {
     id: 'preconf.nonce.back-to-back',
-    statements: ['4.5.2', '1.4.1', '4.5.1'],
+    // 4.2.2 too: "safe" and "finalized", read beside it, must not count them before the seal (attempt.ts).
+    statements: ['4.5.2', '1.4.1', '4.5.1', '4.2.2'],
     level: 'required',
     needs: ['rpc', 'signer'],
     title: `"pending" nonce counts ${TX_COUNT} back-to-back pre-confirmed transactions exactly`,

@@ -82,6 +82,35 @@ export const listEnvelope = check(
   },
 );
 
+/** AIP-158's page token, in proto names and in grpc-gateway's default camelCase. */
+const PAGE_TOKEN_FIELDS = ['next_page_token', 'nextPageToken'] as const;
+
+export const listAllRecords = check(
+  {
+    id: 'rest.list.all-records',
+    statements: ['4.1.4', '2.2.1'],
+    level: 'required',
+    needs: ['rest'],
+    title: 'the 200 body holds every record: it names no further page',
+  },
+  async (ctx) => {
+    const res = await getListOrBlocked(ctx);
+    const tokens = listOf(res, `GET ${LIST_PATH}`);
+    const body = res.json as Record<string, unknown>;
+    // 4.1 defines no query parameter, so a page a token names cannot be fetched: the answer the
+    // spec defines is the whole list (2.2: the records exposed). An empty token is AIP-158's "last page".
+    for (const field of PAGE_TOKEN_FIELDS) {
+      const token = body[field];
+      if (typeof token === 'string' && token !== '')
+        fail(
+          `GET ${LIST_PATH} answered ${listLength(tokens)} record(s) and a non-empty "${field}": the list is paginated, and 4.1 defines no request parameter to fetch the other pages with, so the records it names cannot be reached; the 200 answer must hold every record exposed (4.1, 2.2)`,
+          { violated: ['4.1.4'], expected: `every record in one answer ("${field}" empty or absent)`, actual: { records: listLength(tokens), [field]: token } },
+        );
+    }
+    ctx.note(`${listLength(tokens)} record(s), and no token naming a further page`);
+  },
+);
+
 export const listSchema = check(
   {
     id: 'rest.list.schema',
@@ -159,4 +188,4 @@ export const listNoCredentials = check(
   },
 );
 
-export const endpointChecks = [listStatus, listContentType, listEnvelope, listSchema, listNoCredentials];
+export const endpointChecks = [listStatus, listContentType, listEnvelope, listAllRecords, listSchema, listNoCredentials];

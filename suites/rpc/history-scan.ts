@@ -3,7 +3,10 @@
 import { getContractAddress, type Hex } from 'viem';
 import type { CheckContext } from '../../src/harness/check';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
-import { headNumber, recentBlocks, type ChainContext } from '../../src/harness/chain';
+import { blockErrorKind, headNumber, NO_ARCHIVE, recentBlocks, type ChainContext } from '../../src/harness/chain';
+import { inconclusive, skip } from '../../src/harness/verdict';
+import { show } from '../../src/harness/json';
+import type { RpcAnswer } from '../../src/harness/rpc';
 
 /** Where to look: the latest blocks, then the first ones (a young chain's deployments). */
 export const RECENT_BLOCKS = 16;
@@ -21,10 +24,52 @@ const EIP7702 = '0x4';
 
 export const looked = (recent: number) => `the latest ${recent} and the first ${FIRST_BLOCKS} blocks (at least ${HEAD_MARGIN} below the head)`;
 
+/**
+ * The blocks a scan asked for and was not given, and what the node said of them: under history
+ * expiry (EIP-4444) a node serves no body older than its window ("pruned history unavailable"),
+ * which is why nothing was found, not that the chain has no sender.
+ */
+class Unread {
+  readonly blocks: string[] = [];
+  said?: unknown;
+  expired = false;
+
+  note(param: string, a: RpcAnswer): void {
+    this.blocks.push(param);
+    this.said ??= a.hasError ? a.error : a.http.status === 200 ? a.result : `HTTP ${a.http.status}`;
+    if (a.hasError && blockErrorKind(a) !== undefined) this.expired = true;
+  }
+}
+
+/** Nothing found, and why: the blocks looked at, and the ones the node did not serve. */
+export class Unfound {
+  constructor(
+    readonly nothing: string,
+    readonly unread: Unread,
+  ) {}
+}
+
+/** Skipped with the real cause: history the node does not keep (out of scope without --archive), or nothing in what it served. */
+export function skipUnfound(u: Unfound, archive: boolean | undefined): never {
+  const { blocks, said, expired } = u.unread;
+  if (blocks.length === 0) skip(u.nothing);
+  const gap = `eth_getBlockByNumber gave no block for ${blocks.length} of the blocks looked at (${blocks.slice(0, 4).join(', ')}${blocks.length > 4 ? ', …' : ''}), answering ${show(said)}`;
+  // With --archive the history is in scope, but the blocks are read with a method outside the spec: not judged.
+  if (expired && archive)
+    inconclusive(
+      `the node serves no history for part of the chain (history expiry, EIP-4444?), which --archive asks for: ${gap}; ${u.nothing} among the blocks it served`,
+    );
+  if (expired)
+    skip(`the node serves no history for part of the chain (history expiry, EIP-4444?): ${gap}; ${u.nothing} among the blocks it served`, {
+      outOfScope: NO_ARCHIVE,
+    });
+  skip(`${u.nothing} among the blocks the node served: ${gap}`);
+}
+
 /** Blocks below the head worth reading history at: the latest `recent`, then the first ones. */
-async function* pastBlocks(ctx: ChainContext, recent = RECENT_BLOCKS) {
+async function* pastBlocks(ctx: ChainContext, unread: Unread, recent = RECENT_BLOCKS) {
   const head = await headNumber(ctx);
-  for await (const b of recentBlocks(ctx, { recent: recent + Number(HEAD_MARGIN), first: FIRST_BLOCKS })) {
+  for await (const b of recentBlocks(ctx, { recent: recent + Number(HEAD_MARGIN), first: FIRST_BLOCKS, unread: (p, a) => unread.note(p, a) })) {
     if (b.number !== undefined && b.number >= 1n && b.number + HEAD_MARGIN <= head) yield { ...b, number: b.number };
   }
 }
@@ -44,8 +89,9 @@ export interface SenderInBlock {
  * are OP-stack deposits and their senders (a deposit's nonce field is not the sender's count,
  * yet it raises it).
  */
-export async function findSender(ctx: ChainContext): Promise<SenderInBlock | undefined> {
-  for await (const b of pastBlocks(ctx)) {
+export async function findSender(ctx: ChainContext): Promise<SenderInBlock | Unfound> {
+  const unread = new Unread();
+  for await (const b of pastBlocks(ctx, unread)) {
     if (b.txs.some((t) => t.type === EIP7702)) continue;
     // A deposit raises its sender's count too, without a nonce of its own: leave such senders out.
     const depositors = new Set(b.txs.filter((t) => t.type === OP_DEPOSIT && typeof t.from === 'string').map((t) => t.from!.toLowerCase()));
@@ -60,7 +106,7 @@ export async function findSender(ctx: ChainContext): Promise<SenderInBlock | und
     ns.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     return { sender, block: b.number, first: ns[0], last: ns[ns.length - 1], count: ns.length };
   }
-  return undefined;
+  return new Unfound(NO_SENDER, unread);
 }
 
 export interface Creation {
@@ -72,24 +118,26 @@ export interface Creation {
 }
 
 /** A contract created by a transaction (not a deposit) of a block below the head, still holding code. */
-export async function findCreation(ctx: ChainContext): Promise<Creation | undefined> {
+export async function findCreation(ctx: ChainContext): Promise<Creation | Unfound> {
   let probed = 0;
-  for await (const b of pastBlocks(ctx, RECENT_BLOCKS_FOR_CREATION)) {
+  const unread = new Unread();
+  for await (const b of pastBlocks(ctx, unread, RECENT_BLOCKS_FOR_CREATION)) {
     for (const t of b.txs) {
       if ((t.to !== null && t.to !== undefined) || t.type === OP_DEPOSIT || !isEvmAddress(t.from) || !isHexQuantity(t.nonce)) continue;
-      if (probed++ >= MAX_PROBES) return undefined;
+      if (probed++ >= MAX_PROBES) return new Unfound(NO_CREATION, unread);
       const address = getContractAddress({ from: t.from as Hex, nonce: BigInt(t.nonce!) });
       const a = await ctx.rpc.call('eth_getCode', [address, 'latest']);
       if (a.http.status === 200 && typeof a.result === 'string' && a.result !== '0x') return { address, block: b.number, code: a.result };
     }
   }
-  return undefined;
+  return new Unfound(NO_CREATION, unread);
 }
 
 /** A block below the head with transactions, for its receipts. */
-export async function findBusyBlock(ctx: ChainContext): Promise<bigint | undefined> {
-  for await (const b of pastBlocks(ctx)) if (b.txs.length > 0) return b.number;
-  return undefined;
+export async function findBusyBlock(ctx: ChainContext): Promise<bigint | Unfound> {
+  const unread = new Unread();
+  for await (const b of pastBlocks(ctx, unread)) if (b.txs.length > 0) return b.number;
+  return new Unfound(`no block with transactions in ${looked(RECENT_BLOCKS)}`, unread);
 }
 
 /**

@@ -30,19 +30,7 @@ import { randomAddress, toQuantity } from '../../src/harness/hex';
 import { getReceipts, judgeBlockGas, judgeReceipts } from '../../src/harness/receipts';
 import { answerAt, readBlock, resultAt } from '../../src/harness/chain';
 import { isInsufficientFunds, TRANSFER_GAS } from '../../src/harness/evm';
-import {
-  RECENT_BLOCKS,
-  PROBE_DATA,
-  looked,
-  SenderInBlock,
-  findSender,
-  Creation,
-  findCreation,
-  findBusyBlock,
-  scanned,
-  NO_SENDER,
-  NO_CREATION,
-} from './history-scan';
+import { PROBE_DATA, SenderInBlock, findSender, Creation, findCreation, findBusyBlock, scanned, Unfound, skipUnfound } from './history-scan';
 
 /** On a failure: the same read at "latest", to say so when the node seems to answer from the head. */
 async function headHint(ctx: CheckContext<'rpc'>, method: string, params: unknown[], got: unknown): Promise<string> {
@@ -53,7 +41,7 @@ async function headHint(ctx: CheckContext<'rpc'>, method: string, params: unknow
 
 async function senderCheck(ctx: CheckContext<'rpc'>): Promise<SenderInBlock> {
   const s = await scanned(ctx, 'sender', findSender);
-  if (!s) skip(NO_SENDER);
+  if (s instanceof Unfound) skipUnfound(s, ctx.settings.archive);
   ctx.note(`sender ${s.sender}: ${s.count} transaction(s) in block ${toQuantity(s.block)} (${s.block}), nonces ${s.first}..${s.last}`);
   return s;
 }
@@ -148,7 +136,7 @@ const countEarliest = check(
 
 async function creationCheck(ctx: CheckContext<'rpc'>): Promise<Creation> {
   const c = await scanned(ctx, 'creation', findCreation);
-  if (!c) skip(NO_CREATION);
+  if (c instanceof Unfound) skipUnfound(c, ctx.settings.archive);
   ctx.note(`contract ${c.address}, created in block ${toQuantity(c.block)} (${c.block})`);
   return c;
 }
@@ -216,7 +204,7 @@ const receiptsOfPastBlock = check(
   },
   async (ctx) => {
     const target = await scanned(ctx, 'busy-block', findBusyBlock);
-    if (target === undefined) skip(`no block with transactions in ${looked(RECENT_BLOCKS)}`);
+    if (target instanceof Unfound) skipUnfound(target, ctx.settings.archive);
     const param = toQuantity(target);
     const block = await readBlock(ctx, param);
     if (!block || block.hash === undefined)

@@ -4,6 +4,7 @@ import { estimateGasChecks } from './estimate-gas';
 import { errorChecks } from './errors';
 import { receiptsChecks } from './get-block-receipts';
 import { codeChecks } from './get-code';
+import { pendingCodeChecks } from './pending-code';
 import { transactionCountChecks } from './get-transaction-count';
 import { historyChecks } from './history';
 import { publicChecks } from './public';
@@ -14,6 +15,7 @@ export const checks: Check[] = [
   ...envelopeChecks,
   ...transactionCountChecks,
   ...codeChecks,
+  ...pendingCodeChecks,
   ...receiptsChecks,
   ...historyChecks,
   ...publicChecks,

@@ -81,12 +81,21 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
   const sightings = new Map<string, Map<bigint, number>>();
   const settled = new Map<string, string>();
   const evidence: Shortfall[] = [];
+  // A shortfall is evidence once the next read of the pending block still lists the transaction:
+  // a flashblock reorg withdraws it from the block and the count alike (the node's one view).
+  let unconfirmed: Shortfall[] = [];
+  let withdrawn = 0;
   let youngShortfalls = 0;
   let lastUnsealedAt = firstAt;
   const deadline = performance.now() + WATCH_MS;
   let block = first;
   let at = firstAt;
   for (let poll = 0; ; poll++) {
+    for (const e of unconfirmed) {
+      if ((block.get(e.account) ?? -1n) >= e.nonce) evidence.push(e);
+      else withdrawn++;
+    }
+    unconfirmed = [];
     for (const [account, nonce] of block) {
       if (!sightings.has(account) && accounts.length < max) {
         accounts.push(account);
@@ -123,7 +132,7 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         continue;
       }
       const [nonce, seenAt] = old.reduce((a, b) => (a[0] > b[0] ? a : b));
-      evidence.push({ account, nonce, pending: pendingCount, latest, ageMs: Math.round(askedAt - seenAt) });
+      unconfirmed.push({ account, nonce, pending: pendingCount, latest, ageMs: Math.round(askedAt - seenAt) });
     }
     if (evidence.length >= EVIDENCE_READS) {
       const e = evidence[evidence.length - 1]!;
@@ -151,10 +160,11 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
     at = performance.now();
   }
   if (settled.size > 0) return [...settled.values()].join('; ');
-  if (evidence.length > 0 || youngShortfalls > 0) {
+  if (evidence.length > 0 || youngShortfalls > 0 || withdrawn > 0) {
     inconclusive(
       `the "pending" counts of ${accounts.join(', ')} left out their pre-confirmed transactions in ${evidence.length + youngShortfalls} read(s), ` +
-        `but only ${evidence.length} of them longer than the ${PRECONF_SKEW_MS} ms skew tolerance before the seal (${EVIDENCE_READS} needed to fail) within ${WATCH_MS} ms: not judged`,
+        `but only ${evidence.length} of them longer than the ${PRECONF_SKEW_MS} ms skew tolerance before the seal with the pending block still listing the transaction (${EVIDENCE_READS} needed to fail) within ${WATCH_MS} ms` +
+        `${withdrawn ? ` (${withdrawn} while the next pending block no longer listed it: withdrawn, a flashblock reorg?)` : ''}: not judged`,
     );
   }
   if (accounts.length === 0)

@@ -155,6 +155,26 @@ const ganache792 = (): RpcMutation => {
   };
 };
 
+/**
+ * A gateway in front of the node whose backend for some sends is down: every `every`-th distinct
+ * signed transaction is answered HTTP 503 (no Retry-After) on each try and never passed on, so its
+ * nonce is lost and the signer's later nonces wait in the pool for it.
+ */
+const sendsLostTo503 = (every: number): RpcMutation => {
+  const lost = new Set<string>();
+  let distinct = 0;
+  const seen = new Set<string>();
+  return async (call, next) => {
+    if (call.method !== 'eth_sendRawTransaction' || typeof call.params[0] !== 'string') return next();
+    const raw = call.params[0];
+    if (!seen.has(raw)) {
+      seen.add(raw);
+      if (++distinct % every === 0) lost.add(raw);
+    }
+    return lost.has(raw) ? Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1></body></html>') : next();
+  };
+};
+
 export const PRECONF_VARIANTS: Variant[] = [
   {
     name: 'ok.preconf-backends-400ms-apart',
@@ -163,6 +183,27 @@ export const PRECONF_VARIANTS: Variant[] = [
     mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.',
     what: 'a load balancer over two Flashblocks backends whose pre-confirmed views are 400 ms apart: half the "pending" reads get what the other backend answered 400 ms earlier (old and new state alternate after each send)',
     rpc: trailingBackend(400, new PendingHistory(), 0.5),
+  },
+  {
+    name: 'ok.preconf-sends-lost-to-503',
+    kind: 'conformant',
+    only: ['preconf'],
+    incomplete: true,
+    mustBe: [['^preconf\\.(nonce|code|estimate|receipts)\\.', 'inconclusive', 'gateway']],
+    what: 'a gateway answers HTTP 503 to every try of every 4th signed transaction and never passes it on: that nonce is lost, the later ones cannot be included (outside the spec: not judged, one root cause)',
+    rpc: sendsLostTo503(4),
+  },
+  {
+    name: 'preconf.safe-finalized-from-preconfirmed',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['preconf'],
+    grep: '^preconf\\.nonce\\.',
+    what: '"safe" and "finalized" answered from the pre-confirmed state (as "pending"), on a chain where the suite\'s own transactions are the only pre-confirmed ones',
+    rpc: async (call, next) =>
+      call.method in STATE_AT && (call.params?.[STATE_AT[call.method]] === 'safe' || call.params?.[STATE_AT[call.method]] === 'finalized')
+        ? next({ ...call, params: call.params.map((p, i) => (i === STATE_AT[call.method] ? 'pending' : p)) })
+        : next(),
   },
   {
     name: 'preconf.estimate-default-pending',

@@ -231,6 +231,22 @@ const prunedState =
   };
 
 /**
+ * History expiry (EIP-4444) with a short window: blocks more than `window` below the head are
+ * not served, neither bodies nor receipts (geth's error 4444 "pruned history unavailable"); the
+ * state is kept. On a young or quiet chain the blocks that held senders and deployments are gone.
+ */
+const historyExpired =
+  (window: bigint): RpcMutation =>
+  async (call, next) => {
+    if (call.method !== 'eth_getBlockByNumber' && call.method !== 'eth_getBlockReceipts') return next();
+    const tag = call.params[0];
+    if (tag !== 'earliest' && !(typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag))) return next();
+    const head = await headOf(next);
+    if (head === undefined || (tag !== 'earliest' && hexInt(tag) + window >= head)) return next();
+    return rpcError(call, 4444, 'pruned history unavailable');
+  };
+
+/**
  * A load balancer over two backends, the second importing each block `lagMs` after the first:
  * half the calls (in a fixed scrambled order, so no worker keeps one backend) reach it, and
  * while it lags it answers as a node one block behind: its head is head-1, "latest" is that
@@ -409,6 +425,24 @@ export const CODE_VARIANTS: Variant[] = [
   // A fault once seen stands, whatever the target answers after it.
   ...FAULT_THEN_FACT,
   PROBE_SAW_IT,
+  // 4.1/2.2: one page is not the list (static rewrites, kept as code here until they join records/).
+  {
+    name: 'rest.list-first-page-only',
+    kind: 'faulty',
+    section: '4.1',
+    only: ['rest'],
+    grep: '^rest\\.list\\.',
+    what: 'a List written to AIP-158: the first 3 records and a non-empty next_page_token (4.1 defines no parameter to fetch the next page)',
+    rest: listBody((b) => ({ ...b, tokens: (b.tokens as Rec[]).slice(0, 3), next_page_token: 'CgNBQVBMEAM=' })),
+  },
+  {
+    name: 'ok.list-last-page-token',
+    kind: 'conformant',
+    only: ['rest'],
+    mustPass: '^rest\\.list\\.(all-records|schema)$',
+    what: 'every record, with an empty next_page_token and nextPageToken (AIP-158: the last page)',
+    rest: listBody((b) => ({ ...b, next_page_token: '', nextPageToken: '' })),
+  },
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.post-answered-200',
@@ -780,6 +814,15 @@ export const CODE_VARIANTS: Variant[] = [
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
   {
+    name: 'rpc.pending-code-own-pool-only',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['rpc'],
+    grep: '^rpc\\.getCode\\.',
+    what: 'a replica whose pending code comes from its own pool: "0x" at "pending" for contracts another sender deployed in pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getCode'),
+  },
+  {
     name: 'ok.pending-count-400ms-late',
     kind: 'conformant',
     only: ['rpc'],
@@ -927,6 +970,16 @@ export const CODE_VARIANTS: Variant[] = [
       ],
     ],
     rpc: prunedState(16n),
+  },
+  {
+    name: 'ok.history-expired',
+    kind: 'conformant',
+    only: ['rpc'],
+    grep: '^rpc\\.(history\\.|getTransactionCount\\.block\\.latest$)',
+    mustPass: '^rpc\\.getTransactionCount\\.block\\.latest$',
+    what: 'history expiry (EIP-4444): no block body or receipts more than 1 below the head ("pruned history unavailable", code 4444); the history checks say so, out of scope without --archive',
+    mustBe: [['^rpc\\.history\\.', 'skipped', 'out-of-scope', '--archive']],
+    rpc: historyExpired(1n),
   },
   {
     name: 'ok.reordered-list',

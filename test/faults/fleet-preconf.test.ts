@@ -102,6 +102,34 @@ describe('fleet.preconf-one-of-three-flashblocks-off', () => {
   }, 90_000);
 });
 
+/** Flashblocks off altogether: every "pending" read of the four methods, and the pending block, answered from "latest". */
+const flashblocksOff: RpcMutation = async (call: RpcCall, next) => {
+  const i =
+    call.method === 'eth_getBlockReceipts' || call.method === 'eth_getBlockByNumber'
+      ? 0
+      : ['eth_getTransactionCount', 'eth_getCode', 'eth_estimateGas'].includes(call.method)
+        ? 1
+        : -1;
+  if (i < 0 || call.params[i] !== 'pending') return next();
+  const c: RpcCall = { ...call, params: [...call.params] };
+  c.params[i] = 'latest';
+  return next(c);
+};
+
+describe('fleet.preconf-one-of-four-flashblocks-off', () => {
+  it('fails at --samples 30 on later reads past the skew bound, the reason stating k of N', async () => {
+    // Four backends: a round of a fixed number of reads no longer sends each view to the same
+    // backends every round (the views are read in a new order each round).
+    const { exitCode, doc } = await judge([{}, {}, { rpc: flashblocksOff }, {}]);
+    const failed = doc.checks.filter((c) => CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
+    process.stdout.write(
+      `${JSON.stringify({ variant: 'fleet.preconf-one-of-four-flashblocks-off', exitCode, failed: failed.map((c) => line(c).slice(0, 300)) })}\n`,
+    );
+    expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
+    expect(failed.some((c) => /\d+ of \d+ later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
+  }, 90_000);
+});
+
 /** The rewrite of a catalogue variant, as one backend of the fleet applies it. */
 const backendOf = (name: string): Backend => ({ rpc: PRECONF_VARIANTS.find((v) => v.name === name)!.rpc });
 

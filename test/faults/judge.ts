@@ -40,6 +40,14 @@ const DEFAULT_PRECONF_GREP = '^(?!preconf\\.latency\\.)';
 /** Background traffic: anvil's second dev account (unlocked), so blocks hold transactions to judge. */
 const TRAFFIC_FROM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TRAFFIC_EVERY_MS = 400;
+/**
+ * And contracts another sender deploys: anvil's third dev account, one tiny deployment right
+ * after each seal (its runtime returns 42), so the pending block holds other senders'
+ * deployments long enough to read their code at "pending" past the skew bound.
+ */
+const DEPLOYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const RETURNS_42_INIT = '0x600a600c600039600a6000f3602a60005260206000f3';
+const DEPLOY_POLL_MS = 250;
 /** FAULTS_ONLY=<regex> runs only the matching variants (development aid). */
 const ONLY = process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined;
 
@@ -241,6 +249,20 @@ function table(): string {
 }
 
 let traffic: NodeJS.Timeout | undefined;
+let deployments: NodeJS.Timeout | undefined;
+
+/** One JSON-RPC call straight to the reference (not through a proxy); its answer is not needed. */
+function post(url: string, method: string, params: unknown[]): Promise<unknown> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5000),
+  }).then(
+    (r) => r.text(),
+    () => undefined,
+  );
+}
 
 /** Blocks the chain should have before the RPC variants run (history checks look at least 2 below the head). */
 const MIN_HEAD = 6n;
@@ -285,6 +307,14 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
         () => undefined,
       );
     }, TRAFFIC_EVERY_MS);
+    let lastHead = -1n;
+    deployments = setInterval(() => {
+      void headNumberOf(ref.rpcUrl).then((head) => {
+        if (head === lastHead) return;
+        lastHead = head;
+        void post(ref.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: RETURNS_42_INIT }]);
+      });
+    }, DEPLOY_POLL_MS);
     // The history checks read blocks below the head: a chain just started has none yet (when the
     // REST variants did not take long, e.g. under FAULTS_ONLY). Wait for a few, bounded.
     for (let i = 0; i < 40 && (await headNumberOf(ref.rpcUrl)) < MIN_HEAD; i++) await new Promise((r) => setTimeout(r, 250));
@@ -292,6 +322,7 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
 
   afterAll(async () => {
     clearInterval(traffic);
+    clearInterval(deployments);
     await replay?.stop();
     await ref?.stop();
     if (replay) process.stdout.write(`\nREST answers: ${replay.recorded} recorded from the reference, ${replay.replayed} replayed\n`);

@@ -72,8 +72,8 @@ async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassRes
   }
 }
 
-const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, shown: 'new' });
-const stale = (afterMs: number, preSeal = true): LaterRead => ({ afterMs, old: true, preSeal, shown: { stale: afterMs } });
+const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, withdrawn: false, shown: 'new' });
+const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({ afterMs, old: true, preSeal, withdrawn, shown: { stale: afterMs } });
 const CHECKS = [nonceBackToBack, codeDeploymentVisible, estimateDependsOnPreconfirmed];
 
 describe.each(CHECKS)('$id on its later reads', (c) => {
@@ -94,6 +94,19 @@ describe.each(CHECKS)('$id on its later reads', (c) => {
     const { failure, notes } = await run(c, passWith(later));
     expect(failure).toBeUndefined();
     expect(notes.join('\n')).toContain('5 showed the old state, 5 of them within 600 ms');
+  });
+
+  it('excuses the old state read while the pending block no longer listed the transactions (a flashblock reorg withdrew them)', async () => {
+    const later = [fresh(20), fresh(300), stale(700, true, true), stale(1000, true, true), stale(1300, true, true)];
+    const { failure, notes } = await run(c, passWith(later));
+    expect(failure).toBeUndefined();
+    expect(notes.join('\n')).toContain('while the pending block no longer listed the transactions (3 read(s)');
+  });
+
+  it('still fails a stale view beside a pending block that lists the transactions (state left behind)', async () => {
+    const later = [fresh(20), stale(700, true, true), stale(1000), stale(1300)];
+    const { failure } = await run(c, passWith(later));
+    expect(failure?.message).toContain('2 of 4 later reads showed the old state');
   });
 
   it('passes with no later read (a behaviour established in the last round before its seal)', async () => {
@@ -178,7 +191,13 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
     expect(failure?.message).toMatch(/the default block is "pending"/);
   });
   it('fails on a later read before the seal that does (one backend of a fleet)', async () => {
-    const later: LaterRead = { afterMs: 400, old: false, preSeal: true, shown: { pending: '46000', latest: '21000', noBlockParameter: '46000' } };
+    const later: LaterRead = {
+      afterMs: 400,
+      old: false,
+      preSeal: true,
+      withdrawn: false,
+      shown: { pending: '46000', latest: '21000', noBlockParameter: '46000' },
+    };
     const { failure } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [later]));
     expect(failure?.message).toMatch(/^400 ms after the state was first seen/);
   });

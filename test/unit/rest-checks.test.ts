@@ -247,6 +247,17 @@ describe('REST checks against a broken target', () => {
     expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
   });
 
+  it.each([['next_page_token'], ['nextPageToken']])('fail rest.list.all-records (4.1, 2.2) on a first page with a non-empty %s, and only it', async (field) => {
+    const by = await run(target({ list: listOf([record(0), record(1), record(2)], { [field]: 'CgNBQVBMEAM=' }) }));
+    expect(by['rest.list.all-records']).toMatchObject({ status: 'failed', violated: ['4.1.4'] });
+    expect(by['rest.list.all-records'].reason).toContain(`3 record(s) and a non-empty "${field}"`);
+    expect(
+      Object.values(by)
+        .filter((r) => r.status === 'failed')
+        .map((r) => r.id),
+    ).toEqual(['rest.list.all-records']);
+  });
+
   it('fail the envelope check (2.2) when tokens is not an array, and block every per-record check on it', async () => {
     const by = await run(target({ list: listOf([], { tokens: { a: record(0) } }) }));
     expect(by['rest.list.tokens-array']).toMatchObject({ status: 'failed' });

@@ -138,7 +138,7 @@ describe("traceability: generated from the checks' own citations", () => {
       expect(c.statements.length).toBeGreaterThan(0);
       expect(c.section).toBe([...new Set(c.statements.map(sectionOfStatement))].join(', '));
     }
-    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1', '4.5.1']);
+    expect(checks.find((c) => c.id === 'preconf.nonce.back-to-back')?.statements).toEqual(['4.5.2', '1.4.1', '4.5.1', '4.2.2']);
     const meta = { id: 'rest.x.y', title: 't', level: 'required' as const, needs: [] };
     const noop = async (): Promise<void> => undefined;
     expect(check({ ...meta, statements: ['4.5.2', '2.1.r4'] }, noop).section).toBe('4.5, 2.1');

@@ -5,12 +5,13 @@ import { toQuantity } from '../hex';
 import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
-import { METHOD_OF, type Behaviour, type NonceView } from './evidence';
+import { METHOD_OF, type Behaviour, type NonceView, type SentTx } from './evidence';
+import { Violation } from './errors';
 import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { preSeal, spoiledWatch, weighTxMisses } from './timing';
+import { preSeal, spoiledWatch, weighTxMisses, type Round } from './timing';
 import { firstSealed, watch, type Watched } from './watch';
 
 /**
@@ -46,6 +47,20 @@ async function afterSeal(st: PassState, b: Behaviour, a: AttemptTxs, sealedIn: M
 
 type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
 
+/**
+ * Whether the pending block read in a round, or in the round before or after it, did not list
+ * some of `txs`: a Flashblocks node that detects a reorg withdraws its pre-confirmed transactions
+ * and re-includes them later, so a view without them then is the node's one consistent state, not
+ * a stale backend. The rounds around it count too: a view and the pending block read in one round
+ * may straddle the flashblock that withdrew or re-included them (unknown: no).
+ */
+export function withdrawnIn(rounds: readonly Round[], r: number, txs: readonly SentTx[]): boolean {
+  return [r - 1, r, r + 1].some((k) => {
+    const listed = rounds[k]?.listed;
+    return listed !== undefined && txs.some((t) => !listed.has(t.hash.toLowerCase()));
+  });
+}
+
 /** The nonce view's two pending counts in every round before the seal (preSeal), from the first send. */
 function spellingReads(a: AttemptTxs, w: Watched): SpellingRead[] {
   const t = w.tracks.get('nonce');
@@ -57,6 +72,33 @@ function spellingReads(a: AttemptTxs, w: Watched): SpellingRead[] {
       const v = t.values.get(i) as NonceView;
       return { atMs: w.rounds[i].startedAt - a.sent[0].startedAt, checksummed: v.pending, lowercase: v.pendingLowercase };
     });
+}
+
+/**
+ * "safe" and "finalized" name sealed blocks (4.2), so while the signer's transactions are
+ * pre-confirmed (a pre-seal round: none of them in a block up to the head) the count at either
+ * is at most the sealed count: above it, the tag was answered from the pre-confirmed state. Any
+ * backend of a fleet, at any block, agrees: only pre-confirmed state holds those nonces.
+ */
+function sealedTagsAhead(a: AttemptTxs, w: Watched): Violation | undefined {
+  const t = w.tracks.get('nonce');
+  if (!t) return undefined;
+  const sealedFirst = firstSealed(w.sealedIn, a.sent);
+  for (const i of t.looks) {
+    if (preSeal(w.rounds, i, sealedFirst) !== true || !w.rounds[i].tags) continue;
+    const v = t.values.get(i) as NonceView;
+    const sealed = v.latest > a.base ? v.latest : a.base;
+    for (const tag of ['safe', 'finalized'] as const) {
+      const count = w.rounds[i].tags![tag];
+      if (count === undefined || count <= sealed) continue;
+      return new Violation(
+        `eth_getTransactionCount(signer, "${tag}") answered ${count} at +${Math.round(w.rounds[i].startedAt - a.sent[0].startedAt)} ms, while the signer's transactions from nonce ${a.base} were pre-confirmed and not sealed ` +
+          `(sealed count ${sealed}, "pending" ${v.pending}): "${tag}" names a sealed block, so it was answered from the pre-confirmed state`,
+        { violated: ['4.2.2'], expected: `<= ${toQuantity(sealed)} (the sealed count)`, actual: toQuantity(count) },
+      );
+    }
+  }
+  return undefined;
 }
 
 /** What one behaviour's rounds and after-seal reads established in attempt `n`. */
@@ -75,6 +117,8 @@ function summarize(
   const sinceSend = (at: number) => Math.round(at - a.sent[0].startedAt);
   if (t.violation) return { kind: 'malformed', violation: t.violation };
   if (b === 'nonce') {
+    const ahead = sealedTagsAhead(a, w);
+    if (ahead) return { kind: 'malformed', violation: ahead };
     // The two spellings of the address, in every pre-seal round: evidence with or without a seal.
     const weight = weighSpellings(spellingReads(a, w));
     if (weight.kind === 'disagree') return { kind: 'spelling', evidence: { ...weight, attempt: n, base: a.base, sent: a.sent.length } };
@@ -109,6 +153,7 @@ function summarize(
             afterMs: Math.round(rounds[r].startedAt - rounds[c].endedAt),
             old: stale(t.values.get(r), a, st.plain),
             preSeal: preSeal(rounds, r, sealedFirst) === true,
+            withdrawn: withdrawnIn(rounds, r, rel),
             shown: def.shown(t.values.get(r), a),
           }))
       : [];
@@ -211,7 +256,7 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   const w = await watch(st, n, window);
   if (w.refused) {
     await settle(st);
-    return { kind: 'refused', reason: w.refused };
+    return w.refused;
   }
 
   // After the seal: the reads of every established behaviour whose transactions are sealed.

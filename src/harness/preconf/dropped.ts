@@ -43,7 +43,12 @@ export function droppedReceipts(
       const head = rounds[j - 1].head;
       if (rounds[i + 1].head !== head) break; // a seal in between: a new pre-confirmed block
       const now = ours(i);
-      const lost = [...before].filter((h) => !now.has(h) && (sealedIn.get(h) === undefined || sealedIn.get(h)! > head));
+      // Lost from the receipts while the pending block still lists it: a flashblock reorg withdraws
+      // it from the block too, so one the block no longer lists is no evidence.
+      const listed = rounds[i].listed;
+      const lost = [...before].filter(
+        (h) => !now.has(h) && (sealedIn.get(h) === undefined || sealedIn.get(h)! > head) && (listed === undefined || listed.has(h)),
+      );
       const gained = [...now].filter((h) => !before.has(h));
       if (lost.length === 0 || gained.length === 0) continue;
       const at = (k: number) => Math.round(rounds[k].startedAt - t0);

@@ -102,6 +102,8 @@ export interface LaterRead {
   old: boolean;
   /** No block was sealed around it (preSeal): a read near a seal may meet a backend a block behind. */
   preSeal: boolean;
+  /** The pending block read in the same round no longer listed the transactions: withdrawn (a flashblock reorg), not a sample of the state. */
+  withdrawn: boolean;
   /** What it read, as shown. */
   shown: unknown;
 }
@@ -151,8 +153,8 @@ export type Outcome<V, A> =
    * attempt in which the two spellings consistently disagreed, seal or no seal.
    */
   | { kind: 'spelling'; evidence: SpellingEvidence }
-  /** Not established: the attempts' history (never a verdict by itself). */
-  | { kind: 'unjudged'; reason: string };
+  /** Not established: the attempts' history (never a verdict by itself); `gateway` when a gateway's lost send ended the pass. */
+  | { kind: 'unjudged'; reason: string; gateway?: true };
 
 /** The rounds that separate a spelling-dependent count from skew (spelling.ts, weighSpellings). */
 export type SpellingEvidence = Extract<SpellingWeight, { kind: 'disagree' }> & { attempt: number; base: bigint; sent: number };
@@ -176,6 +178,8 @@ export type Stop =
   | { cause: 'no-answer'; reason: string }
   /** The node refused the signer's transactions. */
   | { cause: 'refused'; reason: string }
+  /** The gateway in front of the node answered a send (502/503/504) on every try: that nonce is lost. */
+  | { cause: 'gateway'; reason: string }
   /** Nothing could be observed: a helper method, funds, the spend cap, the run stopped. */
   | { cause: 'unobservable'; reason: string };
 
@@ -208,10 +212,19 @@ export interface PassResult {
 
 /** A miss in words, with its timeline. */
 export function describeMiss(b: Behaviour, m: MissRecord): string {
-  const gap = Number.isFinite(m.miss.maxGapMs) ? `${Math.round(m.miss.maxGapMs)} ms` : 'no look';
-  return (
-    `attempt ${m.attempt}: nonce ${m.nonce} accepted ${Math.round(m.miss.marginMs)} ms or more before block ${toQuantity(m.sealedIn)} sealed it, ` +
-    `never pre-confirmed in ${m.miss.looks} looks with ${METHOD_OF[b]} at most ${gap} apart (last look before the seal: ${show(m.last)})` +
-    (m.hung ? `; ${m.hung}` : '')
-  );
+  const method = METHOD_OF[b];
+  const margin = Math.round(m.miss.marginMs);
+  // The margin runs from the send's answer to the last read that still saw the block unsealed:
+  // a send answered after that read (a slow or retried send) may have been sealed before it was answered.
+  const sent =
+    margin >= 0
+      ? `accepted ${margin} ms or more before block ${toQuantity(m.sealedIn)} sealed it`
+      : `accepted only ${-margin} ms after the last read that still saw block ${toQuantity(m.sealedIn)} unsealed had started (it may have been sealed before its send was answered)`;
+  const looked =
+    m.miss.looks === 0
+      ? `with no look at "pending" with ${method} between its acceptance and the seal`
+      : m.miss.looks === 1
+        ? `never pre-confirmed in the one look with ${method}, ${Math.round(m.miss.maxGapMs)} ms before the last read that saw the block unsealed (that look: ${show(m.last)})`
+        : `never pre-confirmed in ${m.miss.looks} looks with ${method} at most ${Math.round(m.miss.maxGapMs)} ms apart (last look before the seal: ${show(m.last)})`;
+  return `attempt ${m.attempt}: nonce ${m.nonce} ${sent}, ${looked}` + (m.hung ? `; ${m.hung}` : '');
 }

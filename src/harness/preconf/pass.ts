@@ -131,7 +131,12 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       const end: AttemptEnd = await attempt(st, n, first);
       if (end.kind === 'nonce') nonce = end.contradiction;
       else if (end.kind === 'refused')
-        stop = { cause: 'refused', reason: `the node refused the signer's transactions (${end.reason}), so pre-confirmed state could not be observed` };
+        stop = end.lost
+          ? {
+              cause: 'gateway',
+              reason: `attempt ${n}: ${end.reason}: the gateway in front of the node lost that transaction, so pre-confirmed state could not be observed further (no verdict about the node; nothing of that attempt is timed)`,
+            }
+          : { cause: 'refused', reason: `the node refused the signer's transactions (${end.reason}), so pre-confirmed state could not be observed` };
       else if (end.kind === 'stopped' || end.kind === 'void') {
         const why = `attempt ${n}: ${end.reason}`;
         st.notes.push(why);
@@ -193,7 +198,7 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
       : stop
         ? stop.reason + (history.length ? ` (before that: ${history.join('; ')})` : '')
         : `pre-confirmed state was not established in ${attempts} attempt(s), and not yet visible is never a failure by itself: ${history.join('; ')}`;
-    outcomes[b] = { kind: 'unjudged', reason: why };
+    outcomes[b] = { kind: 'unjudged', reason: why, ...(stop?.cause === 'gateway' && !nonce ? { gateway: true as const } : {}) };
   }
   const rtt = percentiles(st.rttSamples);
   if (st.blockTimes.length) st.timeline.blockTimeMs = Math.round([...st.blockTimes].sort((x, y) => x - y)[Math.floor(st.blockTimes.length / 2)]);

@@ -5,7 +5,8 @@ import { toQuantity } from '../hex';
 import { capture, DEPLOYED, type AttemptTxs } from './behaviours';
 import { Unobservable, Violation } from './errors';
 import { TX_PLAN, type SentTx } from './evidence';
-import { initCodeFor, isNonceTooLow, type Sent, type Signed } from './session';
+import { initCodeFor, type Posted, type Sent, type Signed } from './session';
+import { isNonceTooLow } from './sends';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
 import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 
@@ -126,13 +127,27 @@ export async function settle(st: PassState): Promise<void> {
   const started = st.time.now();
   try {
     while (!st.signal.aborted && st.time.now() - started < SEAL_WAIT_MS) {
-      if ((await st.s.count('setup', 'latest')) > st.s.highestNonce) return;
+      // A nonce the gateway lost is as far as the count can get: the later ones wait for it.
+      if ((await st.s.count('setup', 'latest')) >= (st.s.lostNonce ?? st.s.highestNonce + 1n)) return;
       await readHead(st);
       await sleep(st, blockPollMs(st.time.now() - started));
     }
   } catch {
     // a later attempt or run waits again and says so
   }
+}
+
+/**
+ * How an attempt ends on a refused send. A send the gateway answered (HTTP 502/503/504 on every
+ * try) is lost: that is the cause, and the later nonces accepted beside it cannot be included, so
+ * waiting for their seal would only say that the node "had not included them".
+ */
+export function refusalOf(refusal: Extract<Posted, { refused: string }>, posted: readonly Posted[]): Extract<AttemptEnd, { kind: 'refused' }> {
+  if (!refusal.lost) return { kind: 'refused', reason: refusal.refused };
+  const { nonce } = refusal.lost;
+  const later = posted.flatMap((p) => ('sent' in p && p.sent.nonce > nonce ? [p.sent.nonce] : [])).sort((x, y) => (x < y ? -1 : 1));
+  const after = later.length ? `; later nonces (${later.join(', ')}) cannot be included` : '';
+  return { kind: 'refused', reason: `${refusal.refused}${after}`, lost: true };
 }
 
 /** The first batch: nonces base..base+SPLIT_AT-1 (a transfer and both deployments); the two transfers follow. */
@@ -175,7 +190,7 @@ export async function send(st: PassState, n: number, reads?: FirstReads): Promis
   st.heads.arm(st.time.now());
   const first = await s.post('setup', signed[0]);
   if ('refused' in first) {
-    if (!isNonceTooLow(first.error)) return { kind: 'refused', reason: first.refused };
+    if (!isNonceTooLow(first.error)) return refusalOf(first, []);
     // Re-read once: a second sender of this key can only have raised the count.
     let reread: bigint;
     try {
@@ -202,7 +217,7 @@ export async function send(st: PassState, n: number, reads?: FirstReads): Promis
   const refusal = firstBatch.find((p): p is Extract<typeof p, { refused: string }> => 'refused' in p);
   if (refusal) {
     await settle(st);
-    return { kind: 'refused', reason: refusal.refused };
+    return refusalOf(refusal, [first, ...firstBatch]);
   }
   const sent: SentTx[] = [first, ...firstBatch].map((p, i) => ({ ...(p as { sent: Sent }).sent, role: TX_PLAN[i] }));
   st.t0 ??= sent[0].startedAt;

@@ -17,6 +17,7 @@ import { quantity, toQuantity } from '../hex';
 import { realClock, type Clock } from './timing';
 import { notServedViolation, Unobservable, Violation } from './errors';
 import { RPC_ENVELOPE_ROOT } from '../expect';
+import { isAlreadyKnown, lostSend } from './sends';
 
 // ---- tiny contracts -------------------------------------------------------------------------
 
@@ -65,8 +66,8 @@ export interface Sent {
   contractAddress?: Hex;
 }
 
-/** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result). */
-export type Posted = { sent: Sent } | { refused: string; error?: RpcError; startedAt: number; answeredAt: number };
+/** What eth_sendRawTransaction answered: accepted, or refused (the error, or why it gave no result; `lost`: a gateway answered every try, sends.ts). */
+export type Posted = { sent: Sent } | { refused: string; error?: RpcError; startedAt: number; answeredAt: number; lost?: { nonce: bigint; answer: string } };
 
 export type Receipt = Record<string, unknown>;
 
@@ -78,6 +79,8 @@ export class Session {
   private fees!: Fees;
   /** The highest nonce this session ever sent, so waits know when everything is sealed. */
   highestNonce = -1n;
+  /** The lowest nonce whose send the gateway lost (Posted.lost): the signer's count cannot pass it. */
+  lostNonce?: bigint;
   private readonly clients = new Map<string, RpcClient>();
 
   constructor(
@@ -310,7 +313,14 @@ export class Session {
   async post(lane: string, signed: Signed): Promise<Posted> {
     const startedAt = this.time.now();
     if (signed.nonce > this.highestNonce) this.highestNonce = signed.nonce;
-    const a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
+    let a: RpcAnswer;
+    try {
+      a = await this.rpc(lane).call('eth_sendRawTransaction', [signed.raw]);
+    } catch (err) {
+      const lost = lostSend(err, signed.nonce, startedAt, this.time.now());
+      if (this.lostNonce === undefined || signed.nonce < this.lostNonce) this.lostNonce = signed.nonce;
+      return lost;
+    }
     const answeredAt = this.time.now();
     // The same signed bytes sent again (after a dropped connection or a throttled answer) meet
     // the first copy: "already known" means it was accepted.
@@ -386,14 +396,4 @@ function receiptsOf(block: string, r: unknown): Receipt[] {
       actual: r,
     });
   return r.filter(isRecord);
-}
-
-/** An eth_sendRawTransaction error saying this very transaction is already in the pool (geth, reth, erigon, nethermind wording). */
-export function isAlreadyKnown(error: RpcError | undefined): boolean {
-  return error !== undefined && /already known(?! nonce)|already imported|AlreadyKnown|transaction already exists/i.test(String(error.message));
-}
-
-/** An eth_sendRawTransaction error saying the nonce was already used ("nonce too low" in geth, reth and anvil). */
-export function isNonceTooLow(error: RpcError | undefined): boolean {
-  return error !== undefined && /nonce too low|nonce has already been used|already known nonce|OldNonce/i.test(String(error.message));
 }

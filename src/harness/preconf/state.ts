@@ -132,7 +132,8 @@ export type AttemptEnd =
   /** Nothing judged, worth another attempt (another sender of the key may have used the nonce). */
   | { kind: 'void'; reason: string }
   | { kind: 'nonce'; contradiction: NonceContradiction }
-  | { kind: 'refused'; reason: string }
+  /** `lost`: the gateway answered a send (HTTP 502/503/504) on every try, so that nonce is lost (send.ts, refusalOf). */
+  | { kind: 'refused'; reason: string; lost?: boolean }
   /** Nothing more can be attempted (the spend cap): what is judged stays. */
   | { kind: 'stopped'; reason: string };
 

@@ -187,6 +187,14 @@ export interface Round {
   startedAt: number;
   endedAt: number;
   head: bigint;
+  /**
+   * The transactions eth_getBlockByNumber("pending") listed in this round (lower-case hashes);
+   * undefined when it gave no block. A view showing the old state while the pending block no
+   * longer lists the transactions is a withdrawal (a flashblock reorg), not a stale view.
+   */
+  listed?: ReadonlySet<string>;
+  /** The signer's count at "safe" and "finalized", read in a few rounds once the pending count showed the transactions (attempt.ts, sealedTagsAhead). */
+  tags?: { safe?: bigint; finalized?: bigint };
 }
 
 /**

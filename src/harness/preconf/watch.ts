@@ -11,8 +11,9 @@ import { capture, DEFS, type AttemptTxs, type Captured, type Def } from './behav
 import type { Violation } from './errors';
 import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type Stop } from './evidence';
 import type { Posted, Sent } from './session';
-import { sleep, stopOf, type PassState } from './state';
-import { SPLIT_AT, type SendWindow } from './send';
+import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
+import { refusalOf, SPLIT_AT, type SendWindow } from './send';
+import { countIfAny, pendingListed } from './side-reads';
 import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
@@ -44,8 +45,8 @@ export interface Watched {
   firstSeen: Map<string, number>;
   /** The node stopped sealing (or answering, or the run stopped) during the rounds. */
   stop?: Stop;
-  /** The node refused the second batch (eth_sendRawTransaction's error). */
-  refused?: string;
+  /** The node refused the second batch (eth_sendRawTransaction's error), as the attempt ends with it. */
+  refused?: Extract<AttemptEnd, { kind: 'refused' }>;
 }
 
 /** Whether the first batch shows in the pending count: from this round's nonce read, or a read of its own. */
@@ -106,6 +107,19 @@ async function settleRound(st: PassState, asked: Array<Promise<Settled>>, starte
   return out.map((x) => x ?? LATE);
 }
 
+/** Rounds that also read "safe" and "finalized" once the pending count showed the transactions. */
+const TAG_ROUNDS = 3;
+
+/** A copy in random order (Fisher-Yates). */
+function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** The lowest block that sealed one of `txs`. */
 export function firstSealed(sealedIn: ReadonlyMap<string, bigint>, txs: readonly SentTx[]): bigint | undefined {
   let min: bigint | undefined;
@@ -140,6 +154,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
   let unsent = [...rest];
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
+  let tagRounds = 0;
   let highestHead = aligned.round.head;
   let deadline = sent[0].startedAt + SEAL_WAIT_MS;
   const active = (b: Behaviour): boolean => {
@@ -167,7 +182,10 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
   };
 
   for (let i = 1; ; i++) {
-    const reading = st.behaviours.filter(readOn);
+    // In a new order each round: behind a round-robin balancer a round of a fixed number of reads
+    // would otherwise send each view to the same few backends every round (4 backends, 14 reads:
+    // each view met only 2 of them), and one backend answering "pending" as "latest" went unread.
+    const reading = shuffled(st.behaviours.filter(readOn));
     const establishingNow = new Set(st.behaviours.filter(active));
     const allSealed = unsent.length === 0 && sent.every((t) => sealedIn.has(t.hash.toLowerCase()));
     if (allSealed) st.heads.disarm();
@@ -182,7 +200,17 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         (err: unknown): Settled => ({ err }),
       ),
     );
+    // Reads of a view already established are samples: the pending block beside them says whether
+    // it still lists the transactions (a reorg withdraws them). Read in such rounds only, so the
+    // rounds that establish the views are not slowed by it.
+    const listing = reading.some((b) => !establishingNow.has(b)) ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
+    // "safe" and "finalized" beside the pending count, in the first TAG_ROUNDS rounds after it showed them all.
+    const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
+    const tagging =
+      nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([countIfAny(st.s, 'nonce', 'safe'), countIfAny(st.s, 'nonce', 'finalized')]) : undefined;
     const head = await st.s.block('heads', 'latest');
+    const listed = await listing;
+    const tagged = await tagging?.catch(() => undefined);
     const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
     const reads: Array<Captured<unknown> | typeof LATE> = [];
     settled.forEach((x, k) => {
@@ -200,7 +228,13 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // A round's head is the highest read so far: a backend a block behind answering "latest"
     // must not make a round after a seal look like one before it (preSeal compares heads).
     if (head.number! > highestHead) highestHead = head.number!;
-    rounds.push({ startedAt, endedAt, head: highestHead });
+    rounds.push({
+      startedAt,
+      endedAt,
+      head: highestHead,
+      ...(listed ? { listed } : {}),
+      ...(tagged ? { tags: { ...(tagged[0] !== undefined ? { safe: tagged[0] } : {}), ...(tagged[1] !== undefined ? { finalized: tagged[1] } : {}) } } : {}),
+    });
     st.heads.see(head.number!, endedAt);
 
     // Seals: every block from the last known head up to this one, read by number when skipped.
@@ -270,7 +304,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         unsent = [];
         const refusal = posted.find((p): p is Extract<Posted, { refused: string }> => 'refused' in p);
         if (refusal) {
-          w.refused = refusal.refused;
+          w.refused = refusalOf(refusal, posted);
           return;
         }
         posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));

@@ -1,0 +1,159 @@
+/**
+ * Spec 4.6 and 1.4: with "pending", contract deployments are visible before the block seals,
+ * other senders' too (the pre-confirmed state is the whole pre-confirmed block). A replica whose
+ * pending code comes from its own pool answers "0x" for contracts another sender deployed in a
+ * pre-confirmed transaction. This watch takes the deployments of the pre-confirmed block
+ * (transactions without `to`, deposits left out) and asks their code at "pending", as the nonce
+ * watch (pending-count.ts) asks other senders' counts, with the same skew bound:
+ *
+ * - a "0x" at "pending" is evidence only when the deployment was first seen pre-confirmed at
+ *   least PRECONF_SKEW_MS before the code was asked, "latest" read after still has no code (not
+ *   sealed meanwhile), and the next read of the pending block still lists the deployment (a
+ *   flashblock reorg withdraws it from the block and the state alike);
+ * - a deployment may create no code (its constructor reverts or returns nothing): the evidence
+ *   counts only once the sealed deployment has code at "latest";
+ * - EVIDENCE_READS such reads fail; one read showing the code settles the deployment.
+ */
+import { getContractAddress, type Hex } from 'viem';
+import { check } from '../../src/harness/check';
+import type { CheckContext } from '../../src/harness/check';
+import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { isRecord } from '../../src/harness/json';
+import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
+import { callResult, expectSchema } from '../../src/harness/expect';
+import { pause, resultAt } from '../../src/harness/chain';
+import { EVIDENCE_READS, PRECONF_SKEW_MS, WATCH_MS } from './pending-count';
+
+type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
+
+const POLL_MS = 50;
+/** At most this many deployments are watched (bounded run time). */
+const MAX_DEPLOYMENTS = 5;
+/** With no deployment in the pending block the watch ends after this long (ten refreshes, a block of Base), as the count watch does. */
+const IDLE_MS = 2000;
+export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
+/** A deployment that left the pending block: its sealed code is read for at most this long. */
+const SEALED_READ_MS = 2000;
+
+interface Deployment {
+  address: Hex;
+  from: string;
+  nonce: bigint;
+  seenAt: number;
+}
+
+/** The deployments of the pre-confirmed block, by contract address (deposits left out). */
+export function preconfirmedDeployments(block: unknown): Map<string, Omit<Deployment, 'seenAt'>> {
+  const out = new Map<string, Omit<Deployment, 'seenAt'>>();
+  if (!isRecord(block) || !Array.isArray(block.transactions)) return out;
+  for (const tx of block.transactions) {
+    if (!isRecord(tx) || tx.type === '0x7e' || (tx.to !== null && tx.to !== undefined) || !isEvmAddress(tx.from) || !isHexQuantity(tx.nonce)) continue;
+    const from = (tx.from as string).toLowerCase();
+    const nonce = BigInt(tx.nonce as string);
+    const address = getContractAddress({ from: from as Hex, nonce });
+    out.set(address.toLowerCase(), { address, from, nonce });
+  }
+  return out;
+}
+
+async function readDeployments(ctx: Ctx): Promise<Map<string, Omit<Deployment, 'seenAt'>>> {
+  const a = await ctx.rpc.call('eth_getBlockByNumber', ['pending', true]);
+  return a.http.status === 200 ? preconfirmedDeployments(a.result) : new Map();
+}
+
+interface Shortfall {
+  address: Hex;
+  ageMs: number;
+}
+
+const judgePendingCode = check(
+  {
+    id: 'rpc.getCode.pending-deployments',
+    statements: ['4.6.2', '1.4.1', '4.6.1'],
+    level: 'required',
+    needs: ['rpc'],
+    title: 'another sender\'s pre-confirmed deployment has code at "pending"',
+  },
+  async (ctx) => {
+    const watched = new Map<string, Deployment>();
+    const settled = new Map<string, string>();
+    const shortfalls = new Map<string, Shortfall[]>();
+    let unconfirmed: Shortfall[] = [];
+    let withdrawn = 0;
+    const left = new Map<string, number>();
+    const sealedWithCode = new Map<string, string>();
+    const started = performance.now();
+    const deadline = started + WATCH_MS;
+    for (;;) {
+      const block = await readDeployments(ctx);
+      const at = performance.now();
+      // Confirmed by this read of the block: the deployment was still pre-confirmed.
+      for (const e of unconfirmed) {
+        if (block.has(e.address.toLowerCase()))
+          (shortfalls.get(e.address.toLowerCase()) ?? shortfalls.set(e.address.toLowerCase(), []).get(e.address.toLowerCase())!).push(e);
+        else withdrawn++;
+      }
+      unconfirmed = [];
+      for (const [key, d] of block) if (!watched.has(key) && watched.size < MAX_DEPLOYMENTS) watched.set(key, { ...d, seenAt: at });
+      for (const [key, d] of watched) {
+        if (settled.has(key)) continue;
+        if (!block.has(key)) {
+          left.set(key, left.get(key) ?? performance.now());
+          continue;
+        }
+        const askedAt = performance.now();
+        const code = await resultAt<string>(ctx, 'eth_getCode', [d.address, 'pending'], 'pending');
+        const latest = await callResult<string>(ctx.rpc, 'eth_getCode', [d.address, 'latest']);
+        expectSchema('hexBytes', code, `eth_getCode(${d.address}, "pending")`, ['4.6.1']);
+        // Sealed meanwhile ("latest" has it too): this read says nothing of the pre-confirmed state.
+        if (code !== '0x' && latest !== '0x') continue;
+        if (code !== '0x') {
+          settled.set(
+            key,
+            `${d.address} (deployed by ${d.from}, nonce ${d.nonce}): code at "pending" ${askedAt - d.seenAt < PRECONF_SKEW_MS ? 'within' : 'after'} the skew bound`,
+          );
+          continue;
+        }
+        if (latest === '0x' && askedAt - d.seenAt >= PRECONF_SKEW_MS) unconfirmed.push({ address: d.address, ageMs: Math.round(askedAt - d.seenAt) });
+      }
+      // A deployment that left the pending block after reads of "0x" at "pending": its sealed code
+      // says whether it creates code at all. Such reads of deployments sealed with code fail.
+      for (const key of shortfalls.keys()) {
+        if (sealedWithCode.has(key) || settled.has(key) || !left.has(key)) continue;
+        const d = watched.get(key)!;
+        const sealed = await callResult<string>(ctx.rpc, 'eth_getCode', [d.address, 'latest']);
+        if (typeof sealed === 'string' && sealed !== '0x') sealedWithCode.set(key, sealed);
+        else if (performance.now() - left.get(key)! >= SEALED_READ_MS) settled.set(key, `${d.address}: no code once sealed (a deployment that creates none)`);
+      }
+      const evidence = [...sealedWithCode.keys()].flatMap((k) => (shortfalls.get(k) ?? []).map((e) => ({ ...e, d: watched.get(k)! })));
+      if (evidence.length >= EVIDENCE_READS) {
+        const e = evidence[evidence.length - 1]!;
+        const sealed = sealedWithCode.get(e.address.toLowerCase())!;
+        fail(
+          `eth_getCode(${e.address}, "pending") answered "0x" for a contract ${e.d.from} deployed with nonce ${e.d.nonce} in a pre-confirmed transaction, seen in the pending block ${e.ageMs} ms before the code was asked and still unsealed ("latest" "0x" read after, the next pending block still listing it), and the contract has code once sealed; ` +
+            `${evidence.length} reads beyond the ${PRECONF_SKEW_MS} ms skew tolerance did so. With "pending" contract deployments are visible before the block seals, other senders' too`,
+          {
+            violated: ['4.6.2', '1.4.1'],
+            expected: `the deployed code (sealed: ${sealed.slice(0, 42)}${sealed.length > 42 ? '…' : ''})`,
+            actual: evidence.map((x) => ({ address: x.address, code: '0x', seenMsBefore: x.ageMs })),
+          },
+        );
+      }
+      // Open: not settled, and still pre-confirmed or left with reads to weigh against its sealed code.
+      const open = [...watched.keys()].filter((k) => !settled.has(k) && !sealedWithCode.has(k) && (!left.has(k) || (shortfalls.get(k)?.length ?? 0) > 0));
+      if (watched.size >= MAX_DEPLOYMENTS && open.length === 0) break;
+      if (performance.now() >= deadline || ctx.signal.aborted || (watched.size === 0 && performance.now() - started >= IDLE_MS)) break;
+      await pause(POLL_MS, ctx.signal);
+    }
+    if (watched.size === 0) skip(NO_DEPLOYMENT);
+    const shown = [...settled.values()].filter((v) => !v.includes('no code once sealed'));
+    const short = [...sealedWithCode.keys()].reduce((n, k) => n + (shortfalls.get(k)?.length ?? 0), 0);
+    if (shown.length > 0 && short === 0) return ctx.note(shown.join('; '));
+    inconclusive(
+      `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were watched for up to ${WATCH_MS} ms: ${shown.length} showed their code at "pending", and ${short} read(s) of "0x" there beyond the ${PRECONF_SKEW_MS} ms skew tolerance of deployments then sealed with code (${EVIDENCE_READS} needed to fail)` +
+        ` (${withdrawn ? `, ${withdrawn} more while the next pending block no longer listed the deployment: withdrawn, a flashblock reorg?` : ''}): not judged`,
+    );
+  },
+);
+
+export const pendingCodeChecks = [judgePendingCode];
