@@ -149,6 +149,13 @@ const judgePendingCode = check(
     const shown = [...settled.values()].filter((v) => !v.includes('no code once sealed'));
     const short = [...sealedWithCode.keys()].reduce((n, k) => n + (shortfalls.get(k)?.length ?? 0), 0);
     if (shown.length > 0 && short === 0) return ctx.note(shown.join('; '));
+    // Every deployment seen was sealed before a read could find it pre-confirmed alone (a slow
+    // link, a short block): no read of "pending" said anything of the pre-confirmed state, which
+    // is nothing to judge, as no deployment at all is; a read of "0x" past the bound is not.
+    if (shown.length === 0 && shortfalls.size === 0 && withdrawn === 0)
+      skip(
+        `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were each sealed before a read of their code at "pending" could tell the pre-confirmed state from "latest": no pre-confirmed deployment to judge`,
+      );
     inconclusive(
       `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were watched for up to ${WATCH_MS} ms: ${shown.length} showed their code at "pending", and ${short} read(s) of "0x" there beyond the ${PRECONF_SKEW_MS} ms skew tolerance of deployments then sealed with code (${EVIDENCE_READS} needed to fail)` +
         ` (${withdrawn ? `, ${withdrawn} more while the next pending block no longer listed the deployment: withdrawn, a flashblock reorg?` : ''}): not judged`,

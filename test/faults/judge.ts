@@ -42,11 +42,13 @@ const TRAFFIC_FROM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TRAFFIC_EVERY_MS = 400;
 /**
  * And contracts another sender deploys: anvil's third dev account, one tiny deployment right
- * after each seal (its runtime returns 42), so the pending block holds other senders'
- * deployments long enough to read their code at "pending" past the skew bound.
+ * after each seal, so the pending block holds other senders' deployments long enough to read their
+ * code at "pending" past the skew bound. Its runtime (PUSH1 0 PUSH1 0 REVERT) reverts every call,
+ * as the contracts the history checks look for do: a later creation that answered the probe call
+ * would leave them nothing to tell history from the head by.
  */
 const DEPLOYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-const RETURNS_42_INIT = '0x600a600c600039600a6000f3602a60005260206000f3';
+const REVERTS_INIT = '0x6005600c60003960056000f360006000fd';
 const DEPLOY_POLL_MS = 250;
 /** FAULTS_ONLY=<regex> runs only the matching variants (development aid). */
 const ONLY = process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined;
@@ -312,7 +314,7 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
       void headNumberOf(ref.rpcUrl).then((head) => {
         if (head === lastHead) return;
         lastHead = head;
-        void post(ref.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: RETURNS_42_INIT }]);
+        void post(ref.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]);
       });
     }, DEPLOY_POLL_MS);
     // The history checks read blocks below the head: a chain just started has none yet (when the
