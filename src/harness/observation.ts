@@ -27,22 +27,22 @@ const HTTP_STATUS = /^HTTP ([1-5]\d\d)$/;
 const MEDIA_TYPE = /^[a-z]+\/[a-z0-9.+-]+(\s*;\s*[a-z0-9-]+=[^;\s]+)*$/i;
 const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
 
+/** Observations a check typed with `observed`: only these pass through as they are (a target's own {kind, value} is text). */
+const TYPED_BY_A_CHECK = new WeakSet<Observation>();
+const typed = (o: Observation): Observation => (TYPED_BY_A_CHECK.add(o), o);
+
 /** Explicitly typed, where a plain value would read as text: a JSON pointer, a status held as a number. */
 export const observed = {
-  pointer: (value: string): Observation => (JSON_POINTER.test(value) ? { kind: 'json-pointer', value } : text(value)),
-  httpStatus: (value: number): Observation => ({ kind: 'http-status', value }),
+  pointer: (value: string): Observation => typed(JSON_POINTER.test(value) ? { kind: 'json-pointer', value } : text(value)),
+  httpStatus: (value: number): Observation => typed({ kind: 'http-status', value }),
 };
 
+const KINDS = new Set<string>(['hex', 'integer', 'http-status', 'media-type', 'json-pointer', 'text']);
+
+/** An observation as results.json holds one (for rendering; what a check passes is trusted only when typed by `observed`). */
 export function isObservation(v: unknown): v is Observation {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    typeof (v as { kind?: unknown }).kind === 'string' &&
-    OBSERVATION_KEYS.has(JSON.stringify(Object.keys(v).sort()))
-  );
+  return typeof v === 'object' && v !== null && KINDS.has(String((v as { kind?: unknown }).kind)) && ('value' in v || 'preview' in v);
 }
-const OBSERVATION_KEYS = new Set([JSON.stringify(['kind', 'value']), JSON.stringify(['bytes', 'kind', 'preview'])]);
 
 /**
  * A failure's expected or actual value as results.json keeps it: a typed observation when the
@@ -52,7 +52,7 @@ const OBSERVATION_KEYS = new Set([JSON.stringify(['kind', 'value']), JSON.string
  */
 export function observe(v: unknown, redactor: Redactor, keep: Keep): Observation | undefined {
   if (v === undefined) return undefined;
-  if (isObservation(v)) return v.kind === 'text' ? v : (redactor.value(v) as Observation);
+  if (typeof v === 'object' && v !== null && TYPED_BY_A_CHECK.has(v as Observation)) return redactor.value(v as Observation);
   if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v))) return { kind: 'integer', value: v.toString() };
   if (typeof v === 'string') {
     // A masked value is no quantity any more: it reads as the text it has become.

@@ -59,6 +59,13 @@ describe('typed observations in failures', () => {
     expect(d.expected?.kind).toBe('text');
   });
 
+  it("a target's answer shaped like an observation is text, capped like any answer", () => {
+    const forged = { kind: 'hex', value: `0x${'f'.repeat(10_000)}` };
+    const { actual } = failure(undefined, forged);
+    expect(actual?.kind).toBe('text');
+    expect((actual as { preview: string }).preview.length).toBeLessThanOrEqual(PREVIEW_CHARS);
+  });
+
   it('no expected or actual stays absent', () => {
     const d = failure(undefined, undefined);
     expect(d).not.toHaveProperty('expected.kind');
