@@ -21,6 +21,7 @@ import { cut, show, isRecord, keepSample, listSample } from './json';
 import type { RestResponse } from './rest';
 import { validate } from './schemas';
 import { blockedIfMisnamed, FIELD_NAMES_ROOT, misnamedAs } from './field-names';
+import { observed } from './observation';
 
 /** {base_url}/v1/tokenized-stocks (spec 4.1). */
 export const LIST_PATH = '/v1/tokenized-stocks';
@@ -73,7 +74,11 @@ export async function getListOrBlocked(ctx: ListContext, anonymous = false): Pro
 /** Blocked by rest.list.status-200 unless the answer is HTTP 200 (4.1). */
 export function expectListStatus(res: RestResponse, what: string): void {
   if (res.status !== 200)
-    blocked(LIST_ROOT.status, `${what}: expected HTTP 200, got ${res.status}`, { violated: ['4.1.1'], expected: 200, actual: res.status });
+    blocked(LIST_ROOT.status, `${what}: expected HTTP 200, got ${res.status}`, {
+      violated: ['4.1.1'],
+      expected: observed.httpStatus(200),
+      actual: observed.httpStatus(res.status),
+    });
 }
 
 /**

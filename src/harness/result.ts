@@ -7,6 +7,7 @@ import { GatewayError, ThrottledError, TransportError } from './http';
 import { CREDENTIALS_HINT, CredentialsRefused, GATEWAY_HINT, THROTTLE_HINT } from './credentials';
 import type { Redactor } from './redact';
 import type { Violation } from './evidence';
+import { observe, type Observation } from './observation';
 import { recordedBody, recordedHead, REDACT_MARGIN_CHARS, type Exchange } from './transcript';
 import { cutBytes, isRecord, jsonBytes, jsonHead, JsonBeyondLimits } from './json';
 
@@ -55,8 +56,9 @@ export interface SampleFailure {
   reason: string;
   cause?: CheckResult['cause'];
   violated?: string[];
-  expected?: unknown;
-  actual?: unknown;
+  /** Typed and capped (see Observation): a reader never gets a target's answer whole here. */
+  expected?: Observation;
+  actual?: Observation;
   exchanges: Exchange[];
 }
 
@@ -89,8 +91,9 @@ export interface CheckResult extends CheckMeta {
    * in for a root check not in the run states the root's rule (see Blocked).
    */
   violated?: string[];
-  expected?: unknown;
-  actual?: unknown;
+  /** Typed and capped (see Observation): a reader never gets a target's answer whole here. */
+  expected?: Observation;
+  actual?: Observation;
   /** What the user can do about this result (e.g. run with --profile public), apart from the reason so no display cuts it. */
   hint?: string;
   notes?: string[];
@@ -209,8 +212,8 @@ export function evidenceDetail(seen: readonly Violation[], count: number, declar
     cause: 'violation',
     reason: redactor.text(interrupted ? `${words}; then, before the check finished: ${interrupted.reason}` : words),
     violated: [...new Set(seen.flatMap((v) => violatedOf(v.violated, declared)))],
-    expected: keptValue(count === 1 || same((v) => v.expected) ? first.expected : seen.map((v) => v.expected), redactor),
-    actual: keptValue(count === 1 ? first.actual : seen.map((v) => v.actual), redactor),
+    expected: observe(count === 1 || same((v) => v.expected) ? first.expected : seen.map((v) => v.expected), redactor, keptValue),
+    actual: observe(count === 1 ? first.actual : seen.map((v) => v.actual), redactor, keptValue),
     ...(hint ? { hint } : {}),
     ...(interrupted ? { interrupted: { cause: interrupted.cause, reason: redactor.text(interrupted.reason) } } : {}),
   };
@@ -228,8 +231,8 @@ export function errorDetail(err: unknown, redactor: Redactor): Detail {
       cause: 'violation',
       reason: redactor.text(err.message),
       ...(err.detail.violated?.length ? { violated: [...err.detail.violated] } : {}),
-      expected: keptValue(err.detail.expected, redactor),
-      actual: keptValue(err.detail.actual, redactor),
+      expected: observe(err.detail.expected, redactor, keptValue),
+      actual: observe(err.detail.actual, redactor, keptValue),
       ...(hint ? { hint } : {}),
     };
   }

@@ -407,7 +407,9 @@ describe('verify-certificate', () => {
 
   it("the forgery: failures marked passed and everything recomputed with the suite's own functions is rejected without the private key", () => {
     // A non-conformant run: 19 of 78 judged checks passed.
-    const checks = Array.from({ length: 78 }, (_, i) => result(`rpc.check-${i}`, i < 19 ? 'passed' : 'failed', { expected: '0x1', actual: '0x2' }));
+    const checks = Array.from({ length: 78 }, (_, i) =>
+      result(`rpc.check-${i}`, i < 19 ? 'passed' : 'failed', { expected: { kind: 'hex', value: '0x1' }, actual: { kind: 'hex', value: '0x2' } }),
+    );
     const d = doc(checks, { ...FULL, baseUrl: undefined, signer: false });
     expect(badgeOf(d).message).toBe('non-conformant · dedicated · 19/78 · rpc.example · 2026-01-01');
     const key = signing('ECDSA P-256');
@@ -467,7 +469,11 @@ describe('verify-certificate', () => {
   });
 
   it('the forged results.json beside the real signed certificate is rejected by its digest, unread', () => {
-    const failing = [...passing().slice(0, 2), result('rpc.c', 'failed', { expected: '0x1', actual: '0x2' }), result('rpc.d', 'passed')];
+    const failing = [
+      ...passing().slice(0, 2),
+      result('rpc.c', 'failed', { expected: { kind: 'hex', value: '0x1' }, actual: { kind: 'hex', value: '0x2' } }),
+      result('rpc.d', 'passed'),
+    ];
     const dir = certified(doc(failing), { signKey: signing('Ed25519') });
     const file = path.join(dir, 'results.json');
     const d = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;

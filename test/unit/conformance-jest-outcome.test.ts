@@ -37,8 +37,8 @@ const failed: CheckResult = {
   ...base,
   status: 'failed',
   reason: 'GET /v1/tokenized-stocks: expected HTTP 200, got 500',
-  expected: 200,
-  actual: 500,
+  expected: { kind: 'http-status', value: 200 },
+  actual: { kind: 'http-status', value: 500 },
   exchanges: [exchange],
   exchangeCount: 2,
 };
@@ -58,8 +58,8 @@ test('a required failure fails with the reason, section, expected vs actual and 
   expect(message).toContain('spec section: 4.1');
   expect(message).toContain('enforces: 4.1.1 "GET {base_url}/v1/tokenized-stocks answers 200 with an application/json list response."');
   expect(message).toContain('expected HTTP 200, got 500');
-  expect(message).toContain('expected: 200');
-  expect(message).toContain('actual:   500');
+  expect(message).toContain('expected: HTTP 200');
+  expect(message).toContain('actual:   HTTP 500');
   expect(message).toContain("reproduce: curl -sS 'http://127.0.0.1:1/v1/tokenized-stocks'");
   expect(message).toContain('2 exchange(s)');
 });

@@ -55,7 +55,14 @@ describe('a violation once seen is never removed by what ends the check after it
     'then HTTP %s: failed, the violation and the interruption (%s) both stated',
     async (then, cause) => {
       const [r] = await runChecks([seenThen(then)], env({ gateway: {} }), { concurrency: 1 });
-      expect(r).toMatchObject({ status: 'failed', cause: 'violation', violated: ['4.1.1'], expected: 18, actual: 8, interrupted: { cause } });
+      expect(r).toMatchObject({
+        status: 'failed',
+        cause: 'violation',
+        violated: ['4.1.1'],
+        expected: { kind: 'integer', value: '18' },
+        actual: { kind: 'integer', value: '8' },
+        interrupted: { cause },
+      });
       expect(r.reason).toMatch(new RegExp(`^${SEEN.replace(/[()]/g, '\\$&')}; then, before the check finished: `));
     },
     20_000,
@@ -95,7 +102,7 @@ describe('a violation once seen is never removed by what ends the check after it
       env(),
       { concurrency: 1 },
     );
-    expect(r).toMatchObject({ status: 'failed', reason: '3 violations: a; b; c', actual: [1, 2, 3] });
+    expect(r).toMatchObject({ status: 'failed', reason: '3 violations: a; b; c', actual: { kind: 'text', preview: '[1,2,3]', bytes: 7 } });
     expect(r.interrupted).toBeUndefined();
   });
 

@@ -207,7 +207,10 @@ describe('rest.openapi.* on a document alone (no --base-url)', () => {
   test('the conformant generated 3.0 document passes; its Service_Method operationId is advisory; the live check needs --base-url', async () => {
     const by = await run(env(fixture('generated-3.0.json')));
     expect(statuses(by)).toEqual({ ...ALL_PASS_ALONE, 'rest.openapi.operation-id': 'failed' });
-    expect(by['rest.openapi.operation-id']).toMatchObject({ level: 'advisory', actual: 'TokenizedStocksService_ListTokenizedStocks' });
+    expect(by['rest.openapi.operation-id']).toMatchObject({
+      level: 'advisory',
+      actual: { kind: 'text', preview: 'TokenizedStocksService_ListTokenizedStocks' },
+    });
     expect(by['rest.openapi.live-list']!.reason).toBe('needs --base-url (REST target)');
     expect(by['rest.openapi.valid']!.notes).toEqual(['OpenAPI 3.0.3, 3 path(s)']);
   });

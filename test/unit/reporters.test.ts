@@ -610,7 +610,7 @@ const exchange = {
 const failing = doc(
   [
     result('rpc.ok', 'passed'),
-    result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: '0x1', actual: '0x2' }),
+    result('rpc.bad', 'failed', { exchanges: [exchange], exchangeCount: 1, expected: { kind: 'hex', value: '0x1' }, actual: { kind: 'hex', value: '0x2' } }),
     result('rpc.blocked1', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
     result('rpc.blocked2', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.bad' }),
     result('rest.adv', 'failed', { level: 'advisory', needs: ['rest'], statements: ['2.1.1'], section: '2.1' }),
@@ -690,7 +690,7 @@ describe('reports', () => {
     expect(md.indexOf('## What fails the run (1)')).toBeLessThan(md.indexOf('## By spec section'));
     expect(md).toContain('### ❌ `rpc.bad` (spec 4.5)');
     expect(md).toContain('- blocked 2 check(s), not judged because of it: `rpc.blocked1`, `rpc.blocked2`');
-    expect(md).toContain('- expected: ` "0x1" `');
+    expect(md).toContain('- expected: ` 0x1 `');
     expect(md).toContain("reproduce: curl -sS -i -X POST 'http://127.0.0.1:1'");
     expect(md).toContain('| out of scope | no --signer-key | 1: preconf.x |');
     // The same categories as the console: the advisory failure is not counted with what fails the run.
@@ -793,7 +793,7 @@ describe('console', () => {
     expect(text).toMatch(/ {2}2\.1 Tokenized equity token \(`v1TokenizedEquityToken`\) +0 +0 +1 +0 +1\n/);
     expect(text).toMatch(/ {2}total +1 +1 +1 +2 +2\n/);
     expect(text).toContain(
-      `✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      violated: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected "0x1", actual "0x2"\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`,
+      `✗ fails the run (1):\n  ✗ rpc.bad (spec 4.5) — why rpc.bad <&> "␀"\n      violated: 4.5.1 "eth_getTransactionCount returns the account's transaction count, its current nonce, as a hex quantity — the nonce to put in the account's next transaction."\n      expected 0x1, actual 0x2\n      blocked 2 check(s): rpc.blocked1, rpc.blocked2\n`,
     );
     expect(text).toContain('out of scope (1): no --signer-key — preconf.x');
     expect(text).toContain('skipped (1): why rest.skip');
@@ -1003,7 +1003,14 @@ describe('every report quotes the violated statement', () => {
       },
       { concurrency: 1 },
     );
-    expect(r).toMatchObject({ status: 'failed', cause: 'violation', violated: ['4.2.1'], section: '4.5', expected: 7, actual: 8 });
+    expect(r).toMatchObject({
+      status: 'failed',
+      cause: 'violation',
+      violated: ['4.2.1'],
+      section: '4.5',
+      expected: { kind: 'integer', value: '7' },
+      actual: { kind: 'integer', value: '8' },
+    });
     const d = doc([r!]);
     // The statement table carries the text of what the failure named, though the check does not declare it.
     const text = d.statements?.['4.2.1'];

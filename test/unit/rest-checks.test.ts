@@ -241,7 +241,7 @@ describe('REST checks against a broken target', () => {
     expect(by['rest.token.multiplier.normalized'].reason).toMatch(/tokens\[1\].*raw 18-decimal.*adjusted it would be 1\).*1000000000000000000/);
     expect(by['rest.token.contract-address.unique'].reason).toContain(`${dup.toLowerCase()} in tokens[1] (${dup}), tokens[2] (${dup.toLowerCase()})`);
     expect(by['rest.error.unknown-path'].reason).toMatch(/HTTP 404: Content-Type is "text\/html", not application\/json; the body is not JSON/);
-    expect(by['rest.readonly.post']).toMatchObject({ section: '4.1', actual: 200 });
+    expect(by['rest.readonly.post']).toMatchObject({ section: '4.1', actual: { kind: 'integer', value: '200' } });
     expect(violatedSection(by['rest.readonly.post'])).toBe(by['rest.readonly.post'].section);
     expect(by['rest.list.schema']).toMatchObject({ cause: 'blocked', blockedBy: 'rest.token.field.isin' });
     expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
@@ -360,7 +360,7 @@ describe('one root cause, one failure', () => {
     const failed = Object.values(by).filter((r) => r.status === 'failed');
     expect(failed).toHaveLength(1);
     const [standIn] = failed;
-    expect(standIn).toMatchObject({ id: only[0].id, level: 'required', actual: 500 });
+    expect(standIn).toMatchObject({ id: only[0].id, level: 'required', actual: { kind: 'http-status', value: 500 } });
     expect(violatedSection(standIn)).toBe('4.1');
     expect(standIn.reason).toMatch(/expected HTTP 200, got 500 \(stated here: rest\.list\.status-200, which judges that rule, was not selected\)/);
     const others = Object.values(by).filter((r) => r.id !== standIn.id && r.status !== 'skipped');
@@ -633,7 +633,7 @@ describe('rest.list.no-credentials (5.1)', () => {
   it('sends none of the configured headers, and fails when the list needs a key', async () => {
     const by = await run(target({ list: listOf([record(0)]), requireKey: 'sekrit-key-1' }), only, env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }));
     expect(by['rest.list.status-200'].status).toBe('passed'); // with the configured key
-    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: 401 });
+    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: { kind: 'integer', value: '401' } });
     const anonymous = seen.filter((s) => s.headers['x-api-key'] === undefined);
     expect(anonymous).toHaveLength(1);
     expect(anonymous[0].headers.accept).toBe('application/json');
@@ -652,7 +652,7 @@ describe('rest.list.no-credentials (5.1)', () => {
       only,
       env({ restHeaders: { 'x-api-key': 'sekrit-key-1' } }),
     );
-    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: 500 });
+    expect(by['rest.list.no-credentials']).toMatchObject({ status: 'failed', section: '5.1', actual: { kind: 'integer', value: '500' } });
     expect(by['rest.list.no-credentials'].reason).toMatch(/while the same GET with the configured headers answers 200/);
   });
 

@@ -59,11 +59,24 @@ describe('runChecks', () => {
     const by = Object.fromEntries(results.map((r) => [r.id.split('.').pop(), r]));
     expect(by.pass).toMatchObject({ status: 'passed', exchanges: [], exchangeCount: 1 });
     expect(by.pass.cause).toBeUndefined();
-    expect(by.fail).toMatchObject({ status: 'failed', cause: 'violation', reason: 'bad', violated: ['2.2.1'], expected: 1, actual: 2, exchangeCount: 1 });
+    expect(by.fail).toMatchObject({
+      status: 'failed',
+      cause: 'violation',
+      reason: 'bad',
+      violated: ['2.2.1'],
+      expected: { kind: 'integer', value: '1' },
+      actual: { kind: 'integer', value: '2' },
+      exchangeCount: 1,
+    });
     expect(by.fail.exchanges[0].curl).toMatch(/^curl .*\/v1\/tokenized-stocks'$/);
     expect(by.skip).toMatchObject({ status: 'skipped', cause: 'nothing-to-judge', reason: 'nothing to judge' });
     // Reporters stringify results: bigints from viem arrive as decimal strings.
-    expect(by.bigint).toMatchObject({ status: 'failed', expected: '1', actual: ['2'], metrics: { wei: { spent: '1000000000000000000' } } });
+    expect(by.bigint).toMatchObject({
+      status: 'failed',
+      expected: { kind: 'integer', value: '1' },
+      actual: { kind: 'text', preview: '["2"]', bytes: 5 },
+      metrics: { wei: { spent: '1000000000000000000' } },
+    });
     expect(by.inconclusive).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'sealed mid-check' });
     // A bound of the suite's own is said to be one, as data.
     expect(by.limit).toMatchObject({ status: 'inconclusive', cause: 'limit' });
@@ -262,7 +275,13 @@ describe('one root cause, one failure', () => {
       ['rest.test.a', 'failed', undefined],
       ['rest.test.b', 'inconclusive', 'rest.test.a'],
     ]);
-    expect(rs[1]).toMatchObject({ section: '2.1', cause: 'violation', violated: ['4.1.1'], expected: 200, actual: 500 });
+    expect(rs[1]).toMatchObject({
+      section: '2.1',
+      cause: 'violation',
+      violated: ['4.1.1'],
+      expected: { kind: 'integer', value: '200' },
+      actual: { kind: 'integer', value: '500' },
+    });
     expect(rs[1].reason).toBe('GET /list: expected HTTP 200, got 500 (stated here: rest.root.check, which judges that rule, was not selected)');
   });
 

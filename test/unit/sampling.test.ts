@@ -118,7 +118,7 @@ describe('mergeSamples', () => {
   const base = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): { result: CheckResult } => ({
     result: { ...meta('m'), section: '4.1', status, reason: status, durationMs: 1, exchanges: [], exchangeCount: 1, ...extra },
   });
-  const failed = (expected: unknown) => base('failed', { cause: 'violation', reason: 'bad', violated: ['4.1.1'], expected });
+  const failed = (n: number) => base('failed', { cause: 'violation', reason: 'bad', violated: ['4.1.1'], expected: { kind: 'integer', value: String(n) } });
 
   it('a violation is never replaced by a later answer that looked right', () => {
     const { result } = mergeSamples([base('passed'), failed(1), base('passed'), base('passed')], 10);

@@ -27,7 +27,12 @@ const exchange = (id: string, n: number): Exchange => ({
 /** `failures` required checks failed, each with three exchanges, and `warnings` advisory ones. */
 function run(failures: number, warnings: number) {
   const failed = Array.from({ length: failures }, (_, i) => `rpc.fault${i}.rule`).map((id) =>
-    checkResult(id, 'failed', { exchanges: [0, 1, 2].map((n) => exchange(id, n)), exchangeCount: 3, expected: '0x1', actual: `0x${'2'.repeat(400)}` }),
+    checkResult(id, 'failed', {
+      exchanges: [0, 1, 2].map((n) => exchange(id, n)),
+      exchangeCount: 3,
+      expected: { kind: 'hex', value: '0x1' },
+      actual: { kind: 'text', preview: `0x${'2'.repeat(238)}`, bytes: 402 },
+    }),
   );
   const advisory = Array.from({ length: warnings }, (_, i) => checkResult(`rest.advice${i}.rule`, 'failed', { level: 'advisory', needs: ['rest'] }));
   return runDocument([...failed, ...advisory, checkResult('rpc.fine.rule')], FULL_SCOPE);

@@ -1,6 +1,7 @@
 // A failure in words: the statements it violated, expected vs actual, the hint and the expectation.
 import type { CheckResult } from '../../harness/runner';
 import { violatedSection } from '../../harness/result';
+import { observationText } from '../../harness/observation';
 
 /**
  * The statements a failure violated (results.json `violated`), or else those the check enforces,
@@ -22,8 +23,8 @@ export function failureText(r: CheckResult, texts?: Record<string, string>): str
   const quoted = quoteStatements(r, texts);
   if (quoted) lines.push(`  ${quoteLabel(r)}: ${quoted}`);
   lines.push(`  ${r.status}: ${r.reason}`);
-  if (r.expected !== undefined) lines.push(`  expected: ${JSON.stringify(r.expected)}`);
-  if (r.actual !== undefined) lines.push(`  actual:   ${JSON.stringify(r.actual)?.slice(0, 500)}`);
+  if (r.expected !== undefined) lines.push(`  expected: ${observationText(r.expected)}`);
+  if (r.actual !== undefined) lines.push(`  actual:   ${observationText(r.actual)}`);
   if (r.hint) lines.push(`  hint: ${r.hint}`);
   if (r.expectation) lines.push(`  expectation: ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ''}`);
   return lines.join('\n');
@@ -32,8 +33,8 @@ export function failureText(r: CheckResult, texts?: Record<string, string>): str
 /** Expected vs actual on one line, cut to fit, or undefined when the check recorded neither. */
 export function expectedVsActual(r: CheckResult, max = 160): string | undefined {
   if (r.expected === undefined && r.actual === undefined) return undefined;
-  const cut = (v: unknown) => {
-    const s = JSON.stringify(v) ?? String(v);
+  const cut = (v: CheckResult['expected']) => {
+    const s = v === undefined ? '—' : observationText(v);
     return s.length > max ? `${s.slice(0, max)}…` : s;
   };
   return `expected ${cut(r.expected)}, actual ${cut(r.actual)}`;

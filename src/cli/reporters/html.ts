@@ -15,6 +15,7 @@ import { escapeHtml } from './untrusted';
 import { exchangeText, json } from './exchange-text';
 import { quoteStatements, quoteLabel } from './failure-text';
 import { violatedSection } from '../../harness/result';
+import { observationText } from '../../harness/observation';
 
 const esc = escapeHtml;
 
@@ -117,8 +118,8 @@ function checkDetail(c: Judged, texts?: Record<string, string>): string {
   if (quoted) d.push(`<div class="muted">${quoteLabel(c)}: ${esc(quoted)}</div>`);
   if (isFailure(c) && violatedSection(c) !== c.section)
     d.push(`<div class="muted">violated section ${esc(violatedSection(c))} (the check cites ${esc(c.section)})</div>`);
-  if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(JSON.stringify(c.expected) ?? '')}</code></div>`);
-  if (c.actual !== undefined) d.push(`<div>actual: <code>${esc((JSON.stringify(c.actual) ?? '').slice(0, 500))}</code></div>`);
+  if (c.expected !== undefined) d.push(`<div>expected: <code>${esc(observationText(c.expected))}</code></div>`);
+  if (c.actual !== undefined) d.push(`<div>actual: <code>${esc(observationText(c.actual))}</code></div>`);
   if (c.blockedBy) d.push(`<div>not judged: blocked by <a href="#check-${esc(c.blockedBy)}"><code>${esc(c.blockedBy)}</code></a></div>`);
   else if (c.unreachable && isUnjudged(c.outcome)) d.push(`<div>not judged: ${c.unreachable === 'rest' ? 'REST' : 'JSON-RPC'} target unreachable</div>`);
   if (c.outOfScope) d.push(`<div class="muted">out of scope: ${esc(c.outOfScope.words)}</div>`);
@@ -187,7 +188,7 @@ export function renderHtml(doc: RunDocument): string {
             : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
           const eva =
             c && (c.expected !== undefined || c.actual !== undefined)
-              ? `<div class="small">expected <code>${esc(JSON.stringify(c.expected) ?? '—')}</code>, actual <code>${esc((JSON.stringify(c.actual) ?? '—').slice(0, 300))}</code></div>`
+              ? `<div class="small">expected <code>${esc(c.expected ? observationText(c.expected) : '—')}</code>, actual <code>${esc(c.actual ? observationText(c.actual) : '—')}</code></div>`
               : '';
           const blocked = r.blocked.length
             ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`

@@ -12,6 +12,7 @@ import { quoteStatements, quoteLabel } from './failure-text';
 import { violatedSection } from '../../harness/result';
 import { mdCode, mdFence, mdText } from './untrusted';
 import { fitParts, type Part } from './fit';
+import { observationText } from '../../harness/observation';
 
 /** The most a GitHub comment body takes (`gh pr comment --body-file summary.md`), in characters. */
 export const COMMENT_MAX_CHARS = 65_536;
@@ -78,8 +79,8 @@ function summaryParts(doc: RunDocument): Part[] {
       const quoted = c && quoteStatements(c, doc.statements);
       if (quoted) out.push(`> ${quoteLabel(c)}: ${cell(quoted)}`, ''); // our own words, from specs/rules.yaml
       if (c?.hint) out.push(`→ ${mdText(c.hint)}`, '');
-      if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(JSON.stringify(c.expected) ?? '', 300))}`);
-      if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(JSON.stringify(c.actual) ?? '', 300))}`);
+      if (c?.expected !== undefined) out.push(`- expected: ${mdCode(cut(observationText(c.expected), 300))}`);
+      if (c?.actual !== undefined) out.push(`- actual: ${mdCode(cut(observationText(c.actual), 300))}`);
       if (root.blocked.length)
         out.push(`- blocked ${root.blocked.length} check(s), not judged because of it: ${root.blocked.map((id) => `\`${id}\``).join(', ')}`);
       const rootPart: Part = { lines: out, rank: 1, kind: 'root causes' };
