@@ -10,12 +10,13 @@
 //      run fails.
 // Every write after the `::add-mask::` lines goes through output.ts: the suite's egress gate, so
 // the log, the step summary and the outputs hold no secret the suite knows.
+import { readerDocument, type ReaderDocument } from '../verdict/reader';
+import type { RunDocument } from '../verdict/document';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SUITE_FILES, type OutStream } from '../cli/egress';
-import type { RunDocument } from '../verdict/document';
 import { EXIT_CODE, EXIT_OF_STATUS } from '../verdict/status';
 import { command, fencedOutput, keyValue, type Fence } from './commands';
 import { ConfigError, input, plan, reportDirOf, secretsOf, suiteArgs, suiteEnv, type Env } from './inputs';
@@ -42,7 +43,7 @@ const STATUS_OF_CODE: Readonly<Record<number, string>> = {
  * written): without one, or beside another status, the suite stopped on an error it did not
  * expect (a defect of the suite), which fail-on-incomplete: false must not show green.
  */
-export function fails(exitCode: number, failOnIncomplete: boolean, status: RunDocument['status'] | undefined): boolean {
+export function fails(exitCode: number, failOnIncomplete: boolean, status: ReaderDocument['status'] | undefined): boolean {
   if (exitCode === EXIT_CODE.conformant) return false;
   if (exitCode === EXIT_CODE.incomplete) return failOnIncomplete || status !== 'incomplete';
   return true;
@@ -85,9 +86,9 @@ function runSuite(args: string[], cwd: string, env: Env, io: Output, fence: Fenc
 }
 
 /** results.json as the suite this step ran wrote it; undefined when none was written. */
-function readResults(file: string): RunDocument | undefined {
+function readResults(file: string): ReaderDocument | undefined {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as RunDocument;
+    return readerDocument(JSON.parse(fs.readFileSync(file, 'utf8')) as RunDocument);
   } catch {
     return undefined;
   }
@@ -105,7 +106,7 @@ export async function main(env: Env = process.env, out?: OutStream, err?: OutStr
   let exitCode: number;
   let reportDir = '';
   let failOnIncomplete = true;
-  let doc: RunDocument | undefined;
+  let doc: ReaderDocument | undefined;
   let stopped: boolean; // the reason is already annotated
   let refused: string[] = []; // the suite's own words when it refused its configuration
   try {

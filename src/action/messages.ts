@@ -1,10 +1,9 @@
 // What the Action says, from what the suite wrote: the suite's messages in the inputs' terms, and
 // one annotation per root cause read from results.json (the suite's `outcome` of each check and
 // its root causes, stored once; nothing is judged again here).
+import type { ReaderCheck, ReaderDocument } from '../verdict/reader';
 import { violatedSection } from '../harness/result';
 import type { Interface } from '../harness/check';
-import type { Judged } from '../verdict/outcome';
-import type { RunDocument } from '../verdict/document';
 import { command } from './commands';
 import { CERT_SIGN_KEY_VARIABLE, FLAG_OF_INPUT, variableOf, type FlaggedInput } from './inputs';
 
@@ -12,12 +11,12 @@ import { CERT_SIGN_KEY_VARIABLE, FLAG_OF_INPUT, variableOf, type FlaggedInput } 
 const MAX_MESSAGE = 2000;
 
 /** What the Action reads of results.json: the checks and the root causes, as the suite stored them. */
-export type StoredVerdict = Pick<RunDocument, 'checks' | 'rootCauses'>;
+export type StoredVerdict = Pick<ReaderDocument, 'checks' | 'rootCauses'>;
 
 /** A root cause that fails the run: its interface, or its check; and the checks it covers. */
 export interface FailingRoot {
   interface?: Interface;
-  check?: Judged;
+  check?: ReaderCheck;
   reason: string;
   covers: string[];
 }
@@ -36,7 +35,7 @@ export function storedRootCauses(doc: StoredVerdict): FailingRoot[] {
 }
 
 /** What to do about the run's roots, as results.json stores them (an interface's: --max-rps when throttled, the header flag when credentials were refused), each said once. */
-export function rootHints(doc: Pick<RunDocument, 'rootCauses'>): string[] {
+export function rootHints(doc: Pick<ReaderDocument, 'rootCauses'>): string[] {
   return [...new Set(doc.rootCauses.map((r) => r.hint).filter((h): h is string => typeof h === 'string' && h.length > 0))];
 }
 

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
+import { levelWord, readerDocument, type ReaderCheck, type ReaderDocument } from '../verdict/reader';
 import path from 'node:path';
 import { Egress } from './egress';
 import { BASE_STYLE, pageHead, statusClass } from './reporters/html';
-import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Judged, type Outcome } from '../verdict/outcome';
+import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Outcome } from '../verdict/outcome';
 import { answersWords, countLine, OUTCOME_WORDS } from './reporters/outcome-words';
 import { escapeHtml as esc } from './reporters/untrusted';
 import { STATUS_ICON } from './reporters/summary';
@@ -24,7 +25,7 @@ export interface ComparedRun {
   source: string;
   /** The column heading: the target, made unique across columns. */
   label: string;
-  doc: RunDocument;
+  doc: ReaderDocument;
 }
 
 export interface ComparedRow {
@@ -73,7 +74,7 @@ export function differenceOf(verdicts: Array<Outcome | undefined>, outOfScope: r
  * from another team's CI, edited by hand): one that breaks its schema is refused, and what a
  * valid one holds is still rendered as data, never as markup.
  */
-export function loadRun(source: string): RunDocument {
+export function loadRun(source: string): ReaderDocument {
   const file = existsSync(source) && statSync(source).isDirectory() ? path.join(source, 'results.json') : source;
   let doc: RunDocument;
   try {
@@ -97,10 +98,10 @@ export function loadRun(source: string): RunDocument {
     throw new CompareError(
       `${file} does not match the results.json schema of this suite: ${schema.errors.slice(0, 5).join('; ')}${schema.errors.length > 5 ? ` (… ${schema.errors.length - 5} more)` : ''}`,
     );
-  return doc;
+  return readerDocument(doc);
 }
 
-function targetOf(doc: RunDocument): string {
+function targetOf(doc: ReaderDocument): string {
   if (doc.target.embedded) return 'embedded reference';
   const hosts = [doc.target.baseUrl, doc.target.rpcUrl]
     .filter((u): u is string => !!u)
@@ -116,8 +117,8 @@ function targetOf(doc: RunDocument): string {
 }
 
 /** Column labels: the target, then its profile, then where it was read from, until they differ. */
-function labels(sources: string[], docs: RunDocument[]): string[] {
-  const candidates = [(d: RunDocument) => targetOf(d), (d: RunDocument) => `${targetOf(d)} (${d.target.profile})`];
+function labels(sources: string[], docs: ReaderDocument[]): string[] {
+  const candidates = [(d: ReaderDocument) => targetOf(d), (d: ReaderDocument) => `${targetOf(d)} (${d.target.profile})`];
   for (const f of candidates) {
     const ls = docs.map(f);
     if (new Set(ls).size === ls.length) return ls;
@@ -138,7 +139,7 @@ export function compareRuns(sources: string[]): Comparison {
   const names = labels(sources, docs);
   const runs = docs.map((doc, i) => ({ source: sources[i], label: names[i], doc }));
 
-  const meta = new Map<string, Judged>();
+  const meta = new Map<string, ReaderCheck>();
   for (const d of docs) for (const c of d.checks) if (!meta.has(c.id)) meta.set(c.id, c);
   const index = docs.map((d) => new Map(d.checks.map((c) => [c.id, c])));
   const rows: ComparedRow[] = [...meta.values()].map((c) => {
@@ -152,7 +153,7 @@ export function compareRuns(sources: string[]): Comparison {
       const r = m.get(c.id);
       return r?.samples?.failed ? answersWords(r) : '';
     });
-    return { id: c.id, section: sectionOf(c), title: c.title, level: c.level, verdicts, outOfScope, answers, ...differenceOf(verdicts, outOfScope) };
+    return { id: c.id, section: sectionOf(c), title: c.title, level: levelWord(c), verdicts, outOfScope, answers, ...differenceOf(verdicts, outOfScope) };
   });
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
@@ -181,7 +182,7 @@ const ICON: Record<Outcome, string> = {
 /** The stored outcome in words; a skipped check the run's scope left out says so. */
 const words = (v: Outcome, scoped: boolean) => (v === 'skipped' && scoped ? 'out of scope' : OUTCOME_WORDS[v]);
 const verdictWords = (v: Outcome | undefined, scoped: boolean) => (v ? `${ICON[v]} ${words(v, scoped)}` : '— (not in this run)');
-const counts = (d: RunDocument) => countLine(d.counts);
+const counts = (d: ReaderDocument) => countLine(d.counts);
 
 export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string {
   // Every string below comes from the results.json files (labels from their target URLs): inert text.

@@ -14,6 +14,7 @@ import { EXIT_CODE, EXIT_CODES_HELP, exitWords, runExitCode, type Writes } from 
 import { SPEC_VERSION, type RunDocument } from '../verdict/document';
 import { ciRunUrl } from './certificate/statement';
 import { buildRunDocument } from '../verdict/build-document';
+import { readerCheck, readerDocument } from '../verdict/reader';
 import { clearEarlierVerdict, earlierVerdictRemoved, writeReports } from './write-reports';
 import { uncertifiable } from './certificate/write';
 import { Egress, type Io, type OutStream } from './egress';
@@ -210,7 +211,7 @@ async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): P
   const onResult = (r: CheckResult) => {
     const j = judge(r, expectations);
     judgedById.set(j.id, j);
-    reporter.result(j);
+    reporter.result(readerCheck(j));
   };
   const sampling = await planSampling(cfg.samples, {
     rpcUrl: target.rpcUrl,
@@ -271,7 +272,7 @@ function reportRun(
     writes = { written: false, why: (err as Error).message };
   }
   reporter.finished(
-    doc,
+    readerDocument(doc),
     files.map((f) => shownPath(f, env)),
   );
   ctx.printDocument?.(doc);

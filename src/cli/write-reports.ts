@@ -1,6 +1,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { RunDocument } from '../verdict/document';
+import { readerDocument } from '../verdict/reader';
 import { Egress, SUITE_FILES } from './egress';
 import {
   BADGE_FILE,
@@ -49,14 +50,15 @@ export const earlierVerdictRemoved = (dir: string, removed: readonly string[]): 
 export function writeReports(doc: RunDocument, dir: string, opts: { certify?: boolean | CertifyOptions; gate?: Egress } = {}): string[] {
   const gate = opts.gate ?? new Egress();
   const resultsJson = renderJson(doc);
-  const certify = uncertifiable(doc) ? undefined : opts.certify === true ? {} : opts.certify || undefined;
+  const view = readerDocument(doc);
+  const certify = uncertifiable(view) ? undefined : opts.certify === true ? {} : opts.certify || undefined;
   const keyid = certify?.signKey?.keyid;
   let tooLarge: Error | undefined;
   const files: Array<[string, string]> = [
     ['results.json', resultsJson],
-    ['junit.xml', renderJunit(doc)],
-    ['summary.md', certify ? summaryWithNote(renderSummary(doc), keyid) : renderSummary(doc)],
-    ['report.html', certify ? htmlWithNote(renderHtml(doc), keyid) : renderHtml(doc)],
+    ['junit.xml', renderJunit(view)],
+    ['summary.md', certify ? summaryWithNote(renderSummary(view), keyid) : renderSummary(view)],
+    ['report.html', certify ? htmlWithNote(renderHtml(view), keyid) : renderHtml(view)],
   ];
   if (certify) {
     // The certificate digests the very bytes written below (the reports are written as rendered: their outside text was masked when the run was sealed).
@@ -66,7 +68,7 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
       tooLarge = new Error(
         `${large[0]} is ${(Buffer.byteLength(large[1]) / 2 ** 20).toFixed(1)} MiB, more than the ${MAX_RESULTS_BYTES / 2 ** 20} MiB verify-certificate reads: the reports were written, but no certificate was made`,
       );
-    else files.push(...certificateFiles(doc, files, certify));
+    else files.push(...certificateFiles(view, files, certify));
   }
   gate.clearStale(
     dir,

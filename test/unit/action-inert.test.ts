@@ -2,6 +2,7 @@
 // reaches the step log inert (no ESC, BEL, C1 control or bidi override acting on the log, no `##[`
 // or line-start `::` command form), as the suite's console lines do; an `::add-mask::` value goes
 // to the runner exactly as the secret is.
+import { readerCheck } from '../../src/verdict/reader';
 import { command } from '../../src/action/commands';
 import { annotation } from '../../src/action/messages';
 import { checkResult } from '../support/documents';
@@ -15,7 +16,7 @@ describe('the Action’s annotations are inert in the step log', () => {
       outcome: 'failed',
       effect: 'fails-run',
     } as const;
-    const line = annotation({ check, reason: HOSTILE, covers: [] }, 'the step summary');
+    const line = annotation({ check: readerCheck(check), reason: HOSTILE, covers: [] }, 'the step summary');
     expect(line).toMatch(/^::error title=rpc\.x \(spec 4\.2\)::the check: bad /);
     expect(line).not.toMatch(/[\u0007\u001b\u0080-\u009f\u202a-\u202e]/);
     expect(line).not.toContain('##[');

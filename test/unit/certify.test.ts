@@ -1,4 +1,5 @@
 import * as sigstore from '@sigstore/core';
+import { readerDocument } from '../../src/verdict/reader';
 import Ajv from 'ajv/dist/2020';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -207,7 +208,7 @@ describe('certificate: an in-toto test-result statement', () => {
       { passedTests: ['rest.a'], warnedTests: ['rpc.c'], failedTests: [] },
     ],
   ])('result: %s', (_what, checks, outcome, tests) => {
-    const p = buildStatement(doc(checks), '{}').predicate;
+    const p = buildStatement(readerDocument(doc(checks)), '{}').predicate;
     expect(p.result).toBe(outcome);
     expect(p).toMatchObject(tests);
   });
@@ -748,7 +749,7 @@ describe('badge', () => {
   });
 
   it('is a small self-contained SVG that says the same', () => {
-    const svg = renderBadge(buildStatement(doc(passing()), '{}').predicate.tokenizedStocksConformance.badge, true);
+    const svg = renderBadge(buildStatement(readerDocument(doc(passing())), '{}').predicate.tokenizedStocksConformance.badge, true);
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="\d+" height="20"/);
     expect(svg).toContain('<title>tokenized-stocks conformance: conformant · dedicated · 4/4 · rpc.example · 2026-01-01</title>');
     expect(svg).not.toMatch(/<script|href=|<image|@import|url\(http/);

@@ -2,6 +2,7 @@
  * How a check's result reads as a jest test (src/cli/jest/outcome.ts): the run's own verdicts,
  * carried by jest's states. Each case is a result as the runner returns it.
  */
+import { readerCheck } from '../../src/verdict/reader';
 import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
 import { deriveScope } from '../../src/verdict/scope';
 import { statusLine } from '../../src/verdict/status';
@@ -12,7 +13,7 @@ import { FULL_SCOPE, judged } from '../support/documents';
 import type { CheckResult } from '../../src/harness/runner';
 
 /** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes by src/verdict/seal.ts. */
-const jestOutcome = (r: CheckResult) => outcomeOfJudged(judged(r), rootCauseRecords([judged(r)], {}));
+const jestOutcome = (r: CheckResult) => outcomeOfJudged(readerCheck(judged(r)), rootCauseRecords([judged(r)], {}));
 
 const base: CheckResult = {
   id: 'rest.list.status-200',

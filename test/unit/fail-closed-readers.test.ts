@@ -1,5 +1,6 @@
 // A reader of a stored verdict fails closed: an outcome or effect outside the vocabulary (a
 // results.json bent on its way, written by another version, edited by hand) never reads as a pass.
+import { readerCheck } from '../../src/verdict/reader';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,11 +21,14 @@ describe('the jest adapter reads an unknown stored outcome or effect as a failin
     ['not-judged', '***'],
     ['blocked', ''],
   ])('outcome %j, effect %j: fails', (outcome, effect) => {
-    expect(jestOutcome(stored(outcome, effect), []).kind).toBe('fail');
+    expect(jestOutcome(readerCheck(stored(outcome, effect)), []).kind).toBe('fail');
   });
 
   it('a check not judged whose stored effect is none (an advisory one) still passes, with a warning', () => {
-    expect(jestOutcome(stored('not-judged', 'none'), [])).toMatchObject({ kind: 'pass', warning: expect.stringMatching(/^inconclusive \(advisory\)/) });
+    expect(jestOutcome(readerCheck(stored('not-judged', 'none')), [])).toMatchObject({
+      kind: 'pass',
+      warning: expect.stringMatching(/^inconclusive \(advisory\)/),
+    });
   });
 });
 

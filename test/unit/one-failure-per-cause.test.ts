@@ -1,5 +1,6 @@
 // One failure per cause in every output: junit.xml, results.json, summary.md and report.html count
 // the same failures, and no check is both failed and listed as not judged because of it.
+import { readerDocument } from '../../src/verdict/reader';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
 import { renderSummary } from '../../src/cli/reporters/summary';
@@ -8,9 +9,9 @@ import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
 /** What each output counts as failures, and the checks each lists as not judged because of a root. */
 function counted(doc: RunDocument) {
-  const junit = renderJunit(doc);
-  const summary = renderSummary(doc);
-  const html = renderHtml(doc);
+  const junit = renderJunit(readerDocument(doc));
+  const summary = renderSummary(readerDocument(doc));
+  const html = renderHtml(readerDocument(doc));
   const failedIds = doc.checks.filter((c) => c.outcome === 'failed').map((c) => c.id);
   return {
     results: doc.counts.failed,

@@ -1,6 +1,7 @@
 // A report folder holds one run's verdict or none: a run refused at the door (exit 2: credentials
 // refused, a web page where JSON-RPC should be) or one that crashed before its verdict leaves none
 // of an earlier run's files standing, and says so in one line; an interrupted run certifies nothing.
+import { readerDocument } from '../../src/verdict/reader';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +98,7 @@ describe('an interrupted run writes and signs no certificate', () => {
     const doc = interrupted();
     writeReports(doc, dir);
     const published = ['results.json', 'junit.xml', 'summary.md', 'report.html'].map((n): [string, string] => [n, readFileSync(path.join(dir, n), 'utf8')]);
-    for (const [name, body] of certificateFiles(doc, published, { signKey })) writeFileSync(path.join(dir, name), body);
+    for (const [name, body] of certificateFiles(readerDocument(doc), published, { signKey })) writeFileSync(path.join(dir, name), body);
     const v = verifyCertificate(dir);
     expect(v.verdict).toBe('rejected');
     expect(v.differences).toContain(

@@ -3,6 +3,7 @@
  * (src/cli/reporters/outcome-words.ts). report.html and compare once said FAILED and "failed
  * (known)" where summary.md, junit.xml and the console said "failed" and "failed (expected)".
  */
+import { readerCheck, readerDocument } from '../../src/verdict/reader';
 import type { CheckResult } from '../../src/harness/runner';
 import { renderHtml } from '../../src/cli/reporters/html';
 import { renderJunit } from '../../src/cli/reporters/junit';
@@ -15,24 +16,24 @@ const listed = (id: string, status: CheckResult['status']) => judge(checkResult(
 
 test('every outcome has its words, and a result with no fact beside it reads exactly those', () => {
   expect(Object.keys(OUTCOME_WORDS).sort()).toEqual([...OUTCOMES].sort());
-  expect(verdictOf(judge(checkResult('rpc.a', 'failed')))).toBe(OUTCOME_WORDS.failed);
-  expect(verdictOf(listed('rpc.b', 'failed'))).toBe(OUTCOME_WORDS['known-failure']);
-  expect(verdictOf(listed('rpc.c', 'passed'))).toBe(OUTCOME_WORDS['stale-expectation']);
-  expect(verdictOf(judge(checkResult('rpc.d', 'failed', { level: 'advisory' })))).toBe(OUTCOME_WORDS.warning);
-  expect(verdictOf(judge(checkResult('rpc.e', 'inconclusive', { cause: 'throttled' })))).toBe(OUTCOME_WORDS['not-judged']);
+  expect(verdictOf(readerCheck(judge(checkResult('rpc.a', 'failed'))))).toBe(OUTCOME_WORDS.failed);
+  expect(verdictOf(readerCheck(listed('rpc.b', 'failed')))).toBe(OUTCOME_WORDS['known-failure']);
+  expect(verdictOf(readerCheck(listed('rpc.c', 'passed')))).toBe(OUTCOME_WORDS['stale-expectation']);
+  expect(verdictOf(readerCheck(judge(checkResult('rpc.d', 'failed', { level: 'advisory' }))))).toBe(OUTCOME_WORDS.warning);
+  expect(verdictOf(readerCheck(judge(checkResult('rpc.e', 'inconclusive', { cause: 'throttled' }))))).toBe(OUTCOME_WORDS['not-judged']);
   // The facts a reader needs stand beside the words: what blocked it, what scope left it out.
-  expect(verdictOf(judge(checkResult('rpc.f', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.a' })))).toBe('not judged (blocked by rpc.a)');
-  expect(verdictOf(judge(checkResult('rpc.g', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--archive', words: 'no --archive' } })))).toBe(
-    'skipped (out of scope: no --archive)',
-  );
+  expect(verdictOf(readerCheck(judge(checkResult('rpc.f', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.a' }))))).toBe('not judged (blocked by rpc.a)');
+  expect(
+    verdictOf(readerCheck(judge(checkResult('rpc.g', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--archive', words: 'no --archive' } })))),
+  ).toBe('skipped (out of scope: no --archive)');
 });
 
 test('summary.md, report.html and junit.xml print a known failure (and the last two a stale expectation) in the same words', () => {
   const doc = runDocument([checkResult('rpc.ok', 'passed'), listed('rpc.known', 'failed'), listed('rpc.fixed', 'passed')], FULL_SCOPE);
   for (const [name, text] of [
-    ['summary.md', renderSummary(doc)],
-    ['report.html', renderHtml(doc)],
-    ['junit.xml', renderJunit(doc)],
+    ['summary.md', renderSummary(readerDocument(doc))],
+    ['report.html', renderHtml(readerDocument(doc))],
+    ['junit.xml', renderJunit(readerDocument(doc))],
   ]) {
     expect([name, text.includes(OUTCOME_WORDS['known-failure'])]).toEqual([name, true]);
     // summary.md lists a stale expectation in a section of its own, with its reason instead.
@@ -42,7 +43,7 @@ test('summary.md, report.html and junit.xml print a known failure (and the last 
 });
 
 test('report.html writes a failure as every other report does', () => {
-  const html = renderHtml(runDocument([checkResult('rpc.broken', 'failed')], FULL_SCOPE));
+  const html = renderHtml(readerDocument(runDocument([checkResult('rpc.broken', 'failed')], FULL_SCOPE)));
   expect(html).toContain(`<span class="st-failed">${OUTCOME_WORDS.failed}</span>`);
   expect(html).not.toContain('>FAILED<');
 });

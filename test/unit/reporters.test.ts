@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readerCheck, readerDocument } from '../../src/verdict/reader';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExpectations } from '../../src/cli/expectations';
@@ -170,8 +171,8 @@ describe('a hint is shown apart from the reason, in every report', () => {
       result('rpc.root', 'failed', { hint: 'run with --profile public' }),
       result('rpc.b', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }),
     ]);
-    expect(renderSummary(d)).toContain('\n→ run with --profile public\n');
-    expect(renderHtml(d)).toContain('<div class="hint">→ run with --profile public</div>');
+    expect(renderSummary(readerDocument(d))).toContain('\n→ run with --profile public\n');
+    expect(renderHtml(readerDocument(d))).toContain('<div class="hint">→ run with --profile public</div>');
   });
 });
 
@@ -184,11 +185,11 @@ describe("an interface's root says what to do about it once, in every report", (
     );
     expect(d.rootCauses).toHaveLength(1);
     const out = sink(false);
-    new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+    new ConsoleReporter(out.stream, d.checks.length, {}).finished(readerDocument(d), []);
     const once = (text: string) => text.split("--max-rps N below your plan's limit").length - 1;
     expect(once(out.text())).toBe(1);
-    expect(once(renderSummary(d))).toBe(1);
-    expect(once(renderHtml(d))).toBe(1);
+    expect(once(renderSummary(readerDocument(d)))).toBe(1);
+    expect(once(renderHtml(readerDocument(d)))).toBe(1);
     // The Action's warning for an incomplete run carries it too (read from the stored roots).
     expect(rootHints(d)).toEqual([THROTTLE_HINT]);
   });
@@ -337,10 +338,10 @@ describe('what was judged of what was in scope', () => {
     });
     const words =
       'REST: 1 of 1 required check judged · JSON-RPC: none of 3 required checks judged; 3 not (target unreachable) · pre-confirmed state: none of 1 required check judged; 1 not (target unreachable)';
-    expect(renderSummary(d)).toContain(`**Per interface:** ${words}`);
-    expect(renderHtml(d)).toContain(`<dt>judged per interface</dt><dd>${words.replaceAll(' · ', '<br>')}</dd>`);
+    expect(renderSummary(readerDocument(d))).toContain(`**Per interface:** ${words}`);
+    expect(renderHtml(readerDocument(d))).toContain(`<dt>judged per interface</dt><dd>${words.replaceAll(' · ', '<br>')}</dd>`);
     const out = sink(false);
-    new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+    new ConsoleReporter(out.stream, d.checks.length, {}).finished(readerDocument(d), []);
     expect(out.text()).toContain(`per interface: ${words}`);
     expect(validateRef('results.json', d).errors).toEqual([]);
   });
@@ -408,9 +409,9 @@ describe('scope', () => {
 
   it('every report says in its first line when the target was the embedded reference', () => {
     const d = doc([result('rpc.a', 'passed')], {}, { ...FULL, embedded: true, baseUrl: undefined, rpcUrl: undefined });
-    expect(renderSummary(d).split('\n')[0]).toBe('# ✅ Tokenized stocks conformance: conformant (embedded reference target)');
-    expect(renderJunit(d).split('\n')[1]).toMatch(/^<testsuites name="s: conformant \(embedded reference target\)"/);
-    expect(renderHtml(d)).toMatch(/<title>Conformance: conformant — embedded reference target<\/title>/);
+    expect(renderSummary(readerDocument(d)).split('\n')[0]).toBe('# ✅ Tokenized stocks conformance: conformant (embedded reference target)');
+    expect(renderJunit(readerDocument(d)).split('\n')[1]).toMatch(/^<testsuites name="s: conformant \(embedded reference target\)"/);
+    expect(renderHtml(readerDocument(d))).toMatch(/<title>Conformance: conformant — embedded reference target<\/title>/);
   });
 
   it('the embedded target says so', () => {
@@ -438,14 +439,14 @@ describe('scope under --only and --grep: from the selected checks only', () => {
     const d = doc(onlyRest, {}, { ...FULL, only: ['rest'] });
     expect(d.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
     expect(d.scope.notJudged).toEqual(['JSON-RPC, cross-interface, pre-confirmation checks not run (--only rest)']);
-    const html = renderHtml(d);
+    const html = renderHtml(readerDocument(d));
     expect(html).toContain('<dt>interfaces in scope</dt><dd>rest</dd>');
     expect(html).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no check that sends transactions was selected</dd>');
     expect(html).toContain(
       '<dt>judged per interface</dt><dd>REST: 1 of 1 required check judged<br>JSON-RPC: not in scope<br>pre-confirmed state: not in scope</dd>',
     );
     expect(html).toContain('Nothing measured in this run: the pre-confirmation group did not run.');
-    const md = renderSummary(d);
+    const md = renderSummary(readerDocument(d));
     expect(md).toContain('interfaces in scope: rest · profile `dedicated` · pre-confirmed state not in scope (no check that sends transactions was selected)');
     expect(md).toContain('**Per interface:** REST: 1 of 1 required check judged · JSON-RPC: not in scope · pre-confirmed state: not in scope');
   });
@@ -457,7 +458,7 @@ describe('scope under --only and --grep: from the selected checks only', () => {
       { ...FULL, grep: /^rpc\./ },
     );
     expect(d.scope).toMatchObject({ groups: ['rest', 'rpc', 'cross', 'preconf'], interfaces: ['rpc'], signer: false, full: false });
-    expect(renderHtml(d)).toContain('Nothing measured in this run: no check that sends transactions was selected.');
+    expect(renderHtml(readerDocument(d))).toContain('Nothing measured in this run: no check that sends transactions was selected.');
   });
 
   it('a key given and the pre-confirmation checks selected: judged; no key: said so', () => {
@@ -469,8 +470,8 @@ describe('scope under --only and --grep: from the selected checks only', () => {
       { ...FULL, signer: false },
     );
     expect(noKey.scope.signer).toBe(false);
-    expect(renderHtml(noKey)).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no --signer-key</dd>');
-    expect(renderSummary(noKey)).toContain('pre-confirmed state not in scope (no --signer-key)');
+    expect(renderHtml(readerDocument(noKey))).toContain('<dt>pre-confirmed state</dt><dd>not in scope: no --signer-key</dd>');
+    expect(renderSummary(readerDocument(noKey))).toContain('pre-confirmed state not in scope (no --signer-key)');
   });
 });
 
@@ -523,10 +524,10 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     });
     expect(readTimeline(d.checks[1].metrics)).toEqual(timeline);
 
-    const md = renderSummary(d);
+    const md = renderSummary(readerDocument(d));
     expect(md).toContain('| eth_getTransactionCount | 2 | 180 | 200 | 200 |');
     expect(md).toContain(`| all | 3 | ${all.p50} | ${all.p95} | ${all.max} |`);
-    const html = renderHtml(d);
+    const html = renderHtml(readerDocument(d));
     expect(html).toContain('aria-label="pre-confirmation timeline"');
     expect(html).toMatch(/#4 eth_getCode<\/text>\n<text [^>]+class="lbl miss">not seen at "pending" before the seal<\/text>/);
     expect(html.match(/class="lbl miss"/g)).toHaveLength(1);
@@ -534,7 +535,7 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     expect(html).toContain(`judged against p50 ≤ ${latencyBounds(rtt).p50} ms, p95 ≤ ${latencyBounds(rtt).p95} ms`);
     expect(html).toContain(`p95 bound ${latencyBounds(rtt).p95} ms`);
     expect(html.match(/<circle /g)).toHaveLength(3);
-    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
+    expect(buildStatement(readerDocument(d), '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toEqual({ n: 3, p50: all.p50, p95: all.p95 });
   });
 
   it('not judged (no latencyJudged): per-method figures only, no overall figure and none in the certificate', () => {
@@ -542,9 +543,9 @@ describe('pre-confirmation figures: read as preconf.latency.about-200ms records 
     const l = latencyOf(d.checks)!;
     expect(l.all).toBeUndefined();
     expect(l.boundsMs).toBeUndefined();
-    expect(renderSummary(d)).not.toContain('| all |');
-    expect(renderHtml(d)).toContain('recorded it: not judged over all methods.');
-    expect(buildStatement(d, '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toBeNull();
+    expect(renderSummary(readerDocument(d))).not.toContain('| all |');
+    expect(renderHtml(readerDocument(d))).toContain('recorded it: not judged over all methods.');
+    expect(buildStatement(readerDocument(d), '{}').predicate.tokenizedStocksConformance.preconfLatencyMs).toBeNull();
   });
 
   it('nothing seen (latency {}), or nothing recorded: no distribution', () => {
@@ -625,17 +626,19 @@ describe('reports', () => {
   it('quote the statement a failed check violated (every failure names it: all it declares when it named none), from the statement table results.json carries', () => {
     const quote = '4.5.1 "eth_getTransactionCount returns the account\'s transaction count, its current nonce, as a hex quantity';
     expect(failing.statements).toEqual({ '2.1.1': expect.any(String), '4.5.1': expect.stringMatching(/^eth_getTransactionCount returns/) });
-    expect(renderSummary(failing)).toContain(`> violated: ${quote}`);
-    expect(renderJunit(failing)).toMatch(/ {2}violated: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/);
-    const html = renderHtml(failing);
+    expect(renderSummary(readerDocument(failing))).toContain(`> violated: ${quote}`);
+    expect(renderJunit(readerDocument(failing))).toMatch(
+      / {2}violated: 4\.5\.1 &quot;eth_getTransactionCount returns the account(&apos;|')s transaction count/,
+    );
+    const html = renderHtml(readerDocument(failing));
     expect(html).toContain(`<div class="muted">violated: ${escapeHtml(quote)}`);
     // A passed check quotes nothing; a document without the table (an older results.json) neither.
     expect(html.match(/violated: /g)).toHaveLength(2);
-    expect(renderSummary({ ...failing, statements: undefined })).not.toContain('enforces:');
+    expect(renderSummary(readerDocument({ ...failing, statements: undefined }))).not.toContain('enforces:');
   });
 
   it('junit: classnames per group, run failures as <failure>, blocked as <skipped> naming the root, properties', () => {
-    const xml = renderJunit(failing);
+    const xml = renderJunit(readerDocument(failing));
     expect(xml.match(/<testcase /g)).toHaveLength(7);
     expect(xml.match(/<failure /g)).toHaveLength(1);
     expect(xml).toContain('classname="conformance.rpc"');
@@ -659,7 +662,7 @@ describe('reports', () => {
 
   it('junit: a required inconclusive check is an <error> with the reason; an advisory one is skipped', () => {
     const xml = renderJunit(
-      doc([result('rpc.a', 'inconclusive', { reason: 'throttled' }), result('rpc.b', 'inconclusive', { level: 'advisory', reason: 'timing' })]),
+      readerDocument(doc([result('rpc.a', 'inconclusive', { reason: 'throttled' }), result('rpc.b', 'inconclusive', { level: 'advisory', reason: 'timing' })])),
     );
     expect(xml).toContain('<error message="not judged: throttled" type="inconclusive">');
     expect(xml).toContain('<skipped message="inconclusive (advisory): timing"/>');
@@ -668,12 +671,14 @@ describe('reports', () => {
 
   it('junit: an unreachable target is one failure of its own', () => {
     const xml = renderJunit(
-      doc(
-        [
-          result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
-          result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
-        ],
-        { unreachable: { rpc: 'ECONNREFUSED' } },
+      readerDocument(
+        doc(
+          [
+            result('rpc.a', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+            result('rpc.b', 'inconclusive', { cause: 'unreachable', unreachable: 'rpc' }),
+          ],
+          { unreachable: { rpc: 'ECONNREFUSED' } },
+        ),
       ),
     );
     expect(xml.match(/<failure /g)).toHaveLength(1);
@@ -681,7 +686,7 @@ describe('reports', () => {
   });
 
   it('summary.md leads with status and scope, then the root cause with what it blocked, expected vs actual and the curl line', () => {
-    const md = renderSummary(failing);
+    const md = renderSummary(readerDocument(failing));
     expect(md.split('\n')[0]).toBe('# ❌ Tokenized stocks conformance: non-conformant');
     // Its one required REST check was skipped: nothing of the REST interface was judged, and the status says so with why.
     expect(md).toContain(
@@ -698,7 +703,7 @@ describe('reports', () => {
   });
 
   it('report.html: self-contained, status and scope first, root causes, sections with counts, passed folded, filter and search', () => {
-    const html = renderHtml(failing);
+    const html = renderHtml(readerDocument(failing));
     expect(html).not.toMatch(/<script[^>]+src|<link|src="http|url\(http/);
     expect(html).toContain('&lt;b&gt;');
     expect(html).not.toContain('<b>why');
@@ -733,13 +738,13 @@ describe('reports', () => {
       const line = statusLine(d);
       const words = { 0: 'exit 0: conformant', 1: 'exit 1', 3: 'exit 3: incomplete', 130: 'exit 130: interrupted' }[d.exitCode as 0 | 1 | 3 | 130];
       const out = sink(false);
-      new ConsoleReporter(out.stream, d.checks.length, {}).finished(d, []);
+      new ConsoleReporter(out.stream, d.checks.length, {}).finished(readerDocument(d), []);
       const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
       for (const [name, text] of [
         ['console', out.text()],
-        ['summary.md', renderSummary(d)],
-        ['report.html', renderHtml(d)],
-        ['junit.xml', renderJunit(d)],
+        ['summary.md', renderSummary(readerDocument(d))],
+        ['report.html', renderHtml(readerDocument(d))],
+        ['junit.xml', renderJunit(readerDocument(d))],
       ]) {
         // Each in its own escaping: the headline may quote why a subject was not judged (a reason, text from outside).
         const plain = { 'junit.xml': (l: string) => esc(stripControls(l)), 'report.html': escapeHtml, console: stripControls, 'summary.md': mdText }[name]!(
@@ -760,25 +765,25 @@ describe('console', () => {
     expect(useColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(useColor({ isTTY: false }, {})).toBe(false);
     const tty = sink(true);
-    new ConsoleReporter(tty.stream, failing.checks.length, { NO_COLOR: '1', CI: 'true' }).finished(failing, []);
+    new ConsoleReporter(tty.stream, failing.checks.length, { NO_COLOR: '1', CI: 'true' }).finished(readerDocument(failing), []);
     expect(tty.text()).not.toMatch(/\u001b\[/);
     const coloured = sink(true);
-    new ConsoleReporter(coloured.stream, failing.checks.length, { CI: 'true' }).finished(failing, []);
+    new ConsoleReporter(coloured.stream, failing.checks.length, { CI: 'true' }).finished(readerDocument(failing), []);
     expect(coloured.text()).toMatch(/\u001b\[31m/);
   });
 
   it('plain lines off a TTY; on a TTY one progress line rewritten in place, failures printed above it', () => {
     const plain = sink(false);
     const r = new ConsoleReporter(plain.stream, 2, {});
-    r.result(withOutcome(result('rpc.ok', 'passed')));
-    r.result(withOutcome(result('rpc.bad', 'failed')));
+    r.result(readerCheck(withOutcome(result('rpc.ok', 'passed'))));
+    r.result(readerCheck(withOutcome(result('rpc.bad', 'failed'))));
     expect(plain.text()).toBe('[1/2] ✓ pass rpc.ok (4.5) 3ms\n[2/2] ✗ FAIL rpc.bad (4.5) 3ms — why rpc.bad <&> "␀"\n');
     const tty = sink(true);
     const t = new ConsoleReporter(tty.stream, 2, { NO_COLOR: '1' });
     t.started({ ...result('rpc.ok', 'passed'), run: async () => {} });
-    t.result(withOutcome(result('rpc.ok', 'passed')));
-    t.result(withOutcome(result('rpc.bad', 'failed')));
-    t.finished(doc([result('rpc.ok', 'passed'), result('rpc.bad', 'failed')]), []);
+    t.result(readerCheck(withOutcome(result('rpc.ok', 'passed'))));
+    t.result(readerCheck(withOutcome(result('rpc.bad', 'failed'))));
+    t.finished(readerDocument(doc([result('rpc.ok', 'passed'), result('rpc.bad', 'failed')])), []);
     expect(tty.text()).toContain('\r\u001b[2K[1/2] · 4.5 eth_getTransactionCount · 0 s');
     expect(tty.text()).toContain('✗ FAIL rpc.bad (4.5) — why rpc.bad');
     expect(tty.text()).not.toContain('✓ pass rpc.ok');
@@ -786,7 +791,7 @@ describe('console', () => {
 
   it('ends with a table by section, failures in two or three lines, skipped grouped by reason', () => {
     const out = sink(false);
-    new ConsoleReporter(out.stream, failing.checks.length, {}).finished(failing, ['r/results.json']);
+    new ConsoleReporter(out.stream, failing.checks.length, {}).finished(readerDocument(failing), ['r/results.json']);
     const text = out.text();
     // The stored counts: passed, failed (fails the run), warning, not judged, skipped; the title is specs/rules.yaml's.
     expect(text).toMatch(/ {2}spec section +passed +failed +warning +not judged +skipped\n/);
@@ -810,8 +815,8 @@ describe('console: known failures, stale expectations, hints', () => {
     const checks = [result('rpc.ok', 'passed'), known('rpc.k1', 'failed'), known('rpc.k2', 'failed')];
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, checks.length, {});
-    for (const c of checks) r.result(withOutcome(c));
-    r.finished(doc(checks), []);
+    for (const c of checks) r.result(readerCheck(withOutcome(c)));
+    r.finished(readerDocument(doc(checks)), []);
     const text = out.text();
     expect(text).toContain('⚠ KNOWN rpc.k1 (4.5)');
     expect(text).not.toContain('✗ FAIL');
@@ -824,8 +829,8 @@ describe('console: known failures, stale expectations, hints', () => {
     const checks = [result('rpc.ok', 'passed'), known('rpc.fixed', 'passed')];
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, checks.length, {});
-    for (const c of checks) r.result(withOutcome(c));
-    r.finished(doc(checks), []);
+    for (const c of checks) r.result(readerCheck(withOutcome(c)));
+    r.finished(readerDocument(doc(checks)), []);
     const text = out.text();
     expect(text).toContain('★ STALE rpc.fixed (4.5) 3ms — passes, but the expectations file lists it as a known failure');
     expect(text).toContain('★ stale expectations (1): listed as known failures, they passed');
@@ -847,7 +852,7 @@ describe('console: known failures, stale expectations, hints', () => {
     for (const checks of cases) {
       const out = sink(false);
       const d = doc(checks);
-      new ConsoleReporter(out.stream, checks.length, {}).finished(d, []);
+      new ConsoleReporter(out.stream, checks.length, {}).finished(readerDocument(d), []);
       const [line, status] = countsAndStatus(out.text());
       const failing = /(?<!\d)([1-9]\d*) failed/.test(line!);
       expect([checks.map((c) => c.id).join(','), failing]).toEqual([checks.map((c) => c.id).join(','), status === 'non-conformant']);
@@ -861,8 +866,8 @@ describe('console: known failures, stale expectations, hints', () => {
     });
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, 1, {});
-    r.result(withOutcome(root));
-    r.finished(doc([root]), []);
+    r.result(readerCheck(withOutcome(root)));
+    r.finished(readerDocument(doc([root])), []);
     const lines = out.text().split('\n');
     const hintLines = lines.filter((l) => l.includes('run with --profile public'));
     expect(hintLines).toEqual([
@@ -874,7 +879,7 @@ describe('console: known failures, stale expectations, hints', () => {
   it('a conformant run of less than the full scope says what --require full would do', () => {
     const checks = [result('rest.a', 'passed', { needs: ['rest'] }), result('rpc.b', 'skipped', leftOut('--rpc-url'))];
     const out = sink(false);
-    new ConsoleReporter(out.stream, checks.length, {}).finished(doc(checks, {}, { ...FULL, rpcUrl: undefined }), []);
+    new ConsoleReporter(out.stream, checks.length, {}).finished(readerDocument(doc(checks, {}, { ...FULL, rpcUrl: undefined })), []);
     expect(out.text()).toContain(
       'note: not the full scope (JSON-RPC interface not judged (no --rpc-url)); with --require full (REQUIRE=full, recommended in CI) this run would exit 3',
     );
@@ -949,7 +954,7 @@ describe('console in CI logs', () => {
     expect(useColor({ isTTY: false }, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, 1, { FORCE_COLOR: '1' });
-    r.result(withOutcome(result('rpc.ok', 'passed')));
+    r.result(readerCheck(withOutcome(result('rpc.ok', 'passed'))));
     expect(out.text()).toContain('\u001b[32m✓ pass\u001b[0m');
   });
 
@@ -957,9 +962,9 @@ describe('console in CI logs', () => {
     const out = sink(false);
     const r = new ConsoleReporter(out.stream, 2, { GITHUB_ACTIONS: 'true', CI: 'true' });
     const hostile = result('rpc.bad', 'failed', { reason: '\n::error::pwned\n::endgroup::' });
-    r.result(withOutcome(result('rpc.ok', 'passed')));
-    r.result(withOutcome(hostile));
-    r.finished(doc([result('rpc.ok', 'passed'), hostile]), []);
+    r.result(readerCheck(withOutcome(result('rpc.ok', 'passed'))));
+    r.result(readerCheck(withOutcome(hostile)));
+    r.finished(readerDocument(doc([result('rpc.ok', 'passed'), hostile])), []);
     const lines = out.text().split('\n');
     expect(lines[0]).toMatch(/^\[1\/2\] /);
     expect(lines.filter((l) => /^\s*::/.test(l))).toEqual([]);
@@ -974,12 +979,12 @@ describe('every report quotes the violated statement', () => {
     expect(d.statements?.['4.5.2']).toBeTruthy();
     const quote = `4.5.2 "${d.statements!['4.5.2']}"`;
     const out = sink(false);
-    new ConsoleReporter(out.stream, 2, {}).finished(d, []);
+    new ConsoleReporter(out.stream, 2, {}).finished(readerDocument(d), []);
     expect(out.text()).toContain(`violated: ${quote}`);
     expect(out.text()).not.toContain('4.5.1 "');
-    expect(renderSummary(d)).toContain(`> violated: ${quote}`);
-    expect(renderHtml(d)).toContain(`violated: ${escapeHtml(quote)}`);
-    expect(renderJunit(d)).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`.slice(0, 30));
+    expect(renderSummary(readerDocument(d))).toContain(`> violated: ${quote}`);
+    expect(renderHtml(readerDocument(d))).toContain(`violated: ${escapeHtml(quote)}`);
+    expect(renderJunit(readerDocument(d))).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`.slice(0, 30));
     expect(d.checks[1].violated).toEqual(['4.5.2']);
     expect(validateRef('results.json', JSON.parse(JSON.stringify(d))).errors).toEqual([]);
   });
@@ -1017,14 +1022,14 @@ describe('every report quotes the violated statement', () => {
     expect(text).toMatch(/the same id/);
     const quote = `4.2.1 "${text}"`;
     const out = sink(false);
-    new ConsoleReporter(out.stream, 1, {}).finished(d, []);
+    new ConsoleReporter(out.stream, 1, {}).finished(readerDocument(d), []);
     expect(out.text()).toContain(`rpc.getTransactionCount.test (spec 4.2)`);
     expect(out.text()).toContain(`violated: ${quote}`);
     expect(out.text()).not.toContain('4.5.1 "');
-    const summary = renderSummary(d);
+    const summary = renderSummary(readerDocument(d));
     expect(summary).toContain('(spec 4.2)');
     expect(summary).toContain(`> violated: ${quote}`);
-    const junit = renderJunit(d);
+    const junit = renderJunit(readerDocument(d));
     expect(junit).toContain(`message="[4.2] `);
     expect(junit).toContain('spec section: 4.2 (check cites 4.5)');
     expect(junit).toContain(`violated: ${escapeHtml(quote).replace(/'/g, '&apos;')}`);

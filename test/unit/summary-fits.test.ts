@@ -1,6 +1,7 @@
 // summary.md goes where README sends it, `gh pr comment --body-file summary.md`, and GitHub refuses
 // a body over 65 536 characters: the summary fits whatever the run, keeping its headline and root
 // causes whole, and says what it left out.
+import { readerDocument } from '../../src/verdict/reader';
 import { summaryWithNote } from '../../src/cli/certificate/write';
 import { fitParts } from '../../src/cli/reporters/fit';
 import { COMMENT_MAX_CHARS, renderSummary } from '../../src/cli/reporters/summary';
@@ -43,7 +44,7 @@ const characters = (s: string) => [...s].length;
 describe('summary.md fits a GitHub comment', () => {
   it('a partly non-conformant node (24 failures with their exchanges): under the limit, each root cause whole, the headline first', () => {
     const doc = run(24, 40);
-    const summary = renderSummary(doc);
+    const summary = renderSummary(readerDocument(doc));
     expect(Buffer.byteLength(summary)).toBeLessThan(COMMENT_MAX_CHARS);
     expect(summary.split('\n')[0]).toBe('# ❌ Tokenized stocks conformance: non-conformant');
     expect(summary).toContain(`**Status: ${doc.headline}**`);
@@ -62,7 +63,7 @@ describe('summary.md fits a GitHub comment', () => {
 
   it('a huge run (2 000 failures): still under the limit with the certificate section, root causes kept in order until they no longer fit, and said', () => {
     const doc = run(2000, 500);
-    const summary = summaryWithNote(renderSummary(doc), 'SHA256:abc');
+    const summary = summaryWithNote(renderSummary(readerDocument(doc)), 'SHA256:abc');
     expect(Buffer.byteLength(summary)).toBeLessThan(COMMENT_MAX_CHARS);
     expect(characters(summary)).toBeLessThan(COMMENT_MAX_CHARS);
     expect(summary).toContain('### ❌ `rpc.fault0.rule` (spec 4.5)');
@@ -71,7 +72,7 @@ describe('summary.md fits a GitHub comment', () => {
   });
 
   it('a run that fits is printed whole, with no note', () => {
-    const summary = renderSummary(run(2, 2));
+    const summary = renderSummary(readerDocument(run(2, 2)));
     expect(summary).not.toContain('Cut to fit');
     expect(summary).toContain('```');
     expect(summary).toContain('## Failed without failing the run, or not judged');

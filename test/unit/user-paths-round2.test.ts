@@ -1,5 +1,6 @@
 // A user's day, round 2, in unit tests: what summary.md says of a --grep pattern, the defaults the
 // files users copy state, and the keys and names people paste.
+import { readerDocument } from '../../src/verdict/reader';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/cli/config';
@@ -16,7 +17,7 @@ const ROOT = path.resolve(__dirname, '../..');
 describe('summary.md with a --grep pattern', () => {
   it('keeps the backslashes of the pattern in its status line, escaped as its bullets escape them', () => {
     const doc = runDocument([checkResult('rest.token.symbol', 'passed', { needs: ['rest'] })], { ...FULL_SCOPE, grep: /rest\.token\./ });
-    const md = renderSummary(doc);
+    const md = renderSummary(readerDocument(doc));
     const status = md.split('\n').find((l) => l.startsWith('**Status: '))!;
     // Markdown renders `\\.` as `\.`: the reader sees the pattern as typed.
     expect(status).toContain('--grep rest\\\\.token\\\\.');

@@ -1,6 +1,7 @@
 // The gate never touches the verdict: a credential that spells a word of the suite's own vocabulary
 // is taken, masked only in what came from outside; the status, outcome and exit code stay what
 // the target earned, and the reports keep their own words. An unknown status never reads as a pass.
+import { readerDocument } from '../../src/verdict/reader';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -307,7 +308,7 @@ describe('status, exit line and exit code agree', () => {
     expect([d.status, d.exitCode]).toEqual([status, code]);
     expect(d.headline).toMatch(new RegExp(`^${status} — run deadline of 10 ms reached: partial results`));
     const out: string[] = [];
-    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, checks.length, {}).finished(d, []);
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, checks.length, {}).finished(readerDocument(d), []);
     const text = out.join('');
     expect(text).toContain(`status: ${status} — `);
     expect(text).toContain(`exit ${code}: ${status} — `);
@@ -333,20 +334,20 @@ describe('each root cause once, the checks it covers folded under it, then the i
 
   it('console, summary.md, report.html and the Action', () => {
     const out: string[] = [];
-    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, d.checks.length, {}).finished(d, []);
+    new ConsoleReporter({ isTTY: false, write: (s: string) => (out.push(s), true) }, d.checks.length, {}).finished(readerDocument(d), []);
     const text = out.join('');
     before(text, '✗ rpc.root', '✗ rpc.alone');
     expect(text).toContain('blocked 2 check(s): rpc.b1, rpc.b2');
     // The covered checks are under their root, never listed again as not judged on their own.
     expect(text.match(/rpc\.b1/g)).toHaveLength(1);
-    const summary = renderSummary(d);
+    const summary = renderSummary(readerDocument(d));
     before(summary, '### ❌ `rpc.root`', '### ❌ `rpc.alone`');
     before(
-      renderHtml(d),
+      renderHtml(readerDocument(d)),
       'href="#check-rpc.root"><code>rpc.root</code></a> <span class="muted">',
       'href="#check-rpc.alone"><code>rpc.alone</code></a> <span class="muted">',
     );
-    expect(storedRootCauses(d).map((x) => [x.check?.id, x.covers])).toEqual([
+    expect(storedRootCauses(readerDocument(d)).map((x) => [x.check?.id, x.covers])).toEqual([
       ['rpc.root', ['rpc.b1', 'rpc.b2']],
       ['rpc.alone', []],
     ]);

@@ -2,6 +2,7 @@
 // results.json that contradicts itself or names a member twice rejected before VERIFIED, --live's
 // verdict sealed as a run's (exit 3 when certified checks cannot be judged now), --json, and files
 // bounded by size and digest before they are parsed.
+import { readerDocument } from '../../src/verdict/reader';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ function signedOver(dir: string, edit: (text: string) => string): string {
   writeFileSync(file, edit(readFileSync(file, 'utf8')));
   const published = ['results.json', 'junit.xml', 'summary.md', 'report.html'].map((n) => [n, readFileSync(path.join(dir, n), 'utf8')] as [string, string]);
   const parsed = JSON.parse(published[0][1]) as RunDocument;
-  for (const [name, body] of certificateFiles(parsed, published, { signKey })) writeFileSync(path.join(dir, name), body);
+  for (const [name, body] of certificateFiles(readerDocument(parsed), published, { signKey })) writeFileSync(path.join(dir, name), body);
   return dir;
 }
 

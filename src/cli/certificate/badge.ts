@@ -1,6 +1,6 @@
 import { escapeHtml } from '../reporters/untrusted';
+import type { ReaderDocument } from '../../verdict/reader';
 import { NO_SIGNER_KEY, preconfNotJudged } from '../../verdict/scope';
-import type { RunDocument } from '../../verdict/document';
 import type { RunStatus } from '../../verdict/status';
 
 export interface Badge {
@@ -32,7 +32,7 @@ const STATUS_COLOR: Readonly<Record<RunStatus, string | undefined>> = { conforma
  * what limited the scope (one qualifier, the most consequential), and whenever the target was the
  * embedded reference, that too ("embedded reference" alone, "embedded" after another, to stay short).
  */
-export function badgeOf(doc: Pick<RunDocument, 'status' | 'scope' | 'counts' | 'target' | 'finishedAt'>): Omit<Badge, 'label'> {
+export function badgeOf(doc: Pick<ReaderDocument, 'status' | 'scope' | 'counts' | 'target' | 'finishedAt'>): Omit<Badge, 'label'> {
   const s = doc.counts;
   const sc = doc.scope;
   // Passed of those in scope (every outcome but skipped), from the stored counts.

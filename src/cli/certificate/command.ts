@@ -2,8 +2,8 @@
 // Exit 0 means verified: one signature checked with a key the verifier gave, every published file
 // agreeing, or, only when the verifier opts in with --allow-self-reported, an unsigned claim said to
 // be one on every line.
+import { readerCheck, type ReaderCheck } from '../../verdict/reader';
 import type { KeyObject } from 'node:crypto';
-import type { Judged } from '../../verdict/outcome';
 import { scopeWords } from '../../verdict/scope';
 import { jsonForLogs } from '../reporters/untrusted';
 import { violatedSection } from '../../harness/result';
@@ -64,9 +64,9 @@ function accepted(v: Verification): string {
 }
 
 /** Checks not judged now, counted by cause, with the most frequent cause's first reason as the root: one line. */
-function notJudgedLine(unjudged: Judged[]): string {
-  const byCause = new Map<string, Judged[]>();
-  for (const r of unjudged) byCause.set(r.cause ?? r.outcome, [...(byCause.get(r.cause ?? r.outcome) ?? []), r]);
+function notJudgedLine(unjudged: ReaderCheck[]): string {
+  const byCause = new Map<string, ReaderCheck[]>();
+  for (const r of unjudged) byCause.set(r.notJudgedBecause ?? r.outcome, [...(byCause.get(r.notJudgedBecause ?? r.outcome) ?? []), r]);
   const counts = [...byCause.entries()].sort((a, b) => b[1].length - a[1].length);
   return `live: could not judge ${plural(unjudged.length, 'certified check')} now (${counts.map(([cause, rs]) => `${cause} ${rs.length}`).join(', ')}); root cause: ${oneLine(counts[0][1][0].reason)}\n`;
 }
@@ -91,11 +91,11 @@ interface VerifyDocument {
 
 /** --live's re-check as --json states it. */
 function liveFacts(live: LiveOutcome) {
-  const brief = (r: Judged) => ({
+  const brief = (r: ReaderCheck) => ({
     id: r.id,
     section: violatedSection(r),
     outcome: r.outcome,
-    ...(r.cause ? { cause: r.cause } : {}),
+    ...(r.notJudgedBecause ? { cause: r.notJudgedBecause } : {}),
     reason: oneLine(r.reason, 400),
   });
   return {
@@ -106,9 +106,9 @@ function liveFacts(live: LiveOutcome) {
     scope: scopeWords(live.scope),
     ...(live.unreachable ? { unreachable: live.unreachable } : {}),
     rerun: live.results.length,
-    failed: live.failed.map(brief),
-    warned: live.warned.map(brief),
-    notJudged: live.unjudged.map(brief),
+    failed: live.failed.map(readerCheck).map(brief),
+    warned: live.warned.map(readerCheck).map(brief),
+    notJudged: live.unjudged.map(readerCheck).map(brief),
     rootCauses: live.rootCauses.map((r) => ({
       id: r.id,
       ...(r.cause ? { cause: r.cause } : {}),
@@ -197,7 +197,7 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
   );
   for (const r of live.failed) say(`  FAILS NOW ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
   for (const r of live.warned) say(`  warns now (advisory, does not fail the run) ${r.id} (§${violatedSection(r)}): ${oneLine(r.reason)}\n`);
-  if (live.unjudged.length) say(notJudgedLine(live.unjudged));
+  if (live.unjudged.length) say(notJudgedLine(live.unjudged.map(readerCheck)));
   // The exit code of the re-check's sealed verdict (liveVerdict): --live has no model of its own.
   return done(live.exitCode);
 }

@@ -1,9 +1,9 @@
 import type { RunSampling } from '../../harness/sampling';
+import type { ReaderDocument } from '../../verdict/reader';
 import { createHash } from 'node:crypto';
 import { publicUrl } from '../../harness/redact';
 import { latencyOf } from '../reporters/metrics';
 import type { OutcomeCounts } from '../../verdict/outcome';
-import type { RunDocument } from '../../verdict/document';
 import type { RunScope } from '../../verdict/scope';
 import type { RunStatus } from '../../verdict/status';
 import { badgeOf, type Badge } from './badge';
@@ -102,7 +102,7 @@ export function ciRunUrl(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** Check ids by their stored outcome: one that fails the run is FAILED; advisory and known failures and checks not judged are WARNED; a stale expectation passed. */
-function testsOf(doc: RunDocument): Pick<TestResultPredicate, 'passedTests' | 'warnedTests' | 'failedTests'> {
+function testsOf(doc: ReaderDocument): Pick<TestResultPredicate, 'passedTests' | 'warnedTests' | 'failedTests'> {
   const out = { passedTests: [] as string[], warnedTests: [] as string[], failedTests: [] as string[] };
   for (const r of doc.checks) {
     if (r.outcome === 'failed') out.failedTests.push(r.id);
@@ -112,7 +112,7 @@ function testsOf(doc: RunDocument): Pick<TestResultPredicate, 'passedTests' | 'w
   return out;
 }
 
-function configurationOf(doc: RunDocument, target: Conformance['target']): ResourceDescriptor[] {
+function configurationOf(doc: ReaderDocument, target: Conformance['target']): ResourceDescriptor[] {
   const { groups, interfaces, signer, archive, full, grep } = doc.scope;
   const out: ResourceDescriptor[] = [
     { name: 'suite', uri: `pkg:npm/${doc.suite.name}@${doc.suite.version}` },
@@ -142,7 +142,7 @@ export const subjectsOf = (files: ReadonlyArray<readonly [name: string, body: st
  * lists them (name and body), or is results.json's bytes alone.
  */
 export function buildStatement(
-  doc: RunDocument,
+  doc: ReaderDocument,
   published: string | Buffer | ReadonlyArray<readonly [name: string, body: string | Buffer]>,
   opts: { url?: string } = {},
 ): Statement {

@@ -9,6 +9,7 @@ import { countOutcomes, countSections, decide } from '../../verdict/outcome';
 import { deriveScope } from '../../verdict/scope';
 import { factsOf } from '../../verdict/status';
 import type { RunDocument } from '../../verdict/document';
+import { readerDocument, type ReaderDocument } from '../../verdict/reader';
 import { sealVerdict } from '../../verdict/seal';
 import { badgeLabel, renderBadge } from './badge';
 import { verifyEnvelope } from './dsse';
@@ -73,7 +74,7 @@ export interface Verification {
   covered: readonly string[];
 }
 
-type Render = (ctx: { doc: RunDocument; statement: Statement; keyid: string | undefined; signed: boolean }) => string;
+type Render = (ctx: { doc: ReaderDocument; statement: Statement; keyid: string | undefined; signed: boolean }) => string;
 /**
  * Every file a certified directory publishes beside certificate.json, in the order they are
  * written, with how the verifier makes it again from results.json to compare byte for byte
@@ -287,11 +288,11 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
 
   const again = rederive(doc);
   out.push(...again.differences);
-  const expected = buildStatement(again.doc, resultsBytes, { url: statement.predicate.url });
+  const expected = buildStatement(readerDocument(again.doc), resultsBytes, { url: statement.predicate.url });
   out.push(...differences(CERTIFICATE_FILE, { ...statement, subject: undefined }, { ...expected, subject: undefined }));
 
   // Every other published file is made again from results.json and must be exactly what is there.
-  const ctx = { doc: again.doc, statement: expected, keyid, signed: !!envelope };
+  const ctx = { doc: readerDocument(again.doc), statement: expected, keyid, signed: !!envelope };
   const says = `"${badgeLabel(!!envelope)}: ${expected.predicate.tokenizedStocksConformance.badge.message}"`;
   for (const [name, render] of PUBLISHED) {
     if (!render || !existsSync(file(name))) continue;

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../reporters/untrusted';
-import type { RunDocument } from '../../verdict/document';
+import type { ReaderDocument } from '../../verdict/reader';
 import { renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, signEnvelope } from './dsse';
 import type { SigningKey } from '../signing-keys';
@@ -15,7 +15,7 @@ export const BADGE_FILE = 'badge.svg';
  * verdict, and a run a signal interrupted (exit 130) never reached one; its reports hold what was
  * measured until then, unsigned. The writer makes none and the verifier rejects one.
  */
-export function uncertifiable(doc: Pick<RunDocument, 'stoppedBy'>): string | undefined {
+export function uncertifiable(doc: Pick<ReaderDocument, 'stoppedBy'>): string | undefined {
   return doc.stoppedBy === 'signal'
     ? 'the run was interrupted by a signal (exit 130) before its verdict: a certificate is made only of a run that reached its verdict'
     : undefined;
@@ -51,7 +51,7 @@ export function htmlWithNote(html: string, keyid: string | undefined): string {
  * bytes written: the statement names each of them, predicate.json and badge.svg by SHA-256, so
  * nothing published beside the certificate goes unvouched.
  */
-export function certificateFiles(doc: RunDocument, published: ReadonlyArray<readonly [string, string]>, opts: CertifyOptions): Array<[string, string]> {
+export function certificateFiles(doc: ReaderDocument, published: ReadonlyArray<readonly [string, string]>, opts: CertifyOptions): Array<[string, string]> {
   const resultsJson = published.find(([name]) => name === 'results.json')?.[1];
   if (resultsJson === undefined) throw new Error('a certificate is about results.json: it must be among the files written');
   const about = buildStatement(doc, published, { url: opts.url });

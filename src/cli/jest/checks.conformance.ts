@@ -3,14 +3,14 @@
  * (global-setup.ts) wrote to results.json: so `-t`, jest-junit and jest's GitHub Actions
  * reporter work on conformance results. No rule is judged here.
  */
+import { readerDocument, type ReaderCheck, type ReaderDocument } from '../../verdict/reader';
+import type { RunDocument } from '../../verdict/document';
 import { existsSync, readFileSync } from 'node:fs';
 import { allChecks } from '../../../suites';
 import { loadConfig } from '../config';
 import { selectChecks } from '../main';
-import type { RunDocument } from '../../verdict/document';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { isFromThisRun, jestOutcome, runStatusTest } from './outcome';
-import type { Judged } from '../../verdict/outcome';
 import { Egress } from '../egress';
 import { forTerminal } from '../egress-terminal';
 
@@ -23,13 +23,13 @@ const gated = (text: string): string =>
   (gate ??= Egress.forRun([], process.env).registerConfig(loadConfig([], process.env))).pass(forTerminal(text), 'a jest message') ??
   '(withheld: it would still have carried a secret after masking)';
 
-function results(): { byId: Map<string, Judged>; doc?: RunDocument } {
+function results(): { byId: Map<string, ReaderCheck>; doc?: ReaderDocument } {
   // Without the config's globalSetup nothing ran: say how to run it instead of failing every test.
   if (!process.env[STARTED_ENV]) throw new Error('no conformance run: use npx jest -c jest.conformance.config.ts (its globalSetup runs the suite)');
   const file = process.env[RESULTS_ENV];
   if (!file) return { byId: new Map() }; // -t matched no check: nothing ran, and jest filters out every test
   if (!existsSync(file)) throw new Error(`the conformance run wrote no ${file} (see its output above)`);
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as RunDocument;
+  const doc = readerDocument(JSON.parse(readFileSync(file, 'utf8')) as RunDocument);
   if (!isFromThisRun(doc, Number(process.env[STARTED_ENV])))
     throw new Error(`${file} is from an earlier run (${doc.startedAt}): this run wrote none (see its output above)`);
   if (doc.interrupted) console.warn(gated(`the conformance run stopped early: ${doc.interrupted}; checks not finished are inconclusive`));

@@ -6,17 +6,17 @@
  * that fails the run (an unreachable target) says so, since that makes the run non-conformant. A
  * stale expectation passes, with the news that the expectations file lists it.
  */
-import type { CheckResult } from '../../harness/runner';
-import { isUnjudged, type Judged } from '../../verdict/outcome';
+import type { ReaderCheck, ReaderDocument } from '../../verdict/reader';
+import { isUnjudged } from '../../verdict/outcome';
 import { failureText } from '../reporters/failure-text';
 import { EXIT_CODE, exitWords, unreachableWords } from '../../verdict/status';
-import type { RootCauseRecord, RunDocument } from '../../verdict/document';
+import type { RootCauseRecord } from '../../verdict/document';
 import { quoted } from '../../harness/spec-rules';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
 
 /** The failure text of the reports, with the last exchange's curl line to reproduce it. */
-export function failureMessage(r: CheckResult): string {
+export function failureMessage(r: ReaderCheck): string {
   const lines = [failureText(r, quoted([r]))];
   const last = r.exchanges.at(-1);
   if (last) lines.push(`  reproduce: ${last.curl}`, `  (${r.exchangeCount} exchange(s) recorded in results.json and report.html)`);
@@ -24,7 +24,7 @@ export function failureMessage(r: CheckResult): string {
 }
 
 /** `roots`: the run's stored root causes (results.json rootCauses), for a check one of them covers. */
-export function jestOutcome(r: Judged, roots: readonly RootCauseRecord[]): JestOutcome {
+export function jestOutcome(r: ReaderCheck, roots: readonly RootCauseRecord[]): JestOutcome {
   switch (r.outcome) {
     case 'failed':
       return { kind: 'fail', message: failureMessage(r) };
@@ -62,7 +62,7 @@ export function jestOutcome(r: Judged, roots: readonly RootCauseRecord[]): JestO
 }
 
 /** The run's own test, named for its status, when the run is not conformant: jest's summary then shows what the exit code says. */
-export function runStatusTest(doc: Pick<RunDocument, 'headline' | 'statusReasons' | 'exitCode'>): { name: string; message: string } | undefined {
+export function runStatusTest(doc: Pick<ReaderDocument, 'headline' | 'statusReasons' | 'exitCode'>): { name: string; message: string } | undefined {
   if (doc.exitCode === EXIT_CODE.conformant) return undefined;
   return {
     name: `conformance run: ${doc.headline}`,
@@ -74,7 +74,7 @@ export function runStatusTest(doc: Pick<RunDocument, 'headline' | 'statusReasons
  * Whether results.json was written by the run this jest started (at `startedMs`; a second of
  * clock slack): a start time it does not hold, or cannot be read, is never taken as this run's.
  */
-export function isFromThisRun(doc: Pick<RunDocument, 'startedAt'>, startedMs: number): boolean {
+export function isFromThisRun(doc: Pick<ReaderDocument, 'startedAt'>, startedMs: number): boolean {
   const at = typeof doc.startedAt === 'string' ? Date.parse(doc.startedAt) : NaN;
   return Number.isFinite(at) && Number.isFinite(startedMs) && at >= startedMs - 1000;
 }

@@ -1,10 +1,10 @@
 import type { Check } from '../../harness/check';
+import { levelWord, type ReaderCheck, type ReaderDocument } from '../../verdict/reader';
 import type { CheckResult } from '../../harness/runner';
-import { sectionOf, sectionTitle, type Judged } from '../../verdict/outcome';
+import { sectionOf, sectionTitle } from '../../verdict/outcome';
 import { EXIT_CODE, exitWords } from '../../verdict/status';
 import { judgedWords } from '../../verdict/coverage';
 import { scopeLimits } from '../../verdict/scope';
-import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, STATUS_TONE, storedRoots } from './roots';
 import { countLine, rootReason, OUTCOME_WORDS, verdictOf } from './outcome-words';
 import { expectedVsActual, quoteStatements, quoteLabel } from './failure-text';
@@ -89,7 +89,7 @@ export class ConsoleReporter {
     this.progress();
   }
 
-  private mark(r: Judged): string {
+  private mark(r: ReaderCheck): string {
     switch (r.outcome) {
       case 'failed':
         return this.paint(31, '✗ FAIL');
@@ -115,7 +115,7 @@ export class ConsoleReporter {
   }
 
   /** Called with the expectations already applied (main does), so a known failure streams as known. */
-  result(result: Judged): void {
+  result(result: ReaderCheck): void {
     // Everything printed below may carry the target's text: no escape sequence or workflow command gets through.
     const r = cleanStrings(result, forTerminal);
     this.done++;
@@ -132,7 +132,7 @@ export class ConsoleReporter {
     this.progress();
   }
 
-  finished(document: RunDocument, reportFiles: string[]): void {
+  finished(document: ReaderDocument, reportFiles: string[]): void {
     const doc = cleanStrings(document, forTerminal);
     if (this.ticker) clearInterval(this.ticker);
     if (this.live) this.out.write('\r\u001b[2K');
@@ -231,7 +231,7 @@ export class ConsoleReporter {
     if (unjudged.length || otherRoots.length) {
       this.line('');
       this.line(this.paint(35, `? not judged (${counts['not-judged'] + counts.blocked}):`));
-      for (const r of unjudged) this.line(`  ${r.id} (${r.level}) — ${firstLine(r.reason, 160)}`);
+      for (const r of unjudged) this.line(`  ${r.id} (${levelWord(r)}) — ${firstLine(r.reason, 160)}`);
       for (const root of otherRoots) {
         this.line(
           `  ${root.blocked.length} check(s) blocked by ${root.id}${root.result ? ` (${OUTCOME_WORDS[root.result.outcome]})` : ''}: ${idList(root.blocked, 4)}`,

@@ -2,6 +2,7 @@
 import type { CheckResult } from '../../harness/runner';
 import { violatedSection } from '../../harness/result';
 import { observationText } from '../../harness/observation';
+import type { ReaderCheck } from '../../verdict/reader';
 
 /**
  * The statements a failure violated (results.json `violated`), or else those the check enforces,
@@ -18,11 +19,11 @@ export function quoteStatements(r: Pick<CheckResult, 'statements' | 'violated'>,
 export const quoteLabel = (r: Pick<CheckResult, 'violated'>): string => (r.violated?.length ? 'violated' : 'enforces');
 
 /** Expected vs actual, the section and the statements, in the words of the failure. */
-export function failureText(r: CheckResult, texts?: Record<string, string>): string {
+export function failureText(r: ReaderCheck, texts?: Record<string, string>): string {
   const lines = [`${r.id} — ${r.title}`, `  spec section: ${violatedSection(r)}${violatedSection(r) !== r.section ? ` (check cites ${r.section})` : ''}`];
   const quoted = quoteStatements(r, texts);
   if (quoted) lines.push(`  ${quoteLabel(r)}: ${quoted}`);
-  lines.push(`  ${r.status}: ${r.reason}`);
+  lines.push(`  ${r.outcome}: ${r.reason}`);
   if (r.expected !== undefined) lines.push(`  expected: ${observationText(r.expected)}`);
   if (r.actual !== undefined) lines.push(`  actual:   ${observationText(r.actual)}`);
   if (r.hint) lines.push(`  hint: ${r.hint}`);
@@ -31,7 +32,7 @@ export function failureText(r: CheckResult, texts?: Record<string, string>): str
 }
 
 /** Expected vs actual on one line, cut to fit, or undefined when the check recorded neither. */
-export function expectedVsActual(r: CheckResult, max = 160): string | undefined {
+export function expectedVsActual(r: Pick<CheckResult, 'expected' | 'actual'>, max = 160): string | undefined {
   if (r.expected === undefined && r.actual === undefined) return undefined;
   const cut = (v: CheckResult['expected']) => {
     const s = v === undefined ? '—' : observationText(v);

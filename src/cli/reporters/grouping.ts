@@ -1,23 +1,23 @@
 // Which checks a report lists where: by outcome, by spec section, skipped ones by reason.
-import { sectionOf, type Judged, type Outcome, type SectionCounts } from '../../verdict/outcome';
-import type { RunDocument } from '../../verdict/document';
+import type { ReaderCheck, ReaderDocument } from '../../verdict/reader';
+import { sectionOf, type Outcome, type SectionCounts } from '../../verdict/outcome';
 
 /** Checks of the document with the given outcomes, in report order. */
-export function withOutcome(checks: Judged[], ...outcomes: Outcome[]): Judged[] {
+export function withOutcome(checks: ReaderCheck[], ...outcomes: Outcome[]): ReaderCheck[] {
   return checks.filter((r) => outcomes.includes(r.outcome));
 }
 
 export interface SectionGroup extends SectionCounts {
-  checks: Judged[];
+  checks: ReaderCheck[];
 }
 
 /** The document's stored per-section counts, each with its checks (listed under the section of their first statement). */
-export function bySection(doc: Pick<RunDocument, 'sections' | 'checks'>): SectionGroup[] {
+export function bySection(doc: Pick<ReaderDocument, 'sections' | 'checks'>): SectionGroup[] {
   return doc.sections.map((s) => ({ ...s, checks: doc.checks.filter((c) => sectionOf(c) === s.section) }));
 }
 
 /** Skipped checks grouped by reason: out-of-scope ones (the user's choice) apart from nothing-to-judge ones. */
-export function skippedByReason(checks: Judged[]): Array<{ reason: string; outOfScope: boolean; ids: string[] }> {
+export function skippedByReason(checks: ReaderCheck[]): Array<{ reason: string; outOfScope: boolean; ids: string[] }> {
   const groups = new Map<string, { reason: string; outOfScope: boolean; ids: string[] }>();
   for (const c of checks) {
     if (c.outcome !== 'skipped') continue;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
+import { levelWord, type ReaderCheck, type ReaderDocument } from '../../verdict/reader';
 import { EXCHANGE_BUDGET_BYTES } from '../../harness/runner';
-import { isUnjudged, type Judged } from '../../verdict/outcome';
+import { isUnjudged } from '../../verdict/outcome';
 import { exitWords, type RunStatus } from '../../verdict/status';
 import { judgedWords } from '../../verdict/coverage';
 import { preconfNotJudged } from '../../verdict/scope';
-import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, isFailure, storedRoots } from './roots';
 import { CHART_STYLE, latencySvg, timelineSvg } from './charts';
 import { latencyOf, timelinesOf } from './metrics';
@@ -111,7 +111,7 @@ const SCRIPT = `
   if(f||q)apply();
 })();`;
 
-function checkDetail(c: Judged, texts?: Record<string, string>): string {
+function checkDetail(c: ReaderCheck, texts?: Record<string, string>): string {
   const d: string[] = [];
   if (c.reason) d.push(`<div>${esc(isFailure(c) ? rootReason(c) : c.reason)}</div>`);
   const quoted = isFailure(c) ? quoteStatements(c, texts) : undefined;
@@ -137,15 +137,15 @@ function checkDetail(c: Judged, texts?: Record<string, string>): string {
   return d.join('');
 }
 
-function checkRow(c: Judged, texts?: Record<string, string>): string {
+function checkRow(c: ReaderCheck, texts?: Record<string, string>): string {
   const o = c.outcome;
   const body = checkDetail(c, texts);
-  const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${c.level}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>${c.samples ? ` <span class="tag" title="${esc(powerWords(c.samples.judged))}">${esc(answersWords(c))}</span>` : ''}`;
+  const head = `<span class="st-${o}">${esc(OUTCOME_WORDS[o])}</span> <code class="id">${esc(c.id)}</code> <span class="tag">${levelWord(c)}</span><span class="tag">${esc(c.section)}</span> <span class="muted">${esc(c.title)}</span> <span class="muted small">${c.durationMs} ms</span>${c.samples ? ` <span class="tag" title="${esc(powerWords(c.samples.judged))}">${esc(answersWords(c))}</span>` : ''}`;
   const open = o === 'failed' ? ' open' : '';
   return `<details class="check" id="check-${esc(c.id)}" data-id="${esc(c.id)}" data-outcome="${o}"${open}><summary>${head}</summary><div class="detail">${body || '<span class="muted">passed</span>'}</div></details>`;
 }
 
-function charts(doc: RunDocument): string {
+function charts(doc: ReaderDocument): string {
   const latency = latencyOf(doc.checks);
   const timelines = timelinesOf(doc.checks);
   if (!latency && timelines.length === 0) {
@@ -174,7 +174,7 @@ function charts(doc: RunDocument): string {
 }
 
 /** One self-contained page: status and scope first, root causes, charts, then checks by spec section. */
-export function renderHtml(doc: RunDocument): string {
+export function renderHtml(doc: ReaderDocument): string {
   const s = doc.counts;
   const status = statusClass(doc.status);
   const roots = storedRoots(doc);
@@ -208,7 +208,7 @@ export function renderHtml(doc: RunDocument): string {
     ? `<h2>Stale expectations</h2><p class="muted">Listed in the expectations file as known failures, these passed: news, not a failure of the target. Remove them from the file.</p><ul>${stale.map((c) => `<li class="st-stale-expectation"><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> — ${esc(rootReason(c))}</li>`).join('')}</ul>`
     : '';
   const unjudgedHtml = unjudged.length
-    ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${c.level}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
+    ? `<h2>Not judged</h2><ul>${unjudged.map((c) => `<li><a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="tag">${levelWord(c)}</span> — ${esc(c.reason.split('\n')[0])}</li>`).join('')}</ul>`
     : '';
   const skipped = skippedByReason(doc.checks);
   const skippedHtml = skipped.length

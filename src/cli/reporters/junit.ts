@@ -1,8 +1,7 @@
 import { groupOf } from '../../harness/check';
-import type { Judged } from '../../verdict/outcome';
+import type { ReaderCheck, ReaderDocument } from '../../verdict/reader';
 import { exitWords } from '../../verdict/status';
 import { scopeWords } from '../../verdict/scope';
-import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { forTerminal } from '../egress-terminal';
 import { blockerWords, rootReason, verdictOf } from './outcome-words';
@@ -29,7 +28,7 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
  * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
  * cause is one red line; advisory results and skipped checks never turn a viewer red.
  */
-function caseBody(c: Judged, blocked: Map<string, string[]>, covered: ReadonlySet<string>, texts?: Record<string, string>): string | undefined {
+function caseBody(c: ReaderCheck, blocked: Map<string, string[]>, covered: ReadonlySet<string>, texts?: Record<string, string>): string | undefined {
   const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   switch (c.outcome) {
@@ -55,8 +54,8 @@ function caseBody(c: Judged, blocked: Map<string, string[]>, covered: ReadonlySe
 }
 
 /** One testsuite per group (classname `conformance.<group>`), the run's status and scope as properties. */
-export function renderJunit(doc: RunDocument): string {
-  const groups = new Map<string, Judged[]>();
+export function renderJunit(doc: ReaderDocument): string {
+  const groups = new Map<string, ReaderCheck[]>();
   for (const c of doc.checks) groups.set(groupOf(c.id), [...(groups.get(groupOf(c.id)) ?? []), c]);
   const roots = storedRoots(doc);
   const blocked = new Map(roots.map((r) => [r.id, r.blocked]));
@@ -79,7 +78,7 @@ export function renderJunit(doc: RunDocument): string {
   ];
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
-  const count = (cs: Judged[]) => {
+  const count = (cs: ReaderCheck[]) => {
     const bodies = cs.map((c) => caseBody(c, blocked, covered, doc.statements) ?? '');
     return {
       bodies,

@@ -50,7 +50,7 @@ export function readTimeline(metrics: Record<string, unknown> | undefined): Time
   };
 }
 
-export function timelinesOf(checks: CheckResult[]): Array<{ id: string; timeline: Timeline }> {
+export function timelinesOf(checks: ReadonlyArray<Pick<CheckResult, 'id' | 'metrics'>>): Array<{ id: string; timeline: Timeline }> {
   return checks.flatMap((c) => {
     const timeline = readTimeline(c.metrics);
     return timeline ? [{ id: c.id, timeline }] : [];
@@ -73,7 +73,7 @@ function readJudged(v: unknown): { all: Percentiles; boundsMs?: { p50: number; p
 }
 
 /** Send → visible at "pending", from the first check that recorded per-method latency. */
-export function latencyOf(checks: CheckResult[]): LatencyDistribution | undefined {
+export function latencyOf(checks: ReadonlyArray<Pick<CheckResult, 'id' | 'metrics'>>): LatencyDistribution | undefined {
   for (const c of checks) {
     const recorded = c.metrics?.latency;
     if (!isRecord(recorded)) continue;

@@ -1,11 +1,12 @@
 // Each check's stored outcome in words, as every report prints it: one word per outcome
 // (OUTCOME_WORDS), shared by the console, summary.md, report.html, junit.xml and compare, and the
 // counts line.
+import type { ReaderCheck } from '../../verdict/reader';
 import type { CheckResult } from '../../harness/runner';
-import { isUnjudged, OUTCOMES, type Judged, type Outcome, type OutcomeCounts } from '../../verdict/outcome';
+import { isUnjudged, OUTCOMES, type Outcome, type OutcomeCounts } from '../../verdict/outcome';
 
 /** What kept a check from being judged, in words: the root check's id, or the unreachable interface. */
-export function blockerWords(r: Judged): string | undefined {
+export function blockerWords(r: ReaderCheck): string | undefined {
   if (!isUnjudged(r.outcome)) return undefined;
   // blockedBy is set only when a root check blocked it, unreachable only when its interface did.
   if (r.blockedBy) return r.blockedBy;
@@ -49,7 +50,7 @@ export const OUTCOME_WORDS: Readonly<Record<Outcome, string>> = {
 };
 
 /** The stored outcome in words (OUTCOME_WORDS), with the fact beside it that a reader needs: what blocked it, what scope left it out. */
-export function verdictOf(r: Judged): string {
+export function verdictOf(r: ReaderCheck): string {
   const by = blockerWords(r);
   if (by) return `${OUTCOME_WORDS['not-judged']} (blocked by ${by})`;
   if (r.outOfScope && (r.outcome === 'skipped' || isUnjudged(r.outcome))) return `${OUTCOME_WORDS.skipped} (out of scope: ${r.outOfScope.words})`;
@@ -57,7 +58,7 @@ export function verdictOf(r: Judged): string {
 }
 
 /** A result's reason, in words (a stale expectation has no failure reason of its own). */
-export function rootReason(r: Judged): string {
+export function rootReason(r: ReaderCheck): string {
   return r.outcome === 'stale-expectation' && r.expectation
     ? `passes, but the expectations file lists it as a known failure (${r.expectation.reason}): the file is stale`
     : r.reason;

@@ -1,7 +1,7 @@
 import { exitWords, type RunStatus } from '../../verdict/status';
+import { levelWord, type ReaderDocument } from '../../verdict/reader';
 import { judgedWords } from '../../verdict/coverage';
 import { preconfNotJudged } from '../../verdict/scope';
-import type { RunDocument } from '../../verdict/document';
 import { coveredByRoots, storedRoots } from './roots';
 import { latencyOf } from './metrics';
 import { samplingLine, powerWords } from '../../harness/sampling';
@@ -34,7 +34,7 @@ export const STATUS_ICON: Record<RunStatus, string> = { conformant: '✅', 'non-
  * within SUMMARY_MAX_BYTES whatever the run. The headline and the root causes are kept whole; what
  * does not fit after them (their exchanges first, then the tables) is left out, said at the top.
  */
-export function renderSummary(doc: RunDocument): string {
+export function renderSummary(doc: ReaderDocument): string {
   return fitParts(summaryParts(doc), SUMMARY_MAX_BYTES, (leftOut) => [
     `> **Cut to fit a comment** (GitHub takes at most ${COMMENT_MAX_CHARS} characters). Left out here: ${leftOut}. report.html and results.json beside this file hold the whole run.`,
     '',
@@ -42,7 +42,7 @@ export function renderSummary(doc: RunDocument): string {
 }
 
 /** The summary's parts, in order, each ranked for fitParts: 0 always kept, then the root causes, the counts, the other tables, the exchanges. */
-function summaryParts(doc: RunDocument): Part[] {
+function summaryParts(doc: ReaderDocument): Part[] {
   const s = doc.counts;
   const head = [
     `# ${STATUS_ICON[doc.status]} Tokenized stocks conformance: ${doc.status}${doc.target.embedded ? ' (embedded reference target)' : ''}`,
@@ -137,7 +137,7 @@ function summaryParts(doc: RunDocument): Part[] {
         '|---|---|---|---|---|',
         ...other.map(
           (c) =>
-            `| \`${c.id}\` | ${violatedSection(c)} | ${c.level} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
+            `| \`${c.id}\` | ${violatedSection(c)} | ${levelWord(c)} | ${mdText(verdictOf(c))}${c.samples ? ` (${answersWords(c)})` : ''} | ${mdText(c.reason || c.expectation?.reason || '')} |`,
         ),
         '',
       ],
