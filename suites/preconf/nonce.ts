@@ -15,6 +15,9 @@ import { preconfPass } from '../../src/harness/preconf/pass';
 import { TX_COUNT, type NonceContradiction, type SpellingEvidence } from '../../src/harness/preconf/evidence';
 import { failOn, judgedOf, judgeLater, notesAndNonce } from './judge';
 
+/** What a wrong count breaks: the pending count is the next nonce and includes what is pre-confirmed (4.5, 1.4); not 4.2.2, which only the safe/finalized reads cite. */
+const COUNT_RULES = ['4.5.2', '1.4.1', '4.5.1'];
+
 /** Rounds in which the two spellings of the address disagreed consistently (spelling.ts): the pending count depends on the spelling. */
 function judgeSpelling(e: SpellingEvidence): never {
   const higher = e.lower === 'checksummed' ? 'lowercase' : 'checksummed';
@@ -42,13 +45,13 @@ function judgeContradiction(c: NonceContradiction): never {
     fail(
       `eth_getTransactionCount(signer, "pending") answered ${last.pending} right after "latest" answered ${last.latest} (twice: ${seen(first)}, then ${seen(last)}): ` +
         'the pending count includes everything sealed plus what is pre-confirmed (1.4), and it is the nonce to use next (4.5), so it can never be below the latest count',
-      { expected: `>= ${toQuantity(last.latest)}`, actual: toQuantity(last.pending) },
+      { violated: COUNT_RULES, expected: `>= ${toQuantity(last.latest)}`, actual: toQuantity(last.pending) },
     );
   }
   fail(
     `${c.refusal}, although eth_getTransactionCount(signer, "pending") answered ${c.base} before the send and ${c.reread} when re-read after it: ` +
       'the pending count is not the nonce to use next (4.5) and leaves out a transaction the node already holds (1.4)',
-    { expected: `nonce ${c.base} accepted (the pending count)`, actual: c.error ?? c.refusal },
+    { violated: COUNT_RULES, expected: `nonce ${c.base} accepted (the pending count)`, actual: c.error ?? c.refusal },
   );
 }
 
@@ -99,13 +102,14 @@ export const nonceBackToBack = check(
       fail(
         `eth_getTransactionCount(signer, "pending") is ${pending} with ${sent.length} pre-confirmed transactions on a sealed count of ${base}: ` +
           (pending < base + k ? 'a gap (not all pre-confirmed transactions are counted)' : 'a double count'),
-        { expected: toQuantity(base + k), actual: toQuantity(pending) },
+        { violated: COUNT_RULES, expected: toQuantity(base + k), actual: toQuantity(pending) },
       );
     }
     if (before.latest !== base) {
       fail(
         `eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`,
         {
+          violated: COUNT_RULES,
           expected: toQuantity(base),
           actual: toQuantity(before.latest),
         },
@@ -114,6 +118,7 @@ export const nonceBackToBack = check(
     // After the seal: latest catches up, and pending equals latest.
     if (after.latest !== base + k) {
       fail(`after the seal eth_getTransactionCount(signer, "latest") is ${after.latest}; expected ${base + k}`, {
+        violated: COUNT_RULES,
         expected: toQuantity(base + k),
         actual: toQuantity(after.latest),
       });
@@ -122,6 +127,7 @@ export const nonceBackToBack = check(
       fail(
         `after the seal eth_getTransactionCount(signer, "pending") is ${after.pending} but "latest" is ${after.latest}; with nothing pre-confirmed they must be equal`,
         {
+          violated: COUNT_RULES,
           expected: toQuantity(after.latest),
           actual: toQuantity(after.pending),
         },
