@@ -84,16 +84,18 @@ function sealedTagsAhead(a: AttemptTxs, w: Watched): Violation | undefined {
   const t = w.tracks.get('nonce');
   if (!t) return undefined;
   const sealedFirst = firstSealed(w.sealedIn, a.sent);
-  for (const i of t.looks) {
-    if (preSeal(w.rounds, i, sealedFirst) !== true || !w.rounds[i].tags) continue;
-    const v = t.values.get(i) as NonceView;
-    const sealed = v.latest > a.base ? v.latest : a.base;
+  // Every round that read the tags, not only those that also read the count: once the count is
+  // established it is no longer read each round, and the tags are read after it showed.
+  for (let i = 0; i < w.rounds.length; i++) {
+    if (!w.rounds[i].tags || preSeal(w.rounds, i, sealedFirst) !== true) continue;
+    const v = t.values.get(i) as NonceView | undefined;
+    const sealed = v && v.latest > a.base ? v.latest : a.base;
     for (const tag of ['safe', 'finalized'] as const) {
       const count = w.rounds[i].tags![tag];
       if (count === undefined || count <= sealed) continue;
       return new Violation(
         `eth_getTransactionCount(signer, "${tag}") answered ${count} at +${Math.round(w.rounds[i].startedAt - a.sent[0].startedAt)} ms, while the signer's transactions from nonce ${a.base} were pre-confirmed and not sealed ` +
-          `(sealed count ${sealed}, "pending" ${v.pending}): "${tag}" names a sealed block, so it was answered from the pre-confirmed state`,
+          `(sealed count ${sealed}${v ? `, "pending" ${v.pending}` : ''}): "${tag}" names a sealed block, so it was answered from the pre-confirmed state`,
         { violated: ['4.2.2'], expected: `<= ${toQuantity(sealed)} (the sealed count)`, actual: toQuantity(count) },
       );
     }
