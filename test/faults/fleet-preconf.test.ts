@@ -3,10 +3,6 @@
 // conformant fleet: old and new state alternate across reads for a few hundred ms after each
 // send, which is skew, never a failure (and never blamed on the address's spelling). A backend
 // with Flashblocks off never shows the new state: that fleet still fails.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startFleet, type Backend } from './fleet';
@@ -20,11 +16,10 @@ import {
   trailingBackend,
 } from './catalogue-preconf';
 import type { RpcCall, RpcMutation } from './proxy';
-import { sink } from '../support/sink';
 import { withBusyCore } from '../support/busy-core';
+import { judgePreconf, PRECONF_CHECKS } from '../support/preconf-run';
 
 const SAMPLES = '30';
-const CHECKS = /^preconf\.(nonce|code|estimate|receipts)\./;
 
 let ref: ReferenceTarget;
 beforeAll(async () => {
@@ -37,21 +32,8 @@ afterAll(async () => {
 
 async function judge(backends: Backend[]): Promise<{ exitCode: number; doc: RunDocument; routed: number[]; out: string }> {
   const fleet = await startFleet(ref, backends, 'request');
-  const dir = mkdtempSync(path.join(tmpdir(), 'fleet-preconf-'));
-  const out = sink();
-  try {
-    const argv = ['--base-url', fleet.restUrl, '--rpc-url', fleet.rpcUrl, '--signer-key', ref.signerKey, '--only', 'preconf', '--samples', SAMPLES];
-    const exitCode = await main(
-      [...argv, '--grep', CHECKS.source, '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', '60000'],
-      {},
-      { out: out.stream, err: out.stream },
-    );
-    const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
-    return { exitCode, doc, routed: [...fleet.routed], out: out.text() };
-  } finally {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const run = await judgePreconf(fleet, ref.signerKey, { samples: SAMPLES, deadlineMs: 60_000 });
+  return { ...run, routed: [...fleet.routed] };
 }
 
 const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
@@ -71,7 +53,7 @@ describe('fleet.ok.preconf-backends-400ms-apart', () => {
       const { exitCode, doc, routed } = await (busy ? withBusyCore(() => judge(backends)) : judge(backends));
       expect(routed.every((n) => n > 0)).toBe(true);
       expect(doc.sampling).toMatchObject({ n: 30 });
-      const judged = doc.checks.filter((c) => CHECKS.test(c.id));
+      const judged = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id));
       expect(judged).toHaveLength(4);
       expect({ exitCode, notPassed: judged.filter((c) => c.status !== 'passed').map(line) }).toEqual({ exitCode: 0, notPassed: [] });
       // The skew was met: the trailing backend answered old state while the other had the new.
@@ -95,7 +77,7 @@ describe('fleet.preconf-one-of-three-flashblocks-off', () => {
     // Three backends, so that a round's fixed count of reads meets the odd one at every position
     // (two, strictly alternating, could leave it the same reads every round, unlike a real balancer).
     const { exitCode, doc } = await judge([{}, { rpc: pendingFromLatest }, {}]);
-    const failed = doc.checks.filter((c) => CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
+    const failed = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
     expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
     expect(failed.some((c) => /later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
     for (const c of failed) expect(c.reason).not.toMatch(/spelling/);
@@ -121,7 +103,7 @@ describe('fleet.preconf-one-of-four-flashblocks-off', () => {
     // Four backends: a round of a fixed number of reads no longer sends each view to the same
     // backends every round (the views are read in a new order each round).
     const { exitCode, doc } = await judge([{}, {}, { rpc: flashblocksOff }, {}]);
-    const failed = doc.checks.filter((c) => CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
+    const failed = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id) && c.status === 'failed' && c.level === 'required');
     process.stdout.write(
       `${JSON.stringify({ variant: 'fleet.preconf-one-of-four-flashblocks-off', exitCode, failed: failed.map((c) => line(c).slice(0, 300)) })}\n`,
     );

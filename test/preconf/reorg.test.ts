@@ -5,18 +5,13 @@
 // agrees the whole time, its pending block included: that is conformant. (A view gone back to the
 // old state while the pending block still lists the transactions still fails: the unit tests of
 // judgeLater and the fleets with a backend whose Flashblocks are off.)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startProxy, type RpcMutation } from '../faults/proxy';
-import { sink } from '../support/sink';
 import { withBusyCore } from '../support/busy-core';
+import { judgePreconf, PRECONF_CHECKS } from '../support/preconf-run';
 
-const CHECKS = /^preconf\.(nonce|code|estimate|receipts)\./;
 /** From a send to the withdrawal: a flashblock for the transaction to show, then about 400 ms. */
 const WITHDRAW_AFTER_SEND_MS = 200 + 400;
 
@@ -49,21 +44,7 @@ function reorgAfterSends(counts: { reorgs: number; withdrawn: number }): RpcMuta
 
 async function judge(rpc: RpcMutation): Promise<{ exitCode: number; doc: RunDocument }> {
   const proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rpc });
-  const dir = mkdtempSync(path.join(tmpdir(), 'reorg-'));
-  const out = sink();
-  try {
-    const argv = ['--base-url', proxy.restUrl, '--rpc-url', proxy.rpcUrl, '--signer-key', ref.signerKey, '--only', 'preconf', '--samples', '30'];
-    const exitCode = await main(
-      [...argv, '--grep', CHECKS.source, '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', '90000'],
-      {},
-      { out: out.stream, err: out.stream },
-    );
-    const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as RunDocument;
-    return { exitCode, doc };
-  } finally {
-    await proxy.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return judgePreconf(proxy, ref.signerKey, { samples: '30', deadlineMs: 90_000 });
 }
 
 const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
@@ -78,7 +59,7 @@ describe('ok.preconf-flashblock-reorg', () => {
     async (_, busy) => {
       const counts = { reorgs: 0, withdrawn: 0 };
       const { exitCode, doc } = await (busy ? withBusyCore(() => judge(reorgAfterSends(counts))) : judge(reorgAfterSends(counts)));
-      const judged = doc.checks.filter((c) => CHECKS.test(c.id));
+      const judged = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id));
       process.stdout.write(
         `${JSON.stringify({ variant: 'ok.preconf-flashblock-reorg', busy, exitCode, counts, statuses: judged.map((c) => `${c.id}: ${c.status}`) })}\n`,
       );
