@@ -83,6 +83,8 @@ const judgePendingCode = check(
     const left = new Map<string, number>();
     const sealedWithCode = new Map<string, string>();
     let showedCode = false;
+    /** Reads of "0x" at "pending" with "latest" "0x" too, within the skew bound: ambiguous, never nothing. */
+    let withinBound = 0;
     const started = performance.now();
     const deadline = started + WATCH_MS;
     for (;;) {
@@ -117,6 +119,7 @@ const judgePendingCode = check(
           );
           continue;
         }
+        if (latest === '0x') withinBound++;
         if (latest === '0x' && askedAt - d.seenAt >= PRECONF_SKEW_MS) unconfirmed.push({ address: d.address, ageMs: Math.round(askedAt - d.seenAt) });
       }
       // A deployment that left the pending block after reads of "0x" at "pending": its sealed code
@@ -156,8 +159,9 @@ const judgePendingCode = check(
     if (shown.length > 0 && short === 0) return ctx.note(shown.join('; '));
     // Every deployment seen was sealed before a read could find it pre-confirmed alone (a slow
     // link, a short block): no read of "pending" said anything of the pre-confirmed state, which
-    // is nothing to judge, as no deployment at all is; a read of "0x" past the bound is not.
-    if (shown.length === 0 && shortfalls.size === 0 && withdrawn === 0)
+    // is nothing to judge, as no deployment at all is; a read of "0x" there, within the bound or
+    // past it, is not (a replica answering from its own pool reads so).
+    if (shown.length === 0 && shortfalls.size === 0 && withdrawn === 0 && withinBound === 0)
       skip(
         `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were each sealed before a read of their code at "pending" could tell the pre-confirmed state from "latest": no pre-confirmed deployment to judge`,
       );
