@@ -208,10 +208,13 @@ interface OpenedRun {
 async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): Promise<RunDocument> {
   const { cfg, catalogue, checks, expectations, target, runEnv, reporter, stop } = run;
   const judgedById = new Map<string, Judged>();
+  // A result with a blocker is decided with its root, in the seal: the console shows it then, as results.json holds it.
+  const blocked = new Set<string>();
   const onResult = (r: CheckResult) => {
     const j = judge(r, expectations);
     judgedById.set(j.id, j);
-    reporter.result(readerCheck(j));
+    if (r.blocker) blocked.add(r.id);
+    else reporter.result(readerCheck(j));
   };
   const sampling = await planSampling(cfg.samples, {
     rpcUrl: target.rpcUrl,
@@ -232,7 +235,7 @@ async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): P
     return judgedById.get(c.id) ?? judge(leftOut ? notSelected(c, leftOut) : ran.get(c.id)!, expectations);
   });
   const stoppedBy = stop.stoppedBy();
-  return buildRunDocument(
+  const doc = buildRunDocument(
     {
       suite: { name: pkg.name, version: pkg.version },
       cfg,
@@ -246,6 +249,8 @@ async function judgeRun(run: OpenedRun, io: Io, redactor: Egress['redactor']): P
     },
     redactor,
   );
+  for (const c of doc.checks) if (blocked.has(c.id)) reporter.result(readerCheck(c));
+  return doc;
 }
 
 /** The reports written through the gate, the console's last lines, and the exit code they end with. */

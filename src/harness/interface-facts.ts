@@ -32,7 +32,7 @@ type Prejudged = { detail: Partial<CheckResult> & Pick<CheckResult, 'status' | '
 export function prejudged(check: Pick<CheckMeta, 'needs'>, env: { unreachable?: Found; gateway?: Found }): Prejudged | undefined {
   const down = (['rest', 'rpc'] as const).find((i) => check.needs.includes(i) && env.unreachable?.[i]);
   if (down) {
-    // Recorded as the failure this check states if it stands in for the interface; settleBlocked decides.
+    // Recorded as the failure this check states if it stands in for the interface; the verdict decides (root-causes.ts).
     return {
       detail: {
         status: 'failed',

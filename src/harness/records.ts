@@ -7,7 +7,7 @@
  * Two readings are written here once for every check:
  * - A list that cannot be had (no answer, not HTTP 200, not JSON, not an object with a `tokens`
  *   array) blocks the checks that need it: they throw Blocked naming the root check whose rule
- *   the answer breaks, so one root cause is one failure (see runner.ts, settleBlocked).
+ *   the answer breaks, so one root cause is one failure (decided in src/verdict/root-causes.ts).
  * - The list is protobuf JSON served by a grpc-gateway, whose encoder omits a field that holds
  *   its proto3 default. An absent field is read as that default (PROTO3_DEFAULTS) and judged by
  *   the same rules as if it had been sent; a JSON null is not a default (it stays a type error).

@@ -77,6 +77,16 @@ export interface SampleCounts {
   failures?: SampleFailure[];
 }
 
+/**
+ * What kept a check from observing its subject, as the runner records it: a root check's rule the
+ * check could not get past (thrown as Blocked, with its flags), or an interface found unreachable
+ * when the run opened. Set only on a check that recorded no violation of its own: one seen before
+ * the block is its failure, whatever blocked it after. What it means for the run (blocked by the
+ * root, standing in for it, its own fault) is decided in src/verdict (root-causes.ts), from the
+ * results and their blockers together, and results.json never holds it.
+ */
+export type Blocker = { root: string; onlyIfRootFailed?: boolean; ownEvidence?: boolean } | { unreachable: Interface };
+
 export interface CheckResult extends CheckMeta {
   status: Status;
   /** Words for people. Code reads the facts beside it (cause, blockedBy, unreachable, outOfScope), never this. */
@@ -119,6 +129,8 @@ export interface CheckResult extends CheckMeta {
    * judged as far as it went.
    */
   interrupted?: { cause: Cause; reason: string };
+  /** Recorded by the runner for the verdict to decide (see Blocker); absent from results.json. */
+  blocker?: Blocker;
 }
 
 /** Past this many characters of JSON a value is kept by its head alone (see keptValue). */
@@ -221,9 +233,9 @@ export function evidenceDetail(seen: readonly Violation[], count: number, declar
 
 /** The verdict a check threw, or the cause of its not being judged, from the typed error it ended with. */
 export function errorDetail(err: unknown, redactor: Redactor): Detail {
-  // Explained only by its root's failure: not judged unless that root failed (settleBlocked decides).
+  // Explained only by its root's failure: not judged unless that root failed (the verdict decides: root-causes.ts).
   if (err instanceof Blocked && err.onlyIfRootFailed) return { status: 'inconclusive', cause: 'ambiguous', reason: redactor.text(err.message) };
-  // A Blocked signal is first recorded as the failure it would be; settleBlocked decides.
+  // A Blocked signal is recorded as the failure it would be, with its blocker; the verdict decides (root-causes.ts).
   if (err instanceof CheckFailure || err instanceof Blocked) {
     const { hint } = err.detail;
     return {

@@ -1,4 +1,4 @@
-import { Check, CheckMeta, Interface, Need, RunContext, SharedScope } from './check';
+import { Check, CheckMeta, Need, RunContext, SharedScope } from './check';
 import { Blocked, CheckFailure, Inconclusive, notGiven, violationOf, type OutOfScope } from './verdict';
 import { Connections } from './http';
 import { sealedResult } from './mask-result';
@@ -6,13 +6,13 @@ import { RestClient } from './rest';
 import { RpcClient } from './rpc';
 import { Transcript } from './transcript';
 import { jsonSafe } from './json';
-import { errorDetail, evidenceDetail, keptExchanges, stoppedDetail, type CheckResult, type Detail } from './result';
+import { errorDetail, evidenceDetail, keptExchanges, stoppedDetail, type Blocker, type CheckResult, type Detail } from './result';
 import { Evidence, withPage } from './evidence';
 import type { RunEnv } from './run-env';
 import { shareObservation, sharedOpenedWith, type SharedObservations } from './shared';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
-import { prejudged, publicRefusal, rememberFact, UNREACHABLE_ROOT } from './interface-facts';
+import { prejudged, publicRefusal, rememberFact } from './interface-facts';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
 export type { OpenedWith, RunEnv } from './run-env';
@@ -23,6 +23,11 @@ export interface RunOptions {
   checkTimeoutMs?: number;
   /** A check begins (the console's progress line shows what is running). */
   onStart?(check: Check): void;
+  /**
+   * Each result as it is recorded. One with a `blocker` is not decided yet: what it means (blocked
+   * by its root, standing in for it, its own fault) is decided with the whole run's results, by
+   * the verdict (src/verdict/root-causes.ts).
+   */
   onResult?(result: CheckResult): void;
   /** --samples N > 1: every read-only check is run N times (see runSampled). */
   sampling?: SamplingPlan;
@@ -72,14 +77,14 @@ export function notSelected(check: CheckMeta, by: Deselection): CheckResult {
   };
 }
 
-/** What kept a check from observing its subject: a root check's rule (thrown as Blocked), or an unreachable interface. */
-type Blocker = { root: string; onlyIfRootFailed?: boolean; ownEvidence?: boolean } | { unreachable: Interface };
-
-/** A result and, when the check could not observe its subject, what blocked it (settled later). */
+/** A result and, when the check could not observe its subject, what blocked it (see Blocker). */
 interface Outcome {
   result: CheckResult;
   blocker?: Blocker;
 }
+
+/** The result as recorded: with its blocker, for the verdict to decide. */
+const recorded = ({ result, blocker }: Outcome): CheckResult => (blocker ? { ...result, blocker } : result);
 
 /** One check; `slots`: those of the read-only checks, which a throttled answer shrinks (see Slots). */
 async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: SharedObservations, slots?: Slots): Promise<Outcome> {
@@ -194,7 +199,6 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
 export async function runChecks(checks: Check[], given: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
   const env: RunEnv = given.evidence ? given : { ...given, evidence: new Evidence() };
   const results = new Array<CheckResult>(checks.length);
-  const blockers = new Map<number, Blocker>();
   // The probe's list is judged once: by the run without samples, or by its first wave.
   let opened = env.openedWith;
   const firstShared = (): SharedObservations => {
@@ -206,11 +210,8 @@ export async function runChecks(checks: Check[], given: RunEnv, opts: RunOptions
   const shared: SharedObservations = sampled ? new Map() : firstShared();
   const execute = async (i: number, slots?: Slots): Promise<void> => {
     opts.onStart?.(checks[i]);
-    const { result, blocker } = await runOne(checks[i], env, opts, shared, slots);
-    results[i] = result;
-    // A blocked check is reported once its root's verdict is known, after the run.
-    if (blocker) blockers.set(i, blocker);
-    else opts.onResult?.(result);
+    results[i] = recorded(await runOne(checks[i], env, opts, shared, slots));
+    opts.onResult?.(results[i]);
   };
   const inSignerLane = (c: Check) => c.needs.includes('signer') && !unmetNeed(c, env);
   const lane = checks.map((c, i) => (inSignerLane(c) ? i : -1)).filter((i) => i >= 0);
@@ -251,88 +252,12 @@ export async function runChecks(checks: Check[], given: RunEnv, opts: RunOptions
           started: (i) => opts.onStart?.(checks[i]),
           run: (i, wave, slots) => runOne(checks[i], wave, opts, wave.shared, slots),
           settled: (i, outcome) => {
-            results[i] = outcome.result;
-            if (outcome.blocker) blockers.set(i, outcome.blocker);
-            else opts.onResult?.(outcome.result);
+            results[i] = recorded(outcome);
+            opts.onResult?.(results[i]);
           },
         }),
       ]
     : [pooled(pool)];
   await Promise.all([signerLane, ...readOnly]);
-  settleBlocked(results, blockers);
-  for (const i of [...blockers.keys()].sort((a, b) => a - b)) opts.onResult?.(results[i]);
   return results;
-}
-
-/** What a check not judged because of another's failure says about it, as data. */
-type BlockedFact = { cause: 'blocked'; blockedBy: string } | { cause: 'unreachable'; unreachable: Interface };
-
-/** The blocker in words, for the reason line. */
-const blockerWords = (fact: BlockedFact): string => (fact.cause === 'blocked' ? fact.blockedBy : `target unreachable: ${fact.unreachable}`);
-
-/**
- * One root cause, one failure. Each check that could not observe its subject was recorded as
- * the failure it saw, with its blocker: a root check (thrown as Blocked) or an unreachable
- * interface. Per blocker:
- * - the root check failed in this run: every blocked check becomes `inconclusive`, blockedBy it;
- * - otherwise (the root was not selected, or passed on its own request, or the interface is
- *   unreachable) one blocked check stands in and keeps its failure, which cites the root's
- *   rule: the designated root of an unreachable interface when selected, else the first
- *   required one in report order. The others are blocked by it (by the interface, for an
- *   unreachable one: cause `unreachable`).
- * A root that was itself blocked passes its own blocker on, so a chain names its first link.
- */
-function settleBlocked(results: CheckResult[], blockers: Map<number, Blocker>): void {
-  // A key per blocker, only to group its members; the blocker itself travels beside it.
-  const keyOf = (b: Blocker) => ('root' in b ? `check ${b.root}` : `interface ${b.unreachable}`);
-  const groups = new Map<string, { blocker: Blocker; members: number[] }>();
-  for (const [i, blocker] of [...blockers.entries()].sort(([a], [b]) => a - b)) {
-    const group = groups.get(keyOf(blocker)) ?? { blocker, members: [] };
-    group.members.push(i);
-    groups.set(keyOf(blocker), group);
-  }
-  const indexOf = new Map(results.map((r, i) => [r.id, i]));
-  const settled = new Set<string>();
-  const settle = (key: string, visiting: Set<string>): void => {
-    const group = groups.get(key);
-    if (!group || settled.has(key)) return;
-    settled.add(key);
-    const { blocker, members } = group;
-    const rootIndex = 'root' in blocker ? indexOf.get(blocker.root) : undefined;
-    // The root is itself blocked: settle its blocker first (a cycle, impossible in practice, is cut).
-    const rootBlocker = rootIndex === undefined ? undefined : blockers.get(rootIndex);
-    if (rootBlocker && !visiting.has(keyOf(rootBlocker))) settle(keyOf(rootBlocker), new Set([...visiting, key]));
-    const root = rootIndex === undefined ? undefined : results[rootIndex];
-    let fact: BlockedFact | undefined;
-    if (root?.status === 'failed') fact = { cause: 'blocked', blockedBy: root.id };
-    else if (root?.status === 'inconclusive' && root.blockedBy) fact = { cause: 'blocked', blockedBy: root.blockedBy };
-    else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
-    let standIn: number | undefined;
-    const flag = (i: number) => blockers.get(i) as { onlyIfRootFailed?: boolean; ownEvidence?: boolean } | undefined;
-    // The root passed on its own request: members whose evidence is their own request's answer keep their failure, each its own fault.
-    const own = fact || !root ? [] : members.filter((i) => flag(i)?.ownEvidence);
-    for (const i of own)
-      results[i] = { ...results[i], reason: `${results[i].reason} (${root!.id} passed on its own request: this answer is this request's own)` };
-    if (!fact) {
-      // Members only their root's failure explains state nothing: they stay not judged.
-      const stating = members.filter((i) => !flag(i)?.onlyIfRootFailed && !own.includes(i));
-      if (stating.length === 0) return;
-      const designated = 'unreachable' in blocker ? stating.find((i) => results[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
-      standIn = designated ?? stating.find((i) => results[i].level === 'required') ?? stating[0];
-      const stated = results[standIn];
-      if ('root' in blocker) {
-        const why = root
-          ? `${blocker.root} passed on its own request, so the answer changed between requests`
-          : `${blocker.root}, which judges that rule, was not selected`;
-        results[standIn] = { ...stated, reason: `${stated.reason} (stated here: ${why})` };
-      }
-      fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };
-    }
-    for (const i of members) {
-      if (i === standIn || own.includes(i)) continue;
-      const { violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, ...rest } = results[i];
-      results[i] = { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` };
-    }
-  };
-  for (const key of groups.keys()) settle(key, new Set());
 }

@@ -19,7 +19,7 @@ export interface RunRecord {
   target: { baseUrl?: string; rpcUrl?: string; signerKey?: string };
   startedAt: Date;
   finishedAt: Date;
-  /** Each with its outcome decided once, as it came (outcome.ts judge), a deselected one's too. */
+  /** Each with its outcome decided once, as it came (outcome.ts judge), a deselected one's too; a blocked one with its blocker, decided in the seal. */
   results: Judged[];
   /** The abort reason when the run stopped early (`interrupted by SIGINT`, `run deadline … reached`). */
   stopped?: { by: 'signal' | 'deadline'; reason: string };
@@ -35,23 +35,24 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
     ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
   };
-  // From the results as published (masked): the scope's coverage quotes why checks were not judged.
-  const scope = deriveScope(
-    checks.map((c) => maskOutside(c, redactor)),
-    {
-      only: run.cfg.only,
-      grep: run.cfg.grep,
-      profile: run.cfg.profile,
-      embedded: run.cfg.embedded,
-      baseUrl: run.target.baseUrl,
-      rpcUrl: run.target.rpcUrl,
-      signer: !!run.target.signerKey,
-      // --archive: history beyond a full node's retention required.
-      archive: run.cfg.archive === true,
-      required: run.cfg.require ?? 'none',
-    },
-  );
-  const verdict = sealVerdict(checks, facts, scope);
+  // From the decided results as published (masked): the scope's coverage quotes why checks were not judged.
+  const scopeOf = (decided: readonly Judged[]) =>
+    deriveScope(
+      decided.map((c) => maskOutside(c, redactor)),
+      {
+        only: run.cfg.only,
+        grep: run.cfg.grep,
+        profile: run.cfg.profile,
+        embedded: run.cfg.embedded,
+        baseUrl: run.target.baseUrl,
+        rpcUrl: run.target.rpcUrl,
+        signer: !!run.target.signerKey,
+        // --archive: history beyond a full node's retention required.
+        archive: run.cfg.archive === true,
+        required: run.cfg.require ?? 'none',
+      },
+    );
+  const verdict = sealVerdict(checks, facts, scopeOf);
   // The verdict is decided above, from fields the gate never touches; only the strings that came
   // from outside are masked below (maskOutside, maskedFacts, maskedScope), never the suite's own.
   return {
@@ -71,7 +72,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     durationMs: run.finishedAt.getTime() - run.startedAt.getTime(),
     status: verdict.status,
     statusReasons: verdict.statusReasons.map((r) => redactor.text(r)),
-    scope: maskedScope(scope, redactor),
+    scope: maskedScope(verdict.scope, redactor),
     counts: countOutcomes(verdict.checks),
     sections: countSections(verdict.checks),
     exitCode: verdict.exitCode,

@@ -3,7 +3,7 @@
 // the others did not. A scope naming an interface is what the user asked for; this says what the
 // target let the run judge of it, so no report says "judged" of an interface that answered nothing.
 import { GROUPS, type Group, type Interface } from '../harness/check';
-import type { CheckResult } from '../harness/runner';
+import type { CheckResult } from '../harness/result';
 import type { Cause } from '../harness/verdict';
 import { decideOutcome, JUDGED_OUTCOMES } from './outcome';
 

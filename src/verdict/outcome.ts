@@ -2,7 +2,7 @@
 // counts them, and every report (console, summary.md, report.html, junit.xml, the jest adapter,
 // the certificate, compare, the Action) reads those stored fields instead of deciding again.
 import { sectionOfStatement } from '../harness/check';
-import type { CheckResult } from '../harness/runner';
+import type { CheckResult } from '../harness/result';
 import { loadSpec } from '../harness/spec-rules';
 
 /**

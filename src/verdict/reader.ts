@@ -6,8 +6,8 @@ import type { Cause } from '../harness/verdict';
 import type { RunDocument } from './document';
 import { isUnjudged, type Judged } from './outcome';
 
-/** A check as readers see it: what results.json stores, minus status, level and cause, plus what was decided from them. */
-export type ReaderCheck = Omit<Judged, 'status' | 'level' | 'cause'> & {
+/** A check as readers see it: what results.json stores, minus status, level and cause (and the runner's blocker, decided in the seal), plus what was decided from them. */
+export type ReaderCheck = Omit<Judged, 'status' | 'level' | 'cause' | 'blocker'> & {
   /** The check's level as stated: anything but `advisory` is required (read as outcome.ts reads it, fails closed). */
   required: boolean;
   /** Why it was not judged, when its outcome is `not-judged` or `blocked`. */
@@ -19,7 +19,7 @@ export type ReaderDocument = Omit<RunDocument, 'checks'> & { checks: ReaderCheck
 
 /** The one place a judged result becomes a reader's check; the raw fields are left behind, not just hidden. */
 export function readerCheck(r: Judged): ReaderCheck {
-  const { status: _status, level, cause, ...rest } = r;
+  const { status: _status, level, cause, blocker: _blocker, ...rest } = r;
   return { ...rest, required: level !== 'advisory', ...(cause !== undefined && isUnjudged(r.outcome) ? { notJudgedBecause: cause } : {}) };
 }
 

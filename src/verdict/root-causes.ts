@@ -1,10 +1,15 @@
-// The root causes of a run, as every reporter states them: each failure that fails the run once,
-// with the checks it kept from being judged under it (never failed again), then the roots that only
-// left checks unjudged. Read from the typed facts of the results (blockedBy, cause, unreachable).
+// Blocked outcomes, stand-ins and the run's root causes, decided in one place (decideRoots): from
+// the results and the blocker the runner recorded on each check that could not observe its subject.
+// Then the roots as every reporter states them: each failure that fails the run once, with the checks
+// it kept from being judged under it (never failed again), then the roots that only left checks
+// unjudged. Read from the typed facts of the results (blockedBy, cause, unreachable).
 import type { Interface } from '../harness/check';
-import type { CheckResult } from '../harness/runner';
-import type { Judged } from './outcome';
-import { unreachableInterfaces, type RunFacts } from './status';
+import { UNREACHABLE_ROOT } from '../harness/interface-facts';
+import type { Blocker, CheckResult } from '../harness/result';
+import { decide, type Judged } from './outcome';
+
+/** The interfaces found unreachable when the run opened, with the transport error (RunFacts['unreachable']). */
+type Unreachable = { unreachable?: Partial<Record<Interface, string>> };
 
 /** The causes that are facts of a whole interface, outside the spec: each is one root per interface, whatever number of checks it kept from being judged. */
 export const INTERFACE_FACTS = ['throttled', 'credentials', 'gateway'] as const;
@@ -40,9 +45,11 @@ export interface RootCause {
 
 /**
  * Failures that fail the run, each stated once with the checks it blocked; then roots that only
- * left checks unjudged (e.g. a throttled prerequisite). Unreachable targets are roots too.
+ * left checks unjudged (e.g. a throttled prerequisite). Unreachable targets are roots too. Read
+ * from the fields settleBlocked wrote, so that results.json alone (verify-certificate) gives the
+ * same roots again.
  */
-export function rootCauses(results: readonly Judged[], facts: RunFacts = {}): RootCause[] {
+function rootCauses(results: readonly Judged[], facts: Unreachable): RootCause[] {
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = new Map<string, RootCause>();
   const label = (i: Interface) => `target unreachable: ${i}`;
@@ -94,4 +101,108 @@ export function rootCauses(results: readonly Judged[], facts: RunFacts = {}): Ro
     root.blocked.push(r.id);
   }
   return [...roots.values()].sort((a, b) => Number(b.failsRun) - Number(a.failsRun));
+}
+
+/** Interfaces the run could not reach: from the probe, or named by checks that could not reach them. */
+export function unreachableInterfaces(results: readonly Pick<CheckResult, 'cause' | 'unreachable'>[], facts: Unreachable): Interface[] {
+  const down = (i: Interface) => facts.unreachable?.[i] !== undefined || results.some((r) => r.cause === 'unreachable' && r.unreachable === i);
+  return (['rest', 'rpc'] as const).filter(down);
+}
+
+/** The checks with blocked outcomes and stand-ins decided (no blocker left on any), and the run's root causes. */
+export interface DecidedRoots {
+  checks: Judged[];
+  roots: RootCause[];
+}
+
+/**
+ * The one place blocked outcomes, stand-ins and root causes are decided, from the results and the
+ * blockers the runner recorded (settleBlocked), then grouped into the roots every report states
+ * (rootCauses). A document's results carry no blocker: deciding them again gives the same checks
+ * and roots.
+ */
+export function decideRoots(results: readonly Judged[], facts: Unreachable = {}): DecidedRoots {
+  const checks = settleBlocked(results);
+  return { checks, roots: rootCauses(checks, facts) };
+}
+
+/** What a check not judged because of another's failure says about it, as data. */
+type BlockedFact = { cause: 'blocked'; blockedBy: string } | { cause: 'unreachable'; unreachable: Interface };
+
+/** The blocker in words, for the reason line. */
+const blockerWords = (fact: BlockedFact): string => (fact.cause === 'blocked' ? fact.blockedBy : `target unreachable: ${fact.unreachable}`);
+
+/** A key per blocker, only to group its members; the blocker itself travels beside it. */
+const keyOf = (b: Blocker) => ('root' in b ? `check ${b.root}` : `interface ${b.unreachable}`);
+
+/**
+ * One root cause, one failure. Each check that could not observe its subject was recorded as the
+ * failure it saw, with its blocker: a root check (thrown as Blocked) or an unreachable interface.
+ * Per blocker:
+ * - the root check failed in this run: every blocked check becomes `inconclusive`, blockedBy it;
+ * - otherwise (the root was not selected, or passed on its own request, or the interface is
+ *   unreachable) one blocked check stands in and keeps its failure, which cites the root's rule:
+ *   the designated root of an unreachable interface when selected, else the first required one in
+ *   report order. The others are blocked by it (by the interface, for an unreachable one: cause
+ *   `unreachable`);
+ * - the root passed on its own request: a check whose evidence is its own request's answer
+ *   (ownEvidence) keeps its failure, each its own fault; one only the root's failure explains
+ *   (onlyIfRootFailed) stays not judged, never standing in.
+ * A root that was itself blocked passes its own blocker on, so a chain names its first link. A
+ * check without a blocker (a violation it recorded itself stays its failure) is never touched.
+ * Each result changed is judged again (outcome and effect); none keeps its blocker.
+ */
+function settleBlocked(results: readonly Judged[]): Judged[] {
+  const out = [...results];
+  const groups = new Map<string, { blocker: Blocker; members: number[] }>();
+  results.forEach(({ blocker }, i) => {
+    if (!blocker) return;
+    const group = groups.get(keyOf(blocker)) ?? { blocker, members: [] };
+    group.members.push(i);
+    groups.set(keyOf(blocker), group);
+  });
+  const indexOf = new Map(results.map((r, i) => [r.id, i]));
+  const flag = (i: number) => results[i].blocker as { onlyIfRootFailed?: boolean; ownEvidence?: boolean };
+  const rejudge = (i: number, r: CheckResult) => void (out[i] = { ...r, ...decide(r) } as Judged);
+  const settled = new Set<string>();
+  const settle = (key: string, visiting: Set<string>): void => {
+    const group = groups.get(key);
+    if (!group || settled.has(key)) return;
+    settled.add(key);
+    const { blocker, members } = group;
+    const rootIndex = 'root' in blocker ? indexOf.get(blocker.root) : undefined;
+    // The root is itself blocked: settle its blocker first (a cycle, impossible in practice, is cut).
+    const rootBlocker = rootIndex === undefined ? undefined : results[rootIndex].blocker;
+    if (rootBlocker && !visiting.has(keyOf(rootBlocker))) settle(keyOf(rootBlocker), new Set([...visiting, key]));
+    const root = rootIndex === undefined ? undefined : out[rootIndex];
+    let fact: BlockedFact | undefined;
+    if (root?.status === 'failed') fact = { cause: 'blocked', blockedBy: root.id };
+    else if (root?.status === 'inconclusive' && root.blockedBy) fact = { cause: 'blocked', blockedBy: root.blockedBy };
+    else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
+    let standIn: number | undefined;
+    // The root passed on its own request: members whose evidence is their own request's answer keep their failure, each its own fault.
+    const own = fact || !root ? [] : members.filter((i) => flag(i).ownEvidence);
+    for (const i of own) rejudge(i, { ...out[i], reason: `${out[i].reason} (${root!.id} passed on its own request: this answer is this request's own)` });
+    if (!fact) {
+      // Members only their root's failure explains state nothing: they stay not judged.
+      const stating = members.filter((i) => !flag(i).onlyIfRootFailed && !own.includes(i));
+      if (stating.length === 0) return;
+      const designated = 'unreachable' in blocker ? stating.find((i) => out[i].id === UNREACHABLE_ROOT[blocker.unreachable].id) : undefined;
+      standIn = designated ?? stating.find((i) => out[i].level === 'required') ?? stating[0];
+      const stated = out[standIn];
+      if ('root' in blocker) {
+        const why = root ? `${blocker.root} passed on its own request, so the answer changed between requests` : `${blocker.root}, which judges that rule, was not selected`;
+        rejudge(standIn, { ...stated, reason: `${stated.reason} (stated here: ${why})` });
+      }
+      fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };
+    }
+    for (const i of members) {
+      if (i === standIn || own.includes(i)) continue;
+      // Not judged: nothing of the failure it would have been stays, nor an expectation that applied to that failure.
+      const { violated: _v, expected: _e, actual: _a, hint: _h, cause: _c, blockedBy: _b, unreachable: _u, expectation: _x, ...rest } = out[i];
+      rejudge(i, { ...rest, status: 'inconclusive', ...fact, reason: `blocked by ${blockerWords(fact)}: ${rest.reason}` });
+    }
+  };
+  for (const key of groups.keys()) settle(key, new Set());
+  return out.map(({ blocker: _, ...r }) => r);
 }

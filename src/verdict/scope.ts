@@ -1,7 +1,7 @@
 // The scope of a run, derived once: which groups and interfaces were judged, whether the
 // pre-confirmed state was, and what the user's own choices left out (as data and in words).
 import { GROUPS, type Group, type Interface, type Profile } from '../harness/check';
-import type { CheckResult } from '../harness/runner';
+import type { CheckResult } from '../harness/result';
 import type { ScopeFlag } from '../harness/verdict';
 import { deriveCoverage, GROUP_WORDS, unjudgedSubjects, type ScopeCoverage } from './coverage';
 

@@ -1,16 +1,17 @@
-// The run's verdict, sealed: decided once, here, from the judged results and the run's facts, and
-// stored in results.json (build-document.ts) as fields every report, the certificate, compare, the
-// jest adapter and the Action read as they are: each check's outcome and effect, the status and
-// why, the exit code, the one headline, and the root causes with the checks each covers.
+// The run's verdict, sealed: decided once, here, from the judged results (with the blockers the
+// runner recorded) and the run's facts, and stored in results.json (build-document.ts) as fields
+// every report, the certificate, compare, the jest adapter and the Action read as they are: each
+// check's outcome and effect, the status and why, the exit code, the one headline, the scope, and
+// the root causes with the checks each covers.
 import type { Cause } from '../harness/verdict';
 import type { Effect, Judged } from './outcome';
-import { rootCauses } from './root-causes';
+import { decideRoots, type RootCause } from './root-causes';
 import { deriveStatus, exitCodeFor, statusLine, unreachableWords, type RunFacts } from './status';
 import type { RootCauseRecord, RunDocument } from './document';
 import type { RunScope } from './scope';
 
 /** The verdict fields of results.json. */
-export type SealedVerdict = Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode' | 'headline' | 'rootCauses' | 'checks'>;
+export type SealedVerdict = Pick<RunDocument, 'status' | 'statusReasons' | 'exitCode' | 'headline' | 'rootCauses' | 'scope' | 'checks'>;
 
 /**
  * A failed result names what it violated, and only statements it declares: `violated` absent means
@@ -26,10 +27,10 @@ export function withDeclaredViolations(r: Judged): Judged {
   return { ...r, violated, ...(undeclared.length ? { statements: [...r.statements, ...undeclared] } : {}) };
 }
 
-/** Each root cause as stored: its reason, its effect on the run and the checks it covers. */
-export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): RootCauseRecord[] {
+/** Each root cause (decided by decideRoots) as stored: its reason, its effect on the run and the checks it covers. */
+export function rootCauseRecords(checks: readonly Judged[], roots: readonly RootCause[]): RootCauseRecord[] {
   const byId = new Map(checks.map((c) => [c.id, c]));
-  return rootCauses(checks, facts).map((root) => {
+  return roots.map((root) => {
     const covered = root.blocked.map((id) => byId.get(id));
     const leavesUnjudged = root.result?.effect === 'incomplete' || covered.some((c) => c?.effect === 'incomplete');
     // A root that is no check (an interface) and does not fail the run still leaves its checks unjudged.
@@ -53,19 +54,23 @@ export function rootCauseRecords(checks: readonly Judged[], facts: RunFacts): Ro
 }
 
 /**
- * The verdict of a run, decided once: every result judged (outcome and effect), failures naming
- * only what they declare, then the status and its reasons, the exit code, the headline and the
- * root causes, all from those stored fields.
+ * The verdict of a run, decided once: blocked outcomes, stand-ins and root causes from the results
+ * and their recorded blockers (decideRoots), failures naming only what they declare, the scope
+ * (from those decided checks: `scopeOf`), then the status and its reasons, the exit code and the
+ * headline, all from those stored fields.
  */
-export function sealVerdict(results: readonly Judged[], facts: RunFacts, scope: RunScope): SealedVerdict {
-  const checks = results.map(withDeclaredViolations);
-  const { status, reasons } = deriveStatus(checks, facts, scope);
+export function sealVerdict(results: readonly Judged[], facts: RunFacts, scopeOf: (checks: readonly Judged[]) => RunScope): SealedVerdict {
+  const decided = decideRoots(results, facts);
+  const checks = decided.checks.map(withDeclaredViolations);
+  const scope = scopeOf(checks);
+  const { status, reasons } = deriveStatus({ checks, roots: decided.roots }, facts, scope);
   return {
     status,
     statusReasons: reasons,
     exitCode: exitCodeFor(status, facts),
     headline: statusLine({ status, scope, ...facts, checks }),
-    rootCauses: rootCauseRecords(checks, facts),
+    rootCauses: rootCauseRecords(checks, decided.roots),
+    scope,
     checks,
   };
 }

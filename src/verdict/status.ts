@@ -5,6 +5,7 @@ import type { Cause } from '../harness/verdict';
 import { JUDGED_OUTCOMES, type Judged } from './outcome';
 import { scopeLimits, scopeWords, type RunScope } from './scope';
 import { NOT_JUDGED_WORDS } from './coverage';
+import { unreachableInterfaces, type DecidedRoots } from './root-causes';
 
 export type RunStatus = 'conformant' | 'non-conformant' | 'incomplete';
 
@@ -21,12 +22,6 @@ export const EXIT_CODE = { conformant: 0, nonConformant: 1, config: 2, incomplet
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Interfaces the run could not reach: from the probe, or named by checks that could not reach them. */
-export function unreachableInterfaces(results: readonly Judged[], facts: RunFacts): Interface[] {
-  const down = (i: Interface) => facts.unreachable?.[i] !== undefined || results.some((r) => r.cause === 'unreachable' && r.unreachable === i);
-  return (['rest', 'rpc'] as const).filter(down);
-}
-
 /** Why required checks were not judged, grouped coarsely for the status line (by cause; any other: inconclusive). */
 const UNJUDGED_WORDS: Partial<Record<Cause, string>> = { ...NOT_JUDGED_WORDS, blocked: 'blocked by a prerequisite' };
 
@@ -37,8 +32,9 @@ export const unreachableWords = (i: Interface): string => `${i === 'rest' ? 'RES
 export const NOTHING_JUDGED = 'nothing judged';
 
 /**
- * The run status, derived once, from the outcomes (outcome.ts). non-conformant: a check that
- * fails the run (outcome `failed`), or an unreachable target. incomplete: none of those, but a
+ * The run status, derived once, from the outcomes (outcome.ts) and the root causes decided with
+ * them (root-causes.ts). non-conformant: a check that fails the run (outcome `failed`), or an
+ * unreachable target: each counted once, as its root. incomplete: none of those, but a
  * required check was not judged, no required check was judged at all (a selection or a scope
  * that left nothing to judge is never a pass), --require full with a scope that is not full, or
  * the run stopped early. conformant: every required check in scope judged and none failed.
@@ -47,16 +43,16 @@ export const NOTHING_JUDGED = 'nothing judged';
  * target, which passed: it leaves the status alone too, and every report lists it.
  */
 export function deriveStatus(
-  results: readonly Judged[],
+  { checks: results, roots }: DecidedRoots,
   facts: RunFacts,
   scope?: Pick<RunScope, 'full' | 'required' | 'leftOut' | 'interfaces' | 'signer' | 'coverage'>,
 ): { status: RunStatus; reasons: string[] } {
   const reasons: string[] = [];
-  const down = unreachableInterfaces(results, facts);
-  // A check standing in for an unreachable interface is that interface's one reason, not a second.
-  const failed = results.filter((r) => r.effect === 'fails-run' && r.cause !== 'unreachable');
+  // The roots that fail the run: the checks that failed it, each its own root (a check standing in
+  // for an unreachable interface is that interface's root), then the interfaces not reached.
+  const failed = roots.filter((r) => r.failsRun && r.result && !r.unreachable);
   if (failed.length) reasons.push(`${plural(failed.length, 'required check')} failed`);
-  for (const i of down) reasons.push(`${unreachableWords(i)}${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
+  for (const { unreachable: i } of roots) if (i) reasons.push(`${unreachableWords(i)}${facts.unreachable?.[i] ? `: ${facts.unreachable[i]}` : ''}`);
   const nonConformant = reasons.length > 0;
 
   // Each check's effect says it: an unreachable interface already fails the run, so its checks have none.

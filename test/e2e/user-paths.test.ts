@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/cli/config';
 import { main } from '../../src/cli/main';
 import { factsOf } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
-import { rootCauses } from '../../src/verdict/root-causes';
+import { decideRoots } from '../../src/verdict/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { Raw, startProxy, type Proxy } from '../faults/proxy';
 import { runCli } from '../support/cli';
@@ -163,7 +163,7 @@ describe('a target that is down', () => {
   it('both interfaces down: each headlined as unreachable once, every other check blocked by it, never worded as an answer', async () => {
     const r = await run(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:2', '--timeout-ms', '1000']);
     expect(r.code).toBe(1);
-    const roots = rootCauses(r.doc!.checks, factsOf(r.doc!));
+    const roots = decideRoots(r.doc!.checks, factsOf(r.doc!)).roots;
     expect(roots.filter((x) => x.failsRun).map((x) => x.id)).toEqual(['target unreachable: rest', 'target unreachable: rpc']);
     // The check standing in states the interface's one failure: the root's result, not a check it covers.
     const rest = roots.find((x) => x.unreachable === 'rest')!;

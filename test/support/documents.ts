@@ -24,8 +24,8 @@ export function runDocument(
   const checks = results.map(judged);
   const facts = opts.facts ?? {};
   const durationMs = opts.durationMs ?? 1000;
-  const derivedScope = deriveScope(checks, scope);
-  const verdict = sealVerdict(checks, facts, derivedScope);
+  const verdict = sealVerdict(checks, facts, (decided) => deriveScope([...decided], scope));
+  const derivedScope = verdict.scope;
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     suite: opts.suite ?? { name: 'tokenized-stocks-conformance', version: '0.1.0' },

@@ -443,7 +443,7 @@ describe('verify-certificate', () => {
       signer: false,
       archive: false,
     });
-    const { status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(forged.checks, factsOf(forged), forged.scope);
+    const { status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(forged.checks, factsOf(forged), () => forged.scope);
     Object.assign(forged, {
       status,
       statusReasons,

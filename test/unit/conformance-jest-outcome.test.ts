@@ -8,12 +8,13 @@ import { deriveScope } from '../../src/verdict/scope';
 import { statusLine } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
 import { rootCauseRecords } from '../../src/verdict/seal';
+import { decideRoots } from '../../src/verdict/root-causes';
 import { FULL_SCOPE, judged } from '../support/documents';
 
 import type { CheckResult } from '../../src/harness/runner';
 
 /** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes by src/verdict/seal.ts. */
-const jestOutcome = (r: CheckResult) => outcomeOfJudged(readerCheck(judged(r)), rootCauseRecords([judged(r)], {}));
+const jestOutcome = (r: CheckResult) => outcomeOfJudged(readerCheck(judged(r)), rootCauseRecords([judged(r)], decideRoots([judged(r)]).roots));
 
 const base: CheckResult = {
   id: 'rest.list.status-200',

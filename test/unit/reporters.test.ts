@@ -13,7 +13,8 @@ import { stripControls } from '../../src/cli/egress-terminal';
 import { deriveScope, type ScopeFacts } from '../../src/verdict/scope';
 import { deriveStatus, EXIT_CODES_HELP, exitCodeFor, exitWords, statusLine, type RunFacts } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
-import { rootCauses } from '../../src/verdict/root-causes';
+import { decideRoots } from '../../src/verdict/root-causes';
+import type { Judged } from '../../src/verdict/outcome';
 import { buildStatement } from '../../src/cli/certificate/statement';
 import { latencyOf, readTimeline } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
@@ -27,6 +28,9 @@ import { validateRef } from '../../src/harness/schemas';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
 import { EMPTY_LIST } from '../../src/harness/records';
 import { checkResult, judged as withOutcome, runDocument, FULL_SCOPE } from '../support/documents';
+
+/** The run's status from judged results, their root causes decided first (as sealVerdict does). */
+const statusOf = (checks: Judged[], facts: RunFacts) => deriveStatus(decideRoots(checks, facts), facts);
 import { rootHints } from '../../src/action/messages';
 
 /** A failing check's reason carries markup and a control character: every reporter must render it inert. */
@@ -140,14 +144,14 @@ describe('run status: derived once, every branch', () => {
       1,
     ],
   ])('%s', (_what, checks, facts, status, code) => {
-    const d = deriveStatus(checks.map(withOutcome), facts);
+    const d = statusOf(checks.map(withOutcome), facts);
     expect(d.status).toBe(status);
     expect(exitCodeFor(d.status, facts)).toBe(code);
     expect(d.reasons.length > 0).toBe(status !== 'conformant');
   });
 
   it('says why in words', () => {
-    const { reasons } = deriveStatus(
+    const { reasons } = statusOf(
       [
         result('rpc.ok', 'passed'),
         result('rpc.a', 'inconclusive', { cause: 'throttled' }),
@@ -244,9 +248,9 @@ describe('rewording a reason changes nothing: status, scope and root causes read
   const judged = (checks: CheckResult[]) => {
     const scope = deriveScope(checks, scopeFacts);
     return {
-      status: deriveStatus(checks.map(withOutcome), facts),
+      status: statusOf(checks.map(withOutcome), facts),
       scope: { ...scope, leftOut: scope.leftOut.map(({ flag, limits }) => ({ flag, limits })), notJudged: undefined },
-      roots: rootCauses(checks.map(withOutcome), facts).map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
+      roots: decideRoots(checks.map(withOutcome), facts).roots.map(({ id, unreachable, failsRun, blocked }) => ({ id, unreachable, failsRun, blocked })),
       outcomes: checks.map((r) => withOutcome(r).outcome),
     };
   };
@@ -271,7 +275,7 @@ describe('rewording a reason changes nothing: status, scope and root causes read
     ['only advisory checks judged', [result('rpc.a', 'passed', { level: 'advisory' }), result('rpc.b', 'skipped')]],
     ['no check at all', []],
   ])('nothing judged is never a pass: %s -> incomplete, exit 3', (_what, checks) => {
-    const d = deriveStatus(checks.map(withOutcome), {});
+    const d = statusOf(checks.map(withOutcome), {});
     expect([d.status, exitCodeFor(d.status, {})]).toEqual(['incomplete', 3]);
     expect(d.reasons.at(-1)).toMatch(/^nothing judged: no required check came to a verdict/);
   });
@@ -563,7 +567,7 @@ describe('root causes', () => {
       result('rpc.throttled', 'inconclusive', { cause: 'throttled', reason: 'throttled' }),
       result('rpc.after', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.throttled' }),
     ];
-    const roots = rootCauses(checks.map(withOutcome), { unreachable: { rpc: 'connect ECONNREFUSED' } });
+    const roots = decideRoots(checks.map(withOutcome), { unreachable: { rpc: 'connect ECONNREFUSED' } }).roots;
     expect(roots.map((r) => [r.id, r.failsRun, r.blocked])).toEqual([
       ['rest.list.status-200', true, ['rest.token.a', 'rest.token.b', 'rest.token.c']],
       ['target unreachable: rpc', true, ['rpc.a']],
@@ -586,8 +590,8 @@ describe('expectations', () => {
     const checks = [result('rpc.a', 'failed'), result('rpc.b', 'passed')].map((r) => judge(r, exp));
     expect(checks[0].expectation?.outcome).toBe('expected-failure');
     expect(checks[1].expectation?.outcome).toBe('unexpected-pass');
-    expect(deriveStatus(checks, {}).status).toBe('conformant');
-    expect(deriveStatus([checks[0]], {}).status).toBe('conformant');
+    expect(statusOf(checks, {}).status).toBe('conformant');
+    expect(statusOf([checks[0]], {}).status).toBe('conformant');
     expect(countOutcomes(checks)).toMatchObject({ 'known-failure': 1, 'stale-expectation': 1, failed: 0 });
   });
 

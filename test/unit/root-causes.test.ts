@@ -1,7 +1,7 @@
 // One cause, one root: a fact of a whole interface outside the spec (throttled, credentials
 // refused, a gateway down) is one root per interface, with its hint, however many checks met it;
 // it leaves them unjudged and never fails the run.
-import { rootCauses } from '../../src/verdict/root-causes';
+import { decideRoots } from '../../src/verdict/root-causes';
 import { THROTTLE_HINT } from '../../src/harness/credentials';
 import { checkResult, judged } from '../support/documents';
 
@@ -15,7 +15,7 @@ describe('rootCauses: interface facts', () => {
       throttled('rest.list.status-200', 'rest'),
       checkResult('rpc.envelope.http-200', 'passed'),
     ];
-    const roots = rootCauses(checks.map(judged));
+    const roots = decideRoots(checks.map(judged)).roots;
     expect(roots.map(({ id, fact, failsRun, blocked }) => ({ id, fact, failsRun, blocked: blocked.length }))).toEqual([
       { id: 'throttled: rpc', fact: { cause: 'throttled', interface: 'rpc' }, failsRun: false, blocked: 54 },
       { id: 'throttled: rest', fact: { cause: 'throttled', interface: 'rest' }, failsRun: false, blocked: 1 },
@@ -30,7 +30,7 @@ describe('rootCauses: interface facts', () => {
       checkResult('rest.a', 'inconclusive', { cause: 'gateway', interface: 'rest' }),
       checkResult('rest.list.status-200', 'failed', { cause: 'violation', needs: ['rest'] }),
     ];
-    expect(rootCauses(checks.map(judged)).map(({ id, failsRun, blocked }) => [id, failsRun, blocked])).toEqual([
+    expect(decideRoots(checks.map(judged)).roots.map(({ id, failsRun, blocked }) => [id, failsRun, blocked])).toEqual([
       ['rest.list.status-200', true, []],
       ['credentials refused: rpc', false, ['rpc.a', 'rpc.b']],
       ['gateway or backend down: rest', false, ['rest.a']],
@@ -38,6 +38,6 @@ describe('rootCauses: interface facts', () => {
   });
 
   it('a throttled result without its interface (results of an older run) is no root', () => {
-    expect(rootCauses([judged(checkResult('rpc.a', 'inconclusive', { cause: 'throttled' }))])).toEqual([]);
+    expect(decideRoots([judged(checkResult('rpc.a', 'inconclusive', { cause: 'throttled' }))]).roots).toEqual([]);
   });
 });

@@ -141,8 +141,7 @@ function notJudgedNow(r: Judged): Judged {
  */
 export function liveVerdict(raw: readonly CheckResult[], scopeFacts: ScopeFacts, facts: RunFacts = {}): Omit<LiveOutcome, 'targets' | 'unreachable'> {
   const judged = raw.map((r) => notJudgedNow(judge(r)));
-  const scope = deriveScope(judged, scopeFacts);
-  const sealed = sealVerdict(judged, facts, scope);
+  const sealed = sealVerdict(judged, facts, (checks) => deriveScope([...checks], scopeFacts));
   const results = sealed.checks;
   return {
     results,
@@ -154,6 +153,6 @@ export function liveVerdict(raw: readonly CheckResult[], scopeFacts: ScopeFacts,
     exitCode: sealed.exitCode,
     headline: sealed.headline,
     rootCauses: sealed.rootCauses,
-    scope,
+    scope: sealed.scope,
   };
 }

@@ -94,8 +94,9 @@ const PUBLISHED_NAMES = PUBLISHED.map(([name]) => name);
 function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] } {
   const facts = factsOf(doc);
   // Each stored outcome and effect decided again from the check's own facts, so an edited one is caught like an edited count.
-  const decided = doc.checks.map((r) => ({ ...r, ...decide(r) }));
-  const { checks, status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(decided, facts, doc.scope);
+  // A blocker is the runner's, decided in the seal and never written: one in a document is ignored here, and said below.
+  const decided = doc.checks.map(({ blocker: _, ...r }) => ({ ...r, ...decide(r) }));
+  const { checks, status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(decided, facts, () => doc.scope);
   const counts = countOutcomes(checks);
   const sections = countSections(checks);
   const out = differences(
@@ -116,6 +117,7 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
   doc.checks.forEach((r, i) => {
     // A certificate states what the target did: a failure counted as known (--expectations) is not certifiable.
     if (r.expectation !== undefined) out.push(`results.json checks[${i}] (${r.id}) carries an expectation: a certificate never counts a failure as known`);
+    if (r.blocker !== undefined) out.push(`results.json checks[${i}] (${r.id}) carries a blocker: results.json holds what the seal decided of it`);
     if (r.outcome !== checks[i].outcome) out.push(`results.json checks[${i}] (${r.id}) outcome: says ${r.outcome}, its facts give ${checks[i].outcome}`);
     if (r.effect !== checks[i].effect) out.push(`results.json checks[${i}] (${r.id}) effect: says ${r.effect}, its facts give ${checks[i].effect}`);
     const s = r.samples;
