@@ -1,6 +1,8 @@
 import type { CheckDeclaration } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
-import type { RunEnv } from '../../src/harness/runner';
+import type { CheckResult, RunEnv } from '../../src/harness/runner';
+import { judge, type Judged } from '../../src/verdict/outcome';
+import { decideRoots } from '../../src/verdict/root-causes';
 
 /** A run's environment against one URL for both interfaces, with the defaults a unit test needs. */
 export function testRunEnv(url: string, over: Partial<RunEnv> = {}): RunEnv {
@@ -25,3 +27,11 @@ export const testCheckMeta = (id: string, extra: Partial<CheckDeclaration> = {})
   needs: ['rest' as const],
   ...extra,
 });
+
+/**
+ * A run's results as results.json holds them: each judged, then blocked outcomes and stand-ins
+ * decided from the blockers the runner recorded (decideRoots, as sealVerdict does).
+ */
+export function decided(results: readonly CheckResult[]): Judged[] {
+  return decideRoots(results.map((r) => judge(r))).checks;
+}

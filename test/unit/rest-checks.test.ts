@@ -16,6 +16,7 @@ import { omitsTokens, withDefaultTokens } from '../../src/harness/records';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../src/harness/records';
 import { closeServer, listenLoopback } from '../support/loopback';
+import { decided } from '../support/runs';
 
 // ---- a tiny target ---------------------------------------------------------------------
 
@@ -130,7 +131,7 @@ function env(over: Partial<RunEnv> = {}, settings: Partial<RunEnv['settings']> =
 
 async function run(h: Handler, checks: Check[] = restChecks, e: RunEnv = env()): Promise<Record<string, CheckResult>> {
   handler = h;
-  const results = await runChecks(checks, e, { concurrency: 4 });
+  const results = decided(await runChecks(checks, e, { concurrency: 4 }));
   return Object.fromEntries(results.map((r) => [r.id, r]));
 }
 

@@ -10,6 +10,7 @@ import { decodeErrorResult, getContractAddress, type Hex } from 'viem';
 import type { Check, Profile } from '../../src/harness/check';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
+import { decided } from '../support/runs';
 import { violatedSection } from '../../src/harness/result';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
@@ -287,7 +288,7 @@ async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp; arc
       },
       { concurrency: 4 },
     );
-    return new Map(results.map((r) => [r.id, r]));
+    return new Map(decided(results).map((r) => [r.id, r]));
   } finally {
     await new Promise((r) => server.close(r));
   }

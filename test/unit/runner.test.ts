@@ -7,7 +7,7 @@ import { LARGE_ANSWER_CHECKS } from '../../src/harness/slots';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import { AnswerBudget, LARGE_ANSWER_BYTES } from '../../src/harness/http';
 import { closeServer, listenLoopback } from '../support/loopback';
-import { testCheckMeta, testRunEnv } from '../support/runs';
+import { decided, testCheckMeta, testRunEnv } from '../support/runs';
 
 let server: http.Server;
 let url: string;
@@ -193,7 +193,7 @@ describe('a gateway found down', () => {
 });
 
 describe('one root cause, one failure', () => {
-  const byId = (rs: CheckResult[]) => Object.fromEntries(rs.map((r) => [r.id, r]));
+  const byId = (rs: readonly CheckResult[]) => Object.fromEntries(rs.map((r) => [r.id, r]));
   const seen: string[] = [];
   const collect = { concurrency: 3, onResult: (r: CheckResult) => void seen.push(r.id) };
   beforeEach(() => void (seen.length = 0));
@@ -207,7 +207,7 @@ describe('one root cause, one failure', () => {
       check({ ...meta('cross'), id: 'cross.x.y', needs: ['rest', 'rpc'] }, async () => void ran++),
       check({ ...meta('rpc'), id: 'rpc.x.y', needs: ['rpc'] }, async () => void ran++),
     ];
-    const by = byId(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED 127.0.0.1:9' } }), collect));
+    const by = byId(decided(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED 127.0.0.1:9' } }), collect)));
     expect(ran).toBe(1); // only the RPC check
     expect(by['rest.list.status-200']).toMatchObject({
       status: 'failed',
@@ -235,7 +235,7 @@ describe('one root cause, one failure', () => {
       check(meta('a'), async () => undefined),
       check(meta('b'), async () => undefined),
     ];
-    const rs = await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED' } }), collect);
+    const rs = decided(await runChecks(checks, env({ unreachable: { rest: 'ECONNREFUSED' } }), collect));
     expect(rs.map((r) => [r.id, r.status, r.cause, r.unreachable])).toEqual([
       ['rest.test.advisory', 'inconclusive', 'unreachable', 'rest'],
       ['rest.test.a', 'failed', 'unreachable', 'rest'],
@@ -244,12 +244,39 @@ describe('one root cause, one failure', () => {
   });
 
   const root = (id: string, outcome: () => Promise<void>) => check({ ...meta(id), id }, outcome);
+
+  it('the runner records what blocked each check, as data, and decides nothing: that is the verdict\'s (decideRoots)', async () => {
+    const rs = await runChecks(
+      [
+        root('rest.root.check', async () => fail('expected HTTP 200, got 500')),
+        check(meta('a'), async () => blocked('rest.root.check', 'GET /list: HTTP 500', { violated: ['4.1.1'] }, { ownEvidence: true })),
+        check(meta('helper'), async () => blocked('rest.root.check', 'a helper answered so', { violated: ['4.1.1'] }, { onlyIfRootFailed: true })),
+        // A violation it recorded itself, then blocked: its own failure, no blocker (nothing can take it back).
+        check(meta('seen'), async (ctx) => {
+          ctx.violation('decimals 8 in REST, 18 on chain', { expected: 18, actual: 8 });
+          blocked('rest.root.check', 'GET /list: HTTP 500', { violated: ['4.1.1'] });
+        }),
+        check({ ...meta('rpc'), id: 'rpc.x.y', needs: ['rpc'] }, async () => undefined),
+      ],
+      env({ unreachable: { rpc: 'ECONNREFUSED' } }),
+      collect,
+    );
+    expect(rs.map((r) => [r.id, r.status, r.cause, r.blocker])).toEqual([
+      ['rest.root.check', 'failed', 'violation', undefined],
+      ['rest.test.a', 'failed', 'violation', { root: 'rest.root.check', onlyIfRootFailed: false, ownEvidence: true }],
+      ['rest.test.helper', 'inconclusive', 'ambiguous', { root: 'rest.root.check', onlyIfRootFailed: true, ownEvidence: false }],
+      ['rest.test.seen', 'failed', 'violation', undefined],
+      ['rpc.x.y', 'failed', 'unreachable', { unreachable: 'rpc' }],
+    ]);
+    // Every result is reported as it is recorded, once, a blocked one too.
+    expect(seen.sort()).toEqual(rs.map((r) => r.id).sort());
+  });
   const dependent = (name: string, rootId = 'rest.root.check', extra: Partial<Check> = {}) =>
     check(meta(name, extra), async () => blocked(rootId, `GET /list: expected HTTP 200, got 500`, { violated: ['4.1.1'], expected: 200, actual: 500 }));
 
   it('a check blocked by a root that failed is inconclusive, blockedBy the root, and keeps what it saw', async () => {
     const checks = [dependent('a'), root('rest.root.check', async () => fail('expected HTTP 200, got 500')), dependent('b')];
-    const by = byId(await runChecks(checks, env(), collect));
+    const by = byId(decided(await runChecks(checks, env(), collect)));
     expect(by['rest.root.check'].status).toBe('failed');
     for (const id of ['rest.test.a', 'rest.test.b']) {
       expect(by[id]).toMatchObject({
@@ -269,7 +296,7 @@ describe('one root cause, one failure', () => {
       dependent('a', undefined, { statements: ['2.1.1'] }),
       dependent('b', undefined, { statements: ['2.1.1'] }),
     ];
-    const rs = await runChecks(checks, env(), collect);
+    const rs = decided(await runChecks(checks, env(), collect));
     expect(rs.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.test.adv', 'inconclusive', 'rest.test.a'],
       ['rest.test.a', 'failed', undefined],
@@ -290,13 +317,13 @@ describe('one root cause, one failure', () => {
       check(meta(name), async () =>
         blocked('rest.root.check', 'a helper answered as the broken envelope does', { violated: ['4.1.1'] }, { onlyIfRootFailed: true }),
       );
-    const failedRoot = byId(await runChecks([root('rest.root.check', async () => fail('broken')), helper('a')], env(), collect));
+    const failedRoot = byId(decided(await runChecks([root('rest.root.check', async () => fail('broken')), helper('a')], env(), collect)));
     expect(failedRoot['rest.test.a']).toMatchObject({ status: 'inconclusive', cause: 'blocked', blockedBy: 'rest.root.check' });
-    const passedRoot = byId(await runChecks([root('rest.root.check', async () => undefined), helper('a'), helper('b')], env(), collect));
+    const passedRoot = byId(decided(await runChecks([root('rest.root.check', async () => undefined), helper('a'), helper('b')], env(), collect)));
     for (const id of ['rest.test.a', 'rest.test.b'])
       expect(passedRoot[id]).toMatchObject({ status: 'inconclusive', cause: 'ambiguous', reason: 'a helper answered as the broken envelope does' });
     // Beside a check whose evidence stands, it is blocked by that one.
-    const mixed = await runChecks([helper('a'), dependent('b')], env(), collect);
+    const mixed = decided(await runChecks([helper('a'), dependent('b')], env(), collect));
     expect(mixed.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.test.a', 'inconclusive', 'rest.test.b'],
       ['rest.test.b', 'failed', undefined],
@@ -304,7 +331,7 @@ describe('one root cause, one failure', () => {
   });
 
   it('a root that passed on its own request leaves the evidence standing once', async () => {
-    const rs = await runChecks([root('rest.root.check', async () => undefined), dependent('a'), dependent('b')], env(), collect);
+    const rs = decided(await runChecks([root('rest.root.check', async () => undefined), dependent('a'), dependent('b')], env(), collect));
     expect(rs.map((r) => [r.status, r.blockedBy])).toEqual([
       ['passed', undefined],
       ['failed', undefined],
@@ -318,7 +345,7 @@ describe('one root cause, one failure', () => {
       check(meta(name), async () =>
         blocked('rest.root.check', `eth_getCode at "${name}" answered HTTP 400 with error {"code":-32602}`, { violated: ['4.1.1'] }, { ownEvidence: true }),
       );
-    const passed = await runChecks([root('rest.root.check', async () => undefined), own('safe'), own('finalized'), dependent('c')], env(), collect);
+    const passed = decided(await runChecks([root('rest.root.check', async () => undefined), own('safe'), own('finalized'), dependent('c')], env(), collect));
     expect(passed.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.root.check', 'passed', undefined],
       ['rest.test.safe', 'failed', undefined],
@@ -330,7 +357,7 @@ describe('one root cause, one failure', () => {
       'eth_getCode at "safe" answered HTTP 400 with error {"code":-32602} (rest.root.check passed on its own request: this answer is this request\'s own)',
     );
     expect(passed[1].reason).not.toMatch(/answer changed between requests/);
-    const failedRoot = await runChecks([root('rest.root.check', async () => fail('HTTP 400 to every call')), own('safe'), own('finalized')], env(), collect);
+    const failedRoot = decided(await runChecks([root('rest.root.check', async () => fail('HTTP 400 to every call')), own('safe'), own('finalized')], env(), collect));
     expect(failedRoot.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.root.check', 'failed', undefined],
       ['rest.test.safe', 'inconclusive', 'rest.root.check'],
@@ -345,7 +372,7 @@ describe('one root cause, one failure', () => {
       check({ ...meta('mid'), id: 'rest.mid.check' }, async () => blocked('rest.root.check', 'not JSON', { violated: ['4.1.1'] })),
       dependent('leaf', 'rest.mid.check'),
     ];
-    const by = byId(await runChecks(checks, env(), collect));
+    const by = byId(decided(await runChecks(checks, env(), collect)));
     expect(by['rest.root.check']).toMatchObject({ status: 'failed', reason: 'not JSON', violated: ['4.1.1'] });
     expect(by['rest.mid.check']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
     expect(by['rest.test.leaf']).toMatchObject({ status: 'inconclusive', blockedBy: 'rest.root.check' });
