@@ -149,14 +149,16 @@ const keyOf = (b: Blocker) => ('root' in b ? `check ${b.root}` : `interface ${b.
  *   (ownEvidence) keeps its failure, each its own fault; one only the root's failure explains
  *   (onlyIfRootFailed) stays not judged, never standing in.
  * A root that was itself blocked passes its own blocker on, so a chain names its first link. A
- * check without a blocker (a violation it recorded itself stays its failure) is never touched.
+ * check without a blocker, or one that recorded a violation of its own before it was blocked, is
+ * never touched: what it saw stays its failure.
  * Each result changed is judged again (outcome and effect); none keeps its blocker.
  */
 function settleBlocked(results: readonly Judged[]): Judged[] {
   const out = [...results];
   const groups = new Map<string, { blocker: Blocker; members: number[] }>();
-  results.forEach(({ blocker }, i) => {
-    if (!blocker) return;
+  // A violation the check recorded itself before it was blocked (`interrupted` says so) is its failure: never a member.
+  results.forEach(({ blocker, interrupted }, i) => {
+    if (!blocker || interrupted) return;
     const group = groups.get(keyOf(blocker)) ?? { blocker, members: [] };
     group.members.push(i);
     groups.set(keyOf(blocker), group);
@@ -191,7 +193,9 @@ function settleBlocked(results: readonly Judged[]): Judged[] {
       standIn = designated ?? stating.find((i) => out[i].level === 'required') ?? stating[0];
       const stated = out[standIn];
       if ('root' in blocker) {
-        const why = root ? `${blocker.root} passed on its own request, so the answer changed between requests` : `${blocker.root}, which judges that rule, was not selected`;
+        const why = root
+          ? `${blocker.root} passed on its own request, so the answer changed between requests`
+          : `${blocker.root}, which judges that rule, was not selected`;
         rejudge(standIn, { ...stated, reason: `${stated.reason} (stated here: ${why})` });
       }
       fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };

@@ -245,7 +245,7 @@ describe('one root cause, one failure', () => {
 
   const root = (id: string, outcome: () => Promise<void>) => check({ ...meta(id), id }, outcome);
 
-  it('the runner records what blocked each check, as data, and decides nothing: that is the verdict\'s (decideRoots)', async () => {
+  it("the runner records what blocked each check, as data, and decides nothing: that is the verdict's (decideRoots)", async () => {
     const rs = await runChecks(
       [
         root('rest.root.check', async () => fail('expected HTTP 200, got 500')),
@@ -357,7 +357,9 @@ describe('one root cause, one failure', () => {
       'eth_getCode at "safe" answered HTTP 400 with error {"code":-32602} (rest.root.check passed on its own request: this answer is this request\'s own)',
     );
     expect(passed[1].reason).not.toMatch(/answer changed between requests/);
-    const failedRoot = decided(await runChecks([root('rest.root.check', async () => fail('HTTP 400 to every call')), own('safe'), own('finalized')], env(), collect));
+    const failedRoot = decided(
+      await runChecks([root('rest.root.check', async () => fail('HTTP 400 to every call')), own('safe'), own('finalized')], env(), collect),
+    );
     expect(failedRoot.map((r) => [r.id, r.status, r.blockedBy])).toEqual([
       ['rest.root.check', 'failed', undefined],
       ['rest.test.safe', 'inconclusive', 'rest.root.check'],
