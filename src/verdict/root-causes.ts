@@ -165,7 +165,8 @@ function settleBlocked(results: readonly Judged[]): Judged[] {
   });
   const indexOf = new Map(results.map((r, i) => [r.id, i]));
   const flag = (i: number) => results[i].blocker as { onlyIfRootFailed?: boolean; ownEvidence?: boolean };
-  const rejudge = (i: number, r: CheckResult) => void (out[i] = { ...r, ...decide(r) } as Judged);
+  // Judged again from its new facts, its outcome and effect last (as judge() leaves them in results.json).
+  const rejudge = (i: number, { outcome: _o, effect: _e, ...r }: CheckResult & Partial<Judged>) => void (out[i] = { ...r, ...decide(r) });
   const settled = new Set<string>();
   const settle = (key: string, visiting: Set<string>): void => {
     const group = groups.get(key);
