@@ -99,6 +99,8 @@ describe('one-way dependencies', () => {
         .map((t) => `${f} -> ${t}`),
     );
     expect(upward).toEqual([]);
+    // It decides from the results and the blockers the runner recorded, never from the runner itself.
+    expect(verdict.filter((f) => graph.get(f)!.includes('src/harness/runner.ts'))).toEqual([]);
     // The harness it stands on never reaches back up into it.
     expect(files.filter((f) => f.startsWith('src/harness/') && graph.get(f)!.some((t) => t.startsWith('src/verdict/')))).toEqual([]);
   });
