@@ -3,9 +3,10 @@ import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runn
 import { createSigner, SpendBudget } from '../../src/harness/signer';
 import type { Check } from '../../src/harness/check';
 import type { RateLimiter } from '../../src/harness/http';
+import { decided } from '../support/runs';
 
-/** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer. */
-export function runPreconf(
+/** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer: the results as results.json holds them. */
+export async function runPreconf(
   checks: Check[],
   rpcUrl: string,
   signerKey: `0x${string}` | undefined,
@@ -22,7 +23,7 @@ export function runPreconf(
     signal: new AbortController().signal,
     ...(opts.limiter ? { limiter: opts.limiter } : {}),
   };
-  return runChecks(checks, env, { concurrency: 1 });
+  return decided(await runChecks(checks, env, { concurrency: 1 }));
 }
 
 /** One line per result, for assertion messages. */
