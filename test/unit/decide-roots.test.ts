@@ -3,7 +3,7 @@
 // then each check as decided ([id, status, cause, blockedBy or interface]) and the roots
 // ([id, fails the run, checks it covers]).
 import type { Blocker, CheckResult } from '../../src/harness/result';
-import { judge, type Judged } from '../../src/verdict/outcome';
+import { decide, judge, type Judged } from '../../src/verdict/outcome';
 import { decideRoots } from '../../src/verdict/root-causes';
 import { deriveStatus } from '../../src/verdict/status';
 import { checkResult } from '../support/documents';
@@ -189,7 +189,7 @@ describe('decideRoots: blocked outcomes, stand-ins and root causes from the reco
     expect(decided.roots.map((r): RootRow => [r.id, r.failsRun, r.blocked])).toEqual(roots);
     // Each outcome is decided again with its facts, and no blocker is left for results.json.
     for (const c of decided.checks)
-      expect([c.id, c.outcome, c.blocker]).toEqual([c.id, judge({ ...c, outcome: undefined, effect: undefined } as CheckResult).outcome, undefined]);
+      expect({ id: c.id, outcome: c.outcome, effect: c.effect, blocker: c.blocker }).toEqual({ id: c.id, ...decide(c), blocker: undefined });
     // A document's results carry no blocker: deciding them again (verify-certificate) gives the same.
     expect(decideRoots(decided.checks, facts)).toEqual(decided);
   });
