@@ -23,6 +23,24 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
+ * Whether editDistance(a, b) is exactly 1, in one linear pass: every variable of the environment
+ * is compared on every run, and the full table costs a run milliseconds per name before it starts.
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a.length > MAX_LENGTH || b.length > MAX_LENGTH) return editDistance(a, b) === 1;
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let i = 0;
+  while (a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    // One substitution, or a swap of two neighbours.
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  // One insertion or deletion: the longer without its first differing character is the shorter.
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
  * The candidates closest to `input`: those it is a prefix of (or that are a prefix of it) first,
  * then those within an edit distance of about a third of its length (at least 1), nearest first.
  */
@@ -81,9 +99,8 @@ export function nearMissVariables(
     let meant = byFolded.get(f) ?? byFlag.get(f);
     if (meant === undefined && given.length >= 7 && /^[A-Za-z0-9_]+$/.test(given)) {
       // One edit changes the length by one at most: only names that close are worth the distance.
-      meant = [...variables].find(
-        (v) => v.includes('_') && v.length >= 7 && Math.abs(v.length - given.length) <= 1 && editDistance(given.toUpperCase(), v) === 1,
-      );
+      const upper = given.toUpperCase();
+      meant = [...variables].find((v) => v.includes('_') && v.length >= 7 && oneEditApart(upper, v));
     }
     if (meant !== undefined) out.push({ given, meant });
   }

@@ -1,6 +1,6 @@
 import { subcommandOf } from '../../src/cli/subcommands';
 import { sink } from '../support/sink';
-import { didYouMean, editDistance, suggestions } from '../../src/cli/suggest';
+import { didYouMean, editDistance, oneEditApart, suggestions } from '../../src/cli/suggest';
 
 describe('suggestions', () => {
   it('counts a swap of neighbours as one edit', () => {
@@ -14,6 +14,17 @@ describe('suggestions', () => {
     expect(suggestions('rpc', ['rest', 'rpc', 'cross'])).toEqual([]);
     expect(suggestions('xyzzy', ['rest', 'rpc', 'cross', 'preconf'])).toEqual([]);
     expect(suggestions('a', ['b', 'c', 'd', 'e', 'f']).length).toBeLessThanOrEqual(3);
+  });
+
+  it('tells one edit apart in a linear pass exactly as the edit distance does', () => {
+    // Every pair of short words over a small alphabet: substitutions, swaps, insertions, deletions and more.
+    const words = [''];
+    for (let len = 1; len <= 4; len++) for (const w of words.filter((x) => x.length === len - 1)) for (const c of 'ab_') words.push(w + c);
+    for (const a of words) for (const b of words) expect([a, b, oneEditApart(a, b)]).toEqual([a, b, editDistance(a, b) === 1]);
+    expect(oneEditApart('RPC_URI', 'RPC_URL')).toBe(true);
+    expect(oneEditApart('SINGER_KEY', 'SIGNER_KEY')).toBe(true);
+    expect(oneEditApart('BASE_URLS', 'BASE_URL')).toBe(true);
+    expect(oneEditApart('PATH', 'BASE_URL')).toBe(false);
   });
 
   it('stays bounded for long input', () => {
