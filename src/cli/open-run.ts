@@ -8,6 +8,7 @@ import { AnswerBudget, RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import type { RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget } from '../harness/signer';
+import { compileSchemas } from '../harness/schemas';
 import { loadSpec } from '../harness/spec-rules';
 import type { RunConfig } from './config';
 import type { Egress } from './egress';
@@ -56,8 +57,10 @@ async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): P
   }
   // A process of its own: the reference's CPU and memory are not the suite's (reference-process.ts).
   const starting = takeOrStart({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
-  // While it starts, this process has nothing to do: it reads now what the run's document quotes at its end.
+  // While it starts, this process has nothing to do: it reads now what the run's document quotes
+  // at its end, and compiles the schemas its first checks validate against.
   loadSpec();
+  compileSchemas();
   const ref = await starting;
   opts.say?.out(
     `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${ref.startupMs} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
