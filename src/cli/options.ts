@@ -9,7 +9,13 @@ export const DEFAULTS = {
   clockSkewSec: 300,
   /** 0.01 ETH: hundreds of 0-value self-transfers and tiny deployments at L2 fees. */
   maxSpendWei: 10n ** 16n,
-  blockTimeMs: 2000,
+  /**
+   * The embedded reference's blocks: 1.2 s with 200 ms flashblocks, six to a block, as an OP-stack
+   * chain may run them. Not Base's 2 s: every wait of a run on a seal (the pre-confirmation pass,
+   * the sampling window of two intervals) is shorter, and a block still leaves the pass its whole
+   * timing budget (at least twice the three refreshes a transaction is given to show: timing.ts).
+   */
+  blockTimeMs: 1200,
   flashblockMs: 200,
 } as const;
 
