@@ -2,7 +2,7 @@
 // sent and sealed at once, so the change is in `latest` (and the next REST answer) on return.
 import type { Address, Hex } from 'viem';
 // viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
-import { encodeFunctionData, parseUnits } from 'viem/utils';
+import { encodeFunctionData, parseUnits } from './viem-parts';
 import { feedAbi, tokenAbi } from './contracts/abi';
 import { FEED_DECIMALS, type DeployedToken } from './contracts/deploy';
 import type { Preconf } from './preconf';

@@ -2,7 +2,7 @@
 // lets anvil see the transaction (see Preconf.submit), and anvil offers no decoding call.
 // viem/utils, not viem: under tsx the full package loads much more slowly (start-up time).
 import type { Hex } from 'viem';
-import { keccak256, parseTransaction, recoverAddress, serializeTransaction } from 'viem/utils';
+import { keccak256, parseTransaction, recoverAddress, serializeTransaction } from './viem-parts';
 
 export interface SignedTx {
   hash: Hex;

@@ -2,7 +2,7 @@
 // one request is pinned to the same block, so a record never mixes two blocks.
 import type { Address, Hex } from 'viem';
 // viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
-import { decodeFunctionResult, encodeFunctionData, formatUnits, getAddress, toHex } from 'viem/utils';
+import { decodeFunctionResult, encodeFunctionData, formatUnits, getAddress, toHex } from './viem-parts';
 import { feedAbi, tokenAbi } from './contracts/abi';
 import { iconUrl } from './contracts/catalog';
 import type { Json, Upstream } from './rpc';

@@ -1,7 +1,14 @@
 // Minimal JSON-RPC plumbing to the anvil node: a raw client, and the lock-aware view that
 // everything outside the pre-confirmation critical sections uses.
-import { Agent, request } from 'undici';
+import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import { RwLock } from './lock';
+
+// undici's Agent and its request API, each from its own module: the package's index also loads
+// fetch, WebSocket, the mock agents and more, a tenth of a second of the reference's start-up on
+// the embedded run's critical path (index.ts, loadParts). undici has no exports map: these are its
+// own files, as its index requires them (test/reference/viem-parts.test.ts checks them too).
+const Agent = require('undici/lib/dispatcher/agent') as typeof UndiciAgent;
+const requestOn = require('undici/lib/api/api-request') as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -42,10 +49,15 @@ const MAX_COALESCED = 64;
 /** Talks to anvil directly, without the lock. Only code holding the lock should use it. */
 export class AnvilRpc {
   private nextId = 1;
-  private pool: Agent | undefined;
+  private pool: UndiciAgent | undefined;
+  /** Where the requests go, as undici's request API takes it. */
+  private readonly target: { origin: string; path: string };
   private waiting: Array<{ body: Record<string, Json>; resolve(res: JsonRpcResponse): void; reject(err: unknown): void }> = [];
 
-  constructor(readonly url: string) {}
+  constructor(readonly url: string) {
+    const u = new URL(url);
+    this.target = { origin: u.origin, path: `${u.pathname}${u.search}` };
+  }
 
   /**
    * Sends one request and returns anvil's response object. The upstream id is our own (the
@@ -111,11 +123,11 @@ export class AnvilRpc {
   private async post(body: unknown): Promise<unknown> {
     // undici's request API on a keep-alive pool of its own: fetch cost this gateway more CPU per
     // call than anvil's answer (its streams, Request objects and a timeout signal per call).
-    const res = await request(this.url, {
+    const res = await requestOn.call((this.pool ??= new Agent()), {
+      ...this.target,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      dispatcher: (this.pool ??= new Agent()),
       headersTimeout: UPSTREAM_TIMEOUT_MS,
       bodyTimeout: UPSTREAM_TIMEOUT_MS,
     });

@@ -1,7 +1,7 @@
 // Typed ABIs for the calls the reference makes. A test checks each entry against the
 // compiled artifacts, so these cannot drift from the Solidity sources.
-// viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
-import { parseAbi } from 'viem/utils';
+// viem's parseAbi from its own module, not viem or viem/utils: start-up time (viem-parts.ts).
+import { parseAbi } from '../viem-parts';
 import artifactsJson from './artifacts.json';
 import type { Artifacts } from './compile';
 

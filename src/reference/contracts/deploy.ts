@@ -3,7 +3,7 @@
 // for real, so the state (and events) are exactly what a deployment on a chain would leave.
 import type { Address, Hex } from 'viem';
 // viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
-import { encodeDeployData, getAddress, getContractAddress, parseUnits, toHex } from 'viem/utils';
+import { encodeDeployData, getAddress, getContractAddress, parseUnits, toHex } from '../viem-parts';
 import type { AnvilRpc } from '../rpc';
 import { artifacts, feedAbi, tokenAbi } from './abi';
 import { CATALOG, type CatalogEntry } from './catalog';
