@@ -1,7 +1,7 @@
 // Scenario controls: owner-only transactions that change what the listing shows. Each one is
 // sent and sealed at once, so the change is in `latest` (and the next REST answer) on return.
 import type { Address, Hex } from 'viem';
-// viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
+// viem's utilities from their own modules, not viem or viem/utils: start-up time (viem-parts.ts).
 import { encodeFunctionData, parseUnits } from './viem-parts';
 import { feedAbi, tokenAbi } from './contracts/abi';
 import { FEED_DECIMALS, type DeployedToken } from './contracts/deploy';

@@ -1,6 +1,6 @@
 // Sender and nonce of a signed raw transaction, read locally: the gateway needs them before it
 // lets anvil see the transaction (see Preconf.submit), and anvil offers no decoding call.
-// viem/utils, not viem: under tsx the full package loads much more slowly (start-up time).
+// viem's utilities from their own modules, not viem or viem/utils: start-up time (viem-parts.ts).
 import type { Hex } from 'viem';
 import { keccak256, parseTransaction, recoverAddress, serializeTransaction } from './viem-parts';
 

@@ -1,7 +1,7 @@
 // Builds the v1TokenizedEquityToken records from chain state at request time. Every read of
 // one request is pinned to the same block, so a record never mixes two blocks.
 import type { Address, Hex } from 'viem';
-// viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
+// viem's utilities from their own modules, not viem or viem/utils: start-up time (viem-parts.ts).
 import { decodeFunctionResult, encodeFunctionData, formatUnits, getAddress, toHex } from './viem-parts';
 import { feedAbi, tokenAbi } from './contracts/abi';
 import { iconUrl } from './contracts/catalog';

@@ -2,7 +2,7 @@
 // pool with an explicit nonce, then a single evm_mine seals them together. Constructors run
 // for real, so the state (and events) are exactly what a deployment on a chain would leave.
 import type { Address, Hex } from 'viem';
-// viem/utils, not viem: under tsx the full package takes ~3x longer to load (start-up time).
+// viem's utilities from their own modules, not viem or viem/utils: start-up time (viem-parts.ts).
 import { encodeDeployData, getAddress, getContractAddress, parseUnits, toHex } from '../viem-parts';
 import type { AnvilRpc } from '../rpc';
 import { artifacts, feedAbi, tokenAbi } from './abi';
