@@ -279,20 +279,22 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
   let badCount = 0;
   let unjudgedCount = 0;
   let defaultedCount = 0;
-  tokens.forEach((record, k) => {
+  const readAsDefault = rule.field === undefined ? '' : `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field])}: `;
+  // A plain loop, no closure made per record: it runs once per record of lists of any length.
+  for (let k = 0; k < tokens.length; k++) {
+    const record = tokens[k];
     const index = servedIndex(tokens, k);
     const absent = rule.field !== undefined && isDefaulted(record, rule.field);
     if (absent && defaultedCount++ < KEPT_LABELS) defaulted.push(recordLabel(record, index));
     const j = judge(record, index);
-    const why = (text: string) => (absent ? `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${text}` : text);
     if ('bad' in j) {
-      if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
+      if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: `${absent ? readAsDefault : ''}${j.bad}`, value: j.value });
       if (j.hint) hints.add(j.hint);
     } else if ('cannotJudge' in j) {
       if (j.misnamed) misnamedSeen.add(j.misnamed);
       if (unjudgedCount++ < KEPT_LABELS) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
     }
-  });
+  }
   const of = `${tokens.length}${listSample(tokens) ? ' judged' : ''}`;
   if (defaultedCount > 0) {
     ctx.note(

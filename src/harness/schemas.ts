@@ -106,14 +106,14 @@ function absoluteRef(ref: string): string {
   return new URL(ref, SCHEMA_BASE).href;
 }
 
+/** Keyed by the ref as given too: a record check asks for the same ref once per record, and resolving it (new URL) costs more than validating. */
 function validatorFor(ref: string): ValidateFunction {
-  const abs = absoluteRef(ref);
-  let fn = compiled.get(abs);
+  let fn = compiled.get(ref);
   if (!fn) {
-    const got = ajv().getSchema(abs);
-    if (!got) throw new Error(`no schema at ${ref} (resolved to ${abs})`);
-    fn = got;
-    compiled.set(abs, fn);
+    const abs = absoluteRef(ref);
+    fn = compiled.get(abs) ?? ajv().getSchema(abs);
+    if (!fn) throw new Error(`no schema at ${ref} (resolved to ${abs})`);
+    compiled.set(abs, fn).set(ref, fn);
   }
   return fn;
 }
