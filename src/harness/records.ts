@@ -221,9 +221,11 @@ export function isDefaulted(record: unknown, field: string): boolean {
   return isRecord(record) && !Object.hasOwn(record, field) && Object.hasOwn(PROTO3_DEFAULTS, field) && misnamedAs(record, field) === undefined;
 }
 
-/** A record with every absent field that has a proto3 default filled in (the record itself is unchanged). */
+const DEFAULTED_FIELDS = Object.keys(PROTO3_DEFAULTS);
+
+/** A record with every absent field that has a proto3 default filled in (the record itself is unchanged; returned as it is when it has them all). */
 export function withDefaults(record: unknown): unknown {
-  if (!isRecord(record)) return record;
+  if (!isRecord(record) || DEFAULTED_FIELDS.every((field) => Object.hasOwn(record, field))) return record;
   const filled: Record<string, unknown> = { ...record };
   for (const [field, value] of Object.entries(PROTO3_DEFAULTS)) if (!Object.hasOwn(record, field)) filled[field] = structuredClone(value);
   return filled;
