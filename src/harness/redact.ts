@@ -6,7 +6,7 @@
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
 import { basicPairForms, echoForms } from './secret-forms';
-import { LiteralSearch, merge, replaceSpans } from './secret-search';
+import { LiteralSearch, replaceSpans } from './secret-search';
 import { curlVariables, SECRET_HEADER, type CurlTarget, type CurlVariables } from './curl-variables';
 
 export { shellVariable, type CurlTarget, type CurlVariables } from './curl-variables';
@@ -206,11 +206,10 @@ export class Redactor {
    */
   mask(s: string): { text: string; clean: boolean } {
     if (this.search.size === 0 || s.length < 4) return { text: s, clean: true };
-    const found = this.search.spans(s);
-    const edges = s.includes(CUT_MARK) ? this.search.cutEdges(s, CUT_MARK) : [];
-    if (!found || !edges) return { text: REDACTED, clean: false };
-    if (found.length === 0 && edges.length === 0) return { text: s, clean: true };
-    const text = replaceSpans(s, edges.length ? merge([...found, ...edges]) : merge(found, true), REDACTED);
+    const found = this.search.spans(s, CUT_MARK);
+    if (!found) return { text: REDACTED, clean: false };
+    if (found.length === 0) return { text: s, clean: true };
+    const text = replaceSpans(s, found, REDACTED);
     return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
   }
 

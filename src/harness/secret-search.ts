@@ -1,42 +1,89 @@
 /**
- * Literal search for many forms at once, in one pass over the text: each position's last
- * ANCHOR characters are hashed and looked up in the anchors of the registered forms (their first
- * ANCHOR characters), and a form is compared only where its anchor stands. No regular expression
- * is built from a form, nothing is decoded, and the cost is one read of the text plus the
- * comparisons, which are bounded: past a budget proportional to the text, the search gives up and
- * the caller masks the whole text (a target repeating the start of a long credential it holds).
+ * Literal search for many forms at once, in one pass over the text: an Aho–Corasick automaton of
+ * the forms' first EDGE characters, made a full transition table (one lookup per character of
+ * the text, whatever the text is), built when the forms are first searched for. No regular
+ * expression is built from a form and nothing is decoded. A longer form's start, once found, is
+ * followed as far as the text goes on to agree with the form; those comparisons are bounded:
+ * past a budget proportional to the text, the search gives up and the caller masks the whole
+ * text (a target repeating the start of a periodic credential it holds).
  */
 import { MIN_FORM_LENGTH } from './secret-forms';
 
-const ANCHOR = MIN_FORM_LENGTH;
-const FILTER_BITS = 22;
-const FILTER_MASK = (1 << FILTER_BITS) - 1;
+/**
+ * A form longer than this is found by its first EDGE characters, then followed: so much of a
+ * credential is a leak wherever it stands (cut or not), and the automaton stays small.
+ */
+const EDGE = 256;
 /** Characters compared per character searched, plus a constant, before the search gives up. */
 const BUDGET_PER_CHAR = 8;
 const BUDGET_BASE = 1 << 24;
 
-export type Span = [start: number, end: number];
+/** Spans as a flat list: start, end, start, end, … (sorted; none overlaps or touches another). */
+export type Spans = number[];
 
-/**
- * A form longer than this is also searched for by its first EDGE characters alone, and a match
- * of them extended as far as the text goes on to agree with the form: so much of a credential is
- * a leak wherever it stands (cut or not), and a cut edge (cutEdges) then needs looking for only
- * among the first EDGE characters of each form.
- */
-const EDGE = 256;
+interface Automaton {
+  /** A character's column in the table: 0 for one in no form. */
+  column: Uint16Array;
+  columns: number;
+  /** Row (state * columns) + column -> the next state's row, negative for a state where a form ends. */
+  next: Int32Array;
+  /** Per state: how many characters of a form (or of a form's start) it has read. */
+  depth: Int32Array;
+  /** Per state: the length of the longest form (or form's start) ending there, 0 for none. */
+  found: Int32Array;
+  /** Per state that ends a longer form's start: the forms to follow. */
+  longer: (string[] | undefined)[];
+}
 
-/** A position's anchor hash from its ANCHOR characters (any UTF-16 code units), kept within a small integer (a fast Map key). */
-const hashOf = (a: number, b: number, c: number, d: number) => (Math.imul(Math.imul(Math.imul(a, 65599) + b, 65599) + c, 65599) + d) & 0x3fffffff;
+function build(forms: Iterable<string>): Automaton {
+  const column = new Uint16Array(0x10000);
+  let columns = 1;
+  const children: Map<number, number>[] = [new Map()];
+  const depths = [0];
+  const ends = [0];
+  const longer: (string[] | undefined)[] = [];
+  for (const form of forms) {
+    let state = 0;
+    for (let k = 0; k < Math.min(form.length, EDGE); k++) {
+      const c = (column[form.charCodeAt(k)] ||= columns++);
+      let to = children[state].get(c);
+      if (to === undefined) {
+        children[state].set(c, (to = children.length));
+        children.push(new Map());
+        depths.push(k + 1);
+        ends.push(0);
+      }
+      state = to;
+    }
+    ends[state] = depths[state];
+    if (form.length > EDGE) (longer[state] ??= []).push(form);
+  }
+  const next = new Int32Array(children.length * columns);
+  const fail = new Int32Array(children.length);
+  const found = Int32Array.from(ends);
+  // Breadth first: a state's fallback (the longest proper suffix that is some form's start) is shallower, so done before it.
+  const queue = [0];
+  for (let q = 0; q < queue.length; q++) {
+    const state = queue[q];
+    if (state !== 0) found[state] ||= found[fail[state]];
+    for (let c = 0; c < columns; c++) {
+      const to = children[state].get(c);
+      if (to === undefined) next[state * columns + c] = state === 0 ? 0 : next[fail[state] * columns + c];
+      else {
+        next[state * columns + c] = to;
+        fail[to] = state === 0 ? 0 : next[fail[state] * columns + c];
+        queue.push(to);
+      }
+    }
+  }
+  // States made rows, once all are known: the search reads one table entry a character, and nothing else where no form ends.
+  for (let j = 0; j < next.length; j++) next[j] = found[next[j]] ? -next[j] * columns : next[j] * columns;
+  return { column, columns, next, depth: Int32Array.from(depths), found, longer };
+}
 
 export class LiteralSearch {
-  /** Anchor hash -> the forms starting with it, longest first. */
-  private readonly byAnchor = new Map<number, string[]>();
-  /** The first EDGE characters of a longer form -> the forms they start. */
-  private readonly longer = new Map<string, string[]>();
-  private readonly filter = new Uint8Array((FILTER_MASK + 1) / 8);
   private readonly forms = new Set<string>();
-  /** The first EDGE characters of every form. */
-  private readonly starts = new Set<string>();
+  private automaton: Automaton | undefined;
 
   /** Whether a form holds `*`: only then can masking (`***`) make a new occurrence, every other one being inside a span found. */
   starred = false;
@@ -46,115 +93,75 @@ export class LiteralSearch {
   }
 
   add(form: string): void {
-    if (form.length < ANCHOR || this.forms.has(form)) return;
+    if (form.length < MIN_FORM_LENGTH || this.forms.has(form)) return;
     this.forms.add(form);
     this.starred ||= form.includes('*');
-    if (form.length > EDGE) {
-      const start = form.slice(0, EDGE);
-      this.longer.set(start, [...(this.longer.get(start) ?? []), form]);
-      return this.add(start);
-    }
-    this.starts.add(form);
-    const h = hashOf(form.charCodeAt(0), form.charCodeAt(1), form.charCodeAt(2), form.charCodeAt(3));
-    const list = this.byAnchor.get(h) ?? [];
-    list.push(form);
-    list.sort((x, y) => y.length - x.length);
-    this.byAnchor.set(h, list);
-    this.filter[(h & FILTER_MASK) >> 3] |= 1 << (h & 7);
+    this.automaton = undefined;
   }
 
   /**
-   * The spans of `text` that hold a form, in the order of their starts; or undefined when the
-   * comparisons ran past their budget (mask the whole text).
+   * The spans of `text` (sorted, merged) that hold a form, and before each `mark` (a cut the suite made) the start
+   * of one, MIN_FORM_LENGTH characters or more of it; or undefined when following long forms ran
+   * past its budget (mask the whole text).
    */
-  spans(text: string): Span[] | undefined {
-    const found: Span[] = [];
-    if (this.forms.size === 0) return found;
+  spans(text: string, mark?: string): Spans | undefined {
+    const out: Spans = [];
+    if (this.forms.size === 0) return out;
+    const { column, columns, next, depth, found, longer } = (this.automaton ??= build(this.forms));
     let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
-    let a = 0;
-    let b = 0;
-    let c = 0;
+    let cut = mark ? text.indexOf(mark) : -1;
+    let row = 0;
     for (let i = 0; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (i >= ANCHOR - 1) {
-        const h = hashOf(a, b, c, d);
-        if (this.filter[(h & FILTER_MASK) >> 3] & (1 << (h & 7))) {
-          const start = i - ANCHOR + 1;
-          for (const form of this.byAnchor.get(h) ?? []) {
-            // Its last character first: most near-misses end there, at the cost of one read.
-            if (text.charCodeAt(start + form.length - 1) !== form.charCodeAt(form.length - 1)) continue;
-            budget -= form.length;
-            if (text.startsWith(form, start)) {
-              let end = start + form.length;
-              // The start of a long form: as far as the text agrees with any form it starts.
-              for (const whole of this.longer.get(form) ?? []) {
-                let k = form.length;
-                while (k < whole.length && text.charCodeAt(start + k) === whole.charCodeAt(k)) k++;
-                budget -= k;
-                end = Math.max(end, start + k);
-              }
-              found.push([start, end]);
-              break;
-            }
-          }
-          if (budget < 0) return undefined;
-        }
+      if (i === cut) {
+        const d = depth[row / columns];
+        if (d >= MIN_FORM_LENGTH) add(out, i - d, i);
+        cut = text.indexOf(mark!, i + 1);
       }
-      a = b;
-      b = c;
-      c = d;
-    }
-    return found;
-  }
-
-  /**
-   * Spans ending at each `mark` (a cut the suite made) that hold the start of a form, ANCHOR to
-   * EDGE characters of it: the part of a credential left before the cut (a longer start is
-   * found by spans). Found with its last ANCHOR characters, compared where they stand in each
-   * form's start.
-   */
-  cutEdges(text: string, mark: string): Span[] | undefined {
-    const found: Span[] = [];
-    let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
-    for (let p = text.indexOf(mark); p >= 0; p = text.indexOf(mark, p + 1)) {
-      if (p < ANCHOR) continue;
-      const tail = text.slice(p - ANCHOR, p);
-      let longest = 0;
-      for (const start of this.starts) {
-        budget -= start.length;
-        for (let j = start.indexOf(tail); j >= 0 && j + ANCHOR <= p; j = start.indexOf(tail, j + 1)) {
-          budget -= j + ANCHOR;
-          if (j + ANCHOR > longest && text.startsWith(start.slice(0, j + ANCHOR), p - j - ANCHOR)) longest = j + ANCHOR;
-        }
+      row = next[row + column[text.charCodeAt(i)]];
+      if (row >= 0) continue;
+      row = -row;
+      const state = row / columns;
+      const start = i + 1 - found[state];
+      let end = i + 1;
+      const wholes = longer[state];
+      for (let w = 0; wholes !== undefined && w < wholes.length; w++) {
+        const k = agreement(text, start, wholes[w]);
+        budget -= k - EDGE;
+        end = Math.max(end, start + k);
       }
       if (budget < 0) return undefined;
-      if (longest) found.push([p - longest, p]);
+      add(out, start, end);
     }
-    return found;
+    return out;
   }
 }
 
-/** Spans sorted (unless they are already) and merged where they overlap or touch. */
-export function merge(spans: Span[], inOrder = false): Span[] {
-  const sorted = inOrder ? spans : [...spans].sort((x, y) => x[0] - y[0]);
-  const out: Span[] = [];
-  for (const s of sorted) {
-    const last = out[out.length - 1];
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-    else out.push([s[0], s[1]]);
+/** How many characters of `whole` the text holds from `at` (its first EDGE known to be there): a few compared one by one, then natively a block at a time. */
+function agreement(text: string, at: number, whole: string): number {
+  let k = EDGE;
+  while (k < whole.length && k < 2 * EDGE && text.charCodeAt(at + k) === whole.charCodeAt(k)) k++;
+  while (k < whole.length && text.startsWith(whole.slice(k, k + EDGE), at + k)) k += EDGE;
+  while (k < whole.length && text.charCodeAt(at + k) === whole.charCodeAt(k)) k++;
+  return Math.min(k, whole.length);
+}
+
+/** Adds a span to `spans`, merging it with those it meets. */
+function add(spans: Spans, start: number, end: number): void {
+  while (spans.length > 0 && spans[spans.length - 2] >= start) {
+    end = Math.max(end, spans.pop()!);
+    spans.pop();
   }
-  return out;
+  if (spans.length > 0 && spans[spans.length - 1] >= start) spans[spans.length - 1] = Math.max(spans[spans.length - 1], end);
+  else spans.push(start, end);
 }
 
 /** `text` with each span replaced by `mask`. */
-export function replaceSpans(text: string, spans: readonly Span[], mask: string): string {
-  if (spans.length === 0) return text;
-  const parts: string[] = [];
+export function replaceSpans(text: string, spans: Spans, mask: string): string {
+  let out = '';
   let at = 0;
-  for (const [start, end] of spans) {
-    parts.push(text.slice(at, start), mask);
-    at = end;
+  for (let j = 0; j < spans.length; j += 2) {
+    out += text.slice(at, spans[j]) + mask;
+    at = spans[j + 1];
   }
-  parts.push(text.slice(at));
-  return parts.join('');
+  return at === 0 ? text : out + text.slice(at);
 }
