@@ -8,7 +8,8 @@
  * stderr, and the run exits non-zero. Files are never written through a link (report-files.ts).
  */
 import { appendNoFollow, clearStale, writeReportFile } from './report-files';
-import { isPlainPart, looksLikeKey, Redactor, URL_LIKE } from '../harness/redact';
+import { Redactor } from '../harness/redact';
+import { looksLikeKey } from '../harness/url-parts';
 import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
@@ -59,22 +60,13 @@ export class Egress {
     if (value.includes('-----BEGIN')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16 && !line.includes('-----')) r.add(line.trim());
   }
 
-  /** A URL as given, even one that does not parse: its credential parts. A file path (`C:\\specs\\api.json`) carries none. */
-  private addRawUrl(value: string): void {
-    if (!URL_LIKE.test(value.trim())) return;
-    this.redactor.addUrl(value.trim());
-    if (URL.canParse(value.trim())) return;
-    for (const part of value.split(/[/?#&=:@\s]+/))
-      if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
-  }
-
   /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */
   registerRaw(argv: readonly string[], env: NodeJS.ProcessEnv): this {
     for (const [flag] of OPTIONS) {
       const name = envOf.get(flag);
       const values = [...rawValues(argv, flag), ...(name && env[name] ? [env[name]!] : [])];
       for (const v of values) {
-        if (URL_FLAGS.has(flag)) this.addRawUrl(v);
+        if (URL_FLAGS.has(flag)) this.redactor.addUrl(v);
         else if (HEADER_FLAGS.has(flag)) {
           for (const line of v.split(/\r?\n/)) {
             const colon = line.indexOf(':');

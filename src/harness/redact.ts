@@ -8,57 +8,14 @@ import { CUT_MARK, isRecord, mapJson } from './json';
 import { basicPairForms, echoForms } from './secret-forms';
 import { LiteralSearch, replaceSpans } from './secret-search';
 import { curlVariables, SECRET_HEADER, type CurlTarget, type CurlVariables } from './curl-variables';
-
-export { shellVariable, type CurlTarget, type CurlVariables } from './curl-variables';
+import { isPlainPart, looksLikeKey, queryPairs, safeDecode, URL_LIKE } from './url-parts';
 
 export const REDACTED = '***';
 
 /** Query parameter names that carry credentials in provider URLs. */
 const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secret|password|signature|sig)$/i;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Authorization schemes: words, not secrets (RFC 9110 11.1), left readable. */
 const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|negotiate|ntlm|vapid|scram-sha-1|scram-sha-256|aws4-hmac-sha256)$/i;
-/** A value that names a URL (a scheme then `//`): only such a value carries credentials; a file path is shown as given. */
-export const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
-
-/**
- * A header token that looks like a provider key rather than a word (URL parts follow the stricter
- * PLAIN_PART rule): a UUID; 8+ characters mixing letters and digits in one word (hex, base64url,
- * `sk_live_q7Xw…`); or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
- * `84532` stay readable.
- */
-export function looksLikeKey(s: string): boolean {
-  if (s.length < 8 || !/^[A-Za-z0-9_~.+/=%-]+$/.test(s)) return false;
-  if (UUID.test(s)) return true;
-  const mixed = (w: string) => /\d/.test(w) && /[A-Za-z]/.test(w);
-  if (s.split(/[-_.~]/).some((w) => w.length >= 8 && mixed(w))) return true;
-  return s.length >= 20 && mixed(s);
-}
-
-/**
- * A URL part that cannot be a key: a plain word (letters, `-`, `_`, up to 16 characters: `rpc`,
- * `api`, `tokenized-stocks`, `base-sepolia`), maybe with a document's extension (`openapi.json`,
- * `spec.yaml`), a version (`v2`) or a short number (a chain id such as `84532`). Everything else in
- * a path or query may be a credential.
- */
-const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
-
-export function isPlainPart(part: string): boolean {
-  return part === '' || PLAIN_PART.test(part);
-}
-
-/** A URL's query as written (not decoded): `name=value` pairs, a bare `name` with value undefined. */
-function queryPairs(url: URL): { name: string; value?: string }[] {
-  return url.search
-    .replace(/^\?/, '')
-    .split('&')
-    .filter(Boolean)
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq < 0 ? { name: pair } : { name: pair.slice(0, eq), value: pair.slice(eq + 1) };
-    });
-}
-
 /**
  * The one rule for showing a URL that may carry a credential (results.json's target, the
  * certificate, the console, a corrected flag): scheme and host as given (a key in a hostname
@@ -81,14 +38,6 @@ export function publicUrl(raw: string, isSecret: (part: string) => boolean = () 
   // new URL() gives "https://host" the path "/": shown as it was written.
   const shownPath = path === '/' && !/^[^?#]*:\/\/[^/?#]*\/([?#]|$)/.test(raw.trim()) ? '' : path;
   return `${url.protocol}//${user}${url.host}${shownPath}${query.length ? `?${query.join('&')}` : ''}`;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 export class Redactor {
@@ -139,6 +88,8 @@ export class Redactor {
    * Register the credential parts of a URL (only of a value that names one: a file path carries
    * none): the password (or a user given alone), every path segment and query part that
    * publicUrl masks, and any value of a credential-named parameter, as written and as decoded.
+   * Of one that does not parse (a raw flag), every part between its separators that is no plain
+   * word, scheme, host name or address.
    */
   addUrl(raw: string | undefined): this {
     if (!raw || !URL_LIKE.test(raw.trim())) return this;
@@ -146,6 +97,8 @@ export class Redactor {
     try {
       url = new URL(raw.trim());
     } catch {
+      for (const part of raw.split(/[/?#&=:@\s]+/))
+        if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.add(part);
       return this;
     }
     if (url.username || url.password) this.addBasic(safeDecode(url.username), safeDecode(url.password));

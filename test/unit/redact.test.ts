@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Egress } from '../../src/cli/egress';
 import { cutBytes, JsonTooDeep, mapJson, MAX_JSON_DEPTH, parseJson, show } from '../../src/harness/json';
-import { looksLikeKey, publicUrl, Redactor, REDACTED } from '../../src/harness/redact';
+import { publicUrl, Redactor, REDACTED } from '../../src/harness/redact';
+import { looksLikeKey } from '../../src/harness/url-parts';
 import { curlLine } from '../../src/harness/transcript';
 
 describe('Redactor', () => {
