@@ -1,11 +1,9 @@
 /**
- * The one way out: every byte the suite writes (report files, certificate, predicate, badge,
- * compare output, console lines, the Action's step summary and outputs) leaves through an Egress,
- * which knows every credential the run was given (from the raw command line and environment
- * before they are parsed, then from the configuration). Report files render the sealed run
- * document, masked when sealed (mask-result.ts), and are written as rendered. Console lines and
- * appended outputs are masked and made inert; one that cannot be masked is withheld, said on
- * stderr, and the run exits non-zero. Files are never written through a link (report-files.ts).
+ * The one way out: every byte the suite writes leaves through an Egress, which knows every
+ * credential of the run (from the raw command line and environment, then the configuration).
+ * Report files render the run document masked when sealed (mask-result.ts) and are written as
+ * rendered; console lines and appended outputs are masked, and one that cannot be is withheld,
+ * said on stderr, and the run exits non-zero.
  */
 import { appendNoFollow, clearStale, writeReportFile } from './report-files';
 import { Redactor } from '../harness/redact';
@@ -14,18 +12,9 @@ import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
 import { OPTIONS, rawValues } from './options';
-import { forConsole } from './inert-text';
+import { forConsole, type Io, type OutStream } from './inert-text';
 
-/** What the console streams are given: only write (and isTTY, which decides colour). */
-export interface OutStream {
-  write(text: string): boolean;
-  isTTY: boolean;
-}
-
-export interface Io {
-  out: OutStream;
-  err: OutStream;
-}
+export type { Io, OutStream } from './inert-text';
 
 /** Names of environment variables that hold credentials whatever flag they belong to (CI tokens, the Action's inputs). */
 const SECRET_NAME = /(secret|token|password|passwd|credential|api_?key|private_?key|sign_?key)/i;

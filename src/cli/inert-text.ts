@@ -48,6 +48,17 @@ export function forTerminal(s: string): string {
   return neutraliseWorkflowCommands(stripControls(s));
 }
 
+/** What the console streams are given: only write (and isTTY, which decides colour). */
+export interface OutStream {
+  write(text: string): boolean;
+  isTTY: boolean;
+}
+
+export interface Io {
+  out: OutStream;
+  err: OutStream;
+}
+
 /** The suite's own terminal sequences (colour, erase line after a carriage return): everything else that controls a terminal is shown inert. */
 const OWN_SEQUENCE = /\r?\u001b\[2K|\u001b\[[0-9;]{0,12}m/g;
 

@@ -1,8 +1,7 @@
 /**
- * Secret redaction at the source: every string that came from outside (transcripts, curl lines,
- * error messages, what a result quotes) passes through one Redactor that knows the run's
- * credentials, each in the closed list of forms an honest server echoes (secret-forms.ts),
- * found literally (secret-search.ts). docs/safe-to-share.md states the threat model.
+ * Every string from outside (transcripts, curl lines, errors, what a result quotes) passes one
+ * Redactor that knows the run's credentials in the closed list of forms an honest server echoes
+ * (secret-forms.ts), found literally (secret-search.ts); docs/safe-to-share.md has the threat model.
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
 import { basicPairForms, echoForms } from './secret-forms';
@@ -17,12 +16,10 @@ const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secre
 /** Authorization schemes: words, not secrets (RFC 9110 11.1), left readable. */
 const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|negotiate|ntlm|vapid|scram-sha-1|scram-sha-256|aws4-hmac-sha256)$/i;
 /**
- * The one rule for showing a URL that may carry a credential (results.json's target, the
- * certificate, the console, a corrected flag): scheme and host as given (a key in a hostname
- * cannot be told from a name, see docs/safe-to-share.md), userinfo masked, every path segment and
- * query name that is not plain (isPlainPart) masked, every query value masked; no fragment.
- * `isSecret` masks plain parts too (a registered secret). Applied to its own output, it returns it
- * unchanged. The GitHub Action's log masks (src/action/inputs.ts) take isPlainPart from here.
+ * The one rule for showing a URL that may carry a credential: scheme and host as given (a key in
+ * a hostname cannot be told from a name), userinfo, every path segment and query name that is not
+ * plain (isPlainPart) and every query value masked; no fragment. `isSecret` masks plain parts too.
+ * Applied to its own output, it returns it unchanged.
  */
 export function publicUrl(raw: string, isSecret: (part: string) => boolean = () => false): string {
   let url: URL;
@@ -85,11 +82,9 @@ export class Redactor {
   }
 
   /**
-   * Register the credential parts of a URL (only of a value that names one: a file path carries
-   * none): the password (or a user given alone), every path segment and query part that
-   * publicUrl masks, and any value of a credential-named parameter, as written and as decoded.
-   * Of one that does not parse (a raw flag), every part between its separators that is no plain
-   * word, scheme, host name or address.
+   * The credential parts of a URL (a file path has none): the password (or a user alone), what
+   * publicUrl masks and any credential-named parameter's value, as written and decoded; of one
+   * that does not parse (a raw flag), each part that is no plain word, scheme, host or address.
    */
   addUrl(raw: string | undefined): this {
     if (!raw || !URL_LIKE.test(raw.trim())) return this;
@@ -152,10 +147,9 @@ export class Redactor {
   }
 
   /**
-   * `s` with every registered form replaced by `***`, and the start of one left before a cut
-   * (CUT_MARK) too. `clean` is false when that is not enough: a form still shows once the
-   * masks are in place (a credential holding `***`), or the search ran past its budget; the
-   * caller then withholds the whole text.
+   * `s` with every registered form, and the start of one before a cut (CUT_MARK), replaced by
+   * `***`; `clean` is false when a form still shows after (a credential holding `***`) or the
+   * search ran past its budget: the caller then withholds the whole text.
    */
   mask(s: string): { text: string; clean: boolean } {
     if (this.search.size === 0 || s.length < 4) return { text: s, clean: true };
@@ -166,12 +160,6 @@ export class Redactor {
     return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
   }
 
-  /** Whether `s` still holds a registered form (or the start of one before a cut). */
-  leaks(s: string): boolean {
-    const { text, clean } = this.mask(s);
-    return !clean || text !== s;
-  }
-
   headers(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     // A target may echo a credential as a header's name as well as in its value.
@@ -179,10 +167,7 @@ export class Redactor {
     return out;
   }
 
-  /**
-   * Deep-redact any JSON-like value (used on results before they reach a reporter), without
-   * recursion and at most MAX_JSON_DEPTH deep; bigints become decimal strings (jsonSafe).
-   */
+  /** Any JSON-like value masked deep (without recursion, at most MAX_JSON_DEPTH); bigints become decimal strings. */
   value<T>(v: T): T {
     const mapped = mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x));
     return (this.size ? this.memberNames(mapped) : mapped) as T;

@@ -1,17 +1,13 @@
 /**
- * Literal search for many forms at once, in one pass: an Aho–Corasick automaton of the forms'
- * first EDGE characters as a full transition table, one lookup per character whatever the text.
- * No regular expression is built from a form; nothing is decoded. A longer form's start, once
- * found, is followed as far as the text agrees with the form, within a budget proportional to
- * the text: past it the caller masks the whole text (a target repeating the start of a periodic
- * credential it holds).
+ * Literal search for many forms in one pass: an Aho–Corasick automaton of the forms' first EDGE
+ * characters as a full table, one lookup a character whatever the text; no regular expression
+ * from a form, nothing decoded. A longer form's start is followed as far as the text agrees,
+ * within a budget: past it the caller masks the whole text (a periodic credential repeated).
  */
 import { MIN_FORM_LENGTH } from './secret-forms';
 
 /** A longer form is found by its first EDGE characters, then followed: so much of a credential is a leak wherever it stands. */
 const EDGE = 256;
-const BUDGET_PER_CHAR = 8;
-const BUDGET_BASE = 1 << 24;
 
 /** Spans as a flat list, start, end, start, end, …: sorted, none meeting another. */
 export type Spans = number[];
@@ -91,7 +87,8 @@ export class LiteralSearch {
     if (this.forms.size === 0) return out;
     const next = (this.next ??= this.build());
     const { column, columns, depth, found, longer } = this;
-    let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
+    // Characters compared in following long forms: 8 per character of the text, and a constant.
+    let budget = (1 << 24) + 8 * text.length;
     let cut = mark ? text.indexOf(mark) : -1;
     for (let i = 0, row = 0; i < text.length; i++) {
       if (i === cut) {
