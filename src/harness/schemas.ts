@@ -161,9 +161,12 @@ function validateList(value: unknown): SchemaVerdict {
  * (e.g. 'token.json#/properties/isin', 'hex.json#/$defs/hash32') or an absolute `$id` URI.
  * Throws when the ref points nowhere (a programming error, not a verdict).
  */
+/** The one verdict of every valid value (frozen: a record check asks once per record and field). */
+const VALID: SchemaVerdict = Object.freeze({ valid: true, errors: Object.freeze([]) as unknown as string[] });
+
 export function validateRef(ref: string, value: unknown): SchemaVerdict {
   const fn = validatorFor(ref);
-  if (fn(value)) return { valid: true, errors: [] };
+  if (fn(value)) return VALID;
   return { valid: false, errors: formatErrors(fn.errors ?? [], value) };
 }
 
