@@ -3,8 +3,12 @@
  * judging very large lists (bench/bench.ts, test/unit/large-list.test.ts). `over` changes chosen
  * records; every method but GET answers 405, and other paths 404, both as rpcStatus.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 export function largeListRecord(i: number): Record<string, unknown> {
   return {
@@ -34,7 +38,8 @@ export async function startLargeListServer(
   over: (i: number) => Record<string, unknown> = () => ({}),
   extra: Record<string, string> = {},
 ): Promise<LargeListServer> {
-  const body = JSON.stringify({ tokens: Array.from({ length: count }, (_, i) => ({ ...largeListRecord(i), ...over(i) })) });
+  // Encoded once: the target's own cost (a 15 MB string made bytes on every GET) is not the suite's to measure.
+  const body = Buffer.from(JSON.stringify({ tokens: Array.from({ length: count }, (_, i) => ({ ...largeListRecord(i), ...over(i) })) }));
   let gets = 0;
   const status = (res: http.ServerResponse, code: number, grpc: number, message: string) =>
     res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ code: grpc, message, details: [] }));
@@ -55,4 +60,41 @@ export async function startLargeListServer(
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+export interface LargeListRun {
+  ms: number;
+  cpuMs: number;
+  peakRssMb: number;
+  exit: number | null;
+}
+
+/**
+ * `runs` REST runs (`--only rest`) of the built CLI (dist/, as a user runs it) against a list of
+ * `count` conformant records served from this process: each run's wall time, its CPU time and
+ * its peak RSS (bench/max-rss.js), the target's cost left out.
+ */
+export async function largeListRuns(count: number, runs: number): Promise<LargeListRun[]> {
+  const target = await startLargeListServer(count);
+  const out: LargeListRun[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'bench-large-list-'));
+      const [rss, cpu] = [path.join(dir, 'max-rss'), path.join(dir, 'cpu')];
+      const started = performance.now();
+      const child = spawn(
+        process.execPath,
+        ['--require', path.join(__dirname, 'max-rss.js'), path.join(__dirname, '../bin/conformance.js'), '--base-url', target.url, '--only', 'rest'],
+        { env: { ...process.env, MAX_RSS_FILE: rss, CPU_TIME_FILE: cpu }, stdio: 'ignore', cwd: dir },
+      );
+      const exit = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const ms = performance.now() - started;
+      const read = (file: string) => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : NaN);
+      out.push({ ms, cpuMs: read(cpu) / 1000, peakRssMb: read(rss) / 1024, exit });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await target.close();
+  }
+  return out;
 }

@@ -3,7 +3,7 @@
 // `::stop-commands::` fence around the suite's own output.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { forTerminal } from '../cli/egress-terminal';
+import { forTerminal } from '../cli/inert-text';
 
 /**
  * Text for the step log made inert by the suite's own rule (forTerminal: control characters and

@@ -3,7 +3,7 @@
 // not show, and the suite's command line, environment and report directory.
 import path from 'node:path';
 import { OPTIONS } from '../cli/options';
-import { isPlainPart } from '../harness/redact';
+import { isPlainPart } from '../harness/url-parts';
 import { shellWords, WordsError } from './words';
 
 type Flag = (typeof OPTIONS)[number][0];

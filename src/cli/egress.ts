@@ -1,36 +1,20 @@
 /**
- * The one way out. Every byte the suite writes — each report file, the certificate, predicate and
- * badge, compare output, every console line, the Action's step summary and outputs — leaves
- * through an Egress. It knows every credential the run was given (registered from the raw command
- * line and environment before they are parsed, then from the configuration). Report files are
- * renderings of the sealed run document, whose outside text was masked when it was sealed
- * (mask-result.ts): they are written as rendered, so no credential can garble the suite's own
- * words. Console lines and appended outputs quote what the user typed and what went wrong: they
- * are masked (the Redactor's literal forms) and made inert, and a line that cannot be masked is
- * withheld, said on stderr, and the run ends with a non-zero exit code. Files are never written
- * through a link.
+ * The one way out: every byte the suite writes leaves through an Egress, which knows every
+ * credential of the run (from the raw command line and environment, then the configuration).
+ * Report files render the run document masked when sealed (mask-result.ts) and are written as
+ * rendered; console lines and appended outputs are masked, and one that cannot be is withheld,
+ * said on stderr, and the run exits non-zero.
  */
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { clearStale, writeReportFile } from './report-files';
-import { isPlainPart, looksLikeKey, Redactor, URL_LIKE } from '../harness/redact';
+import { appendNoFollow, clearStale, writeReportFile } from './report-files';
+import { Redactor } from '../harness/redact';
+import { looksLikeKey } from '../harness/url-parts';
 import { keyMaterial } from './signing-keys';
 import { isMnemonic } from './keys';
 import type { RunConfig } from './config';
-import { OPTIONS } from './options';
-import { forTerminal } from './egress-terminal';
+import { OPTIONS, rawValues } from './options';
+import { forConsole, type Io, type OutStream } from './inert-text';
 
-export { makeDirs, SUITE_FILES } from './report-files';
-
-/** What the console streams are given: only write (and isTTY, which decides colour). */
-export interface OutStream {
-  write(text: string): boolean;
-  isTTY: boolean;
-}
-
-export interface Io {
-  out: OutStream;
-  err: OutStream;
-}
+export type { Io, OutStream } from './inert-text';
 
 /** Names of environment variables that hold credentials whatever flag they belong to (CI tokens, the Action's inputs). */
 const SECRET_NAME = /(secret|token|password|passwd|credential|api_?key|private_?key|sign_?key)/i;
@@ -39,29 +23,6 @@ const HEADER_FLAGS = new Set(['header', 'rest-header', 'rpc-header']);
 const KEY_FLAGS = new Set(['signer-key', 'sign-key']);
 const envOf = new Map(OPTIONS.map(([flag, env]) => [flag, env]));
 const OPTION_ENVS = new Set<string>(OPTIONS.map(([, env]) => env).filter(Boolean));
-
-/** The suite's own terminal sequences (colour, erase line after a carriage return): everything else that controls a terminal is shown inert. */
-const OWN_SEQUENCE = /\r?\u001b\[2K|\u001b\[[0-9;]{0,12}m/g;
-
-function forConsole(text: string): string {
-  let out = '';
-  let at = 0;
-  for (const m of text.matchAll(OWN_SEQUENCE)) {
-    out += forTerminal(text.slice(at, m.index)) + m[0];
-    at = m.index + m[0].length;
-  }
-  return out + forTerminal(text.slice(at));
-}
-
-/** The values given to one flag in a raw command line (`--flag v`, `--flag=v`), before any parsing. */
-function rawValues(argv: readonly string[], flag: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === `--${flag}` && i + 1 < argv.length) out.push(argv[i + 1]);
-    else if (argv[i].startsWith(`--${flag}=`)) out.push(argv[i].slice(flag.length + 3));
-  }
-  return out;
-}
 
 export class Egress {
   /** The names of the files and streams a write to was refused (never what would have been written). */
@@ -88,22 +49,13 @@ export class Egress {
     if (value.includes('-----BEGIN')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= 16 && !line.includes('-----')) r.add(line.trim());
   }
 
-  /** A URL as given, even one that does not parse: its credential parts. A file path (`C:\\specs\\api.json`) carries none. */
-  private addRawUrl(value: string): void {
-    if (!URL_LIKE.test(value.trim())) return;
-    this.redactor.addUrl(value.trim());
-    if (URL.canParse(value.trim())) return;
-    for (const part of value.split(/[/?#&=:@\s]+/))
-      if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.redactor.add(part);
-  }
-
   /** The secrets of a raw command line and environment (flags, variables, what .env filled in, the Action's inputs), before parsing. */
   registerRaw(argv: readonly string[], env: NodeJS.ProcessEnv): this {
     for (const [flag] of OPTIONS) {
       const name = envOf.get(flag);
       const values = [...rawValues(argv, flag), ...(name && env[name] ? [env[name]!] : [])];
       for (const v of values) {
-        if (URL_FLAGS.has(flag)) this.addRawUrl(v);
+        if (URL_FLAGS.has(flag)) this.redactor.addUrl(v);
         else if (HEADER_FLAGS.has(flag)) {
           for (const line of v.split(/\r?\n/)) {
             const colon = line.indexOf(':');
@@ -182,17 +134,7 @@ export class Egress {
   appendFile(file: string, text: string): void {
     const body = this.pass(text, file);
     if (body === undefined) throw new Error(`${file}: not written: it would still have carried a secret`);
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
-    try {
-      writeSync(fd, body);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** A writer function for one file (what the Action's rendering takes). */
-  appender(file: string): (text: string) => void {
-    return (text) => this.appendFile(file, text);
+    appendNoFollow(file, body);
   }
 
   /** Remove what an earlier run of this suite left in `dir` that this one does not write (report-files.ts clearStale). */

@@ -144,3 +144,13 @@ export function helpRows(): string[] {
   ];
   return sections.filter(([, rows]) => rows.length > 0).flatMap(([heading, rows], i) => [...(i ? [''] : []), `${heading}:`, ...rows.map(row)]);
 }
+
+/** The values given to one flag in a raw command line (`--flag v`, `--flag=v`), before any parsing. */
+export function rawValues(argv: readonly string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === `--${flag}` && i + 1 < argv.length) out.push(argv[i + 1]);
+    else if (argv[i].startsWith(`--${flag}=`)) out.push(argv[i].slice(flag.length + 3));
+  }
+  return out;
+}

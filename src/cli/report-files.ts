@@ -49,6 +49,16 @@ export function clearStale(dir: string, writing: readonly string[]): void {
   }
 }
 
+/** Append `body` to `file` (created if need be), never through a link. */
+export function appendNoFollow(file: string, body: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
+  try {
+    writeSync(fd, body);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Directories a path may have above it: more is not a report directory. */
 const MAX_DEPTH = 256;
 

@@ -9,7 +9,7 @@
 import { closeSync, constants, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { makeDirs } from './egress';
+import { makeDirs } from './report-files';
 
 /** The lock's name in the report directory: hidden, and removed when the run ends. */
 export const LOCK_FILE = '.conformance-run.lock';

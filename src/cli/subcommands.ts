@@ -9,7 +9,7 @@ import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
 import { EXIT_CODE, type RunStatus } from '../verdict/status';
-import { forTerminal } from './egress-terminal';
+import { forTerminal } from './inert-text';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
 

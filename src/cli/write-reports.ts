@@ -2,7 +2,8 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { RunDocument } from '../verdict/document';
 import { readerDocument } from '../verdict/reader';
-import { Egress, SUITE_FILES } from './egress';
+import { Egress } from './egress';
+import { SUITE_FILES } from './report-files';
 import {
   BADGE_FILE,
   CERTIFICATE_FILE,

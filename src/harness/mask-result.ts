@@ -1,9 +1,7 @@
-// The gate never touches the verdict. A result holds two kinds of fields: the suite's own (its id,
-// status, level, cause, statements, violated, outcome, effect, blockedBy, …), which decide and
-// state the verdict, and strings that came from outside (what a target answered, input echoed in
-// a reason, the expectations file's words). Only the second kind is masked: a credential that
-// spells part of "failed" is masked in what the target said, never in the suite's own fields.
-import { VALUE_CAP_BYTES, type CheckResult, type SampleFailure } from './result';
+// The gate never touches the verdict: of a result's fields only the strings that came from outside
+// (what a target answered, input echoed in a reason, the expectations file's words) are masked,
+// never the suite's own (id, status, cause, statements, …), whatever a credential spells.
+import { VALUE_CAP_BYTES, type CheckResult } from './result';
 import type { Redactor } from './redact';
 import { cutBytes, detached, mapJson } from './json';
 
@@ -11,13 +9,6 @@ import { cutBytes, detached, mapJson } from './json';
 export const OUTSIDE_FIELDS = ['reason', 'expected', 'actual', 'hint', 'notes', 'metrics', 'exchanges'] as const satisfies ReadonlyArray<keyof CheckResult>;
 
 type Maskable = Partial<Pick<CheckResult, (typeof OUTSIDE_FIELDS)[number] | 'expectation' | 'outOfScope' | 'samples'>>;
-
-function maskFailure(f: SampleFailure, redactor: Redactor): SampleFailure {
-  const out: SampleFailure = { ...f, reason: redactor.text(f.reason), exchanges: redactor.value(f.exchanges) };
-  if ('expected' in f) out.expected = redactor.value(f.expected);
-  if ('actual' in f) out.actual = redactor.value(f.actual);
-  return out;
-}
 
 /**
  * `r` with every string that came from outside masked (a copy; `r` is not changed), and its own
@@ -33,7 +24,7 @@ export function maskOutside<T extends Maskable>(r: T, redactor: Redactor): T {
   }
   // The flag is the suite's; the words may quote a --grep pattern the user gave.
   if (out.outOfScope) out.outOfScope = { ...out.outOfScope, words: redactor.text(out.outOfScope.words) };
-  if (out.samples?.failures) out.samples = { ...out.samples, failures: out.samples.failures.map((f) => maskFailure(f, redactor)) };
+  if (out.samples?.failures) out.samples = { ...out.samples, failures: out.samples.failures.map((f) => maskOutside(f, redactor)) };
   return out;
 }
 

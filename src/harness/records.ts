@@ -221,9 +221,11 @@ export function isDefaulted(record: unknown, field: string): boolean {
   return isRecord(record) && !Object.hasOwn(record, field) && Object.hasOwn(PROTO3_DEFAULTS, field) && misnamedAs(record, field) === undefined;
 }
 
-/** A record with every absent field that has a proto3 default filled in (the record itself is unchanged). */
+const DEFAULTED_FIELDS = Object.keys(PROTO3_DEFAULTS);
+
+/** A record with every absent field that has a proto3 default filled in (the record itself is unchanged; returned as it is when it has them all). */
 export function withDefaults(record: unknown): unknown {
-  if (!isRecord(record)) return record;
+  if (!isRecord(record) || DEFAULTED_FIELDS.every((field) => Object.hasOwn(record, field))) return record;
   const filled: Record<string, unknown> = { ...record };
   for (const [field, value] of Object.entries(PROTO3_DEFAULTS)) if (!Object.hasOwn(record, field)) filled[field] = structuredClone(value);
   return filled;
@@ -279,20 +281,22 @@ export async function judgeRecords(ctx: CheckContext<'rest'>, rule: RecordRule, 
   let badCount = 0;
   let unjudgedCount = 0;
   let defaultedCount = 0;
-  tokens.forEach((record, k) => {
+  const readAsDefault = rule.field === undefined ? '' : `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field])}: `;
+  // A plain loop, no closure made per record: it runs once per record of lists of any length.
+  for (let k = 0; k < tokens.length; k++) {
+    const record = tokens[k];
     const index = servedIndex(tokens, k);
     const absent = rule.field !== undefined && isDefaulted(record, rule.field);
     if (absent && defaultedCount++ < KEPT_LABELS) defaulted.push(recordLabel(record, index));
     const j = judge(record, index);
-    const why = (text: string) => (absent ? `${rule.field} is absent, read as its proto3 default ${show(PROTO3_DEFAULTS[rule.field!])}: ${text}` : text);
     if ('bad' in j) {
-      if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: why(j.bad), value: j.value });
+      if (badCount++ < KEPT_PROBLEMS) problems.push({ record: recordLabel(record, index), problem: `${absent ? readAsDefault : ''}${j.bad}`, value: j.value });
       if (j.hint) hints.add(j.hint);
     } else if ('cannotJudge' in j) {
       if (j.misnamed) misnamedSeen.add(j.misnamed);
       if (unjudgedCount++ < KEPT_LABELS) unjudged.push(`${recordLabel(record, index)}: ${j.cannotJudge}`);
     }
-  });
+  }
   const of = `${tokens.length}${listSample(tokens) ? ' judged' : ''}`;
   if (defaultedCount > 0) {
     ctx.note(

@@ -1,71 +1,25 @@
 /**
- * Secret redaction at the source: every string that came from outside (transcripts, curl lines,
- * error messages, what a result quotes) passes through one Redactor that knows the run's
- * credentials, each in the closed list of forms an honest server echoes (secret-forms.ts),
- * found literally (secret-search.ts). docs/safe-to-share.md states the threat model.
+ * Every string from outside (transcripts, curl lines, errors, what a result quotes) passes one
+ * Redactor that knows the run's credentials in the closed list of forms an honest server echoes
+ * (secret-forms.ts), found literally (secret-search.ts); docs/safe-to-share.md has the threat model.
  */
 import { CUT_MARK, isRecord, mapJson } from './json';
 import { basicPairForms, echoForms } from './secret-forms';
-import { LiteralSearch, merge, replaceSpans } from './secret-search';
+import { LiteralSearch, replaceSpans } from './secret-search';
 import { curlVariables, SECRET_HEADER, type CurlTarget, type CurlVariables } from './curl-variables';
-
-export { shellVariable, type CurlTarget, type CurlVariables } from './curl-variables';
+import { isPlainPart, looksLikeKey, queryPairs, safeDecode, URL_LIKE } from './url-parts';
 
 export const REDACTED = '***';
 
 /** Query parameter names that carry credentials in provider URLs. */
 const SECRET_QUERY = /^(key|api[-_]?key|apikey|token|access[-_]?token|auth|secret|password|signature|sig)$/i;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Authorization schemes: words, not secrets (RFC 9110 11.1), left readable. */
 const AUTH_SCHEME = /^(basic|bearer|token|digest|apikey|api-key|hoba|mutual|negotiate|ntlm|vapid|scram-sha-1|scram-sha-256|aws4-hmac-sha256)$/i;
-/** A value that names a URL (a scheme then `//`): only such a value carries credentials; a file path is shown as given. */
-export const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
-
 /**
- * A header token that looks like a provider key rather than a word (URL parts follow the stricter
- * PLAIN_PART rule): a UUID; 8+ characters mixing letters and digits in one word (hex, base64url,
- * `sk_live_q7Xw…`); or 20+ characters of base64url with digits. `v1`, `rpc`, `tokenized-stocks`, `base-sepolia`,
- * `84532` stay readable.
- */
-export function looksLikeKey(s: string): boolean {
-  if (s.length < 8 || !/^[A-Za-z0-9_~.+/=%-]+$/.test(s)) return false;
-  if (UUID.test(s)) return true;
-  const mixed = (w: string) => /\d/.test(w) && /[A-Za-z]/.test(w);
-  if (s.split(/[-_.~]/).some((w) => w.length >= 8 && mixed(w))) return true;
-  return s.length >= 20 && mixed(s);
-}
-
-/**
- * A URL part that cannot be a key: a plain word (letters, `-`, `_`, up to 16 characters: `rpc`,
- * `api`, `tokenized-stocks`, `base-sepolia`), maybe with a document's extension (`openapi.json`,
- * `spec.yaml`), a version (`v2`) or a short number (a chain id such as `84532`). Everything else in
- * a path or query may be a credential.
- */
-const PLAIN_PART = /^([A-Za-z][A-Za-z_-]{0,15}(\.(json|ya?ml))?|v\d{1,2}|\d{1,8})$/;
-
-export function isPlainPart(part: string): boolean {
-  return part === '' || PLAIN_PART.test(part);
-}
-
-/** A URL's query as written (not decoded): `name=value` pairs, a bare `name` with value undefined. */
-function queryPairs(url: URL): { name: string; value?: string }[] {
-  return url.search
-    .replace(/^\?/, '')
-    .split('&')
-    .filter(Boolean)
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq < 0 ? { name: pair } : { name: pair.slice(0, eq), value: pair.slice(eq + 1) };
-    });
-}
-
-/**
- * The one rule for showing a URL that may carry a credential (results.json's target, the
- * certificate, the console, a corrected flag): scheme and host as given (a key in a hostname
- * cannot be told from a name, see docs/safe-to-share.md), userinfo masked, every path segment and
- * query name that is not plain (isPlainPart) masked, every query value masked; no fragment.
- * `isSecret` masks plain parts too (a registered secret). Applied to its own output, it returns it
- * unchanged. The GitHub Action's log masks (src/action/inputs.ts) take isPlainPart from here.
+ * The one rule for showing a URL that may carry a credential: scheme and host as given (a key in
+ * a hostname cannot be told from a name), userinfo, every path segment and query name that is not
+ * plain (isPlainPart) and every query value masked; no fragment. `isSecret` masks plain parts too.
+ * Applied to its own output, it returns it unchanged.
  */
 export function publicUrl(raw: string, isSecret: (part: string) => boolean = () => false): string {
   let url: URL;
@@ -81,14 +35,6 @@ export function publicUrl(raw: string, isSecret: (part: string) => boolean = () 
   // new URL() gives "https://host" the path "/": shown as it was written.
   const shownPath = path === '/' && !/^[^?#]*:\/\/[^/?#]*\/([?#]|$)/.test(raw.trim()) ? '' : path;
   return `${url.protocol}//${user}${url.host}${shownPath}${query.length ? `?${query.join('&')}` : ''}`;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 export class Redactor {
@@ -136,9 +82,9 @@ export class Redactor {
   }
 
   /**
-   * Register the credential parts of a URL (only of a value that names one: a file path carries
-   * none): the password (or a user given alone), every path segment and query part that
-   * publicUrl masks, and any value of a credential-named parameter, as written and as decoded.
+   * The credential parts of a URL (a file path has none): the password (or a user alone), what
+   * publicUrl masks and any credential-named parameter's value, as written and decoded; of one
+   * that does not parse (a raw flag), each part that is no plain word, scheme, host or address.
    */
   addUrl(raw: string | undefined): this {
     if (!raw || !URL_LIKE.test(raw.trim())) return this;
@@ -146,6 +92,8 @@ export class Redactor {
     try {
       url = new URL(raw.trim());
     } catch {
+      for (const part of raw.split(/[/?#&=:@\s]+/))
+        if (!isPlainPart(part) && !/^[a-z][a-z0-9+.-]*$/i.test(part) && !/^[\w.-]+\.\w+$|^\d+(\.\d+){3}$/.test(part)) this.add(part);
       return this;
     }
     if (url.username || url.password) this.addBasic(safeDecode(url.username), safeDecode(url.password));
@@ -199,25 +147,17 @@ export class Redactor {
   }
 
   /**
-   * `s` with every registered form replaced by `***`, and the start of one left before a cut
-   * (CUT_MARK) too. `clean` is false when that is not enough: a form still shows once the
-   * masks are in place (a credential holding `***`), or the search ran past its budget; the
-   * caller then withholds the whole text.
+   * `s` with every registered form, and the start of one before a cut (CUT_MARK), replaced by
+   * `***`; `clean` is false when a form still shows after (a credential holding `***`) or the
+   * search ran past its budget: the caller then withholds the whole text.
    */
   mask(s: string): { text: string; clean: boolean } {
     if (this.search.size === 0 || s.length < 4) return { text: s, clean: true };
-    const found = this.search.spans(s);
-    const edges = s.includes(CUT_MARK) ? this.search.cutEdges(s, CUT_MARK) : [];
-    if (!found || !edges) return { text: REDACTED, clean: false };
-    if (found.length === 0 && edges.length === 0) return { text: s, clean: true };
-    const text = replaceSpans(s, edges.length ? merge([...found, ...edges]) : merge(found, true), REDACTED);
+    const found = this.search.spans(s, CUT_MARK);
+    if (!found) return { text: REDACTED, clean: false };
+    if (found.length === 0) return { text: s, clean: true };
+    const text = replaceSpans(s, found, REDACTED);
     return { text, clean: !this.search.starred || this.search.spans(text)?.length === 0 };
-  }
-
-  /** Whether `s` still holds a registered form (or the start of one before a cut). */
-  leaks(s: string): boolean {
-    const { text, clean } = this.mask(s);
-    return !clean || text !== s;
   }
 
   headers(headers: Record<string, string>): Record<string, string> {
@@ -227,10 +167,7 @@ export class Redactor {
     return out;
   }
 
-  /**
-   * Deep-redact any JSON-like value (used on results before they reach a reporter), without
-   * recursion and at most MAX_JSON_DEPTH deep; bigints become decimal strings (jsonSafe).
-   */
+  /** Any JSON-like value masked deep (without recursion, at most MAX_JSON_DEPTH); bigints become decimal strings. */
   value<T>(v: T): T {
     const mapped = mapJson(v, (x) => (typeof x === 'string' ? this.text(x) : typeof x === 'bigint' ? x.toString() : x));
     return (this.size ? this.memberNames(mapped) : mapped) as T;

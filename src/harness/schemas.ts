@@ -106,14 +106,14 @@ function absoluteRef(ref: string): string {
   return new URL(ref, SCHEMA_BASE).href;
 }
 
+/** Keyed by the ref as given too: a record check asks for the same ref once per record, and resolving it (new URL) costs more than validating. */
 function validatorFor(ref: string): ValidateFunction {
-  const abs = absoluteRef(ref);
-  let fn = compiled.get(abs);
+  let fn = compiled.get(ref);
   if (!fn) {
-    const got = ajv().getSchema(abs);
-    if (!got) throw new Error(`no schema at ${ref} (resolved to ${abs})`);
-    fn = got;
-    compiled.set(abs, fn);
+    const abs = absoluteRef(ref);
+    fn = compiled.get(abs) ?? ajv().getSchema(abs);
+    if (!fn) throw new Error(`no schema at ${ref} (resolved to ${abs})`);
+    compiled.set(abs, fn).set(ref, fn);
   }
   return fn;
 }
@@ -171,9 +171,12 @@ function validateList(value: unknown): SchemaVerdict {
  * (e.g. 'token.json#/properties/isin', 'hex.json#/$defs/hash32') or an absolute `$id` URI.
  * Throws when the ref points nowhere (a programming error, not a verdict).
  */
+/** The one verdict of every valid value (frozen: a record check asks once per record and field). */
+const VALID: SchemaVerdict = Object.freeze({ valid: true, errors: Object.freeze([]) as unknown as string[] });
+
 export function validateRef(ref: string, value: unknown): SchemaVerdict {
   const fn = validatorFor(ref);
-  if (fn(value)) return { valid: true, errors: [] };
+  if (fn(value)) return VALID;
   return { valid: false, errors: formatErrors(fn.errors ?? [], value) };
 }
 

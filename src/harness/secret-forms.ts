@@ -1,8 +1,7 @@
 /**
  * The closed list of forms in which an honest server echoes a credential by accident, each a
- * forward encoding of the credential computed once when it is registered (docs/safe-to-share.md).
- * Nothing here ever decodes what a target says: the Redactor searches outgoing text for these
- * literals only.
+ * forward encoding computed once when it is registered (docs/safe-to-share.md): nothing here
+ * decodes what a target says.
  */
 
 /** A form shorter than this is not searched for: base64 of a few bytes is found in any blob. */
@@ -38,11 +37,8 @@ function htmlForms(s: string): string[] {
   const numeric = (c: string, radix: 10 | 16) => `&#${radix === 16 ? 'x' : ''}${c.codePointAt(0)!.toString(radix)};`;
   const every = (radix: 10 | 16) => [...s].map((c) => numeric(c, radix)).join('');
   return [
-    specials('&quot;', '&#39;'),
+    ...(['&#39;', '&#x27;', '&#039;', '&apos;'] as const).map((apos) => specials('&quot;', apos)),
     specials('&#34;', '&#39;'),
-    specials('&quot;', '&#x27;'),
-    specials('&quot;', '&#039;'),
-    specials('&quot;', '&apos;'),
     s.replace(/[&<>"']/g, (c) => numeric(c, 10)),
     every(10),
     every(16),
@@ -50,11 +46,7 @@ function htmlForms(s: string): string[] {
   ];
 }
 
-/**
- * The base64 characters that `bytes` alone decides, when it starts `offset` bytes (0, 1 or 2)
- * into what is encoded: the characters whose six bits straddle a neighbour's byte are left out,
- * so the form is found whatever stands before and after it.
- */
+/** The base64 characters `bytes` alone decides when it starts `offset` (0–2) bytes in: found whatever stands around it. */
 export function base64Core(bytes: Buffer, offset: number): string {
   const all = Buffer.concat([Buffer.alloc(offset), bytes])
     .toString('base64')
@@ -62,15 +54,9 @@ export function base64Core(bytes: Buffer, offset: number): string {
   return all.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
 }
 
+const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_');
 /** Base64 and base64url at each of the three byte offsets. */
-function base64Forms(s: string): string[] {
-  const out: string[] = [];
-  for (const offset of [0, 1, 2]) {
-    const core = base64Core(bytesOf(s), offset);
-    out.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
-  }
-  return out;
-}
+const base64Forms = (s: string) => [0, 1, 2].map((offset) => base64Core(bytesOf(s), offset)).flatMap((core) => [core, urlSafe(core)]);
 
 /**
  * Every form of `secret` in the closed list, each once, none shorter than MIN_FORM_LENGTH. Each
@@ -88,6 +74,6 @@ export function echoForms(secret: string): string[] {
 /** The Basic credentials pair as an Authorization header carries it: base64 and base64url of `user:password`, padded or not. */
 export function basicPairForms(user: string, password: string): string[] {
   const b64 = bytesOf(`${user}:${password}`).toString('base64');
-  const url = b64.replace(/\+/g, '-').replace(/\//g, '_');
+  const url = urlSafe(b64);
   return [...new Set([b64, b64.replace(/=+$/, ''), url, url.replace(/=+$/, '')])];
 }

@@ -1,44 +1,29 @@
 /**
- * Literal search for many forms at once, in one pass over the text: each position's last
- * ANCHOR characters are hashed and looked up in the anchors of the registered forms (their first
- * ANCHOR characters), and a form is compared only where its anchor stands. No regular expression
- * is built from a form, nothing is decoded, and the cost is one read of the text plus the
- * comparisons, which are bounded: past a budget proportional to the text, the search gives up and
- * the caller masks the whole text (a target repeating the start of a long credential it holds).
+ * Literal search for many forms in one pass: an Aho–Corasick automaton of the forms' first EDGE
+ * characters as a full table, one lookup a character whatever the text; no regular expression
+ * from a form, nothing decoded. A longer form's start is followed as far as the text agrees,
+ * within a budget: past it the caller masks the whole text (a periodic credential repeated).
  */
 import { MIN_FORM_LENGTH } from './secret-forms';
 
-const ANCHOR = MIN_FORM_LENGTH;
-const FILTER_BITS = 22;
-const FILTER_MASK = (1 << FILTER_BITS) - 1;
-/** Characters compared per character searched, plus a constant, before the search gives up. */
-const BUDGET_PER_CHAR = 8;
-const BUDGET_BASE = 1 << 24;
-
-export type Span = [start: number, end: number];
-
-/**
- * A form longer than this is also searched for by its first EDGE characters alone, and a match
- * of them extended as far as the text goes on to agree with the form: so much of a credential is
- * a leak wherever it stands (cut or not), and a cut edge (cutEdges) then needs looking for only
- * among the first EDGE characters of each form.
- */
+/** A longer form is found by its first EDGE characters, then followed: so much of a credential is a leak wherever it stands. */
 const EDGE = 256;
 
-/** A position's anchor hash from its ANCHOR characters (any UTF-16 code units), kept within a small integer (a fast Map key). */
-const hashOf = (a: number, b: number, c: number, d: number) => (Math.imul(Math.imul(Math.imul(a, 65599) + b, 65599) + c, 65599) + d) & 0x3fffffff;
+/** Spans as a flat list, start, end, start, end, …: sorted, none meeting another. */
+export type Spans = number[];
+const NONE: readonly string[] = [];
 
 export class LiteralSearch {
-  /** Anchor hash -> the forms starting with it, longest first. */
-  private readonly byAnchor = new Map<number, string[]>();
-  /** The first EDGE characters of a longer form -> the forms they start. */
-  private readonly longer = new Map<string, string[]>();
-  private readonly filter = new Uint8Array((FILTER_MASK + 1) / 8);
   private readonly forms = new Set<string>();
-  /** The first EDGE characters of every form. */
-  private readonly starts = new Set<string>();
-
-  /** Whether a form holds `*`: only then can masking (`***`) make a new occurrence, every other one being inside a span found. */
+  /** A character's column in the table (0: in no form); row (state × columns) + column → the next row, negative where a form ends. */
+  private column = new Uint16Array(0);
+  private columns = 0;
+  private next: Int32Array | undefined;
+  /** Per state: the characters of a form's start read; the longest form ending there (0: none); the longer forms to follow. */
+  private depth: number[] = [];
+  private found: number[] = [];
+  private longer: (string[] | undefined)[] = [];
+  /** Whether a form holds `*`: only then can masking (`***`) make a new occurrence. */
   starred = false;
 
   get size(): number {
@@ -46,115 +31,106 @@ export class LiteralSearch {
   }
 
   add(form: string): void {
-    if (form.length < ANCHOR || this.forms.has(form)) return;
+    if (form.length < MIN_FORM_LENGTH || this.forms.has(form)) return;
     this.forms.add(form);
     this.starred ||= form.includes('*');
-    if (form.length > EDGE) {
-      const start = form.slice(0, EDGE);
-      this.longer.set(start, [...(this.longer.get(start) ?? []), form]);
-      return this.add(start);
-    }
-    this.starts.add(form);
-    const h = hashOf(form.charCodeAt(0), form.charCodeAt(1), form.charCodeAt(2), form.charCodeAt(3));
-    const list = this.byAnchor.get(h) ?? [];
-    list.push(form);
-    list.sort((x, y) => y.length - x.length);
-    this.byAnchor.set(h, list);
-    this.filter[(h & FILTER_MASK) >> 3] |= 1 << (h & 7);
+    this.next = undefined;
   }
 
-  /**
-   * The spans of `text` that hold a form, in the order of their starts; or undefined when the
-   * comparisons ran past their budget (mask the whole text).
-   */
-  spans(text: string): Span[] | undefined {
-    const found: Span[] = [];
-    if (this.forms.size === 0) return found;
-    let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    for (let i = 0; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (i >= ANCHOR - 1) {
-        const h = hashOf(a, b, c, d);
-        if (this.filter[(h & FILTER_MASK) >> 3] & (1 << (h & 7))) {
-          const start = i - ANCHOR + 1;
-          for (const form of this.byAnchor.get(h) ?? []) {
-            // Its last character first: most near-misses end there, at the cost of one read.
-            if (text.charCodeAt(start + form.length - 1) !== form.charCodeAt(form.length - 1)) continue;
-            budget -= form.length;
-            if (text.startsWith(form, start)) {
-              let end = start + form.length;
-              // The start of a long form: as far as the text agrees with any form it starts.
-              for (const whole of this.longer.get(form) ?? []) {
-                let k = form.length;
-                while (k < whole.length && text.charCodeAt(start + k) === whole.charCodeAt(k)) k++;
-                budget -= k;
-                end = Math.max(end, start + k);
-              }
-              found.push([start, end]);
-              break;
-            }
-          }
-          if (budget < 0) return undefined;
+  private build(): Int32Array {
+    this.column = new Uint16Array(0x10000);
+    let columns = 1;
+    const children: Map<number, number>[] = [new Map()];
+    [this.depth, this.found, this.longer] = [[0], [0], []];
+    for (const form of this.forms) {
+      let state = 0;
+      for (let k = 0; k < Math.min(form.length, EDGE); k++) {
+        const c = (this.column[form.charCodeAt(k)] ||= columns++);
+        let to = children[state].get(c);
+        if (to === undefined) {
+          children[state].set(c, (to = children.push(new Map()) - 1));
+          this.depth.push(k + 1);
+          this.found.push(0);
+        }
+        state = to;
+      }
+      this.found[state] = this.depth[state];
+      if (form.length > EDGE) (this.longer[state] ??= []).push(form);
+    }
+    const next = new Int32Array(children.length * columns);
+    const fail = new Int32Array(children.length);
+    // Breadth first: a state's fallback (its longest proper suffix that starts a form) is shallower, so done before it.
+    for (let q = 0, queue = [0]; q < queue.length; q++) {
+      const state = queue[q];
+      if (state !== 0) this.found[state] ||= this.found[fail[state]];
+      for (let c = 0; c < columns; c++) {
+        const to = children[state].get(c);
+        const fallback = state === 0 ? 0 : next[fail[state] * columns + c];
+        next[state * columns + c] = to ?? fallback;
+        if (to !== undefined) {
+          fail[to] = fallback;
+          queue.push(to);
         }
       }
-      a = b;
-      b = c;
-      c = d;
     }
-    return found;
+    for (let j = 0; j < next.length; j++) next[j] = (this.found[next[j]] ? -columns : columns) * next[j];
+    this.columns = columns;
+    return next;
   }
 
   /**
-   * Spans ending at each `mark` (a cut the suite made) that hold the start of a form, ANCHOR to
-   * EDGE characters of it: the part of a credential left before the cut (a longer start is
-   * found by spans). Found with its last ANCHOR characters, compared where they stand in each
-   * form's start.
+   * The spans of `text` that hold a form, and before each `mark` (a cut the suite made) the start
+   * of one, MIN_FORM_LENGTH characters or more; undefined past the budget (mask the whole text).
    */
-  cutEdges(text: string, mark: string): Span[] | undefined {
-    const found: Span[] = [];
-    let budget = BUDGET_BASE + BUDGET_PER_CHAR * text.length;
-    for (let p = text.indexOf(mark); p >= 0; p = text.indexOf(mark, p + 1)) {
-      if (p < ANCHOR) continue;
-      const tail = text.slice(p - ANCHOR, p);
-      let longest = 0;
-      for (const start of this.starts) {
-        budget -= start.length;
-        for (let j = start.indexOf(tail); j >= 0 && j + ANCHOR <= p; j = start.indexOf(tail, j + 1)) {
-          budget -= j + ANCHOR;
-          if (j + ANCHOR > longest && text.startsWith(start.slice(0, j + ANCHOR), p - j - ANCHOR)) longest = j + ANCHOR;
-        }
+  spans(text: string, mark?: string): Spans | undefined {
+    const out: Spans = [];
+    if (this.forms.size === 0) return out;
+    const next = (this.next ??= this.build());
+    const { column, columns, depth, found, longer } = this;
+    // Characters compared in following long forms: 8 per character of the text, and a constant.
+    let budget = (1 << 24) + 8 * text.length;
+    let cut = mark ? text.indexOf(mark) : -1;
+    for (let i = 0, row = 0; i < text.length; i++) {
+      if (i === cut) {
+        if (depth[row / columns] >= MIN_FORM_LENGTH) add(out, i - depth[row / columns], i);
+        cut = text.indexOf(mark!, i + 1);
+      }
+      row = next[row + column[text.charCodeAt(i)]];
+      if (row >= 0) continue;
+      row = -row;
+      const start = i + 1 - found[row / columns];
+      let end = i + 1;
+      for (const whole of longer[row / columns] ?? NONE) {
+        const k = agreement(text, start, whole);
+        budget -= k - EDGE;
+        end = Math.max(end, start + k);
       }
       if (budget < 0) return undefined;
-      if (longest) found.push([p - longest, p]);
+      add(out, start, end);
     }
-    return found;
+    return out;
   }
 }
 
-/** Spans sorted (unless they are already) and merged where they overlap or touch. */
-export function merge(spans: Span[], inOrder = false): Span[] {
-  const sorted = inOrder ? spans : [...spans].sort((x, y) => x[0] - y[0]);
-  const out: Span[] = [];
-  for (const s of sorted) {
-    const last = out[out.length - 1];
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-    else out.push([s[0], s[1]]);
-  }
-  return out;
+/** How many characters of `whole` the text holds from `at` (its first EDGE known to): a few one by one, then a block at a time. */
+function agreement(text: string, at: number, whole: string): number {
+  let k = EDGE;
+  while (k < whole.length && k < 2 * EDGE && text.charCodeAt(at + k) === whole.charCodeAt(k)) k++;
+  while (k < whole.length && text.startsWith(whole.slice(k, k + EDGE), at + k)) k += EDGE;
+  while (k < whole.length && text.charCodeAt(at + k) === whole.charCodeAt(k)) k++;
+  return Math.min(k, whole.length);
+}
+
+/** Adds a span to `spans`, merged with those it meets. */
+function add(spans: Spans, start: number, end: number): void {
+  while (spans.length > 0 && spans[spans.length - 2] >= start) end = Math.max(end, spans.splice(-2)[1]);
+  if (spans.length > 0 && spans[spans.length - 1] >= start) spans[spans.length - 1] = Math.max(spans[spans.length - 1], end);
+  else spans.push(start, end);
 }
 
 /** `text` with each span replaced by `mask`. */
-export function replaceSpans(text: string, spans: readonly Span[], mask: string): string {
-  if (spans.length === 0) return text;
-  const parts: string[] = [];
-  let at = 0;
-  for (const [start, end] of spans) {
-    parts.push(text.slice(at, start), mask);
-    at = end;
-  }
-  parts.push(text.slice(at));
-  return parts.join('');
+export function replaceSpans(text: string, spans: Spans, mask: string): string {
+  let out = '';
+  for (let j = 0; j < spans.length; j += 2) out += text.slice(j === 0 ? 0 : spans[j - 1], spans[j]) + mask;
+  return spans.length === 0 ? text : out + text.slice(spans[spans.length - 1]);
 }

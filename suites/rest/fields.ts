@@ -75,13 +75,17 @@ export const FIELD_CHECKS: Array<[id: string, field: string, statements: string[
 ];
 
 /** One record under the field check of `field`: its type and format, as token.json#/properties/<field> has them. */
+const fieldRefs = new Map<string, string>();
+/** A field's schema ref, one string per field: asked once per record, a new string each time would be hashed each time. */
+const fieldRef = (field: string): string => fieldRefs.get(field) ?? fieldRefs.set(field, `token.json#/properties/${field}`).get(field)!;
+
 export function judgeField(record: unknown, field: string): Judgement {
   if (!isRecord(record)) return bad('the record is not an object', record);
   const f = fieldOf(record, field);
   // Under protojson's name the field is not absent: the schema check states that, once.
   if ('missing' in f)
     return misnamedAs(record, field) ? f.missing : bad(`${field} is absent, and as a google.protobuf.Timestamp it has no default: no time is given`, record);
-  const verdict = validateRef(`token.json#/properties/${field}`, f.value);
+  const verdict = validateRef(fieldRef(field), f.value);
   if (verdict.valid) return OK;
   return bad(
     `${field} is not of type ${describeType(rawSchemaAt(`token.json#/properties/${field}`) as Schema)}${hint(field, f.value)} [${verdict.errors.join('; ')}]`,

@@ -15,7 +15,7 @@ import { fails } from '../../src/action/main';
 import { inInputTerms } from '../../src/action/messages';
 import { Output } from '../../src/action/output';
 import { shellWords } from '../../src/action/words';
-import { SUITE_FILES } from '../../src/cli/egress';
+import { SUITE_FILES } from '../../src/cli/report-files';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { VARIANTS } from '../faults/catalogue';
 import { startProxy, type Proxy } from '../faults/proxy';

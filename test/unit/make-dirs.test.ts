@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { makeDirs } from '../../src/cli/egress';
+import { makeDirs } from '../../src/cli/report-files';
 import { main } from '../../src/cli/main';
 import { sink } from '../support/sink';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
 import * as runner from '../../src/harness/runner';
-import { SUITE_FILES } from '../../src/cli/egress';
+import { SUITE_FILES } from '../../src/cli/report-files';
 import { loadSigningKey } from '../../src/cli/signing-keys';
 import { writeReports } from '../../src/cli/write-reports';
 import { verifyCertificate } from '../../src/cli/certificate/verify';

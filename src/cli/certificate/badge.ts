@@ -1,4 +1,4 @@
-import { escapeHtml } from '../reporters/untrusted';
+import { escapeHtml } from '../inert-text';
 import type { ReaderDocument } from '../../verdict/reader';
 import { NO_SIGNER_KEY, preconfNotJudged } from '../../verdict/scope';
 import type { RunStatus } from '../../verdict/status';

@@ -5,7 +5,7 @@
 import { readerCheck, type ReaderCheck } from '../../verdict/reader';
 import type { KeyObject } from 'node:crypto';
 import { scopeWords } from '../../verdict/scope';
-import { jsonForLogs } from '../reporters/untrusted';
+import { jsonForLogs } from '../inert-text';
 import { violatedSection } from '../../harness/result';
 import { ConfigError, loadConfig } from '../config';
 import type { Egress } from '../egress';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../reporters/untrusted';
+import { escapeHtml } from '../inert-text';
 import type { ReaderDocument } from '../../verdict/reader';
 import { renderBadge } from './badge';
 import { IN_TOTO_PAYLOAD_TYPE, signEnvelope } from './dsse';

@@ -12,7 +12,7 @@ import { selectChecks } from '../main';
 import { RESULTS_ENV, STARTED_ENV } from './global-setup';
 import { isFromThisRun, jestOutcome, runStatusTest } from './outcome';
 import { Egress } from '../egress';
-import { forTerminal } from '../egress-terminal';
+import { forTerminal } from '../inert-text';
 
 // What this adapter hands jest (test names, messages, warnings) jest prints to the console and the
 // CI log: it leaves through the run's gate as the CLI's console lines do, masked and made inert

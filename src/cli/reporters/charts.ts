@@ -1,7 +1,7 @@
 import type { Timeline } from '../../harness/preconf/pass';
 import { SPEC_REFRESH_MS } from '../../harness/preconf/timing';
 import type { LatencyDistribution } from './metrics';
-import { escapeHtml } from './untrusted';
+import { escapeHtml } from '../inert-text';
 
 /** Inline SVG charts for report.html: no script, no font or file to fetch. */
 

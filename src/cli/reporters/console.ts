@@ -10,8 +10,7 @@ import { countLine, rootReason, OUTCOME_WORDS, verdictOf } from './outcome-words
 import { expectedVsActual, quoteStatements, quoteLabel } from './failure-text';
 import { idList, skippedByReason, withOutcome } from './grouping';
 import { violatedSection } from '../../harness/result';
-import { cleanStrings } from './untrusted';
-import { forTerminal } from '../egress-terminal';
+import { cleanStrings, forTerminal } from '../inert-text';
 
 /**
  * Colour on a terminal; never when NO_COLOR is set to anything (no-color.org); and where no

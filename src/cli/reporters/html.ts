@@ -11,7 +11,7 @@ import { latencyOf, timelinesOf } from './metrics';
 import { powerWords, samplingLine } from '../../harness/sampling';
 import { answersWords, OUTCOME_WORDS, rootReason } from './outcome-words';
 import { bySection, skippedByReason, withOutcome } from './grouping';
-import { escapeHtml } from './untrusted';
+import { escapeHtml } from '../inert-text';
 import { exchangeText, json } from './exchange-text';
 import { quoteStatements, quoteLabel } from './failure-text';
 import { violatedSection } from '../../harness/result';

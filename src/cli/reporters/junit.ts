@@ -3,7 +3,7 @@ import type { ReaderCheck, ReaderDocument } from '../../verdict/reader';
 import { exitWords } from '../../verdict/status';
 import { scopeWords } from '../../verdict/scope';
 import { coveredByRoots, storedRoots } from './roots';
-import { forTerminal } from '../egress-terminal';
+import { forTerminal } from '../inert-text';
 import { blockerWords, rootReason, verdictOf } from './outcome-words';
 import { exchangeText } from './exchange-text';
 import { failureText } from './failure-text';

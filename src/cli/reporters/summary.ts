@@ -10,7 +10,7 @@ import { exchangeText } from './exchange-text';
 import { idList, skippedByReason, withOutcome } from './grouping';
 import { quoteStatements, quoteLabel } from './failure-text';
 import { violatedSection } from '../../harness/result';
-import { mdCode, mdFence, mdText } from './untrusted';
+import { mdCode, mdFence, mdText } from '../inert-text';
 import { fitParts, type Part } from './fit';
 import { observationText } from '../../harness/observation';
 

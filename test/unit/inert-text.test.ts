@@ -1,5 +1,4 @@
-import { cleanStrings, jsonForLogs, mdCode, mdFence, mdText } from '../../src/cli/reporters/untrusted';
-import { forTerminal, neutraliseWorkflowCommands, stripControls } from '../../src/cli/egress-terminal';
+import { cleanStrings, forTerminal, jsonForLogs, mdCode, mdFence, mdText, neutraliseWorkflowCommands, stripControls } from '../../src/cli/inert-text';
 
 const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string; renderInline(md: string): string };
 // GitHub's renderer (cmark-gfm) autolinks scheme URLs and www. names; linkify-it's fuzzy mode also

@@ -1,12 +1,77 @@
-import { forTerminal } from '../egress-terminal';
+// Target text made inert for where it goes: a terminal or a CI log (forTerminal; the egress gate
+// passes every console line through forConsole, keeping only the suite's own colour), Markdown,
+// HTML, SVG and XML (junit.ts has its own for XML). Nothing here hides a secret (the gate masks
+// them, src/cli/egress.ts); it only stops text from acting as a terminal sequence, a workflow
+// command or markup.
 
 /**
- * Text the target supplied is data on its way to a public place (a terminal, a CI log, a step
- * summary). These functions make it inert for each of those formats (HTML, SVG and XML: escapeHtml
- * here, and junit.ts's own for XML); a terminal and a CI log get forTerminal, beside the gate
- * (src/cli/egress-terminal.ts). Redaction happens earlier, in the clients: nothing here
- * hides a secret, it only stops text from acting as markup or as a command.
+ * C0 controls other than tab and newline (ESC starts terminal sequences, CR rewrites the line
+ * a reader sees), DEL, and C1 controls (0x9b is a one-byte CSI for some terminals). Shown as
+ * Unicode control pictures or U+FFFD so a reader still sees that something was there.
  */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** Bidirectional overrides and isolates reorder what a reader sees ("Trojan Source"). */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+
+function picture(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? '\u2421' : '\ufffd';
+}
+
+export function stripControls(s: string): string {
+  return s.replace(CONTROLS, picture).replace(BIDI, '\ufffd');
+}
+
+/**
+ * What may stand before a workflow command on its line. GitHub's runner trims the line with .NET's
+ * String.Trim() before it looks for `::`, which strips every Unicode White_Space character: tab,
+ * vertical tab, form feed, space, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000. JavaScript's \s adds U+FEFF; U+180E was whitespace in older Unicode; and the
+ * zero-width characters U+200B–U+200D and U+2060 show nothing before a command. All of them are
+ * skipped here: an extra zero-width space in a line that was not a command costs nothing.
+ */
+const COMMAND_LEAD = /^((?:[^\S\n]|[\u0085\u180e\u200b-\u200d\u2060])*):(?=:)/gm;
+
+/**
+ * GitHub's runner reads a log line whose first non-blank characters are `::` as a workflow
+ * command (`::add-mask::`, `::error::`, `::stop-commands::`), and the older `##[command]` form
+ * anywhere in a line. A zero-width space after the first character keeps the text readable and
+ * the line inert.
+ */
+export function neutraliseWorkflowCommands(s: string): string {
+  return s.replace(COMMAND_LEAD, '$1:\u200b').replace(/#(?=#\[)/g, '#\u200b');
+}
+
+/** Target text made safe for a terminal or a CI log. */
+export function forTerminal(s: string): string {
+  return neutraliseWorkflowCommands(stripControls(s));
+}
+
+/** What the console streams are given: only write (and isTTY, which decides colour). */
+export interface OutStream {
+  write(text: string): boolean;
+  isTTY: boolean;
+}
+
+export interface Io {
+  out: OutStream;
+  err: OutStream;
+}
+
+/** The suite's own terminal sequences (colour, erase line after a carriage return): everything else that controls a terminal is shown inert. */
+const OWN_SEQUENCE = /\r?\u001b\[2K|\u001b\[[0-9;]{0,12}m/g;
+
+/** A console line: forTerminal but for the suite's own sequences. */
+export function forConsole(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(OWN_SEQUENCE)) {
+    out += forTerminal(text.slice(at, m.index)) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + forTerminal(text.slice(at));
+}
 
 /**
  * A copy of `value` with every string passed through `clean` (keys included), for a reporter
