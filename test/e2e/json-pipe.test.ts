@@ -65,8 +65,19 @@ describe('a second Ctrl-C', () => {
         const timer = setTimeout(() => reject(new Error('no request within 60 s')), 60_000);
         server.once('request', () => (clearTimeout(timer), resolve()));
       });
+      // The second Ctrl-C once the first was taken (the run said it is stopping).
+      const stopping = new Promise<void>((resolve, reject) => {
+        let err = '';
+        const timer = setTimeout(() => reject(new Error(`the first SIGINT was not taken within 30 s: ${err}`)), 30_000);
+        child.stderr.on('data', (d) => {
+          err += d;
+          if (!/SIGINT received: stopping/.test(err)) return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       child.kill('SIGINT');
-      await new Promise((r) => setTimeout(r, 200));
+      await stopping;
       const started = Date.now();
       child.kill('SIGINT');
       const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

@@ -106,8 +106,8 @@ describe('two runs into one folder', () => {
       const other = await run([...DOWN, '--report-dir', dir]);
       expect(other.err).toContain(`took over the lock of an earlier run (pid ${sleeper.pid}, since ${before})`);
       expect(other.code).not.toBe(2);
-      // The same process holding a lock it wrote after it started: a run going on in another process, refused.
-      await new Promise((r) => setTimeout(r, 1500));
+      // The same process holding a lock written after it started (it was spawned before the run
+      // above, which has ended since): a run going on in another process, refused.
       const now = new Date().toISOString();
       writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, host: hostname(), startedAt: now }));
       const refused = await run([...DOWN, '--report-dir', dir]);

@@ -94,7 +94,9 @@ describe('sampled runs', () => {
     const order: string[] = [];
     let waves = 0;
     const sends = check(meta('sends', { needs: ['rest', 'signer'] }), async () => {
-      await new Promise((r) => setTimeout(r, 200));
+      // The window is 0: waves that did not wait for the lane would all start now, and run within
+      // a few turns of the event loop. Give them those turns (ended early if they all ran).
+      for (let turn = 0; turn < 50 && waves < 4; turn++) await new Promise((r) => setImmediate(r));
       order.push(`lane done after ${waves} sample(s)`);
     });
     const reads = check(meta('reads'), async () => void waves++);
