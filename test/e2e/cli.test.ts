@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { validateRef } from '../../src/harness/schemas';
 import { startReference, type ReferenceTarget } from '../../src/reference';
-import { descendants, running } from '../support/processes';
+import { descendants, gone, running } from '../support/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEV_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -50,6 +50,14 @@ function cli(
 
 const reportDir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
+
+// One reference target for the file's remote runs (each embedded run starts its own: the one below
+// that proves the embedded target, and those through npm run).
+let ref: ReferenceTarget;
+beforeAll(async () => {
+  ref = await startReference({ blockTimeMs: 1000 });
+}, 60_000);
+afterAll(() => ref?.stop());
 
 describe('CLI', () => {
   it.each([['--help'], ['-h']])('%s lists every flag with its environment variable and the exit codes, exit 0', async (flag) => {
@@ -133,7 +141,7 @@ describe('CLI', () => {
   it('a run whose reports cannot be written is never exit 0: the verdict in the console, then exit 2', async () => {
     const dir = reportDir();
     mkdirSync(path.join(dir, 'results.json')); // a folder where the file must go: the write fails
-    const r = await cli(['--only', 'rest', '--report-dir', dir]);
+    const r = await cli(['--base-url', ref.baseUrl, '--report-dir', dir]);
     expect(r.stdout).toMatch(/^status: conformant/m);
     expect(r.stderr).toMatch(/could not write reports to /);
     expect(r.code).toBe(2);
@@ -175,7 +183,9 @@ describe('CLI', () => {
   it('SIGINT stops the run, keeps what was measured, and exits 130', async () => {
     const dir = reportDir();
     let sent = false;
-    const r = await cli(['--report-dir', dir, '--block-time', '1000', '--concurrency', '1'], {
+    // With a signer the run lasts at least the pre-confirmation pass (seconds): the signal lands mid-run.
+    const args = ['--base-url', ref.baseUrl, '--rpc-url', ref.rpcUrl, '--signer-key', ref.signerKey, '--report-dir', dir, '--concurrency', '1'];
+    const r = await cli(args, {
       timeoutMs: 120_000,
       onStdout: (out, child) => {
         if (!sent && /\[\s*3\//.test(out)) {
@@ -236,12 +246,6 @@ async function startGate(upstream: string, pathKey: string, apiKey: string) {
 }
 
 describe('secrets in a remote run', () => {
-  let ref: ReferenceTarget;
-  beforeAll(async () => {
-    ref = await startReference({ blockTimeMs: 1000 });
-  }, 60_000);
-  afterAll(() => ref?.stop());
-
   it('never appear in any report or console line; curl lines name the variables instead', async () => {
     const PATH_KEY = 'pk7Q2x';
     const API_KEY = 'gate-api-key-9f8e7d';
@@ -323,13 +327,7 @@ async function sigtermThroughNpm(script: string[], ready: RegExp): Promise<{ std
     });
     before = descendants(npm.pid!);
     npm.kill('SIGTERM');
-    const deadline = Date.now() + 15_000;
-    let left = before.filter(running);
-    while (left.length && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      left = before.filter(running);
-    }
-    return { stdout, before, left };
+    return { stdout, before, left: await gone(before, 15_000) };
   } finally {
     // Whatever the outcome, nothing of this run outlives the test (an orphan is no longer below npm).
     for (const pid of [...descendants(npm.pid!), ...before.filter(running), npm.pid!]) {
