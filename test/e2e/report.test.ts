@@ -11,49 +11,44 @@ const dir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 
 describe('certify, verify-certificate and compare on real runs of the embedded reference', () => {
   const publicDir = dir();
-  const dedicatedDir = dir();
   const fullDir = dir();
   const restDir = dir();
   let runs: CliRun[] = [];
 
   beforeAll(async () => {
-    // One after the other: each starts its own anvil, and the machine has two cores.
+    // One after the other: each starts its own anvil, and the machine has two cores. The dedicated
+    // profile is the full run's (a partial scope is the public and the --only rest runs').
     runs = [
       await cli(['--embedded', '--profile', 'public', '--only', 'rest,rpc', '--certify', '--samples', '2', '--report-dir', publicDir]),
-      await cli(['--embedded', '--profile', 'dedicated', '--only', 'rest,rpc', '--certify', '--samples', '2', '--report-dir', dedicatedDir]),
       await cli(['--embedded', '--certify', '--samples', '2', '--report-dir', fullDir]),
       await cli(['--embedded', '--only', 'rest', '--certify', '--samples', '2', '--report-dir', restDir]),
     ];
   }, 300_000);
 
-  it('each run exits 0, says what its scope left out, and writes a certificate and badge that verify', async () => {
-    for (const [i, d] of [publicDir, dedicatedDir].entries()) {
-      const r = runs[i];
-      if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
-      const doc = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
-      expect(validateRef('results.json', doc).errors).toEqual([]);
-      expect(doc.status).toBe('conformant');
-      // The embedded target comes with a key, but --only rest,rpc selected no check that sends transactions.
-      expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], interfaces: ['rest', 'rpc'], full: false, target: 'embedded', signer: false });
-      const tail = r.stdout.trimEnd().split('\n').slice(-2);
-      expect(tail[0]).toBe(
-        `status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile ${doc.target.profile}, embedded reference target)`,
-      );
-      expect(tail[1]).toBe('exit 0: conformant — every required check in scope was judged and none failed');
-      const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
-      expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
-      expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · ${doc.target.profile} · \\d+/\\d+ · ${doc.finishedAt.slice(0, 10)}$`));
-      expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
-      const v = await cli(['verify-certificate', d, '--allow-self-reported']);
-      expect(v.code).toBe(0);
-      expect(v.stdout).toMatch(
-        /^certified status: conformant\ncertificate SELF-REPORTED, not verified \(accepted with --allow-self-reported\): not signed, .*\(results\.json [0-9a-f]{64}\)/,
-      );
-    }
+  it('a partial run (--only rest,rpc, public) exits 0, says what its scope left out, and writes a certificate and badge that verify', async () => {
+    const [r, d] = [runs[0], publicDir];
+    if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
+    const doc = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
+    expect(validateRef('results.json', doc).errors).toEqual([]);
+    expect(doc.status).toBe('conformant');
+    // The embedded target comes with a key, but --only rest,rpc selected no check that sends transactions.
+    expect(doc.scope).toMatchObject({ groups: ['rest', 'rpc'], interfaces: ['rest', 'rpc'], full: false, target: 'embedded', signer: false });
+    const tail = r.stdout.trimEnd().split('\n').slice(-2);
+    expect(tail[0]).toBe(`status: conformant — cross-interface, pre-confirmation checks not run (--only rest,rpc) (profile public, embedded reference target)`);
+    expect(tail[1]).toBe('exit 0: conformant — every required check in scope was judged and none failed');
+    const cert = JSON.parse(readFileSync(path.join(d, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
+    expect(cert.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: false });
+    expect(cert.badge.message).toMatch(new RegExp(`^conformant · partial · embedded · public · \\d+/\\d+ · ${doc.finishedAt.slice(0, 10)}$`));
+    expect(readFileSync(path.join(d, 'badge.svg'), 'utf8')).toContain(cert.badge.message);
+    const v = await cli(['verify-certificate', d, '--allow-self-reported']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(
+      /^certified status: conformant\ncertificate SELF-REPORTED, not verified \(accepted with --allow-self-reported\): not signed, .*\(results\.json [0-9a-f]{64}\)/,
+    );
   });
 
   it('a full run: the reports show the latency the real latency check recorded and judged, the badge names the embedded reference', async () => {
-    const r = runs[2];
+    const r = runs[1];
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
     const doc = JSON.parse(readFileSync(path.join(fullDir, 'results.json'), 'utf8'));
     expect(doc.scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true, target: 'embedded' });
@@ -82,7 +77,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
   });
 
   it('--only rest: one interface judged, no pre-confirmed state, and the badge says "rest only · embedded"', async () => {
-    const r = runs[3];
+    const r = runs[2];
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr}`);
     const cert = JSON.parse(readFileSync(path.join(restDir, 'certificate.json'), 'utf8')).predicate.tokenizedStocksConformance;
     expect(cert.scope).toMatchObject({ groups: ['rest'], interfaces: ['rest'], signer: false, full: false });
@@ -96,7 +91,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
 
   it('verify-certificate exits 1 naming what differs when results.json is altered, and does not read the altered file further', async () => {
     const copy = dir();
-    for (const f of ['results.json', 'certificate.json', 'badge.svg']) writeFileSync(path.join(copy, f), readFileSync(path.join(dedicatedDir, f)));
+    for (const f of ['results.json', 'certificate.json', 'badge.svg']) writeFileSync(path.join(copy, f), readFileSync(path.join(fullDir, f)));
     const doc = JSON.parse(readFileSync(path.join(copy, 'results.json'), 'utf8'));
     const victim = doc.checks.findIndex((c: { status: string; level: string }) => c.status === 'passed' && c.level === 'required');
     // A failed check names what it violated, and its outcome and effect agree with its status (the schema requires both): the edit is a valid document, caught by what it says.
@@ -112,7 +107,7 @@ describe('certify, verify-certificate and compare on real runs of the embedded r
 
   it('compare puts the two profiles side by side, the profile-specific checks listed (--all) as differences of scope only', async () => {
     const out = dir();
-    const r = await cli(['compare', publicDir, dedicatedDir, '--report-dir', out, '--all']);
+    const r = await cli(['compare', publicDir, fullDir, '--report-dir', out, '--all']);
     if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     const md = readFileSync(path.join(out, 'compare.md'), 'utf8');
     expect(md).toMatch(/^# Conformance compared: 2 targets, \d+ differences?/);

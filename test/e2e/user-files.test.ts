@@ -13,10 +13,12 @@ import { loadSigningKey } from '../../src/cli/signing-keys';
 import { MAX_CERTIFICATE_BYTES } from '../../src/cli/certificate/open';
 import { writeReports } from '../../src/cli/write-reports';
 import { readRegularFile, UnreadableFile } from '../../src/harness/regular-file';
-import { runCli } from '../support/cli';
+import { runCli as runCliFrom, type CliOptions } from '../support/cli';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
 const BOUND_MS = 30_000;
+/** The built CLI, as the package runs it (`npm test` builds dist/ first): the files it reads are the subject, not how it starts. */
+const runCli = (args: string[], opts: CliOptions = {}) => runCliFrom(args, { from: 'dist', ...opts });
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const tempDir = (prefix: string) => {
