@@ -19,6 +19,9 @@ const JEST = path.join(ROOT, 'node_modules/jest/bin/jest.js');
 // jest loads its .ts config through ts-node, which would type-check it (2 s of CPU per child):
 // `npm test` has type-checked it with tsc already.
 const TRANSPILE_CONFIG = { TS_NODE_TRANSPILE_ONLY: 'true' };
+/** How long a child jest run may take; each test waits that long and a little more, not jest's default 60 s. */
+const CHILD_BOUND_MS = 120_000;
+jest.setTimeout(CHILD_BOUND_MS + 30_000);
 
 interface JestJson {
   numFailedTests: number;
@@ -31,7 +34,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 /** One child jest run in an empty working directory (no stray .env), bounded in time. */
 function conformanceJest(
   env: Record<string, string>,
-  timeoutMs = 120_000,
+  timeoutMs = CHILD_BOUND_MS,
   args: string[] = [],
 ): Promise<{ code: number | null; stderr: string; json: JestJson; reportDir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'conformance-jest-'));
@@ -89,7 +92,7 @@ describe('npx jest -c jest.conformance.config.ts', () => {
   });
 
   test("-t 'rest\\.openapi\\.' without OPENAPI judges nothing: every test skipped, yet jest exits 3 (incomplete), never 0", async () => {
-    const run = await conformanceJest({}, 120_000, ['-t', 'rest\\.openapi\\.']);
+    const run = await conformanceJest({}, CHILD_BOUND_MS, ['-t', 'rest\\.openapi\\.']);
     const statuses = [...byTitle(run.json).values()].filter((t) => t.title.startsWith('rest.openapi.')).map((t) => t.status);
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set(['pending']));
