@@ -55,6 +55,8 @@ export interface Variant {
   roots?: number;
   /** A data variant: the record file it was read from (./records/). */
   record?: string;
+  /** A data variant whose verdict needs the chain in motion (why): judged live, not on the replay tier. */
+  live?: string;
 }
 
 // ---- REST rewrites -----------------------------------------------------------------------
@@ -1324,12 +1326,21 @@ export const VARIANTS: Variant[] = [...CODE_VARIANTS, ...loadRecords()];
 export const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
 
 /**
- * The catalogue in three shards, one test file each: REST variants (no signer, no timing: run
- * side by side), variants that send transactions (the pre-confirmation pass), and the other
- * JSON-RPC ones. Every variant is in exactly one (catalogue.test.ts).
+ * JSON-RPC records (static rewrites of answers) that send no transaction: they need no chain in
+ * motion, so they are judged on the replay tier, the reference held still (judge.ts holdStill)
+ * and its answers recorded once and replayed (./replay.ts), side by side. Behaviours in time stay code, live.
+ */
+export const replayed = (v: Variant) => v.record !== undefined && !v.live && !restOnly(v) && !v.only.includes('preconf');
+
+/**
+ * The catalogue in four shards, one test file each: REST variants (no signer, no timing: run
+ * side by side), JSON-RPC records on the replay tier (side by side too), variants that send
+ * transactions (the pre-confirmation pass), and the other JSON-RPC ones, live. Every variant is
+ * in exactly one (catalogue.test.ts).
  */
 export const SHARDS = {
   rest: restOnly,
+  replay: replayed,
   preconf: (v: Variant) => !restOnly(v) && v.only.includes('preconf'),
-  rpc: (v: Variant) => !restOnly(v) && !v.only.includes('preconf'),
+  rpc: (v: Variant) => !restOnly(v) && !replayed(v) && !v.only.includes('preconf'),
 } satisfies Record<string, (v: Variant) => boolean>;

@@ -16,7 +16,7 @@ import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { restOnly, SHARDS, VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
-import { startRestReplay, type RestReplay } from './replay';
+import { startRestReplay, startRpcReplay, type Replay } from './replay';
 import { sink } from '../support/sink';
 
 const BLOCK_TIME_MS = 1000;
@@ -80,16 +80,25 @@ interface Outcome {
 
 let ref: ReferenceTarget;
 /** The reference's REST answers, recorded once and replayed to every variant (./replay.ts). */
-let replay: RestReplay;
+let replay: Replay;
+/** The replay shard's: its JSON-RPC answers too, the reference held still (holdStill), which took this long. */
+let rpcReplay: Replay | undefined;
+let stillMs = 0;
 const outcomes: Outcome[] = [];
-/** Runs started ahead of their test (REST-only variants, run concurrently). */
+/** Runs started ahead of their test (REST-only variants and the replay shard's, run concurrently). */
 const early = new Map<string, Promise<Outcome>>();
+/**
+ * How many run side by side: REST runs are light; JSON-RPC runs are heavier and share this
+ * worker's event loop with their proxies, so more than two at once only queues them behind each
+ * other (their answers late past --timeout-ms on a busy machine: a false failure).
+ */
 const REST_CONCURRENCY = 4;
+const REPLAY_CONCURRENCY = 2;
 
 const cited = (r: CheckResult) => violatedSections(r);
 
 async function run(v: Variant): Promise<Outcome> {
-  const proxy = await startProxy({ restUpstream: replay.url, rpcUpstream: ref.rpcUrl, rest: v.rest, rpc: v.rpc, latencyMs: v.latencyMs });
+  const proxy = await startProxy({ restUpstream: replay.url, rpcUpstream: rpcReplay?.url ?? ref.rpcUrl, rest: v.rest, rpc: v.rpc, latencyMs: v.latencyMs });
   const dir = mkdtempSync(path.join(tmpdir(), 'faults-'));
   const out = sink();
   const started = performance.now();
@@ -188,12 +197,12 @@ const rootsAsExpected = (o: Outcome): boolean => o.variant.roots === undefined |
 /** The outcome of a variant: the early run's if there was one, else a run now. */
 const outcomeOf = (v: Variant): Promise<Outcome> => early.get(v.name) ?? run(v);
 
-/** Starts these variants' runs, REST_CONCURRENCY at a time in this order; each test awaits its own. */
-function runAhead(vs: Variant[]): void {
+/** Starts these variants' runs, `concurrency` at a time in this order; each test awaits its own. */
+function runAhead(vs: Variant[], concurrency: number): void {
   let running = 0;
   const waiting: Array<() => void> = [];
   const slot = async () => {
-    if (running >= REST_CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
+    if (running >= concurrency) await new Promise<void>((r) => waiting.push(r));
     running++;
   };
   const free = () => {
@@ -284,15 +293,69 @@ async function headNumberOf(url: string): Promise<bigint> {
   }
 }
 
+/** The replay shard's reference seals only when told to (an hour-long block): held still once its history is made. */
+const STILL_BLOCK_MS = 3_600_000;
+/**
+ * Sealed blocks, each with a transfer and a deployment by other senders, as the live shards'
+ * traffic leaves them: enough that "safe" and "finalized" (anvil: 32 and 64 blocks below the
+ * head) name blocks with receipts, as they do once a live shard has run a minute.
+ */
+const STILL_HISTORY_BLOCKS = 70;
+
+async function pendingTransactions(url: string): Promise<number> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["pending",false]}',
+      signal: AbortSignal.timeout(5000),
+    });
+    const { result } = (await res.json()) as { result?: { transactions?: unknown[] } };
+    return result?.transactions?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Holds the reference still for the replay tier: a few sealed blocks, each holding a transfer
+ * and a deployment by other senders (as the live shards' traffic makes), then one more of each
+ * pre-confirmed in the pending block, which is never sealed. From then on nothing is sent and
+ * nothing sealed, so every read answers the same all run long: an answer recorded once may be
+ * replayed to every variant (./replay.ts).
+ */
+async function holdStill(target: ReferenceTarget): Promise<void> {
+  const others = () =>
+    Promise.all([
+      post(target.rpcUrl, 'eth_sendTransaction', [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }]),
+      post(target.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]),
+    ]);
+  for (let i = 0; i < STILL_HISTORY_BLOCKS; i++) {
+    await others();
+    await target.controls.seal();
+  }
+  await others();
+  // Pre-confirmed at the next flashblock (bounded wait).
+  for (let i = 0; i < 100 && (await pendingTransactions(target.rpcUrl)) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  if ((await pendingTransactions(target.rpcUrl)) < 2) throw new Error('the reference held still shows no pre-confirmed transactions of other senders');
+}
+
 /** Judges the variants of one shard of the catalogue (the test file's whole content). */
 export function judgeShard(shard: keyof typeof SHARDS): void {
   inShard = SHARDS[shard];
   beforeAll(async () => {
-    ref = await startReference({ profile: 'dedicated', blockTimeMs: BLOCK_TIME_MS });
+    const still = shard === 'replay';
+    ref = await startReference({ profile: 'dedicated', blockTimeMs: still ? STILL_BLOCK_MS : BLOCK_TIME_MS });
     replay = await startRestReplay(ref.baseUrl);
+    if (still) {
+      const started = performance.now();
+      await holdStill(ref);
+      stillMs = Math.round(performance.now() - started);
+      rpcReplay = await startRpcReplay(ref.rpcUrl);
+    }
     // Started here, not awaited: each variant's test waits for its own run, under its own timeout.
-    const ahead = VARIANTS.filter((v) => selected(v) && restOnly(v));
-    runAhead(ahead);
+    const ahead = VARIANTS.filter((v) => selected(v) && (still || restOnly(v)));
+    runAhead(ahead, still ? REPLAY_CONCURRENCY : REST_CONCURRENCY);
     if (ahead.length === VARIANTS.filter(selected).length) return;
     // Other users of the chain: 0-value self-transfers from a second dev account, sent straight
     // to the reference (not through the proxy), so sealed blocks hold receipts for the checks to
@@ -326,8 +389,13 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
     clearInterval(traffic);
     clearInterval(deployments);
     await replay?.stop();
+    await rpcReplay?.stop();
     await ref?.stop();
     if (replay) process.stdout.write(`\nREST answers: ${replay.recorded} recorded from the reference, ${replay.replayed} replayed\n`);
+    if (rpcReplay)
+      process.stdout.write(
+        `JSON-RPC answers: ${rpcReplay.recorded} recorded from the reference held still (made in ${stillMs} ms), ${rpcReplay.replayed} replayed\n`,
+      );
     if (outcomes.length > 0) process.stdout.write(table());
   });
 

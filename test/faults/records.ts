@@ -36,6 +36,8 @@ export interface FaultRecord {
   grep?: string;
   args?: string[];
   gap?: string;
+  /** Why the verdict needs the chain in motion: judged live, not on the replay tier. */
+  live?: string;
   /** Which answers to rewrite, and how; neither: the reference as it is, judged with other flags. */
   when?: WhenRest | WhenRpc;
   patch?: Rewrite;
@@ -119,6 +121,7 @@ export function variantOf(r: FaultRecord, file: string): Variant {
     grep: r.grep,
     args: r.args,
     gap: r.gap,
+    live: r.live,
     incomplete: r.kind === 'incomplete' || undefined,
     roots: e.roots,
     mustPass: e.mustPass,

@@ -2,7 +2,7 @@
 // reference once per run, every later request answered from the record, byte for byte.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startRestReplay, type RestReplay } from '../faults/replay';
+import { startRestReplay, startRpcReplay, type Replay } from '../faults/replay';
 
 let upstream: http.Server;
 let url: string;
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((r) => upstream.close(r)));
 
-let replay: RestReplay;
+let replay: Replay;
 beforeEach(async () => {
   hits = [];
   fail = false;
@@ -51,4 +51,81 @@ it('a request the reference did not answer is not recorded: the next one asks ag
   fail = false;
   expect(await get('/v1/tokenized-stocks')).toMatchObject({ status: 200, body: '{"n":2,"method":"GET"}' });
   expect(hits).toHaveLength(2);
+});
+
+describe('JSON-RPC', () => {
+  let node: http.Server;
+  let nodeUrl: string;
+  let calls: string[];
+  beforeAll(async () => {
+    // A node whose every answer differs (n grows), so a replayed answer is told from a fresh one.
+    node = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        calls.push(body);
+        const n = calls.length;
+        let parsed: { id?: unknown; method?: string; params?: unknown[] } | unknown[];
+        try {
+          parsed = JSON.parse(body) as typeof parsed;
+        } catch {
+          return void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `parse error ${n}` } }));
+        }
+        if (Array.isArray(parsed))
+          return void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(parsed.map((_, i) => ({ jsonrpc: '2.0', id: i, result: n }))));
+        if (parsed.method === 'busy') return void res.writeHead(429, { 'content-type': 'text/plain' }).end(`busy ${n}`);
+        const id = parsed.method === 'no_echo' ? 7 : parsed.id;
+        res.writeHead(200, { 'content-type': 'application/json', 'x-n': String(n) }).end(JSON.stringify({ jsonrpc: '2.0', id, result: `0x${n.toString(16)}` }));
+      });
+    });
+    await new Promise<void>((r) => node.listen(0, '127.0.0.1', r));
+    nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => node.close(r)));
+
+  let rpc: Replay;
+  beforeEach(async () => {
+    calls = [];
+    rpc = await startRpcReplay(nodeUrl);
+  });
+  afterEach(() => rpc.stop());
+
+  const post = async (body: unknown) => {
+    const res = await fetch(rpc.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, n: res.headers.get('x-n'), body: await res.text() };
+  };
+  const call = (method: string, params: unknown[], id: number | string = 1) => post({ jsonrpc: '2.0', id, method, params });
+
+  it('asks the node once per method and params; later calls get the recorded answer with their own id', async () => {
+    const first = await call('eth_getCode', ['0xab', 'latest'], 1);
+    expect(first).toEqual({ status: 200, n: '1', body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' });
+    expect(await call('eth_getCode', ['0xab', 'latest'], 'x')).toEqual({ status: 200, n: '1', body: '{"jsonrpc":"2.0","id":"x","result":"0x1"}' });
+    expect(await call('eth_getCode', ['0xab', 'pending'], 2)).toMatchObject({ body: '{"jsonrpc":"2.0","id":2,"result":"0x2"}' });
+    expect(await call('eth_getCode', ['0xab', 'latest'], 0)).toMatchObject({ body: '{"jsonrpc":"2.0","id":0,"result":"0x1"}' });
+    expect(calls).toHaveLength(2);
+    expect([rpc.recorded, rpc.replayed]).toEqual([2, 2]);
+  });
+
+  it('never replays a send, an answer that is not a 200 JSON-RPC object echoing the id, a batch or a body that is not a call', async () => {
+    for (const body of [
+      { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: ['0x01'] },
+      { jsonrpc: '2.0', id: 1, method: 'busy', params: [] },
+      { jsonrpc: '2.0', id: 1, method: 'no_echo', params: [] },
+      [{ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }],
+      '{not json',
+    ]) {
+      const [a, b] = [await post(body), await post(body)];
+      expect(a.body).not.toEqual(b.body);
+    }
+    expect(calls).toHaveLength(10);
+    expect(rpc.replayed).toBe(0);
+  });
 });
