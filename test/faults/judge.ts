@@ -1,7 +1,8 @@
 // Fault injection: the suite's verdicts against broken and conformant variants of the
-// reference target. One reference target per test file (a shard of the catalogue: REST, RPC,
-// pre-confirmation, so jest's workers share the work); per variant a loopback proxy
-// (./proxy.ts) that applies the variant's rewrite, and one in-process run of the CLI against it.
+// reference target. One reference target per test file (a shard of the catalogue: REST, the
+// JSON-RPC records, other JSON-RPC, pre-confirmation, so jest's workers share the work; the first
+// two on the replay tier, the reference held still behind ./replay.ts); per variant a loopback
+// proxy (./proxy.ts) that applies the variant's rewrite, and one in-process run of the CLI against it.
 //   faulty     -> exit 1, and a failed *required* check cites the variant's section
 //   conformant -> exit 0 (or 3 where nothing could be judged: `incomplete`)
 // A faulty variant with `gap` (no check catches it yet) is reported as a todo; one test
