@@ -278,20 +278,25 @@ function post(url: string, method: string, params: unknown[]): Promise<unknown> 
 
 /** Blocks the chain should have before the RPC variants run (history checks look at least 2 below the head). */
 const MIN_HEAD = 6n;
-async function headNumberOf(url: string): Promise<bigint> {
-  // An unanswered read (a busy machine) is "not yet": the wait below is bounded.
+/** One JSON-RPC read straight from the reference (not through a proxy): its result, undefined when unanswered. */
+async function resultOf<T>(url: string, method: string, params: unknown[]): Promise<T | undefined> {
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
       signal: AbortSignal.timeout(5000),
     });
-    const { result } = (await res.json()) as { result?: string };
-    return typeof result === 'string' ? BigInt(result) : 0n;
+    return ((await res.json()) as { result?: T }).result;
   } catch {
-    return 0n;
+    return undefined;
   }
+}
+
+async function headNumberOf(url: string): Promise<bigint> {
+  // An unanswered read (a busy machine) is "not yet": the wait below is bounded.
+  const head = await resultOf<string>(url, 'eth_blockNumber', []);
+  return typeof head === 'string' && /^0x[0-9a-f]+$/i.test(head) ? BigInt(head) : 0n;
 }
 
 /** The replay shard's reference seals only when told to (an hour-long block): held still once its history is made. */
@@ -304,19 +309,7 @@ const STILL_BLOCK_MS = 3_600_000;
 const STILL_HISTORY_BLOCKS = 70;
 
 /** The pending block (transaction hashes only), straight from the reference; undefined when unanswered. */
-async function pendingBlockOf(url: string): Promise<{ number?: string; transactions?: string[] } | undefined> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["pending",false]}',
-      signal: AbortSignal.timeout(5000),
-    });
-    return ((await res.json()) as { result?: { number?: string; transactions?: string[] } }).result;
-  } catch {
-    return undefined;
-  }
-}
+const pendingBlockOf = (url: string) => resultOf<{ number?: string; transactions?: string[] }>(url, 'eth_getBlockByNumber', ['pending', false]);
 const pendingTransactions = async (url: string) => (await pendingBlockOf(url))?.transactions?.length ?? 0;
 
 /** What a reference held still must keep showing: its head and its pending block. */

@@ -13,6 +13,7 @@
 // the gateway reads neither headers nor the id but to echo it. Sends are never recorded. Loopback only.
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 
 interface Recorded {
   status: number;
@@ -46,15 +47,6 @@ function answer(res: http.ServerResponse, a: Recorded, head = false): void {
 function failed(res: http.ServerResponse, err: Error): void {
   res.writeHead(502, { 'content-type': 'text/plain' });
   res.end(`replay: ${err.message}`);
-}
-
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 async function serve(upstream: string, handler: http.RequestListener, counts: () => { recorded: number; replayed: number }): Promise<Replay> {
@@ -152,7 +144,7 @@ export async function startRpcReplay(upstream: string): Promise<Replay> {
   return serve(
     upstream,
     (req, res) => {
-      void readAll(req)
+      void buffer(req)
         .then(async (body) => {
           const call = singleCall(body);
           const key = call && !SENDS.test(call.method) ? JSON.stringify({ ...call, id: null }) : undefined;
