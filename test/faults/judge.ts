@@ -299,7 +299,7 @@ async function headNumberOf(url: string): Promise<bigint> {
   return typeof head === 'string' && /^0x[0-9a-f]+$/i.test(head) ? BigInt(head) : 0n;
 }
 
-/** The replay shard's reference seals only when told to (an hour-long block): held still once its history is made. */
+/** The replay tier's reference seals only when told to (an hour-long block): held still (holdStill). */
 const STILL_BLOCK_MS = 3_600_000;
 /**
  * Sealed blocks, each with a transfer and a deployment by other senders, as the live shards'
@@ -310,7 +310,6 @@ const STILL_HISTORY_BLOCKS = 70;
 
 /** The pending block (transaction hashes only), straight from the reference; undefined when unanswered. */
 const pendingBlockOf = (url: string) => resultOf<{ number?: string; transactions?: string[] }>(url, 'eth_getBlockByNumber', ['pending', false]);
-const pendingTransactions = async (url: string) => (await pendingBlockOf(url))?.transactions?.length ?? 0;
 
 /** What a reference held still must keep showing: its head and its pending block. */
 async function stillState(url: string): Promise<string> {
@@ -321,44 +320,47 @@ async function stillState(url: string): Promise<string> {
 let stillAt: string | undefined;
 
 /**
- * Holds the reference still for the replay tier: a few sealed blocks, each holding a transfer
- * and a deployment by other senders (as the live shards' traffic makes), then one more of each
- * pre-confirmed in the pending block, which is never sealed. From then on nothing is sent and
- * nothing sealed, so every read answers the same all run long: an answer recorded once may be
- * replayed to every variant (./replay.ts).
+ * Holds the reference (an hour-long block) still for the replay tier: `blocks` sealed blocks,
+ * each holding a transfer and a deployment by other senders (as the live shards' traffic makes),
+ * then, with any, one more of each pre-confirmed in the pending block, which is never sealed.
+ * Still once the block being built has its flashblock (before it "pending" answers as "latest"):
+ * from then on nothing is sent and nothing sealed, so every read answers the same all run long,
+ * and an answer recorded once may be replayed to every variant (./replay.ts).
  */
-async function holdStill(target: ReferenceTarget): Promise<void> {
+async function holdStill(target: ReferenceTarget, blocks: number): Promise<void> {
   const others = () =>
     Promise.all([
       post(target.rpcUrl, 'eth_sendTransaction', [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }]),
       post(target.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]),
     ]);
-  for (let i = 0; i < STILL_HISTORY_BLOCKS; i++) {
+  for (let i = 0; i < blocks; i++) {
     await others();
     await target.controls.seal();
   }
-  await others();
-  // Pre-confirmed at the next flashblock (bounded wait).
-  for (let i = 0; i < 100 && (await pendingTransactions(target.rpcUrl)) < 2; i++) await new Promise((r) => setTimeout(r, 50));
-  if ((await pendingTransactions(target.rpcUrl)) < 2) throw new Error('the reference held still shows no pre-confirmed transactions of other senders');
+  if (blocks > 0) await others();
+  const built = async () => {
+    const [pending, head] = await Promise.all([pendingBlockOf(target.rpcUrl), headNumberOf(target.rpcUrl)]);
+    return pending?.number === `0x${(head + 1n).toString(16)}` && (pending.transactions?.length ?? 0) >= (blocks > 0 ? 2 : 0);
+  };
+  // The next flashblock or two (bounded wait).
+  for (let i = 0; i < 100 && !(await built()); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await built())) throw new Error('the reference held still shows no block being built with pre-confirmed transactions of other senders');
 }
 
 /** Judges the variants of one shard of the catalogue (the test file's whole content). */
 export function judgeShard(shard: keyof typeof SHARDS): void {
   inShard = SHARDS[shard];
   // The replay tier: the REST variants and the JSON-RPC records need no chain in motion. The
-  // REST and cross checks read only the token contracts, there from the start; the records
-  // need history and a pending block (holdStill).
+  // REST and cross checks read only the token contracts, there from the start; the JSON-RPC
+  // records need history and a pending block (holdStill).
   const still = shard === 'rest' || shard === 'replay';
   beforeAll(async () => {
     ref = await startReference({ profile: 'dedicated', blockTimeMs: still ? STILL_BLOCK_MS : BLOCK_TIME_MS });
     replay = await startRestReplay(ref.baseUrl);
-    if (shard === 'replay') {
-      const started = performance.now();
-      await holdStill(ref);
-      stillMs = Math.round(performance.now() - started);
-    }
     if (still) {
+      const started = performance.now();
+      await holdStill(ref, shard === 'replay' ? STILL_HISTORY_BLOCKS : 0);
+      stillMs = Math.round(performance.now() - started);
       stillAt = await stillState(ref.rpcUrl);
       rpcReplay = await startRpcReplay(ref.rpcUrl);
     }
@@ -403,7 +405,7 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
     if (replay) process.stdout.write(`\nREST answers: ${replay.recorded} recorded from the reference, ${replay.replayed} replayed\n`);
     if (rpcReplay)
       process.stdout.write(
-        `JSON-RPC answers: ${rpcReplay.recorded} recorded from the reference held still${stillMs ? ` (made in ${stillMs} ms)` : ''}, ${rpcReplay.replayed} replayed\n`,
+        `JSON-RPC answers: ${rpcReplay.recorded} recorded from the reference held still (in ${stillMs} ms), ${rpcReplay.replayed} replayed\n`,
       );
     if (outcomes.length > 0) process.stdout.write(table());
   });
