@@ -1,6 +1,6 @@
 // Two pieces of evidence the pass weighs on its rounds alone (no node, no clock): a pending count
-// that depends on the address's spelling (weighSpellings) and pending receipts that lose a
-// pre-confirmed transaction of an earlier round (droppedReceipts).
+// that depends on the address's spelling (weighSpellings) and pending receipts that hold a later
+// nonce of the signer without an earlier one of the same block (droppedReceipts).
 import type { Hex } from 'viem';
 import { weighSpellings, type SpellingRead } from '../../src/harness/preconf/spelling';
 import { droppedReceipts } from '../../src/harness/preconf/dropped';
@@ -42,44 +42,73 @@ describe('weighSpellings', () => {
 describe('droppedReceipts', () => {
   const hash = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}`;
   const sent: SentTx[] = [0, 1, 2, 3, 4].map((n) => ({ role: 'transfer', hash: hash(n + 1), nonce: BigInt(n), startedAt: 0, acceptedAt: 1 }));
-  /** Rounds 0..k, every 20 ms, the head `heads[i]`; round i's pending receipts hold the suite's nonces `held[i]`. */
-  function observe(held: number[][], heads = held.map(() => 100n)) {
-    const rounds: Round[] = [
-      { startedAt: 0, endedAt: 5, head: 100n },
-      ...held.map((_, i) => ({ startedAt: 20 * (i + 1), endedAt: 20 * (i + 1) + 5, head: heads[i] })),
-    ];
-    rounds.push({ startedAt: 20 * (held.length + 1), endedAt: 20 * (held.length + 1) + 5, head: heads[heads.length - 1] });
+  /** Rounds 1..k, every 20 ms; round i's pending receipts hold the suite's nonces `held[i]`; nonce n sealed in `sealed[n]` (default all in 101). */
+  function observe(held: number[][], sealed: Array<bigint | undefined> = [101n, 101n, 101n, 101n, 101n]) {
+    const rounds: Round[] = [0, ...held.map((_, i) => i + 1)].map((i) => ({ startedAt: 20 * i, endedAt: 20 * i + 5, head: 100n }));
     const values = new Map(held.map((ns, i) => [i + 1, { pending: ns.map((n) => ({ transactionHash: hash(n + 1) })), latest: [] }]));
+    const sealedIn = new Map(sent.flatMap((t, n) => (sealed[n] === undefined ? [] : [[t.hash.toLowerCase(), sealed[n]!] as const])));
     return droppedReceipts(
       rounds,
       held.map((_, i) => i + 1),
       values,
       sent,
-      new Map(),
+      sealedIn,
       0,
     );
   }
 
-  it('a newer view that lost a transaction of an older one in the same block: 4.3 (receipts of the newest flashblock only)', () => {
-    const v = observe([[], [0, 1, 2], [0, 1, 2], [3, 4], [3, 4]]);
+  it('a view holding a later nonce without an earlier one of the same block: 4.3 (receipts of the newest flashblock only), k of N', () => {
+    const v = observe([[], [0, 1, 2], [0, 1, 2], [3, 4], [0, 1, 2, 3, 4], [3, 4]]);
     expect(v?.detail.violated).toEqual(['4.3.2']);
-    expect(v?.message).toMatch(/held nonce 3 .*, nonce 4 .* but no longer nonce 0 .*, nonce 1 .*, nonce 2 /);
+    expect(v?.message).toMatch(/at \+80 ms held nonce 3 .*, nonce 4 .* but not nonce 0 .*, nonce 1 .*, nonce 2 /);
+    expect(v?.message).toMatch(/\(2 of 5 reads holding any of this attempt's transactions left one out\)/);
   });
 
-  it('views that trail one another (older views hold fewer) and views that grow: no evidence', () => {
-    expect(observe([[], [0, 1, 2], [], [0, 1, 2, 3, 4], [0, 1, 2], [0, 1, 2, 3, 4]])).toBeUndefined();
+  it('one such answer is evidence alone, with no read of the first batch before it (one backend in three meets few rounds)', () => {
+    expect(
+      observe([
+        [0, 1, 2, 3, 4],
+        [3, 4],
+        [0, 1, 2, 3, 4],
+      ])?.message,
+    ).toMatch(/held nonce 3 .* but not nonce 0 /);
+    expect(observe([[0, 2]])?.message).toMatch(/held nonce 0 .*, nonce 2 .* but not nonce 1 /);
   });
 
-  it('a seal in between starts a new pre-confirmed block: no evidence', () => {
+  it('views that trail one another (older views hold a prefix of the nonces) and views that grow: no evidence', () => {
+    expect(observe([[], [0, 1, 2], [], [0, 1, 2, 3, 4], [0, 1, 2], [0], [0, 1, 2, 3, 4]])).toBeUndefined();
+  });
+
+  it('a lower nonce sealed in an earlier block: the view is of the next block, no evidence', () => {
     expect(
       observe(
         [
           [0, 1, 2],
-          [0, 1, 2],
           [3, 4],
           [3, 4],
         ],
-        [100n, 100n, 101n, 101n],
+        [101n, 101n, 101n, 102n, 102n],
+      ),
+    ).toBeUndefined();
+  });
+
+  it('nothing sealed (the node stopped sealing): which block the view is of cannot be told, no evidence', () => {
+    expect(
+      observe(
+        [
+          [0, 1, 2],
+          [3, 4],
+        ],
+        [undefined, undefined, undefined, undefined, undefined],
+      ),
+    ).toBeUndefined();
+    expect(
+      observe(
+        [
+          [0, 1, 2],
+          [3, 4],
+        ],
+        [undefined, undefined, undefined, 101n, 101n],
       ),
     ).toBeUndefined();
   });
