@@ -9,7 +9,9 @@
  * receipts are then paired with a block only when that is certain (judgeSealed, judgePending);
  * otherwise the attempt is repeated, at most ATTEMPTS times, before the check reports
  * inconclusive. The same holds for a load balancer whose backends are a block apart (a tag
- * answered from an older block): never a guess either way.
+ * answered from an older block), and at "pending" for backends a few hundred ms apart, which
+ * disagree on the newest pre-confirmed transactions (pending-receipts-skew.ts, PENDING_ATTEMPTS):
+ * never a guess either way.
  */
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { getReceipts, judgeBlockGas, judgeReceipts, sameSet, type Receipt } from '../../src/harness/receipts';
@@ -21,6 +23,7 @@ import {
   blockParam,
   describeParam,
   headNumber,
+  pause,
   readBlock,
   recentBlocks,
   skewPause,
@@ -28,9 +31,18 @@ import {
   type BlockParamKey,
   type BlockView,
 } from '../../src/harness/chain';
+import { SPEC_REFRESH_MS } from '../../src/harness/preconf/timing';
+import { PRECONF_SKEW_MS } from './pending-count';
+import { settledPart, Sightings, type PendingSample } from './pending-receipts-skew';
 
 /** Bounded retries when a seal makes the block-vs-receipts pairing ambiguous. */
 export const ATTEMPTS = 3;
+/**
+ * At "pending", also when backends a few hundred ms apart make it ambiguous (pending-receipts-skew.ts):
+ * each such re-read follows a pause past the skew bound, so two of them rarely straddle a seal too.
+ */
+export const PENDING_ATTEMPTS = 5;
+const SKEW_REREAD_MS = PRECONF_SKEW_MS + SPEC_REFRESH_MS;
 
 /**
  * "pending" when the node does not show the pre-confirmed block with eth_getBlockByNumber:
@@ -134,15 +146,6 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
   };
 }
 
-/** One sample at "pending": the receipts, the pending block read before and after them, and the heads read around it. */
-interface PendingSample {
-  param: string;
-  receipts: Receipt[];
-  before: BlockView;
-  after: BlockView;
-  heads: { headBefore: bigint; headAfter: bigint };
-}
-
 /**
  * The pre-confirmed block, shown by eth_getBlockByNumber("pending") (maybe without a hash, or
  * with one recomputed at each read, so only number and transactions are compared). While its
@@ -240,11 +243,16 @@ function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): C
       const param = await blockParam(ctx, key);
       const pending = key === 'pending';
       let beyondEveryTime = true;
-      for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const seen = new Sightings();
+      const attempts = pending ? PENDING_ATTEMPTS : ATTEMPTS;
+      for (let attempt = 1; attempt <= attempts; attempt++) {
         const l1 = pending ? await headNumber(ctx) : 0n;
         const before = await readBlock(ctx, param);
+        const beforeAnswered = performance.now();
         const receipts = await getReceipts(ctx, param, key);
+        const receiptsAnswered = performance.now();
         const after = await readBlock(ctx, param);
+        const afterAnswered = performance.now();
         const l2 = pending ? await headNumber(ctx) : 0n;
         if (!before || !after) {
           if (pending) {
@@ -257,7 +265,19 @@ function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): C
           );
         }
         if (pending) {
-          const done = await judgePending(ctx, { param, receipts, before, after, heads: { headBefore: l1, headAfter: l2 } });
+          const sample: PendingSample = { param, receipts, before, after, heads: { headBefore: l1, headAfter: l2 } };
+          // Each read was asked when the one before it was answered.
+          const times = { beforeAnswered, receiptsAsked: beforeAnswered, receiptsAnswered, afterAsked: receiptsAnswered, afterAnswered };
+          const settled = settledPart(sample, seen, times);
+          seen.see(sample, times);
+          if (settled && 'ambiguous' in settled) {
+            beyondEveryTime = false;
+            ctx.note(`attempt ${attempt}: ${settled.ambiguous}; re-reading after ${SKEW_REREAD_MS} ms`);
+            await pause(SKEW_REREAD_MS, ctx.signal);
+            continue;
+          }
+          if (settled) ctx.note(`attempt ${attempt}: ${settled.leftOut}`);
+          const done = await judgePending(ctx, settled?.sample ?? sample);
           if (done) return void ctx.note(`${done}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           beyondEveryTime = false;
           ctx.note(
@@ -278,7 +298,7 @@ function receiptsAtBlock([id, statements, key]: (typeof RECEIPTS_AT)[number]): C
         if (attempt < ATTEMPTS) await skewPause(ctx, attempt - 1);
       }
       inconclusive(
-        `block ${show(param)}: the receipts could not be paired with a block in any of ${ATTEMPTS} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block apart; see notes)`,
+        `block ${show(param)}: the receipts could not be paired with a block in any of ${attempts} attempts (blocks sealed or pre-confirmed meanwhile, or backends a block or a few hundred ms apart; see notes)`,
       );
     },
   );

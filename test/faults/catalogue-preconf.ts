@@ -22,9 +22,19 @@ export class PendingHistory {
   staleServed = 0;
   private readonly answers = new Map<string, Array<{ at: number; answer: Envelope }>>();
 
+  /** `pendingBlock`: eth_getBlockByNumber("pending") trails too (the whole pre-confirmed view, not only the four methods'). */
+  constructor(private readonly opts: { pendingBlock?: boolean } = {}) {}
+
+  /** Whether the fleet's backends record `call` and a trailing one answers it from the past. */
+  covers(call: RpcCall): boolean {
+    return atPending(call) || (this.opts.pendingBlock === true && call.method === 'eth_getBlockByNumber' && call.params?.[0] === 'pending');
+  }
+
   record(call: RpcCall, answer: Envelope, now = performance.now()): void {
     const list = this.answers.get(keyOf(call)) ?? this.answers.set(keyOf(call), []).get(keyOf(call))!;
     list.push({ at: now, answer });
+    // Stamped when asked, answers may come back out of order.
+    if (list.length > 1 && list[list.length - 2].at > now) list.sort((x, y) => x.at - y.at);
     // Two seconds of history is more than any lag modelled here.
     while (list.length > 1 && list[0].at < now - 2000 && list[1].at < now - 2000) list.shift();
   }
@@ -50,8 +60,10 @@ export class PendingHistory {
 export const recordingBackend =
   (history: PendingHistory): RpcMutation =>
   async (call, next) => {
+    // Stamped when asked: under load an answer may come long after the state it shows.
+    const askedAt = performance.now();
     const res = await next();
-    if (atPending(call) && !(res instanceof Raw)) history.record(call, res);
+    if (history.covers(call) && !(res instanceof Raw)) history.record(call, res, askedAt);
     return res;
   };
 
@@ -65,9 +77,10 @@ export const trailingBackend = (lagMs: number, history = new PendingHistory(), s
   let calls = 0;
   return async (call, next) => {
     calls++;
+    const askedAt = performance.now();
     const res = await next();
-    if (!atPending(call) || res instanceof Raw) return res;
-    history.record(call, res);
+    if (!history.covers(call) || res instanceof Raw) return res;
+    history.record(call, res, askedAt);
     if (share < 1 && ((calls * 2654435761) >>> 13) % 1000 >= share * 1000) return res;
     const then = history.asOf(call, lagMs);
     if (!then) return res;

@@ -18,17 +18,27 @@ export interface PreconfTarget {
 }
 
 /** Judges `target` (stopped afterwards, whatever happens) with the reference's signer key. */
-export async function judgePreconf(
+export function judgePreconf(
   target: PreconfTarget,
   signerKey: string,
   opts: { samples: string; deadlineMs: number },
 ): Promise<{ exitCode: number; doc: RunDocument; out: string }> {
+  return judgeTarget(target, ['--signer-key', signerKey, '--only', 'preconf', '--grep', PRECONF_CHECKS.source, '--samples', opts.samples], opts.deadlineMs);
+}
+
+/** One CLI run against `target` with `args` (scope, samples), its results.json read back; the target is stopped afterwards, whatever happens. `timeoutMs`: each request's. */
+export async function judgeTarget(
+  target: PreconfTarget,
+  args: readonly string[],
+  deadlineMs: number,
+  timeoutMs = 3000,
+): Promise<{ exitCode: number; doc: RunDocument; out: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'preconf-run-'));
   const out = sink();
   try {
-    const argv = ['--base-url', target.restUrl, '--rpc-url', target.rpcUrl, '--signer-key', signerKey, '--only', 'preconf', '--samples', opts.samples];
+    const argv = ['--base-url', target.restUrl, '--rpc-url', target.rpcUrl, ...args];
     const exitCode = await main(
-      [...argv, '--grep', PRECONF_CHECKS.source, '--report-dir', dir, '--timeout-ms', '3000', '--deadline-ms', String(opts.deadlineMs)],
+      [...argv, '--report-dir', dir, '--timeout-ms', String(timeoutMs), '--deadline-ms', String(deadlineMs)],
       {},
       { out: out.stream, err: out.stream },
     );

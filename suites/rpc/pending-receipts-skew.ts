@@ -1,0 +1,129 @@
+/**
+ * "pending" receipts beside the pending block, on a fleet: the block read before and after the
+ * receipts and the receipts themselves may each come from another backend of one address, and
+ * backends fed by one sequencer show the pre-confirmed state a few hundred ms apart (a conformant
+ * fleet). Two such answers disagree on the transactions pre-confirmed in the last few hundred ms,
+ * and on the block's number just after a seal: that is skew, never evidence on first sight.
+ *
+ * So a transaction on which the two disagree is compared only once it was seen in that block at
+ * least PRECONF_SKEW_MS (the suite's one skew bound) before the answer that leaves it out was
+ * asked, and, when the receipts hold one the block does not list, the block had not listed it
+ * within that bound either (a flashblock reorg withdraws transactions): every backend within the
+ * bound shows it by then, so one view that still breaks the rule is evidence. Disagreements on
+ * newer transactions are left out of the comparison; the attempt is judged on the rest when the
+ * block holds at least one transaction old enough, otherwise read again after a pause longer than
+ * the bound. The suite's own delays (a busy runner answering late) only make a transaction older
+ * than measured, never younger: they can hide a discrepancy, not invent one.
+ */
+import type { BlockView } from '../../src/harness/chain';
+import { toQuantity } from '../../src/harness/hex';
+import type { Receipt } from '../../src/harness/receipts';
+import { PRECONF_SKEW_MS } from './pending-count';
+
+/** One sample at "pending": the receipts, the pending block read before and after them, and the heads read around it. */
+export interface PendingSample {
+  param: string;
+  receipts: Receipt[];
+  before: BlockView;
+  after: BlockView;
+  heads: { headBefore: bigint; headAfter: bigint };
+}
+
+/** When each read of a sample was sent and answered (performance.now()). */
+export interface SampleTimes {
+  beforeAnswered: number;
+  receiptsAsked: number;
+  receiptsAnswered: number;
+  afterAsked: number;
+  afterAnswered: number;
+}
+
+const hashOf = (r: Receipt): string => String(r.transactionHash).toLowerCase();
+const numberOf = (r: Receipt | undefined): bigint | undefined => (r && /^0x[0-9a-f]+$/i.test(r.blockNumber) ? BigInt(r.blockNumber) : undefined);
+const key = (n: bigint | undefined, h: string) => `${n ?? '?'}:${h}`;
+
+/** What the reads of one check showed, across its attempts: when each transaction was first seen in each block, and last listed by it. */
+export class Sightings {
+  private readonly first = new Map<string, number>();
+  private readonly listed = new Map<string, number>();
+  private readonly blocks = new Map<bigint | undefined, number>();
+
+  see({ receipts, before, after }: PendingSample, t: SampleTimes): void {
+    const note = (n: bigint | undefined, h: string, at: number, listing: boolean) => {
+      if (!this.first.has(key(n, h))) this.first.set(key(n, h), at);
+      if (listing) this.listed.set(key(n, h), at);
+    };
+    for (const [b, at] of [
+      [before, t.beforeAnswered],
+      [after, t.afterAnswered],
+    ] as const) {
+      if (!this.blocks.has(b.number)) this.blocks.set(b.number, at);
+      for (const h of b.txs) note(b.number, h, at, true);
+    }
+    for (const r of receipts) note(numberOf(r), hashOf(r), t.receiptsAnswered, false);
+  }
+
+  /** A pending block numbered `n` was first read at least the skew bound before `at`. */
+  blockOld(n: bigint | undefined, at: number): boolean {
+    const first = this.blocks.get(n);
+    return first !== undefined && first <= at - PRECONF_SKEW_MS;
+  }
+
+  /** Seen in block `n` at least the skew bound before `at`. */
+  old(n: bigint | undefined, h: string, at: number): boolean {
+    const first = this.first.get(key(n, h));
+    return first !== undefined && first <= at - PRECONF_SKEW_MS;
+  }
+
+  /** Listed by a pending block numbered `n` within the skew bound before `at`. */
+  listedLately(n: bigint | undefined, h: string, at: number): boolean {
+    const last = this.listed.get(key(n, h));
+    return last !== undefined && last > at - PRECONF_SKEW_MS;
+  }
+}
+
+/**
+ * The sample as far as skew lets it be judged: undefined when the receipts and the block (one
+ * number before and after) disagree on nothing newer than the bound, so the sample is judged
+ * whole; the sample without the newer disagreements, when the block holds a transaction old
+ * enough to judge on; or why it is ambiguous.
+ */
+export function settledPart(
+  sample: PendingSample,
+  seen: Sightings,
+  t: SampleTimes,
+): { sample: PendingSample; leftOut: string } | { ambiguous: string } | undefined {
+  const { receipts, before, after } = sample;
+  if (before.number !== after.number) return undefined;
+  const n = before.number;
+  const block = `the pending block${n !== undefined ? ` ${toQuantity(n)}` : ''}`;
+  const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
+  const ambiguous = (what: string) => ({ ambiguous: `${what}: backends a few hundred ms apart may have answered them` });
+  // Receipts of another block: judged (the number and fallback rules) only once every backend
+  // within the bound is on this block, and on the state it holds: a seal a moment ago, or
+  // transactions pre-confirmed in it a moment ago, may still be seen by one backend only.
+  const named = numberOf(receipts[0]);
+  if (named !== undefined && n !== undefined && named !== n) {
+    if (seen.blockOld(n, t.receiptsAsked) && (before.txs.length === 0 || oldInBlock.length > 0)) return undefined;
+    return ambiguous(
+      `the receipts are numbered ${toQuantity(named)}, beside ${block}, first read or pre-confirming transactions less than ${PRECONF_SKEW_MS} ms before`,
+    );
+  }
+  const got = new Set(receipts.map(hashOf));
+  const listedAfter = new Set(after.txs);
+  const missingNew = before.txs.filter((h) => !got.has(h) && !seen.old(n, h, t.receiptsAsked));
+  const extraNew = [...got].filter((h) => !listedAfter.has(h) && (!seen.old(n, h, t.afterAsked) || seen.listedLately(n, h, t.afterAsked)));
+  if (missingNew.length === 0 && extraNew.length === 0) return undefined;
+  const apart = `${missingNew.length + extraNew.length} transaction(s) seen in ${block} or its receipts less than ${PRECONF_SKEW_MS} ms before`;
+  if (oldInBlock.length === 0) return ambiguous(`the receipts and ${block} read around them disagree on ${apart}, and the block holds none seen earlier`);
+  const drop = new Set([...missingNew, ...extraNew]);
+  return {
+    sample: {
+      ...sample,
+      receipts: receipts.filter((r) => !drop.has(hashOf(r))),
+      before: { ...before, txs: before.txs.filter((h) => !drop.has(h)) },
+      after: { ...after, txs: after.txs.filter((h) => !drop.has(h)) },
+    },
+    leftOut: `${apart} were left out of the comparison (backends a few hundred ms apart may differ on them); judged on ${oldInBlock.length} seen earlier`,
+  };
+}
