@@ -9,7 +9,7 @@ import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import type { Receipt, SentTx } from '../../src/harness/preconf/evidence';
-import { judgedOf } from './judge';
+import { judgedOf, judgeLater } from './judge';
 import { TRANSFER_GAS } from '../../src/harness/evm';
 import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
 import { judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
@@ -67,7 +67,7 @@ export const receiptsPendingBlock = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);
-    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
+    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     const where = 'eth_getBlockReceipts("pending") before the seal';
     const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });
@@ -89,5 +89,8 @@ export const receiptsPendingBlock = check(
       const txs = sent.filter((t) => sealedIn.get(t.hash.toLowerCase()) === n);
       judgeOurs(`eth_getBlockReceipts(${toQuantity(n)}) of the block that sealed ${txs.length} of them`, receipts, txs, n);
     }
+    // Every later read up to the seal is a sample: a backend of a fleet answering "pending" from
+    // "latest" shows receipts without the pre-confirmed transactions past the skew bound.
+    judgeLater(ctx, later, 'eth_getBlockReceipts("pending")');
   },
 );
