@@ -4,7 +4,6 @@
 // send, which is skew, never a failure (and never blamed on the address's spelling). A backend
 // with Flashblocks off never shows the new state: that fleet still fails.
 import type { RunDocument } from '../../src/verdict/document';
-import { VARIANTS } from './catalogue';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { startFleet, type Backend } from './fleet';
 import {
@@ -110,23 +109,6 @@ describe('fleet.preconf-one-of-four-flashblocks-off', () => {
     );
     expect({ exitCode, failed: failed.map(line) }).toMatchObject({ exitCode: 1 });
     expect(failed.some((c) => /\d+ of \d+ later reads showed the old state more than 600 ms after/.test(c.reason))).toBe(true);
-  }, 90_000);
-});
-
-describe('fleet.preconf-one-of-four-pending-receipts-as-latest', () => {
-  it('fails preconf.receipts.pending-block itself at --samples 30 on later reads past the skew bound, stating k of N', async () => {
-    // Only the pending receipts are wrong (the other views are right on every backend): the
-    // receipts check must see it in its own later reads, not leave it to the others.
-    const odd = VARIANTS.find((v) => v.name === 'preconf.pending-as-latest.eth_getBlockReceipts')!;
-    const { exitCode, doc } = await judge([{}, {}, { rpc: odd.rpc }, {}]);
-    const c = doc.checks.find((x) => x.id === 'preconf.receipts.pending-block')!;
-    process.stdout.write(`${JSON.stringify({ variant: 'fleet.preconf-one-of-four-pending-receipts-as-latest', exitCode, check: line(c).slice(0, 300) })}\n`);
-    expect({ exitCode, check: line(c) }).toMatchObject({
-      exitCode: 1,
-      check: expect.stringMatching(
-        /^preconf\.receipts\.pending-block: failed eth_getBlockReceipts\("pending"\): \d+ of \d+ later reads showed the old state more than 600 ms after/,
-      ),
-    });
   }, 90_000);
 });
 

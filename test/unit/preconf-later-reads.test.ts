@@ -12,6 +12,7 @@ import { SSTORE_MIN_GAS, RUNTIME_RETURNS_42, RUNTIME_SSTORE } from '../../src/ha
 import { codeDeploymentVisible } from '../../suites/preconf/code';
 import { estimateDependsOnPreconfirmed } from '../../suites/preconf/estimate';
 import { nonceBackToBack } from '../../suites/preconf/nonce';
+import { receiptsPendingBlock } from '../../suites/preconf/receipts';
 import { DEFS } from '../../src/harness/preconf/behaviours';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
@@ -49,6 +50,18 @@ function passWith(later: LaterRead[]): PassResult {
         kind: 'judged',
         judged: judged({ pending: PLAIN + SSTORE_MIN_GAS + 5000n, latest: PLAIN, omitted: PLAIN }, { latest: PLAIN + SSTORE_MIN_GAS + 5000n }, later),
       },
+      receipts: {
+        kind: 'judged',
+        judged: judged(
+          {
+            pending: SENT.map((t) => ({ transactionHash: t.hash, blockNumber: '0x65', status: '0x1', gasUsed: t.role === 'transfer' ? '0x5208' : '0xd6d8' })),
+            latest: [],
+            pendingBlock: 101n,
+          },
+          { blocks: [] },
+          later,
+        ),
+      },
     },
     latency: { samples: {}, timeline: { sends: [] } },
   };
@@ -74,7 +87,7 @@ async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassRes
 
 const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, withdrawn: false, shown: 'new' });
 const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({ afterMs, old: true, preSeal, withdrawn, shown: { stale: afterMs } });
-const CHECKS = [nonceBackToBack, codeDeploymentVisible, estimateDependsOnPreconfirmed];
+const CHECKS = [nonceBackToBack, codeDeploymentVisible, estimateDependsOnPreconfirmed, receiptsPendingBlock];
 
 describe.each(CHECKS)('$id on its later reads', (c) => {
   it('passes when every later read shows the pre-confirmed state', async () => {
