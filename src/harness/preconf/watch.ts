@@ -193,6 +193,12 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     if (allSealed && !awaiting) break;
     if (st.time.now() >= deadline) break;
     const startedAt = st.time.now();
+    // The head read goes out before the views' reads or after them, at random: behind a round-robin
+    // balancer a round whose request count is a multiple of the backends' (15 reads, 3 backends)
+    // otherwise sends a view's read to the same backends every round, and one backend of three
+    // never met the pending receipts (shuffling the views alone leaves some offsets unreachable).
+    const headFirst = Math.random() < 0.5 ? st.s.block('heads', 'latest') : undefined;
+    headFirst?.catch(() => undefined);
     // Each view's read settles on its own: one that hangs must not hold up the others (below).
     const asked = reading.map((b) =>
       capture(() => (DEFS[b] as Def<unknown, unknown>).read(st.s, a)).then(
@@ -208,7 +214,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
     const tagging =
       nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([countIfAny(st.s, 'nonce', 'safe'), countIfAny(st.s, 'nonce', 'finalized')]) : undefined;
-    const head = await st.s.block('heads', 'latest');
+    const head = await (headFirst ?? st.s.block('heads', 'latest'));
     const listed = await listing;
     const tagged = await tagging?.catch(() => undefined);
     const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
