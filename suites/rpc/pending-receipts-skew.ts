@@ -61,9 +61,11 @@ export class Sightings {
       for (const h of b.txs) note(b.number, h, at, true);
     }
     for (const r of receipts) note(numberOf(r), hashOf(r), t.receiptsAnswered, false);
+    const named = numberOf(receipts[0]);
+    if (named !== undefined && !this.blocks.has(named)) this.blocks.set(named, t.receiptsAnswered);
   }
 
-  /** A pending block numbered `n` was first read at least the skew bound before `at`. */
+  /** A block numbered `n` was first read (as the pending block, or named by pending receipts) at least the skew bound before `at`. */
   blockOld(n: bigint | undefined, at: number): boolean {
     const first = this.blocks.get(n);
     return first !== undefined && first <= at - PRECONF_SKEW_MS;
@@ -99,14 +101,16 @@ export function settledPart(
   const block = `the pending block${n !== undefined ? ` ${toQuantity(n)}` : ''}`;
   const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
   const ambiguous = (what: string) => ({ ambiguous: `${what}: backends a few hundred ms apart may have answered them` });
-  // Receipts of another block: judged (the number and fallback rules) only once every backend
-  // within the bound is on this block, and on the state it holds: a seal a moment ago, or
-  // transactions pre-confirmed in it a moment ago, may still be seen by one backend only.
+  // Receipts of another block: judged (the number and fallback rules) only once both blocks were
+  // read at least the bound before, and on the state this one holds: a seal a moment ago (one
+  // backend falling back to the block just sealed, the other already on the next), or
+  // transactions pre-confirmed a moment ago, may still be seen by one backend only.
   const named = numberOf(receipts[0]);
   if (named !== undefined && n !== undefined && named !== n) {
-    if (seen.blockOld(n, t.receiptsAsked) && (before.txs.length === 0 || oldInBlock.length > 0)) return undefined;
+    const settled = seen.blockOld(n, t.receiptsAsked) && seen.blockOld(named, t.receiptsAsked);
+    if (settled && (before.txs.length === 0 || oldInBlock.length > 0)) return undefined;
     return ambiguous(
-      `the receipts are numbered ${toQuantity(named)}, beside ${block}, first read or pre-confirming transactions less than ${PRECONF_SKEW_MS} ms before`,
+      `the receipts are numbered ${toQuantity(named)}, beside ${block}, one of them first read or pre-confirming transactions less than ${PRECONF_SKEW_MS} ms before`,
     );
   }
   const got = new Set(receipts.map(hashOf));

@@ -63,7 +63,9 @@ describe('settledPart', () => {
     const late = at(PRECONF_SKEW_MS + 50);
     // A seal a moment ago (the fallback to "latest" on one backend, the new block on the other).
     expect(settledPart(sample([], ['0xa'], 12n, [], 11), seen, late)).toMatchObject({
-      ambiguous: expect.stringMatching(/numbered 0xb, beside the pending block 0xc, first read or pre-confirming transactions less than 600 ms before/),
+      ambiguous: expect.stringMatching(
+        /numbered 0xb, beside the pending block 0xc, one of them first read or pre-confirming transactions less than 600 ms before/,
+      ),
     });
     seen.see(sample([], [], 12n), late);
     // Past the bound: an empty block beside receipts of the head is "pending" falling back to "latest", which judgePending weighs.
@@ -72,6 +74,10 @@ describe('settledPart', () => {
     seen.see(sample(['0xb'], [], 12n), at(2 * PRECONF_SKEW_MS + 100));
     expect(settledPart(sample(['0xb'], ['0xa'], 12n, ['0xb'], 11), seen, at(2 * PRECONF_SKEW_MS + 150))).toMatchObject({ ambiguous: expect.any(String) });
     expect(settledPart(sample(['0xb'], ['0xa'], 12n, ['0xb'], 11), seen, at(3 * PRECONF_SKEW_MS + 150))).toBeUndefined();
+    // One backend falling back to the block just sealed (12, old) while the other is on the next (13, new): ambiguous.
+    expect(settledPart(sample(['0xb'], ['0xc'], 12n, ['0xb'], 13), seen, at(3 * PRECONF_SKEW_MS + 150))).toMatchObject({
+      ambiguous: expect.stringMatching(/numbered 0xd, beside the pending block 0xc, one of them first read/),
+    });
   });
 
   it('a seal between the two block reads: left to the seal rules', () => {
