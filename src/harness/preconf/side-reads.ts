@@ -16,3 +16,14 @@ export async function countIfAny(s: Session, lane: string, tag: string): Promise
   const a = await s.rpc(lane).call('eth_getTransactionCount', [s.address, tag]);
   return a.http.status === 200 && a.hasResult ? quantity(a.result) : undefined;
 }
+
+/** The signer's count at "safe" and "finalized", then the head (its number) read once both answered. */
+export async function tagCounts(s: Session, lane: string, headLane: string): Promise<{ safe?: bigint; finalized?: bigint; headAfter?: bigint }> {
+  const [safe, finalized] = await Promise.all([countIfAny(s, lane, 'safe'), countIfAny(s, lane, 'finalized')]);
+  const head = await s.block(headLane, 'latest').catch(() => undefined);
+  return {
+    ...(safe !== undefined ? { safe } : {}),
+    ...(finalized !== undefined ? { finalized } : {}),
+    ...(head?.number !== undefined ? { headAfter: head.number } : {}),
+  };
+}
