@@ -816,6 +816,15 @@ export const CODE_VARIANTS: Variant[] = [
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
   {
+    name: 'rpc.pending-code-own-pool-only',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['rpc'],
+    grep: '^rpc\\.getCode\\.',
+    what: 'a replica whose pending code comes from its own pool: "0x" at "pending" for contracts another sender deployed in pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getCode'),
+  },
+  {
     name: 'ok.pending-count-400ms-late',
     kind: 'conformant',
     only: ['rpc'],
