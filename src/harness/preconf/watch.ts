@@ -213,14 +213,15 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // "safe" and "finalized" while the transactions may be pre-confirmed: in the attempt's first
     // round (on a loaded runner a round lasts a good part of a block, and the first may be the
     // only one before the seal) and in rounds after a pending count that showed some of them,
-    // TAG_ROUNDS rounds at most. A head read once they answered says whether the seal had come by then (attempt.ts).
+    // TAG_ROUNDS rounds at most. A head read once they answered (only if above the count before
+    // the attempt) says whether the seal had come by then (attempt.ts).
     const shownBefore = tracks.get('nonce')?.values.get(i - 1) as NonceView | undefined;
     const tagging =
       tracks.has('nonce') &&
       tagRounds < TAG_ROUNDS &&
       firstSealed(sealedIn, sent) === undefined &&
       (i === 1 || (shownBefore !== undefined && (shownBefore.pending > a.base || shownBefore.pendingLowercase > a.base)))
-        ? (tagRounds++, tagCounts(st.s, 'nonce', 'heads').catch(() => undefined))
+        ? (tagRounds++, tagCounts(st.s, 'nonce', 'heads', a.base).catch(() => undefined))
         : undefined;
     const head = await (headFirst ?? st.s.block('heads', 'latest'));
     const listed = await listing;
