@@ -34,6 +34,13 @@ const IDLE_MS = 2000;
 export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
 /** A deployment that left the pending block: its sealed code is read for at most this long. */
 const SEALED_READ_MS = 2000;
+/**
+ * While reads found "0x" at "pending" and none showed code, the watch goes on up to this long:
+ * a conformant node shows the code within the skew bound and ends it, so only a node answering
+ * "0x" (or one each of whose deployments is sealed soon after a read) pays for it, and a loaded
+ * runner that reads a deployment past the bound only once a block gets more blocks to do so.
+ */
+const SUSPECT_WATCH_MS = 2 * WATCH_MS;
 
 interface Deployment {
   address: Hex;
@@ -86,7 +93,7 @@ const judgePendingCode = check(
     /** Reads of "0x" at "pending" with "latest" "0x" too, within the skew bound: ambiguous, never nothing. */
     let withinBound = 0;
     const started = performance.now();
-    const deadline = started + WATCH_MS;
+    const watchMs = () => (!showedCode && (withinBound > 0 || shortfalls.size > 0) ? SUSPECT_WATCH_MS : WATCH_MS);
     for (;;) {
       const block = await readDeployments(ctx);
       const at = performance.now();
@@ -150,7 +157,7 @@ const judgePendingCode = check(
       // Done when nothing is open and either the watch is full or a deployment already showed its
       // code at "pending" (a conformant node needs no more of the run's time than that).
       if (open.length === 0 && (watched.size >= MAX_DEPLOYMENTS || showedCode)) break;
-      if (performance.now() >= deadline || ctx.signal.aborted || (watched.size === 0 && performance.now() - started >= IDLE_MS)) break;
+      if (performance.now() - started >= watchMs() || ctx.signal.aborted || (watched.size === 0 && performance.now() - started >= IDLE_MS)) break;
       await pause(POLL_MS, ctx.signal);
     }
     if (watched.size === 0) skip(NO_DEPLOYMENT);
@@ -166,7 +173,7 @@ const judgePendingCode = check(
         `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were each sealed before a read of their code at "pending" could tell the pre-confirmed state from "latest": no pre-confirmed deployment to judge`,
       );
     inconclusive(
-      `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were watched for up to ${WATCH_MS} ms: ${shown.length} showed their code at "pending", and ${short} read(s) of "0x" there beyond the ${PRECONF_SKEW_MS} ms skew tolerance of deployments then sealed with code (${EVIDENCE_READS} needed to fail)` +
+      `the deployments ${[...watched.values()].map((d) => d.address).join(', ')} were watched for up to ${watchMs()} ms: ${shown.length} showed their code at "pending", and ${short} read(s) of "0x" there beyond the ${PRECONF_SKEW_MS} ms skew tolerance of deployments then sealed with code (${EVIDENCE_READS} needed to fail)` +
         ` (${withdrawn ? `, ${withdrawn} more while the next pending block no longer listed the deployment: withdrawn, a flashblock reorg?` : ''}): not judged`,
     );
   },

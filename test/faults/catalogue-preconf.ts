@@ -207,6 +207,18 @@ export const PRECONF_VARIANTS: Variant[] = [
     rpc: sendsLostTo503(4),
   },
   {
+    name: 'preconf.safe-finalized-from-preconfirmed',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['preconf'],
+    grep: '^preconf\\.nonce\\.',
+    what: '"safe" and "finalized" answered from the pre-confirmed state (as "pending"), on a chain where the suite\'s own transactions are the only pre-confirmed ones',
+    rpc: async (call, next) =>
+      call.method in STATE_AT && (call.params?.[STATE_AT[call.method]] === 'safe' || call.params?.[STATE_AT[call.method]] === 'finalized')
+        ? next({ ...call, params: call.params.map((p, i) => (i === STATE_AT[call.method] ? 'pending' : p)) })
+        : next(),
+  },
+  {
     name: 'preconf.estimate-default-pending',
     kind: 'faulty',
     section: '4.4',

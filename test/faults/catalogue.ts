@@ -285,25 +285,42 @@ const laggingBackend = (lagMs: number): RpcMutation => {
 
 /**
  * A backend whose pre-confirmed count trails the pre-confirmed block by `lagMs`: a transaction
- * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there
- * (backends a few hundred ms apart behind one address, each refreshed on its own).
+ * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there,
+ * in any answer of eth_getBlockByNumber("pending") (backends a few hundred ms apart behind one
+ * address, each refreshed on its own). Not only when its sender's count is asked: a first count
+ * read long after the suite saw the transaction would otherwise lag past the skew bound (on 2 s
+ * blocks a transaction is pre-confirmed long enough for that).
  */
 const pendingCountLagging = (lagMs: number): RpcMutation => {
   const firstSeen = new Map<string, number>();
+  const see = (block: unknown, now: number) => {
+    if (typeof block !== 'object' || block === null) return;
+    for (const tx of ((block as Rec).transactions ?? []) as Rec[]) {
+      if (typeof tx !== 'object' || tx === null) continue;
+      const key = `${String(tx.from).toLowerCase()}:${String(tx.nonce)}`;
+      if (!firstSeen.has(key)) firstSeen.set(key, now);
+    }
+  };
   return async (call, next) => {
+    if (call.method === 'eth_getBlockByNumber' && call.params[0] === 'pending') {
+      const res = await next();
+      if (!(res instanceof Raw)) see(res.result, Date.now());
+      return res;
+    }
     if (call.method !== 'eth_getTransactionCount' || !isPending(call) || typeof call.params[0] !== 'string') return next();
     const account = call.params[0].toLowerCase();
     const block = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: ['pending', true] });
     const now = Date.now();
     let countable: bigint | undefined;
-    if (!(block instanceof Raw) && typeof block.result === 'object' && block.result !== null)
+    if (!(block instanceof Raw) && typeof block.result === 'object' && block.result !== null) {
+      see(block.result, now);
       for (const tx of ((block.result as Rec).transactions ?? []) as Rec[]) {
         if (typeof tx !== 'object' || String(tx.from).toLowerCase() !== account) continue;
         const key = `${account}:${String(tx.nonce)}`;
-        if (!firstSeen.has(key)) firstSeen.set(key, now);
         const n = hexInt(tx.nonce);
         if (now - firstSeen.get(key)! >= lagMs && (countable === undefined || n + 1n > countable)) countable = n + 1n;
       }
+    }
     const res = await next();
     if (res instanceof Raw || typeof res.result !== 'string') return res;
     const latest = await next({ ...call, params: [call.params[0], 'latest'] });
@@ -814,6 +831,15 @@ export const CODE_VARIANTS: Variant[] = [
     grep: '^rpc\\.getTransactionCount\\.',
     what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
     rpc: pendingAsLatest('eth_getTransactionCount'),
+  },
+  {
+    name: 'rpc.pending-code-own-pool-only',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['rpc'],
+    grep: '^rpc\\.getCode\\.',
+    what: 'a replica whose pending code comes from its own pool: "0x" at "pending" for contracts another sender deployed in pre-confirmed transactions (answered as "latest")',
+    rpc: pendingAsLatest('eth_getCode'),
   },
   {
     name: 'ok.pending-count-400ms-late',

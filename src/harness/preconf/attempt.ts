@@ -76,22 +76,23 @@ function spellingReads(a: AttemptTxs, w: Watched): SpellingRead[] {
 
 /**
  * "safe" and "finalized" name sealed blocks (4.2), so while the signer's transactions are
- * pre-confirmed (a pre-seal round: none of them in a block up to the head) the count at either
- * is at most the sealed count: above it, the tag was answered from the pre-confirmed state. Any
- * backend of a fleet, at any block, agrees: only pre-confirmed state holds those nonces.
+ * pre-confirmed the count at either is at most the sealed count: above it, the tag was answered
+ * from the pre-confirmed state. Any backend of a fleet, at any block, agrees: only pre-confirmed
+ * state holds those nonces. Unsealed when the tags were answered: none of the transactions is in
+ * a block up to the head read once they answered, nor up to any head read before (what the rule
+ * needs is that no seal had come yet, not a round bracketed by unchanged heads as a view's is).
  */
 function sealedTagsAhead(a: AttemptTxs, w: Watched): Violation | undefined {
   const t = w.tracks.get('nonce');
   if (!t) return undefined;
   const sealedFirst = firstSealed(w.sealedIn, a.sent);
-  // Every round that read the tags, not only those that also read the count: once the count is
-  // established it is no longer read each round, and the tags are read after it showed.
   for (let i = 0; i < w.rounds.length; i++) {
-    if (!w.rounds[i].tags || preSeal(w.rounds, i, sealedFirst) !== true) continue;
+    const tags = w.rounds[i].tags;
+    if (!tags || tags.headAfter === undefined || (sealedFirst !== undefined && (sealedFirst <= tags.headAfter || sealedFirst <= w.rounds[i].head))) continue;
     const v = t.values.get(i) as NonceView | undefined;
     const sealed = v && v.latest > a.base ? v.latest : a.base;
     for (const tag of ['safe', 'finalized'] as const) {
-      const count = w.rounds[i].tags![tag];
+      const count = tags[tag];
       if (count === undefined || count <= sealed) continue;
       return new Violation(
         `eth_getTransactionCount(signer, "${tag}") answered ${count} at +${Math.round(w.rounds[i].startedAt - a.sent[0].startedAt)} ms, while the signer's transactions from nonce ${a.base} were pre-confirmed and not sealed ` +

@@ -16,3 +16,24 @@ export async function countIfAny(s: Session, lane: string, tag: string): Promise
   const a = await s.rpc(lane).call('eth_getTransactionCount', [s.address, tag]);
   return a.http.status === 200 && a.hasResult ? quantity(a.result) : undefined;
 }
+
+/**
+ * The signer's count at "safe" and "finalized"; when either is above `sealed` (the signer's count
+ * before the attempt), then the head (its number), read once both answered: it bounds when they
+ * were answered. Below it there is nothing to bound, and no read is added.
+ */
+export async function tagCounts(
+  s: Session,
+  lane: string,
+  headLane: string,
+  sealed: bigint,
+): Promise<{ safe?: bigint; finalized?: bigint; headAfter?: bigint }> {
+  const [safe, finalized] = await Promise.all([countIfAny(s, lane, 'safe'), countIfAny(s, lane, 'finalized')]);
+  const above = (safe !== undefined && safe > sealed) || (finalized !== undefined && finalized > sealed);
+  const head = above ? await s.block(headLane, 'latest').catch(() => undefined) : undefined;
+  return {
+    ...(safe !== undefined ? { safe } : {}),
+    ...(finalized !== undefined ? { finalized } : {}),
+    ...(head?.number !== undefined ? { headAfter: head.number } : {}),
+  };
+}

@@ -193,8 +193,8 @@ export interface Round {
    * longer lists the transactions is a withdrawal (a flashblock reorg), not a stale view.
    */
   listed?: ReadonlySet<string>;
-  /** The signer's count at "safe" and "finalized", read in a few rounds once the pending count showed the transactions (attempt.ts, sealedTagsAhead). */
-  tags?: { safe?: bigint; finalized?: bigint };
+  /** The signer's count at "safe" and "finalized" while the transactions may be pre-confirmed, and the head read once they answered (attempt.ts, sealedTagsAhead). */
+  tags?: { safe?: bigint; finalized?: bigint; headAfter?: bigint };
 }
 
 /**

@@ -13,7 +13,7 @@ import { METHOD_OF, TX_PLAN, type Behaviour, type NonceView, type SentTx, type S
 import type { Posted, Sent } from './session';
 import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
 import { refusalOf, SPLIT_AT, type SendWindow } from './send';
-import { countIfAny, pendingListed } from './side-reads';
+import { pendingListed, tagCounts } from './side-reads';
 import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
@@ -107,7 +107,7 @@ async function settleRound(st: PassState, asked: Array<Promise<Settled>>, starte
   return out.map((x) => x ?? LATE);
 }
 
-/** Rounds that also read "safe" and "finalized" once the pending count showed the transactions. */
+/** Rounds that also read "safe" and "finalized" while the transactions may be pre-confirmed. */
 const TAG_ROUNDS = 3;
 
 /** A copy in random order (Fisher-Yates). */
@@ -210,13 +210,21 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // it still lists the transactions (a reorg withdraws them). Read in such rounds only, so the
     // rounds that establish the views are not slowed by it.
     const listing = reading.some((b) => !establishingNow.has(b)) ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
-    // "safe" and "finalized" beside the pending count, in the first TAG_ROUNDS rounds after it showed them all.
-    const nonceShown = tracks.get('nonce')?.awaiting !== undefined || tracks.get('nonce')?.final !== undefined;
+    // "safe" and "finalized" while the transactions may be pre-confirmed: in the attempt's first
+    // round (on a loaded runner a round lasts a good part of a block, and the first may be the
+    // only one before the seal) and in rounds after a pending count that showed some of them,
+    // TAG_ROUNDS rounds at most. A head read once they answered (only if above the count before
+    // the attempt) says whether the seal had come by then (attempt.ts).
+    const shownBefore = tracks.get('nonce')?.values.get(i - 1) as NonceView | undefined;
     const tagging =
-      nonceShown && tagRounds++ < TAG_ROUNDS ? Promise.all([countIfAny(st.s, 'nonce', 'safe'), countIfAny(st.s, 'nonce', 'finalized')]) : undefined;
+      tracks.has('nonce') &&
+      tagRounds < TAG_ROUNDS &&
+      firstSealed(sealedIn, sent) === undefined &&
+      (i === 1 || (shownBefore !== undefined && (shownBefore.pending > a.base || shownBefore.pendingLowercase > a.base)))
+        ? (tagRounds++, tagCounts(st.s, 'nonce', 'heads', a.base).catch(() => undefined))
+        : undefined;
     const head = await (headFirst ?? st.s.block('heads', 'latest'));
     const listed = await listing;
-    const tagged = await tagging?.catch(() => undefined);
     const settled = await settleRound(st, asked, startedAt, st.time.now() - startedAt);
     const reads: Array<Captured<unknown> | typeof LATE> = [];
     settled.forEach((x, k) => {
@@ -234,12 +242,15 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
     // A round's head is the highest read so far: a backend a block behind answering "latest"
     // must not make a round after a seal look like one before it (preSeal compares heads).
     if (head.number! > highestHead) highestHead = head.number!;
-    rounds.push({
-      startedAt,
-      endedAt,
-      head: highestHead,
-      ...(listed ? { listed } : {}),
-      ...(tagged ? { tags: { ...(tagged[0] !== undefined ? { safe: tagged[0] } : {}), ...(tagged[1] !== undefined ? { finalized: tagged[1] } : {}) } } : {}),
+    const round: Round = { startedAt, endedAt, head: highestHead, ...(listed ? { listed } : {}) };
+    rounds.push(round);
+    // Not waited for: the round's own reads must not wait on the tags and the head read after them.
+    // That head is one more read of it for the rounds after (behind a balancer a block apart, the
+    // next round's own head read may meet the backend that has not imported the seal yet).
+    void tagging?.then((tags) => {
+      if (!tags) return;
+      round.tags = tags;
+      if (tags.headAfter !== undefined && tags.headAfter > highestHead) highestHead = tags.headAfter;
     });
     st.heads.see(head.number!, endedAt);
 
