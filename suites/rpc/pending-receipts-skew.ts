@@ -96,11 +96,19 @@ export function settledPart(
   t: SampleTimes,
 ): { sample: PendingSample; leftOut: string } | { ambiguous: string } | undefined {
   const { receipts, before, after } = sample;
-  if (before.number !== after.number) return undefined;
   const n = before.number;
   const block = `the pending block${n !== undefined ? ` ${toQuantity(n)}` : ''}`;
-  const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
   const ambiguous = (what: string) => ({ ambiguous: `${what}: backends a few hundred ms apart may have answered them` });
+  if (before.number !== after.number) {
+    // A seal between the two reads of the block: the receipts are judged against the block read
+    // before (judgePending), and may come from a backend still on it a few hundred ms behind. A
+    // transaction of that block they leave out is evidence only once it was seen past the bound.
+    const got = new Set(receipts.map(hashOf));
+    const fresh = before.txs.filter((h) => !got.has(h) && !seen.old(n, h, t.receiptsAsked));
+    if (fresh.length === 0) return undefined;
+    return ambiguous(`the receipts leave out ${fresh.length} transaction(s) of ${block}, sealed meanwhile, seen less than ${PRECONF_SKEW_MS} ms before`);
+  }
+  const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
   // Receipts of another block: judged (the number and fallback rules) only once both blocks were
   // read at least the bound before, and on the state this one holds: a seal a moment ago (one
   // backend falling back to the block just sealed, the other already on the next), or

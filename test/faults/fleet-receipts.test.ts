@@ -2,7 +2,7 @@
 // apart (the whole pre-confirmed view trails: the pending block too), on a chain with another
 // sender every 400 ms: the pending block may come from one backend and the receipts from the
 // other, which disagree on the newest transactions. Conformant: it passes at --samples 1, run
-// after run (at --samples 30 with a core busy: not yet, see below). The same fleet whose pending receipts leave
+// after run, and at --samples 30 with one core busy. The same fleet whose pending receipts leave
 // out a transaction the pending block lists, on every backend, still fails.
 import type { RunDocument } from '../../src/verdict/document';
 import { startReference, type ReferenceTarget } from '../../src/reference';
@@ -97,11 +97,8 @@ describe('fleet.ok.pending-receipts-backends-400ms-apart', () => {
     ['--samples 1, run 1', '1', false],
     ['--samples 1, run 2', '1', false],
     ['--samples 1, run 3', '1', false],
-    // Not yet: at --samples 30 with a core busy, after the three runs above, one sample of 30
-    // fails with the pending block listing 4 transactions and the receipts holding 3 (the same
-    // transaction in two runs out of two; alone, the case passes). Issue 40, item 6, stays open
-    // until it is explained: the case comes back then, rather than a flaky claim now.
-  ] as Array<[string, string, boolean]>)(
+    ['--samples 30, one core busy', '30', true],
+  ])(
     'passes %s',
     async (_, samples, busy) => {
       const fleet = apart();

@@ -80,8 +80,15 @@ describe('settledPart', () => {
     });
   });
 
-  it('a seal between the two block reads: left to the seal rules', () => {
-    const s = sample(['0xa'], []);
-    expect(settledPart({ ...s, after: { number: 12n, txs: [] } }, new Sightings(), at(0))).toBeUndefined();
+  it('a seal between the reads of the block: receipts leaving out one of the block read before are evidence only past the bound', () => {
+    const across = (receipts: string[]): PendingSample => ({ ...sample(['0xa', '0xb'], receipts), after: { number: 12n, txs: [] } });
+    const seen = new Sightings();
+    seen.see(sample(['0xa'], ['0xa']), at(0));
+    // 0xb first seen now: a backend behind may not have it yet.
+    expect(settledPart(across(['0xa']), seen, at(PRECONF_SKEW_MS + 50))).toMatchObject({
+      ambiguous: expect.stringMatching(/leave out 1 transaction\(s\) of the pending block 0xb, sealed meanwhile/),
+    });
+    // 0xa seen past the bound and left out: judged (judgePending fails it).
+    expect(settledPart(across(['0xb']), seen, at(PRECONF_SKEW_MS + 50))).toBeUndefined();
   });
 });
