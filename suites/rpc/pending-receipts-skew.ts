@@ -103,6 +103,8 @@ export function settledPart(
     // A seal between the two reads of the block: the receipts are judged against the block read
     // before (judgePending), and may come from a backend still on it a few hundred ms behind. A
     // transaction of that block they leave out is evidence only once it was seen past the bound.
+    // Receipts of the block begun by the seal are paired with it (judgePending): nothing to guard.
+    if (receipts.length > 0 && numberOf(receipts[0]) !== n) return undefined;
     const got = new Set(receipts.map(hashOf));
     const fresh = before.txs.filter((h) => !got.has(h) && !seen.old(n, h, t.receiptsAsked));
     if (fresh.length === 0) return undefined;
