@@ -168,7 +168,11 @@ describe('CLI', () => {
         .filter((c: { id: string; status: string }) => c.id.startsWith(prefix) && c.status !== 'passed')
         .map((c: { id: string; status: string; reason: string }) => `${c.id}: ${c.status} ${c.reason}`);
     expect(notPassed('rpc.history.')).toEqual([]);
-    expect(notPassed('preconf.')).toEqual([]);
+    // The advisory latency check may rightly say "not judged" when the runner is busy (a CI
+    // runner with both jest workers packed measured 583 ms against the reference's 200 ms
+    // flashblocks, 390 ms of it the suite's own event-loop delay); it must never fail.
+    const LATENCY = 'preconf.latency.about-200ms';
+    expect(notPassed('preconf.').filter((line: string) => !line.startsWith(`${LATENCY}: inconclusive `))).toEqual([]);
     for (const f of ['results.json', 'junit.xml', 'summary.md', 'report.html']) {
       const body = readFileSync(path.join(dir, f), 'utf8');
       expect(body).not.toContain(DEV_KEY); // the signer key never appears in output
