@@ -63,12 +63,16 @@ async function fullRun(args: string[] = []): Promise<{ ms: number; checks: numbe
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-'));
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
-  const t = performance.now();
-  const exit = await main([...args, '--report-dir', dir], {}, { out: sink(), err: sink() });
-  const ms = performance.now() - t;
-  clearInterval(sampler);
-  const doc = require(path.join(dir, 'results.json')) as { checks: unknown[] };
-  return { ms, checks: doc.checks.length, peakRssMb: peak / 2 ** 20, exit };
+  try {
+    const t = performance.now();
+    const exit = await main([...args, '--report-dir', dir], {}, { out: sink(), err: sink() });
+    const ms = performance.now() - t;
+    const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as { checks: unknown[] };
+    return { ms, checks: doc.checks.length, peakRssMb: peak / 2 ** 20, exit };
+  } finally {
+    clearInterval(sampler);
+    rmSync(dir, { recursive: true, force: true }); // a bench run leaves no report folder behind
+  }
 }
 
 /**
