@@ -166,8 +166,9 @@ function validateList(value: unknown): SchemaVerdict {
   return { valid: false, errors: [...new Set(texts)], ...(omitted > 0 ? { omitted } : {}) };
 }
 
-/** The record schema list.json names for `tokens` items. */
-const recordRef = (): string => (getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref;
+let itemRef: string | undefined;
+/** The record schema list.json names for `tokens` items (looked up once: it is asked once per record). */
+const recordRef = (): string => (itemRef ??= (getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref);
 
 /**
  * The record schema's verdict of each record object asked about. The list's records are held
