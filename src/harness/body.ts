@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fullCollection } from './collect';
 import { JsonBeyondLimits } from './json';
 
@@ -116,12 +117,20 @@ export interface BodySource extends AsyncIterable<Uint8Array> {
 }
 
 /**
- * A body read up to `cap` bytes, each chunk charged to the run's answer budget, as text.
+ * A body read up to `cap` bytes, each chunk charged to the run's answer budget, as text, with
+ * the SHA-256 of its bytes when it is `digestFrom` bytes or longer (what a client may know a long
+ * answer by once its text is dropped: rest.ts parses the same bytes once).
  * `declared`: its Content-Length, when the body is not content-encoded (a decoded body has no
  * declared length). A body past the cap is refused as soon as the cap is passed: a decoded
  * body's bytes are counted after decoding, so a small compressed answer cannot grow past it.
  */
-export async function readCapped(source: BodySource, declared: number | undefined, cap: number, answers?: AnswerBudget): Promise<string> {
+export async function readCapped(
+  source: BodySource,
+  declared: number | undefined,
+  cap: number,
+  answers?: AnswerBudget,
+  digestFrom = Infinity,
+): Promise<{ text: string; sha256?: string }> {
   const body = new BodyBytes(declared, cap);
   const refuse = (err: Error): never => {
     body.drop();
@@ -140,5 +149,8 @@ export async function readCapped(source: BodySource, declared: number | undefine
   // UTF-8 decoding makes a one-byte string of an ASCII body already; decoding such a body as
   // latin1 instead made an external string of the same size, out of V8's heap accounting, and
   // measured no lower.
-  return body.take().toString('utf8');
+  const bytes = body.take();
+  // A hash of the bytes already held costs a few milliseconds for 16 MiB; of the text, a copy of it first.
+  const sha256 = bytes.length >= digestFrom ? createHash('sha256').update(bytes).digest('hex') : undefined;
+  return { text: bytes.toString('utf8'), ...(sha256 ? { sha256 } : {}) };
 }

@@ -24,6 +24,8 @@ export interface HttpResult {
   contentType: string;
   /** The body; once parsed as JSON by the REST and JSON-RPC clients, a long one's head alone (keptText). */
   text: string;
+  /** The SHA-256 of the body's bytes, for a body of LARGE_ANSWER_BYTES or more (what it is known by once its text is dropped). */
+  sha256?: string;
   durationMs: number;
 }
 
@@ -209,7 +211,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   const proxy = proxyFor(req.url, opts.proxy ?? PROXY_FROM_ENVIRONMENT);
   // The proxy URL may carry a password; it must not reach an error message.
   if (proxy) redactor.add(proxyPassword(proxy));
-  let answer: { status: number; headers: Record<string, string>; text: string; durationMs: number };
+  let answer: { status: number; headers: Record<string, string>; text: string; sha256?: string; durationMs: number };
   try {
     // Once the run's answer budget is spent nothing more is sent: every answer would be refused.
     if (opts.answers?.spent) opts.answers.charge(0);
@@ -227,9 +229,9 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     // Said as soon as known: the runner then starts fewer checks while this one is still read.
     const declaredLarge = declared !== undefined && declared >= LARGE_ANSWER_BYTES;
     if (declaredLarge) opts.onLargeAnswer?.();
-    const text = await readCapped(source, declared, MAX_RESPONSE_BYTES, opts.answers);
+    const { text, sha256 } = await readCapped(source, declared, MAX_RESPONSE_BYTES, opts.answers, LARGE_ANSWER_BYTES);
     if (!declaredLarge && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
-    answer = { status: res.statusCode, headers, text, durationMs: performance.now() - started };
+    answer = { status: res.statusCode, headers, text, sha256, durationMs: performance.now() - started };
   } catch (err) {
     if (err instanceof AnswerBudgetSpent) {
       exchange.error = err.message;
@@ -252,7 +254,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
   }
   // Recorded once the answer is in, outside the transport's catch: the gate failing on an answer
   // (a defect of the suite) must surface as the suite's error, never as the target unreachable.
-  const { status, headers, text, durationMs } = answer;
+  const { status, headers, text, sha256, durationMs } = answer;
   exchange.durationMs = Math.round(durationMs);
   try {
     const capped = recordedBody(text, redactor);
@@ -262,7 +264,7 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     exchange.error = `HTTP ${status} answered, not recorded: the suite failed masking the answer (a defect of this suite)`;
     throw err;
   }
-  return { status, headers, contentType: mediaType(headers['content-type']), text, durationMs };
+  return { status, headers, contentType: mediaType(headers['content-type']), text, ...(sha256 ? { sha256 } : {}), durationMs };
 }
 
 /** How often a request's timeout looks at the clock, and a pause beyond it that counts as a stall. */

@@ -8,6 +8,24 @@ export interface RestResponse extends HttpResult {
   jsonError?: string;
 }
 
+/**
+ * The last long answer parsed to a JSON object or array, known by the SHA-256 of its bytes, and
+ * held weakly (as long as a check holds the answer it was parsed from). The same bytes parse to
+ * the same value: a list answered alike with and without the configured headers (spec 5.1) is
+ * parsed and held once, not twice. The value is shared read-only, as the run's list already is.
+ */
+let lastParsed: { sha256: string; json: WeakRef<object> } | undefined;
+
+/** The body parsed as JSON, or why it is not; a list's records past the suite's bound are sampled, not refused (the records read are judged). */
+function parsedBody(res: HttpResult): { json?: unknown; jsonError?: string } {
+  if (res.text.length === 0) return { jsonError: 'empty body' };
+  const known = res.sha256 !== undefined && lastParsed?.sha256 === res.sha256 ? lastParsed.json.deref() : undefined;
+  if (known) return { json: known };
+  const parsed = parseJson(res.text, { sampleRecords: true });
+  if (res.sha256 !== undefined && typeof parsed.json === 'object' && parsed.json !== null) lastParsed = { sha256: res.sha256, json: new WeakRef(parsed.json) };
+  return parsed;
+}
+
 /** REST client for {base_url}: every attempt of a call is one recorded, timed, redacted exchange (throttled answers are retried, see httpCall). */
 export class RestClient {
   constructor(
@@ -45,8 +63,7 @@ export class RestClient {
       if (err instanceof ThrottledError) err.iface = 'rest';
       throw err;
     }
-    // A list's records past the suite's bound are sampled, not refused: the records read are judged.
-    const parsed = res.text.length > 0 ? parseJson(res.text, { sampleRecords: true }) : { jsonError: 'empty body' };
+    const parsed = parsedBody(res);
     return { ...res, text: keptText(res.text, parsed), ...parsed };
   }
 

@@ -125,7 +125,7 @@ function validatorFor(ref: string): ValidateFunction {
  */
 export function compileSchemas(): void {
   for (const ref of Object.values(SCHEMA_REFS)) validatorFor(ref);
-  validatorFor((getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref);
+  validatorFor(recordRef());
 }
 
 /** Validate `value` against a named schema. */
@@ -147,14 +147,14 @@ function validateList(value: unknown): SchemaVerdict {
   if (!Array.isArray(tokens)) return validateRef(SCHEMA_REFS.list, value);
   const envelope = validatorFor(SCHEMA_REFS.list);
   const errors: ErrorObject[] = envelope({ ...(value as JsonObject), tokens: [] }) ? [] : [...(envelope.errors ?? [])];
-  const itemRef = (getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref;
-  const record = validatorFor(itemRef);
+  const record = validatorFor(recordRef());
   // A sampled list (json.ts listSample) names each record by its place in the list served.
   const indices = listSample(tokens)?.indices;
   const texts = formatErrors(errors, value);
   let omitted = 0;
   tokens.forEach((item, i) => {
-    if (record(item)) return;
+    if (isValidRecord(item)) return;
+    record(item);
     const found = record.errors ?? [];
     const room = Math.max(0, Math.min(SCHEMA_ERRORS_KEPT.perRecord, SCHEMA_ERRORS_KEPT.perList - texts.length));
     // Described as they are found, against the record itself: nothing of a record is held after it.
@@ -164,6 +164,25 @@ function validateList(value: unknown): SchemaVerdict {
   });
   if (texts.length === 0) return { valid: true, errors: [] };
   return { valid: false, errors: [...new Set(texts)], ...(omitted > 0 ? { omitted } : {}) };
+}
+
+let itemRef: string | undefined;
+/** The record schema list.json names for `tokens` items (looked up once: it is asked once per record). */
+const recordRef = (): string => (itemRef ??= (getPointer(rawSchemaAt(SCHEMA_REFS.list), '/properties/tokens/items') as { $ref: string }).$ref);
+
+/**
+ * The record schema's verdict of each record object asked about. The list's records are held
+ * read-only and judged by a dozen checks, the list schema and one check per field: each record
+ * is validated whole once, not once per field and again whole.
+ */
+const recordVerdicts = new WeakMap<object, boolean>();
+
+/** Whether `item` is valid under the record schema (token.json, as list.json names it for `tokens` items). */
+export function isValidRecord(item: unknown): boolean {
+  if (item === null || typeof item !== 'object') return validatorFor(recordRef())(item);
+  let valid = recordVerdicts.get(item);
+  if (valid === undefined) recordVerdicts.set(item, (valid = validatorFor(recordRef())(item)));
+  return valid;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Hex, PrivateKeyAccount } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { viemAccounts } from './viem';
 
 /**
  * The run's spend budget: shared by every signer check, so the cap holds for the whole run.
@@ -33,7 +33,7 @@ export interface Signer {
 }
 
 export function createSigner(key: Hex, budget: SpendBudget): Signer {
-  const account = privateKeyToAccount(key);
+  const account = viemAccounts().privateKeyToAccount(key);
   return {
     address: account.address,
     account,

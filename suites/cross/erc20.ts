@@ -4,7 +4,8 @@
  * read with eth_call at "latest". A token that does not answer a view (eth_call is not one of the
  * spec's four methods; a node may refuse it) is "not judged", never a failure.
  */
-import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex } from 'viem';
+import type { Hex } from 'viem';
+import { viem } from '../../src/harness/viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
@@ -16,10 +17,10 @@ type View = 'symbol' | 'decimals' | 'totalSupply';
 
 /** One ERC-20 view of a token, or undefined when the node or token does not answer it. */
 async function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view: View): Promise<string | number | bigint | undefined> {
-  const answer = await ctx.rpc.call('eth_call', [{ to: address, data: encodeFunctionData({ abi: erc20Abi, functionName: view }) }, 'latest']);
+  const answer = await ctx.rpc.call('eth_call', [{ to: address, data: viem().encodeFunctionData({ abi: viem().erc20Abi, functionName: view }) }, 'latest']);
   if (typeof answer.result !== 'string' || answer.result === '0x') return undefined;
   try {
-    return decodeFunctionResult({ abi: erc20Abi, functionName: view, data: answer.result as Hex }) as string | number | bigint;
+    return viem().decodeFunctionResult({ abi: viem().erc20Abi, functionName: view, data: answer.result as Hex }) as string | number | bigint;
   } catch {
     return undefined;
   }

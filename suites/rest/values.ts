@@ -23,20 +23,28 @@ export const addressUnique = check(
   async (ctx) => {
     const tokens = await fetchList(ctx);
     if (tokens.length === 0) skip(EMPTY_LIST);
-    const seen = new Map<string, string[]>();
+    // Each address's first record, and every record of an address seen again: a list of any
+    // length costs one map entry per address, and the records are named only when repeated.
+    const first = new Map<string, number>();
+    const repeated = new Map<string, number[]>();
     let judged = 0;
-    tokens.forEach((record, i) => {
-      const f = fieldOf(record, 'contract_address');
-      if ('missing' in f || !hasAddressShape(f.value)) return;
+    for (let i = 0; i < tokens.length; i++) {
+      const f = fieldOf(tokens[i], 'contract_address');
+      if ('missing' in f || !hasAddressShape(f.value)) continue;
       judged++;
       const key = f.value.toLowerCase();
-      seen.set(key, [...(seen.get(key) ?? []), recordLabel(record, i, tokens)]);
-    });
+      const at = first.get(key);
+      if (at === undefined) first.set(key, i);
+      else (repeated.get(key) ?? repeated.set(key, [at]).get(key)!).push(i);
+    }
     if (judged === 0) {
       blockedIfMisnamed(tokens, ['contract_address']);
       skip('no record has a contract_address of the form 0x + 40 hex digits to compare');
     }
-    const dups = [...seen.entries()].filter(([, where]) => where.length > 1);
+    // In the order of each address's first record.
+    const dups = [...repeated.entries()]
+      .sort(([, a], [, b]) => a[0]! - b[0]!)
+      .map(([address, at]) => [address, at.map((i) => recordLabel(tokens[i], i, tokens))] as const);
     if (dups.length > 0) {
       fail(
         `${dups.length} contract_address value(s) listed more than once: ${dups

@@ -1,5 +1,6 @@
 /** Spec 4.6 (eth_getCode) with every block parameter of 4.2, and the code of a real contract. */
-import { getContractAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
+import { viem } from '../../src/harness/viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { skip } from '../../src/harness/verdict';
 import { expectEqual, expectSchema } from '../../src/harness/expect';
@@ -56,7 +57,7 @@ async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; c
       let candidate: string | undefined;
       if (isEvmAddress(tx.to)) candidate = tx.to!;
       else if ((tx.to === null || tx.to === undefined) && isEvmAddress(tx.from) && isHexQuantity(tx.nonce)) {
-        candidate = getContractAddress({ from: tx.from as Hex, nonce: BigInt(tx.nonce!) });
+        candidate = viem().getContractAddress({ from: tx.from as Hex, nonce: BigInt(tx.nonce!) });
       }
       if (!candidate || probed.has(candidate.toLowerCase())) continue;
       if (probed.size >= MAX_PROBES) return undefined;

@@ -1,6 +1,7 @@
 // The read-only search of history.ts: blocks below the head that hold state which differs over
 // time (an active sender, a contract's creation, a busy block), found once per run and shared.
-import { getContractAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
+import { viem } from '../../src/harness/viem';
 import type { CheckContext } from '../../src/harness/check';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { blockErrorKind, headNumber, NO_ARCHIVE, recentBlocks, type ChainContext } from '../../src/harness/chain';
@@ -125,7 +126,7 @@ export async function findCreation(ctx: ChainContext): Promise<Creation | Unfoun
     for (const t of b.txs) {
       if ((t.to !== null && t.to !== undefined) || t.type === OP_DEPOSIT || !isEvmAddress(t.from) || !isHexQuantity(t.nonce)) continue;
       if (probed++ >= MAX_PROBES) return new Unfound(NO_CREATION, unread);
-      const address = getContractAddress({ from: t.from as Hex, nonce: BigInt(t.nonce!) });
+      const address = viem().getContractAddress({ from: t.from as Hex, nonce: BigInt(t.nonce!) });
       const a = await ctx.rpc.call('eth_getCode', [address, 'latest']);
       if (a.http.status === 200 && typeof a.result === 'string' && a.result !== '0x') return { address, block: b.number, code: a.result };
     }

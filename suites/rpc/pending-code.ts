@@ -14,7 +14,8 @@
  *   counts only once the sealed deployment has code at "latest";
  * - EVIDENCE_READS such reads fail; one read showing the code settles the deployment.
  */
-import { getContractAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
+import { viem } from '../../src/harness/viem';
 import { check } from '../../src/harness/check';
 import type { CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
@@ -57,7 +58,7 @@ export function preconfirmedDeployments(block: unknown): Map<string, Omit<Deploy
     if (!isRecord(tx) || tx.type === '0x7e' || (tx.to !== null && tx.to !== undefined) || !isEvmAddress(tx.from) || !isHexQuantity(tx.nonce)) continue;
     const from = (tx.from as string).toLowerCase();
     const nonce = BigInt(tx.nonce as string);
-    const address = getContractAddress({ from: from as Hex, nonce });
+    const address = viem().getContractAddress({ from: from as Hex, nonce });
     out.set(address.toLowerCase(), { address, from, nonce });
   }
   return out;

@@ -10,7 +10,8 @@
  * Note: geth, reth and anvil answer code 3 here; the spec says -32000, and the check follows
  * the spec (its failure names the code it saw).
  */
-import { encodeErrorResult, type Hex } from 'viem';
+import type { Hex } from 'viem';
+import { viem } from '../../src/harness/viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectIdEcho, expectSameId, expectSchema, expectServed, rpcBody } from '../../src/harness/expect';
@@ -23,7 +24,7 @@ export const REVERT_REASON = 'conformance';
 
 /** The reason as the EVM returns it, encoded by viem (independent of the hand-assembled code). */
 export function expectedRevertData(reason = REVERT_REASON): Hex {
-  return encodeErrorResult({
+  return viem().encodeErrorResult({
     abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }],
     errorName: 'Error',
     args: [reason],

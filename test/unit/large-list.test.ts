@@ -6,7 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { httpRequest } from '../../src/harness/http';
-import { sampled } from '../../src/harness/records';
+import { LIST_PATH, sampled } from '../../src/harness/records';
+import { RestClient } from '../../src/harness/rest';
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
 import { decided } from '../support/runs';
@@ -101,4 +102,23 @@ test('per-record chain reads of a long list are a stated sample spread over the 
   ]);
   expect(sampled({ note: (n) => void notes.push(n) }, items.slice(0, 1000), 'records')).toEqual(items.slice(0, 1000));
   expect(notes).toHaveLength(1); // a list within the bound is judged whole, without a note
+});
+
+test('a long answer is parsed once however often the same bytes come, and again when they differ', async () => {
+  // 5,000 records: past the 1 MiB from which an answer is known by the SHA-256 of its bytes.
+  const [same, other] = await Promise.all([startLargeListServer(5_000), startLargeListServer(5_000, (i) => (i === 4_999 ? { symbol: 'OTHER' } : {}))]);
+  try {
+    const client = (url: string) =>
+      new RestClient(url, { authorization: 'Bearer t' }, { timeoutMs: 10_000, redactor: new Redactor(), transcript: new Transcript() });
+    const first = await client(same.url).get(LIST_PATH);
+    // Without the configured headers (rest.list.no-credentials): sent, answered alike, and judged on the value already parsed.
+    const anonymous = await client(same.url).request('GET', LIST_PATH, { omitConfiguredHeaders: true });
+    expect(same.listGets()).toBe(2);
+    expect(anonymous.json).toBe(first.json);
+    const changed = await client(other.url).get(LIST_PATH);
+    expect(changed.json).not.toBe(first.json);
+    expect((changed.json as { tokens: Array<{ symbol: string }> }).tokens[4_999]!.symbol).toBe('OTHER');
+  } finally {
+    await Promise.all([same.close(), other.close()]);
+  }
 });

@@ -7,7 +7,8 @@
 // Safety: only 0-value self-transfers and deployments of a few bytes are sent, each after
 // reserving its worst-case cost (gas limit x max fee) in the run's SpendBudget, and only after
 // the balance was seen to cover an attempt. Nonces are the "pending" count (spec 4.5).
-import { getContractAddress, keccak256, type Hex, type TransactionSerializable } from 'viem';
+import type { Hex, TransactionSerializable } from 'viem';
+import { viem } from '../viem';
 import type { SharedScope } from '../check';
 import type { RpcAnswer, RpcClient, RpcError } from '../rpc';
 import type { Signer } from '../signer';
@@ -303,9 +304,9 @@ export class Session {
     const raw = await this.signer.account.signTransaction(tx);
     return {
       raw,
-      hash: keccak256(raw),
+      hash: viem().keccak256(raw),
       nonce: plan.nonce,
-      ...(plan.to === undefined ? { contractAddress: getContractAddress({ from: this.address, nonce: plan.nonce }) } : {}),
+      ...(plan.to === undefined ? { contractAddress: viem().getContractAddress({ from: this.address, nonce: plan.nonce }) } : {}),
     };
   }
 
