@@ -18,7 +18,6 @@
 // rename too, just after the link is removed).
 const fs = require('node:fs');
 const path = require('node:path');
-const ts = require('typescript');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -36,17 +35,58 @@ function files(dir, ext) {
   return out;
 }
 
-/** src/ and suites/ transpiled into `into` (a fresh folder), with the JSON modules beside them. */
-function transpileInto(into) {
-  const { config, error } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
-  const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, ROOT);
-  const compilerOptions = { ...options, noEmit: false, sourceMap: false, declaration: false };
+/** The manifest a build keeps of what it was made from: a later build reuses each output whose source is unchanged. */
+const MANIFEST = '.build-sources.json';
+const digest = (text) => require('node:crypto').createHash('sha256').update(text).digest('hex');
+
+/**
+ * The previous build's outputs by source path, when it was made by the same compiler with the same
+ * options (a build made otherwise, or without a manifest, is reused for nothing).
+ */
+function previousOutputs(made) {
+  const st = lstat(DIST);
+  if (!st || !st.isSymbolicLink()) return new Map();
+  const from = path.resolve(ROOT, fs.readlinkSync(DIST));
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(from, MANIFEST), 'utf8'));
+    if (m.made !== made) return new Map();
+    return new Map(Object.entries(m.sources).map(([rel, hash]) => [rel, { hash, at: path.join(from, rel).replace(/\.ts$/, '.js') }]));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * src/ and suites/ transpiled into `into` (a fresh folder), with the JSON modules beside them. A
+ * source unchanged since the build dist/ names is copied from it (`reuse`; never for npm pack):
+ * `npm test` builds every time, and most times nothing or one file changed.
+ */
+function transpileInto(into, reuse) {
+  const tsconfig = fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8');
+  const made = digest(`${require('typescript/package.json').version}\n${tsconfig}`);
+  const previous = reuse ? previousOutputs(made) : new Map();
+  let compilerOptions;
+  const transpile = (text, file) => {
+    // typescript is loaded only when a file needs transpiling (loading it takes half a second).
+    const ts = require('typescript');
+    if (!compilerOptions) {
+      const { config, error } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+      if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
+      const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, ROOT);
+      compilerOptions = { ...options, noEmit: false, sourceMap: false, declaration: false };
+    }
+    return ts.transpileModule(text, { compilerOptions, fileName: file, reportDiagnostics: false }).outputText;
+  };
+  const sources = {};
   for (const file of ['src', 'suites'].flatMap((d) => files(path.join(ROOT, d), /(?<!\.d)\.ts$/))) {
-    const to = path.join(into, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, 'utf8'), { compilerOptions, fileName: file, reportDiagnostics: false });
+    const rel = path.relative(ROOT, file);
+    const to = path.join(into, rel).replace(/\.ts$/, '.js');
+    const text = fs.readFileSync(file, 'utf8');
+    sources[rel] = digest(text);
     fs.mkdirSync(path.dirname(to), { recursive: true });
-    fs.writeFileSync(to, outputText);
+    const before = previous.get(rel);
+    if (before && before.hash === sources[rel] && lstat(before.at)?.isFile()) fs.copyFileSync(before.at, to);
+    else fs.writeFileSync(to, transpile(text, file));
   }
   // JSON modules (compiled contract artifacts) are required at run time, not inlined.
   for (const f of ['src', 'suites'].flatMap((d) => files(path.join(ROOT, d), /\.json$/))) {
@@ -54,6 +94,7 @@ function transpileInto(into) {
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.copyFileSync(f, to);
   }
+  if (reuse) fs.writeFileSync(path.join(into, MANIFEST), JSON.stringify({ made, sources }));
 }
 
 const lstat = (p) => fs.lstatSync(p, { throwIfNoEntry: false });
@@ -99,7 +140,7 @@ const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
 const build = path.join(BUILDS, id);
 fs.mkdirSync(build, { recursive: true });
 try {
-  transpileInto(build);
+  transpileInto(build, !process.argv.includes('--for-pack'));
 } catch (err) {
   fs.rmSync(build, { recursive: true, force: true });
   throw err;

@@ -4,7 +4,7 @@
 // a module it requires only later (the reporters at the end of a run). Run on a copy of the
 // checkout, so the builds here never touch the dist/ other tests use.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, appendFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -95,9 +95,22 @@ describe('a build while a command runs from dist/', () => {
   }, 300_000);
 
   it('for npm pack (--for-pack), dist/ is a real folder with the build, since npm pack does not follow a link', async () => {
+    const linked = path.resolve(work, readlinkSync(path.join(work, 'dist')));
     await build('--for-pack');
     expect(lstatSync(path.join(work, 'dist')).isDirectory()).toBe(true);
     expect(existsSync(path.join(work, 'dist/src/cli/run.js'))).toBe(true);
     expect(await markSeenByNewProcess()).toBe('second');
+    // The pack build transpiles every file; the build before it reused the first build's outputs
+    // for every source but the one marked: the same files, byte for byte.
+    const contents = (dir: string) =>
+      Object.fromEntries(
+        readdirSync(dir, { recursive: true, encoding: 'utf8' })
+          .filter((f) => /\.js(on)?$/.test(f) && !f.startsWith('.'))
+          .sort()
+          .map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]),
+      );
+    const packed = contents(path.join(work, 'dist'));
+    expect(Object.keys(packed).length).toBeGreaterThan(100);
+    expect(contents(linked)).toEqual(packed);
   }, 240_000);
 });

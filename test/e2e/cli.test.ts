@@ -4,9 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { main } from '../../src/cli/main';
 import { validateRef } from '../../src/harness/schemas';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { descendants, gone, running } from '../support/processes';
+import { capture } from '../support/sink';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEV_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -48,6 +50,16 @@ function cli(
   });
 }
 
+/**
+ * The CLI's main in this process, for what its words and exit code say (no process of its own:
+ * the tests below that need one, for exit codes, signals and output as a script sees them, spawn it).
+ */
+async function inProcess(args: string[], env: Record<string, string> = {}): Promise<Omit<Run, 'signal'>> {
+  const [out, err] = [capture(), capture()];
+  const code = await main(args, { NO_COLOR: '1', ...env }, { out: out.stream, err: err.stream });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
 const reportDir = () => mkdtempSync(path.join(tmpdir(), 'reports-'));
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
 
@@ -61,7 +73,7 @@ afterAll(() => ref?.stop());
 
 describe('CLI', () => {
   it.each([['--help'], ['-h']])('%s lists every flag with its environment variable and the exit codes, exit 0', async (flag) => {
-    const r = await cli([flag]);
+    const r = await inProcess([flag]);
     expect(r.code).toBe(0);
     for (const s of [
       '--base-url',
@@ -84,7 +96,7 @@ describe('CLI', () => {
   });
 
   it('--list with a selection of nothing answers like a run with it: exit 2, the same message', async () => {
-    const [list, run] = await Promise.all([cli(['--list', '--grep', 'no-such-check-id-at-all']), cli(['--grep', 'no-such-check-id-at-all'])]);
+    const [list, run] = [await inProcess(['--list', '--grep', 'no-such-check-id-at-all']), await inProcess(['--grep', 'no-such-check-id-at-all'])];
     expect([list.code, run.code]).toEqual([2, 2]);
     expect(list.stderr).toMatch(/selected no check/);
     expect(list.stderr).toBe(run.stderr);
@@ -116,9 +128,16 @@ describe('CLI', () => {
     [['--rpc-url', ''], {}, /^conformance: --rpc-url is empty/],
     [['--secret', 'ab'], {}, /--secret \(or SECRETS\)/],
   ])('bad invocation %j exits 2 naming the flag or variable', async (args, env, message) => {
-    const r = await cli(args as string[], { env: env as Record<string, string> });
+    const r = await inProcess(args as string[], env as Record<string, string>);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  it('a bad invocation is exit 2 and its message on stderr as a script sees them, nothing on stdout', async () => {
+    const r = await cli([], { env: { RPC_URL: '' } });
+    expect([r.code, r.signal]).toEqual([2, null]);
+    expect(r.stderr).toMatch(/^conformance: RPC_URL is set but empty/);
+    expect(r.stdout).toBe('');
   });
 
   it('an unreachable target exits 1, still writes the reports, and says why', async () => {
@@ -127,7 +146,7 @@ describe('CLI', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const dir = reportDir();
-    const r = await cli(['--rpc-url', `http://127.0.0.1:${port}`, '--only', 'rpc', '--report-dir', dir, '--timeout-ms', '2000']);
+    const r = await inProcess(['--rpc-url', `http://127.0.0.1:${port}`, '--only', 'rpc', '--report-dir', dir, '--timeout-ms', '2000']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/rpc target unreachable/);
     const doc = results(dir);
@@ -141,7 +160,7 @@ describe('CLI', () => {
   it('a run whose reports cannot be written is never exit 0: the verdict in the console, then exit 2', async () => {
     const dir = reportDir();
     mkdirSync(path.join(dir, 'results.json')); // a folder where the file must go: the write fails
-    const r = await cli(['--base-url', ref.baseUrl, '--report-dir', dir]);
+    const r = await inProcess(['--base-url', ref.baseUrl, '--report-dir', dir]);
     expect(r.stdout).toMatch(/^status: conformant/m);
     expect(r.stderr).toMatch(/could not write reports to /);
     expect(r.code).toBe(2);

@@ -22,6 +22,9 @@ const TRANSPILE_CONFIG = { TS_NODE_TRANSPILE_ONLY: 'true' };
 /** How long a child jest run may take; each test waits that long and a little more, not jest's default 60 s. */
 const CHILD_BOUND_MS = 120_000;
 jest.setTimeout(CHILD_BOUND_MS + 30_000);
+// Each test is a child jest of its own (its own working directory, reports and target); most of
+// their time is the embedded reference's start-up and chain, so they run together.
+const test = global.test.concurrent;
 
 interface JestJson {
   numFailedTests: number;

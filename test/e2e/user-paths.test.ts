@@ -13,7 +13,6 @@ import type { RunDocument } from '../../src/verdict/document';
 import { decideRoots } from '../../src/verdict/root-causes';
 import { startReference, type ReferenceTarget } from '../../src/reference';
 import { Raw, startProxy, type Proxy } from '../faults/proxy';
-import { runCli } from '../support/cli';
 import { sink } from '../support/sink';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -110,9 +109,19 @@ describe('a URL pasted from `npm run reference`', () => {
   });
 });
 
+/**
+ * The CLI's main with no flags, in this process: its exit code and its two streams apart. (The docs'
+ * two commands for these mistakes run as a script runs them in test/e2e/doc-commands.test.ts.)
+ */
+async function bare(env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [out, err] = [sink(), sink()];
+  const code = await main([], { NO_COLOR: '1', ...env }, { out: out.stream, err: err.stream });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
 describe('CI never passes on nothing', () => {
   it('CI=true REQUIRE=full BASEURL=… (the variable misspelt): exit 2 naming BASE_URL, no run, the value not echoed', async () => {
-    const r = await runCli([], { env: { CI: 'true', REQUIRE: 'full', BASEURL: 'https://api.staging.example' } });
+    const r = await bare({ CI: 'true', REQUIRE: 'full', BASEURL: 'https://api.staging.example' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^conformance: BASEURL is set, but the suite reads BASE_URL: did you mean BASE_URL\?/m);
     expect(r.stderr + r.stdout).not.toContain('staging');
@@ -121,7 +130,7 @@ describe('CI never passes on nothing', () => {
 
   it('CI=true with no URL at all: exit 2 naming --embedded; GITHUB_ACTIONS=true alike', async () => {
     for (const env of [{ CI: 'true' }, { CI: '', GITHUB_ACTIONS: 'true' }] as Array<Record<string, string>>) {
-      const r = await runCli([], { env });
+      const r = await bare(env);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^conformance: no target under CI: .*--embedded/m);
     }

@@ -1,8 +1,9 @@
 /**
- * A list of 50,000 records is judged, not timed out: every REST check reaches a verdict about
+ * A long list is judged, not timed out: every REST check reaches a verdict about
  * the records (one bad record at the very end is found by the rules it breaks), the list is
  * fetched once for all of them, and time the suite spends on its own work is never charged to
- * the target as a timeout. How long it takes is measured in bench/bench.ts, not asserted here.
+ * the target as a timeout. 5,000 records show it (past the 1,000 chain reads a sample is bounded
+ * to); how long 50,000 take is measured in bench/bench.ts, not asserted here.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { httpRequest } from '../../src/harness/http';
@@ -15,7 +16,7 @@ import { Transcript } from '../../src/harness/transcript';
 import { checks as restChecks } from '../../suites/rest';
 import { startLargeListServer, type LargeListServer } from '../../bench/large-list';
 
-const COUNT = 50_000;
+const COUNT = 5_000;
 const LAST = COUNT - 1;
 
 describe(`a list of ${COUNT.toLocaleString('en-US')} records`, () => {
@@ -82,9 +83,9 @@ describe("the suite's own work is not charged to the target", () => {
   afterAll(() => void child.kill());
 
   test('an answer that arrived while this process was busy is read, not timed out', async () => {
-    const pending = httpRequest({ method: 'GET', url, headers: {} }, { timeoutMs: 1000, redactor: new Redactor(), transcript: new Transcript() });
+    const pending = httpRequest({ method: 'GET', url, headers: {} }, { timeoutMs: 500, redactor: new Redactor(), transcript: new Transcript() });
     // Three times the timeout of work on this thread (judging a huge list, say), right after sending.
-    const until = Date.now() + 3000;
+    const until = Date.now() + 1500;
     while (Date.now() < until);
     await expect(pending).resolves.toMatchObject({ status: 200, text: '{}' });
   });

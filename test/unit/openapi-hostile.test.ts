@@ -10,7 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { main } from '../../src/cli/main';
 import { runCli } from '../support/cli';
+import { capture } from '../support/sink';
 
 const ROOT = path.resolve(__dirname, '../..');
 const fixture = (name: string) => path.join(ROOT, 'test/fixtures/openapi', name);
@@ -22,10 +24,19 @@ interface Run {
   reportDir: string;
 }
 
+/** The CLI in a process of its own whose environment holds PLANTED (what /proc/self/environ would show). */
 async function cli(args: string[]): Promise<Run> {
   const reportDir = mkdtempSync(path.join(tmpdir(), 'openapi-hostile-'));
   const r = await runCli([...args, '--report-dir', reportDir], { cwd: reportDir, env: { CONFORMANCE_PLANTED: PLANTED } });
   return { code: r.code, out: r.stdout + r.stderr, reportDir };
+}
+
+/** The CLI's main in this process, where the document is the only way PLANTED can reach the output. */
+async function inProcess(args: string[]): Promise<Run> {
+  const reportDir = mkdtempSync(path.join(tmpdir(), 'openapi-hostile-'));
+  const out = capture();
+  const code = await main([...args, '--report-dir', reportDir], { NO_COLOR: '1' }, { out: out.stream, err: out.stream });
+  return { code, out: out.text(), reportDir };
 }
 
 /** Everything the run wrote: console output and every report file. */
@@ -70,7 +81,7 @@ describe('--openapi reads nothing but the document', () => {
   });
 
   test('a local document referring to /etc/passwd is refused the same way; no line of the file appears', async () => {
-    const run = await cli(['--openapi', fixture('hostile-ref-passwd.json'), ...ONLY_OPENAPI]);
+    const run = await inProcess(['--openapi', fixture('hostile-ref-passwd.json'), ...ONLY_OPENAPI]);
     expect(resultOf(run, 'rest.openapi.valid')).toMatchObject({ status: 'failed' });
     expect(resultOf(run, 'rest.openapi.valid').reason).toMatch(/refers outside itself \("\$ref": "\/etc\/passwd"/);
     const all = everything(run);
@@ -83,7 +94,7 @@ describe('--openapi reads nothing but the document', () => {
 });
 
 test('a document whose $refs double at each of 30 levels fails rest.openapi.valid, and the run writes its reports', async () => {
-  const run = await cli(['--openapi', `${base}/hostile-ref-bomb.json`, ...ONLY_OPENAPI]);
+  const run = await inProcess(['--openapi', `${base}/hostile-ref-bomb.json`, ...ONLY_OPENAPI]);
   expect(run.code).toBe(1);
   const valid = resultOf(run, 'rest.openapi.valid');
   expect(valid.status).toBe('failed');
@@ -93,7 +104,7 @@ test('a document whose $refs double at each of 30 levels fails rest.openapi.vali
 });
 
 test('a document URL answering 404 is a configuration error: exit 2, no check run', async () => {
-  const run = await cli(['--openapi', `${base}/openapi.json`, ...ONLY_OPENAPI]);
+  const run = await inProcess(['--openapi', `${base}/openapi.json`, ...ONLY_OPENAPI]);
   expect(run.code).toBe(2);
   expect(run.out).toMatch(/--openapi \(or OPENAPI\): http:\/\/127\.0\.0\.1:\d+\/openapi\.json: GET answered HTTP 404/);
   expect(existsSync(path.join(run.reportDir, 'results.json'))).toBe(false);
@@ -106,7 +117,7 @@ test.each([
 ])('%s named by --openapi is a configuration error (exit 2) naming the file, quoting none of it', async (_what, content, why) => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-file-')), 'secret.env');
   writeFileSync(file, content);
-  const run = await cli(['--openapi', file, ...ONLY_OPENAPI]);
+  const run = await inProcess(['--openapi', file, ...ONLY_OPENAPI]);
   expect(run.code).toBe(2);
   expect(run.out).toMatch(/--openapi \(or OPENAPI\): /);
   expect(run.out).toMatch(why);

@@ -20,6 +20,10 @@ import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 import { NO_DEPLOYMENT } from '../../suites/rpc/pending-code';
 
+// Each test judges its own fake node (no state shared between tests), and a whole run mostly
+// waits (the pending checks watch for a bounded time), so the tests run together.
+const test = global.test.concurrent;
+
 /** A fake node shows no pre-confirmed deployment: nothing for that watch to read (skipped, as on any idle chain). */
 const asExpected = (id: string): [string, string, string] => (id === 'rpc.getCode.pending-deployments' ? [id, 'skipped', NO_DEPLOYMENT] : [id, 'passed', '']);
 
