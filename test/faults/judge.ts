@@ -75,7 +75,7 @@ interface Outcome {
   crash?: string;
   counts: string;
   failing: CheckResult[];
-  /** Conformant variants: checks named by mustPass that did not pass (with their status). */
+  /** Checks named by mustPass that did not pass (with their status), and mustBe's that are not as it says. */
   unjudged: string[];
   /** The failed required checks citing the expected section. */
   matching: CheckResult[];
@@ -418,7 +418,16 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
         `${v.name} [${v.section}]`,
         async () => {
           const o = await outcomeOf(v);
-          if (o.crash || o.exitCode !== 1 || o.matching.length === 0 || (v.rest || v.rpc ? o.hits === 0 : false)) throw new Error(explain(o));
+          const saying = v.saying ? new RegExp(v.saying) : undefined;
+          if (
+            o.crash ||
+            o.exitCode !== 1 ||
+            o.matching.length === 0 ||
+            (saying && !o.matching.some((c) => saying.test(c.reason))) ||
+            o.unjudged.length > 0 ||
+            (v.rest || v.rpc ? o.hits === 0 : false)
+          )
+            throw new Error(`${explain(o)}${saying ? `\nthe catching check must say: ${v.saying}` : ''}`);
           // violated ⊆ statements: a failure cites only what its check declares (a stand-in for a root not in the run states the root's rule).
           expect(
             o.failing
