@@ -337,16 +337,24 @@ let stillAt: string | undefined;
  * from then on nothing is sent and nothing sealed, so every read answers the same all run long,
  * and an answer recorded once may be replayed to every variant (./replay.ts).
  */
-async function holdStill(target: ReferenceTarget, blocks: number): Promise<void> {
-  const others = () =>
-    Promise.all([
-      post(target.rpcUrl, 'eth_sendTransaction', [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }]),
-      post(target.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]),
-    ]);
-  for (let i = 0; i < blocks; i++) {
-    await others();
+/** A transfer and a deployment by other senders, as the live shards' traffic makes. */
+const othersSend = (target: ReferenceTarget) =>
+  Promise.all([
+    post(target.rpcUrl, 'eth_sendTransaction', [{ from: TRAFFIC_FROM, to: TRAFFIC_FROM, value: '0x0' }]),
+    post(target.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]),
+  ]);
+
+/** Seals `blocks` blocks now, each holding a transfer and a deployment by other senders. */
+async function sealWithOthers(target: ReferenceTarget, blocks: number | bigint): Promise<void> {
+  for (let i = 0; i < Number(blocks); i++) {
+    await othersSend(target);
     await target.controls.seal();
   }
+}
+
+async function holdStill(target: ReferenceTarget, blocks: number): Promise<void> {
+  const others = () => othersSend(target);
+  await sealWithOthers(target, blocks);
   if (blocks > 0) await others();
   const built = async () => {
     const [pending, head] = await Promise.all([pendingBlockOf(target.rpcUrl), headNumberOf(target.rpcUrl)]);
@@ -389,9 +397,9 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
         void post(ref.rpcUrl, 'eth_sendTransaction', [{ from: DEPLOYER, data: REVERTS_INIT }]);
       });
     }, DEPLOY_POLL_MS);
-    // The history checks read blocks below the head: a chain just started has none yet (when the
-    // REST variants did not take long, e.g. under FAULTS_ONLY). Wait for a few, bounded.
-    for (let i = 0; i < 40 && (await headNumberOf(ref.rpcUrl)) < MIN_HEAD; i++) await new Promise((r) => setTimeout(r, 250));
+    // The history checks read blocks below the head: a chain just started has too few. Sealed now,
+    // as the traffic would fill them, rather than waited for (three 2 s blocks on the RPC shard).
+    await sealWithOthers(ref, MIN_HEAD - (await headNumberOf(ref.rpcUrl)));
   }, 180_000);
 
   afterAll(async () => {
