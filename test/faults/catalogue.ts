@@ -60,7 +60,7 @@ export interface Variant {
   roots?: number;
   /** A data variant: the record file it was read from (./records/). */
   record?: string;
-  /** A data variant whose verdict needs the chain in motion (why): judged live, not on the replay tier. */
+  /** Why the verdict needs the chain in motion (seals, other senders' transactions sealed): judged live, not on the replay tier. */
   live?: string;
 }
 
@@ -849,6 +849,7 @@ export const CODE_VARIANTS: Variant[] = [
     section: '4.5',
     only: ['rpc'],
     grep: '^rpc\\.getTransactionCount\\.',
+    live: "another sender's transactions pre-confirmed, then sealed: the count is judged across seals",
     what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
@@ -858,6 +859,7 @@ export const CODE_VARIANTS: Variant[] = [
     section: '4.6',
     only: ['rpc'],
     grep: '^rpc\\.getCode\\.',
+    live: "another sender's deployments pre-confirmed, then sealed: the code is judged across seals",
     what: 'a replica whose pending code comes from its own pool: "0x" at "pending" for contracts another sender deployed in pre-confirmed transactions (answered as "latest")',
     rpc: pendingAsLatest('eth_getCode'),
   },
@@ -867,6 +869,7 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     grep: '^rpc\\.getTransactionCount\\.',
     mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    live: "another sender's transactions pre-confirmed, then sealed: the count is judged across seals",
     what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
     rpc: pendingCountLagging(400),
   },
@@ -991,6 +994,7 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     mustPass:
       '^rpc\\.(getTransactionCount|getCode|estimateGas|getBlockReceipts)\\.block\\.(latest|head-number)$|^rpc\\.history\\.(getTransactionCount|getBlockReceipts)\\.',
+    live: 'a backend a block behind needs blocks to be sealed',
     what: 'a load balancer whose second backend imports each block 400 ms late: half the calls meet "latest" one behind and the head block unknown',
     rpc: laggingBackend(400),
   },
@@ -1160,6 +1164,7 @@ export const CODE_VARIANTS: Variant[] = [
     grep: '^rpc\\.getBlockReceipts\\.block\\.pending$',
     mustPass: '^rpc\\.getBlockReceipts\\.block\\.pending$',
     args: ['--samples', '30'],
+    live: 'the answers right after a seal, at --samples 30 (a sampling window of two block intervals)',
     what: 'right after a seal "pending" receipts fall back to the new head while eth_getBlockByNumber("pending") already shows the empty block being built (head + 1), judged at --samples 30',
     rpc: pendingBlockBuiltBeforeReceipts,
   },
@@ -1372,11 +1377,12 @@ export const VARIANTS: Variant[] = [...CODE_VARIANTS, ...loadRecords()];
 export const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
 
 /**
- * JSON-RPC records (static rewrites of answers) that send no transaction: they need no chain in
- * motion, so they are judged on the replay tier, the reference held still (judge.ts holdStill)
- * and its answers recorded once and replayed (./replay.ts), side by side. Behaviours in time stay code, live.
+ * JSON-RPC variants that send no transaction and need no chain in motion (records, and code that
+ * rewrites answers or the transport: throttling, hangs, resets): judged on the replay tier, the
+ * reference held still (judge.ts holdStill) and its answers recorded once and replayed
+ * (./replay.ts), side by side. A variant whose verdict needs seals says why in `live`.
  */
-export const replayed = (v: Variant) => v.record !== undefined && !v.live && !restOnly(v) && !v.only.includes('preconf');
+export const replayed = (v: Variant) => !v.live && !restOnly(v) && !v.only.includes('preconf');
 
 /**
  * The catalogue in four shards, one test file each: REST variants (no signer, no timing: run
