@@ -58,7 +58,8 @@ it('"latest" still stale after the re-reads that follow a seal (a backend three 
   expect(stats.rewritten).toBeGreaterThan(0);
   const nonce = byId(results, 'preconf.nonce.back-to-back');
   expect(`${nonce.status}: ${nonce.reason}`).toMatch(
-    /^inconclusive: pre-confirmed state was not established in \d attempt\(s\).*attempt 1: nonce: after the seal \(block 0x[0-9a-f]+\) the reads still did not show the sealed state in 4 reads over 1750 ms \(counts pending \d+ \(lowercase \d+\), latest \d+ \(sealed count \d+\) with the head read at 0x[0-9a-f]+; then /,
+    // An attempt sent at once (the first) may meet a seal within ms: spoiled by timing, it says so, and a later one waits out the re-reads.
+    /^inconclusive: pre-confirmed state was not established in \d attempt\(s\).*attempt \d: nonce: after the seal \(block 0x[0-9a-f]+\) the reads still did not show the sealed state in 4 reads over 1750 ms \(counts pending \d+ \(lowercase \d+\), latest \d+ \(sealed count \d+\) with the head read at 0x[0-9a-f]+; then /,
   );
   // The same re-reads settle at once where "latest" is current: the other behaviours are judged.
   for (const r of results.filter((x) => x.level === 'required' && x.id !== nonce.id)) expect(`${r.id}: ${r.status}`).toBe(`${r.id}: passed`);
