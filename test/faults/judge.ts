@@ -1,8 +1,8 @@
 // Fault injection: the suite's verdicts against broken and conformant variants of the
 // reference target. One reference target per test file (a shard of the catalogue: REST, the
-// JSON-RPC records, other JSON-RPC, pre-confirmation, so jest's workers share the work; the first
-// two on the replay tier, the reference held still behind ./replay.ts); per variant a loopback
-// proxy (./proxy.ts) that applies the variant's rewrite, and one in-process run of the CLI against it.
+// JSON-RPC variants that need no seal, those that do, pre-confirmation, so jest's workers share
+// the work; the first two on the replay tier, the reference held still behind ./replay.ts); per
+// variant a loopback proxy (./proxy.ts) that applies the variant's rewrite, and one in-process run of the CLI against it.
 //   faulty     -> exit 1, and a failed *required* check cites the variant's section
 //   conformant -> exit 0 (or 3 where nothing could be judged: `incomplete`)
 // A faulty variant with `gap` (no check catches it yet) is reported as a todo; one test
@@ -329,14 +329,6 @@ async function stillState(url: string): Promise<string> {
 /** The replay tier's reference as it was held still. */
 let stillAt: string | undefined;
 
-/**
- * Holds the reference (an hour-long block) still for the replay tier: `blocks` sealed blocks,
- * each holding a transfer and a deployment by other senders (as the live shards' traffic makes),
- * then, with any, one more of each pre-confirmed in the pending block, which is never sealed.
- * Still once the block being built has its flashblock (before it "pending" answers as "latest"):
- * from then on nothing is sent and nothing sealed, so every read answers the same all run long,
- * and an answer recorded once may be replayed to every variant (./replay.ts).
- */
 /** A transfer and a deployment by other senders, as the live shards' traffic makes. */
 const othersSend = (target: ReferenceTarget) =>
   Promise.all([
@@ -352,10 +344,17 @@ async function sealWithOthers(target: ReferenceTarget, blocks: number | bigint):
   }
 }
 
+/**
+ * Holds the reference (an hour-long block) still for the replay tier: `blocks` sealed blocks,
+ * each holding a transfer and a deployment by other senders (as the live shards' traffic makes),
+ * then, with any, one more of each pre-confirmed in the pending block, which is never sealed.
+ * Still once the block being built has its flashblock (before it "pending" answers as "latest"):
+ * from then on nothing is sent and nothing sealed, so every read answers the same all run long,
+ * and an answer recorded once may be replayed to every variant (./replay.ts).
+ */
 async function holdStill(target: ReferenceTarget, blocks: number): Promise<void> {
-  const others = () => othersSend(target);
   await sealWithOthers(target, blocks);
-  if (blocks > 0) await others();
+  if (blocks > 0) await othersSend(target);
   const built = async () => {
     const [pending, head] = await Promise.all([pendingBlockOf(target.rpcUrl), headNumberOf(target.rpcUrl)]);
     return pending?.number === `0x${(head + 1n).toString(16)}` && (pending.transactions?.length ?? 0) >= (blocks > 0 ? 2 : 0);
@@ -368,9 +367,9 @@ async function holdStill(target: ReferenceTarget, blocks: number): Promise<void>
 /** Judges the variants of one shard of the catalogue (the test file's whole content). */
 export function judgeShard(shard: keyof typeof SHARDS): void {
   inShard = SHARDS[shard];
-  // The replay tier: the REST variants and the JSON-RPC records need no chain in motion. The
-  // REST and cross checks read only the token contracts, there from the start; the JSON-RPC
-  // records need history and a pending block (holdStill).
+  // The replay tier: the REST variants and the JSON-RPC variants that need no seal have no use
+  // for a chain in motion. The REST and cross checks read only the token contracts, there from
+  // the start; the JSON-RPC ones need history and a pending block (holdStill).
   const still = shard === 'rest' || shard === 'replay';
   beforeAll(async () => {
     ref = await startReference({ profile: 'dedicated', blockTimeMs: still ? STILL_BLOCK_MS : shard === 'rpc' ? RPC_BLOCK_MS : BLOCK_TIME_MS });

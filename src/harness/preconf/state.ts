@@ -29,7 +29,7 @@ export class Heads {
   private readonly gaps: number[] = [];
   private armedAt?: number;
 
-  /** `maxMs`: the longest a node may go without a seal (SealWaits.stallMaxMs); never below it is STALL_MIN_MS, unless it is lower. */
+  /** `maxMs`: the longest a node may go without a seal before it counts as stopped (SealWaits.stallMaxMs); it caps STALL_MIN_MS too. */
   constructor(private readonly maxMs = STALL_MAX_MS) {}
 
   /** Records a head read at `at`; whether it is a seal (a head above every earlier one). */
