@@ -71,6 +71,9 @@ it('wrong code at "latest" after the seal (not merely behind) fails the code che
   const code = byId(results, 'preconf.code.deployment-visible');
   expect(code.status).toBe('failed');
   expect(code.reason).toMatch(/latest/);
+  // Its own exchanges: the method it judges, not the reads only another behaviour makes (the pending receipts).
+  const methods = new Set(code.exchanges.map((e) => (JSON.parse(e.request.body ?? '{}') as { method?: string }).method));
+  expect({ getCode: methods.has('eth_getCode'), receipts: methods.has('eth_getBlockReceipts') }).toEqual({ getCode: true, receipts: false });
 });
 
 it('a send whose connection drops after it was forwarded is sent again; "already known" counts as accepted, and everything is judged', async () => {
