@@ -46,6 +46,12 @@ export interface CheckSettings {
   archive?: boolean;
   /** --samples N: answers per read-only question (absent: 1). */
   samples?: number;
+  /**
+   * The longest block time the target may have (absent: 12 s, the longest the suite is built
+   * for): how long the pre-confirmation pass waits for a seal before it says the node stopped
+   * sealing (inconclusive, never failed), and for its transactions to be sealed.
+   */
+  maxBlockTimeMs?: number;
 }
 
 /** What a run-scoped shared observation may use (see CheckContext.shared). */

@@ -38,8 +38,13 @@ export interface Variant {
   args?: string[];
   /** A faulty variant no check catches: the missing rule. Reported as a todo. */
   gap?: string;
-  /** Conformant only: checks (id regex) that must have judged and passed, so exit 0 is earned. */
+  /**
+   * Checks (id regex) that must have judged and passed: for a conformant variant, so exit 0 is
+   * earned; for a faulty one, the checks beside the catching one, so it is caught by that check alone.
+   */
   mustPass?: string;
+  /** Faulty only: what the catching check's reason says (regex): the evidence it was caught on. */
+  saying?: string;
   /**
    * One root cause, one failure: exactly these checks fail (required or not), and at least
    * `blockedAtLeast` others are inconclusive, blocked by `blockedBy`: a root check's id, or an unreachable interface.
@@ -55,7 +60,7 @@ export interface Variant {
   roots?: number;
   /** A data variant: the record file it was read from (./records/). */
   record?: string;
-  /** A data variant whose verdict needs the chain in motion (why): judged live, not on the replay tier. */
+  /** Why the verdict needs the chain in motion (seals, other senders' transactions sealed): judged live, not on the replay tier. */
   live?: string;
 }
 
@@ -154,6 +159,14 @@ const TX_PER_ATTEMPT = 5;
 const rpcError = (call: RpcCall, code: number, message: string): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, error: { code, message } });
 /** Answer "pending" from "latest": the pre-confirmed state is ignored. */
 const pendingAsLatest = (m: string): RpcMutation => rewriteCall(m, (c) => ((c.params[BLOCK_PARAM[m]] = 'latest'), c), isPending);
+/** Pre-confirmed state never shown: a miss is evidence only when sent early, watched closely, and repeated. */
+const TWICE_UNSEEN = 'sealed without ever showing at "pending", although sent early in the block interval and watched closely, on 2 attempts';
+/** The nonce check's evidence of a pending count below the truth: read twice, or the send it named refused. */
+const COUNT_BELOW_LATEST = '^eth_getTransactionCount\\(signer, "pending"\\) answered \\d+ right after "latest" answered \\d+ \\(twice: ';
+const NONCE_TOO_LOW =
+  '^eth_sendRawTransaction of nonce (\\d+) answered error -?\\d+ "nonce too low", although eth_getTransactionCount\\(signer, "pending"\\) answered \\1 before the send and \\1 when re-read after it';
+/** One root cause: the nonce check fails, and the three others (not preconf.latency, left out) say they were blocked by it. */
+const NONCE_ROOT = { failed: ['preconf.nonce.back-to-back'], blockedBy: 'preconf.nonce.back-to-back', blockedAtLeast: 3 };
 const hexInt = (v: Json) => BigInt(v as string);
 const isEmptyCode = (r: Json) => r === '0x';
 /** A hex count one lower (never below 0), and a hex number one higher. */
@@ -766,12 +779,14 @@ export const CODE_VARIANTS: Variant[] = [
   },
 
   // ==== pre-confirmed state ignored: "pending" answered from "latest" (needs a signer) ====
+  // Each caught by its own check alone, the other three judged from the same pass and passed.
   {
     name: 'preconf.pending-as-latest.eth_getTransactionCount',
     kind: 'faulty',
     section: '4.5',
     only: ['preconf'],
-    grep: '^preconf\\.nonce\\.',
+    mustPass: '^preconf\\.(code|estimate|receipts)\\.',
+    saying: TWICE_UNSEEN,
     what: 'the pending count ignores pre-confirmed transactions',
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
@@ -780,7 +795,8 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.6',
     only: ['preconf'],
-    grep: '^preconf\\.code\\.',
+    mustPass: '^preconf\\.(nonce|estimate|receipts)\\.',
+    saying: TWICE_UNSEEN,
     what: 'pending code ignores pre-confirmed deployments',
     rpc: pendingAsLatest('eth_getCode'),
   },
@@ -789,7 +805,8 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.3',
     only: ['preconf'],
-    grep: '^preconf\\.receipts\\.',
+    mustPass: '^preconf\\.(nonce|code|estimate)\\.',
+    saying: TWICE_UNSEEN,
     what: 'pending receipts are those of the latest sealed block',
     rpc: pendingAsLatest('eth_getBlockReceipts'),
   },
@@ -798,7 +815,8 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.4',
     only: ['preconf'],
-    grep: '^preconf\\.estimate\\.',
+    mustPass: '^preconf\\.(nonce|code|receipts)\\.',
+    saying: TWICE_UNSEEN,
     what: 'pending estimates ignore pre-confirmed state',
     rpc: pendingAsLatest('eth_estimateGas'),
   },
@@ -808,7 +826,8 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.5',
     only: ['preconf'],
-    grep: '^preconf\\.nonce\\.',
+    saying: COUNT_BELOW_LATEST,
+    oneRoot: NONCE_ROOT,
     what: 'the pending count is one below the latest count read just before it',
     rpc: onResult('eth_getTransactionCount', oneLess, isPending),
   },
@@ -817,7 +836,8 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.5',
     only: ['preconf'],
-    grep: '^preconf\\.nonce\\.',
+    saying: NONCE_TOO_LOW,
+    oneRoot: NONCE_ROOT,
     what: 'both counts lag one behind: the pending count is a used nonce, and sending with it fails "nonce too low"',
     rpc: onResult('eth_getTransactionCount', oneLess),
   },
@@ -829,6 +849,7 @@ export const CODE_VARIANTS: Variant[] = [
     section: '4.5',
     only: ['rpc'],
     grep: '^rpc\\.getTransactionCount\\.',
+    live: "another sender's transactions pre-confirmed, then sealed: the count is judged across seals",
     what: 'a replica counting only its own pool: the pending count of another sender leaves out its pre-confirmed transactions (answered as "latest")',
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
@@ -838,6 +859,7 @@ export const CODE_VARIANTS: Variant[] = [
     section: '4.6',
     only: ['rpc'],
     grep: '^rpc\\.getCode\\.',
+    live: "another sender's deployments pre-confirmed, then sealed: the code is judged across seals",
     what: 'a replica whose pending code comes from its own pool: "0x" at "pending" for contracts another sender deployed in pre-confirmed transactions (answered as "latest")',
     rpc: pendingAsLatest('eth_getCode'),
   },
@@ -847,6 +869,7 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     grep: '^rpc\\.getTransactionCount\\.',
     mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    live: "another sender's transactions pre-confirmed, then sealed: the count is judged across seals",
     what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
     rpc: pendingCountLagging(400),
   },
@@ -971,6 +994,7 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     mustPass:
       '^rpc\\.(getTransactionCount|getCode|estimateGas|getBlockReceipts)\\.block\\.(latest|head-number)$|^rpc\\.history\\.(getTransactionCount|getBlockReceipts)\\.',
+    live: 'a backend a block behind needs blocks to be sealed',
     what: 'a load balancer whose second backend imports each block 400 ms late: half the calls meet "latest" one behind and the head block unknown',
     rpc: laggingBackend(400),
   },
@@ -1140,6 +1164,7 @@ export const CODE_VARIANTS: Variant[] = [
     grep: '^rpc\\.getBlockReceipts\\.block\\.pending$',
     mustPass: '^rpc\\.getBlockReceipts\\.block\\.pending$',
     args: ['--samples', '30'],
+    live: 'the answers right after a seal, at --samples 30 (a sampling window of two block intervals)',
     what: 'right after a seal "pending" receipts fall back to the new head while eth_getBlockByNumber("pending") already shows the empty block being built (head + 1), judged at --samples 30',
     rpc: pendingBlockBuiltBeforeReceipts,
   },
@@ -1352,11 +1377,12 @@ export const VARIANTS: Variant[] = [...CODE_VARIANTS, ...loadRecords()];
 export const restOnly = (v: Variant) => v.only.every((g) => g === 'rest' || g === 'cross') && !v.latencyMs;
 
 /**
- * JSON-RPC records (static rewrites of answers) that send no transaction: they need no chain in
- * motion, so they are judged on the replay tier, the reference held still (judge.ts holdStill)
- * and its answers recorded once and replayed (./replay.ts), side by side. Behaviours in time stay code, live.
+ * JSON-RPC variants that send no transaction and need no chain in motion (records, and code that
+ * rewrites answers or the transport: throttling, hangs, resets): judged on the replay tier, the
+ * reference held still (judge.ts holdStill) and its answers recorded once and replayed
+ * (./replay.ts), side by side. A variant whose verdict needs seals says why in `live`.
  */
-export const replayed = (v: Variant) => v.record !== undefined && !v.live && !restOnly(v) && !v.only.includes('preconf');
+export const replayed = (v: Variant) => !v.live && !restOnly(v) && !v.only.includes('preconf');
 
 /**
  * The catalogue in four shards, one test file each: REST variants (no signer, no timing: run

@@ -2,10 +2,11 @@
 // few block intervals while the signer's transactions wait has stopped sealing.
 import { Stalled } from '../../src/harness/preconf/errors';
 import { Heads, STALL_MAX_MS, STALL_MIN_MS } from '../../src/harness/preconf/state';
+import { sealWaits } from '../../src/harness/preconf/timing';
 
 /** Heads seen every `every` ms from t = 0, the head rising each `blockMs`. */
-function seen(until: number, blockMs: number, every = 20): Heads {
-  const h = new Heads();
+function seen(until: number, blockMs: number, every = 20, maxMs?: number): Heads {
+  const h = new Heads(maxMs);
   for (let t = 0; t <= until; t += every) h.see(100n + BigInt(Math.floor(t / blockMs)), t);
   return h;
 }
@@ -56,5 +57,21 @@ describe('Heads', () => {
     const idle = seen(STALL_MAX_MS, 1e9);
     idle.arm(STALL_MAX_MS);
     expect(idle.stallMs()).toBe(STALL_MIN_MS);
+  });
+
+  test('a target whose longest block time is given (2 s): stalled after it and 1 s, whatever else was seen', () => {
+    const { stallMaxMs } = sealWaits(2000);
+    expect(stallMaxMs).toBe(3000);
+    const once = seen(1500, 1000, 20, stallMaxMs);
+    once.arm(1500);
+    expect(() => once.check(1500 + 2999)).not.toThrow();
+    expect(() => once.check(1500 + 3000)).toThrow(/no block interval seen; the pass gives up after 3000 ms without a seal/);
+    // Five known intervals or STALL_MIN_MS would be longer: the given bound holds.
+    const known = seen(3000, 1000, 20, stallMaxMs);
+    known.arm(3000);
+    expect(known.stallMs()).toBe(3000);
+    const idle = seen(3000, 1e9, 20, stallMaxMs);
+    idle.arm(3000);
+    expect(idle.stallMs()).toBe(3000);
   });
 });

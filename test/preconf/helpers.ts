@@ -11,13 +11,13 @@ export async function runPreconf(
   rpcUrl: string,
   signerKey: `0x${string}` | undefined,
   budget = new SpendBudget(10n ** 18n),
-  opts: { limiter?: RateLimiter } = {},
+  opts: { limiter?: RateLimiter; maxBlockTimeMs?: number } = {},
 ): Promise<CheckResult[]> {
   const env: RunEnv = {
     rpcUrl,
     restHeaders: {},
     rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000 },
+    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.maxBlockTimeMs ? { maxBlockTimeMs: opts.maxBlockTimeMs } : {}) },
     redactor: new Redactor(),
     signer: signerKey ? createSigner(signerKey, budget) : undefined,
     signal: new AbortController().signal,

@@ -1,72 +1,14 @@
-// Flashblock reorgs, judged at --samples 30 (what --certify uses). A Flashblocks node that detects
-// a reorg withdraws its pre-confirmed transactions and recomputes the pending flashblocks: here
-// the signer's transactions are withdrawn about 400 ms after they show and re-included after the
-// next seal (the reference's own reorg, src/reference/preconf.ts withdraw). Every view of the node
-// agrees the whole time, its pending block included: that is conformant. (A view gone back to the
-// old state while the pending block still lists the transactions still fails: the unit tests of
-// judgeLater and the fleets with a backend whose Flashblocks are off.)
-import { privateKeyToAccount } from 'viem/accounts';
-import type { RunDocument } from '../../src/verdict/document';
-import { startReference, type ReferenceTarget } from '../../src/reference';
-import { startProxy, type RpcMutation } from '../faults/proxy';
-import { withBusyCore } from '../support/busy-core';
-import { judgePreconf, PRECONF_CHECKS } from '../support/preconf-run';
+// ok.preconf-flashblock-reorg (./reorg-run.ts) twice; once more with one core kept busy in
+// reorg-busy.test.ts, which runs in the busy-core tier, beside nothing else.
+import { expectReorgPasses, reorgReference } from './reorg-run';
 
-/** From a send to the withdrawal: a flashblock for the transaction to show, then about 400 ms. */
-const WITHDRAW_AFTER_SEND_MS = 200 + 400;
-
-let ref: ReferenceTarget;
-beforeAll(async () => {
-  // Blocks of 2 s (an OP-stack chain's): a second of later reads after the withdrawal.
-  ref = await startReference({ blockTimeMs: 2000 });
-}, 60_000);
-afterAll(async () => {
-  await ref?.stop();
-});
-
-/** Withdraws the signer's pre-confirmed transactions WITHDRAW_AFTER_SEND_MS after its last send of a burst. */
-function reorgAfterSends(counts: { reorgs: number; withdrawn: number }): RpcMutation {
-  const signer = privateKeyToAccount(ref.signerKey).address;
-  let timer: NodeJS.Timeout | undefined;
-  return async (call, next) => {
-    if (call.method === 'eth_sendRawTransaction') {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        void ref.controls.reorg(signer).then((n) => {
-          counts.reorgs += n > 0 ? 1 : 0;
-          counts.withdrawn += n;
-        });
-      }, WITHDRAW_AFTER_SEND_MS);
-    }
-    return next();
-  };
-}
-
-async function judge(rpc: RpcMutation): Promise<{ exitCode: number; doc: RunDocument }> {
-  const proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rpc });
-  return judgePreconf(proxy, ref.signerKey, { samples: '30', deadlineMs: 90_000 });
-}
-
-const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
+const ref = reorgReference();
 
 describe('ok.preconf-flashblock-reorg', () => {
-  it.each([
-    ['run 1', false],
-    ['run 2', false],
-    ['one core busy', true],
-  ])(
+  it.each(['run 1', 'run 2'])(
     'passes at --samples 30: transactions withdrawn ~400 ms after showing, re-included after the next seal (%s)',
-    async (_, busy) => {
-      const counts = { reorgs: 0, withdrawn: 0 };
-      const { exitCode, doc } = await (busy ? withBusyCore(() => judge(reorgAfterSends(counts))) : judge(reorgAfterSends(counts)));
-      const judged = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id));
-      process.stdout.write(
-        `${JSON.stringify({ variant: 'ok.preconf-flashblock-reorg', busy, exitCode, counts, statuses: judged.map((c) => `${c.id}: ${c.status}`) })}\n`,
-      );
-      // The reorg happened: transactions were withdrawn while pre-confirmed.
-      expect(counts.withdrawn).toBeGreaterThan(0);
-      expect(judged).toHaveLength(4);
-      expect({ exitCode, notPassed: judged.filter((c) => c.status !== 'passed').map(line) }).toEqual({ exitCode: 0, notPassed: [] });
+    async () => {
+      await expectReorgPasses(ref());
     },
     150_000,
   );

@@ -21,7 +21,7 @@ import { BEHAVIOURS, describeMiss, TX_PLAN, type Behaviour, type MissRecord, typ
 import { initCodeFor, RUNTIME_RETURNS_42, RUNTIME_SSTORE, Session } from './session';
 import { Heads, readHead, stopOf, type AttemptEnd, type PassState } from './state';
 import type { FirstReads } from './send';
-import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, MAX_SPOILED_ATTEMPTS, percentiles, realClock, SPEC_REFRESH_MS, type Clock } from './timing';
+import { EVIDENCE_ATTEMPTS, MAX_ATTEMPTS, MAX_SPOILED_ATTEMPTS, percentiles, realClock, sealWaits, SPEC_REFRESH_MS, type Clock } from './timing';
 
 /** The report's chart reads the timeline (src/cli/reporters). */
 export type { Timeline } from './evidence';
@@ -65,6 +65,7 @@ async function sizes(st: PassState): Promise<void> {
  */
 export async function runPass(scope: SharedScope, time: Clock = realClock): Promise<PassResult> {
   const behaviours = BEHAVIOURS.filter((b) => b !== 'receipts' || scope.settings.profile === 'dedicated');
+  const waits = sealWaits(scope.settings.maxBlockTimeMs);
   const st: PassState = {
     s: new Session(scope, time),
     time,
@@ -72,7 +73,8 @@ export async function runPass(scope: SharedScope, time: Clock = realClock): Prom
     behaviours,
     gas: { ...FIXED_GAS },
     notes: [],
-    heads: new Heads(),
+    heads: new Heads(waits.stallMaxMs),
+    waits,
     aligned: true,
     rttSamples: [],
     samples: {},

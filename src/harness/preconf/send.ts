@@ -8,7 +8,7 @@ import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, type Posted, type Sent, type Signed } from './session';
 import { isNonceTooLow } from './sends';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { ALIGN_WAIT_MS, blockPollMs, POLL_INTERVAL_MS, SEAL_WAIT_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
+import { blockPollMs, POLL_INTERVAL_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
@@ -57,7 +57,7 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
       return reads === 0 ? { base: pending, ...(first?.head ? { head: first.head } : {}) } : { base: pending, head: await readHead(st) };
     }
     const waited = st.time.now() - started;
-    if (waited >= SEAL_WAIT_MS) {
+    if (waited >= st.waits.sealMs) {
       // Say what was seen: this session's own transactions still unsealed, or a pending count
       // beyond everything this session sent (only then may another sender of the key be waiting).
       const ours = latest <= st.s.highestNonce;
@@ -86,7 +86,7 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
  *   the counts from before it, which the nonce check would take for the node's. Under --samples N
  *   the first attempt too: the reads after the state first showed are the samples of it
  *   (judgeLater), and a whole interval gives them room to reach every backend.
- * - No seal within ALIGN_WAIT_MS (an idle node that seals only with transactions, or none at
+ * - No seal within st.waits.alignMs (an idle node that seals only with transactions, or none at
  *   all): this and later attempts send at once.
  */
 async function align(st: PassState, n: number, base: bigint, head?: FirstReads['head']): Promise<SendWindow['aligned']> {
@@ -114,9 +114,9 @@ async function align(st: PassState, n: number, base: bigint, head?: FirstReads['
     const cur = await readHead(st);
     if (cur.block.number! > highest) return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: cur.block.number! }, sealAt: cur.endedAt };
     prev = cur;
-    if (st.time.now() - started >= ALIGN_WAIT_MS) {
+    if (st.time.now() - started >= st.waits.alignMs) {
       st.aligned = false;
-      st.notes.push(`no block was sealed within ${ALIGN_WAIT_MS} ms, so the sends could not be aligned with a seal; later attempts send at once`);
+      st.notes.push(`no block was sealed within ${st.waits.alignMs} ms, so the sends could not be aligned with a seal; later attempts send at once`);
       return { round: { startedAt: cur.startedAt, endedAt: cur.endedAt, head: highest } };
     }
   }
@@ -126,7 +126,7 @@ async function align(st: PassState, n: number, base: bigint, head?: FirstReads['
 export async function settle(st: PassState): Promise<void> {
   const started = st.time.now();
   try {
-    while (!st.signal.aborted && st.time.now() - started < SEAL_WAIT_MS) {
+    while (!st.signal.aborted && st.time.now() - started < st.waits.sealMs) {
       // A nonce the gateway lost is as far as the count can get: the later ones wait for it.
       if ((await st.s.count('setup', 'latest')) >= (st.s.lostNonce ?? st.s.highestNonce + 1n)) return;
       await readHead(st);

@@ -7,14 +7,14 @@ import { TransportError } from '../http';
 import { Stalled, Unobservable } from './errors';
 import type { Afters, Behaviour, MissRecord, NonceContradiction, Outcome, Role, Stop, Timeline, Views } from './evidence';
 import type { Session } from './session';
-import { ALIGN_WAIT_MS, type Clock } from './timing';
+import { sealWaits, type Clock, type SealWaits } from './timing';
 
 /** A node that seals no block for this many block intervals has stopped sealing... */
 export const STALL_INTERVALS = 5;
 /** ...but never sooner than this (a loaded machine, a slow block now and then)... */
 export const STALL_MIN_MS = 5_000;
-/** ...nor later than one of the longest block times and 1 s, the wait when no interval was seen. */
-export const STALL_MAX_MS = ALIGN_WAIT_MS;
+/** ...nor later than one of the longest block times and 1 s, the wait when no interval was seen (default; see sealWaits). */
+export const STALL_MAX_MS = sealWaits().stallMaxMs;
 
 /**
  * The heads the pass has read. A seal is a head above every one read before (behind a load
@@ -28,6 +28,9 @@ export class Heads {
   private lastRiseAt?: number;
   private readonly gaps: number[] = [];
   private armedAt?: number;
+
+  /** `maxMs`: the longest a node may go without a seal before it counts as stopped (SealWaits.stallMaxMs); it caps STALL_MIN_MS too. */
+  constructor(private readonly maxMs = STALL_MAX_MS) {}
 
   /** Records a head read at `at`; whether it is a seal (a head above every earlier one). */
   see(number: bigint, at: number): boolean {
@@ -64,9 +67,9 @@ export class Heads {
    */
   stallMs(): number {
     const interval = this.intervalMs();
-    if (interval !== undefined) return Math.min(STALL_MAX_MS, Math.max(STALL_MIN_MS, STALL_INTERVALS * interval));
-    const idleBefore = this.lastRiseAt === undefined && this.firstAt !== undefined && this.armedAt !== undefined && this.armedAt - this.firstAt >= STALL_MAX_MS;
-    return idleBefore ? STALL_MIN_MS : STALL_MAX_MS;
+    if (interval !== undefined) return Math.min(this.maxMs, Math.max(STALL_MIN_MS, STALL_INTERVALS * interval));
+    const idleBefore = this.lastRiseAt === undefined && this.firstAt !== undefined && this.armedAt !== undefined && this.armedAt - this.firstAt >= this.maxMs;
+    return idleBefore ? Math.min(STALL_MIN_MS, this.maxMs) : this.maxMs;
   }
 
   /** Throws Stalled when no seal was seen for stallMs() since the first send (or the last seal after it). */
@@ -92,6 +95,8 @@ export interface PassState {
   gas: Record<Role, bigint>;
   notes: string[];
   heads: Heads;
+  /** How long to wait on seals: from the target's longest block time (CheckSettings.maxBlockTimeMs). */
+  waits: SealWaits;
   /** The first send of the pass: the timeline's zero. */
   t0?: number;
   aligned: boolean;

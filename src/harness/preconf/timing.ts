@@ -172,10 +172,20 @@ export function blockPollMs(waitedMs: number): number {
   return Math.min(100, Math.max(POLL_INTERVAL_MS, Math.round(waitedMs / 40)));
 }
 
-/** How long a sent transaction may take to be sealed: two of the longest block times and 2 s. */
-export const SEAL_WAIT_MS = 2 * MAX_BLOCK_TIME_MS + 2000;
-/** How long to wait for a seal to align the sends with: one of the longest block times and 1 s. */
-export const ALIGN_WAIT_MS = MAX_BLOCK_TIME_MS + 1000;
+/** How the pass waits on seals, for a target whose longest block time is known (CheckSettings.maxBlockTimeMs). */
+export interface SealWaits {
+  /** How long a sent transaction may take to be sealed: two of the longest block times and 2 s. */
+  sealMs: number;
+  /** How long to wait for a seal to align the sends with: one of the longest block times and 1 s. */
+  alignMs: number;
+  /** The most a node may go without a seal before it counts as stopped (state.ts, Heads): as alignMs. */
+  stallMaxMs: number;
+}
+
+/** The waits on seals for blocks of at most `maxBlockTimeMs` (default: the longest the suite is built for). */
+export function sealWaits(maxBlockTimeMs: number = MAX_BLOCK_TIME_MS): SealWaits {
+  return { sealMs: 2 * maxBlockTimeMs + 2000, alignMs: maxBlockTimeMs + 1000, stallMaxMs: maxBlockTimeMs + 1000 };
+}
 
 // ---- rounds of reads and what they prove ----------------------------------------------------
 

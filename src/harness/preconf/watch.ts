@@ -14,7 +14,7 @@ import type { Posted, Sent } from './session';
 import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
 import { refusalOf, SPLIT_AT, type SendWindow } from './send';
 import { pendingListed, tagCounts } from './side-reads';
-import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, SEAL_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
+import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -156,7 +156,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
   let knownHead = aligned.round.head;
   let tagRounds = 0;
   let highestHead = aligned.round.head;
-  let deadline = sent[0].startedAt + SEAL_WAIT_MS;
+  let deadline = sent[0].startedAt + st.waits.sealMs;
   const active = (b: Behaviour): boolean => {
     const t = tracks.get(b)!;
     return (
