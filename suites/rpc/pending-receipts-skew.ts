@@ -125,6 +125,13 @@ export function settledPart(
     if (fresh.length === 0) return undefined;
     return ambiguous(`the receipts leave out ${fresh.length} transaction(s) of ${block}, sealed meanwhile, seen less than ${PRECONF_SKEW_MS} ms before`);
   }
+  // No receipts, which name no block, while the head read after them shows the pending block
+  // sealed: both reads of the block may come from a backend still on it, the receipts from one
+  // already on the next block (empty until its first transaction).
+  if (receipts.length === 0 && before.txs.length > 0 && n !== undefined && sample.heads.headAfter >= n)
+    return ambiguous(
+      `no receipts beside ${block} with ${before.txs.length} transaction(s), sealed by the head read after them (${toQuantity(sample.heads.headAfter)})`,
+    );
   const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
   // Receipts of another block: judged (the number and fallback rules) only once both blocks were
   // read at least the bound before, and on the state this one holds: a seal a moment ago (one

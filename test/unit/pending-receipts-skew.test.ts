@@ -110,4 +110,16 @@ describe('settledPart', () => {
     seen.see(across(['0xc', '0xd']), at(PRECONF_SKEW_MS + 50));
     expect(settledPart(across(['0xc', '0xd']), seen, at(3 * PRECONF_SKEW_MS))).toBeUndefined();
   });
+
+  it('no receipts beside a pending block with old transactions: evidence, unless the head read after them shows that block sealed', () => {
+    const seen = new Sightings();
+    seen.see(sample(['0xa', '0xb'], ['0xa', '0xb']), at(0));
+    // Both reads of block 0xb from a backend still on it, the receipts from one on the next block (empty yet).
+    const sealed = { ...sample(['0xa', '0xb'], []), heads: { headBefore: 10n, headAfter: 11n } };
+    expect(settledPart(sealed, seen, at(PRECONF_SKEW_MS + 50))).toMatchObject({
+      ambiguous: expect.stringMatching(/^no receipts beside the pending block 0xb with 2 transaction\(s\), sealed by the head read after them \(0xb\)/),
+    });
+    // No seal around it: judged (judgePending fails the missing receipts).
+    expect(settledPart(sample(['0xa', '0xb'], []), seen, at(PRECONF_SKEW_MS + 50))).toBeUndefined();
+  });
 });
