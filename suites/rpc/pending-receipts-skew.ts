@@ -99,23 +99,44 @@ export function settledPart(
   const n = before.number;
   const block = `the pending block${n !== undefined ? ` ${toQuantity(n)}` : ''}`;
   const ambiguous = (what: string) => ({ ambiguous: `${what}: backends a few hundred ms apart may have answered them` });
+  const got = new Set(receipts.map(hashOf));
+  const named = numberOf(receipts[0]);
+  // Receipts holding one that `read` (the block numbered m, read after them) does not list:
+  // evidence only once it was seen in block m past the bound, and the block had not listed it
+  // within the bound either (a reorg withdraws); before that a backend ahead may have answered them.
+  const extraNew = (m: bigint | undefined, read: BlockView) =>
+    [...got].filter((h) => !read.txs.includes(h) && (!seen.old(m, h, t.afterAsked) || seen.listedLately(m, h, t.afterAsked)));
   if (before.number !== after.number) {
-    // A seal between the two reads of the block: the receipts are judged against the block read
-    // before (judgePending), and may come from a backend still on it a few hundred ms behind. A
-    // transaction of that block they leave out is evidence only once it was seen past the bound.
-    // Receipts of the block begun by the seal are paired with it (judgePending): nothing to guard.
-    if (receipts.length > 0 && numberOf(receipts[0]) !== n) return undefined;
-    const got = new Set(receipts.map(hashOf));
+    // A seal between the two reads of the block: the receipts are judged against the block they
+    // name (judgePending). Of the block read before, sealed meanwhile, they may come from a
+    // backend still on it a few hundred ms behind: a transaction of it they leave out is evidence
+    // only once it was seen past the bound. Of the block begun by the seal, from a backend ahead
+    // of the one that answered the read after: a receipt that read does not list is evidence
+    // only once it was seen in that block past the bound.
+    if (named !== undefined && named === after.number) {
+      const ahead = extraNew(named, after);
+      if (ahead.length === 0) return undefined;
+      return ambiguous(
+        `the receipts of the block ${toQuantity(named)} begun by a seal meanwhile hold ${ahead.length} transaction(s) it did not list just after, seen less than ${PRECONF_SKEW_MS} ms before`,
+      );
+    }
+    if (named !== undefined && named !== n) return undefined;
     const fresh = before.txs.filter((h) => !got.has(h) && !seen.old(n, h, t.receiptsAsked));
     if (fresh.length === 0) return undefined;
     return ambiguous(`the receipts leave out ${fresh.length} transaction(s) of ${block}, sealed meanwhile, seen less than ${PRECONF_SKEW_MS} ms before`);
   }
+  // No receipts, which name no block, while the head read after them shows the pending block
+  // sealed: both reads of the block may come from a backend still on it, the receipts from one
+  // already on the next block (empty until its first transaction).
+  if (receipts.length === 0 && before.txs.length > 0 && n !== undefined && sample.heads.headAfter >= n)
+    return ambiguous(
+      `no receipts beside ${block} with ${before.txs.length} transaction(s), sealed by the head read after them (${toQuantity(sample.heads.headAfter)})`,
+    );
   const oldInBlock = before.txs.filter((h) => seen.old(n, h, t.receiptsAsked));
   // Receipts of another block: judged (the number and fallback rules) only once both blocks were
   // read at least the bound before, and on the state this one holds: a seal a moment ago (one
   // backend falling back to the block just sealed, the other already on the next), or
   // transactions pre-confirmed a moment ago, may still be seen by one backend only.
-  const named = numberOf(receipts[0]);
   if (named !== undefined && n !== undefined && named !== n) {
     const settled = seen.blockOld(n, t.receiptsAsked) && seen.blockOld(named, t.receiptsAsked);
     if (settled && (before.txs.length === 0 || oldInBlock.length > 0)) return undefined;
@@ -123,14 +144,12 @@ export function settledPart(
       `the receipts are numbered ${toQuantity(named)}, beside ${block}, one of them first read or pre-confirming transactions less than ${PRECONF_SKEW_MS} ms before`,
     );
   }
-  const got = new Set(receipts.map(hashOf));
-  const listedAfter = new Set(after.txs);
   const missingNew = before.txs.filter((h) => !got.has(h) && !seen.old(n, h, t.receiptsAsked));
-  const extraNew = [...got].filter((h) => !listedAfter.has(h) && (!seen.old(n, h, t.afterAsked) || seen.listedLately(n, h, t.afterAsked)));
-  if (missingNew.length === 0 && extraNew.length === 0) return undefined;
-  const apart = `${missingNew.length + extraNew.length} transaction(s) seen in ${block} or its receipts less than ${PRECONF_SKEW_MS} ms before`;
+  const extra = extraNew(n, after);
+  if (missingNew.length === 0 && extra.length === 0) return undefined;
+  const apart = `${missingNew.length + extra.length} transaction(s) seen in ${block} or its receipts less than ${PRECONF_SKEW_MS} ms before`;
   if (oldInBlock.length === 0) return ambiguous(`the receipts and ${block} read around them disagree on ${apart}, and the block holds none seen earlier`);
-  const drop = new Set([...missingNew, ...extraNew]);
+  const drop = new Set([...missingNew, ...extra]);
   return {
     sample: {
       ...sample,

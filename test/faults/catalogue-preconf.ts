@@ -82,7 +82,10 @@ export const trailingBackend = (lagMs: number, history = new PendingHistory(), s
     if (!history.covers(call) || res instanceof Raw) return res;
     history.record(call, res, askedAt);
     if (share < 1 && ((calls * 2654435761) >>> 13) % 1000 >= share * 1000) return res;
-    const then = history.asOf(call, lagMs);
+    // What the node answered `lagMs` before this call was asked, not before its answer came back:
+    // under load (thirty samples at once, a core busy) that answer comes a second or more later,
+    // and the answers of `lagMs` before it are not recorded yet, so the backend answered as now.
+    const then = history.asOf(call, lagMs, askedAt);
     if (!then) return res;
     if (JSON.stringify(then.result ?? then.error) !== JSON.stringify(res.result ?? res.error)) history.staleServed++;
     return { ...then, id: call.id ?? null };

@@ -1,8 +1,8 @@
 // The fleet model's trailing backend (test/faults/catalogue-preconf.ts) must trail by the lag it
 // is given, not by however long ago a read last happened: a conformant fleet 400 ms apart that
 // sometimes served state 1.5 s old would fail for the model's fault, not the suite's.
-import { PendingHistory } from '../faults/catalogue-preconf';
-import type { Envelope, RpcCall } from '../faults/proxy';
+import { PendingHistory, trailingBackend } from '../faults/catalogue-preconf';
+import type { Envelope, RpcCall, RpcContext } from '../faults/proxy';
 
 const call: RpcCall = { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: ['0x0000000000000000000000000000000000000001', 'pending'] };
 const answer = (result: string): Envelope => ({ jsonrpc: '2.0', id: 1, result });
@@ -29,5 +29,18 @@ describe('PendingHistory.asOf: what the node answered lagMs ago', () => {
     h.record(call, answer('0x1'), 0);
     expect(h.asOf(call, 400, 1000)).toBeUndefined();
     expect(new PendingHistory().asOf(call, 400, 1000)).toBeUndefined();
+  });
+});
+
+describe('trailingBackend: what the node answered lagMs before the call was asked', () => {
+  it('however late its own answer comes back (a loaded runner): never the answer of now for want of newer history', async () => {
+    const h = new PendingHistory();
+    const asked = performance.now();
+    h.record(call, answer('0x1'), asked - 450);
+    // The node's own answer to this call comes back 600 ms later; no other answer was recorded meanwhile.
+    const slow = () => new Promise<Envelope>((resolve) => setTimeout(() => resolve(answer('0x3')), 600));
+    const res = (await trailingBackend(400, h)(call, slow, {} as RpcContext)) as Envelope;
+    expect(res.result).toBe('0x1');
+    expect(h.staleServed).toBe(1);
   });
 });

@@ -91,4 +91,35 @@ describe('settledPart', () => {
     // 0xa seen past the bound and left out: judged (judgePending fails it).
     expect(settledPart(across(['0xb']), seen, at(PRECONF_SKEW_MS + 50))).toBeUndefined();
   });
+
+  it('a seal between the reads of the block: receipts of the block it began holding one the read after does not list are evidence only past the bound', () => {
+    // Block 0xb sealed meanwhile; the receipts (from a backend ahead) name 0xc with two
+    // transactions, the read after it (a backend 400 ms behind) lists one.
+    const across = (receipts: string[], afterTxs = ['0xc']): PendingSample => ({
+      ...sample(['0xa'], receipts, 11n, [], 12),
+      after: { number: 12n, txs: afterTxs },
+    });
+    const seen = new Sightings();
+    seen.see(sample(['0xa'], ['0xa']), at(0));
+    expect(settledPart(across(['0xc', '0xd']), seen, at(PRECONF_SKEW_MS + 50))).toMatchObject({
+      ambiguous: expect.stringMatching(/receipts of the block 0xc begun by a seal meanwhile hold 1 transaction\(s\) it did not list just after/),
+    });
+    // Receipts the read after covers: judged (judgePending pairs them with it).
+    expect(settledPart(across(['0xc']), seen, at(PRECONF_SKEW_MS + 50))).toBeUndefined();
+    // 0xd seen in block 0xc's receipts past the bound, never listed by it: judged, a foreign receipt fails.
+    seen.see(across(['0xc', '0xd']), at(PRECONF_SKEW_MS + 50));
+    expect(settledPart(across(['0xc', '0xd']), seen, at(3 * PRECONF_SKEW_MS))).toBeUndefined();
+  });
+
+  it('no receipts beside a pending block with old transactions: evidence, unless the head read after them shows that block sealed', () => {
+    const seen = new Sightings();
+    seen.see(sample(['0xa', '0xb'], ['0xa', '0xb']), at(0));
+    // Both reads of block 0xb from a backend still on it, the receipts from one on the next block (empty yet).
+    const sealed = { ...sample(['0xa', '0xb'], []), heads: { headBefore: 10n, headAfter: 11n } };
+    expect(settledPart(sealed, seen, at(PRECONF_SKEW_MS + 50))).toMatchObject({
+      ambiguous: expect.stringMatching(/^no receipts beside the pending block 0xb with 2 transaction\(s\), sealed by the head read after them \(0xb\)/),
+    });
+    // No seal around it: judged (judgePending fails the missing receipts).
+    expect(settledPart(sample(['0xa', '0xb'], []), seen, at(PRECONF_SKEW_MS + 50))).toBeUndefined();
+  });
 });

@@ -13,7 +13,9 @@ import { codeDeploymentVisible } from '../../suites/preconf/code';
 import { estimateDependsOnPreconfirmed } from '../../suites/preconf/estimate';
 import { nonceBackToBack } from '../../suites/preconf/nonce';
 import { receiptsPendingBlock } from '../../suites/preconf/receipts';
-import { DEFS } from '../../src/harness/preconf/behaviours';
+import { DEFS, type Def } from '../../src/harness/preconf/behaviours';
+import { laterReads } from '../../src/harness/preconf/attempt';
+import type { Round } from '../../src/harness/preconf/timing';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
 const tx = (role: SentTx['role'], nonce: number, contract?: number): SentTx => ({
@@ -130,24 +132,26 @@ describe.each(CHECKS)('$id on its later reads', (c) => {
 describe('what a later read counts as the old state', () => {
   const a = { base: 10n, sent: SENT, call: {} };
   it('nonce: either spelling short of every transaction', () => {
-    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toBe(false);
-    expect(DEFS.nonce.stale!({ pending: 10n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toBe(true);
+    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toEqual([]);
+    expect(DEFS.nonce.stale!({ pending: 10n, pendingLowercase: 15n, latest: 10n }, a, PLAIN)).toEqual(SENT);
+    // Per transaction: a count of 13 shows nonces 10..12, not 13 and 14.
+    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 13n, latest: 10n }, a, PLAIN)).toEqual(SENT.slice(3));
     // After the seal "latest" caught up: a count from "latest" is no longer old.
-    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 15n }, a, PLAIN)).toBe(false);
+    expect(DEFS.nonce.stale!({ pending: 15n, pendingLowercase: 15n, latest: 15n }, a, PLAIN)).toEqual([]);
   });
   it('code: any deployment without code at "pending"', () => {
-    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, RUNTIME_SSTORE], latest: ['0x', '0x'] }, a, PLAIN)).toBe(false);
-    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, '0x'], latest: ['0x', '0x'] }, a, PLAIN)).toBe(true);
+    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, RUNTIME_SSTORE], latest: ['0x', '0x'] }, a, PLAIN)).toEqual([]);
+    expect(DEFS.code.stale!({ pending: [RUNTIME_RETURNS_42, '0x'], latest: ['0x', '0x'] }, a, PLAIN)).toEqual([SENT[2]]);
   });
   it('estimate: against the code-less estimate, so a "latest" that already runs the contract changes nothing', () => {
-    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN, omitted: PLAIN }, a, PLAIN)).toBe(false);
-    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN + SSTORE_MIN_GAS, omitted: PLAIN }, a, PLAIN)).toBe(false);
-    expect(DEFS.estimate.stale!({ pending: PLAIN, latest: PLAIN, omitted: PLAIN }, a, PLAIN)).toBe(true);
+    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN, omitted: PLAIN }, a, PLAIN)).toEqual([]);
+    expect(DEFS.estimate.stale!({ pending: PLAIN + SSTORE_MIN_GAS, latest: PLAIN + SSTORE_MIN_GAS, omitted: PLAIN }, a, PLAIN)).toEqual([]);
+    expect(DEFS.estimate.stale!({ pending: PLAIN, latest: PLAIN, omitted: PLAIN }, a, PLAIN)).toEqual([SENT[2]]);
   });
   it("receipts: any of the suite's transactions missing (read on to the seal, for the receipts of older flashblocks)", () => {
     const r = (...ns: number[]) => ns.map((n) => ({ transactionHash: SENT[n].hash }));
-    expect(DEFS.receipts.stale!({ pending: r(0, 1, 2, 3, 4), latest: [] }, a, PLAIN)).toBe(false);
-    expect(DEFS.receipts.stale!({ pending: r(3, 4), latest: [] }, a, PLAIN)).toBe(true);
+    expect(DEFS.receipts.stale!({ pending: r(0, 1, 2, 3, 4), latest: [] }, a, PLAIN)).toEqual([]);
+    expect(DEFS.receipts.stale!({ pending: r(3, 4), latest: [] }, a, PLAIN)).toEqual(SENT.slice(0, 3));
   });
 });
 
@@ -213,5 +217,72 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
     };
     const { failure } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [later]));
     expect(failure?.message).toMatch(/^400 ms after the state was first seen/);
+  });
+});
+
+describe('laterReads: each transaction judged from its own first sighting', () => {
+  // Rounds 150 ms apart (each 50 ms long), no seal among them (head 100, the transactions sealed in 101).
+  const rounds: Round[] = Array.from({ length: 14 }, (_, i) => ({ startedAt: i * 150, endedAt: i * 150 + 50, head: 100n }));
+  const a = { base: 10n, sent: SENT, call: {} };
+  const shows = (...ns: number[]) => ({ pending: ns.map((n) => ({ transactionHash: SENT[n].hash })), latest: [] });
+  const def = DEFS.receipts as Def<unknown, unknown>;
+  // The first batch shows in round 2, the whole attempt only in round 9 (the second batch a flashblock or more later).
+  const values = new Map<number, unknown>([
+    [1, shows()],
+    [2, shows(0, 1, 2)],
+    [3, shows(0, 1, 2)],
+    [4, shows()], // one backend answering "pending" as "latest": within the bound of round 2's sighting
+    [5, shows(0, 1, 2)],
+    [7, shows()], // the same backend 700 ms after the first batch showed: past the bound
+    [8, shows(0, 1, 2)],
+    [9, shows(0, 1, 2, 3, 4)],
+    [10, shows(0, 1, 2, 3, 4)],
+    [12, shows()], // 1150 ms after the first batch, 450 ms after the second
+  ]);
+  const looks = [...values.keys()];
+  const later = laterReads(rounds, looks, values, def, a, PLAIN, 101n);
+
+  it('reads from the first sighting of any transaction on, each asked only for those shown before it', () => {
+    expect(later.map((r) => [r.old, r.afterMs])).toEqual([
+      [false, 100], // round 3 started at 450, round 2 ended at 350
+      [true, 250],
+      [false, 400],
+      [true, 700],
+      [false, 850],
+      [false, 1000],
+      [false, 1150],
+      // Round 12 leaves out all five: counted from the oldest sighting among them (round 2).
+      [true, 1450],
+    ]);
+  });
+
+  it('a backend that never shows the pre-confirmed state is met past the bound before the round that showed them all', async () => {
+    const beyond = later.filter((r) => r.old && r.afterMs > SKEW_BOUND_MS);
+    expect(beyond.map((r) => r.afterMs)).toEqual([700, 1450]);
+    const r = await run(receiptsPendingBlock, passWith(later));
+    expect(r.failure?.message).toMatch(/^eth_getBlockReceipts\("pending"\): 2 of 8 later reads showed the old state more than 600 ms after/);
+  });
+
+  it('a read leaving out only transactions shown less than the bound before it is within the skew', () => {
+    const v = new Map<number, unknown>([
+      [2, shows(0, 1, 2)],
+      [9, shows(0, 1, 2, 3, 4)],
+      [10, shows(0, 1, 2)], // leaves out the second batch 100 ms after it first showed (round 9 ended at 1400)
+    ]);
+    const reads = laterReads(rounds, [...v.keys()], v, def, a, PLAIN, 101n);
+    expect(reads.map((x) => [x.old, x.afterMs])).toEqual([
+      [false, 1000],
+      [true, 100],
+    ]);
+  });
+
+  it('a pending block that no longer lists a transaction shown before: withdrawn, whichever were not yet shown', () => {
+    // The pending block lists the first batch, then all five from round 9; round 7's lists none of them (a reorg).
+    const hashes = (ns: number[]) => new Set(ns.map((n) => SENT[n].hash));
+    const listed = rounds.map((r, i) => ({ ...r, listed: i === 7 ? hashes([]) : i < 9 ? hashes([0, 1, 2]) : hashes([0, 1, 2, 3, 4]) }));
+    const reads = laterReads(listed, looks, values, def, a, PLAIN, 101n);
+    // Rounds 7 and 8 have round 7's pending block around them (withdrawnIn); reads before round 9
+    // are not asked for the second batch, which the pending block did not list yet.
+    expect(reads.map((x) => x.withdrawn)).toEqual([false, false, false, true, true, false, false, false]);
   });
 });

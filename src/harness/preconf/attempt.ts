@@ -5,7 +5,7 @@ import { toQuantity } from '../hex';
 import { show } from '../json';
 import { skewPause, SKEW_PAUSES_MS } from '../chain';
 import { capture, DEFS, deployments, sstore, type AttemptTxs, type Captured, type Def } from './behaviours';
-import { METHOD_OF, type Behaviour, type NonceView, type SentTx } from './evidence';
+import { METHOD_OF, type Behaviour, type LaterRead, type NonceView, type SentTx } from './evidence';
 import { Violation } from './errors';
 import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
@@ -59,6 +59,45 @@ export function withdrawnIn(rounds: readonly Round[], r: number, txs: readonly S
     const listed = rounds[k]?.listed;
     return listed !== undefined && txs.some((t) => !listed.has(t.hash.toLowerCase()));
   });
+}
+
+/**
+ * The reads of an established behaviour up to the seal, each a sample of the pre-confirmed state
+ * (judgeLater), every transaction judged from its own first sighting: the round whose answer first
+ * showed it. A read that leaves out transactions shown before it counts from the oldest sighting
+ * among them, so the first batch, shown a flashblock or more before the round that showed them
+ * all, is held to its state from then: a backend that never shows the pre-confirmed state before
+ * the seal is met in more reads past the skew bound. Transactions not yet shown when the read
+ * was made are not asked of it.
+ */
+export function laterReads(
+  rounds: readonly Round[],
+  looks: readonly number[],
+  values: ReadonlyMap<number, unknown>,
+  def: Def<unknown, unknown>,
+  a: AttemptTxs,
+  plain: bigint | undefined,
+  sealedFirst: bigint | undefined,
+): LaterRead[] {
+  const stale = def.stale;
+  if (!stale) return [];
+  const firstShown = new Map<string, number>();
+  for (const i of looks) for (const tx of def.shows(values.get(i), a)) if (!firstShown.has(tx.hash)) firstShown.set(tx.hash, i);
+  const shownBefore = (r: number) => def.relevant(a).filter((tx) => (firstShown.get(tx.hash) ?? Infinity) < r);
+  const since = (r: number, tx: SentTx) => Math.round(rounds[r].startedAt - rounds[firstShown.get(tx.hash)!].endedAt);
+  return looks
+    .filter((r) => shownBefore(r).length > 0)
+    .map((r) => {
+      const due = shownBefore(r);
+      const left = stale(values.get(r), a, plain).filter((tx) => due.some((d) => d.hash === tx.hash));
+      return {
+        afterMs: Math.max(...(left.length > 0 ? left : due).map((tx) => since(r, tx))),
+        old: left.length > 0,
+        preSeal: preSeal(rounds, r, sealedFirst) === true,
+        withdrawn: withdrawnIn(rounds, r, due),
+        shown: def.shown(values.get(r), a),
+      };
+    });
 }
 
 /** The nonce view's two pending counts in every round before the seal (preSeal), from the first send. */
@@ -146,20 +185,7 @@ function summarize(
         reason: `attempt ${n}: receipts: the transactions were sent at once, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block (attempts sending them in two batches judge that)`,
       };
     const c = t.final!;
-    const sealedFirst = firstSealed(sealedIn, rel);
-    const stale = def.stale;
-    // Every read after the one that established it, up to the seal: samples of the same state.
-    const later = stale
-      ? t.looks
-          .filter((r) => r > c)
-          .map((r) => ({
-            afterMs: Math.round(rounds[r].startedAt - rounds[c].endedAt),
-            old: stale(t.values.get(r), a, st.plain),
-            preSeal: preSeal(rounds, r, sealedFirst) === true,
-            withdrawn: withdrawnIn(rounds, r, rel),
-            shown: def.shown(t.values.get(r), a),
-          }))
-      : [];
+    const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, firstSealed(sealedIn, rel));
     const judged = {
       attempt: n,
       base: a.base,

@@ -41,11 +41,11 @@ export interface Def<V, A> {
   unsettled(after: A, a: AttemptTxs, sealedIn: Map<string, bigint>, plain: bigint | undefined): string | undefined;
   shown(v: V, a: AttemptTxs): unknown;
   /**
-   * The read still shows the state from before the transactions (undefined: the behaviour is
-   * not read again once established). Only asked of reads before the seal; `plain` is the
-   * code-less estimate.
+   * The transactions whose pre-confirmed state the read does not show: it still shows the state
+   * from before them (undefined: the behaviour is not read again once established; empty: the
+   * read shows them all). Only asked of reads before the seal; `plain` is the code-less estimate.
    */
-  stale?(v: V, a: AttemptTxs, plain: bigint | undefined): boolean;
+  stale?(v: V, a: AttemptTxs, plain: bigint | undefined): SentTx[];
 }
 
 async function countsBothCases(s: Session): Promise<Views['nonce']> {
@@ -81,8 +81,8 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
         : undefined;
     },
     shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
-    // Either spelling below the count with every transaction: that answer left some out.
-    stale: (v, a) => (v.pending < v.pendingLowercase ? v.pending : v.pendingLowercase) < a.base + BigInt(a.sent.length),
+    // Either spelling at or below a transaction's nonce: that answer left it out.
+    stale: (v, a) => a.sent.filter((t) => (v.pending < v.pendingLowercase ? v.pending : v.pendingLowercase) <= t.nonce),
   },
   code: {
     relevant: deployments,
@@ -98,7 +98,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // No code yet is what a lagging backend shows; other code is for the check to judge.
     unsettled: (after) => (after.latest.some((c) => c === '0x') ? `"latest" code ${after.latest.join(', ')}` : undefined),
     shown: (v, a) => Object.fromEntries(deployments(a).map((t, i) => [t.contractAddress!, { pending: v.pending[i], latest: v.latest[i] }])),
-    stale: (v) => v.pending.some((c) => c === '0x'),
+    stale: (v, a) => deployments(a).filter((_, i) => v.pending[i] === '0x'),
   },
   estimate: {
     relevant: (a) => [sstore(a)],
@@ -122,7 +122,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     shown: (v) => ({ pending: v.pending.toString(), latest: v.latest.toString(), noBlockParameter: v.omitted.toString() }),
     // Against the code-less estimate, not the "latest" one read beside it: the comparison holds
     // whichever of the two a seal has already changed.
-    stale: (v, _a, plain) => v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS,
+    stale: (v, a, plain) => (v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS ? [sstore(a)] : []),
   },
   receipts: {
     relevant: (a) => a.sent,
@@ -156,7 +156,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     shown: (v) => ({ receipts: v.pending.length, transactionHashes: v.pending.slice(0, 20).map(hashOf) }),
     // Read on up to the seal: behind a balancer, a backend answering the newest flashblock only
     // shows a newer view that lost an older transaction in these reads (dropped.ts).
-    stale: (v, a) => !a.sent.every((t) => v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
+    stale: (v, a) => a.sent.filter((t) => !v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
   },
 };
 

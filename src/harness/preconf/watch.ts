@@ -206,10 +206,11 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         (err: unknown): Settled => ({ err }),
       ),
     );
-    // Reads of a view already established are samples: the pending block beside them says whether
-    // it still lists the transactions (a reorg withdraws them). Read in such rounds only, so the
-    // rounds that establish the views are not slowed by it.
-    const listing = reading.some((b) => !establishingNow.has(b)) ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
+    // Reads made once a view showed some of the transactions are samples of that state (attempt.ts,
+    // laterReads): the pending block beside them says whether it still lists them (a reorg
+    // withdraws them). Read in such rounds only, so the rounds before any sighting are not slowed by it.
+    const sampling = reading.some((b) => !establishingNow.has(b)) || pendingShows.some((p) => p.txs.length > 0);
+    const listing = sampling ? pendingListed(st.s, 'heads').catch(() => undefined) : undefined;
     // "safe" and "finalized" while the transactions may be pre-confirmed: in the attempt's first
     // round (on a loaded runner a round lasts a good part of a block, and the first may be the
     // only one before the seal) and in rounds after a pending count that showed some of them,
