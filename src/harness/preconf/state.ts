@@ -106,7 +106,7 @@ export interface PassState {
   blockTimes: number[];
   /** eth_estimateGas at "latest" of the call into an address without code (undefined: not read). */
   plain?: bigint;
-  /** The last attempt sent its transactions in two batches (send.ts). */
+  /** The last attempt sent its transactions in two batches right after a seal (send.ts). */
   lastSplit?: boolean;
 }
 
