@@ -14,7 +14,7 @@ import { estimateDependsOnPreconfirmed } from '../../suites/preconf/estimate';
 import { nonceBackToBack } from '../../suites/preconf/nonce';
 import { receiptsPendingBlock } from '../../suites/preconf/receipts';
 import { DEFS, type Def } from '../../src/harness/preconf/behaviours';
-import { laterReads } from '../../src/harness/preconf/attempt';
+import { firstBatchShownAlone, laterReads } from '../../src/harness/preconf/attempt';
 import type { Round } from '../../src/harness/preconf/timing';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
@@ -284,5 +284,25 @@ describe('laterReads: each transaction judged from its own first sighting', () =
     // Rounds 7 and 8 have round 7's pending block around them (withdrawnIn); reads before round 9
     // are not asked for the second batch, which the pending block did not list yet.
     expect(reads.map((x) => x.withdrawn)).toEqual([false, false, false, true, true, false, false, false]);
+  });
+});
+
+describe('pending receipts judged on two flashblocks only when a read showed them apart', () => {
+  const receiptsDef = DEFS.receipts as Def<unknown, unknown>;
+  const a = { base: 10n, sent: SENT, call: { from: addr(1), to: addr(0xb), value: '0x0' as Hex }, split: true };
+  const view = (shown: SentTx[]) => ({ pending: shown.map((t) => ({ transactionHash: t.hash })), latest: [], pendingBlock: undefined });
+  const track = (...reads: SentTx[][]) => ({ looks: reads.map((_, i) => i + 1), values: new Map(reads.map((r, i) => [i + 1, view(r)])) });
+  const [first, second] = [SENT.slice(0, 3), SENT.slice(3)];
+
+  it('a read of the first batch alone, then all five: two flashblocks, judged', () => {
+    expect(firstBatchShownAlone(track([], first, [...first, ...second]), receiptsDef, a)).toBe(true);
+  });
+
+  it('all five from the first read on (a flashblock tick skipped under load): one flashblock may hold them, not judged', () => {
+    expect(firstBatchShownAlone(track([], [...first, ...second], [...first, ...second]), receiptsDef, a)).toBe(false);
+  });
+
+  it('the second batch without the first (the newest flashblock only) proves nothing of two flashblocks', () => {
+    expect(firstBatchShownAlone(track([], second), receiptsDef, a)).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
 import { preSeal, spoiledWatch, weighTxMisses, type Round } from './timing';
-import { firstSealed, watch, type Watched } from './watch';
+import { firstSealed, watch, type Track, type Watched } from './watch';
 
 /**
  * The after-seal reads of one behaviour, re-read until they show the sealed state: behind a load
@@ -143,6 +143,15 @@ function sealedTagsAhead(a: AttemptTxs, w: Watched): Violation | undefined {
   return undefined;
 }
 
+/** Whether a read of the view showed some of the first batch and none of the second (they came in two flashblocks). */
+export function firstBatchShownAlone(t: Track, def: Def<unknown, unknown>, a: AttemptTxs): boolean {
+  const second = new Set(a.sent.slice(SPLIT_AT).map((tx) => tx.hash.toLowerCase()));
+  return t.looks.some((i) => {
+    const shown = def.shows(t.values.get(i), a);
+    return shown.length > 0 && shown.every((tx) => !second.has(tx.hash.toLowerCase()));
+  });
+}
+
 /** What one behaviour's rounds and after-seal reads established in attempt `n`. */
 function summarize(
   st: PassState,
@@ -183,6 +192,14 @@ function summarize(
       return {
         kind: 'unclear',
         reason: `attempt ${n}: receipts: the transactions were sent at once, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block (attempts sending them in two batches judge that)`,
+      };
+    // Sent apart is not landed apart: a node whose flashblock came late (a tick skipped under load)
+    // publishes both batches in one. Only a read that showed the first batch without the second
+    // proves two flashblocks; a node answering the newest flashblock only passed without it.
+    if (b === 'receipts' && !firstBatchShownAlone(t, def, a))
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: receipts: no read showed the first ${SPLIT_AT} transactions without the other ${a.sent.length - SPLIT_AT}, so the two batches may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block`,
       };
     const c = t.final!;
     const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, firstSealed(sealedIn, rel));
