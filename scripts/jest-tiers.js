@@ -3,10 +3,13 @@
 // keep a core busy, see jest.config.ts) one file at a time, beside nothing else. Arguments go
 // to both runs (a path filter, -t, …); `--outputFile=<f>` with `--json` gets one document
 // holding both runs' results, as a single jest run would write it. Exit 1 when either failed.
+// Each tier is bounded in wall-clock time (scripts/bounded-jest.js): a tier that does not end
+// fails with the test files still running named, well inside CI's own limit (5400 s), instead
+// of holding CI until that limit with no log kept. JEST_TIER_LIMIT_S sets the bound of each tier.
 'use strict';
-const { spawnSync } = require('node:child_process');
 const { readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
+const { runBounded } = require('./bounded-jest');
 
 const args = process.argv.slice(2);
 const outputAt = args.findIndex((a) => a.startsWith('--outputFile'));
@@ -14,37 +17,49 @@ const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[ou
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
 const jest = require.resolve('jest/bin/jest');
 
+// The bounds: about five times what each tier takes on an idle 2-core machine (main 390 s,
+// busy-core 70 s), and the two together well under CI's 5400 s beside npm ci and the pack check.
+const limitS = Number(process.env.JEST_TIER_LIMIT_S) || undefined;
 const tiers = [
-  ['--selectProjects', 'main'],
-  ['--selectProjects', 'busy-core', '--runInBand'],
+  { name: 'main', args: ['--selectProjects', 'main'], limitS: limitS ?? 1800 },
+  { name: 'busy-core', args: ['--selectProjects', 'busy-core', '--runInBand'], limitS: limitS ?? 600 },
 ];
-const docs = [];
-let failed = false;
-tiers.forEach((tier, i) => {
-  const file = output && `${output}.${i}`;
-  const r = spawnSync(process.execPath, [jest, ...tier, '--passWithNoTests', ...rest, ...(file ? [`--outputFile=${file}`] : [])], {
-    stdio: 'inherit',
-    cwd: path.join(__dirname, '..'),
-    // jest loads jest.config.ts through ts-node; `npm test` has type-checked it already (tsc).
-    env: { TS_NODE_TRANSPILE_ONLY: 'true', ...process.env },
-  });
-  if (r.status !== 0) failed = true;
-  if (file) {
-    try {
-      docs.push(JSON.parse(readFileSync(file, 'utf8')));
-    } catch {
-      failed = true;
-    }
-    rmSync(file, { force: true });
-  }
-  if (r.signal) process.kill(process.pid, r.signal);
-});
 
-if (output && docs.length) {
-  const merged = { ...docs[0], testResults: docs.flatMap((d) => d.testResults), success: docs.every((d) => d.success) };
-  for (const key of Object.keys(docs[0]))
-    if (key.startsWith('num') && typeof docs[0][key] === 'number') merged[key] = docs.reduce((n, d) => n + (d[key] ?? 0), 0);
-  merged.startTime = Math.min(...docs.map((d) => d.startTime));
-  writeFileSync(output, JSON.stringify(merged));
+async function main() {
+  const docs = [];
+  let failed = false;
+  for (const [i, tier] of tiers.entries()) {
+    const file = output && `${output}.${i}`;
+    const r = await runBounded({
+      label: `jest-tiers: the ${tier.name} tier`,
+      args: [jest, ...tier.args, '--passWithNoTests', ...rest, ...(file ? [`--outputFile=${file}`] : [])],
+      limitMs: tier.limitS * 1000,
+      exitGraceMs: 30_000,
+      cwd: path.join(__dirname, '..'),
+      // jest loads jest.config.ts through ts-node; `npm test` has type-checked it already (tsc).
+      env: { TS_NODE_TRANSPILE_ONLY: 'true', ...process.env },
+    });
+    if (r.status !== 0 || r.stopped) failed = true;
+    if (file) {
+      try {
+        docs.push(JSON.parse(readFileSync(file, 'utf8')));
+      } catch {
+        failed = true;
+      }
+      rmSync(file, { force: true });
+    }
+    if (r.signal && !r.stopped) process.kill(process.pid, r.signal);
+  }
+  return { docs, failed };
 }
-process.exit(failed ? 1 : 0);
+
+void main().then(({ docs, failed }) => {
+  if (output && docs.length) {
+    const merged = { ...docs[0], testResults: docs.flatMap((d) => d.testResults), success: docs.every((d) => d.success) };
+    for (const key of Object.keys(docs[0]))
+      if (key.startsWith('num') && typeof docs[0][key] === 'number') merged[key] = docs.reduce((n, d) => n + (d[key] ?? 0), 0);
+    merged.startTime = Math.min(...docs.map((d) => d.startTime));
+    writeFileSync(output, JSON.stringify(merged));
+  }
+  process.exit(failed ? 1 : 0);
+});

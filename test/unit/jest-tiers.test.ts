@@ -21,9 +21,22 @@ it('finds every test file that keeps a core busy, and only those go to the busy-
   expect(ignored.some((re) => re.test(path.join(ROOT, 'test/unit/jest-tiers.test.ts')))).toBe(false);
 });
 
-it('npm test runs the main project, then the busy-core one in band', () => {
+it('npm test runs the main project, then the busy-core one in band, each bounded', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   expect(pkg.scripts.test).toMatch(/node scripts\/jest-tiers\.js$/);
   const tiers = readFileSync(path.join(ROOT, 'scripts/jest-tiers.js'), 'utf8');
-  expect(tiers).toMatch(/\['--selectProjects', 'main'\],\s*\['--selectProjects', 'busy-core', '--runInBand'\]/);
+  expect(tiers).toMatch(/args: \['--selectProjects', 'main'\], limitS:[^\n]*\n\s*\{[^\n]*args: \['--selectProjects', 'busy-core', '--runInBand'\], limitS:/);
+  // Both bounds together stay well inside CI's 5400 s, beside npm ci, lint and the pack check.
+  const limits = [...tiers.matchAll(/limitS: limitS \?\? (\d+)/g)].map((m) => Number(m[1]));
+  expect(limits).toHaveLength(2);
+  expect(limits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2400);
+});
+
+it(".ci/run bounds every stage, and the bounds together stay under CI's own 5400 s", () => {
+  const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+  const commands = ci.split('\n').filter((l) => /^\s*(stage|npm|bash) /.test(l) || /\bapt-get (update|install)/.test(l.replace(/"[^"]*"/g, '')));
+  for (const line of commands) expect(line).toMatch(/^\s*stage \d+ |timeout \d+ /);
+  const bounds = [...ci.matchAll(/(?:^stage|timeout) (\d+) /gm)].map((m) => Number(m[1]));
+  expect(bounds.length).toBeGreaterThanOrEqual(6);
+  expect(bounds.reduce((a, b) => a + b, 0)).toBeLessThan(5400);
 });

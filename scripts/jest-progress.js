@@ -1,0 +1,28 @@
+// A jest reporter that appends, as they happen, the test files started and finished and the run's
+// end to the file JEST_PROGRESS_FILE names (one tab-separated line each, with the time): what
+// scripts/bounded-jest.js reads to name the files still running when it stops a run.
+'use strict';
+const { appendFileSync } = require('node:fs');
+
+class JestProgress {
+  constructor() {
+    this.file = process.env.JEST_PROGRESS_FILE;
+  }
+  note(what, test = '') {
+    if (this.file) appendFileSync(this.file, `${what}\t${Date.now()}\t${test}\n`);
+  }
+  onTestStart(test) {
+    this.note('start', test.path);
+  }
+  onTestResult(test) {
+    this.note('done', test.path);
+  }
+  onRunComplete() {
+    this.note('complete');
+  }
+  getLastError() {
+    return undefined;
+  }
+}
+
+module.exports = JestProgress;
