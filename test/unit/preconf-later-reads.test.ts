@@ -276,6 +276,15 @@ describe('laterReads: each transaction judged from its own first sighting', () =
     ]);
   });
 
+  it('the pending block after the seal (the next block, listing none of them) withdraws nothing', () => {
+    const all = new Set(SENT.map((t) => t.hash));
+    // Block 101 sealed them in round 12: its pending block is the next one, empty.
+    const sealedAt12 = rounds.map((r, i) => (i < 12 ? { ...r, listed: all } : { ...r, head: 101n, listed: new Set<string>() }));
+    expect(laterReads(sealedAt12, looks, values, def, a, PLAIN, 101n).map((x) => x.withdrawn)).toEqual(later.map(() => false));
+    // Without a seal at or below round 12's head, the same empty pending block is a withdrawal.
+    expect(laterReads(sealedAt12, looks, values, def, a, PLAIN, 102n).map((x) => x.withdrawn)).toEqual([false, false, false, false, false, false, false, true]);
+  });
+
   it('a pending block that no longer lists a transaction shown before: withdrawn, whichever were not yet shown', () => {
     // The pending block lists the first batch, then all five from round 9; round 7's lists none of them (a reorg).
     const hashes = (ns: number[]) => new Set(ns.map((n) => SENT[n].hash));

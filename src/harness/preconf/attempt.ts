@@ -52,12 +52,17 @@ type Results = Extract<AttemptEnd, { kind: 'observed' }>['results'];
  * some of `txs`: a Flashblocks node that detects a reorg withdraws its pre-confirmed transactions
  * and re-includes them later, so a view without them then is the node's one consistent state, not
  * a stale backend. The rounds around it count too: a view and the pending block read in one round
- * may straddle the flashblock that withdrew or re-included them (unknown: no).
+ * may straddle the flashblock that withdrew or re-included them (unknown: no). A round whose head
+ * reached the block that sealed them (`sealedFirst`) says nothing: the pending block is then the
+ * next one, which rightly lists none of them (counted as withdrawn, the seal excused the last
+ * read before it, the one furthest past the skew bound).
  */
-export function withdrawnIn(rounds: readonly Round[], r: number, txs: readonly SentTx[]): boolean {
+export function withdrawnIn(rounds: readonly Round[], r: number, txs: readonly SentTx[], sealedFirst: bigint | undefined): boolean {
   return [r - 1, r, r + 1].some((k) => {
-    const listed = rounds[k]?.listed;
-    return listed !== undefined && txs.some((t) => !listed.has(t.hash.toLowerCase()));
+    const round = rounds[k];
+    const listed = round?.listed;
+    if (listed === undefined || (sealedFirst !== undefined && round.head >= sealedFirst)) return false;
+    return txs.some((t) => !listed.has(t.hash.toLowerCase()));
   });
 }
 
@@ -94,7 +99,7 @@ export function laterReads(
         afterMs: Math.max(...(left.length > 0 ? left : due).map((tx) => since(r, tx))),
         old: left.length > 0,
         preSeal: preSeal(rounds, r, sealedFirst) === true,
-        withdrawn: withdrawnIn(rounds, r, due),
+        withdrawn: withdrawnIn(rounds, r, due, sealedFirst),
         shown: def.shown(values.get(r), a),
       };
     });
