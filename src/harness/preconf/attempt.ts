@@ -192,20 +192,19 @@ function summarize(
   if (after) {
     if ('violation' in after) return { kind: 'malformed', violation: after.violation };
     if ('unsettled' in after) return { kind: 'unclear', reason: `attempt ${n}: ${after.unsettled}` };
-    // Pending receipts are judged on transactions of two flashblocks, never on one that held them all.
-    if (b === 'receipts' && !a.split)
+    // Pending receipts are judged on transactions of two flashblocks, never on one that held them
+    // all. Sent apart is not landed apart: a node whose flashblock came late (a tick skipped under
+    // load) publishes both batches in one. Only a read that showed the first batch without the
+    // second proves two flashblocks; a node answering the newest flashblock only passed without it.
+    if (b === 'receipts' && (!a.split || !firstBatchShownAlone(t, def, a))) {
+      const why = !a.split
+        ? 'the transactions were sent at once'
+        : `no read showed the first ${SPLIT_AT} transactions without the other ${a.sent.length - SPLIT_AT}`;
       return {
         kind: 'unclear',
-        reason: `attempt ${n}: receipts: the transactions were sent at once, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block (attempts sending them in two batches judge that)`,
+        reason: `attempt ${n}: receipts: ${why}, so they may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block`,
       };
-    // Sent apart is not landed apart: a node whose flashblock came late (a tick skipped under load)
-    // publishes both batches in one. Only a read that showed the first batch without the second
-    // proves two flashblocks; a node answering the newest flashblock only passed without it.
-    if (b === 'receipts' && !firstBatchShownAlone(t, def, a))
-      return {
-        kind: 'unclear',
-        reason: `attempt ${n}: receipts: no read showed the first ${SPLIT_AT} transactions without the other ${a.sent.length - SPLIT_AT}, so the two batches may share one flashblock, and receipts of the newest flashblock only could not be told from those of the whole block`,
-      };
+    }
     const c = t.final!;
     const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, firstSealed(sealedIn, rel));
     const judged = {
