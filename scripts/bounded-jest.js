@@ -32,8 +32,10 @@ function readProgress(file) {
 
 /**
  * Runs `node <args…>` (a jest command line; the progress reporter is added) in its own process
- * group. Resolves { status, signal, stopped } where `stopped` is the reason it was stopped, or
- * undefined when it ended by itself. SIGINT/SIGTERM to this process go on to the group.
+ * group. Resolves { status, signal, stopped, interrupted } where `stopped` is the reason it was
+ * stopped, or undefined when it ended by itself, and `interrupted` the signal this process got.
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT to this process go on to the group, then SIGKILL after
+ * KILL_GRACE_MS; a watchdog kills the group if this process dies otherwise.
  */
 function runBounded({ label, args, limitMs, exitGraceMs, cwd, env }) {
   const progress = path.join(os.tmpdir(), `jest-progress-${process.pid}-${Date.now()}.tsv`);
@@ -51,24 +53,39 @@ function runBounded({ label, args, limitMs, exitGraceMs, cwd, env }) {
       // already gone
     }
   };
-  const forward = (signal) => () => group(signal);
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  // The group outlives this process if it dies unasked (SIGKILL): a watchdog whose stdin is a
+  // pipe from here kills the group when the pipe ends, however this process went.
+  const watchdog = spawn('/bin/sh', ['-c', `read -r _; kill -KILL -${child.pid} 2>/dev/null`], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  watchdog.unref();
+  watchdog.stdin.on('error', () => {});
+  let interrupted;
+  let killTimer;
+  const escalate = () => {
+    clearTimeout(killTimer);
+    killTimer = setTimeout(() => group('SIGKILL'), KILL_GRACE_MS);
+  };
+  const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'].map((signal) => {
+    const on = () => {
+      interrupted ??= signal;
+      group(signal);
+      escalate();
+    };
+    process.on(signal, on);
+    return [signal, on];
+  });
 
   return new Promise((resolve) => {
     let stopped;
-    let killTimer;
     const stop = (reason) => {
       if (stopped) return;
       stopped = reason;
       process.stderr.write(`\n${label}: ${reason}\n`);
       group('SIGTERM');
-      killTimer = setTimeout(() => group('SIGKILL'), KILL_GRACE_MS);
+      escalate();
     };
     const seconds = (ms) => `${Math.round(ms / 1000)} s`;
     const poll = setInterval(() => {
+      if (interrupted) return;
       const now = Date.now();
       const { running, completeAt } = readProgress(progress);
       if (completeAt !== undefined && now - completeAt > exitGraceMs)
@@ -89,10 +106,10 @@ function runBounded({ label, args, limitMs, exitGraceMs, cwd, env }) {
       clearTimeout(killTimer);
       // Whatever the group's leader did, nothing of it outlives this run.
       group('SIGKILL');
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
+      for (const [sig, on] of forwarded) process.off(sig, on);
+      watchdog.stdin.end();
       rmSync(progress, { force: true });
-      resolve({ status, signal, stopped });
+      resolve({ status, signal, stopped, interrupted });
     });
   });
 }

@@ -9,7 +9,14 @@ class JestProgress {
     this.file = process.env.JEST_PROGRESS_FILE;
   }
   note(what, test = '') {
-    if (this.file) appendFileSync(this.file, `${what}\t${Date.now()}\t${test}\n`);
+    if (!this.file) return;
+    try {
+      appendFileSync(this.file, `${what}\t${Date.now()}\t${test}\n`);
+    } catch (err) {
+      // The run goes on; only the names of files still running would be missing if it is stopped.
+      process.stderr.write(`jest-progress: cannot write ${this.file} (${err.code ?? err.message}): files still running will not be named\n`);
+      this.file = undefined;
+    }
   }
   onTestStart(test) {
     this.note('start', test.path);

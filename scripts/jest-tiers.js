@@ -7,6 +7,7 @@
 // fails with the test files still running named, well inside CI's own limit (5400 s), instead
 // of holding CI until that limit with no log kept. JEST_TIER_LIMIT_S sets the bound of each tier.
 'use strict';
+const { spawnSync } = require('node:child_process');
 const { readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { runBounded } = require('./bounded-jest');
@@ -17,11 +18,26 @@ const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[ou
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
 const jest = require.resolve('jest/bin/jest');
 
-// The bounds: about five times what each tier takes on an idle 2-core machine (main 390 s,
-// busy-core 70 s), and the two together well under CI's 5400 s beside npm ci and the pack check.
-const limitS = Number(process.env.JEST_TIER_LIMIT_S) || undefined;
+// The bounds: about four and eight times what each tier takes on an idle 2-core machine (main
+// 390 s, busy-core 75 s); the two together leave 600 s of .ci/run's 2700 s npm test stage for the
+// type check and the build, so a stopped tier names its files before the stage's own bound.
+const raw = process.env.JEST_TIER_LIMIT_S;
+const limitS = raw === undefined || raw === '' ? undefined : Number(raw);
+if (limitS !== undefined && !(Number.isFinite(limitS) && limitS > 0)) {
+  console.error(`jest-tiers: JEST_TIER_LIMIT_S must be a positive number of seconds, not ${JSON.stringify(raw)}`);
+  process.exit(2);
+}
+// Watching, listing or help are not runs to bound: jest as it is, in this process group (keys reach it).
+if (rest.some((a) => /^--(watch|watchAll|listTests|help|showConfig)(=|$)/.test(a))) {
+  const r = spawnSync(process.execPath, [jest, ...rest], {
+    stdio: 'inherit',
+    cwd: path.join(__dirname, '..'),
+    env: { TS_NODE_TRANSPILE_ONLY: 'true', ...process.env },
+  });
+  process.exit(r.status ?? 1);
+}
 const tiers = [
-  { name: 'main', args: ['--selectProjects', 'main'], limitS: limitS ?? 1800 },
+  { name: 'main', args: ['--selectProjects', 'main'], limitS: limitS ?? 1500 },
   { name: 'busy-core', args: ['--selectProjects', 'busy-core', '--runInBand'], limitS: limitS ?? 600 },
 ];
 
@@ -48,6 +64,7 @@ async function main() {
       }
       rmSync(file, { force: true });
     }
+    if (r.interrupted) process.kill(process.pid, r.interrupted); // no later tier after a Ctrl-C
     if (r.signal && !r.stopped) process.kill(process.pid, r.signal);
   }
   return { docs, failed };

@@ -104,3 +104,29 @@ it("jest's progress reporter writes what the bound reads", () => {
   }
   expect(existsSync(file)).toBe(true);
 });
+
+it('a watchdog stops the jest group when the process bounding it is killed outright (SIGKILL)', async () => {
+  const pidFile = path.join(dir, 'jest.pid');
+  const fake = fakeJest(`require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);`);
+  const parent = require('node:child_process').spawn(
+    process.execPath,
+    [
+      '-e',
+      `require(${JSON.stringify(path.join(__dirname, '../../scripts/bounded-jest'))}).runBounded({ label: 'x', args: [${JSON.stringify(fake)}], limitMs: 60000, exitGraceMs: 60000, cwd: ${JSON.stringify(dir)}, env: process.env })`,
+    ],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  parent.kill('SIGKILL');
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(alive()).toBe(false);
+});

@@ -38,5 +38,7 @@ it(".ci/run bounds every stage, and the bounds together stay under CI's own 5400
   for (const line of commands) expect(line).toMatch(/^\s*stage \d+ |timeout \d+ /);
   const bounds = [...ci.matchAll(/(?:^stage|timeout) (\d+) /gm)].map((m) => Number(m[1]));
   expect(bounds.length).toBeGreaterThanOrEqual(6);
-  expect(bounds.reduce((a, b) => a + b, 0)).toBeLessThan(5400);
+  // Each stage's `timeout --kill-after=30` may add its 30 s, and CI's checkout takes some of the 5400 s too.
+  const killAfter = 30 * (ci.match(/^stage \d+ /gm) ?? []).length;
+  expect(bounds.reduce((a, b) => a + b, 0) + killAfter).toBeLessThanOrEqual(5400 - 120);
 });
