@@ -6,7 +6,7 @@ import { fail } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { DEPLOYED } from '../../src/harness/preconf/behaviours';
-import { judgedOf, judgeLater } from './judge';
+import { failShownBeforeSeal, judgedOf, judgeLater } from './judge';
 
 export const codeDeploymentVisible = check(
   {
@@ -18,7 +18,7 @@ export const codeDeploymentVisible = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['code']);
-    const { before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
+    const { before, beforeAheadOfSeal, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     DEPLOYED.forEach(([role, runtime], i) => {
       const address = sent.find((t) => t.role === role)!.contractAddress!;
@@ -30,7 +30,7 @@ export const codeDeploymentVisible = check(
         });
       }
       if (before.latest[i] !== '0x') {
-        fail(`eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, {
+        failShownBeforeSeal(beforeAheadOfSeal, `eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, {
           expected: '0x',
           actual: before.latest[i],
         });

@@ -5,7 +5,7 @@
 // the seal, refreshed about every 200 ms); anything not established is inconclusive, blocked by
 // the nonce check when the nonce the signer must use could not be had.
 import type { CheckContext } from '../../src/harness/check';
-import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
+import { blocked, fail, inconclusive, skip, type FailureDetail } from '../../src/harness/verdict';
 import {
   describeMiss,
   type Afters,
@@ -64,6 +64,19 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
   // A send the gateway lost: the gateway's fact (cause gateway, with its hint), not the node's.
   if (o.gateway) throw new GatewayError(o.reason, 1);
   return inconclusive(o.reason);
+}
+
+/**
+ * A read at "latest" (or with no block parameter) in the round that first showed the pre-confirmed
+ * state, which shows that state too: the tag answered from pre-confirmed state, when the round was
+ * answered more than the skew bound before any backend sealed (aheadOfSeal). Nearer the seal it
+ * may be a backend behind the same URL that had already sealed, and proves nothing (the pass
+ * retries such an attempt, so a judged observation should not have one).
+ */
+export function failShownBeforeSeal(aheadOfSeal: boolean, message: string, detail: FailureDetail): never {
+  if (!aheadOfSeal)
+    inconclusive(`${message}, but within ${SKEW_BOUND_MS} ms of the seal, where a backend behind the same URL that had already sealed answers so too`, { cause: 'ambiguous' });
+  fail(message, detail);
 }
 
 /**

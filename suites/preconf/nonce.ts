@@ -13,7 +13,7 @@ import { fail } from '../../src/harness/verdict';
 import { toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import { TX_COUNT, type NonceContradiction, type SpellingEvidence } from '../../src/harness/preconf/evidence';
-import { failOn, judgedOf, judgeLater, notesAndNonce } from './judge';
+import { failOn, failShownBeforeSeal, judgedOf, judgeLater, notesAndNonce } from './judge';
 
 /** What a wrong count breaks: the pending count is the next nonce and includes what is pre-confirmed (4.5, 1.4); not 4.2.2, which only the safe/finalized reads cite. */
 const COUNT_RULES = ['4.5.2', '1.4.1', '4.5.1'];
@@ -75,7 +75,7 @@ export const nonceBackToBack = check(
       notesAndNonce(ctx, pass);
       judgeSpelling(spelled.evidence);
     }
-    const { base, before, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
+    const { base, before, beforeAheadOfSeal, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
     // An address names one account whatever the case of its letters (EIP-55 is a checksum). Two
     // answers of one round may meet backends a refresh apart: the pass hands over a judged
@@ -106,14 +106,11 @@ export const nonceBackToBack = check(
       );
     }
     if (before.latest !== base) {
-      fail(
-        `eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`,
-        {
-          violated: COUNT_RULES,
-          expected: toQuantity(base),
-          actual: toQuantity(before.latest),
-        },
-      );
+      const message = `eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`;
+      const detail = { violated: COUNT_RULES, expected: toQuantity(base), actual: toQuantity(before.latest) };
+      // Above the sealed count is what a backend that had sealed them shows: evidence only ahead of the seal.
+      if (before.latest > base) failShownBeforeSeal(beforeAheadOfSeal, message, detail);
+      fail(message, detail);
     }
     // After the seal: latest catches up, and pending equals latest.
     if (after.latest !== base + k) {

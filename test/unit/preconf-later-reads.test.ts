@@ -5,7 +5,7 @@
 // another) or around a seal is not.
 import type { Hex } from 'viem';
 import type { RunContext } from '../../src/harness/check';
-import { CheckFailure } from '../../src/harness/verdict';
+import { CheckFailure, Inconclusive } from '../../src/harness/verdict';
 import type { Judged, LaterRead, PassResult, SentTx } from '../../src/harness/preconf/evidence';
 import { SKEW_BOUND_MS } from '../../src/harness/preconf/timing';
 import { SSTORE_MIN_GAS, RUNTIME_RETURNS_42, RUNTIME_SSTORE } from '../../src/harness/preconf/session';
@@ -15,7 +15,7 @@ import { nonceBackToBack } from '../../suites/preconf/nonce';
 import { receiptsPendingBlock } from '../../suites/preconf/receipts';
 import { DEFS, type Def } from '../../src/harness/preconf/behaviours';
 import { firstBatchShownAlone, laterReads } from '../../src/harness/preconf/attempt';
-import type { Round } from '../../src/harness/preconf/timing';
+import { aheadOfSeal, type Round } from '../../src/harness/preconf/timing';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
 const tx = (role: SentTx['role'], nonce: number, contract?: number): SentTx => ({
@@ -30,7 +30,7 @@ const SENT: SentTx[] = [tx('transfer', 10), tx('deploy-returns-42', 11, 0xa), tx
 const PLAIN = 21_000n;
 
 function judged<V, A>(before: V, after: A, later: LaterRead[]): Judged<V, A> {
-  return { attempt: 1, base: 10n, sent: SENT, before, headBefore: 100n, headAfter: 100n, after, sealedIn: new Map(), visibleAfterMs: 120, later };
+  return { attempt: 1, base: 10n, sent: SENT, before, beforeAheadOfSeal: true, headBefore: 100n, headAfter: 100n, after, sealedIn: new Map(), visibleAfterMs: 120, later };
 }
 
 /** A pass whose readings before and after the seal are all right, with these later reads. */
@@ -69,7 +69,7 @@ function passWith(later: LaterRead[]): PassResult {
   };
 }
 
-async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassResult): Promise<{ failure?: CheckFailure; notes: string[] }> {
+async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassResult): Promise<{ failure?: CheckFailure; inconclusive?: Inconclusive; notes: string[] }> {
   const notes: string[] = [];
   const ctx = {
     settings: { profile: 'dedicated' },
@@ -83,12 +83,13 @@ async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassRes
     return { notes };
   } catch (err) {
     if (err instanceof CheckFailure) return { failure: err, notes };
+    if (err instanceof Inconclusive) return { inconclusive: err, notes };
     throw err;
   }
 }
 
-const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, withdrawn: false, shown: 'new' });
-const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({ afterMs, old: true, preSeal, withdrawn, shown: { stale: afterMs } });
+const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, withdrawn: false, aheadOfSeal: true, shown: 'new' });
+const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({ afterMs, old: true, preSeal, withdrawn, aheadOfSeal: preSeal, shown: { stale: afterMs } });
 const CHECKS = [nonceBackToBack, codeDeploymentVisible, estimateDependsOnPreconfirmed, receiptsPendingBlock];
 
 describe.each(CHECKS)('$id on its later reads', (c) => {
@@ -199,6 +200,14 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
     (pass.outcomes.estimate as { judged: Judged<{ omitted: bigint }, unknown> }).judged.before.omitted = omitted;
     return pass;
   };
+  const seesContract = (afterMs: number, aheadOfSeal: boolean): LaterRead => ({
+    afterMs,
+    old: false,
+    preSeal: true,
+    withdrawn: false,
+    aheadOfSeal,
+    shown: { pending: '46000', latest: '21000', noBlockParameter: '46000' },
+  });
   it('passes when it equals the "latest" estimate', async () => {
     expect((await run(estimateDependsOnPreconfirmed, estimates(PLAIN))).failure).toBeUndefined();
   });
@@ -208,15 +217,44 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
     expect(failure?.message).toMatch(/the default block is "pending"/);
   });
   it('fails on a later read before the seal that does (one backend of a fleet)', async () => {
-    const later: LaterRead = {
-      afterMs: 400,
-      old: false,
-      preSeal: true,
-      withdrawn: false,
-      shown: { pending: '46000', latest: '21000', noBlockParameter: '46000' },
-    };
-    const { failure } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [later]));
+    const { failure } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [seesContract(400, true)]));
     expect(failure?.message).toMatch(/^400 ms after the state was first seen/);
+  });
+  it('counts, and does not judge, a later read within the skew bound of the seal that does (a backend that had sealed)', async () => {
+    const { failure, notes } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [seesContract(400, false)]));
+    expect(failure).toBeUndefined();
+    expect(notes.join('\n')).toMatch(/1 read\(s\) within 600 ms of the seal executed the contract by default, as a backend that had already sealed does \(not judged\)/);
+  });
+  it('still fails a later read near the seal whose default is neither estimate (no seal explains it)', async () => {
+    const odd = { ...seesContract(400, false), shown: { pending: '46000', latest: '21000', noBlockParameter: '30000' } };
+    expect((await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [odd]))).failure?.message).toMatch(/the default block is not "latest"/);
+  });
+  it('is inconclusive, not failed, when the first pre-confirmed round was within the skew bound of the seal', async () => {
+    const pass = estimates(PLAIN + SSTORE_MIN_GAS + 5000n);
+    (pass.outcomes.estimate as { judged: Judged<unknown, unknown> }).judged.beforeAheadOfSeal = false;
+    const r = await run(estimateDependsOnPreconfirmed, pass);
+    expect(r.failure).toBeUndefined();
+    expect(r.inconclusive?.message).toMatch(/within 600 ms of the seal, where a backend behind the same URL that had already sealed answers so too/);
+  });
+});
+
+describe('"latest" showing the pre-confirmed state in the first pre-confirmed round: evidence only ahead of the seal', () => {
+  const withLatest = (b: 'code' | 'nonce', aheadOfSeal: boolean): PassResult => {
+    const pass = passWith([]);
+    const judged = (pass.outcomes[b] as { judged: Judged<{ latest: unknown }, unknown> }).judged;
+    judged.before.latest = b === 'code' ? [RUNTIME_RETURNS_42, '0x'] : 15n;
+    judged.beforeAheadOfSeal = aheadOfSeal;
+    return pass;
+  };
+  it.each([
+    ['code', codeDeploymentVisible, /eth_getCode\(.*, "latest"\) is .* before the block holding the deployment was sealed/],
+    ['nonce', nonceBackToBack, /eth_getTransactionCount\(signer, "latest"\) is 15 before the block holding the transactions was sealed/],
+  ] as const)('%s: fails ahead of the seal, is inconclusive within the skew bound of it', async (b, c, said) => {
+    const ahead = await run(c, withLatest(b, true));
+    expect(ahead.failure?.message).toMatch(said);
+    const near = await run(c, withLatest(b, false));
+    expect(near.failure).toBeUndefined();
+    expect(near.inconclusive?.message).toMatch(said);
   });
 });
 
@@ -274,6 +312,16 @@ describe('laterReads: each transaction judged from its own first sighting', () =
       [false, 1000],
       [true, 100],
     ]);
+  });
+
+  it('ahead of the seal: a head read begun more than the skew bound after the answers still showed no seal', () => {
+    // Round 13 (started 1950 ms) is the last with head 100: rounds answered by 1350 ms (round 8) are ahead.
+    expect(later.map((r) => r.aheadOfSeal)).toEqual([true, true, true, true, true, false, false, false]);
+    // A head read showing block 101 from round 10 on (one backend sealed): only rounds up to 4 are.
+    const sealedAt10 = rounds.map((r, i) => (i < 10 ? r : { ...r, head: 101n }));
+    expect(looks.map((i) => aheadOfSeal(sealedAt10, i, 101n))).toEqual(looks.map((i) => i <= 4));
+    // Not sealed (no block holds them): never ahead of a seal the rounds did not see.
+    expect(aheadOfSeal(rounds, 1, undefined)).toBe(false);
   });
 
   it('the pending block after the seal (the next block, listing none of them) withdraws nothing', () => {

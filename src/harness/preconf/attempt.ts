@@ -11,7 +11,7 @@ import { weighSpellings, type SpellingRead } from './spelling';
 import { droppedReceipts } from './dropped';
 import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send';
 import { rel, type AttemptEnd, type PassState } from './state';
-import { preSeal, spoiledWatch, weighTxMisses, type Round } from './timing';
+import { aheadOfSeal, preSeal, SKEW_BOUND_MS, spoiledWatch, weighTxMisses, type Round } from './timing';
 import { firstSealed, watch, type Track, type Watched } from './watch';
 
 /**
@@ -100,6 +100,7 @@ export function laterReads(
         old: left.length > 0,
         preSeal: preSeal(rounds, r, sealedFirst) === true,
         withdrawn: withdrawnIn(rounds, r, due, sealedFirst),
+        aheadOfSeal: aheadOfSeal(rounds, r, sealedFirst),
         shown: def.shown(values.get(r), a),
       };
     });
@@ -206,12 +207,22 @@ function summarize(
       };
     }
     const c = t.final!;
-    const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, firstSealed(sealedIn, rel));
+    const sealedFirst = firstSealed(sealedIn, rel);
+    const beforeAheadOfSeal = aheadOfSeal(rounds, c, sealedFirst);
+    // Behind a balancer, the round's "latest" may meet a backend that sealed before the one its
+    // head read met: near the seal, "latest" showing the pre-confirmed state proves nothing.
+    if (!beforeAheadOfSeal && def.showsSealed?.(t.values.get(c), a, st.plain))
+      return {
+        kind: 'unclear',
+        reason: `attempt ${n}: ${b}: the round that first showed the pre-confirmed state also showed it at "latest" or with no block parameter, within ${SKEW_BOUND_MS} ms of the seal, so a backend that had already sealed could not be told from one answering them from the pre-confirmed state`,
+      };
+    const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, sealedFirst);
     const judged = {
       attempt: n,
       base: a.base,
       sent: a.sent,
       before: t.values.get(c),
+      beforeAheadOfSeal,
       headBefore: rounds[c - 1].head,
       headAfter: rounds[c + 1].head,
       after: after.value,

@@ -46,6 +46,13 @@ export interface Def<V, A> {
    * read shows them all). Only asked of reads before the seal; `plain` is the code-less estimate.
    */
   stale?(v: V, a: AttemptTxs, plain: bigint | undefined): SentTx[];
+  /**
+   * Whether a read of a tag that must not see the pre-confirmed state ("latest", or no block
+   * parameter) sees it, as a backend that has already sealed the block does. Asked of the round
+   * that established the view: near the seal (not aheadOfSeal) such a read tells nothing, and the
+   * attempt leaves the behaviour unclear (undefined: the behaviour reads no such tag).
+   */
+  showsSealed?(v: V, a: AttemptTxs, plain: bigint | undefined): boolean;
 }
 
 async function countsBothCases(s: Session): Promise<Views['nonce']> {
@@ -83,6 +90,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     shown: (v) => ({ pending: toQuantity(v.pending), pendingLowercase: toQuantity(v.pendingLowercase), latest: toQuantity(v.latest) }),
     // Either spelling at or below a transaction's nonce: that answer left it out.
     stale: (v, a) => a.sent.filter((t) => (v.pending < v.pendingLowercase ? v.pending : v.pendingLowercase) <= t.nonce),
+    showsSealed: (v, a) => v.latest > a.base,
   },
   code: {
     relevant: deployments,
@@ -99,6 +107,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     unsettled: (after) => (after.latest.some((c) => c === '0x') ? `"latest" code ${after.latest.join(', ')}` : undefined),
     shown: (v, a) => Object.fromEntries(deployments(a).map((t, i) => [t.contractAddress!, { pending: v.pending[i], latest: v.latest[i] }])),
     stale: (v, a) => deployments(a).filter((_, i) => v.pending[i] === '0x'),
+    showsSealed: (v) => v.latest.some((c) => c !== '0x'),
   },
   estimate: {
     relevant: (a) => [sstore(a)],
@@ -123,6 +132,8 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // Against the code-less estimate, not the "latest" one read beside it: the comparison holds
     // whichever of the two a seal has already changed.
     stale: (v, a, plain) => (v.pending < (plain ?? v.latest) + SSTORE_MIN_GAS ? [sstore(a)] : []),
+    // Either estimate executing the contract: a sealed backend's "latest" (the default) does.
+    showsSealed: (v, _a, plain) => [v.latest, v.omitted].some((gas) => gas >= (plain ?? v.latest) + SSTORE_MIN_GAS),
   },
   receipts: {
     relevant: (a) => a.sent,

@@ -104,6 +104,8 @@ export interface LaterRead {
   preSeal: boolean;
   /** The pending block read in the same round no longer listed the transactions: withdrawn (a flashblock reorg), not a sample of the state. */
   withdrawn: boolean;
+  /** Answered more than the skew bound before any backend sealed the transactions (timing.ts, aheadOfSeal): its "latest" cannot be a sealed backend's. */
+  aheadOfSeal: boolean;
   /** What it read, as shown. */
   shown: unknown;
 }
@@ -115,6 +117,13 @@ export interface Judged<V, A> {
   sent: SentTx[];
   /** Read in one round while nothing of it was sealed. */
   before: V;
+  /**
+   * That round was answered more than the skew bound before any backend sealed the transactions
+   * (timing.ts, aheadOfSeal). When it was not, what it read at "latest" (or with no block
+   * parameter) may come from a backend that had sealed; the pass then established the behaviour
+   * only if those reads did not show the pre-confirmed state (behaviours.ts, showsSealed).
+   */
+  beforeAheadOfSeal: boolean;
   /** The heads read in the rounds around it (for the pending block window). */
   headBefore: bigint;
   headAfter: bigint;

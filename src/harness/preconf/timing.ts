@@ -220,6 +220,20 @@ export function preSeal(rounds: readonly Round[], i: number, firstSealedIn?: big
   return rounds[i + 1].head === head && (firstSealedIn === undefined || firstSealedIn > head);
 }
 
+/**
+ * Whether round `i` was answered before any backend behind the URL could have sealed the
+ * transactions of interest: a head read begun more than SKEW_BOUND_MS after its answers still
+ * showed no block holding them. Backends trail one another by at most that bound, so when round
+ * `i` was answered none of them had sealed; a round nearer the seal may have met one that had,
+ * whose "latest" rightly shows what the others still hold as pre-confirmed. (A round's head is
+ * the highest read so far, read at some point after the round began.)
+ */
+export function aheadOfSeal(rounds: readonly Round[], i: number, firstSealedIn: bigint | undefined): boolean {
+  if (firstSealedIn === undefined) return false;
+  const answered = rounds[i].endedAt;
+  return rounds.some((r, j) => j > i && r.head < firstSealedIn && r.startedAt - answered > SKEW_BOUND_MS);
+}
+
 /** A transaction sealed without ever showing at "pending": how early it was sent, how closely watched. */
 export interface Miss {
   /** From acceptance to the start of the last read that still saw its block unsealed (the seal came later). */
