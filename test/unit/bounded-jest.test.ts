@@ -48,6 +48,20 @@ async function run(body: string, limitMs: number, exitGraceMs = 60_000) {
   }
 }
 
+/** Whether process `pid` has ended within 5 s (polled every 100 ms). */
+async function goneWithin5s(pid: number): Promise<boolean> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  return !alive();
+}
+
 it('passes the status of a run that ends by itself, and stops nothing', async () => {
   const r = await run(`note('start', ${JSON.stringify(path.join(os.tmpdir(), 'a.test.ts'))}); process.exit(3);`, 20_000);
   expect(r).toMatchObject({ status: 3, stopped: undefined });
@@ -68,16 +82,7 @@ for (;;) {}`;
   expect(r.stopped).not.toMatch(/done\.test\.ts/);
   expect(r.said).toContain(r.stopped);
   const pid = Number(readFileSync(pidFile, 'utf8'));
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(alive()).toBe(false);
+  expect(await goneWithin5s(pid)).toBe(true);
 });
 
 it('stops a run that reported itself complete and did not exit, blaming an open handle', async () => {
@@ -119,14 +124,5 @@ it('a watchdog stops the jest group when the process bounding it is killed outri
   for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
   const pid = Number(readFileSync(pidFile, 'utf8'));
   parent.kill('SIGKILL');
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(alive()).toBe(false);
+  expect(await goneWithin5s(pid)).toBe(true);
 });
