@@ -9,7 +9,7 @@ import { show } from '../../src/harness/json';
 import { quantity, toQuantity } from '../../src/harness/hex';
 import { preconfPass } from '../../src/harness/preconf/pass';
 import type { Receipt, SentTx } from '../../src/harness/preconf/evidence';
-import { judgedOf, judgeLater } from './judge';
+import { failShownBeforeSeal, judgedOf, judgeLater } from './judge';
 import { TRANSFER_GAS } from '../../src/harness/evm';
 import { judgeReceipts, type Receipt as BlockReceipt } from '../../src/harness/receipts';
 import { judgePendingBlockNumber, pendingBlockWindow } from '../../src/harness/pending-block';
@@ -67,7 +67,7 @@ export const receiptsPendingBlock = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);
-    const { before, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
+    const { before, beforeAheadOfSeal, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     const where = 'eth_getBlockReceipts("pending") before the seal';
     const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });
@@ -79,7 +79,7 @@ export const receiptsPendingBlock = check(
     );
     const early = ours(before.latest, sent).map(hashOf);
     if (early.length > 0) {
-      fail(`eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, {
+      failShownBeforeSeal(beforeAheadOfSeal, `eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, {
         expected: 'no receipts of unsealed transactions',
         actual: early,
       });

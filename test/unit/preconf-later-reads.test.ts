@@ -239,16 +239,18 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
 });
 
 describe('"latest" showing the pre-confirmed state in the first pre-confirmed round: evidence only ahead of the seal', () => {
-  const withLatest = (b: 'code' | 'nonce', aheadOfSeal: boolean): PassResult => {
+  const sealedLatest = { code: [RUNTIME_RETURNS_42, '0x'], nonce: 15n, receipts: [{ transactionHash: SENT[0].hash, blockNumber: '0x65', status: '0x1' }] };
+  const withLatest = (b: keyof typeof sealedLatest, aheadOfSeal: boolean): PassResult => {
     const pass = passWith([]);
     const judged = (pass.outcomes[b] as { judged: Judged<{ latest: unknown }, unknown> }).judged;
-    judged.before.latest = b === 'code' ? [RUNTIME_RETURNS_42, '0x'] : 15n;
+    judged.before.latest = sealedLatest[b];
     judged.beforeAheadOfSeal = aheadOfSeal;
     return pass;
   };
   it.each([
     ['code', codeDeploymentVisible, /eth_getCode\(.*, "latest"\) is .* before the block holding the deployment was sealed/],
     ['nonce', nonceBackToBack, /eth_getTransactionCount\(signer, "latest"\) is 15 before the block holding the transactions was sealed/],
+    ['receipts', receiptsPendingBlock, /eth_getBlockReceipts\("latest"\) already holds 0x0+b while none of them was sealed/],
   ] as const)('%s: fails ahead of the seal, is inconclusive within the skew bound of it', async (b, c, said) => {
     const ahead = await run(c, withLatest(b, true));
     expect(ahead.failure?.message).toMatch(said);

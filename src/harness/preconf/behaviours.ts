@@ -168,6 +168,7 @@ export const DEFS: { [B in Behaviour]: Def<Views[B], Afters[B]> } = {
     // Read on up to the seal: behind a balancer, a backend answering the newest flashblock only
     // shows a newer view that lost an older transaction in these reads (dropped.ts).
     stale: (v, a) => a.sent.filter((t) => !v.pending.some((r) => hashOf(r) === t.hash.toLowerCase())),
+    showsSealed: (v, a) => a.sent.some((t) => v.latest.some((r) => hashOf(r) === t.hash.toLowerCase())),
   },
 };
 
