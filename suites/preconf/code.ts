@@ -30,10 +30,14 @@ export const codeDeploymentVisible = check(
         });
       }
       if (before.latest[i] !== '0x') {
-        failShownBeforeSeal(beforeAheadOfSeal, `eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`, {
-          expected: '0x',
-          actual: before.latest[i],
-        });
+        failShownBeforeSeal(
+          beforeAheadOfSeal,
+          `eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`,
+          {
+            expected: '0x',
+            actual: before.latest[i],
+          },
+        );
       }
       if (after.latest[i] !== runtime) {
         fail(`after the seal eth_getCode(${address}, "latest") is ${show(after.latest[i])}; expected ${runtime}`, {

@@ -57,7 +57,9 @@ function judgeDefault(ctx: Pick<CheckContext, 'note'>, to: string, plain: bigint
   }
   ctx.note(
     `with no block parameter the estimate was ${before.omitted} before the seal, as at "latest" (${before.latest}): the default is "latest"` +
-      (nearSeal ? `; ${nearSeal} read(s) within ${SKEW_BOUND_MS} ms of the seal executed the contract by default, as a backend that had already sealed does (not judged)` : ''),
+      (nearSeal
+        ? `; ${nearSeal} read(s) within ${SKEW_BOUND_MS} ms of the seal executed the contract by default, as a backend that had already sealed does (not judged)`
+        : ''),
   );
 }
 

@@ -75,7 +75,9 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
  */
 export function failShownBeforeSeal(aheadOfSeal: boolean, message: string, detail: FailureDetail): never {
   if (!aheadOfSeal)
-    inconclusive(`${message}, but within ${SKEW_BOUND_MS} ms of the seal, where a backend behind the same URL that had already sealed answers so too`, { cause: 'ambiguous' });
+    inconclusive(`${message}, but within ${SKEW_BOUND_MS} ms of the seal, where a backend behind the same URL that had already sealed answers so too`, {
+      cause: 'ambiguous',
+    });
   fail(message, detail);
 }
 

@@ -67,7 +67,12 @@ export const receiptsPendingBlock = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);
-    const { before, beforeAheadOfSeal, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(ctx, pass, 'receipts', 'eth_getBlockReceipts("pending")');
+    const { before, beforeAheadOfSeal, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(
+      ctx,
+      pass,
+      'receipts',
+      'eth_getBlockReceipts("pending")',
+    );
     ctx.metric('visibleAfterMs', visibleAfterMs);
     const where = 'eth_getBlockReceipts("pending") before the seal';
     const window = pendingBlockWindow({ headBefore, headAfter, pendingBlockNumbers: [before.pendingBlock] });
@@ -79,10 +84,14 @@ export const receiptsPendingBlock = check(
     );
     const early = ours(before.latest, sent).map(hashOf);
     if (early.length > 0) {
-      failShownBeforeSeal(beforeAheadOfSeal, `eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`, {
-        expected: 'no receipts of unsealed transactions',
-        actual: early,
-      });
+      failShownBeforeSeal(
+        beforeAheadOfSeal,
+        `eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`,
+        {
+          expected: 'no receipts of unsealed transactions',
+          actual: early,
+        },
+      );
     }
     // After the seal: the block that holds each transaction has its receipt.
     for (const { number: n, receipts } of after.blocks) {

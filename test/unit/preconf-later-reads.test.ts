@@ -30,7 +30,19 @@ const SENT: SentTx[] = [tx('transfer', 10), tx('deploy-returns-42', 11, 0xa), tx
 const PLAIN = 21_000n;
 
 function judged<V, A>(before: V, after: A, later: LaterRead[]): Judged<V, A> {
-  return { attempt: 1, base: 10n, sent: SENT, before, beforeAheadOfSeal: true, headBefore: 100n, headAfter: 100n, after, sealedIn: new Map(), visibleAfterMs: 120, later };
+  return {
+    attempt: 1,
+    base: 10n,
+    sent: SENT,
+    before,
+    beforeAheadOfSeal: true,
+    headBefore: 100n,
+    headAfter: 100n,
+    after,
+    sealedIn: new Map(),
+    visibleAfterMs: 120,
+    later,
+  };
 }
 
 /** A pass whose readings before and after the seal are all right, with these later reads. */
@@ -69,7 +81,10 @@ function passWith(later: LaterRead[]): PassResult {
   };
 }
 
-async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassResult): Promise<{ failure?: CheckFailure; inconclusive?: Inconclusive; notes: string[] }> {
+async function run(
+  c: { run: (ctx: RunContext) => Promise<void> },
+  pass: PassResult,
+): Promise<{ failure?: CheckFailure; inconclusive?: Inconclusive; notes: string[] }> {
   const notes: string[] = [];
   const ctx = {
     settings: { profile: 'dedicated' },
@@ -89,7 +104,14 @@ async function run(c: { run: (ctx: RunContext) => Promise<void> }, pass: PassRes
 }
 
 const fresh = (afterMs: number): LaterRead => ({ afterMs, old: false, preSeal: true, withdrawn: false, aheadOfSeal: true, shown: 'new' });
-const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({ afterMs, old: true, preSeal, withdrawn, aheadOfSeal: preSeal, shown: { stale: afterMs } });
+const stale = (afterMs: number, preSeal = true, withdrawn = false): LaterRead => ({
+  afterMs,
+  old: true,
+  preSeal,
+  withdrawn,
+  aheadOfSeal: preSeal,
+  shown: { stale: afterMs },
+});
 const CHECKS = [nonceBackToBack, codeDeploymentVisible, estimateDependsOnPreconfirmed, receiptsPendingBlock];
 
 describe.each(CHECKS)('$id on its later reads', (c) => {
@@ -223,7 +245,9 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
   it('counts, and does not judge, a later read within the skew bound of the seal that does (a backend that had sealed)', async () => {
     const { failure, notes } = await run(estimateDependsOnPreconfirmed, estimates(PLAIN, [seesContract(400, false)]));
     expect(failure).toBeUndefined();
-    expect(notes.join('\n')).toMatch(/1 read\(s\) within 600 ms of the seal executed the contract by default, as a backend that had already sealed does \(not judged\)/);
+    expect(notes.join('\n')).toMatch(
+      /1 read\(s\) within 600 ms of the seal executed the contract by default, as a backend that had already sealed does \(not judged\)/,
+    );
   });
   it('still fails a later read near the seal whose default is neither estimate (no seal explains it)', async () => {
     const odd = { ...seesContract(400, false), shown: { pending: '46000', latest: '21000', noBlockParameter: '30000' } };
