@@ -18,7 +18,7 @@ export const codeDeploymentVisible = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['code']);
-    const { before, beforeAheadOfSeal, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
+    const { before, latestRead, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'code', 'eth_getCode(deployment, "pending")');
     ctx.metric('visibleAfterMs', visibleAfterMs);
     DEPLOYED.forEach(([role, runtime], i) => {
       const address = sent.find((t) => t.role === role)!.contractAddress!;
@@ -29,13 +29,14 @@ export const codeDeploymentVisible = check(
           actual: before.pending[i],
         });
       }
-      if (before.latest[i] !== '0x') {
+      const latest = latestRead.view.latest[i];
+      if (latest !== '0x') {
         failShownBeforeSeal(
-          beforeAheadOfSeal,
-          `eth_getCode(${address}, "latest") is ${show(before.latest[i])} before the block holding the deployment was sealed; expected "0x"`,
+          latestRead.aheadOfSeal,
+          `eth_getCode(${address}, "latest") is ${show(latest)} before the block holding the deployment was sealed; expected "0x"`,
           {
             expected: '0x',
-            actual: before.latest[i],
+            actual: latest,
           },
         );
       }

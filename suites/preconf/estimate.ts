@@ -30,9 +30,9 @@ import { SSTORE_MIN_GAS } from '../../src/harness/preconf/session';
  * default: such a read is counted, not judged.
  */
 function judgeDefault(ctx: Pick<CheckContext, 'note'>, to: string, plain: bigint, judged: Judged<EstimateView, unknown>): void {
-  const { before, beforeAheadOfSeal, later } = judged;
+  const { before, latestRead, later } = judged;
   const reads = [
-    { when: 'before the seal', ...before, aheadOfSeal: beforeAheadOfSeal },
+    { when: 'before the seal', ...latestRead.view, aheadOfSeal: latestRead.aheadOfSeal },
     ...(later ?? []).flatMap((r) => {
       const v = r.shown as { pending?: string; latest?: string; noBlockParameter?: string };
       if (!r.preSeal || v.noBlockParameter === undefined || v.latest === undefined) return [];

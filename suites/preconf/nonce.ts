@@ -75,7 +75,7 @@ export const nonceBackToBack = check(
       notesAndNonce(ctx, pass);
       judgeSpelling(spelled.evidence);
     }
-    const { base, before, beforeAheadOfSeal, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
+    const { base, before, latestRead, after, sent, visibleAfterMs, later } = judgedOf(ctx, pass, 'nonce', 'eth_getTransactionCount(signer, "pending")');
     const k = BigInt(sent.length);
     // An address names one account whatever the case of its letters (EIP-55 is a checksum). Two
     // answers of one round may meet backends a refresh apart: the pass hands over a judged
@@ -105,11 +105,12 @@ export const nonceBackToBack = check(
         { violated: COUNT_RULES, expected: toQuantity(base + k), actual: toQuantity(pending) },
       );
     }
-    if (before.latest !== base) {
-      const message = `eth_getTransactionCount(signer, "latest") is ${before.latest} before the block holding the transactions was sealed; expected the sealed count ${base}`;
-      const detail = { violated: COUNT_RULES, expected: toQuantity(base), actual: toQuantity(before.latest) };
+    const latest = latestRead.view.latest;
+    if (latest !== base) {
+      const message = `eth_getTransactionCount(signer, "latest") is ${latest} before the block holding the transactions was sealed; expected the sealed count ${base}`;
+      const detail = { violated: COUNT_RULES, expected: toQuantity(base), actual: toQuantity(latest) };
       // Above the sealed count is what a backend that had sealed them shows: evidence only ahead of the seal.
-      if (before.latest > base) failShownBeforeSeal(beforeAheadOfSeal, message, detail);
+      if (latest > base) failShownBeforeSeal(latestRead.aheadOfSeal, message, detail);
       fail(message, detail);
     }
     // After the seal: latest catches up, and pending equals latest.

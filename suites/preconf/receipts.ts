@@ -67,7 +67,7 @@ export const receiptsPendingBlock = check(
   },
   async (ctx) => {
     const pass = await preconfPass(ctx, ['receipts']);
-    const { before, beforeAheadOfSeal, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(
+    const { before, latestRead, after, sent, headBefore, headAfter, sealedIn, visibleAfterMs, later } = judgedOf(
       ctx,
       pass,
       'receipts',
@@ -82,16 +82,12 @@ export const receiptsPendingBlock = check(
     ctx.note(
       `before the seal (${window.basis}): ${before.pending.length} pending receipts numbered ${number === undefined ? '?' : toQuantity(number)}; visible ${visibleAfterMs} ms after the first send`,
     );
-    const early = ours(before.latest, sent).map(hashOf);
+    const early = ours(latestRead.view.latest, sent).map(hashOf);
     if (early.length > 0) {
-      failShownBeforeSeal(
-        beforeAheadOfSeal,
-        `eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed (head ${toQuantity(headBefore)})`,
-        {
-          expected: 'no receipts of unsealed transactions',
-          actual: early,
-        },
-      );
+      failShownBeforeSeal(latestRead.aheadOfSeal, `eth_getBlockReceipts("latest") already holds ${early.join(', ')} while none of them was sealed`, {
+        expected: 'no receipts of unsealed transactions',
+        actual: early,
+      });
     }
     // After the seal: the block that holds each transaction has its receipt.
     for (const { number: n, receipts } of after.blocks) {

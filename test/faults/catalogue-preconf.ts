@@ -231,6 +231,29 @@ export const PRECONF_VARIANTS: Variant[] = [
     rpc: async (call, next) =>
       call.method === 'eth_estimateGas' && (call.params?.length ?? 0) === 1 ? next({ ...call, params: [call.params[0], 'pending'] }) : next(),
   },
+  // "latest" answered from the pre-confirmed state, the suite's own transactions the only
+  // pre-confirmed ones: judged in the round that first showed them, when it was answered ahead of
+  // the seal (aheadOfSeal: nearer it a backend that had sealed answers so too, and the attempt is
+  // made again).
+  ...(
+    [
+      ['eth_getTransactionCount', '4.5', 'nonce', 'eth_getTransactionCount\\(signer, "latest"\\) is \\d+ before the block holding the transactions was sealed'],
+      ['eth_getCode', '4.6', 'code', 'eth_getCode\\(0x[0-9a-fA-F]{40}, "latest"\\) is .* before the block holding the deployment was sealed'],
+      ['eth_getBlockReceipts', '4.3', 'receipts', 'eth_getBlockReceipts\\("latest"\\) already holds 0x[0-9a-f]{64}'],
+    ] as const
+  ).map(([method, section, view, saying]): Variant => ({
+    name: `preconf.latest-as-pending.${method}`,
+    kind: 'faulty',
+    section,
+    only: ['preconf'],
+    grep: `^preconf\\.${view}\\.`,
+    saying,
+    what: `${method} at "latest" answered from the pre-confirmed state (as at "pending")`,
+    rpc: async (call, next) =>
+      call.method === method && call.params?.[STATE_AT[method]] === 'latest'
+        ? next({ ...call, params: call.params.map((p, i) => (i === STATE_AT[method] ? 'pending' : p)) })
+        : next(),
+  })),
   {
     name: 'preconf.pending-receipts-newest-flashblock',
     kind: 'faulty',

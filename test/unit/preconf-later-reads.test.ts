@@ -35,7 +35,8 @@ function judged<V, A>(before: V, after: A, later: LaterRead[]): Judged<V, A> {
     base: 10n,
     sent: SENT,
     before,
-    beforeAheadOfSeal: true,
+    // The same object: a test that changes what `before` read changes what "latest" showed beside it.
+    latestRead: { view: before, aheadOfSeal: true },
     headBefore: 100n,
     headAfter: 100n,
     after,
@@ -255,20 +256,20 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
   });
   it('is inconclusive, not failed, when the first pre-confirmed round was within the skew bound of the seal', async () => {
     const pass = estimates(PLAIN + SSTORE_MIN_GAS + 5000n);
-    (pass.outcomes.estimate as { judged: Judged<unknown, unknown> }).judged.beforeAheadOfSeal = false;
+    (pass.outcomes.estimate as { judged: Judged<unknown, unknown> }).judged.latestRead.aheadOfSeal = false;
     const r = await run(estimateDependsOnPreconfirmed, pass);
     expect(r.failure).toBeUndefined();
     expect(r.inconclusive?.message).toMatch(/within 600 ms of the seal, where a backend behind the same URL that had already sealed answers so too/);
   });
 });
 
-describe('"latest" showing the pre-confirmed state in the first pre-confirmed round: evidence only ahead of the seal', () => {
+describe('"latest" showing the pre-confirmed state before the seal: evidence only ahead of it', () => {
   const sealedLatest = { code: [RUNTIME_RETURNS_42, '0x'], nonce: 15n, receipts: [{ transactionHash: SENT[0].hash, blockNumber: '0x65', status: '0x1' }] };
   const withLatest = (b: keyof typeof sealedLatest, aheadOfSeal: boolean): PassResult => {
     const pass = passWith([]);
     const judged = (pass.outcomes[b] as { judged: Judged<{ latest: unknown }, unknown> }).judged;
-    judged.before.latest = sealedLatest[b];
-    judged.beforeAheadOfSeal = aheadOfSeal;
+    // An earlier round than the one that established the view, as the pass hands it over when that round was ahead of the seal.
+    judged.latestRead = { view: { ...judged.before, latest: sealedLatest[b] }, aheadOfSeal };
     return pass;
   };
   it.each([

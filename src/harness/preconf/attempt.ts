@@ -208,13 +208,16 @@ function summarize(
     }
     const c = t.final!;
     const sealedFirst = firstSealed(sealedIn, rel);
-    const beforeAheadOfSeal = aheadOfSeal(rounds, c, sealedFirst);
-    // Behind a balancer, the round's "latest" may meet a backend that sealed before the one its
-    // head read met: near the seal, "latest" showing the pre-confirmed state proves nothing.
-    if (!beforeAheadOfSeal && def.showsSealed?.(t.values.get(c), a, st.plain))
+    // Behind a balancer, a round's "latest" may meet a backend that sealed before the one its head
+    // read met: near the seal, "latest" showing the pre-confirmed state proves nothing.
+    const showsSealed = (i: number) => def.showsSealed?.(t.values.get(i), a, st.plain) === true;
+    const ahead = t.looks.find((i) => preSeal(rounds, i, sealedFirst) === true && aheadOfSeal(rounds, i, sealedFirst) && showsSealed(i));
+    const latestRead =
+      ahead !== undefined ? { view: t.values.get(ahead), aheadOfSeal: true } : { view: t.values.get(c), aheadOfSeal: aheadOfSeal(rounds, c, sealedFirst) };
+    if (!latestRead.aheadOfSeal && showsSealed(c))
       return {
         kind: 'unclear',
-        reason: `attempt ${n}: ${b}: the round that first showed the pre-confirmed state also showed it at "latest" or with no block parameter, within ${SKEW_BOUND_MS} ms of the seal, so a backend that had already sealed could not be told from one answering them from the pre-confirmed state`,
+        reason: `attempt ${n}: ${b}: the round that first showed the pre-confirmed state also showed it at "latest" or with no block parameter, within ${SKEW_BOUND_MS} ms of the seal, and no round ahead of it did, so a backend that had already sealed could not be told from one answering them from the pre-confirmed state`,
       };
     const later = laterReads(rounds, t.looks, t.values, def, a, st.plain, sealedFirst);
     const judged = {
@@ -222,7 +225,7 @@ function summarize(
       base: a.base,
       sent: a.sent,
       before: t.values.get(c),
-      beforeAheadOfSeal,
+      latestRead,
       headBefore: rounds[c - 1].head,
       headAfter: rounds[c + 1].head,
       after: after.value,

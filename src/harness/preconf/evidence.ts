@@ -118,12 +118,14 @@ export interface Judged<V, A> {
   /** Read in one round while nothing of it was sealed. */
   before: V;
   /**
-   * That round was answered more than the skew bound before any backend sealed the transactions
-   * (timing.ts, aheadOfSeal). When it was not, what it read at "latest" (or with no block
-   * parameter) may come from a backend that had sealed; the pass then established the behaviour
-   * only if those reads did not show the pre-confirmed state (behaviours.ts, showsSealed).
+   * The round whose reads at "latest" (and with no block parameter) are judged against the
+   * pre-confirmed state: the first round before the seal, answered ahead of it, in which they
+   * showed that state (behaviours.ts, showsSealed), else the round of `before`. `aheadOfSeal`:
+   * answered more than the skew bound before any backend sealed the transactions (timing.ts);
+   * only then is such a read evidence, as nearer the seal it may come from a backend that had
+   * sealed. The pass establishes no behaviour whose only such reads were near the seal.
    */
-  beforeAheadOfSeal: boolean;
+  latestRead: { view: V; aheadOfSeal: boolean };
   /** The heads read in the rounds around it (for the pending block window). */
   headBefore: bigint;
   headAfter: bigint;
