@@ -67,11 +67,11 @@ export function judgedOf<B extends Behaviour>(ctx: CheckContext, pass: PassResul
 }
 
 /**
- * A read at "latest" (or with no block parameter) in the round that first showed the pre-confirmed
- * state, which shows that state too: the tag answered from pre-confirmed state, when the round was
- * answered more than the skew bound before any backend sealed (aheadOfSeal). Nearer the seal it
- * may be a backend behind the same URL that had already sealed, and proves nothing (the pass
- * retries such an attempt, so a judged observation should not have one).
+ * A read at "latest" (or with no block parameter) before the seal that shows the pre-confirmed
+ * state: the tag answered from that state, when the round was answered more than the skew bound
+ * before any backend sealed (aheadOfSeal). Nearer the seal it may be a backend behind the same URL
+ * that had already sealed, and proves nothing (the pass retries such an attempt, so a judged
+ * observation should not have one).
  */
 export function failShownBeforeSeal(aheadOfSeal: boolean, message: string, detail: FailureDetail): never {
   if (!aheadOfSeal)

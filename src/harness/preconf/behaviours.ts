@@ -48,9 +48,9 @@ export interface Def<V, A> {
   stale?(v: V, a: AttemptTxs, plain: bigint | undefined): SentTx[];
   /**
    * Whether a read of a tag that must not see the pre-confirmed state ("latest", or no block
-   * parameter) sees it, as a backend that has already sealed the block does. Asked of the round
-   * that established the view: near the seal (not aheadOfSeal) such a read tells nothing, and the
-   * attempt leaves the behaviour unclear (undefined: the behaviour reads no such tag).
+   * parameter) sees it, as a backend that has already sealed the block does. Asked of the rounds
+   * before the seal: near it (not aheadOfSeal) such a read tells nothing, and when only such
+   * rounds showed it the attempt leaves the behaviour unclear (undefined: no such tag is read).
    */
   showsSealed?(v: V, a: AttemptTxs, plain: bigint | undefined): boolean;
 }
