@@ -90,12 +90,14 @@ export const estimateDependsOnPreconfirmed = check(
         },
       );
     }
-    if (before.latest >= plain + SSTORE_MIN_GAS) {
-      fail(
-        `eth_estimateGas at "latest" (${before.latest}) already executes the contract before the block holding it was sealed; the code-less estimate is ${plain}`,
+    const { view: latestView, aheadOfSeal } = judged.latestRead;
+    if (latestView.latest >= plain + SSTORE_MIN_GAS) {
+      failShownBeforeSeal(
+        aheadOfSeal,
+        `eth_estimateGas at "latest" (${latestView.latest}) already executes the contract before the block holding it was sealed; the code-less estimate is ${plain}`,
         {
           expected: `< ${plain + SSTORE_MIN_GAS}`,
-          actual: before.latest.toString(),
+          actual: latestView.latest.toString(),
         },
       );
     }

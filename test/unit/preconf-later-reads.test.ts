@@ -264,7 +264,12 @@ describe('preconf.estimate.depends-on-preconfirmed with no block parameter (4.4:
 });
 
 describe('"latest" showing the pre-confirmed state before the seal: evidence only ahead of it', () => {
-  const sealedLatest = { code: [RUNTIME_RETURNS_42, '0x'], nonce: 15n, receipts: [{ transactionHash: SENT[0].hash, blockNumber: '0x65', status: '0x1' }] };
+  const sealedLatest = {
+    code: [RUNTIME_RETURNS_42, '0x'],
+    nonce: 15n,
+    estimate: PLAIN + SSTORE_MIN_GAS + 5000n,
+    receipts: [{ transactionHash: SENT[0].hash, blockNumber: '0x65', status: '0x1' }],
+  };
   const withLatest = (b: keyof typeof sealedLatest, aheadOfSeal: boolean): PassResult => {
     const pass = passWith([]);
     const judged = (pass.outcomes[b] as { judged: Judged<{ latest: unknown }, unknown> }).judged;
@@ -275,6 +280,7 @@ describe('"latest" showing the pre-confirmed state before the seal: evidence onl
   it.each([
     ['code', codeDeploymentVisible, /eth_getCode\(.*, "latest"\) is .* before the block holding the deployment was sealed/],
     ['nonce', nonceBackToBack, /eth_getTransactionCount\(signer, "latest"\) is 15 before the block holding the transactions was sealed/],
+    ['estimate', estimateDependsOnPreconfirmed, /eth_estimateGas at "latest" \(46000\) already executes the contract before the block holding it was sealed/],
     ['receipts', receiptsPendingBlock, /eth_getBlockReceipts\("latest"\) already holds 0x0+b while none of them was sealed/],
   ] as const)('%s: fails ahead of the seal, is inconclusive within the skew bound of it', async (b, c, said) => {
     const ahead = await run(c, withLatest(b, true));

@@ -211,7 +211,7 @@ function summarize(
     // Behind a balancer, a round's "latest" may meet a backend that sealed before the one its head
     // read met: near the seal, "latest" showing the pre-confirmed state proves nothing.
     const showsSealed = (i: number) => def.showsSealed?.(t.values.get(i), a, st.plain) === true;
-    const ahead = t.looks.find((i) => preSeal(rounds, i, sealedFirst) === true && aheadOfSeal(rounds, i, sealedFirst) && showsSealed(i));
+    const ahead = t.looks.find((i) => aheadOfSeal(rounds, i, sealedFirst) && showsSealed(i));
     const latestRead =
       ahead !== undefined ? { view: t.values.get(ahead), aheadOfSeal: true } : { view: t.values.get(c), aheadOfSeal: aheadOfSeal(rounds, c, sealedFirst) };
     if (!latestRead.aheadOfSeal && showsSealed(c))
