@@ -8,6 +8,8 @@ import { HANG, Raw, type Envelope, type Json, type RpcCall, type RpcMutation } f
 type Rec = Record<string, Json>;
 const STATE_AT: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
 const atPending = (call: RpcCall): boolean => call.method in STATE_AT && call.params?.[STATE_AT[call.method]] === 'pending';
+/** The same call asked at another block tag. */
+const atTag = (call: RpcCall, tag: string): RpcCall => ({ ...call, params: call.params.map((p, i) => (i === STATE_AT[call.method] ? tag : p)) });
 const keyOf = (call: RpcCall): string => `${call.method} ${JSON.stringify(call.params ?? [])}`;
 /** How much older than the lag a recorded answer may be and still stand for the state then: a trailing backend stays within lag + 100 ms, under the suite's 600 ms skew bound. */
 const HISTORY_GAP_MS = 100;
@@ -165,9 +167,7 @@ const ganache792 = (): RpcMutation => {
       const code = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getCode', params: [tx.to, 'latest'] });
       if (!(code instanceof Raw) && code.result === '0x') return HANG;
     }
-    const c: RpcCall = { ...call, params: [...call.params] };
-    c.params[STATE_AT[call.method]] = 'latest';
-    return next(c);
+    return next(atTag(call, 'latest'));
   };
 };
 
@@ -218,7 +218,7 @@ export const PRECONF_VARIANTS: Variant[] = [
     what: '"safe" and "finalized" answered from the pre-confirmed state (as "pending"), on a chain where the suite\'s own transactions are the only pre-confirmed ones',
     rpc: async (call, next) =>
       call.method in STATE_AT && (call.params?.[STATE_AT[call.method]] === 'safe' || call.params?.[STATE_AT[call.method]] === 'finalized')
-        ? next({ ...call, params: call.params.map((p, i) => (i === STATE_AT[call.method] ? 'pending' : p)) })
+        ? next(atTag(call, 'pending'))
         : next(),
   },
   {
@@ -232,9 +232,9 @@ export const PRECONF_VARIANTS: Variant[] = [
       call.method === 'eth_estimateGas' && (call.params?.length ?? 0) === 1 ? next({ ...call, params: [call.params[0], 'pending'] }) : next(),
   },
   // "latest" answered from the pre-confirmed state, the suite's own transactions the only
-  // pre-confirmed ones: judged in the round that first showed them, when it was answered ahead of
-  // the seal (aheadOfSeal: nearer it a backend that had sealed answers so too, and the attempt is
-  // made again).
+  // pre-confirmed ones: judged in the first round before the seal that shows them there, answered
+  // ahead of the seal (aheadOfSeal: nearer it a backend that had sealed answers so too, and the
+  // attempt is made again).
   ...(
     [
       ['eth_getTransactionCount', '4.5', 'nonce', 'eth_getTransactionCount\\(signer, "latest"\\) is \\d+ before the block holding the transactions was sealed'],
@@ -249,10 +249,7 @@ export const PRECONF_VARIANTS: Variant[] = [
     grep: `^preconf\\.${view}\\.`,
     saying,
     what: `${method} at "latest" answered from the pre-confirmed state (as at "pending")`,
-    rpc: async (call, next) =>
-      call.method === method && call.params?.[STATE_AT[method]] === 'latest'
-        ? next({ ...call, params: call.params.map((p, i) => (i === STATE_AT[method] ? 'pending' : p)) })
-        : next(),
+    rpc: async (call, next) => (call.method === method && call.params?.[STATE_AT[method]] === 'latest' ? next(atTag(call, 'pending')) : next()),
   })),
   {
     name: 'preconf.pending-receipts-newest-flashblock',
