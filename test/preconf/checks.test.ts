@@ -9,6 +9,8 @@ import { SpendBudget } from '../../src/harness/signer';
 import type { CheckResult } from '../../src/harness/runner';
 import { startReference, type ReferenceOptions, type ReferenceTarget } from '../../src/reference';
 import { checks } from '../../suites/preconf';
+import { slowMethods } from '../../suites/preconf/latency';
+import type { MethodLatency } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
 import { describeResults, runPreconf } from './helpers';
 import { startRpcProxy } from './proxy';
@@ -30,10 +32,13 @@ function expectRequiredPassedLatencyJudged(results: CheckResult[]): void {
   expect(latency.level).toBe('advisory');
   // Not judged only when the suite's own delay (a loaded machine) made the difference.
   expect(`${latency.status}: ${latency.reason ?? ''}`).toMatch(/^(passed: |failed: pre-confirmation latency too high for |inconclusive: .*suite's own delay)/);
-  const judged = (latency.metrics as { latencyJudged?: { n: number; p50: number; p95: number; boundsMs: { p50: number; p95: number } } }).latencyJudged;
+  const metrics = latency.metrics as { latency: Record<string, MethodLatency>; latencyJudged?: { n: number; boundsMs: { p50: number; p95: number } } };
+  const judged = metrics.latencyJudged;
   expect(judged).toBeDefined();
   expect(judged!.n).toBeGreaterThanOrEqual(1);
-  expect(latency.status === 'passed').toBe(judged!.p50 <= judged!.boundsMs.p50 && judged!.p95 <= judged!.boundsMs.p95);
+  // Each method is judged on its own figures (a slow one is not hidden among the others' in the
+  // pooled p50/p95), so the check passes exactly when no method is over the bounds as measured.
+  expect(latency.status === 'passed').toBe(slowMethods(metrics.latency, judged!.boundsMs).length === 0);
 }
 const latencyOf = (results: CheckResult[]) =>
   results.find((r) => r.id === 'preconf.latency.about-200ms')!.metrics as {
