@@ -30,7 +30,11 @@ type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
 const POLL_MS = 50;
 /** At most this many deployments are watched (bounded run time). */
 const MAX_DEPLOYMENTS = 5;
-/** With no deployment in the pending block the watch ends after this long (ten refreshes, a block of Base), as the count watch does. */
+/**
+ * With no deployment open (none in the pending block yet, or each one seen sealed before a read
+ * could tell "pending" from "latest") the watch ends after this long (ten refreshes, a block of
+ * Base), as the count watch does.
+ */
 const IDLE_MS = 2000;
 export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
 /** A deployment that left the pending block: its sealed code is read for at most this long. */
@@ -94,6 +98,8 @@ const judgePendingCode = check(
     /** Reads of "0x" at "pending" with "latest" "0x" too, within the skew bound: ambiguous, never nothing. */
     let withinBound = 0;
     const started = performance.now();
+    /** When a deployment was last open (not settled, not sealed): the idle wait counts from then. */
+    let lastOpenAt = started;
     const watchMs = () => (!showedCode && (withinBound > 0 || shortfalls.size > 0) ? SUSPECT_WATCH_MS : WATCH_MS);
     for (;;) {
       const block = await readDeployments(ctx);
@@ -117,6 +123,10 @@ const judgePendingCode = check(
         const code = await resultAt<string>(ctx, 'eth_getCode', [d.address, 'pending'], 'pending');
         const latest = await callResult<string>(ctx.rpc, 'eth_getCode', [d.address, 'latest']);
         expectSchema('hexBytes', code, `eth_getCode(${d.address}, "pending")`, ['4.6.1']);
+        // Sealed ("latest" has code): its sealed code is known, and no later read of it can say
+        // anything of the pre-confirmed state (a pending block that falls back to "latest" keeps
+        // listing it). It is no longer open; reads of "0x" before now are weighed against that code.
+        if (typeof latest === 'string' && latest !== '0x') sealedWithCode.set(key, latest);
         // Sealed meanwhile ("latest" has it too): this read says nothing of the pre-confirmed state.
         if (code !== '0x' && latest !== '0x') continue;
         if (code !== '0x') {
@@ -158,7 +168,8 @@ const judgePendingCode = check(
       // Done when nothing is open and either the watch is full or a deployment already showed its
       // code at "pending" (a conformant node needs no more of the run's time than that).
       if (open.length === 0 && (watched.size >= MAX_DEPLOYMENTS || showedCode)) break;
-      if (performance.now() - started >= watchMs() || ctx.signal.aborted || (watched.size === 0 && performance.now() - started >= IDLE_MS)) break;
+      if (open.length > 0) lastOpenAt = performance.now();
+      if (performance.now() - started >= watchMs() || ctx.signal.aborted || performance.now() - lastOpenAt >= IDLE_MS) break;
       await pause(POLL_MS, ctx.signal);
     }
     if (watched.size === 0) skip(NO_DEPLOYMENT);

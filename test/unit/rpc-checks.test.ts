@@ -19,6 +19,7 @@ import { judgeBlockGas } from '../../src/harness/receipts';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 import { NO_DEPLOYMENT } from '../../suites/rpc/pending-code';
+import { WATCH_MS } from '../../suites/rpc/pending-count';
 
 // Each test judges its own fake node (no state shared between tests), and a whole run mostly
 // waits (the pending checks watch for a bounded time), so the tests run together.
@@ -82,6 +83,8 @@ interface Faults {
   gasUsedCumulative?: boolean;
   /** Pending receipts numbered as the head while eth_getBlockByNumber("pending") says head + 1. */
   pendingReceiptsAtHead?: boolean;
+  /** The pending block also lists CONTRACT's creation, sealed long ago (as a pending block falling back to "latest" lists what is sealed). */
+  pendingListsSealedDeployment?: boolean;
   /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
   estimateNeedsFunds?: 'random-sender' | 'always';
 }
@@ -185,7 +188,10 @@ function fakeNode(faults: Faults) {
             hash: n === head + 1 ? null : hash(5000 + n),
             gasUsed: q(21000 * txs.length),
             transactions: params[1]
-              ? txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' }))
+              ? [
+                  ...(faults.pendingListsSealedDeployment && params[0] === 'pending' ? [{ hash: txsOf(CREATED_IN)[0], from: SENDER, to: null, nonce: q(0), type: '0x2' }] : []),
+                  ...txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' })),
+                ]
               : txs,
           },
         };
@@ -428,6 +434,14 @@ describe('RPC checks against faulty fake nodes', () => {
       else expect([r.id, r.status, r.blockedBy]).toEqual([r.id, 'inconclusive', 'rpc.public.accepts.getTransactionCount']);
     }
     expect(results.size).toBe(5);
+  });
+
+  test('a pending block that keeps listing a sealed deployment: skipped (nothing pre-confirmed to judge), the watch ended while idle, not at its bound', async () => {
+    const r = (await run({ pendingListsSealedDeployment: true }, { only: /pending-deployments/ })).get('rpc.getCode.pending-deployments')!;
+    expect([r.status, r.reason]).toEqual(['skipped', expect.stringMatching(/^the deployments 0x[0-9a-fA-F]{40} were each sealed before a read/)]);
+    // Sealed, the deployment is no longer open: the watch ends IDLE_MS after (2 s), as with no
+    // deployment at all, instead of going on to its WATCH_MS bound (5 s) for nothing.
+    expect(r.durationMs).toBeLessThan(WATCH_MS);
   });
 
   test('no transactions in the latest blocks: the invariant is skipped, not passed', async () => {
