@@ -90,6 +90,14 @@ interface ContextBase {
    * transcript receives those of the lanes it names, so each check shows what it judged.
    */
   shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
+  /**
+   * What the samples of the run (--samples N) learn once and the later ones need not wait for
+   * again: one mutable record per key for the whole run, every wave (`init` makes it). It holds
+   * facts of time (e.g. "the pending block was watched for 2 s and showed nothing to judge"),
+   * never a verdict or an answer: each sample still asks and judges its own. Without samples, a
+   * record for this one run.
+   */
+  acrossSamples<T extends object>(key: string, init: () => T): T;
 }
 
 /** What a check may declare in `needs` and receive, each given only to the checks that declare it. */

@@ -31,6 +31,8 @@ export interface RunEnv {
   evidence?: Evidence;
   /** What the run saw as it opened (the probe), judged by the checks as any answer they asked for. */
   openedWith?: OpenedWith;
+  /** The records of CheckContext.acrossSamples, one per key for the whole run: runChecks opens them when none are given. */
+  acrossSamples?: Map<string, object>;
 }
 
 /**

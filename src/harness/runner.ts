@@ -137,6 +137,11 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     metric: (name, value) => void (metrics[name] = jsonSafe(value)),
     note: (text) => void notes.push(env.redactor.text(text)),
     violation: (message, detail = {}) => page.record({ message, ...detail }),
+    acrossSamples: <T extends object>(key: string, init: () => T): T => {
+      const records = (env.acrossSamples ??= new Map());
+      if (!records.has(key)) records.set(key, init());
+      return records.get(key) as T;
+    },
     shared: async <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> => {
       const entry = shareObservation(shared, env, limit, key, observe, slots);
       try {
@@ -197,7 +202,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
  * nonce, its budget) and so run one at a time in their own lane, beside the read-only pool.
  */
 export async function runChecks(checks: Check[], given: RunEnv, opts: RunOptions): Promise<CheckResult[]> {
-  const env: RunEnv = given.evidence ? given : { ...given, evidence: new Evidence() };
+  // One evidence ledger and one set of records across samples for the whole run (every wave copies env).
+  const env: RunEnv = { ...given, evidence: given.evidence ?? new Evidence(), acrossSamples: given.acrossSamples ?? new Map() };
   const results = new Array<CheckResult>(checks.length);
   // The probe's list is judged once: by the run without samples, or by its first wave.
   let opened = env.openedWith;

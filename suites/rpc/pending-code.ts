@@ -23,9 +23,9 @@ import { isRecord } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { callResult, expectSchema } from '../../src/harness/expect';
 import { pause, resultAt } from '../../src/harness/chain';
-import { EVIDENCE_READS, PRECONF_SKEW_MS, WATCH_MS } from './pending-count';
+import { EVIDENCE_READS, idleWatch, PRECONF_SKEW_MS, WATCH_MS } from './pending-count';
 
-type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
+type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings' | 'acrossSamples'>;
 
 const POLL_MS = 50;
 /** At most this many deployments are watched (bounded run time). */
@@ -37,6 +37,8 @@ const MAX_DEPLOYMENTS = 5;
  */
 const IDLE_MS = 2000;
 export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
+/** The same, in a later sample of a run one of whose watches already went IDLE_MS without one (idleWatch). */
+export const NO_DEPLOYMENT_NOW = `the pending block showed no contract deployment (an earlier sample of this run watched it for ${IDLE_MS} ms with none): no pre-confirmed deployment of another sender to read`;
 /** A deployment that left the pending block: its sealed code is read for at most this long. */
 const SEALED_READ_MS = 2000;
 /**
@@ -100,6 +102,10 @@ const judgePendingCode = check(
     const started = performance.now();
     /** When a deployment was last open (not settled, not sealed): the idle wait counts from then. */
     let lastOpenAt = started;
+    // Shared by the run's samples: once one watch went IDLE_MS without an open deployment, the
+    // later ones end as soon as none is open (see idleWatch in pending-count.ts).
+    const idle = ctx.acrossSamples('rpc.pending-code.idle', idleWatch);
+    let endedEarly = false;
     const watchMs = () => (!showedCode && (withinBound > 0 || shortfalls.size > 0) ? SUSPECT_WATCH_MS : WATCH_MS);
     for (;;) {
       const block = await readDeployments(ctx);
@@ -169,10 +175,12 @@ const judgePendingCode = check(
       // code at "pending" (a conformant node needs no more of the run's time than that).
       if (open.length === 0 && (watched.size >= MAX_DEPLOYMENTS || showedCode)) break;
       if (open.length > 0) lastOpenAt = performance.now();
-      if (performance.now() - started >= watchMs() || ctx.signal.aborted || performance.now() - lastOpenAt >= IDLE_MS) break;
+      if (performance.now() - lastOpenAt >= IDLE_MS) idle.watchedIdle = true;
+      else if (open.length === 0 && idle.watchedIdle) endedEarly = true;
+      if (endedEarly || performance.now() - started >= watchMs() || ctx.signal.aborted || performance.now() - lastOpenAt >= IDLE_MS) break;
       await pause(POLL_MS, ctx.signal);
     }
-    if (watched.size === 0) skip(NO_DEPLOYMENT);
+    if (watched.size === 0) skip(endedEarly ? NO_DEPLOYMENT_NOW : NO_DEPLOYMENT);
     const shown = [...settled.values()].filter((v) => !v.includes('no code once sealed'));
     const short = [...sealedWithCode.keys()].reduce((n, k) => n + (shortfalls.get(k)?.length ?? 0), 0);
     if (shown.length > 0 && short === 0) return ctx.note(shown.join('; '));

@@ -41,7 +41,21 @@ export const EVIDENCE_READS = 2;
  */
 const IDLE_MS = 2000;
 
-type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
+type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings' | 'acrossSamples'>;
+
+/**
+ * What the samples of a run learn of an idle pending block (CheckContext.acrossSamples): once one
+ * watch of the run has gone IDLE_MS with nothing unsealed to count, later samples' watches end as
+ * soon as nothing is unsealed (they still judge every transaction they see pre-confirmed). A chain
+ * whose pending block holds another sender's transaction every few hundred ms never goes IDLE_MS
+ * without one, so there every sample watches as a run without samples does; on a quiet chain, 30
+ * samples no longer each watch the same empty block for IDLE_MS (the run's tail at --samples 30).
+ */
+export interface IdleWatch {
+  /** Set once a watch of the run has watched IDLE_MS with nothing to judge. */
+  watchedIdle: boolean;
+}
+export const idleWatch = (): IdleWatch => ({ watchedIdle: false });
 
 /** Each sender's highest nonce in the pre-confirmed block (deposits, type 0x7e, left out: their nonce is not the sender's count). */
 export function preconfirmedNonces(block: unknown): Map<string, bigint> {
@@ -88,6 +102,9 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
   let youngShortfalls = 0;
   let lastUnsealedAt = firstAt;
   const deadline = performance.now() + WATCH_MS;
+  const idle = ctx.acrossSamples('rpc.pending-count.idle', idleWatch);
+  /** Set when this watch ended at once because an earlier one of the run had already watched IDLE_MS. */
+  let endedEarly = false;
   let block = first;
   let at = firstAt;
   for (let poll = 0; ; poll++) {
@@ -154,7 +171,9 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
     }
     if (accounts.length > 0 && accounts.every((a) => settled.has(a))) break;
     if (unsealed) lastUnsealedAt = performance.now();
-    if (performance.now() - lastUnsealedAt >= IDLE_MS || performance.now() >= deadline || ctx.signal.aborted) break;
+    if (performance.now() - lastUnsealedAt >= IDLE_MS) idle.watchedIdle = true;
+    else if (!unsealed && idle.watchedIdle) endedEarly = true;
+    if (endedEarly || performance.now() - lastUnsealedAt >= IDLE_MS || performance.now() >= deadline || ctx.signal.aborted) break;
     await pause(POLL_MS, ctx.signal);
     block = await readPreconfirmed(ctx);
     at = performance.now();
@@ -167,9 +186,10 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         `${withdrawn ? ` (${withdrawn} while the next pending block no longer listed it: withdrawn, a flashblock reorg?)` : ''}: not judged`,
     );
   }
+  const earlier = endedEarly ? ` (an earlier sample of this run watched it for ${IDLE_MS} ms with none)` : '';
   if (accounts.length === 0)
-    return `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms: no pre-confirmed transaction of another sender to count`;
-  return `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted: no pre-confirmed transaction of another sender to count`;
+    return `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms${earlier}: no pre-confirmed transaction of another sender to count`;
+  return `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted${earlier}: no pre-confirmed transaction of another sender to count`;
 }
 
 /** The senders of the pre-confirmed block, read now, and when. */

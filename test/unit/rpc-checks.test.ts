@@ -18,7 +18,7 @@ import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
 import { judgeBlockGas } from '../../src/harness/receipts';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
-import { NO_DEPLOYMENT } from '../../suites/rpc/pending-code';
+import { NO_DEPLOYMENT, NO_DEPLOYMENT_NOW } from '../../suites/rpc/pending-code';
 import { WATCH_MS } from '../../suites/rpc/pending-count';
 
 // Each test judges its own fake node (no state shared between tests), and a whole run mostly
@@ -83,6 +83,8 @@ interface Faults {
   gasUsedCumulative?: boolean;
   /** Pending receipts numbered as the head while eth_getBlockByNumber("pending") says head + 1. */
   pendingReceiptsAtHead?: boolean;
+  /** The pre-confirmed block is empty (sealed blocks still hold transactions): nothing pre-confirmed to watch. */
+  emptyPending?: boolean;
   /** The pending block also lists CONTRACT's creation, sealed long ago (as a pending block falling back to "latest" lists what is sealed). */
   pendingListsSealedDeployment?: boolean;
   /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
@@ -103,12 +105,12 @@ function fakeNode(faults: Faults) {
   let head = 16;
   const sealed = new Map<number, string[]>();
   for (let n = 1; n <= head; n++) sealed.set(n, faults.quiet || n % 2 === 1 ? [] : [hash(n * 10 + 1), hash(n * 10 + 2)]);
-  let preconf: string[] = faults.quiet ? [] : [hash(1000 + head + 1)];
+  let preconf: string[] = faults.quiet || faults.emptyPending ? [] : [hash(1000 + head + 1)];
   // A seal keeps the pre-confirmed transactions and includes one more (as a sequencer may).
   const seal = () => {
     sealed.set(head + 1, faults.quiet ? [] : [...preconf, hash(3000 + head)]);
     head++;
-    preconf = faults.quiet ? [] : [hash(1000 + head + 1)];
+    preconf = faults.quiet || faults.emptyPending ? [] : [hash(1000 + head + 1)];
   };
   let extra = 0;
   const txsOf = (n: number): string[] => (n === head + 1 ? [...preconf] : (sealed.get(n) ?? []));
@@ -189,7 +191,9 @@ function fakeNode(faults: Faults) {
             gasUsed: q(21000 * txs.length),
             transactions: params[1]
               ? [
-                  ...(faults.pendingListsSealedDeployment && params[0] === 'pending' ? [{ hash: txsOf(CREATED_IN)[0], from: SENDER, to: null, nonce: q(0), type: '0x2' }] : []),
+                  ...(faults.pendingListsSealedDeployment && params[0] === 'pending'
+                    ? [{ hash: txsOf(CREATED_IN)[0], from: SENDER, to: null, nonce: q(0), type: '0x2' }]
+                    : []),
                   ...txs.map((h, i) => ({ hash: h, from: SENDER, to: n === CREATED_IN && i === 0 ? null : EOA, nonce: q(base + i), type: '0x2' })),
                 ]
               : txs,
@@ -280,7 +284,10 @@ function fakeNode(faults: Faults) {
   });
 }
 
-async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp; archive?: boolean } = {}): Promise<Map<string, CheckResult>> {
+async function run(
+  faults: Faults,
+  opts: { profile?: Profile; only?: RegExp; archive?: boolean; acrossSamples?: Map<string, object> } = {},
+): Promise<Map<string, CheckResult>> {
   const server = fakeNode(faults);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
@@ -295,6 +302,7 @@ async function run(faults: Faults, opts: { profile?: Profile; only?: RegExp; arc
         settings: { profile: opts.profile ?? 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.archive ? { archive: true } : {}) },
         redactor: new Redactor(),
         signal: new AbortController().signal,
+        ...(opts.acrossSamples ? { acrossSamples: opts.acrossSamples } : {}),
       },
       { concurrency: 4 },
     );
@@ -442,6 +450,26 @@ describe('RPC checks against faulty fake nodes', () => {
     // Sealed, the deployment is no longer open: the watch ends IDLE_MS after (2 s), as with no
     // deployment at all, instead of going on to its WATCH_MS bound (5 s) for nothing.
     expect(r.durationMs).toBeLessThan(WATCH_MS);
+  });
+
+  test("the pending watches' idle wait is the run's: once one watch went 2 s with nothing to judge, a later sample's ends at its first read", async () => {
+    // Two runs sharing one record across samples stand for two samples of one run, in order.
+    const acrossSamples = new Map<string, object>();
+    const only = /pending-ge-latest|pending-deployments/;
+    const first = await run({ emptyPending: true }, { only, acrossSamples });
+    const later = await run({ emptyPending: true }, { only, acrossSamples });
+    const count = (r: Map<string, CheckResult>) => r.get('rpc.getTransactionCount.pending-ge-latest')!;
+    const code = (r: Map<string, CheckResult>) => r.get('rpc.getCode.pending-deployments')!;
+    expect([count(first).status, count(first).notes?.at(-1)]).toEqual([
+      'passed',
+      expect.stringMatching(/^the pending block showed no transaction for \d+ ms: /),
+    ]);
+    expect([count(later).status, count(later).notes?.at(-1)]).toEqual([
+      'passed',
+      expect.stringMatching(/^the pending block showed no transaction for \d+ ms \(an earlier sample of this run watched it for 2000 ms with none\): /),
+    ]);
+    expect([code(first).status, code(first).reason]).toEqual(['skipped', NO_DEPLOYMENT]);
+    expect([code(later).status, code(later).reason]).toEqual(['skipped', NO_DEPLOYMENT_NOW]);
   });
 
   test('no transactions in the latest blocks: the invariant is skipped, not passed', async () => {

@@ -114,6 +114,24 @@ describe('sampled runs', () => {
     await runChecks([reads('a'), reads('b')], env(), { concurrency: 2, sampling: plan(4) });
     expect(observed).toBe(4);
   });
+
+  it('a record across samples is one per key for the whole run, every wave, and a new one for the next run', async () => {
+    const seen: Array<{ run: number; record: { samples: number } }> = [];
+    let run = 0;
+    const counts = check(meta('counts'), async (ctx) => {
+      const record = ctx.acrossSamples('test.counts', () => ({ samples: 0 }));
+      record.samples++;
+      seen.push({ run, record });
+    });
+    await runChecks([counts], env(), { concurrency: 1, sampling: plan(5) });
+    run = 1;
+    await runChecks([counts], env(), { concurrency: 1 });
+    const first = seen.filter((s) => s.run === 0).map((s) => s.record);
+    expect(first).toHaveLength(5);
+    expect(new Set(first).size).toBe(1);
+    expect(first[0]).toEqual({ samples: 5 });
+    expect(seen.filter((s) => s.run === 1).map((s) => s.record)).toEqual([{ samples: 1 }]);
+  });
 });
 
 describe('mergeSamples', () => {
