@@ -12,12 +12,24 @@ import { show } from '../../src/harness/json';
 import { isEvmAddress } from '../../src/harness/formats';
 import { EMPTY_LIST, fetchList, fieldOf, recordLabel, sampled } from '../../src/harness/records';
 import { blockedIfMisnamed } from '../../src/harness/field-names';
+import type { RpcClient } from '../../src/harness/rpc';
 
 type View = 'symbol' | 'decimals' | 'totalSupply';
 
-/** One ERC-20 view of a token, or undefined when the node or token does not answer it. */
-async function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view: View): Promise<string | number | bigint | undefined> {
-  const answer = await ctx.rpc.call('eth_call', [{ to: address, data: viem().encodeFunctionData({ abi: viem().erc20Abi, functionName: view }) }, 'latest']);
+/** The lane the ERC-20 view reads are kept under: each check comparing a view shows the read it judged. */
+const VIEWS_LANE = 'erc20-views';
+
+/**
+ * One ERC-20 view of a token, or undefined when the node or token does not answer it: read once
+ * per run (per sample under --samples) and judged by every check that compares it, as the REST
+ * list is (the two total-supply checks and the decimals check read decimals() alike).
+ */
+function readView(ctx: CheckContext<'rest' | 'rpc'>, address: string, view: View): Promise<string | number | bigint | undefined> {
+  return ctx.shared(`cross.erc20.${address}.${view}`, [VIEWS_LANE], (scope) => askView(scope.rpc(VIEWS_LANE), address, view));
+}
+
+async function askView(rpc: RpcClient, address: string, view: View): Promise<string | number | bigint | undefined> {
+  const answer = await rpc.call('eth_call', [{ to: address, data: viem().encodeFunctionData({ abi: viem().erc20Abi, functionName: view }) }, 'latest']);
   if (typeof answer.result !== 'string' || answer.result === '0x') return undefined;
   try {
     return viem().decodeFunctionResult({ abi: viem().erc20Abi, functionName: view, data: answer.result as Hex }) as string | number | bigint;
