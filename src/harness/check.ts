@@ -95,7 +95,8 @@ interface ContextBase {
    * again: one mutable record per key for the whole run, every wave (`init` makes it). It holds
    * facts of time (e.g. "the pending block was watched for 2 s and showed nothing to judge"),
    * never a verdict or an answer: each sample still asks and judges its own. Without samples, a
-   * record for this one run.
+   * record for this one run. Keys are the run's, not the check's: checks that learn the same fact
+   * share it (the two pending-block watches share whether the chain is quiet).
    */
   acrossSamples<T extends object>(key: string, init: () => T): T;
 }

@@ -138,7 +138,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     note: (text) => void notes.push(env.redactor.text(text)),
     violation: (message, detail = {}) => page.record({ message, ...detail }),
     acrossSamples: <T extends object>(key: string, init: () => T): T => {
-      const records = (env.acrossSamples ??= new Map());
+      // runChecks opens them once for the run; one opened here would be one per wave, not per run.
+      const records = env.acrossSamples;
+      if (!records) throw new Error('a check ran outside runChecks: no records across samples');
       if (!records.has(key)) records.set(key, init());
       return records.get(key) as T;
     },

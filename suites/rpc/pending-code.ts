@@ -23,7 +23,7 @@ import { isRecord } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { callResult, expectSchema } from '../../src/harness/expect';
 import { pause, resultAt } from '../../src/harness/chain';
-import { EVIDENCE_READS, idleWatch, PRECONF_SKEW_MS, WATCH_MS } from './pending-count';
+import { EVIDENCE_READS, PRECONF_SKEW_MS, QUIET_CHAIN, quietChain, WATCH_MS } from './pending-count';
 
 type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings' | 'acrossSamples'>;
 
@@ -37,8 +37,8 @@ const MAX_DEPLOYMENTS = 5;
  */
 const IDLE_MS = 2000;
 export const NO_DEPLOYMENT = `the pending block showed no contract deployment for ${IDLE_MS} ms: no pre-confirmed deployment of another sender to read`;
-/** The same, in a later sample of a run one of whose watches already went IDLE_MS without one (idleWatch). */
-export const NO_DEPLOYMENT_NOW = `the pending block showed no contract deployment (an earlier sample of this run watched it for ${IDLE_MS} ms with none): no pre-confirmed deployment of another sender to read`;
+/** The same, in a later sample of a run that found the chain quiet (QuietChain in pending-count.ts). */
+export const NO_DEPLOYMENT_NOW = `the pending block showed no contract deployment (this run had found nothing unsealed there for ${IDLE_MS} ms: a quiet chain): no pre-confirmed deployment of another sender to read`;
 /** A deployment that left the pending block: its sealed code is read for at most this long. */
 const SEALED_READ_MS = 2000;
 /**
@@ -102,9 +102,8 @@ const judgePendingCode = check(
     const started = performance.now();
     /** When a deployment was last open (not settled, not sealed): the idle wait counts from then. */
     let lastOpenAt = started;
-    // Shared by the run's samples: once one watch went IDLE_MS without an open deployment, the
-    // later ones end as soon as none is open (see idleWatch in pending-count.ts).
-    const idle = ctx.acrossSamples('rpc.pending-code.idle', idleWatch);
+    // Whether the run found the chain quiet (QuietChain, pending-count.ts): learned by the count watch.
+    const chain = ctx.acrossSamples(QUIET_CHAIN, quietChain);
     let endedEarly = false;
     const watchMs = () => (!showedCode && (withinBound > 0 || shortfalls.size > 0) ? SUSPECT_WATCH_MS : WATCH_MS);
     for (;;) {
@@ -125,6 +124,8 @@ const judgePendingCode = check(
           left.set(key, left.get(key) ?? performance.now());
           continue;
         }
+        // Listed again (a flashblock reorg re-included it): pre-confirmed, open again.
+        left.delete(key);
         const askedAt = performance.now();
         const code = await resultAt<string>(ctx, 'eth_getCode', [d.address, 'pending'], 'pending');
         const latest = await callResult<string>(ctx.rpc, 'eth_getCode', [d.address, 'latest']);
@@ -174,10 +175,13 @@ const judgePendingCode = check(
       // Done when nothing is open and either the watch is full or a deployment already showed its
       // code at "pending" (a conformant node needs no more of the run's time than that).
       if (open.length === 0 && (watched.size >= MAX_DEPLOYMENTS || showedCode)) break;
-      if (open.length > 0) lastOpenAt = performance.now();
-      if (performance.now() - lastOpenAt >= IDLE_MS) idle.watchedIdle = true;
-      else if (open.length === 0 && idle.watchedIdle) endedEarly = true;
-      if (endedEarly || performance.now() - started >= watchMs() || ctx.signal.aborted || performance.now() - lastOpenAt >= IDLE_MS) break;
+      if (open.length > 0) [lastOpenAt, chain.quiet] = [performance.now(), false];
+      // A suspect watch (reads of "0x" beyond or within the bound, no code shown) goes on to its
+      // longer bound for more deployments to weigh; any other ends IDLE_MS after its last open one,
+      // or at once with none open on a chain the run found quiet.
+      const suspect = watchMs() !== WATCH_MS;
+      endedEarly = !suspect && open.length === 0 && chain.quiet;
+      if (endedEarly || performance.now() - started >= watchMs() || ctx.signal.aborted || (!suspect && performance.now() - lastOpenAt >= IDLE_MS)) break;
       await pause(POLL_MS, ctx.signal);
     }
     if (watched.size === 0) skip(endedEarly ? NO_DEPLOYMENT_NOW : NO_DEPLOYMENT);

@@ -44,18 +44,21 @@ const IDLE_MS = 2000;
 type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings' | 'acrossSamples'>;
 
 /**
- * What the samples of a run learn of an idle pending block (CheckContext.acrossSamples): once one
- * watch of the run has gone IDLE_MS with nothing unsealed to count, later samples' watches end as
- * soon as nothing is unsealed (they still judge every transaction they see pre-confirmed). A chain
- * whose pending block holds another sender's transaction every few hundred ms never goes IDLE_MS
- * without one, so there every sample watches as a run without samples does; on a quiet chain, 30
- * samples no longer each watch the same empty block for IDLE_MS (the run's tail at --samples 30).
+ * What the samples of a run learn of a quiet chain (CheckContext.acrossSamples), shared with the
+ * deployments watch (pending-code.ts). Set by a count watch that read the pending block for
+ * IDLE_MS from its own start and never found a transaction there still unsealed, tracking fewer
+ * than its `max` senders (at `max`, other senders may be sending unseen); cleared by any watch
+ * that finds one unsealed (a transaction, a deployment). While it is set, a later sample's watch
+ * with nothing unsealed in a fresh read, and nothing of its own open, ends there: on a quiet chain
+ * 30 samples need not each watch the same block for IDLE_MS. A chain whose pending block gets a
+ * transaction every few hundred ms never sets it, so there every sample watches as a run without
+ * samples does; on one with gaps of seconds, a sample started in a gap is not judged by the watch.
  */
-export interface IdleWatch {
-  /** Set once a watch of the run has watched IDLE_MS with nothing to judge. */
-  watchedIdle: boolean;
+export interface QuietChain {
+  quiet: boolean;
 }
-export const idleWatch = (): IdleWatch => ({ watchedIdle: false });
+export const QUIET_CHAIN = 'rpc.pending-block.quiet';
+export const quietChain = (): QuietChain => ({ quiet: false });
 
 /** Each sender's highest nonce in the pre-confirmed block (deposits, type 0x7e, left out: their nonce is not the sender's count). */
 export function preconfirmedNonces(block: unknown): Map<string, bigint> {
@@ -100,11 +103,16 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
   let unconfirmed: Shortfall[] = [];
   let withdrawn = 0;
   let youngShortfalls = 0;
-  let lastUnsealedAt = firstAt;
-  const deadline = performance.now() + WATCH_MS;
-  const idle = ctx.acrossSamples('rpc.pending-count.idle', idleWatch);
-  /** Set when this watch ended at once because an earlier one of the run had already watched IDLE_MS. */
-  let endedEarly = false;
+  // The idle wait counts this watch's own reads: `first` may have been read a while before (the
+  // caller's reads of "pending" and "latest" counts, with their re-reads, came between).
+  const started = performance.now();
+  let lastUnsealedAt = started;
+  const deadline = started + WATCH_MS;
+  const chain = ctx.acrossSamples(QUIET_CHAIN, quietChain);
+  /** Whether any read of this watch found a transaction unsealed. */
+  let sawUnsealed = false;
+  /** Set when this watch ended at a fresh read with nothing unsealed because the run had found the chain quiet. */
+  let endedEarly: boolean;
   let block = first;
   let at = firstAt;
   for (let poll = 0; ; poll++) {
@@ -169,10 +177,12 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         },
       );
     }
+    // Learned before (another watch, an earlier sample), and only on a fresh read (poll 0 judges
+    // the caller's) with nothing unsealed, nothing of this watch open, no sender left untracked.
+    endedEarly = chain.quiet && poll > 0 && !unsealed && unconfirmed.length === 0 && accounts.length < max;
+    if (unsealed) [sawUnsealed, chain.quiet, lastUnsealedAt] = [true, false, performance.now()];
+    else if (!sawUnsealed && accounts.length < max && performance.now() - started >= IDLE_MS) chain.quiet = true;
     if (accounts.length > 0 && accounts.every((a) => settled.has(a))) break;
-    if (unsealed) lastUnsealedAt = performance.now();
-    if (performance.now() - lastUnsealedAt >= IDLE_MS) idle.watchedIdle = true;
-    else if (!unsealed && idle.watchedIdle) endedEarly = true;
     if (endedEarly || performance.now() - lastUnsealedAt >= IDLE_MS || performance.now() >= deadline || ctx.signal.aborted) break;
     await pause(POLL_MS, ctx.signal);
     block = await readPreconfirmed(ctx);
@@ -186,7 +196,7 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
         `${withdrawn ? ` (${withdrawn} while the next pending block no longer listed it: withdrawn, a flashblock reorg?)` : ''}: not judged`,
     );
   }
-  const earlier = endedEarly ? ` (an earlier sample of this run watched it for ${IDLE_MS} ms with none)` : '';
+  const earlier = endedEarly ? ` (this run had found nothing unsealed there for ${IDLE_MS} ms: a quiet chain)` : '';
   if (accounts.length === 0)
     return `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms${earlier}: no pre-confirmed transaction of another sender to count`;
   return `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted${earlier}: no pre-confirmed transaction of another sender to count`;

@@ -19,7 +19,7 @@ import { judgeBlockGas } from '../../src/harness/receipts';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 import { NO_DEPLOYMENT, NO_DEPLOYMENT_NOW } from '../../suites/rpc/pending-code';
-import { WATCH_MS } from '../../suites/rpc/pending-count';
+import { QUIET_CHAIN, WATCH_MS } from '../../suites/rpc/pending-count';
 
 // Each test judges its own fake node (no state shared between tests), and a whole run mostly
 // waits (the pending checks watch for a bounded time), so the tests run together.
@@ -452,24 +452,36 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(r.durationMs).toBeLessThan(WATCH_MS);
   });
 
-  test("the pending watches' idle wait is the run's: once one watch went 2 s with nothing to judge, a later sample's ends at its first read", async () => {
-    // Two runs sharing one record across samples stand for two samples of one run, in order.
-    const acrossSamples = new Map<string, object>();
-    const only = /pending-ge-latest|pending-deployments/;
-    const first = await run({ emptyPending: true }, { only, acrossSamples });
-    const later = await run({ emptyPending: true }, { only, acrossSamples });
+  test("a quiet chain is the run's to learn: once a watch found the pending block empty for 2 s, a later sample's ends at its first fresh read with nothing unsealed", async () => {
+    // Runs sharing one record across samples stand for samples of one run, in order.
     const count = (r: Map<string, CheckResult>) => r.get('rpc.getTransactionCount.pending-ge-latest')!;
     const code = (r: Map<string, CheckResult>) => r.get('rpc.getCode.pending-deployments')!;
-    expect([count(first).status, count(first).notes?.at(-1)]).toEqual([
-      'passed',
-      expect.stringMatching(/^the pending block showed no transaction for \d+ ms: /),
-    ]);
+    // The count watch alone, on an empty pending block, watches 2 s and learns the chain is quiet;
+    // the deployments watch does not teach it (deployments are rare on a chain with traffic).
+    const byCode = new Map<string, object>();
+    expect(code(await run({ emptyPending: true }, { only: /pending-deployments/, acrossSamples: byCode })).reason).toBe(NO_DEPLOYMENT);
+    expect(byCode.get(QUIET_CHAIN) ?? { quiet: false }).toEqual({ quiet: false });
+    const byCount = new Map<string, object>();
+    const countFirst = count(await run({ emptyPending: true }, { only: /pending-ge-latest/, acrossSamples: byCount }));
+    expect([countFirst.status, countFirst.notes?.at(-1)]).toEqual(['passed', expect.stringMatching(/^the pending block showed no transaction for \d+ ms: /)]);
+    expect(byCount.get(QUIET_CHAIN)).toEqual({ quiet: true });
+    // A later sample: both end at their first fresh read with nothing unsealed, and say why.
+    const later = await run({ emptyPending: true }, { only: /pending-ge-latest|pending-deployments/, acrossSamples: byCount });
     expect([count(later).status, count(later).notes?.at(-1)]).toEqual([
       'passed',
-      expect.stringMatching(/^the pending block showed no transaction for \d+ ms \(an earlier sample of this run watched it for 2000 ms with none\): /),
+      expect.stringMatching(/^the pending block showed no transaction for \d+ ms \(this run had found nothing unsealed there for 2000 ms: a quiet chain\): /),
     ]);
-    expect([code(first).status, code(first).reason]).toEqual(['skipped', NO_DEPLOYMENT]);
     expect([code(later).status, code(later).reason]).toEqual(['skipped', NO_DEPLOYMENT_NOW]);
+  });
+
+  test('a chain with traffic is never taken for quiet: a transaction in the pending block clears what an earlier sample learned, and the watch judges as without samples', async () => {
+    const acrossSamples = new Map<string, object>([[QUIET_CHAIN, { quiet: true }]]);
+    const r = (await run({}, { only: /pending-ge-latest/, acrossSamples })).get('rpc.getTransactionCount.pending-ge-latest')!;
+    expect([r.status, r.notes?.at(-1)]).toEqual([
+      'passed',
+      expect.stringMatching(/"pending" 0x[0-9a-f]+ counts pre-confirmed nonce 0x[0-9a-f]+ \("latest" 0x[0-9a-f]+\)$/),
+    ]);
+    expect(acrossSamples.get(QUIET_CHAIN)).toEqual({ quiet: false });
   });
 
   test('no transactions in the latest blocks: the invariant is skipped, not passed', async () => {

@@ -123,9 +123,11 @@ describe('sampled runs', () => {
       record.samples++;
       seen.push({ run, record });
     });
-    await runChecks([counts], env(), { concurrency: 1, sampling: plan(5) });
+    // The same env for both runs: runChecks must not leave its records in the caller's.
+    const given = env();
+    await runChecks([counts], given, { concurrency: 1, sampling: plan(5) });
     run = 1;
-    await runChecks([counts], env(), { concurrency: 1 });
+    await runChecks([counts], given, { concurrency: 1 });
     const first = seen.filter((s) => s.run === 0).map((s) => s.record);
     expect(first).toHaveLength(5);
     expect(new Set(first).size).toBe(1);
