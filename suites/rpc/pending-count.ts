@@ -89,9 +89,9 @@ interface Shortfall {
 /**
  * Watch the pending counts of the senders of the pre-confirmed block (`first`, read at
  * `firstAt`, then re-read at each poll), at most `max` of them. Fails on EVIDENCE_READS shortfalls beyond PRECONF_SKEW_MS;
- * returns a note on what was judged.
+ * returns what was judged (`judged`: a pre-confirmed transaction was counted), or why nothing was.
  */
-export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigint>, firstAt: number, max: number): Promise<string> {
+export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigint>, firstAt: number, max: number): Promise<{ judged: boolean; words: string }> {
   // Senders as the pending block shows them, the first `max` (a block read just after a seal may show none yet).
   const accounts: string[] = [];
   // sender -> nonce -> when it was first seen pre-confirmed (performance.now()).
@@ -188,7 +188,7 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
     block = await readPreconfirmed(ctx);
     at = performance.now();
   }
-  if (settled.size > 0) return [...settled.values()].join('; ');
+  if (settled.size > 0) return { judged: true, words: [...settled.values()].join('; ') };
   if (evidence.length > 0 || youngShortfalls > 0 || withdrawn > 0) {
     inconclusive(
       `the "pending" counts of ${accounts.join(', ')} left out their pre-confirmed transactions in ${evidence.length + youngShortfalls} read(s), ` +
@@ -198,8 +198,14 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
   }
   const earlier = endedEarly ? ` (this run had found nothing unsealed there for ${IDLE_MS} ms: a quiet chain)` : '';
   if (accounts.length === 0)
-    return `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms${earlier}: no pre-confirmed transaction of another sender to count`;
-  return `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted${earlier}: no pre-confirmed transaction of another sender to count`;
+    return {
+      judged: false,
+      words: `the pending block showed no transaction for ${Math.round(performance.now() - firstAt)} ms${earlier}: no pre-confirmed transaction of another sender to count`,
+    };
+  return {
+    judged: false,
+    words: `the pending block's transactions of ${accounts.join(', ')} were already sealed when counted${earlier}: no pre-confirmed transaction of another sender to count`,
+  };
 }
 
 /** The senders of the pre-confirmed block, read now, and when. */

@@ -868,7 +868,7 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'conformant',
     only: ['rpc'],
     grep: '^rpc\\.getTransactionCount\\.',
-    mustPass: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    mustPass: '^rpc\\.getTransactionCount\\.(pending-ge-latest|pending-counts-preconfirmed)$',
     live: "another sender's transactions pre-confirmed, then sealed: the count is judged across seals",
     what: 'a backend whose pending count includes a pre-confirmed transaction 400 ms after the pending block shows it (backends apart behind one address)',
     rpc: pendingCountLagging(400),

@@ -425,8 +425,8 @@ describe('RPC checks against faulty fake nodes', () => {
 
   test('refusing "pending" fails every pending check citing 1.4', async () => {
     const results = await run({ pendingRejected: true });
-    const pendingIds = [...results.keys()].filter((id) => /\.pending$|pending-ge-latest/.test(id) && !id.includes('public'));
-    expect(pendingIds.length).toBe(6); // count, code, receipts, estimate at "pending"; contract code; the invariant
+    const pendingIds = [...results.keys()].filter((id) => /\.pending$|pending-ge-latest|pending-counts-preconfirmed/.test(id) && !id.includes('public'));
+    expect(pendingIds.length).toBe(7); // count, code, receipts, estimate at "pending"; contract code; the two invariants
     for (const id of pendingIds) {
       const r = results.get(id)!;
       expect([id, r.status, violatedSection(r)]).toEqual([id, 'failed', '1.4, 4.2']);
@@ -454,7 +454,7 @@ describe('RPC checks against faulty fake nodes', () => {
 
   test("a quiet chain is the run's to learn: once a watch found the pending block empty for 2 s, a later sample's ends at its first fresh read with nothing unsealed", async () => {
     // Runs sharing one record across samples stand for samples of one run, in order.
-    const count = (r: Map<string, CheckResult>) => r.get('rpc.getTransactionCount.pending-ge-latest')!;
+    const count = (r: Map<string, CheckResult>) => r.get('rpc.getTransactionCount.pending-counts-preconfirmed')!;
     const code = (r: Map<string, CheckResult>) => r.get('rpc.getCode.pending-deployments')!;
     // The count watch alone, on an empty pending block, watches 2 s and learns the chain is quiet;
     // the deployments watch does not teach it (deployments are rare on a chain with traffic).
@@ -462,13 +462,14 @@ describe('RPC checks against faulty fake nodes', () => {
     expect(code(await run({ emptyPending: true }, { only: /pending-deployments/, acrossSamples: byCode })).reason).toBe(NO_DEPLOYMENT);
     expect(byCode.get(QUIET_CHAIN) ?? { quiet: false }).toEqual({ quiet: false });
     const byCount = new Map<string, object>();
-    const countFirst = count(await run({ emptyPending: true }, { only: /pending-ge-latest/, acrossSamples: byCount }));
-    expect([countFirst.status, countFirst.notes?.at(-1)]).toEqual(['passed', expect.stringMatching(/^the pending block showed no transaction for \d+ ms: /)]);
+    const countFirst = count(await run({ emptyPending: true }, { only: /pending-counts-preconfirmed/, acrossSamples: byCount }));
+    // Nothing pre-confirmed to count: said, never passed.
+    expect([countFirst.status, countFirst.reason]).toEqual(['skipped', expect.stringMatching(/^the pending block showed no transaction for \d+ ms: /)]);
     expect(byCount.get(QUIET_CHAIN)).toEqual({ quiet: true });
     // A later sample: both end at their first fresh read with nothing unsealed, and say why.
-    const later = await run({ emptyPending: true }, { only: /pending-ge-latest|pending-deployments/, acrossSamples: byCount });
-    expect([count(later).status, count(later).notes?.at(-1)]).toEqual([
-      'passed',
+    const later = await run({ emptyPending: true }, { only: /pending-counts-preconfirmed|pending-deployments/, acrossSamples: byCount });
+    expect([count(later).status, count(later).reason]).toEqual([
+      'skipped',
       expect.stringMatching(/^the pending block showed no transaction for \d+ ms \(this run had found nothing unsealed there for 2000 ms: a quiet chain\): /),
     ]);
     expect([code(later).status, code(later).reason]).toEqual(['skipped', NO_DEPLOYMENT_NOW]);
@@ -476,7 +477,7 @@ describe('RPC checks against faulty fake nodes', () => {
 
   test('a chain with traffic is never taken for quiet: a transaction in the pending block clears what an earlier sample learned, and the watch judges as without samples', async () => {
     const acrossSamples = new Map<string, object>([[QUIET_CHAIN, { quiet: true }]]);
-    const r = (await run({}, { only: /pending-ge-latest/, acrossSamples })).get('rpc.getTransactionCount.pending-ge-latest')!;
+    const r = (await run({}, { only: /pending-counts-preconfirmed/, acrossSamples })).get('rpc.getTransactionCount.pending-counts-preconfirmed')!;
     expect([r.status, r.notes?.at(-1)]).toEqual([
       'passed',
       expect.stringMatching(/"pending" 0x[0-9a-f]+ counts pre-confirmed nonce 0x[0-9a-f]+ \("latest" 0x[0-9a-f]+\)$/),
