@@ -93,7 +93,7 @@ interface ContextBase {
   /**
    * What the samples of the run (--samples N) learn once and the later ones need not wait for
    * again: one mutable record per key for the whole run, every wave (`init` makes it). It holds
-   * facts of time (e.g. "the pending block was watched for 2 s and showed nothing to judge"),
+   * facts of time (e.g. "the pending block held nothing unsealed for 2 s: a quiet chain"),
    * never a verdict or an answer: each sample still asks and judges its own. Without samples, a
    * record for this one run. Keys are the run's, not the check's: checks that learn the same fact
    * share it (the two pending-block watches share whether the chain is quiet).

@@ -59,9 +59,8 @@ const pendingNotBelowLatest = check(
   async (ctx) => {
     // Active accounts: senders of the pre-confirmed block (if the node shows it) and of the
     // latest few sealed blocks. eth_getBlockByNumber is only a way to find them; not judged.
-    const preconfirmed = await preconfirmedNow(ctx);
-    const found = new Set<string>(preconfirmed.nonces.keys());
-    const looked: string[] = preconfirmed.nonces.size > 0 ? ['pending'] : [];
+    const found = new Set<string>();
+    const looked: string[] = [];
     for await (const block of recentBlocks(ctx, { recent: ACTIVE_BLOCKS, pending: true })) {
       looked.push(block.param);
       for (const tx of block.txs) if (isEvmAddress(tx.from)) found.add(tx.from!.toLowerCase());
