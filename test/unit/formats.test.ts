@@ -11,8 +11,18 @@ import {
   luhnValid,
   parseRfc3339,
 } from '../../src/harness/formats';
+import { randomAddress } from '../../src/harness/hex';
 
 const NON_STRINGS: unknown[] = [undefined, null, 0, 1, true, {}, [], ['0x0']];
+
+describe('randomAddress', () => {
+  test('gives well-formed addresses, none twice, across many refills of its pool', () => {
+    const seen = new Set<string>();
+    for (let k = 0; k < 2000; k++) seen.add(randomAddress());
+    expect(seen.size).toBe(2000);
+    for (const a of seen) expect(a).toMatch(/^0x[0-9a-f]{40}$/);
+  });
+});
 
 describe('isIsin (ISO 6166)', () => {
   test.each([
