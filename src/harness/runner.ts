@@ -12,6 +12,7 @@ import type { RunEnv } from './run-env';
 import { shareObservation, sharedOpenedWith, type SharedObservations } from './shared';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
+import { timeLimited } from './time-limit';
 import { prejudged, publicRefusal, rememberFact } from './interface-facts';
 
 export { EXCHANGE_BUDGET_BYTES, type CheckResult } from './result';
@@ -107,7 +108,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   // The document was fetched once before the run: its fetch is part of what each of its checks judged.
   if (check.needs.includes('openapi') && env.settings.openapi?.exchange) transcript.add(env.settings.openapi.exchange);
   const limit = opts.checkTimeoutMs ?? 120_000;
-  const checkSignal = AbortSignal.any([env.signal, AbortSignal.timeout(limit)]);
+  const limited = timeLimited(env.signal, limit);
+  const checkSignal = limited.signal;
   const http = {
     timeoutMs: env.settings.timeoutMs,
     redactor: env.redactor,
@@ -180,9 +182,9 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     }
   } finally {
     clearTimeout(timer);
-    // The signal lives on until its time limit: its listener would keep this check's outcome
-    // (and every answer the failure quotes) alive that long.
+    // Its listener would keep this check's outcome (and every answer the failure quotes) alive.
     checkSignal.removeEventListener('abort', onAbort);
+    limited.release();
   }
   const seen = page.violations;
   // Nothing seen: the check is what ended it (a pass, a skip, not judged, blocked by another's rule).

@@ -7,6 +7,7 @@ import { RestClient } from './rest';
 import type { OpenedWith, RunEnv } from './run-env';
 import { RpcClient } from './rpc';
 import type { Slots } from './slots';
+import { timeLimited } from './time-limit';
 import type { Exchange, Transcript } from './transcript';
 
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
@@ -24,7 +25,7 @@ export function shareObservation(
   if (!entry) {
     const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
     // Bounded like a check: the run's signal, and the same per-check time limit.
-    const signal = AbortSignal.any([env.signal, AbortSignal.timeout(limitMs)]);
+    const { signal, release } = timeLimited(env.signal, limitMs);
     const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
     // A client's options for one lane: its exchanges kept under the lane, the run's --max-rps limiter too.
     const http = (lane: string) => ({
@@ -53,6 +54,7 @@ export function shareObservation(
     };
     // Observed for every asker, on no asker's page: a failure it throws is recorded by each asker.
     entry = { outcome: outsidePages(() => observe(scope)), exchanges };
+    void entry.outcome.then(release, release);
     // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
     entry.outcome.catch(() => undefined);
     shared.set(key, entry);

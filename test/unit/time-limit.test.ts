@@ -1,0 +1,38 @@
+// The bound of a check and of a shared observation (src/harness/time-limit.ts): aborts as
+// AbortSignal.any([outer, AbortSignal.timeout(ms)]) would, and gives its timer and listener back.
+import { timeLimited } from '../../src/harness/time-limit';
+
+afterEach(() => jest.useRealTimers());
+
+test('aborts with the outer signal, and its reason', () => {
+  const outer = new AbortController();
+  const { signal } = timeLimited(outer.signal, 60_000);
+  expect(signal.aborted).toBe(false);
+  outer.abort('run stopped');
+  expect([signal.aborted, signal.reason]).toEqual([true, 'run stopped']);
+});
+
+test('is aborted at once when the outer signal already is', () => {
+  const { signal } = timeLimited(AbortSignal.abort('already'), 60_000);
+  expect([signal.aborted, signal.reason]).toEqual([true, 'already']);
+});
+
+test('aborts with a TimeoutError when its time is up, not before', () => {
+  jest.useFakeTimers();
+  const { signal } = timeLimited(new AbortController().signal, 1000);
+  jest.advanceTimersByTime(999);
+  expect(signal.aborted).toBe(false);
+  jest.advanceTimersByTime(1);
+  expect([signal.aborted, (signal.reason as DOMException).name]).toEqual([true, 'TimeoutError']);
+});
+
+test('once released, neither its time nor the outer signal aborts it, and no timer is left', () => {
+  jest.useFakeTimers();
+  const outer = new AbortController();
+  const limited = timeLimited(outer.signal, 1000);
+  limited.release();
+  expect(jest.getTimerCount()).toBe(0);
+  jest.advanceTimersByTime(5000);
+  outer.abort('later');
+  expect(limited.signal.aborted).toBe(false);
+});
