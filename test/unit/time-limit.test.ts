@@ -1,5 +1,6 @@
 // The bound of a check and of a shared observation (src/harness/time-limit.ts): aborts as
 // AbortSignal.any([outer, AbortSignal.timeout(ms)]) would, and gives its timer and listener back.
+import { getEventListeners } from 'node:events';
 import { timeLimited } from '../../src/harness/time-limit';
 
 afterEach(() => jest.useRealTimers());
@@ -35,4 +36,14 @@ test('once released, neither its time nor the outer signal aborts it, and no tim
   jest.advanceTimersByTime(5000);
   outer.abort('later');
   expect(limited.signal.aborted).toBe(false);
+});
+
+test('many limits under one signal hang one listener on it (a run has dozens of checks in flight)', () => {
+  const outer = new AbortController();
+  const limits = Array.from({ length: 50 }, () => timeLimited(outer.signal, 60_000));
+  expect(getEventListeners(outer.signal, 'abort')).toHaveLength(1);
+  for (const l of limits.slice(0, 25)) l.release();
+  outer.abort('stopped');
+  expect(limits.map((l) => l.signal.aborted)).toEqual([...Array(25).fill(false), ...Array(25).fill(true)]);
+  for (const l of limits.slice(25)) l.release();
 });
