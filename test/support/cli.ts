@@ -40,7 +40,10 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
     }, timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      // A warning of Node's own (a listener leak, a deprecation) reaches the user's terminal: never part of a run.
+      const warning = /\(node:\d+\) \w*Warning: .*/.exec(stderr);
+      if (warning) reject(new Error(`the CLI printed a Node warning: ${warning[0]}\n${stderr.slice(-3000)}`));
+      else resolve({ code, stdout, stderr });
     });
   });
 }
