@@ -44,11 +44,8 @@ const SAMPLES = process.env.FAULTS_SAMPLES;
  * Retry-After: 1 then takes minutes, rightly.
  */
 const DEADLINE_MS = SAMPLES ? 300_000 : 60_000;
-/**
- * Jest's limit for one variant: its runs (a rerun starts only within the deadline's time, see
- * outcomeOf), the last up to the deadline, and time to start and read them.
- */
-const VARIANT_TIMEOUT_MS = 2 * DEADLINE_MS + 30_000;
+/** Jest's limit for one variant: the run's deadline, and time to start and read it. */
+const VARIANT_TIMEOUT_MS = DEADLINE_MS + 30_000;
 /** The advisory latency check (preconf.latency.*) cannot change an exit code and alone takes ~10 s: left out. */
 const DEFAULT_PRECONF_GREP = '^(?!preconf\\.latency\\.)';
 /** Background traffic: anvil's second dev account (unlocked), so blocks hold transactions to judge. */
@@ -90,8 +87,6 @@ interface Outcome {
   exchanges: number;
   durationMs: number;
   console: string;
-  /** Set on a run that judged too little and was run again (judgedTooLittle): the table shows it, no test judges it. */
-  ranAgain?: true;
 }
 
 let ref: ReferenceTarget;
@@ -210,27 +205,8 @@ const exitAsExpected = (o: Outcome): boolean =>
 /** A variant naming its number of root causes states exactly that many. */
 const rootsAsExpected = (o: Outcome): boolean => o.variant.roots === undefined || o.roots?.length === o.variant.roots;
 
-/**
- * A run that judged too little to say anything (exit 3, nothing failed) where the variant expects
- * another exit: on a loaded machine the pre-confirmation pass may not establish the pre-confirmed
- * state in its attempts, and the suite rightly leaves that unjudged. More samples, as the suite
- * itself takes for timing: the variant is run again. A run that failed, exited 0, or crashed is
- * never run again: what it showed is the outcome.
- */
-const judgedTooLittle = (o: Outcome): boolean => !o.crash && o.exitCode === 3 && o.failing.length === 0 && !o.variant.incomplete && !o.variant.refusedAtOpen;
-/** Runs after the first, at most, for a variant whose runs judged too little. */
-const RERUNS = 2;
-
-/** The outcome of a variant: the early run's if there was one, else a run now; run again while it judged too little (judgedTooLittle). */
-async function outcomeOf(v: Variant): Promise<Outcome> {
-  let o = await (early.get(v.name) ?? run(v));
-  // Reruns start only while the runs so far took less than a deadline: jest's limit holds.
-  for (let k = 0, spent = o.durationMs; k < RERUNS && judgedTooLittle(o) && spent < DEADLINE_MS; k++, spent += o.durationMs) {
-    o.ranAgain = true;
-    o = await run(v);
-  }
-  return o;
-}
+/** The outcome of a variant: the early run's if there was one, else a run now. */
+const outcomeOf = (v: Variant): Promise<Outcome> => early.get(v.name) ?? run(v);
 
 /** Starts these variants' runs, `concurrency` at a time in this order; each test awaits its own. */
 function runAhead(vs: Variant[], concurrency: number): void {
@@ -263,21 +239,19 @@ function table(): string {
     .sort((a, b) => order.get(a.variant.name)! - order.get(b.variant.name)!)
     .map((o) => {
       const v = o.variant;
-      const verdict = o.ranAgain
-        ? 'judged too little, run again'
-        : o.crash
-          ? 'CLI CRASHED'
-          : v.kind === 'faulty'
-            ? o.matching.length > 0 && o.exitCode === 1
-              ? 'caught'
-              : v.gap
-                ? 'GAP'
-                : 'MISSED'
-            : !exitAsExpected(o)
-              ? 'FALSE FAIL'
-              : o.unjudged.length
-                ? 'passed, NOT JUDGED'
-                : 'passed';
+      const verdict = o.crash
+        ? 'CLI CRASHED'
+        : v.kind === 'faulty'
+          ? o.matching.length > 0 && o.exitCode === 1
+            ? 'caught'
+            : v.gap
+              ? 'GAP'
+              : 'MISSED'
+          : !exitAsExpected(o)
+            ? 'FALSE FAIL'
+            : o.unjudged.length
+              ? 'passed, NOT JUDGED'
+              : 'passed';
       const ids = o.failing
         .filter((c) => c.level === 'required')
         .map((c) => `${c.id} [${violatedSection(c)}]`)
