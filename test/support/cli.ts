@@ -38,10 +38,11 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
       child.kill('SIGKILL');
       reject(new Error(`CLI did not finish within ${timeoutMs} ms\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the output is read to its end, a warning written last included.
+    child.on('close', (code) => {
       clearTimeout(timer);
-      // A warning of Node's own (a listener leak, a deprecation) reaches the user's terminal: never part of a run.
-      const warning = /\(node:\d+\) \w*Warning: .*/.exec(stderr);
+      // A warning of Node's own (a listener leak, a deprecation, coded or not) reaches the user's terminal: never part of a run.
+      const warning = /\(node:\d+\) (\[\w+\] )?\w*Warning: .*/.exec(stderr);
       if (warning) reject(new Error(`the CLI printed a Node warning: ${warning[0]}\n${stderr.slice(-3000)}`));
       else resolve({ code, stdout, stderr });
     });

@@ -27,15 +27,18 @@ test('aborts with a TimeoutError when its time is up, not before', () => {
   expect([signal.aborted, (signal.reason as DOMException).name]).toEqual([true, 'TimeoutError']);
 });
 
-test('once released, neither its time nor the outer signal aborts it, and no timer is left', () => {
+test('once released it is aborted (work left of what it bounded stops), no timer is left, and the outer signal keeps no place for it', () => {
   jest.useFakeTimers();
   const outer = new AbortController();
   const limited = timeLimited(outer.signal, 1000);
+  const other = timeLimited(outer.signal, 1000);
   limited.release();
-  expect(jest.getTimerCount()).toBe(0);
-  jest.advanceTimersByTime(5000);
+  expect([limited.signal.aborted, (limited.signal.reason as DOMException).name]).toEqual([true, 'AbortError']);
+  expect(jest.getTimerCount()).toBe(1);
   outer.abort('later');
-  expect(limited.signal.aborted).toBe(false);
+  expect([(limited.signal.reason as DOMException).name, other.signal.reason]).toEqual(['AbortError', 'later']);
+  other.release();
+  expect(jest.getTimerCount()).toBe(0);
 });
 
 test('many limits under one signal hang one listener on it (a run has dozens of checks in flight)', () => {
@@ -44,6 +47,7 @@ test('many limits under one signal hang one listener on it (a run has dozens of 
   expect(getEventListeners(outer.signal, 'abort')).toHaveLength(1);
   for (const l of limits.slice(0, 25)) l.release();
   outer.abort('stopped');
-  expect(limits.map((l) => l.signal.aborted)).toEqual([...Array(25).fill(false), ...Array(25).fill(true)]);
+  expect(limits.map((l) => l.signal.reason)).toEqual([...limits.slice(0, 25).map((l) => l.signal.reason), ...Array(25).fill('stopped')]);
+  expect(limits.slice(0, 25).every((l) => (l.signal.reason as DOMException).name === 'AbortError')).toBe(true);
   for (const l of limits.slice(25)) l.release();
 });
