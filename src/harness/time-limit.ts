@@ -25,9 +25,9 @@ function limitsUnder(outer: AbortSignal): Set<AbortController> {
 /**
  * A signal that aborts when `outer` does (with its reason) or `ms` after now (a TimeoutError),
  * as `AbortSignal.any([outer, AbortSignal.timeout(ms)])` would, and `release()` to drop its
- * timer and its place under `outer` once what it bounds has ended, aborting what is left of it. A run makes one per check per
- * sample (3 600 at --samples 30): AbortSignal.any with AbortSignal.timeout cost two to three
- * times as much CPU, with weak references for the collector to clear.
+ * timer and its place under `outer` once what it bounds has ended, aborting what is left of it.
+ * A run makes one per check per sample (3 600 at --samples 30): AbortSignal.any with
+ * AbortSignal.timeout cost two to three times as much CPU, with weak references to clear.
  */
 export function timeLimited(outer: AbortSignal, ms: number): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
