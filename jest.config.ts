@@ -38,6 +38,9 @@ const config: Config = {
   testTimeout: 60_000,
   // Tests spawn anvil nodes; two workers match the 2-core CI machine.
   maxWorkers: 2,
+  // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts).
+  globalSetup: '<rootDir>/test/support/run-tmpdir.ts',
+  globalTeardown: '<rootDir>/test/support/run-tmpdir-teardown.ts',
   projects: [
     { ...project, displayName: 'main', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...BUSY.map(escape)] },
     { ...project, displayName: 'busy-core', testMatch: BUSY },
