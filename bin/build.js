@@ -97,6 +97,20 @@ function transpileInto(into, reuse) {
   if (reuse) fs.writeFileSync(path.join(into, MANIFEST), JSON.stringify({ made, sources }));
 }
 
+/**
+ * The YAML of specs/ parsed now, each kept as JSON named by the SHA-256 of its text: a run reads
+ * that instead of loading the yaml package and parsing (src/harness/yaml-text.ts).
+ */
+function parseYamlInto(into) {
+  const YAML = require('yaml');
+  const dir = path.join(into, 'parsed-yaml');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of files(path.join(ROOT, 'specs'), /\.ya?ml$/)) {
+    const text = fs.readFileSync(f, 'utf8');
+    fs.writeFileSync(path.join(dir, `${digest(text)}.json`), JSON.stringify(YAML.parse(text)));
+  }
+}
+
 const lstat = (p) => fs.lstatSync(p, { throwIfNoEntry: false });
 
 /** A dist/ that is a real folder (a packed build, or a checkout of an older layout) is kept as a build, so its runs go on. */
@@ -141,6 +155,7 @@ const build = path.join(BUILDS, id);
 fs.mkdirSync(build, { recursive: true });
 try {
   transpileInto(build, !process.argv.includes('--for-pack'));
+  parseYamlInto(build);
 } catch (err) {
   fs.rmSync(build, { recursive: true, force: true });
   throw err;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from './paths';
+import { parseShippedYaml } from './yaml-text';
 
 /**
  * specs/rules.yaml is the spec restated in the project's own words: its sections, what their
@@ -61,10 +62,9 @@ function isStringArray(x: unknown): x is string[] {
  * elsewhere (a list of checks, say) cannot creep back in unnoticed.
  */
 export function parseSpec(source: string): Spec {
-  // Required here, not imported: the configuration's modules import this one, and the run starts
-  // the embedded reference only once they are loaded (src/cli/run.ts); yaml is read while it starts.
-  const YAML = require('yaml') as typeof import('yaml');
-  const doc = YAML.parse(source) as Record<string, unknown>;
+  // The build's parse when it has one (yaml-text.ts): the configuration's modules import this one,
+  // and the run starts the embedded reference only once they are loaded (src/cli/run.ts).
+  const doc = parseShippedYaml(source) as Record<string, unknown>;
   keysOnly('rules.yaml', doc, ['title', 'version', 'summary', 'sections']);
   for (const k of ['title', 'version', 'summary'] as const) if (typeof doc[k] !== 'string') throw new Error(`rules.yaml: ${k} must be a string`);
   if (!Array.isArray(doc.sections)) throw new Error('rules.yaml: sections must be a list');
