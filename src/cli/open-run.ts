@@ -4,10 +4,10 @@
  * here, so the secrets are registered with the egress gate once, the published OpenAPI document is
  * read once, and the target is probed the same way for each.
  */
-import { AnswerBudget, RateLimiter } from '../harness/http';
+import { AnswerBudget, loadHttpClient, RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
 import type { RunEnv } from '../harness/runner';
-import { createSigner, SpendBudget } from '../harness/signer';
+import { createSigner, SpendBudget, warmSigner } from '../harness/signer';
 import { compileSchemas } from '../harness/schemas';
 import { loadSpec } from '../harness/spec-rules';
 import type { RunConfig } from './config';
@@ -57,8 +57,13 @@ async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): P
   }
   // A process of its own: the reference's CPU and memory are not the suite's (reference-process.ts).
   const starting = takeOrStart({ profile: cfg.profile, blockTimeMs: cfg.blockTimeMs, flashblockMs: cfg.flashblockMs });
-  // While it starts, this process has nothing to do: it reads now what the run's document quotes
-  // at its end, and compiles the schemas its first checks validate against.
+  // While it starts, this process loads what its first requests and the pre-confirmation pass need
+  // at once (the reference's block clock runs from its answer, and the pass's first attempt must
+  // be sent early enough in that block to see the transactions pre-confirmed before the seal),
+  // reads what the run's document quotes at its end, and compiles the schemas its first checks
+  // validate against.
+  loadHttpClient();
+  warmSigner();
   loadSpec();
   compileSchemas();
   const ref = await starting;

@@ -71,6 +71,11 @@ let undiciModule: Undici | undefined;
 /** The HTTP client (the undici package's request API: no WHATWG streams or Request objects per request, a third of fetch's CPU), loaded on first use. */
 const undici = (): Undici => (undiciModule ??= require('undici') as Undici);
 
+/** Loads the HTTP client now (about 0.1 s), for a caller with time to spare before its first request. */
+export function loadHttpClient(): void {
+  undici();
+}
+
 /** The process's keep-alive pool for direct requests, and one per proxy (CONNECT tunnels, Proxy-Authorization from the proxy URL's credentials). */
 let directPool: Dispatcher | undefined;
 const proxyPools = new Map<string, Dispatcher>();
