@@ -3,22 +3,16 @@
 // balancer, a conformant fleet. fleet-preconf.test.ts runs it on a quiet machine, and
 // fleet-preconf-busy.test.ts with one core kept busy, in the busy-core tier (jest.config.ts).
 import type { RunDocument } from '../../src/verdict/document';
-import { startReference, type ReferenceTarget } from '../../src/reference';
+import type { ReferenceTarget } from '../../src/reference';
+import { fileReference } from '../support/file-reference';
 import { startFleet, type Backend } from './fleet';
 import { PendingHistory, recordingBackend, trailingBackend } from './catalogue-preconf';
 import { judgePreconf, PRECONF_CHECKS } from '../support/preconf-run';
 
 /** A reference for the test file (started before its tests, stopped after), blocks of 2 s. */
 export function fleetReference(): () => ReferenceTarget {
-  let ref: ReferenceTarget | undefined;
-  beforeAll(async () => {
-    // Blocks of 2 s (an OP-stack chain's): after the first sighting, a second of later reads before the seal.
-    ref = await startReference({ blockTimeMs: 2000 });
-  }, 60_000);
-  afterAll(async () => {
-    await ref?.stop();
-  });
-  return () => ref!;
+  // Blocks of 2 s (an OP-stack chain's): after the first sighting, a second of later reads before the seal.
+  return fileReference({ blockTimeMs: 2000 });
 }
 
 /** The fleet of `backends` in front of `ref`, judged on pre-confirmed state at --samples 30. */

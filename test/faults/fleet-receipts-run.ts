@@ -6,7 +6,8 @@
 // after them from the one behind). fleet-receipts.test.ts judges it on a quiet machine, and
 // fleet-receipts-busy.test.ts with one core kept busy, in the busy-core tier (jest.config.ts).
 import type { RunDocument } from '../../src/verdict/document';
-import { startReference, type ReferenceTarget } from '../../src/reference';
+import type { ReferenceTarget } from '../../src/reference';
+import { fileReference } from '../support/file-reference';
 import { startFleet, type Backend } from './fleet';
 import { PendingHistory, recordingBackend, trailingBackend } from './catalogue-preconf';
 import { Raw, type Envelope, type RpcCall, type RpcContext, type RpcMutation } from './proxy';
@@ -20,18 +21,14 @@ const SEND_EVERY_MS = 400;
 
 /** A reference for the test file (started before its tests, stopped after) with the other sender's traffic, blocks of 2 s. */
 export function receiptsReference(): () => ReferenceTarget {
-  let ref: ReferenceTarget | undefined;
+  // Blocks of 2 s in 200 ms flashblocks (an OP-stack chain's).
+  const ref = fileReference({ blockTimeMs: 2000 });
   let traffic: NodeJS.Timeout | undefined;
-  beforeAll(async () => {
-    // Blocks of 2 s in 200 ms flashblocks (an OP-stack chain's).
-    ref = await startReference({ blockTimeMs: 2000 });
-    traffic = startSelfTransfers(ref.rpcUrl, OTHER_SENDER, SEND_EVERY_MS);
-  }, 60_000);
-  afterAll(async () => {
-    clearInterval(traffic);
-    await ref?.stop();
+  beforeAll(() => {
+    traffic = startSelfTransfers(ref().rpcUrl, OTHER_SENDER, SEND_EVERY_MS);
   });
-  return () => ref!;
+  afterAll(() => clearInterval(traffic));
+  return ref;
 }
 
 /** The views the check reads at "pending", as it asks them. */

@@ -10,7 +10,8 @@
 // serial busy-core tier of its own, jest.config.ts).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { RunDocument } from '../../src/verdict/document';
-import { startReference, type ReferenceTarget } from '../../src/reference';
+import type { ReferenceTarget } from '../../src/reference';
+import { fileReference } from '../support/file-reference';
 import { startProxy, type RpcMutation } from '../faults/proxy';
 import { judgePreconf, PRECONF_CHECKS } from '../support/preconf-run';
 
@@ -19,15 +20,8 @@ const WITHDRAW_AFTER_SEND_MS = 200 + 400;
 
 /** A reference for the test file (started before its tests, stopped after), blocks of 2 s. */
 export function reorgReference(): () => ReferenceTarget {
-  let ref: ReferenceTarget | undefined;
-  beforeAll(async () => {
-    // Blocks of 2 s (an OP-stack chain's): a second of later reads after the withdrawal.
-    ref = await startReference({ blockTimeMs: 2000 });
-  }, 60_000);
-  afterAll(async () => {
-    await ref?.stop();
-  });
-  return () => ref!;
+  // Blocks of 2 s (an OP-stack chain's): a second of later reads after the withdrawal.
+  return fileReference({ blockTimeMs: 2000 });
 }
 
 /** Withdraws the signer's pre-confirmed transactions WITHDRAW_AFTER_SEND_MS after its last send of a burst. */
