@@ -6,6 +6,7 @@
  */
 import { AnswerBudget, loadHttpClient, RateLimiter } from '../harness/http';
 import { DocumentUnavailable, loadDocument, type OpenApiDocument } from '../harness/openapi-document';
+import type { SealGrid } from '../harness/check';
 import type { RunEnv } from '../harness/runner';
 import { createSigner, SpendBudget, warmSigner } from '../harness/signer';
 import { compileSchemas } from '../harness/schemas';
@@ -30,6 +31,8 @@ export interface RunTarget {
   baseUrl?: string;
   rpcUrl?: string;
   signerKey?: `0x${string}`;
+  /** Where its seals fall, when the target is the embedded reference (CheckSettings.sealGrid). */
+  sealGrid?: SealGrid;
   stop(): Promise<void>;
 }
 
@@ -70,7 +73,13 @@ async function openTarget(cfg: RunConfig, gate: Egress, opts: OpenRunOptions): P
   opts.say?.out(
     `target: the embedded reference target (no BASE_URL or RPC_URL given), up in ${ref.startupMs} ms: REST ${ref.baseUrl}, JSON-RPC ${ref.rpcUrl} (profile ${ref.profile}, block time ${ref.blockTimeMs} ms, flashblocks ${ref.flashblockMs ? `every ${ref.flashblockMs} ms` : 'off'})\n`,
   );
-  return { baseUrl: ref.baseUrl, rpcUrl: ref.rpcUrl, signerKey: cfg.signerKey ?? ref.signerKey, stop: () => ref.stop() };
+  return {
+    baseUrl: ref.baseUrl,
+    rpcUrl: ref.rpcUrl,
+    signerKey: cfg.signerKey ?? ref.signerKey,
+    ...(ref.sealGrid ? { sealGrid: ref.sealGrid } : {}),
+    stop: () => ref.stop(),
+  };
 }
 
 /**
@@ -125,6 +134,7 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
         openapi,
         archive: opts.settings?.archive ?? cfg.archive,
         samples: cfg.samples,
+        ...(target.sealGrid ? { sealGrid: target.sealGrid } : {}),
       },
       redactor,
       signer: target.signerKey ? createSigner(target.signerKey, new SpendBudget(cfg.maxSpendWei)) : undefined,

@@ -16,6 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import path from 'node:path';
+import type { SealGrid } from '../harness/check';
 
 export interface ReferenceProcessOptions {
   profile: 'public' | 'dedicated';
@@ -29,6 +30,8 @@ export interface ReferenceProcess {
   profile: 'public' | 'dedicated';
   blockTimeMs: number;
   flashblockMs: number;
+  /** Where its seals fall, when it says (every blockTimeMs from sealGridAtMs in its JSON line). */
+  sealGrid?: SealGrid;
   signerKey: `0x${string}`;
   pid: number;
   /** From the spawn to the handshake. */
@@ -105,7 +108,7 @@ export async function startReferenceProcess(
   }
 }
 
-type Hello = Pick<ReferenceProcess, 'baseUrl' | 'rpcUrl' | 'profile' | 'blockTimeMs' | 'flashblockMs' | 'signerKey'>;
+type Hello = Pick<ReferenceProcess, 'baseUrl' | 'rpcUrl' | 'profile' | 'blockTimeMs' | 'flashblockMs' | 'sealGrid' | 'signerKey'>;
 
 /** The first stdout line, parsed and checked; rejects on exit, error, garbage or time-out. */
 function handshake(child: ChildProcess, timeoutMs: number, failed: (why: string) => Error, signal?: AbortSignal): Promise<Hello> {
@@ -159,12 +162,15 @@ function parseHello(line: string): Hello | undefined {
   if (!loopback(v.baseUrl) || !loopback(v.rpcUrl) || !ms(v.blockTimeMs) || !ms(v.flashblockMs)) return undefined;
   if (v.profile !== 'public' && v.profile !== 'dedicated') return undefined;
   if (typeof v.signerKey !== 'string' || !/^0x[0-9a-f]{64}$/i.test(v.signerKey)) return undefined;
+  // Optional: a grid is used only to schedule (never to judge), and only with a positive interval.
+  const grid = ms(v.sealGridAtMs) && v.blockTimeMs > 0 ? { sealGrid: { atMs: v.sealGridAtMs, everyMs: v.blockTimeMs } } : {};
   return {
     baseUrl: v.baseUrl,
     rpcUrl: v.rpcUrl,
     profile: v.profile,
     blockTimeMs: v.blockTimeMs,
     flashblockMs: v.flashblockMs,
+    ...grid,
     signerKey: v.signerKey as `0x${string}`,
   };
 }

@@ -52,6 +52,19 @@ export interface CheckSettings {
    * sealing (inconclusive, never failed), and for its transactions to be sealed.
    */
   maxBlockTimeMs?: number;
+  /**
+   * Where the target's seals fall, when the suite knows it: the embedded reference seals on a
+   * fixed grid and says where it starts. The pre-confirmation pass's first attempt then waits for
+   * a seal due too soon for its transactions to show before it, instead of being spoiled by it
+   * (preconf/send.ts). Absent for any other target: its seals are found by watching.
+   */
+  sealGrid?: SealGrid;
+}
+
+/** Seals every `everyMs`, one of them at `atMs` (epoch milliseconds, this machine's clock). */
+export interface SealGrid {
+  atMs: number;
+  everyMs: number;
 }
 
 /** What a run-scoped shared observation may use (see CheckContext.shared). */

@@ -51,6 +51,8 @@ export interface ReferenceTarget {
   flashblockMs: number;
   inclusionDelayFlashblocks: number;
   blockNumberMode: BlockNumberMode;
+  /** Where the sequencer's seals fall: every blockTimeMs from atMs (epoch milliseconds). */
+  sealGrid: { atMs: number; everyMs: number };
   signerKey: `0x${string}`;
   chainId: number;
   /** The REST listing's own node http.Server (listening on baseUrl), for in-process tests. */
@@ -158,6 +160,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
       flashblockMs,
       inclusionDelayFlashblocks,
       blockNumberMode,
+      sealGrid: preconf.sealGrid!,
       signerKey: SIGNER_KEY,
       chainId: CHAIN_ID,
       restServer: rest.server,

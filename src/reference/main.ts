@@ -80,7 +80,9 @@ async function main(): Promise<void> {
   ];
   if (cli.json) {
     const { baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, signerKey } = ref;
-    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, signerKey, judge })}\n`);
+    // sealGridAtMs: where the seals fall (every blockTimeMs from it), for a run that schedules by them.
+    const sealGridAtMs = ref.sealGrid.atMs;
+    process.stdout.write(`${JSON.stringify({ baseUrl, rpcUrl, profile, blockTimeMs, flashblockMs, sealGridAtMs, signerKey, judge })}\n`);
   } else {
     process.stdout.write(
       [

@@ -69,6 +69,8 @@ export class Preconf {
    */
   private building: boolean;
   private clock?: ClockState;
+  /** When the clock started: seals fall on start + k × blockTimeMs (afterSeal keeps the grid, skipping what it missed). */
+  private startedAt?: number;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private refreshQueued = false;
@@ -189,7 +191,8 @@ export class Preconf {
   /** Starts the flashblock and seal timers (ticks that fall behind are skipped, not queued). */
   start(): void {
     const cadence: Cadence = { blockTimeMs: this.opts.blockTimeMs, flashblockMs: this.opts.flashblockMs };
-    this.clock = startClock(cadence, Date.now());
+    this.startedAt = Date.now();
+    this.clock = startClock(cadence, this.startedAt);
     const schedule = (): void => {
       if (this.stopped || !this.clock) return;
       const event: ClockEvent = nextEvent(cadence, this.clock, Date.now());
@@ -209,6 +212,11 @@ export class Preconf {
       this.timer.unref();
     };
     schedule();
+  }
+
+  /** Where the clock's seals fall (epoch milliseconds), once started. Seals made on demand (sealWith) come besides. */
+  get sealGrid(): { atMs: number; everyMs: number } | undefined {
+    return this.startedAt === undefined ? undefined : { atMs: this.startedAt, everyMs: this.opts.blockTimeMs };
   }
 
   async stop(): Promise<void> {

@@ -36,10 +36,15 @@ async function rpc(url: string, method: string): Promise<unknown> {
 }
 
 test('starts, answers on both interfaces, and stop() ends the child and its anvil', async () => {
+  const before = Date.now();
   const ref = await startReferenceProcess({ profile: 'public', blockTimeMs: 1000, flashblockMs: 100 });
   const tree = [ref.pid, ...descendants(ref.pid)];
   try {
     expect(ref).toMatchObject({ profile: 'public', blockTimeMs: 1000, flashblockMs: 100 });
+    // Where its seals fall: from its clock's start, during the start-up just awaited.
+    expect(ref.sealGrid).toEqual({ atMs: expect.any(Number), everyMs: 1000 });
+    expect(ref.sealGrid!.atMs).toBeGreaterThanOrEqual(before);
+    expect(ref.sealGrid!.atMs).toBeLessThanOrEqual(Date.now());
     expect(anvilAmong(tree)).toHaveLength(1);
     expect(await rpc(ref.rpcUrl, 'eth_chainId')).toBe('0x7a69');
     const list = await fetch(`${ref.baseUrl}/v1/tokenized-stocks`, { signal: AbortSignal.timeout(10_000) });
@@ -90,6 +95,41 @@ describe('started early (before the suite loads its modules)', () => {
     await discardEarly();
     expect(await gone(tree, 10_000)).toEqual([]);
   }, 60_000);
+});
+
+describe("the JSON line's seal grid (sealGridAtMs), used only to schedule", () => {
+  const hello = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      baseUrl: 'http://127.0.0.1:1',
+      rpcUrl: 'http://127.0.0.1:2',
+      profile: 'dedicated',
+      blockTimeMs: 1200,
+      flashblockMs: 200,
+      signerKey: `0x${'ab'.repeat(32)}`,
+      ...extra,
+    });
+  const child = (line: string): Launch => ({
+    execPath: process.execPath,
+    args: ['-e', `process.stdout.write(${JSON.stringify(`${line}\n`)}); setInterval(() => {}, 1000)`],
+    startTimeoutMs: 20_000,
+    stopTimeoutMs: 2_000,
+  });
+
+  test.each([
+    ['absent', {}, undefined],
+    ['an epoch time', { sealGridAtMs: 1_795_000_000_000 }, { atMs: 1_795_000_000_000, everyMs: 1200 }],
+    ['negative', { sealGridAtMs: -5 }, undefined],
+    ['not a whole number', { sealGridAtMs: 1.5 }, undefined],
+    ['a string', { sealGridAtMs: '1795000000000' }, undefined],
+  ])('%s: the child starts, with that grid or none', async (_, extra, grid) => {
+    const ref = await startReferenceProcess({ profile: 'dedicated' }, child(hello(extra)));
+    try {
+      expect(ref.sealGrid).toEqual(grid);
+      expect(ref.blockTimeMs).toBe(1200);
+    } finally {
+      await ref.stop();
+    }
+  });
 });
 
 describe('a child that does not start', () => {

@@ -1,7 +1,7 @@
 import { Redactor } from '../../src/harness/redact';
 import { runChecks, type CheckResult, type RunEnv } from '../../src/harness/runner';
 import { createSigner, SpendBudget } from '../../src/harness/signer';
-import type { Check } from '../../src/harness/check';
+import type { Check, SealGrid } from '../../src/harness/check';
 import type { RateLimiter } from '../../src/harness/http';
 import { decided } from '../support/runs';
 
@@ -11,13 +11,19 @@ export async function runPreconf(
   rpcUrl: string,
   signerKey: `0x${string}` | undefined,
   budget = new SpendBudget(10n ** 18n),
-  opts: { limiter?: RateLimiter; maxBlockTimeMs?: number } = {},
+  opts: { limiter?: RateLimiter; maxBlockTimeMs?: number; sealGrid?: SealGrid } = {},
 ): Promise<CheckResult[]> {
   const env: RunEnv = {
     rpcUrl,
     restHeaders: {},
     rpcHeaders: {},
-    settings: { profile: 'dedicated', clockSkewSec: 300, timeoutMs: 5000, ...(opts.maxBlockTimeMs ? { maxBlockTimeMs: opts.maxBlockTimeMs } : {}) },
+    settings: {
+      profile: 'dedicated',
+      clockSkewSec: 300,
+      timeoutMs: 5000,
+      ...(opts.maxBlockTimeMs ? { maxBlockTimeMs: opts.maxBlockTimeMs } : {}),
+      ...(opts.sealGrid ? { sealGrid: opts.sealGrid } : {}),
+    },
     redactor: new Redactor(),
     signer: signerKey ? createSigner(signerKey, budget) : undefined,
     signal: new AbortController().signal,

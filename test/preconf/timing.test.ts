@@ -5,6 +5,7 @@ import {
   EARLY_MS,
   latencyBounds,
   MAX_LOOK_GAP_MS,
+  msToNextSeal,
   percentiles,
   POLL_INTERVAL_MS,
   preSeal,
@@ -187,5 +188,21 @@ describe('latency bounds per method', () => {
     );
     expect(slow.map(([m]) => m)).toEqual(['eth_estimateGas']);
     expect(slowMethods({ eth_getCode: fast }, bounds)).toEqual([]);
+  });
+});
+
+describe("msToNextSeal: a known grid's next seal", () => {
+  const grid = { atMs: 10_000, everyMs: 1200 };
+  it.each([
+    [10_000, 1200], // a seal due exactly now counts as past
+    [10_001, 1199],
+    [11_199, 1],
+    [11_200, 1200],
+    [11_500, 900],
+    [9_999, 1], // before the grid's own seal: the grid extends back
+    [10_000 - 1200 * 5 + 600, 600],
+    [10_000 + 1200 * 1_000_000 + 1, 1199], // far on (epoch milliseconds are large)
+  ])('at %d: %d ms', (now, expected) => {
+    expect(msToNextSeal(grid, now)).toBe(expected);
   });
 });

@@ -64,8 +64,11 @@ describe('npm run reference', () => {
   test('--json prints exactly one JSON line first, serves, and SIGTERM stops it cleanly with no anvil left', async () => {
     const { child, first, anvilPid, exited } = await startStandalone(['--json', '--block-time', '1000', '--profile', 'dedicated']);
     const line = JSON.parse(first) as Record<string, string> & { judge: string[] };
-    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'blockTimeMs', 'flashblockMs', 'signerKey', 'judge']);
+    expect(Object.keys(line)).toEqual(['baseUrl', 'rpcUrl', 'profile', 'blockTimeMs', 'flashblockMs', 'sealGridAtMs', 'signerKey', 'judge']);
     expect([line.blockTimeMs, line.flashblockMs]).toEqual([1000, 200]);
+    // One seal's time (epoch milliseconds): the clock started during the start-up just awaited.
+    expect(Number.isInteger(line.sealGridAtMs) && Date.now() - Number(line.sealGridAtMs)).toBeGreaterThanOrEqual(0);
+    expect(Date.now() - Number(line.sealGridAtMs)).toBeLessThan(60_000);
     // What judges everything: both URLs, the dev signer, and --require full.
     expect(line.judge).toEqual(expect.arrayContaining([line.baseUrl, line.rpcUrl, line.signerKey, '--require', 'full']));
     expect(line.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -8,7 +8,7 @@ import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, type Posted, type Sent, type Signed } from './session';
 import { isNonceTooLow } from './sends';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { blockPollMs, POLL_INTERVAL_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
+import { blockPollMs, EARLY_MS, msToNextSeal, POLL_INTERVAL_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
@@ -80,7 +80,9 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
  *   on average, and the seal then still comes half an interval after the sends on average: late
  *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
  *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
- *   accepted EARLY_MS before its seal) and the next attempt is aligned.
+ *   accepted EARLY_MS before its seal) and the next attempt is aligned. Where the seals fall
+ *   is known (CheckSettings.sealGrid: the embedded reference's), a seal due within EARLY_MS is
+ *   waited for instead: on a loaded machine the run's start-up left the first attempt there.
  * - Any other attempt sends right after the next seal, so its transactions have a whole interval.
  *   Never after the seal of the signer's last transactions: a backend a block behind still shows
  *   the counts from before it, which the nonce check would take for the node's. Under --samples N
@@ -99,10 +101,22 @@ async function align(st: PassState, n: number, base: bigint, head?: FirstReads['
     // Unless the signer's last transactions are in the head block: a backend a block behind still
     // shows the count from before them, which the nonce check would take for the node's "latest".
     const before = await capture(() => st.s.count('setup', toQuantity(highest - 1n)));
-    if ('value' in before && before.value === base) return { round: now() };
-    st.notes.push(
-      `attempt 1: the signer's count at block ${toQuantity(highest - 1n)} was ${'value' in before ? before.value : 'not read'}, not ${base}: its last transactions are in the head block, so the sends wait for the next seal`,
-    );
+    if (!('value' in before && before.value === base)) {
+      st.notes.push(
+        `attempt 1: the signer's count at block ${toQuantity(highest - 1n)} was ${'value' in before ? before.value : 'not read'}, not ${base}: its last transactions are in the head block, so the sends wait for the next seal`,
+      );
+    } else {
+      // Where the seals fall is known (the embedded reference's grid): a seal due within EARLY_MS
+      // leaves the attempt too little time to show its transactions before it, and could not
+      // make a miss count either; a spoiled attempt would cost two block intervals, this wait one
+      // at most.
+      const grid = st.s.scope.settings.sealGrid;
+      const untilSeal = grid ? msToNextSeal(grid, Date.now()) : Infinity;
+      if (untilSeal >= EARLY_MS) return { round: now() };
+      st.notes.push(
+        `attempt 1: the target's next seal was due in ${Math.round(untilSeal)} ms (its seals fall every ${grid!.everyMs} ms on a known grid), under ${EARLY_MS} ms: too soon for this attempt's transactions to show before it, so the sends wait for that seal`,
+      );
+    }
   }
   // The seal to wait for is the one after the head as it is now: one read in an earlier round may
   // be older than the seal that sealed the signer's last transactions.

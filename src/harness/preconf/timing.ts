@@ -9,6 +9,7 @@
 // pre-confirmed (preSeal), and "not yet visible" is never a verdict by itself: only a
 // transaction sent early, watched closely and sealed without ever showing before its own block
 // sealed, twice (weighTxMisses, weighMiss).
+import type { SealGrid } from '../check';
 import { Unobservable } from './errors';
 
 /** Spec 4.5 and 8: the pre-confirmed state "is updated about every 200 ms". */
@@ -89,6 +90,12 @@ export function percentiles(samples: readonly number[]): Percentiles | undefined
  * early and sealed without ever showing at "pending" is a miss worth counting — on two attempts.
  */
 export const EARLY_MS = 3 * SPEC_REFRESH_MS;
+
+/** Milliseconds from `nowMs` (epoch) to the next seal of `grid`; a seal due exactly now counts as past. */
+export function msToNextSeal(grid: SealGrid, nowMs: number): number {
+  const into = (((nowMs - grid.atMs) % grid.everyMs) + grid.everyMs) % grid.everyMs;
+  return grid.everyMs - into;
+}
 /**
  * A miss counts only when "pending" was looked at closely enough: never more than two refresh
  * periods between two looks (as the node saw them: from one look's start to the next one's
