@@ -96,6 +96,7 @@ export function msToNextSeal(grid: SealGrid, nowMs: number): number {
   const into = (((nowMs - grid.atMs) % grid.everyMs) + grid.everyMs) % grid.everyMs;
   return grid.everyMs - into;
 }
+
 /**
  * A miss counts only when "pending" was looked at closely enough: never more than two refresh
  * periods between two looks (as the node saw them: from one look's start to the next one's
