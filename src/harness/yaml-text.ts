@@ -18,12 +18,10 @@ export function parsedYamlName(text: string): string {
 
 /** `text` parsed as YAML: the build's JSON of that very text when there is one, else the yaml package's parse. */
 export function parseShippedYaml(text: string): unknown {
-  let built: string | undefined;
   try {
-    built = readFileSync(path.join(PARSED_YAML_DIR, parsedYamlName(text)), 'utf8');
+    return JSON.parse(readFileSync(path.join(PARSED_YAML_DIR, parsedYamlName(text)), 'utf8')) as unknown;
   } catch {
-    // no build of this text: parsed below
+    // no build of this text (or not JSON): parsed below
   }
-  if (built !== undefined) return JSON.parse(built) as unknown;
   return (require('yaml') as typeof import('yaml')).parse(text) as unknown;
 }

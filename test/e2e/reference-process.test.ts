@@ -151,7 +151,7 @@ describe('a child that does not start', () => {
   });
 
   test('prints something else than its JSON line: a clear error, and the child is stopped', async () => {
-    const pidFile = `/tmp/refproc-garbage-${process.pid}`;
+    const pidFile = path.join(tmpdir(), `refproc-garbage-${process.pid}`);
     const err = await startReferenceProcess(
       { profile: 'dedicated' },
       node(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); console.log('listening on 8545'); setInterval(() => {}, 1000)`),
@@ -162,7 +162,7 @@ describe('a child that does not start', () => {
   });
 
   test('says nothing: a time-out, and the child is stopped (SIGKILL when SIGTERM is ignored)', async () => {
-    const pidFile = `/tmp/refproc-silent-${process.pid}`;
+    const pidFile = path.join(tmpdir(), `refproc-silent-${process.pid}`);
     const err = await startReferenceProcess(
       { profile: 'dedicated' },
       node(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`, 500),

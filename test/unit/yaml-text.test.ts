@@ -28,8 +28,11 @@ describe('the parsed YAML a build keeps', () => {
     expect(out.sections).toBeGreaterThan(20);
   });
 
-  it('is not used for a text it was not made from: that text is parsed', () => {
-    const text = readFileSync(path.join(ROOT, 'specs', 'rules.yaml'), 'utf8') + '\n# edited after the build\n';
+  it('is not used for a text it was not made from: that text is parsed (the build, and a run from source)', () => {
+    const text = readFileSync(path.join(ROOT, 'specs', 'rules.yaml'), 'utf8').replace(/^title: .*$/m, 'title: "edited after the build"');
+    expect(YAML.parse(text)).toMatchObject({ title: 'edited after the build' });
+    const built = require(path.join(ROOT, 'dist', 'src', 'harness', 'yaml-text.js')) as typeof import('../../src/harness/yaml-text');
+    expect(built.parseShippedYaml(text)).toEqual(YAML.parse(text));
     expect(parseShippedYaml(text)).toEqual(YAML.parse(text));
     expect(parseShippedYaml('a: [1, "two"]\n')).toEqual({ a: [1, 'two'] });
   });
