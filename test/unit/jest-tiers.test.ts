@@ -12,11 +12,11 @@ const named = (name: string) => projects.find((p) => p.displayName === name)!;
 it('finds every test file that keeps a core busy, and only those go to the busy-core project', () => {
   const busy = busyCoreTests();
   expect(busy.map((f) => path.relative(ROOT, f))).toEqual(
-    expect.arrayContaining(['test/e2e/busy-runner.test.ts', 'test/faults/fleet-preconf-busy.test.ts', 'test/preconf/load.test.ts']),
+    expect.arrayContaining(['test/e2e/busy-runner.test.ts', 'test/faults/fleet-receipts-busy.test.ts', 'test/preconf/load.test.ts']),
   );
   for (const f of busy) expect(readFileSync(f, 'utf8')).toMatch(/support\/busy-core'/);
   // A file's quiet runs stay in the main project, beside the other worker: only the busy ones wait for the end.
-  expect(busy.map((f) => path.relative(ROOT, f))).not.toContain('test/faults/fleet-preconf.test.ts');
+  expect(busy.map((f) => path.relative(ROOT, f))).not.toContain('test/faults/fleet-receipts.test.ts');
   expect(named('busy-core').testMatch).toEqual(busy);
   const ignored = named('main').testPathIgnorePatterns!.map((p) => new RegExp(p));
   for (const f of busy) expect(ignored.some((re) => re.test(f))).toBe(true);
