@@ -461,8 +461,14 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
       it(
         v.name,
         async () => {
-          const o = await outcomeOf(v);
-          if (o.crash || !exitAsExpected(o) || !rootsAsExpected(o) || o.unjudged.length > 0 || (v.rest || v.rpc ? o.hits === 0 : false))
+          const passed = (o: Outcome) => !o.crash && exitAsExpected(o) && rootsAsExpected(o) && o.unjudged.length === 0;
+          let o = await outcomeOf(v);
+          // A run that passed without the behaviour ever meeting a call (hits 0: a backend lagging
+          // each new block, in a run that ended before the next seal, on a loaded runner) showed
+          // nothing of the behaviour either way: it runs again, at most twice. A run that failed
+          // in any way is never run again (no false alarm hidden), nor is any faulty variant.
+          for (let again = 0; again < 2 && (v.rest || v.rpc) && passed(o) && o.hits === 0; again++) o = await run(v);
+          if (!passed(o) || (v.rest || v.rpc ? o.hits === 0 : false))
             throw new Error(`${explain(o)}\nroot causes: ${o.roots?.join(', ') ?? 'no results.json'}`);
         },
         VARIANT_TIMEOUT_MS,
