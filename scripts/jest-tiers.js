@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`'s jest: the main project on both workers, then the busy-core project (tests that
-// keep a core busy, see jest.config.ts) one file at a time, beside nothing else. Arguments go
-// to both runs (a path filter, -t, …); `--outputFile=<f>` with `--json` gets one document
-// holding both runs' results, as a single jest run would write it. Exit 1 when either failed.
+// `npm test`'s jest: the main project on its workers (jest.config.ts), then the busy-core
+// project (tests that keep a core busy, see jest.config.ts) one file at a time, beside nothing
+// else. Arguments go to both runs (a path filter, -t, …); `--outputFile=<f>` with `--json` gets
+// one document holding both runs' results, as a single jest run would write it. Exit 1 when
+// either failed.
 // Each tier is bounded in wall-clock time (scripts/bounded-jest.js): a tier that does not end
 // fails with the test files still running named, well inside CI's own limit (5400 s), instead
 // of holding CI until that limit with no log kept. JEST_TIER_LIMIT_S sets the bound of each tier.
@@ -18,8 +19,8 @@ const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[ou
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
 const jest = require.resolve('jest/bin/jest');
 
-// The bounds: about four and eight times what each tier takes on an idle 2-core machine (main
-// 390 s, busy-core 75 s); the two together leave 600 s of .ci/run's 2700 s npm test stage for the
+// The bounds: several times what each tier takes on an idle 2-core machine (main about 210 s
+// on three workers, 415 s on two in a clean clone; busy-core 70 s); the two together leave 600 s of .ci/run's 2700 s npm test stage for the
 // type check and the build, so a stopped tier names its files before the stage's own bound.
 const raw = process.env.JEST_TIER_LIMIT_S;
 const limitS = raw === undefined || raw === '' ? undefined : Number(raw);
