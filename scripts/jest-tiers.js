@@ -8,12 +8,16 @@
 // fails with the test files still running named, well inside CI's own limit (5400 s), instead
 // of holding CI until that limit with no log kept. JEST_TIER_LIMIT_S sets the bound of each tier.
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { runBounded } = require('./bounded-jest');
 
-const args = process.argv.slice(2);
+// `--typecheck` (npm test gives it): the type check runs too. jest transpiles only (ts-jest), so
+// tsc is what judges the types; it runs beside the main tier, whose tests spend most of their
+// time waiting on block clocks, rather than before it (about 20 s of CPU from a clean clone).
+const typecheck = process.argv.includes('--typecheck');
+const args = process.argv.slice(2).filter((a) => a !== '--typecheck');
 const outputAt = args.findIndex((a) => a.startsWith('--outputFile'));
 const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[outputAt].split('=')[1] : args[outputAt + 1];
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
@@ -28,11 +32,28 @@ if (limitS !== undefined && !(Number.isFinite(limitS) && limitS > 0)) {
   console.error(`jest-tiers: JEST_TIER_LIMIT_S must be a positive number of seconds, not ${JSON.stringify(raw)}`);
   process.exit(2);
 }
+const ROOT = path.join(__dirname, '..');
+// The project type-checked: the repository's, or JEST_TIERS_TSCONFIG's (the tests' own, to show
+// a failed check failing the run); tsc's incremental state is kept beside it.
+const tsconfig = process.env.JEST_TIERS_TSCONFIG || path.join(ROOT, 'tsconfig.json');
+const TSC = [
+  require.resolve('typescript/bin/tsc'),
+  '--noEmit',
+  '-p',
+  tsconfig,
+  '--incremental',
+  '--tsBuildInfoFile',
+  path.join(path.dirname(tsconfig), '.tsbuildinfo'),
+];
+/** The type check's bound: about ten times a full check from a clean clone. */
+const TSC_LIMIT_MS = 300_000;
+
 // Watching, listing or help are not runs to bound: jest as it is, in this process group (keys reach it).
 if (rest.some((a) => /^--(watch|watchAll|listTests|help|showConfig)(=|$)/.test(a))) {
+  if (typecheck && spawnSync(process.execPath, TSC, { stdio: 'inherit', cwd: ROOT, timeout: TSC_LIMIT_MS }).status !== 0) process.exit(1);
   const r = spawnSync(process.execPath, [jest, ...rest], {
     stdio: 'inherit',
-    cwd: path.join(__dirname, '..'),
+    cwd: ROOT,
     env: { TS_NODE_TRANSPILE_ONLY: 'true', ...process.env },
   });
   process.exit(r.status ?? 1);
@@ -42,18 +63,53 @@ const tiers = [
   { name: 'busy-core', args: ['--selectProjects', 'busy-core', '--runInBand'], limitS: limitS ?? 600 },
 ];
 
+/**
+ * tsc in the background, its output held until the caller prints it (not mixed into jest's):
+ * resolves true when the types check. Bounded; a Ctrl-C at the terminal reaches it (same group).
+ */
+function startTypecheck() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, TSC, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    let held = 0;
+    const keep = (c) => {
+      // A type check's output is bounded by the code's size; this bound is for a tsc gone wrong.
+      if (held < 4 << 20) chunks.push(c);
+      held += c.length;
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => child.kill('SIGKILL'), TSC_LIMIT_MS);
+    child.on('error', (err) => chunks.push(Buffer.from(`${err.message}\n`)));
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      const said = Buffer.concat(chunks).toString('utf8');
+      if (status === 0) return resolve({ ok: true, said });
+      const why = signal === 'SIGKILL' ? `did not end within ${TSC_LIMIT_MS / 1000} s: stopped` : signal ? `ended by ${signal}` : `exit ${status}`;
+      resolve({ ok: false, said: `${said}jest-tiers: the type check (tsc) failed: ${why}\n` });
+    });
+  });
+}
+
 async function main() {
   const docs = [];
   let failed = false;
+  const typechecked = typecheck ? startTypecheck() : undefined;
   for (const [i, tier] of tiers.entries()) {
+    if (i === 1 && typechecked) {
+      // Said before the busy-core tier starts, so that tier runs beside nothing.
+      const t = await typechecked;
+      if (t.said) process.stdout.write(t.said);
+      if (!t.ok) failed = true;
+    }
     const file = output && `${output}.${i}`;
     const r = await runBounded({
       label: `jest-tiers: the ${tier.name} tier`,
       args: [jest, ...tier.args, '--passWithNoTests', ...rest, ...(file ? [`--outputFile=${file}`] : [])],
       limitMs: tier.limitS * 1000,
       exitGraceMs: 30_000,
-      cwd: path.join(__dirname, '..'),
-      // jest loads jest.config.ts through ts-node; `npm test` has type-checked it already (tsc).
+      cwd: ROOT,
+      // jest loads jest.config.ts through ts-node; the types are tsc's to judge (--typecheck).
       env: { TS_NODE_TRANSPILE_ONLY: 'true', ...process.env },
     });
     if (r.status !== 0 || r.stopped) failed = true;

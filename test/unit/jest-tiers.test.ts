@@ -1,6 +1,8 @@
 // `npm test`'s shape: the tests that keep a core busy run in a project of their own (one at a
 // time, after the rest: scripts/jest-tiers.js), found by their import of test/support/busy-core.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import config, { busyCoreTests } from '../../jest.config';
 
@@ -25,7 +27,8 @@ it('finds every test file that keeps a core busy, and only those go to the busy-
 
 it('npm test runs the main project, then the busy-core one in band, each bounded', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  expect(pkg.scripts.test).toMatch(/node scripts\/jest-tiers\.js$/);
+  // The type check (tsc) runs beside the main tier: --typecheck.
+  expect(pkg.scripts.test).toMatch(/node scripts\/jest-tiers\.js --typecheck$/);
   const tiers = readFileSync(path.join(ROOT, 'scripts/jest-tiers.js'), 'utf8');
   expect(tiers).toMatch(/args: \['--selectProjects', 'main'\], limitS:[^\n]*\n\s*\{[^\n]*args: \['--selectProjects', 'busy-core', '--runInBand'\], limitS:/);
   // Both bounds together stay well inside CI's 5400 s, beside npm ci, lint and the pack check.
@@ -43,4 +46,33 @@ it(".ci/run bounds every stage, and the bounds together stay under CI's own 5400
   // Each stage's `timeout --kill-after=30` may add its 30 s, and CI's checkout takes some of the 5400 s too.
   const killAfter = 30 * (ci.match(/^stage \d+ /gm) ?? []).length;
   expect(bounds.reduce((a, b) => a + b, 0) + killAfter).toBeLessThanOrEqual(5400 - 120);
+});
+
+describe('--typecheck: tsc runs beside the main tier, and a type error fails the run', () => {
+  /** jest-tiers with a path filter no test matches, type-checking a project of one file. */
+  const tiersTypechecking = (source: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'typecheck-'));
+    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] }, files: ['one.ts'] }));
+    writeFileSync(path.join(dir, 'one.ts'), source);
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', 'no-test-file-is-named-this'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json') },
+      timeout: 120_000,
+    });
+    return { status: r.status, said: `${r.stdout}${r.stderr}` };
+  };
+
+  it('types that check: exit 0', () => {
+    const r = tiersTypechecking('export const n: number = 1;\n');
+    expect(r).toMatchObject({ status: 0 });
+    expect(r.said).not.toMatch(/type check/);
+  }, 120_000);
+
+  it('a type error: its tsc message, one line naming the type check, exit 1', () => {
+    const r = tiersTypechecking("export const n: number = 'one';\n");
+    expect(r.status).toBe(1);
+    expect(r.said).toMatch(/one\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\./);
+    expect(r.said).toMatch(/^jest-tiers: the type check \(tsc\) failed: exit 2$/m);
+  }, 120_000);
 });
