@@ -37,11 +37,9 @@ const project: Project = {
 
 const config: Config = {
   testTimeout: 60_000,
-  // One and a half workers per core (3 on the 2-core CI machine). Most of a test's time is spent
-  // waiting on a chain's block clock, not computing: with one worker per core the machine stayed a
-  // third idle (bench/HISTORY.md). Four workers on two cores gained little more and load the
-  // timing-sensitive tests harder; the main tier also passes with one core kept busy at three.
-  maxWorkers: Math.max(1, Math.floor(availableParallelism() * 1.5)),
+  // One worker per core; `npm test` adds one for every two cores idle at its start
+  // (scripts/jest-tiers.js): the tests mostly wait on block clocks.
+  maxWorkers: availableParallelism(),
   // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts).
   globalSetup: '<rootDir>/test/support/run-tmpdir.ts',
   globalTeardown: '<rootDir>/test/support/run-tmpdir-teardown.ts',

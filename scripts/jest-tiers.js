@@ -10,6 +10,7 @@
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const { readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { availableParallelism } = require('node:os');
 const path = require('node:path');
 const { runBounded } = require('./bounded-jest');
 
@@ -58,6 +59,47 @@ if (rest.some((a) => /^--(watch|watchAll|listTests|help|showConfig)(=|$)/.test(a
   });
   process.exit(r.status ?? 1);
 }
+/**
+ * How many of the machine's cores no other process is using: /proc/stat's idle share over `ms`,
+ * times the cores (Linux); undefined where it cannot be read.
+ */
+async function idleCores(ms) {
+  const sample = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { idle: f[3] + (f[4] || 0), total: f.reduce((a, b) => a + b, 0) };
+  };
+  try {
+    const a = sample();
+    await new Promise((r) => setTimeout(r, ms));
+    const b = sample();
+    return b.total > a.total ? (availableParallelism() * (b.idle - a.idle)) / (b.total - a.total) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The main tier's workers: one per core, and one more for every two cores idle at the start (one
+ * and a half count as two). Its tests spend most of their time waiting on block clocks: with one
+ * worker per core an idle 2-core machine stayed a third idle (three workers: 288 -> 205 s), but
+ * beside other work a third worker's load broke timing-sensitive tests (two failed with one core
+ * kept busy) that pass on two. A worker count the user gives (-w, --maxWorkers, -i,
+ * --runInBand) is theirs.
+ */
+const WORKER_FLAG = /^(-w|--maxWorkers|-i|--runInBand)(=|$)/;
+/** The arguments without a worker count: the busy-core tier runs one file at a time whatever the user asked. */
+const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers)$/.test(list[i - 1])));
+
+async function mainWorkers() {
+  if (rest.some((a) => WORKER_FLAG.test(a))) return { args: [] };
+  const cores = availableParallelism();
+  const idle = await idleCores(500);
+  // Half a core's slack: a machine whose background takes a tenth of a core is still idle.
+  const workers = cores + Math.floor(((idle ?? 0) + 0.5) / 2);
+  const said = idle === undefined ? 'idle share unknown' : `${idle.toFixed(1)} idle`;
+  return { args: [`--maxWorkers=${workers}`], said: `jest-tiers: the main tier on ${workers} workers (${cores} cores, ${said})\n` };
+}
+
 const tiers = [
   { name: 'main', args: ['--selectProjects', 'main'], limitS: limitS ?? 1500 },
   { name: 'busy-core', args: ['--selectProjects', 'busy-core', '--runInBand'], limitS: limitS ?? 600 },
@@ -94,6 +136,9 @@ function startTypecheck() {
 async function main() {
   const docs = [];
   let failed = false;
+  // Measured before the type check starts: the load it adds is this run's own.
+  const workers = await mainWorkers();
+  if (workers.said) process.stdout.write(workers.said);
   const typechecked = typecheck ? startTypecheck() : undefined;
   for (const [i, tier] of tiers.entries()) {
     if (i === 1 && typechecked) {
@@ -105,7 +150,14 @@ async function main() {
     const file = output && `${output}.${i}`;
     const r = await runBounded({
       label: `jest-tiers: the ${tier.name} tier`,
-      args: [jest, ...tier.args, '--passWithNoTests', ...rest, ...(file ? [`--outputFile=${file}`] : [])],
+      args: [
+        jest,
+        ...tier.args,
+        ...(i === 0 ? workers.args : []),
+        '--passWithNoTests',
+        ...(i === 0 ? rest : withoutWorkers(rest)),
+        ...(file ? [`--outputFile=${file}`] : []),
+      ],
       limitMs: tier.limitS * 1000,
       exitGraceMs: 30_000,
       cwd: ROOT,

@@ -2,7 +2,7 @@
 // time, after the rest: scripts/jest-tiers.js), found by their import of test/support/busy-core.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import config, { busyCoreTests } from '../../jest.config';
 
@@ -74,5 +74,34 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     expect(r.status).toBe(1);
     expect(r.said).toMatch(/one\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\./);
     expect(r.said).toMatch(/^jest-tiers: the type check \(tsc\) failed: exit 2$/m);
+  }, 120_000);
+});
+
+describe("the main tier's workers", () => {
+  const tiers = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), 'no-test-file-is-named-this', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+
+  it('one per core, and one more for every two cores idle at the start, as it says', () => {
+    const r = tiers();
+    expect(r.status).toBe(0);
+    const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle\)$/m.exec(r.stdout);
+    expect(said).not.toBeNull();
+    const [workers, cores, idle] = [Number(said![1]), Number(said![2]), Number(said![3])];
+    expect(cores).toBe(availableParallelism());
+    // The idle share is rounded to a tenth in the line: the count is within one of what it implies.
+    expect(Math.abs(workers - (cores + Math.floor((idle + 0.5) / 2)))).toBeLessThanOrEqual(1);
+    expect(workers).toBeGreaterThanOrEqual(cores);
+    expect(workers).toBeLessThanOrEqual(cores + Math.ceil(cores / 2));
+  }, 120_000);
+
+  it('a worker count the user gives is theirs', () => {
+    for (const given of [['-w', '1'], ['--maxWorkers=1'], ['--runInBand']]) {
+      const r = tiers(...given);
+      expect({ given, status: r.status, said: /the main tier on \d+ workers/.test(r.stdout) }).toEqual({ given, status: 0, said: false });
+    }
   }, 120_000);
 });
