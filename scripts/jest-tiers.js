@@ -25,8 +25,9 @@ const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i =
 const jest = require.resolve('jest/bin/jest');
 
 // The bounds: several times what each tier takes on an idle 2-core machine (main about 210 s
-// on three workers, 415 s on two in a clean clone; busy-core 70 s); the two together leave 600 s of .ci/run's 2700 s npm test stage for the
-// type check and the build, so a stopped tier names its files before the stage's own bound.
+// on three workers, 415 s on two in a clean clone; busy-core 70 s); the two together leave 600 s
+// of .ci/run's 2700 s npm test stage for the build, so a stopped tier names its files before the
+// stage's own bound.
 const raw = process.env.JEST_TIER_LIMIT_S;
 const limitS = raw === undefined || raw === '' ? undefined : Number(raw);
 if (limitS !== undefined && !(Number.isFinite(limitS) && limitS > 0)) {
@@ -78,6 +79,10 @@ async function idleCores(ms) {
   }
 }
 
+const WORKER_FLAG = /^(-w|--maxWorkers|-i|--runInBand)(=|$)|^-w\d/;
+/** The arguments without a worker count: the busy-core tier runs one file at a time whatever the user asked. */
+const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers)$/.test(list[i - 1])));
+
 /**
  * The main tier's workers: one per core, and one more for every two cores idle at the start (one
  * and a half count as two). Its tests spend most of their time waiting on block clocks: with one
@@ -86,10 +91,6 @@ async function idleCores(ms) {
  * kept busy) that pass on two. A worker count the user gives (-w, --maxWorkers, -i,
  * --runInBand) is theirs.
  */
-const WORKER_FLAG = /^(-w|--maxWorkers|-i|--runInBand)(=|$)/;
-/** The arguments without a worker count: the busy-core tier runs one file at a time whatever the user asked. */
-const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers)$/.test(list[i - 1])));
-
 async function mainWorkers() {
   if (rest.some((a) => WORKER_FLAG.test(a))) return { args: [] };
   const cores = availableParallelism();
@@ -107,7 +108,7 @@ const tiers = [
 
 /**
  * tsc in the background, its output held until the caller prints it (not mixed into jest's):
- * resolves true when the types check. Bounded; a Ctrl-C at the terminal reaches it (same group).
+ * resolves to whether the types check, and what tsc said. Bounded; a Ctrl-C at the terminal reaches it (same group).
  */
 function startTypecheck() {
   return new Promise((resolve) => {
