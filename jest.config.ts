@@ -37,6 +37,8 @@ const project: Project = {
 
 const config: Config = {
   testTimeout: 60_000,
+  // Longest first, also from a clean clone (scripts/jest-sequencer.js, test/durations.json).
+  testSequencer: '<rootDir>/scripts/jest-sequencer.js',
   // One worker per core; `npm test` adds one for every two cores idle at its start
   // (scripts/jest-tiers.js): the tests mostly wait on block clocks.
   maxWorkers: availableParallelism(),
