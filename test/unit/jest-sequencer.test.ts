@@ -70,13 +70,23 @@ it('test/durations.json names only test files there are, each with a whole numbe
   expect(Object.keys(recorded)).toEqual(expect.arrayContaining(['test/faults/faults-preconf.test.ts', 'test/faults/faults-replay.test.ts']));
 });
 
-it('--record writes the figures of a jest --json output', () => {
+it('--record writes the figures of a jest --json output, from this checkout or another clone, of files there are', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'record-'));
   const out = path.join(dir, 'jest.json');
-  const r = (name: string, s: number) => ({ name: path.join(ROOT, name), startTime: 1_000, endTime: 1_000 + s * 1000 });
-  writeFileSync(out, JSON.stringify({ testResults: [r('test/unit/a.test.ts', 1.2), r('test/faults/b.test.ts', 61.6), r('test/e2e/c.test.ts', 2.4)] }));
+  const r = (name: string, s: number) => ({ name, startTime: 1_000, endTime: 1_000 + s * 1000 });
+  writeFileSync(
+    out,
+    JSON.stringify({
+      testResults: [
+        r(path.join(ROOT, 'test/unit/formats.test.ts'), 1.2),
+        r('/tmp/ci-clone/test/p/test/faults/faults-rest.test.ts', 61.6),
+        r(path.join(ROOT, 'test/e2e/cli.test.ts'), 2.4),
+        r(path.join(ROOT, 'test/unit/removed-since.test.ts'), 30),
+      ],
+    }),
+  );
   const { recordInto } = require('../../scripts/jest-sequencer.js') as { recordInto: (jestJson: string, to: string) => number };
   const to = path.join(dir, 'durations.json');
   expect(recordInto(out, to)).toBe(2);
-  expect(JSON.parse(readFileSync(to, 'utf8')).seconds).toEqual({ 'test/e2e/c.test.ts': 2, 'test/faults/b.test.ts': 62 });
+  expect(JSON.parse(readFileSync(to, 'utf8')).seconds).toEqual({ 'test/e2e/cli.test.ts': 2, 'test/faults/faults-rest.test.ts': 62 });
 });
