@@ -79,9 +79,9 @@ async function idleCores(ms) {
   }
 }
 
-const WORKER_FLAG = /^(-w|--maxWorkers|-i|--runInBand)(=|$)|^-w\d/;
+const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$)|^-w\d/;
 /** The arguments without a worker count: the busy-core tier runs one file at a time whatever the user asked. */
-const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers)$/.test(list[i - 1])));
+const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers|--max-workers)$/.test(list[i - 1])));
 
 /**
  * The main tier's workers: one per core, and one more for every two cores idle at the start (one
@@ -110,9 +110,12 @@ const tiers = [
  * tsc in the background, its output held until the caller prints it (not mixed into jest's):
  * resolves to whether the types check, and what tsc said. Bounded; a Ctrl-C at the terminal reaches it (same group).
  */
+/** The background type check, stopped when this process stops on a signal (it would outlive it). */
+let typecheckChild;
 function startTypecheck() {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, TSC, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    typecheckChild = child;
     const chunks = [];
     let held = 0;
     const keep = (c) => {
@@ -174,6 +177,7 @@ async function main() {
       }
       rmSync(file, { force: true });
     }
+    if ((r.interrupted || (r.signal && !r.stopped)) && typecheckChild && typecheckChild.exitCode === null) typecheckChild.kill('SIGTERM');
     if (r.interrupted) process.kill(process.pid, r.interrupted); // no later tier after a Ctrl-C
     if (r.signal && !r.stopped) process.kill(process.pid, r.signal);
   }
@@ -182,7 +186,8 @@ async function main() {
 
 void main().then(({ docs, failed }) => {
   if (output && docs.length) {
-    const merged = { ...docs[0], testResults: docs.flatMap((d) => d.testResults), success: docs.every((d) => d.success) };
+    // A failed type check fails the document too, not only the exit code.
+    const merged = { ...docs[0], testResults: docs.flatMap((d) => d.testResults), success: docs.every((d) => d.success) && !failed };
     for (const key of Object.keys(docs[0]))
       if (key.startsWith('num') && typeof docs[0][key] === 'number') merged[key] = docs.reduce((n, d) => n + (d[key] ?? 0), 0);
     merged.startTime = Math.min(...docs.map((d) => d.startTime));

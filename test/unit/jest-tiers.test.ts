@@ -99,7 +99,7 @@ describe("the main tier's workers", () => {
   }, 120_000);
 
   it('a worker count the user gives is theirs', () => {
-    for (const given of [['-w', '1'], ['-w1'], ['--maxWorkers=1'], ['--runInBand']]) {
+    for (const given of [['-w', '1'], ['-w1'], ['--maxWorkers=1'], ['--max-workers', '1'], ['--runInBand'], ['--run-in-band']]) {
       const r = tiers(...given);
       expect({ given, status: r.status, said: /the main tier on \d+ workers/.test(r.stdout) }).toEqual({ given, status: 0, said: false });
     }
