@@ -88,8 +88,7 @@ const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !
  * and a half count as two). Its tests spend most of their time waiting on block clocks: with one
  * worker per core an idle 2-core machine stayed a third idle (three workers: 288 -> 205 s), but
  * beside other work a third worker's load broke timing-sensitive tests (two failed with one core
- * kept busy) that pass on two. A worker count the user gives (-w, --maxWorkers, -i,
- * --runInBand) is theirs.
+ * kept busy) that pass on two. A worker count the user gives (WORKER_FLAG) is theirs.
  */
 async function mainWorkers() {
   if (rest.some((a) => WORKER_FLAG.test(a))) return { args: [] };
@@ -106,12 +105,13 @@ const tiers = [
   { name: 'busy-core', args: ['--selectProjects', 'busy-core', '--runInBand'], limitS: limitS ?? 600 },
 ];
 
-/**
- * tsc in the background, its output held until the caller prints it (not mixed into jest's):
- * resolves to whether the types check, and what tsc said. Bounded; a Ctrl-C at the terminal reaches it (same group).
- */
 /** The background type check, stopped when this process stops on a signal (it would outlive it). */
 let typecheckChild;
+/**
+ * tsc in the background, its output held until the caller prints it (not mixed into jest's):
+ * resolves to whether the types check, and what tsc said. Bounded; a Ctrl-C at the terminal
+ * reaches it too (same process group).
+ */
 function startTypecheck() {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, TSC, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
