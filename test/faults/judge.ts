@@ -109,7 +109,7 @@ const REPLAY_CONCURRENCY = 2;
 const cited = (r: CheckResult) => violatedSections(r);
 
 async function run(v: Variant): Promise<Outcome> {
-  const proxy = await startProxy({ restUpstream: replay.url, rpcUpstream: rpcReplay?.url ?? ref.rpcUrl, rest: v.rest, rpc: v.rpc, latencyMs: v.latencyMs });
+  const proxy = await startProxy({ restUpstream: replay, rpcUpstream: rpcReplay ?? ref.rpcUrl, rest: v.rest, rpc: v.rpc, latencyMs: v.latencyMs });
   const dir = mkdtempSync(path.join(tmpdir(), 'faults-'));
   const out = sink();
   const started = performance.now();

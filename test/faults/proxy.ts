@@ -4,6 +4,7 @@
 // connection). The proxy only binds 127.0.0.1 and only talks to the upstream URLs it is given.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { askUpstream, sharedSignal } from './upstream';
 
 // ---- what a mutation returns -------------------------------------------------------------
 
@@ -88,9 +89,20 @@ export type RpcMutation = (call: RpcCall, next: (call?: RpcCall) => Promise<Enve
 
 // ---- the proxy ---------------------------------------------------------------------------
 
+/**
+ * An upstream answering in this process (the replay tier's record, ./replay.ts), as it would at
+ * `url`: the proxy asks it directly, with no second loopback hop.
+ */
+export interface LocalUpstream {
+  url: string;
+  /** The answer to one request (its path relative to the origin of `url`). */
+  answer(req: RestRequest): Promise<Raw>;
+}
+
 export interface ProxyOptions {
-  restUpstream: string;
-  rpcUpstream: string;
+  /** An upstream URL, asked over HTTP, or one answering in this process. */
+  restUpstream: string | LocalUpstream;
+  rpcUpstream: string | LocalUpstream;
   rest?: RestMutation;
   rpc?: RpcMutation;
   /** Added before every answer, REST and JSON-RPC. */
@@ -125,22 +137,15 @@ function plainHeaders(h: IncomingMessage['headers']): Record<string, string> {
   return out;
 }
 
-async function upstreamFetch(url: string, req: RestRequest, signal: AbortSignal): Promise<Raw> {
+/** Asks the upstream: over HTTP at `url`, or in this process (a LocalUpstream). */
+async function upstreamFetch(upstream: string | LocalUpstream, url: string, req: RestRequest, signal: AbortSignal): Promise<Raw> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'accept-encoding') headers[k] = v;
-  const res = await fetch(url, {
-    method: req.method,
-    headers,
-    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body,
-    redirect: 'manual',
-    signal: AbortSignal.any([signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]),
-  });
-  const body = await res.text();
+  if (typeof upstream !== 'string') return upstream.answer({ ...req, headers });
+  const res = await askUpstream(url, { method: req.method, headers, body: req.body }, UPSTREAM_TIMEOUT_MS, signal);
   const out: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
-  });
-  return new Raw(res.status, out, body);
+  for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
+  return new Raw(res.status, out, res.body.toString('utf8'));
 }
 
 function sameRaw(a: Raw, b: Raw): boolean {
@@ -155,7 +160,11 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: http.Server; url: string; sockets: Set<Socket> }> {
   const server = http.createServer(handler);
-  server.keepAliveTimeout = 1000;
+  // Idle sockets stay open until stop(). At 1 s (this proxy's first setting) the client, which
+  // closes an idle socket a second before the server says it would, kept none: every request
+  // paid a new connection, and in a jest worker a stack trace mapped through source maps when
+  // undici dropped the old one; with no timeout there is no keep-alive race either.
+  server.keepAliveTimeout = 0;
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);
@@ -171,8 +180,11 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 
 /** Start the proxy: one loopback port for REST, one for JSON-RPC. */
 export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
-  const restBase = new URL(opts.restUpstream);
+  const urlOf = (u: string | LocalUpstream) => (typeof u === 'string' ? u : u.url);
+  const restBase = new URL(urlOf(opts.restUpstream));
+  const rpcUrl = urlOf(opts.rpcUpstream);
   const stopping = new AbortController();
+  const stopped = sharedSignal(stopping);
   const later = new Set<Promise<unknown>>();
   let hits = 0;
   let exchanges = 0;
@@ -197,7 +209,7 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
   const restUp = (r: RestRequest) => {
     // The proxy's REST URL carries the upstream's path prefix, so paths map one to one.
     const target = new URL(r.path, restBase.origin);
-    return upstreamFetch(target.toString(), r, stopping.signal);
+    return upstreamFetch(opts.restUpstream, target.toString(), r, stopped);
   };
 
   const rest = await listen((req, res) => {
@@ -225,8 +237,9 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
   const rpcCallUp = async (call: RpcCall, h: RestRequest): Promise<Envelope | Raw> => {
     const raw = await upstreamFetch(
       opts.rpcUpstream,
+      rpcUrl,
       { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...pick(h.headers, ['authorization']) }, body: JSON.stringify(call) },
-      stopping.signal,
+      stopped,
     );
     const parsed = raw.status === 200 ? raw.json() : undefined;
     return isEnvelope(parsed) ? parsed : raw;
@@ -246,7 +259,7 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
       const wellFormed = calls.length > 0 && calls.every((c) => isEnvelope(c) && typeof c.method === 'string');
       if (!wellFormed || !opts.rpc) {
         // Not something a mutation can reason about (or no mutation): pass the bytes through.
-        const upstream = await upstreamFetch(opts.rpcUpstream, { ...r, method: 'POST' }, stopping.signal);
+        const upstream = await upstreamFetch(opts.rpcUpstream, rpcUrl, { ...r, method: 'POST' }, stopped);
         if (opts.latencyMs) await sleep(opts.latencyMs);
         return send(res, upstream);
       }
@@ -254,7 +267,7 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
         http: r,
         forwardLater: (call, delayMs) => {
           const p = sleep(delayMs)
-            .then(() => (stopping.signal.aborted ? undefined : rpcCallUp(call, r)))
+            .then(() => (stopped.aborted ? undefined : rpcCallUp(call, r)))
             .catch(() => undefined);
           later.add(p);
           void p.finally(() => later.delete(p));

@@ -11,9 +11,14 @@
 // answered from the record, with its own id. Faithful only in front of a reference held still
 // (no seal, no transaction sent: see judge.ts), where every read answers the same all run long;
 // the gateway reads neither headers nor the id but to echo it. Sends are never recorded. Loopback only.
-import http, { type IncomingMessage } from 'node:http';
+//
+// The proxies of the jest worker holding a replay ask it in this process (Replay.answer); its
+// loopback URL serves any other client the same record.
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
+import { Raw, type LocalUpstream, type RestRequest } from './proxy';
+import { askUpstream } from './upstream';
 
 interface Recorded {
   status: number;
@@ -21,7 +26,11 @@ interface Recorded {
   body: Buffer;
 }
 
-export interface Replay {
+/**
+ * The record in front of the reference: served on loopback at `url`, and answered in this
+ * process (`answer`) to the proxies of the same jest worker, which then need no second HTTP hop.
+ */
+export interface Replay extends LocalUpstream {
   url: string;
   /** Requests answered by the reference (recorded), and from the record. */
   readonly recorded: number;
@@ -29,36 +38,47 @@ export interface Replay {
   stop(): Promise<void>;
 }
 
-/** Headers about this connection or this body's framing: never replayed. */
-const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
+/** Headers about this connection or this body's framing or coding: never replayed. */
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date']);
+const UPSTREAM_TIMEOUT_MS = 10_000;
 
 async function ask(url: URL, init: { method: string; headers?: Record<string, string>; body?: Buffer }): Promise<Recorded> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  const asked = await askUpstream(url, init, UPSTREAM_TIMEOUT_MS);
   const headers: Record<string, string> = {};
-  res.headers.forEach((v, k) => void (HOP.has(k) ? undefined : (headers[k] = v)));
-  return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()) };
+  for (const [k, v] of Object.entries(asked.headers)) if (!HOP.has(k)) headers[k] = v;
+  return { status: asked.status, headers, body: asked.body };
 }
 
-function answer(res: http.ServerResponse, a: Recorded, head = false): void {
-  res.writeHead(a.status, { ...a.headers, 'content-length': String(a.body.length) });
-  res.end(head ? undefined : a.body);
+/** What the record answers one request with (a replayed or a fresh answer). */
+type Answerer = (req: { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: Buffer }) => Promise<Recorded>;
+
+function failed(err: Error): Recorded {
+  return { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`replay: ${err.message}`) };
 }
 
-function failed(res: http.ServerResponse, err: Error): void {
-  res.writeHead(502, { 'content-type': 'text/plain' });
-  res.end(`replay: ${err.message}`);
-}
-
-async function serve(upstream: string, handler: http.RequestListener, counts: () => { recorded: number; replayed: number }): Promise<Replay> {
-  const server = http.createServer(handler);
-  // Idle sockets stay open until stop(): the proxies' HTTP client reuses them, and a server
-  // closing one as the client sends on it (the keep-alive race, likelier when timers run late
-  // on a busy machine) would fail a request that was never the target's doing.
+async function serve(upstream: string, answerer: Answerer, counts: () => { recorded: number; replayed: number }): Promise<Replay> {
+  const server = http.createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    void buffer(req)
+      .then((body) => answerer({ method, path: req.url ?? '/', headers: req.headers, body }))
+      .catch(failed)
+      .then((a) => {
+        res.writeHead(a.status, { ...a.headers, 'content-length': String(a.body.length) });
+        res.end(method === 'HEAD' ? undefined : a.body);
+      });
+  });
+  // Idle sockets stay open until stop(): an HTTP client reusing them, and a server closing one
+  // as the client sends on it (the keep-alive race, likelier when timers run late on a busy
+  // machine), would fail a request that was never the target's doing.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${new URL(upstream).pathname.replace(/\/+$/, '')}`,
+    answer: async (req: RestRequest) => {
+      const a = await answerer({ ...req, body: Buffer.from(req.body) }).catch(failed);
+      return new Raw(a.status, a.headers, req.method === 'HEAD' ? '' : a.body.toString('utf8'));
+    },
     get recorded() {
       return counts().recorded;
     },
@@ -79,23 +99,18 @@ export async function startRestReplay(upstream: string): Promise<Replay> {
   let replayed = 0;
   return serve(
     upstream,
-    (req, res) => {
-      req.resume();
-      const method = req.method ?? 'GET';
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const key = `${method} ${path}`;
+    (req) => {
+      const path = new URL(req.path, 'http://x').pathname;
+      const key = `${req.method} ${path}`;
       let recorded = record.get(key);
       if (recorded) replayed++;
       else {
-        recorded = ask(new URL(path, base.origin), { method });
+        recorded = ask(new URL(path, base.origin), { method: req.method });
         record.set(key, recorded);
         // A failed recording is not kept: the next request asks again.
         recorded.catch(() => record.delete(key));
       }
-      recorded.then(
-        (a) => answer(res, a, method === 'HEAD'),
-        (err: Error) => failed(res, err),
-      );
+      return recorded;
     },
     () => ({ recorded: record.size, replayed }),
   );
@@ -136,35 +151,28 @@ export async function startRpcReplay(upstream: string): Promise<Replay> {
   /** By method and params: the answer, its id to be replaced; undefined when it is not replayable. */
   const record = new Map<string, Promise<{ headers: Record<string, string>; envelope?: Record<string, unknown> }>>();
   let replayed = 0;
-  const forward = (req: IncomingMessage, body: Buffer) => {
-    const method = req.method ?? 'POST';
-    const headers = { 'content-type': req.headers['content-type'] ?? 'application/json' };
-    return ask(url, method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body });
-  };
   return serve(
     upstream,
-    (req, res) => {
-      void buffer(req)
-        .then(async (body) => {
-          const call = singleCall(body);
-          const key = call && !SENDS.test(call.method) ? JSON.stringify({ ...call, id: null }) : undefined;
-          const kept = key === undefined ? undefined : record.get(key);
-          const recorded = kept && (await kept.catch(() => undefined));
-          if (call && recorded?.envelope) {
-            replayed++;
-            const envelope = Object.fromEntries(Object.entries(recorded.envelope).map(([k, v]) => [k, k === 'id' ? call.id : v]));
-            return answer(res, { status: 200, headers: recorded.headers, body: Buffer.from(JSON.stringify(envelope)) });
-          }
-          const asked = forward(req, body);
-          if (call && key !== undefined && !kept) {
-            const recording = asked.then((a) => ({ headers: a.headers, envelope: envelopeOf(a, call) }));
-            record.set(key, recording);
-            // A failed recording is not kept: the next call asks again.
-            recording.catch(() => record.delete(key));
-          }
-          answer(res, await asked);
-        })
-        .catch((err: Error) => failed(res, err));
+    async (req) => {
+      const call = singleCall(req.body);
+      const key = call && !SENDS.test(call.method) ? JSON.stringify({ ...call, id: null }) : undefined;
+      const kept = key === undefined ? undefined : record.get(key);
+      const recorded = kept && (await kept.catch(() => undefined));
+      if (call && recorded?.envelope) {
+        replayed++;
+        const envelope = Object.fromEntries(Object.entries(recorded.envelope).map(([k, v]) => [k, k === 'id' ? call.id : v]));
+        return { status: 200, headers: recorded.headers, body: Buffer.from(JSON.stringify(envelope)) };
+      }
+      const type = req.headers['content-type'];
+      const headers = { 'content-type': (Array.isArray(type) ? type.join(', ') : type) ?? 'application/json' };
+      const asked = ask(url, req.method === 'GET' || req.method === 'HEAD' ? { method: req.method, headers } : { method: req.method, headers, body: req.body });
+      if (call && key !== undefined && !kept) {
+        const recording = asked.then((a) => ({ headers: a.headers, envelope: envelopeOf(a, call) }));
+        record.set(key, recording);
+        // A failed recording is not kept: the next call asks again.
+        recording.catch(() => record.delete(key));
+      }
+      return asked;
     },
     () => ({ recorded: record.size, replayed }),
   );

@@ -1,0 +1,47 @@
+// How the fault catalogue's loopback servers (./proxy.ts, ./replay.ts) ask their upstream: the
+// undici package's request API on one keep-alive pool. fetch (a WHATWG Request, Response and
+// stream per call, and an AbortSignal.any with a timeout signal) cost these servers more CPU
+// than the answers they pass on, in the jest worker that also runs the suite they answer.
+import { setMaxListeners } from 'node:events';
+import { Agent, request, type Dispatcher } from 'undici';
+
+export interface Asked {
+  status: number;
+  /** Lower-cased names; a repeated header joined with ", ", as fetch's Headers joins it. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const pool = new Agent();
+
+/** A signal many requests in flight listen to at once (each adds one listener while it runs). */
+export function sharedSignal(controller: AbortController): AbortSignal {
+  setMaxListeners(0, controller.signal);
+  return controller.signal;
+}
+
+/**
+ * One request: no redirect followed (a redirect is an answer to pass on), no body decoded (no
+ * Accept-Encoding is added), `timeoutMs` for the answer's head and again between its body's
+ * chunks, stopped by `signal`.
+ */
+export async function askUpstream(
+  url: string | URL,
+  init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Asked> {
+  const res = await request(url, {
+    method: init.method as Dispatcher.HttpMethod,
+    headers: init.headers,
+    body: init.method === 'GET' || init.method === 'HEAD' ? undefined : init.body,
+    signal,
+    dispatcher: pool,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers))
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return { status: res.statusCode, headers, body: Buffer.from(await res.body.arrayBuffer()) };
+}
