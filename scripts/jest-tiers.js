@@ -47,6 +47,9 @@ const TSC = [
   '--tsBuildInfoFile',
   path.join(path.dirname(tsconfig), '.tsbuildinfo'),
 ];
+// JEST_TIERS_DRY_RUN=1: each tier's jest command is printed, not run (the type check still runs):
+// what this script decides, shown without the cost of two jests.
+const dryRun = process.env.JEST_TIERS_DRY_RUN === '1';
 /** The type check's bound: about ten times a full check from a clean clone. */
 const TSC_LIMIT_MS = 300_000;
 
@@ -152,16 +155,20 @@ async function main() {
       if (!t.ok) failed = true;
     }
     const file = output && `${output}.${i}`;
+    const args = [
+      ...tier.args,
+      ...(i === 0 ? workers.args : []),
+      '--passWithNoTests',
+      ...(i === 0 ? rest : withoutWorkers(rest)),
+      ...(file ? [`--outputFile=${file}`] : []),
+    ];
+    if (dryRun) {
+      process.stdout.write(`jest-tiers: the ${tier.name} tier would run: jest ${JSON.stringify(args)}\n`);
+      continue;
+    }
     const r = await runBounded({
       label: `jest-tiers: the ${tier.name} tier`,
-      args: [
-        jest,
-        ...tier.args,
-        ...(i === 0 ? workers.args : []),
-        '--passWithNoTests',
-        ...(i === 0 ? rest : withoutWorkers(rest)),
-        ...(file ? [`--outputFile=${file}`] : []),
-      ],
+      args: [jest, ...args],
       limitMs: tier.limitS * 1000,
       exitGraceMs: 30_000,
       cwd: ROOT,

@@ -48,8 +48,13 @@ it(".ci/run bounds every stage, and the bounds together stay under CI's own 5400
   expect(bounds.reduce((a, b) => a + b, 0) + killAfter).toBeLessThanOrEqual(5400 - 120);
 });
 
+/** The jest commands a dry run of jest-tiers printed (JEST_TIERS_DRY_RUN=1), by tier. */
+function printedTiers(stdout: string): Record<string, string[]> {
+  return Object.fromEntries([...stdout.matchAll(/^jest-tiers: the ([\w-]+) tier would run: jest (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2]) as string[]]));
+}
+
 describe('--typecheck: tsc runs beside the main tier, and a type error fails the run', () => {
-  /** jest-tiers with a path filter no test matches, type-checking a project of one file. */
+  /** jest-tiers type-checking a project of one file, its tiers printed (a dry run), not run. */
   const tiersTypechecking = (source: string) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'typecheck-'));
     writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] }, files: ['one.ts'] }));
@@ -57,7 +62,7 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', 'no-test-file-is-named-this'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json') },
+      env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json'), JEST_TIERS_DRY_RUN: '1' },
       timeout: 120_000,
     });
     return { status: r.status, said: `${r.stdout}${r.stderr}` };
@@ -67,6 +72,7 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     const r = tiersTypechecking('export const n: number = 1;\n');
     expect(r).toMatchObject({ status: 0 });
     expect(r.said).not.toMatch(/type check/);
+    expect(Object.keys(printedTiers(r.said))).toEqual(['main', 'busy-core']);
   }, 120_000);
 
   it('a type error: its tsc message, one line naming the type check, exit 1', () => {
@@ -78,15 +84,18 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
 });
 
 describe("the main tier's workers", () => {
-  const tiers = (...args: string[]) =>
+  /** jest-tiers with a path filter no test matches; a dry run unless `run` (its tiers printed, not run). */
+  const tiers = (args: string[], run = false) =>
     spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), 'no-test-file-is-named-this', ...args], {
       cwd: ROOT,
       encoding: 'utf8',
+      env: { ...process.env, JEST_TIERS_DRY_RUN: run ? '' : '1' },
       timeout: 120_000,
     });
+  const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$|\d)/;
 
-  it('one per core, and one more for every two cores idle at the start, as it says', () => {
-    const r = tiers();
+  it('one per core, and one more for every two cores idle at the start, as it says and as it runs the main tier', () => {
+    const r = tiers([]);
     expect(r.status).toBe(0);
     const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle\)$/m.exec(r.stdout);
     expect(said).not.toBeNull();
@@ -96,12 +105,33 @@ describe("the main tier's workers", () => {
     expect(Math.abs(workers - (cores + Math.floor((idle + 0.5) / 2)))).toBeLessThanOrEqual(1);
     expect(workers).toBeGreaterThanOrEqual(cores);
     expect(workers).toBeLessThanOrEqual(cores + Math.ceil(cores / 2));
+    const run = printedTiers(r.stdout);
+    expect(run.main.filter((a) => WORKER_FLAG.test(a))).toEqual([`--maxWorkers=${workers}`]);
+    expect(run['busy-core'].filter((a) => WORKER_FLAG.test(a))).toEqual(['--runInBand']);
   }, 120_000);
 
-  it('a worker count the user gives is theirs', () => {
+  it('a worker count the user gives is theirs: the main tier gets it, the busy-core tier stays one file at a time', () => {
     for (const given of [['-w', '1'], ['-w1'], ['--maxWorkers=1'], ['--max-workers', '1'], ['--runInBand'], ['--run-in-band']]) {
-      const r = tiers(...given);
-      expect({ given, status: r.status, said: /the main tier on \d+ workers/.test(r.stdout) }).toEqual({ given, status: 0, said: false });
+      const r = tiers(given);
+      const run = printedTiers(r.stdout);
+      expect({
+        given,
+        status: r.status,
+        said: /the main tier on \d+ workers/.test(r.stdout),
+        main: run.main?.slice(-given.length - 1),
+        busy: run['busy-core']?.filter((a) => WORKER_FLAG.test(a) || a === '1'),
+      }).toEqual({
+        given,
+        status: 0,
+        said: false,
+        main: ['no-test-file-is-named-this', ...given],
+        busy: ['--runInBand'],
+      });
     }
+  }, 120_000);
+
+  it('and jest takes both tiers so (run, not printed: the busy-core tier once failed on -w beside its own --runInBand)', () => {
+    const r = tiers(['-w', '1'], true);
+    expect({ status: r.status, said: `${r.stdout}${r.stderr}`.slice(-2000) }).toMatchObject({ status: 0 });
   }, 120_000);
 });
