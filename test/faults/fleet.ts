@@ -7,6 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { startProxy, type Proxy, type ProxyOptions } from './proxy';
+import { askUpstream, sharedSignal } from './upstream';
 
 export type Routing = 'request' | 'connection';
 
@@ -44,6 +45,7 @@ export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, 
   );
   const routed = backends.map(() => 0);
   const stopping = new AbortController();
+  const stopped = sharedSignal(stopping);
   let connections = 0;
   let next = 0;
   const pinned = new WeakMap<Socket, number>();
@@ -64,20 +66,12 @@ export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, 
         const base = kind === 'rest' ? new URL(proxies[k].restUrl).origin : proxies[k].rpcUrl;
         const headers: Record<string, string> = {};
         for (const [name, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(v) ? v.join(', ') : v;
-        const up = await fetch(kind === 'rest' ? new URL(req.url ?? '/', base) : base, {
-          method: req.method,
-          headers,
-          body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
-          redirect: 'manual',
-          signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]),
-        });
-        const text = Buffer.from(await up.arrayBuffer());
+        const method = req.method ?? 'GET';
+        const up = await askUpstream(kind === 'rest' ? new URL(req.url ?? '/', base) : base, { method, headers, body }, UPSTREAM_TIMEOUT_MS, stopped);
         const out: Record<string, string> = {};
-        up.headers.forEach((v, name) => {
-          if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out[name] = v;
-        });
+        for (const [name, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out[name] = v;
         res.writeHead(up.status, out);
-        res.end(text);
+        res.end(method === 'HEAD' ? undefined : up.body);
       })().catch(() => {
         // A backend that reset or hung: the balancer drops the client's connection too.
         if (!res.headersSent) res.socket?.destroy();
