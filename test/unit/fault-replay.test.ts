@@ -45,6 +45,15 @@ it('asks the reference once per method and path; later requests get the recorded
   expect([replay.recorded, replay.replayed]).toEqual([3, 2]);
 });
 
+it('answers the proxies of its own process the same record, with no loopback hop (Replay.answer)', async () => {
+  const overHttp = await get('/v1/tokenized-stocks');
+  const inProcess = await replay.answer({ method: 'GET', path: '/v1/tokenized-stocks?page=2', headers: { 'x-api-key': 'k' }, body: '' });
+  expect({ status: inProcess.status, served: inProcess.headers['x-served'], type: inProcess.contentType, body: inProcess.body }).toEqual(overHttp);
+  expect((await replay.answer({ method: 'HEAD', path: '/v1/tokenized-stocks', headers: {}, body: '' })).body).toBe('');
+  expect(hits).toEqual(['GET /v1/tokenized-stocks', 'HEAD /v1/tokenized-stocks']);
+  expect([replay.recorded, replay.replayed]).toEqual([2, 1]);
+});
+
 it('a request the reference did not answer is not recorded: the next one asks again', async () => {
   fail = true;
   expect((await get('/v1/tokenized-stocks')).status).toBe(502);
@@ -112,6 +121,18 @@ describe('JSON-RPC', () => {
     expect(await call('eth_getCode', ['0xab', 'latest'], 0)).toMatchObject({ body: '{"jsonrpc":"2.0","id":0,"result":"0x1"}' });
     expect(calls).toHaveLength(2);
     expect([rpc.recorded, rpc.replayed]).toEqual([2, 2]);
+  });
+
+  it("answers in process the same record, with the call's own id (Replay.answer)", async () => {
+    const first = await call('eth_getCode', ['0xab', 'latest'], 1);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'eth_getCode', params: ['0xab', 'latest'] });
+    const inProcess = await rpc.answer({ method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body });
+    expect({ status: inProcess.status, n: inProcess.headers['x-n'], body: inProcess.body }).toEqual({
+      ...first,
+      body: first.body.replace('"id":1', '"id":"p"'),
+    });
+    expect(calls).toHaveLength(1);
+    expect([rpc.recorded, rpc.replayed]).toEqual([1, 1]);
   });
 
   it('never replays a send, an answer that is not a 200 JSON-RPC object echoing the id, a batch or a body that is not a call', async () => {
