@@ -55,7 +55,14 @@ const TSC_LIMIT_MS = 300_000;
 
 // Watching, listing or help are not runs to bound: jest as it is, in this process group (keys reach it).
 if (rest.some((a) => /^--(watch|watchAll|listTests|help|showConfig)(=|$)/.test(a))) {
-  if (typecheck && spawnSync(process.execPath, TSC, { stdio: 'inherit', cwd: ROOT, timeout: TSC_LIMIT_MS }).status !== 0) process.exit(1);
+  if (typecheck) {
+    const t = spawnSync(process.execPath, TSC, { stdio: 'inherit', cwd: ROOT, timeout: TSC_LIMIT_MS });
+    if (t.status !== 0) {
+      const why = t.error ? `did not end within ${TSC_LIMIT_MS / 1000} s: stopped` : t.signal ? `ended by ${t.signal}` : `exit ${t.status}`;
+      console.error(`jest-tiers: the type check (tsc) failed: ${why}`);
+      process.exit(1);
+    }
+  }
   const r = spawnSync(process.execPath, [jest, ...rest], {
     stdio: 'inherit',
     cwd: ROOT,

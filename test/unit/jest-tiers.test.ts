@@ -23,6 +23,8 @@ it('finds every test file that keeps a core busy, and only those go to the busy-
   const ignored = named('main').testPathIgnorePatterns!.map((p) => new RegExp(p));
   for (const f of busy) expect(ignored.some((re) => re.test(f))).toBe(true);
   expect(ignored.some((re) => re.test(path.join(ROOT, 'test/unit/jest-tiers.test.ts')))).toBe(false);
+  // Longest first, also from a clean clone (test/durations.json): the sequencer is jest's.
+  expect(config.testSequencer).toBe('<rootDir>/scripts/jest-sequencer.js');
 });
 
 it('npm test runs the main project, then the busy-core one in band, each bounded', () => {
@@ -55,11 +57,11 @@ function printedTiers(stdout: string): Record<string, string[]> {
 
 describe('--typecheck: tsc runs beside the main tier, and a type error fails the run', () => {
   /** jest-tiers type-checking a project of one file, its tiers printed (a dry run), not run. */
-  const tiersTypechecking = (source: string) => {
+  const tiersTypechecking = (source: string, args: string[] = ['no-test-file-is-named-this']) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'typecheck-'));
     writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] }, files: ['one.ts'] }));
     writeFileSync(path.join(dir, 'one.ts'), source);
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', 'no-test-file-is-named-this'], {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', ...args], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json'), JEST_TIERS_DRY_RUN: '1' },
@@ -80,6 +82,13 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     expect(r.status).toBe(1);
     expect(r.said).toMatch(/one\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\./);
     expect(r.said).toMatch(/^jest-tiers: the type check \(tsc\) failed: exit 2$/m);
+  }, 120_000);
+
+  it('with --listTests (not a run: tsc first, then jest), a type error is the same line and exit 1, and no list', () => {
+    const r = tiersTypechecking("export const n: number = 'one';\n", ['--listTests']);
+    expect(r.status).toBe(1);
+    expect(r.said).toMatch(/^jest-tiers: the type check \(tsc\) failed: exit 2$/m);
+    expect(r.said).not.toMatch(/jest-tiers\.test\.ts/);
   }, 120_000);
 });
 
