@@ -18,7 +18,11 @@ const { runBounded } = require('./bounded-jest');
 // tsc is what judges the types; it runs beside the main tier, whose tests spend most of their
 // time waiting on block clocks, rather than before it (about 20 s of CPU from a clean clone).
 const typecheck = process.argv.includes('--typecheck');
-const args = process.argv.slice(2).filter((a) => a !== '--typecheck');
+// `--dry-run`: each tier's jest command is printed, not run (the type check still runs): what this
+// script decides, shown without the cost of two jests. A flag, never the environment: an exported
+// variable would turn every `npm test` after it green with no test run.
+const dryRun = process.argv.includes('--dry-run');
+const args = process.argv.slice(2).filter((a) => a !== '--typecheck' && a !== '--dry-run');
 const outputAt = args.findIndex((a) => a.startsWith('--outputFile'));
 const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[outputAt].split('=')[1] : args[outputAt + 1];
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
@@ -47,9 +51,6 @@ const TSC = [
   '--tsBuildInfoFile',
   path.join(path.dirname(tsconfig), '.tsbuildinfo'),
 ];
-// JEST_TIERS_DRY_RUN=1: each tier's jest command is printed, not run (the type check still runs):
-// what this script decides, shown without the cost of two jests.
-const dryRun = process.env.JEST_TIERS_DRY_RUN === '1';
 /** The type check's bound: about ten times a full check from a clean clone. */
 const TSC_LIMIT_MS = 300_000;
 

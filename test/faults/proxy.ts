@@ -141,11 +141,16 @@ function plainHeaders(h: IncomingMessage['headers']): Record<string, string> {
 async function upstreamFetch(upstream: string | LocalUpstream, url: string, req: RestRequest, signal: AbortSignal): Promise<Raw> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'accept-encoding') headers[k] = v;
-  if (typeof upstream !== 'string') return upstream.answer({ ...req, headers });
-  const res = await askUpstream(url, { method: req.method, headers, body: req.body }, UPSTREAM_TIMEOUT_MS, signal);
+  const res =
+    typeof upstream === 'string'
+      ? await askUpstream(url, { method: req.method, headers, body: req.body }, UPSTREAM_TIMEOUT_MS, signal).then(
+          (a) => new Raw(a.status, a.headers, a.body.toString('utf8')),
+        )
+      : await upstream.answer({ ...req, headers });
+  // The same answer either way: what is about the hop or the coding goes.
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
-  return new Raw(res.status, out, res.body.toString('utf8'));
+  for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'content-encoding') out[k] = v;
+  return new Raw(res.status, out, res.body);
 }
 
 function sameRaw(a: Raw, b: Raw): boolean {

@@ -77,7 +77,8 @@ async function serve(upstream: string, answerer: Answerer, counts: () => { recor
     url: `http://127.0.0.1:${port}${new URL(upstream).pathname.replace(/\/+$/, '')}`,
     answer: async (req: RestRequest) => {
       const a = await answerer({ ...req, body: Buffer.from(req.body) }).catch(failed);
-      return new Raw(a.status, a.headers, req.method === 'HEAD' ? '' : a.body.toString('utf8'));
+      // Its own headers: a mutation editing them in place must not edit the record.
+      return new Raw(a.status, { ...a.headers }, req.method === 'HEAD' ? '' : a.body.toString('utf8'));
     },
     get recorded() {
       return counts().recorded;

@@ -2,6 +2,7 @@
 // reference once per run, every later request answered from the record, byte for byte.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startProxy } from '../faults/proxy';
 import { startRestReplay, startRpcReplay, type Replay } from '../faults/replay';
 
 let upstream: http.Server;
@@ -133,6 +134,47 @@ describe('JSON-RPC', () => {
     });
     expect(calls).toHaveLength(1);
     expect([rpc.recorded, rpc.replayed]).toEqual([1, 1]);
+  });
+
+  it('a fault proxy over the record sees the same answers asked in process as over its loopback URL', async () => {
+    const rest = await startRestReplay(url);
+    const proxies = await Promise.all(
+      [
+        { restUpstream: rest, rpcUpstream: rpc },
+        { restUpstream: rest.url, rpcUpstream: rpc.url },
+      ].map((up) => startProxy({ ...up, rpc: (c, next) => next() })),
+    );
+    // What a client sees, but for what differs by design: the Date, and the counters the upstreams put in answers not replayed.
+    const seen = async (target: string, init: RequestInit = {}) => {
+      const res = await fetch(target, init);
+      const headers = [...res.headers].filter(([k]) => k !== 'date');
+      return { status: res.status, headers, body: (await res.text()).replace(/\d+/g, 'N') };
+    };
+    const rpcPost = (body: string) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    try {
+      const asks: Array<[string, (p: (typeof proxies)[number]) => [string, RequestInit?]]> = [
+        ['REST GET', (p) => [`${p.restUrl}/v1/tokenized-stocks?page=2`]],
+        ['REST HEAD', (p) => [`${p.restUrl}/v1/tokenized-stocks`, { method: 'HEAD' }]],
+        ['REST POST', (p) => [`${p.restUrl}/v1/tokenized-stocks`, { method: 'POST', body: 'x' }]],
+        ['a call', (p) => [p.rpcUrl, rpcPost(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_getCode', params: ['0xcd', 'latest'] }))]],
+        ['a throttled call', (p) => [p.rpcUrl, rpcPost(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'busy', params: [] }))]],
+        ['a batch', (p) => [p.rpcUrl, rpcPost(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }]))]],
+        ['not JSON', (p) => [p.rpcUrl, rpcPost('{not json')]],
+      ];
+      for (const [what, ask] of asks) {
+        const [inProcess, overHttp] = [await seen(...ask(proxies[0])), await seen(...ask(proxies[1]))];
+        expect({ what, ...inProcess }).toEqual({ what, ...overHttp });
+      }
+      // The reference not answering: the record's 502, the same both ways.
+      fail = true;
+      const [inProcess, overHttp] = [await seen(`${proxies[0].restUrl}/v1/down`), await seen(`${proxies[1].restUrl}/v1/down`)];
+      expect(inProcess).toMatchObject({ status: 502, body: expect.stringMatching(/^replay: /) });
+      expect(inProcess).toEqual(overHttp);
+    } finally {
+      fail = false;
+      await Promise.all(proxies.map((p) => p.stop()));
+      await rest.stop();
+    }
   });
 
   it('never replays a send, an answer that is not a 200 JSON-RPC object echoing the id, a batch or a body that is not a call', async () => {

@@ -50,7 +50,7 @@ it(".ci/run bounds every stage, and the bounds together stay under CI's own 5400
   expect(bounds.reduce((a, b) => a + b, 0) + killAfter).toBeLessThanOrEqual(5400 - 120);
 });
 
-/** The jest commands a dry run of jest-tiers printed (JEST_TIERS_DRY_RUN=1), by tier. */
+/** The jest commands a dry run of jest-tiers printed (--dry-run), by tier. */
 function printedTiers(stdout: string): Record<string, string[]> {
   return Object.fromEntries([...stdout.matchAll(/^jest-tiers: the ([\w-]+) tier would run: jest (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2]) as string[]]));
 }
@@ -61,10 +61,10 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     const dir = mkdtempSync(path.join(tmpdir(), 'typecheck-'));
     writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] }, files: ['one.ts'] }));
     writeFileSync(path.join(dir, 'one.ts'), source);
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', ...args], {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--typecheck', '--dry-run', ...args], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json'), JEST_TIERS_DRY_RUN: '1' },
+      env: { ...process.env, JEST_TIERS_TSCONFIG: path.join(dir, 'tsconfig.json') },
       timeout: 120_000,
     });
     return { status: r.status, said: `${r.stdout}${r.stderr}` };
@@ -95,10 +95,9 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
 describe("the main tier's workers", () => {
   /** jest-tiers with a path filter no test matches; a dry run unless `run` (its tiers printed, not run). */
   const tiers = (args: string[], run = false) =>
-    spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), 'no-test-file-is-named-this', ...args], {
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), ...(run ? [] : ['--dry-run']), 'no-test-file-is-named-this', ...args], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, JEST_TIERS_DRY_RUN: run ? '' : '1' },
       timeout: 120_000,
     });
   const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$|\d)/;
