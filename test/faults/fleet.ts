@@ -77,7 +77,11 @@ export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, 
         if (!res.headersSent) res.socket?.destroy();
       });
     });
-    server.keepAliveTimeout = 1000;
+    // Idle connections stay open until stop(), so a connection routed to a backend keeps it, as
+    // an L4 balancer's does. At 1 s (the first setting) the suite's client, which closes an idle
+    // socket a second before the server says it would, opened a new one for every request:
+    // routing per connection was then routing per request.
+    server.keepAliveTimeout = 0;
     server.on('connection', (s: Socket) => {
       connections++;
       sockets.add(s);
