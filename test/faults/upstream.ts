@@ -1,4 +1,4 @@
-// How the fault catalogue's loopback servers (./proxy.ts, ./replay.ts) ask their upstream: the
+// How the fault catalogue's loopback servers (./proxy.ts, ./replay.ts, ./fleet.ts) ask their upstream: the
 // undici package's request API on one keep-alive pool. fetch (a WHATWG Request, Response and
 // stream per call, and an AbortSignal.any with a timeout signal) cost these servers more CPU
 // than the answers they pass on, in the jest worker that also runs the suite they answer.
