@@ -7,7 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { startProxy, type Proxy, type ProxyOptions } from './proxy';
-import { askUpstream, sharedSignal } from './upstream';
+import { askUpstream, HOP_BY_HOP, passedOn, sharedSignal } from './upstream';
 
 export type Routing = 'request' | 'connection';
 
@@ -26,7 +26,6 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'te', 'trailer']);
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -68,9 +67,7 @@ export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, 
         for (const [name, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(v) ? v.join(', ') : v;
         const method = req.method ?? 'GET';
         const up = await askUpstream(kind === 'rest' ? new URL(req.url ?? '/', base) : base, { method, headers, body }, UPSTREAM_TIMEOUT_MS, stopped);
-        const out: Record<string, string> = {};
-        for (const [name, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out[name] = v;
-        res.writeHead(up.status, out);
+        res.writeHead(up.status, passedOn(up.headers));
         res.end(method === 'HEAD' ? undefined : up.body);
       })().catch(() => {
         // A backend that reset or hung: the balancer drops the client's connection too.

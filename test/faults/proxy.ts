@@ -4,7 +4,7 @@
 // connection). The proxy only binds 127.0.0.1 and only talks to the upstream URLs it is given.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { askUpstream, sharedSignal } from './upstream';
+import { askUpstream, HOP_BY_HOP, passedOn, sharedSignal } from './upstream';
 
 // ---- what a mutation returns -------------------------------------------------------------
 
@@ -119,7 +119,6 @@ export interface Proxy {
   stop(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 function readAll(req: IncomingMessage): Promise<string> {
@@ -148,9 +147,7 @@ async function upstreamFetch(upstream: string | LocalUpstream, url: string, req:
         )
       : await upstream.answer({ ...req, headers });
   // The same answer either way: what is about the hop or the coding goes.
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'content-encoding') out[k] = v;
-  return new Raw(res.status, out, res.body);
+  return new Raw(res.status, passedOn(res.headers), res.body);
 }
 
 function sameRaw(a: Raw, b: Raw): boolean {

@@ -14,6 +14,26 @@ export interface Asked {
 
 const pool = new Agent();
 
+/** Headers about one hop (this connection, this message's framing): never passed on. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
+
+/** An upstream answer's headers as passed on to the client: without the hop's, nor a coding (bodies are passed on decoded or as they came, never re-coded). */
+export function passedOn(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== 'content-encoding') out[k] = v;
+  return out;
+}
+
 /** A signal many requests in flight listen to at once (each adds one listener while it runs). */
 export function sharedSignal(controller: AbortController): AbortSignal {
   setMaxListeners(0, controller.signal);
