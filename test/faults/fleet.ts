@@ -7,7 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { startProxy, type Proxy, type ProxyOptions } from './proxy';
-import { askUpstream, HOP_BY_HOP, passedOn, sharedSignal } from './upstream';
+import { askUpstream, passedOn, requestBody, requestHeaders, sharedSignal } from './upstream';
 
 export type Routing = 'request' | 'connection';
 
@@ -27,15 +27,6 @@ export interface Fleet {
 }
 
 const UPSTREAM_TIMEOUT_MS = 30_000;
-
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 /** Start the backends and the balancer (one port for REST, one for JSON-RPC). */
 export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, backends: Backend[], routing: Routing): Promise<Fleet> {
@@ -61,10 +52,9 @@ export async function startFleet(upstream: { baseUrl: string; rpcUrl: string }, 
       void (async () => {
         const k = pick(req.socket);
         routed[k]++;
-        const body = await readAll(req);
+        const body = await requestBody(req);
         const base = kind === 'rest' ? new URL(proxies[k].restUrl).origin : proxies[k].rpcUrl;
-        const headers: Record<string, string> = {};
-        for (const [name, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(v) ? v.join(', ') : v;
+        const headers = requestHeaders(req.headers);
         const method = req.method ?? 'GET';
         const up = await askUpstream(kind === 'rest' ? new URL(req.url ?? '/', base) : base, { method, headers, body }, UPSTREAM_TIMEOUT_MS, stopped);
         res.writeHead(up.status, passedOn(up.headers));

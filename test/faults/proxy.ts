@@ -4,7 +4,7 @@
 // connection). The proxy only binds 127.0.0.1 and only talks to the upstream URLs it is given.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { askUpstream, HOP_BY_HOP, passedOn, sharedSignal } from './upstream';
+import { askUpstream, HOP_BY_HOP, passedOn, requestBody, requestHeaders, sharedSignal } from './upstream';
 
 // ---- what a mutation returns -------------------------------------------------------------
 
@@ -121,21 +121,6 @@ export interface Proxy {
 
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
-function readAll(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function plainHeaders(h: IncomingMessage['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
 /** Asks the upstream: over HTTP at `url`, or in this process (a LocalUpstream). */
 async function upstreamFetch(upstream: string | LocalUpstream, url: string, req: RestRequest, signal: AbortSignal): Promise<Raw> {
   const headers: Record<string, string> = {};
@@ -204,8 +189,8 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
   const incoming = async (req: IncomingMessage): Promise<RestRequest> => ({
     method: req.method ?? 'GET',
     path: req.url ?? '/',
-    headers: plainHeaders(req.headers),
-    body: await readAll(req),
+    headers: requestHeaders(req.headers),
+    body: (await requestBody(req)).toString('utf8'),
   });
 
   const restUp = (r: RestRequest) => {

@@ -3,6 +3,7 @@
 // stream per call, and an AbortSignal.any with a timeout signal) cost these servers more CPU
 // than the answers they pass on, in the jest worker that also runs the suite they answer.
 import { setMaxListeners } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
 
 export interface Asked {
@@ -27,6 +28,23 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'trailer',
 ]);
 
+/** A client's request headers as passed on upstream: one value per name, without the hop's. */
+export function requestHeaders(h: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** A client's request body, whole. */
+export function requestBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
 /** An upstream answer's headers as passed on to the client: without the hop's, nor a coding (bodies are passed on decoded or as they came, never re-coded). */
 export function passedOn(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -42,8 +60,9 @@ export function sharedSignal(controller: AbortController): AbortSignal {
 
 /**
  * One request: no redirect followed (a redirect is an answer to pass on), no body decoded (no
- * Accept-Encoding is added), `timeoutMs` for the answer's head and again between its body's
- * chunks, stopped by `signal`.
+ * Accept-Encoding is added), `timeoutMs` for the answer's head and again for its whole body
+ * (undici's own bodyTimeout bounds only the gap between chunks: a body trickled a byte at a time
+ * would never end), stopped by `signal`.
  */
 export async function askUpstream(
   url: string | URL,
@@ -63,5 +82,10 @@ export async function askUpstream(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers))
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  return { status: res.statusCode, headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  const cut = setTimeout(() => res.body.destroy(new Error(`the upstream's answer was not whole within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    return { status: res.statusCode, headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  } finally {
+    clearTimeout(cut);
+  }
 }
