@@ -11,8 +11,11 @@ import { toQuantity, type BlockTag } from './hex';
 import { expectServed, resultOf, RPC_ENVELOPE_ROOT } from './expect';
 import type { RpcAnswer } from './rpc';
 
-/** What the chain helpers need of a check's context. */
-export type ChainContext = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'>;
+/**
+ * What the chain helpers need of a check's context; `shared` where there is one (a check's, or
+ * a shared observation's scope), so the blocks several scans read are asked once (recentBlocks).
+ */
+export type ChainContext = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings'> & Partial<Pick<CheckContext, 'shared'>>;
 
 /**
  * The block parameters of spec 4.2: the five tags, and a block number as a hex string. For the
@@ -293,19 +296,31 @@ export interface TxView {
 /** Blocks a scan reads at once, concurrently: a batch costs about one round trip instead of four (under --max-rps the limiter still spaces them). */
 export const BLOCK_READS_AT_ONCE = 4;
 
+/** The lane of the blocks read whole by recentBlocks, shared by the scans that read them. */
+export const BLOCKS_LANE = 'blocks';
+
 /**
  * Blocks to look at for chain activity, newest first: the pre-confirmed block, the `recent`
  * latest sealed blocks, then the `first` blocks after genesis (where a young chain, such as a
  * dev chain, holds its deployments). Bounded: at most 1 + recent + first block reads, made
  * BLOCK_READS_AT_ONCE at a time and yielded in order (a consumer that stops early has had at
  * most BLOCK_READS_AT_ONCE - 1 blocks read for nothing).
+ * A numbered block is read whole once per run (once per wave under --samples) when the context
+ * shares observations: the scans of four checks and of three shared searches read the same blocks,
+ * and a block with its transactions is the largest answer a run asks for (121 KB for the
+ * embedded chain's deployments; megabytes on a busy chain). Its exchange is shown with every
+ * check that looked at it (BLOCKS_LANE). The pending block changes every refresh: each asks it.
  */
 export async function* recentBlocks(
-  ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal'>,
+  ctx: Pick<ChainContext, 'rpc' | 'note' | 'signal' | 'shared'>,
   opts: { recent: number; first?: number; pending?: boolean; unread?: (param: string, answer: RpcAnswer) => void },
 ): AsyncGenerator<{ param: string; number?: bigint; hash?: string; txs: TxView[] }> {
+  const ask = (param: string): Promise<RpcAnswer> =>
+    param !== 'pending' && ctx.shared
+      ? ctx.shared(`chain.block.${param}.whole`, [BLOCKS_LANE], (scope) => scope.rpc(BLOCKS_LANE).call('eth_getBlockByNumber', [param, true]))
+      : ctx.rpc.call('eth_getBlockByNumber', [param, true]);
   const read = async (param: string) => {
-    const a = await ctx.rpc.call('eth_getBlockByNumber', [param, true]);
+    const a = await ask(param);
     const b = a.http.status === 200 ? a.result : undefined;
     if (!isRecord(b) || !Array.isArray(b.transactions)) {
       // A block asked for and not given (expired history, null, an error): the caller may say so.

@@ -78,6 +78,8 @@ export interface SharedScope {
   settings: CheckSettings;
   /** Aborted at the run deadline, on interrupt, or after one check's time limit. */
   signal: AbortSignal;
+  /** Another shared observation this one is made of (CheckContext.shared): its exchanges of `lanes` are kept with this one's. */
+  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
 }
 
 /** What every check gets, whatever it needs. */

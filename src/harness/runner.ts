@@ -9,7 +9,7 @@ import { jsonSafe } from './json';
 import { errorDetail, evidenceDetail, keptExchanges, stoppedDetail, type Blocker, type CheckResult, type Detail } from './result';
 import { Evidence, withPage } from './evidence';
 import type { RunEnv } from './run-env';
-import { shareObservation, sharedOpenedWith, type SharedObservations } from './shared';
+import { askShared, sharedOpenedWith, type SharedObservations } from './shared';
 import { runWaves, type SamplingPlan } from './sampling';
 import { Slots } from './slots';
 import { timeLimited } from './time-limit';
@@ -146,14 +146,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
       if (!records.has(key)) records.set(key, init());
       return records.get(key) as T;
     },
-    shared: async <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> => {
-      const entry = shareObservation(shared, env, limit, key, observe, slots);
-      try {
-        return (await entry.outcome) as T;
-      } finally {
-        for (const { lane, exchange } of entry.exchanges) if (lanes.includes(lane)) transcript.add(exchange);
-      }
-    },
+    shared: <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> =>
+      askShared(shared, env, limit, key, lanes, observe, slots, (exchange) => transcript.add(exchange)),
   };
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });
 

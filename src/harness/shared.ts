@@ -39,6 +39,10 @@ export function shareObservation(
       ...slots?.clientHooks(),
     });
     const scope: SharedScope = {
+      // An observation made of others (a scan of blocks that other scans read too): each asked
+      // once, their exchanges of `lanes` kept with this one's under their own lanes.
+      shared: (inner, lanes, observeInner) =>
+        askShared(shared, env, limitMs, inner, lanes, observeInner, slots, (exchange, lane) => void exchanges.push({ lane, exchange })),
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
@@ -60,6 +64,28 @@ export function shareObservation(
     shared.set(key, entry);
   }
   return entry;
+}
+
+/**
+ * The outcome of the shared observation `key` (made now by the first to ask), its exchanges of
+ * `lanes` handed to `keep` once it has settled: each asker shows what it judged.
+ */
+export async function askShared<T>(
+  shared: SharedObservations,
+  env: RunEnv,
+  limitMs: number,
+  key: string,
+  lanes: readonly string[],
+  observe: (scope: SharedScope) => Promise<T>,
+  slots: Slots | undefined,
+  keep: (exchange: Exchange, lane: string) => void,
+): Promise<T> {
+  const entry = shareObservation(shared, env, limitMs, key, observe, slots);
+  try {
+    return (await entry.outcome) as T;
+  } finally {
+    for (const { lane, exchange } of entry.exchanges) if (lanes.includes(lane)) keep(exchange, lane);
+  }
 }
 
 /** The run's shared observations, starting with what the run opened with (the list the probe read, kept under its lane). */

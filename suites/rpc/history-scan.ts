@@ -4,7 +4,7 @@ import type { Hex } from 'viem';
 import { viem } from '../../src/harness/viem';
 import type { CheckContext } from '../../src/harness/check';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
-import { blockErrorKind, headNumber, NO_ARCHIVE, recentBlocks, type ChainContext } from '../../src/harness/chain';
+import { blockErrorKind, BLOCKS_LANE, headNumber, NO_ARCHIVE, recentBlocks, type ChainContext } from '../../src/harness/chain';
 import { inconclusive, skip } from '../../src/harness/verdict';
 import { show } from '../../src/harness/json';
 import type { RpcAnswer } from '../../src/harness/rpc';
@@ -146,8 +146,8 @@ export async function findBusyBlock(ctx: ChainContext): Promise<bigint | Unfound
  * that need it (its exchanges shown with each of them), so nine checks do not scan nine times.
  */
 export function scanned<T>(ctx: CheckContext<'rpc'>, what: string, scan: (chain: ChainContext) => Promise<T>): Promise<T> {
-  return ctx.shared(`rpc.history.${what}`, [SCAN_LANE], (scope) =>
-    scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined }),
+  return ctx.shared(`rpc.history.${what}`, [SCAN_LANE, BLOCKS_LANE], (scope) =>
+    scan({ rpc: scope.rpc(SCAN_LANE), signal: scope.signal, settings: scope.settings, note: () => undefined, shared: scope.shared }),
   );
 }
 const SCAN_LANE = 'history-scan';
