@@ -105,6 +105,15 @@ describe('sampled runs', () => {
     expect(waves).toBe(4);
   });
 
+  it("a run whose every check is in the signer's lane (--only preconf) ends with the lane: no wave waits out the window for nothing", async () => {
+    const signer = createSigner(`0x${'11'.repeat(32)}`, new SpendBudget(1n));
+    const sends = check(meta('sends', { needs: ['rest', 'signer'] }), async () => undefined);
+    // A minute's window: waves that waited out their places in it would hold the run past jest's 10 s below.
+    const minute: SamplingPlan = { n: 30, windowMs: 60_000, blockIntervalMs: 30_000, intervalFrom: 'configured' };
+    const [r] = await runChecks([sends], env({ signer }), { concurrency: 1, sampling: minute });
+    expect(r.status).toBe('passed');
+  }, 10_000);
+
   it('shared observations are made once per sample, not once per run', async () => {
     let observed = 0;
     const reads = (id: string) =>
