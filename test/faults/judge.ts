@@ -18,6 +18,7 @@ import { startReference, type ReferenceTarget } from '../../src/reference';
 import { restOnly, SHARDS, VARIANTS, type Variant } from './catalogue';
 import { startProxy } from './proxy';
 import { startRestReplay, startRpcReplay, type Replay } from './replay';
+import { SPARE_SIGNER_KEYS } from '../support/dev-keys';
 import { sink } from '../support/sink';
 import { startSelfTransfers } from '../support/traffic';
 
@@ -111,9 +112,9 @@ const REPLAY_CONCURRENCY = 3;
  * The pre-confirmation shard's variants mostly wait on the block clock (two 1 s blocks each: the
  * pass aligns its sends with a seal when the signer's last transactions are in the head block):
  * two run side by side, each signing as its own sender (two users of one chain), with the
- * reference's key and anvil's fifth dev account (funded, used by nothing else here).
+ * reference's key and a spare dev account's.
  */
-const SECOND_SIGNER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
+const PRECONF_SIGNERS = 2;
 
 /** Signing keys lent one per run in flight: a key is never used by two runs at once (their nonces would collide). */
 class Signers {
@@ -441,7 +442,7 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
     // as the traffic would fill them, rather than waited for (three 2 s blocks on the RPC shard).
     await sealWithOthers(ref, MIN_HEAD - (await headNumberOf(ref.rpcUrl)));
     if (shard === 'preconf') {
-      signers = new Signers([ref.signerKey, SECOND_SIGNER_KEY]);
+      signers = new Signers([ref.signerKey, ...SPARE_SIGNER_KEYS].slice(0, PRECONF_SIGNERS));
       runAhead(
         VARIANTS.filter((v) => selected(v) && !early.has(v.name)),
         signers.size,

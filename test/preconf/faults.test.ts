@@ -1,5 +1,5 @@
-// Faulty and conformant targets in front of the Flashblocks-mode reference, one at a time, beside
-// the fault catalogue's pre-confirmation variants (test/faults/catalogue.ts: "pending" answered
+// Faulty and conformant targets in front of the Flashblocks-mode reference, side by side (each run
+// signing as its own sender), beside the fault catalogue's pre-confirmation variants (test/faults/catalogue.ts: "pending" answered
 // from "latest" for one method, the pending count one below the truth, each judged there once):
 //   - a pending count one below the truth once, not repeated when read again: no evidence;
 //   - every transaction refused: nothing is judged (inconclusive, with the node's error), and
@@ -11,6 +11,7 @@ import type { CheckResult } from '../../src/harness/runner';
 import { checks } from '../../suites/preconf';
 import { describeResults, runPreconf } from './helpers';
 import { startRpcProxy, type ProxyOptions } from './proxy';
+import { SPARE_SIGNER_KEYS } from '../support/dev-keys';
 
 jest.setTimeout(90_000);
 
@@ -23,19 +24,47 @@ afterAll(async () => {
   await ref?.stop();
 });
 
-async function runThrough(opts: ProxyOptions): Promise<{ results: CheckResult[]; stats: Awaited<ReturnType<typeof startRpcProxy>>['stats'] }> {
+type Run = { results: CheckResult[]; stats: Awaited<ReturnType<typeof startRpcProxy>>['stats'] };
+
+async function runThrough(opts: ProxyOptions, signerKey: `0x${string}`): Promise<Run> {
   const proxy = await startRpcProxy(ref.rpcUrl, opts);
   try {
-    return { results: await runPreconf(checks, proxy.url, ref.signerKey), stats: proxy.stats };
+    return { results: await runPreconf(checks, proxy.url, signerKey), stats: proxy.stats };
   } finally {
     await proxy.close();
   }
 }
 
+/**
+ * The targets of the tests below: each run starts once the reference is up, all side by side,
+ * each signing as its own sender (two users of one chain). One after another they took 30 s,
+ * mostly waiting on the block clock (four attempts for a stale "latest" alone).
+ */
+const TARGETS = {
+  countOneLowOnce: { countOneLow: 'pending', countOneLowTimes: 1 },
+  refusesSends: { refuseSends: { code: -32003, message: 'transaction rejected: sender not allowed' } },
+  latestThreeBlocksBehind: { latestCountLagBlocks: 3 },
+  latestCodeWrong: { latestCodeWrong: true },
+  dropsFirstSendAnswer: { dropFirstSendAnswer: true },
+} satisfies Record<string, ProxyOptions>;
+let runs: Record<keyof typeof TARGETS, Promise<Run>>;
+
+beforeAll(() => {
+  const keys = [ref.signerKey, ...SPARE_SIGNER_KEYS];
+  runs = Object.fromEntries(
+    Object.entries(TARGETS).map(([name, opts], i) => {
+      const run = runThrough(opts, keys[i]);
+      // Awaited by its test; this only keeps a failure before then from going unhandled.
+      run.catch(() => undefined);
+      return [name, run];
+    }),
+  ) as typeof runs;
+});
+
 const byId = (results: CheckResult[], id: string) => results.find((r) => r.id === id)!;
 
 it('one pending count below latest, not repeated when read again, is no evidence: everything is judged and passes', async () => {
-  const { results, stats } = await runThrough({ countOneLow: 'pending', countOneLowTimes: 1 });
+  const { results, stats } = await runs.countOneLowOnce;
   expect(stats.rewritten).toBe(1);
   expect(describeResults(results.filter((r) => r.level === 'required'))).toBe(
     describeResults(results.filter((r) => r.level === 'required').map((r) => ({ ...r, status: 'passed', reason: '' }))),
@@ -43,7 +72,7 @@ it('one pending count below latest, not repeated when read again, is no evidence
 });
 
 it("a node that refuses the signer's transactions leaves every check unjudged, with its error", async () => {
-  const { results, stats } = await runThrough({ refuseSends: { code: -32003, message: 'transaction rejected: sender not allowed' } });
+  const { results, stats } = await runs.refusesSends;
   expect(stats.refused).toBe(1);
   for (const r of results)
     expect(`${r.id}: ${r.status}: ${r.reason}`).toMatch(
@@ -54,7 +83,7 @@ it("a node that refuses the signer's transactions leaves every check unjudged, w
 });
 
 it('"latest" still stale after the re-reads that follow a seal (a backend three blocks behind) leaves the nonce check unjudged, never failed', async () => {
-  const { results, stats } = await runThrough({ latestCountLagBlocks: 3 });
+  const { results, stats } = await runs.latestThreeBlocksBehind;
   expect(stats.rewritten).toBeGreaterThan(0);
   const nonce = byId(results, 'preconf.nonce.back-to-back');
   expect(`${nonce.status}: ${nonce.reason}`).toMatch(
@@ -66,7 +95,7 @@ it('"latest" still stale after the re-reads that follow a seal (a backend three 
 });
 
 it('wrong code at "latest" after the seal (not merely behind) fails the code check (4.6, 1.4) instead of being waited out', async () => {
-  const { results, stats } = await runThrough({ latestCodeWrong: true });
+  const { results, stats } = await runs.latestCodeWrong;
   expect(stats.rewritten).toBeGreaterThan(0);
   const code = byId(results, 'preconf.code.deployment-visible');
   expect(code.status).toBe('failed');
@@ -77,7 +106,7 @@ it('wrong code at "latest" after the seal (not merely behind) fails the code che
 });
 
 it('a send whose connection drops after it was forwarded is sent again; "already known" counts as accepted, and everything is judged', async () => {
-  const { results, stats } = await runThrough({ dropFirstSendAnswer: true });
+  const { results, stats } = await runs.dropsFirstSendAnswer;
   expect(stats.rewritten).toBe(1);
   for (const r of results.filter((x) => x.level === 'required')) expect(`${r.id}: ${r.status} ${r.reason}`).toBe(`${r.id}: passed `);
 });
