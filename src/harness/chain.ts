@@ -298,6 +298,16 @@ export const BLOCK_READS_AT_ONCE = 4;
 
 /** The lane of the blocks read whole by recentBlocks, shared by the scans that read them. */
 export const BLOCKS_LANE = 'blocks';
+/**
+ * Blocks this close to the head are read by each scan itself, never shared: the copy one scan
+ * got may be of a block a short reorg replaced, or one a backend behind did not have yet, and
+ * another scan reading later must see the chain as it is then (the history checks look at
+ * least this far below the head for the same reason).
+ */
+export const SHARED_BELOW_HEAD = 2n;
+
+/** Whether a block read gave a block: only such an answer is shared (a refusal is asked again). */
+const gaveBlock = (a: RpcAnswer): boolean => a.http.status === 200 && isRecord(a.result) && Array.isArray(a.result.transactions);
 
 /**
  * Blocks to look at for chain activity, newest first: the pre-confirmed block, the `recent`
@@ -305,22 +315,27 @@ export const BLOCKS_LANE = 'blocks';
  * dev chain, holds its deployments). Bounded: at most 1 + recent + first block reads, made
  * BLOCK_READS_AT_ONCE at a time and yielded in order (a consumer that stops early has had at
  * most BLOCK_READS_AT_ONCE - 1 blocks read for nothing).
- * A numbered block is read whole once per run (once per wave under --samples) when the context
- * shares observations: the scans of four checks and of three shared searches read the same blocks,
- * and a block with its transactions is the largest answer a run asks for (121 KB for the
- * embedded chain's deployments; megabytes on a busy chain). Its exchange is shown with every
- * check that looked at it (BLOCKS_LANE). The pending block changes every refresh: each asks it.
+ * A block SHARED_BELOW_HEAD or more below the head is read whole once per run (once per wave
+ * under --samples) when the context shares observations: the scans of four checks and of three
+ * shared searches read the same blocks, and a block with its transactions is the largest answer
+ * a run asks for (121 KB for the embedded chain's deployments; megabytes on a busy chain). Its
+ * exchange is shown with every check that looked at it (BLOCKS_LANE). Only a block given is
+ * shared: a refusal, an error or no answer is asked again by the next scan, as before. The
+ * pending block and those near the head change: each scan asks them.
  */
 export async function* recentBlocks(
   ctx: Pick<ChainContext, 'rpc' | 'note' | 'signal' | 'shared'>,
   opts: { recent: number; first?: number; pending?: boolean; unread?: (param: string, answer: RpcAnswer) => void },
 ): AsyncGenerator<{ param: string; number?: bigint; hash?: string; txs: TxView[] }> {
-  const ask = (param: string): Promise<RpcAnswer> =>
-    param !== 'pending' && ctx.shared
-      ? ctx.shared(`chain.block.${param}.whole`, [BLOCKS_LANE], (scope) => scope.rpc(BLOCKS_LANE).call('eth_getBlockByNumber', [param, true]))
+  /** `head`: the head read before a numbered block (none for the pending block). */
+  const ask = (param: string, head?: bigint): Promise<RpcAnswer> =>
+    ctx.shared && head !== undefined && BigInt(param) + SHARED_BELOW_HEAD <= head
+      ? ctx.shared(`chain.block.${param}.whole`, [BLOCKS_LANE], (scope) => scope.rpc(BLOCKS_LANE).call('eth_getBlockByNumber', [param, true]), {
+          keepIf: gaveBlock,
+        })
       : ctx.rpc.call('eth_getBlockByNumber', [param, true]);
-  const read = async (param: string) => {
-    const a = await ask(param);
+  const read = async (param: string, head?: bigint) => {
+    const a = await ask(param, head);
     const b = a.http.status === 200 ? a.result : undefined;
     if (!isRecord(b) || !Array.isArray(b.transactions)) {
       // A block asked for and not given (expired history, null, an error): the caller may say so.
@@ -346,7 +361,10 @@ export async function* recentBlocks(
   for (let i = 0; i < numbers.length; i += BLOCK_READS_AT_ONCE) {
     // Stopped part-way is not "nothing found": a shared scan's result would be kept for the run.
     if (ctx.signal.aborted) inconclusive(`the block scan was stopped after ${i} of ${numbers.length} blocks (${String(ctx.signal.reason ?? 'run stopped')})`);
-    const batch = await Promise.all(numbers.slice(i, i + BLOCK_READS_AT_ONCE).map((n) => read(toQuantity(n))));
-    for (const b of batch) if (b) yield b;
+    // Every read of the batch settled before one that failed ends the scan: its exchanges are
+    // then all recorded, and every asker of a shared scan shows the same ones.
+    const batch = await Promise.allSettled(numbers.slice(i, i + BLOCK_READS_AT_ONCE).map((n) => read(toQuantity(n), head)));
+    for (const b of batch) if (b.status === 'rejected') throw b.reason;
+    for (const b of batch) if (b.status === 'fulfilled' && b.value) yield b.value;
   }
 }

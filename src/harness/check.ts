@@ -67,6 +67,11 @@ export interface SealGrid {
   everyMs: number;
 }
 
+/** How long a shared outcome stands: for the run (the default), or only while `keepIf` holds of it (never a rejection). */
+export interface SharedOptions<T> {
+  keepIf?: (value: T) => boolean;
+}
+
 /** What a run-scoped shared observation may use (see CheckContext.shared). */
 export interface SharedScope {
   /** A JSON-RPC client whose exchanges are kept under `lane`, for the checks that name that lane. */
@@ -79,7 +84,7 @@ export interface SharedScope {
   /** Aborted at the run deadline, on interrupt, or after one check's time limit. */
   signal: AbortSignal;
   /** Another shared observation this one is made of (CheckContext.shared): its exchanges of `lanes` are kept with this one's. */
-  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
+  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>, sharing?: SharedOptions<T>): Promise<T>;
 }
 
 /** What every check gets, whatever it needs. */
@@ -103,8 +108,10 @@ interface ContextBase {
    * first check to ask for `key` runs `observe`; the others get the same outcome (its value, or
    * the same skip / inconclusive). The observation records its exchanges per lane; this check's
    * transcript receives those of the lanes it names, so each check shows what it judged.
+   * `sharing.keepIf`: the outcome stands only while it holds of it (never a rejection); otherwise
+   * the next asker observes again.
    */
-  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T>;
+  shared<T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>, sharing?: SharedOptions<T>): Promise<T>;
   /**
    * What the samples of the run (--samples N) learn once and the later ones need not wait for
    * again: one mutable record per key for the whole run, every wave (`init` makes it). It holds

@@ -1,4 +1,4 @@
-import { Check, CheckMeta, Need, RunContext, SharedScope } from './check';
+import { Check, CheckMeta, Need, RunContext, SharedOptions, SharedScope } from './check';
 import { Blocked, CheckFailure, Inconclusive, notGiven, violationOf, type OutOfScope } from './verdict';
 import { Connections } from './http';
 import { sealedResult } from './mask-result';
@@ -122,6 +122,8 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
   };
   const notes: string[] = [];
   const metrics: Record<string, unknown> = {};
+  /** The shared observations this check asked for: what they have shown is this check's too, also when it is stopped waiting. */
+  const asked: Array<() => void> = [];
   // This check's page of the run's evidence: each violation it sees is appended there at once.
   const page = (env.evidence ?? new Evidence()).open(check.id);
   // Exactly the clients the check declared (unmetNeed made sure the run has them): see CheckContext.
@@ -146,8 +148,11 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
       if (!records.has(key)) records.set(key, init());
       return records.get(key) as T;
     },
-    shared: <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>): Promise<T> =>
-      askShared(shared, env, limit, key, lanes, observe, slots, (exchange) => transcript.add(exchange)),
+    shared: <T>(key: string, lanes: readonly string[], observe: (scope: SharedScope) => Promise<T>, sharing?: SharedOptions<T>): Promise<T> => {
+      const ask = askShared(shared, env, limit, key, lanes, observe, slots, (exchange) => transcript.add(exchange), sharing);
+      asked.push(ask.handOver);
+      return ask.outcome;
+    },
   };
   const extras = (): Partial<CheckResult> => ({ ...(notes.length ? { notes } : {}), ...(Object.keys(metrics).length ? { metrics } : {}) });
 
@@ -175,6 +180,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
       if (err instanceof Blocked) blocker = { root: err.root, onlyIfRootFailed: err.onlyIfRootFailed, ownEvidence: err.ownEvidence };
     }
   } finally {
+    for (const handOver of asked) handOver();
     clearTimeout(timer);
     // Its listener would keep this check's outcome (and every answer the failure quotes) alive.
     checkSignal.removeEventListener('abort', onAbort);

@@ -1,6 +1,6 @@
 // The run's shared observations (CheckContext.shared): one observation several checks judge,
 // made once by the first to ask, its exchanges kept by lane for the checks that name them.
-import type { SharedScope } from './check';
+import type { SharedOptions, SharedScope } from './check';
 import { outsidePages } from './evidence';
 import { LIST_KEY } from './records';
 import { RestClient } from './rest';
@@ -13,13 +13,14 @@ import type { Exchange, Transcript } from './transcript';
 /** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
 export type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
 
-export function shareObservation(
+export function shareObservation<T>(
   shared: SharedObservations,
   env: RunEnv,
   limitMs: number,
   key: string,
-  observe: (scope: SharedScope) => Promise<unknown>,
+  observe: (scope: SharedScope) => Promise<T>,
   slots?: Slots,
+  opts: SharedOptions<T> = {},
 ) {
   let entry = shared.get(key);
   if (!entry) {
@@ -41,8 +42,8 @@ export function shareObservation(
     const scope: SharedScope = {
       // An observation made of others (a scan of blocks that other scans read too): each asked
       // once, their exchanges of `lanes` kept with this one's under their own lanes.
-      shared: (inner, lanes, observeInner) =>
-        askShared(shared, env, limitMs, inner, lanes, observeInner, slots, (exchange, lane) => void exchanges.push({ lane, exchange })),
+      shared: (inner, lanes, observeInner, innerOpts) =>
+        askShared(shared, env, limitMs, inner, lanes, observeInner, slots, (exchange, lane) => void exchanges.push({ lane, exchange }), innerOpts).outcome,
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
@@ -62,15 +63,25 @@ export function shareObservation(
     // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
     entry.outcome.catch(() => undefined);
     shared.set(key, entry);
+    const { keepIf } = opts;
+    if (keepIf) {
+      // Asked again by the next asker once settled: a rejection, or an outcome keepIf refuses
+      // (one backend's refusal must not stand for the run). Askers meanwhile share this one.
+      const made = entry;
+      const drop = () => void (shared.get(key) === made && shared.delete(key));
+      made.outcome.then((value) => !keepIf(value as T) && drop(), drop);
+    }
   }
   return entry;
 }
 
 /**
  * The outcome of the shared observation `key` (made now by the first to ask), its exchanges of
- * `lanes` handed to `keep` once it has settled: each asker shows what it judged.
+ * `lanes` handed to `keep` once it has settled, so each asker shows what it judged; or earlier,
+ * by `handOver`, those it has so far (an asker stopped while it waits shows the exchanges it
+ * waited on). Handed over once.
  */
-export async function askShared<T>(
+export function askShared<T>(
   shared: SharedObservations,
   env: RunEnv,
   limitMs: number,
@@ -79,13 +90,16 @@ export async function askShared<T>(
   observe: (scope: SharedScope) => Promise<T>,
   slots: Slots | undefined,
   keep: (exchange: Exchange, lane: string) => void,
-): Promise<T> {
-  const entry = shareObservation(shared, env, limitMs, key, observe, slots);
-  try {
-    return (await entry.outcome) as T;
-  } finally {
+  opts?: SharedOptions<T>,
+): { outcome: Promise<T>; handOver(): void } {
+  const entry = shareObservation(shared, env, limitMs, key, observe, slots, opts);
+  let handed = false;
+  const handOver = () => {
+    if (handed) return;
+    handed = true;
     for (const { lane, exchange } of entry.exchanges) if (lanes.includes(lane)) keep(exchange, lane);
-  }
+  };
+  return { outcome: (entry.outcome as Promise<T>).finally(handOver), handOver };
 }
 
 /** The run's shared observations, starting with what the run opened with (the list the probe read, kept under its lane). */

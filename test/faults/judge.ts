@@ -142,11 +142,13 @@ let signers: Signers | undefined;
 const cited = (r: CheckResult) => violatedSections(r);
 
 async function run(v: Variant): Promise<Outcome> {
-  const signerKey = signers ? await signers.take() : ref.signerKey;
+  // The pool as it was when the key was taken: the key goes back where it came from.
+  const pool = signers;
+  const signerKey = pool ? await pool.take() : ref.signerKey;
   try {
     return await runSigned(v, signerKey);
   } finally {
-    signers?.give(signerKey);
+    pool?.give(signerKey);
   }
 }
 

@@ -51,6 +51,8 @@ let runs: Record<keyof typeof TARGETS, Promise<Run>>;
 
 beforeAll(() => {
   const keys = [ref.signerKey, ...SPARE_SIGNER_KEYS];
+  if (Object.keys(TARGETS).length > keys.length)
+    throw new Error(`${Object.keys(TARGETS).length} targets side by side need as many signing keys: add to SPARE_SIGNER_KEYS`);
   runs = Object.fromEntries(
     Object.entries(TARGETS).map(([name, opts], i) => {
       const run = runThrough(opts, keys[i]);

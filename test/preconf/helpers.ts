@@ -5,7 +5,7 @@ import type { Check, SealGrid } from '../../src/harness/check';
 import type { RateLimiter } from '../../src/harness/http';
 import { decided } from '../support/runs';
 
-/** Runs checks against an RPC URL as the CLI would, with the reference's dev key as the signer: the results as results.json holds them. */
+/** Runs checks against an RPC URL as the CLI would, signing with `signerKey`: the results as results.json holds them. */
 export async function runPreconf(
   checks: Check[],
   rpcUrl: string,
