@@ -28,8 +28,8 @@ const output = outputAt < 0 ? undefined : args[outputAt].includes('=') ? args[ou
 const rest = outputAt < 0 ? args : args.filter((_, i) => i !== outputAt && !(i === outputAt + 1 && !args[outputAt].includes('=')));
 const jest = require.resolve('jest/bin/jest');
 
-// The bounds: several times what each tier takes on an idle 2-core machine (main about 210 s
-// on three workers, 415 s on two in a clean clone; busy-core 70 s); the two together leave 600 s
+// The bounds: several times what each tier takes on an idle 2-core machine (main about 200 s
+// on three workers, 415 s on two in a clean clone; busy-core 60 s); the two together leave 600 s
 // of .ci/run's 2700 s npm test stage for the build, so a stopped tier names its files before the
 // stage's own bound.
 const raw = process.env.JEST_TIER_LIMIT_S;
