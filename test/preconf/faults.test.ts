@@ -1,6 +1,7 @@
 // Faulty and conformant targets in front of the Flashblocks-mode reference, two at a time (each
-// signing as its own sender), beside the fault catalogue's pre-confirmation variants (test/faults/catalogue.ts: "pending" answered
-// from "latest" for one method, the pending count one below the truth, each judged there once):
+// signing as its own sender), beside the fault catalogue's pre-confirmation variants
+// (test/faults/catalogue.ts: "pending" answered from "latest" for one method, the pending count
+// one below the truth, each judged there once):
 //   - a pending count one below the truth once, not repeated when read again: no evidence;
 //   - every transaction refused: nothing is judged (inconclusive, with the node's error), and
 //     required checks stay unjudged, so such a run can never be reported conformant;
@@ -36,11 +37,11 @@ async function runThrough(opts: ProxyOptions, signerKey: `0x${string}`): Promise
 }
 
 /**
- * The targets of the tests below, one after another they took 30 s, mostly waiting on the block
- * clock (four attempts for a stale "latest" alone, 16 s): two lanes side by side, each signing
- * as its own sender (two users of one chain), the stale "latest" alone in one, the others in turn
- * in the other. All five at once, beside the other workers on a machine with a core kept busy,
- * left the pass too few looks at "pending" to judge (inconclusive).
+ * The targets of the tests below. One after another they took 30 s, mostly waiting on the block
+ * clock (four attempts for a stale "latest" alone, 16 s), so they run in two lanes side by side,
+ * each lane signing as its own sender (two users of one chain): the stale "latest" alone in one,
+ * the others in turn in the other. All five at once, beside the other workers on a machine with
+ * a core kept busy, left the pass too few looks at "pending" to judge (inconclusive).
  */
 const TARGETS = {
   countOneLowOnce: { countOneLow: 'pending', countOneLowTimes: 1 },
