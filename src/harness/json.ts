@@ -57,8 +57,9 @@ export function mapJson(v: unknown, leaf: (x: unknown) => unknown, maxDepth = MA
   const root: Record<string, unknown> = {};
   const todo: Array<[value: unknown, parent: Record<string, unknown> | unknown[], key: string | number, depth: number]> = [[v, root, 'v', 0]];
   const put = (parent: Record<string, unknown> | unknown[], key: string | number, x: unknown) => {
-    // defineProperty: a member named "__proto__" (JSON.parse makes it an own member) stays one.
-    Object.defineProperty(parent, key, { value: x, enumerable: true, writable: true, configurable: true });
+    // A member named "__proto__" (JSON.parse makes it an own member) stays one: assigned, it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(parent, key, { value: x, enumerable: true, writable: true, configurable: true });
+    else (parent as Record<string | number, unknown>)[key] = x;
   };
   while (todo.length > 0) {
     const [x, parent, key, depth] = todo.pop()!;
