@@ -141,7 +141,16 @@ describe('in front of the Flashblocks-mode reference', () => {
   it('eth_estimateGas answering -32603 to everything: sized with fixed limits, nonce, code and receipts judged (passed), the estimate check failed on its own evidence (4.4)', async () => {
     const proxy = await startRpcProxy(ref.rpcUrl, { estimateError: { code: -32603, message: 'Internal error' } });
     try {
-      const results = await runPreconf(checks, proxy.url, ref.signerKey);
+      // At most three runs: on a loaded runner every attempt's sends can fall just before a seal,
+      // and a check then says it could not establish pre-confirmed state (inconclusive, never
+      // failed, whatever the estimate did): that run says nothing of what this test judges.
+      let results: CheckResult[] = [];
+      for (let run = 1; run <= 3; run++) {
+        results = await runPreconf(checks, proxy.url, ref.signerKey);
+        const unestablished = results.filter((r) => r.status === 'inconclusive' && r.reason.startsWith('pre-confirmed state was not established'));
+        if (unestablished.length === 0) break;
+        console.log(`run ${run}: ${describeResults(unestablished)}; again`);
+      }
       const byId = (id: string) => results.find((r) => r.id === id)!;
       for (const id of ['preconf.nonce.back-to-back', 'preconf.code.deployment-visible', 'preconf.receipts.pending-block'])
         expect(describeResults([byId(id)])).toBe(`${id}: passed`);
