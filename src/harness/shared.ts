@@ -10,8 +10,23 @@ import type { Slots } from './slots';
 import { timeLimited } from './time-limit';
 import type { Exchange, Transcript } from './transcript';
 
-/** The run's shared observations (CheckContext.shared): each outcome, and its exchanges by lane. */
-export type SharedObservations = Map<string, { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }> }>;
+/**
+ * The run's shared observations (CheckContext.shared): each outcome, its exchanges by lane, and
+ * the observations it waits on now (SharedScope.shared), so that none ever waits on itself.
+ */
+export type SharedObservations = Map<
+  string,
+  { outcome: Promise<unknown>; exchanges: Array<{ lane: string; exchange: Exchange }>; waitsOn?: Map<string, number> }
+>;
+
+/** Whether the observation `from` waits, itself or through those it waits on, for `key`. */
+function waitsFor(shared: SharedObservations, from: string, key: string, seen = new Set<string>()): boolean {
+  if (from === key) return true;
+  if (seen.has(from)) return false;
+  seen.add(from);
+  for (const next of shared.get(from)?.waitsOn?.keys() ?? []) if (waitsFor(shared, next, key, seen)) return true;
+  return false;
+}
 
 export function shareObservation<T>(
   shared: SharedObservations,
@@ -25,6 +40,13 @@ export function shareObservation<T>(
   let entry = shared.get(key);
   if (!entry) {
     const exchanges: Array<{ lane: string; exchange: Exchange }> = [];
+    /** Each observation this one waits on now, and how many of its asks wait on it. */
+    const waitsOn = new Map<string, number>();
+    const waiting = (inner: string, by: 1 | -1) => {
+      const n = (waitsOn.get(inner) ?? 0) + by;
+      if (n > 0) waitsOn.set(inner, n);
+      else waitsOn.delete(inner);
+    };
     // Bounded like a check: the run's signal, and the same per-check time limit.
     const { signal, release } = timeLimited(env.signal, limitMs);
     const laneTranscript = (lane: string): Transcript => ({ exchanges: [], add: (exchange) => void exchanges.push({ lane, exchange }) });
@@ -42,8 +64,23 @@ export function shareObservation<T>(
     const scope: SharedScope = {
       // An observation made of others (a scan of blocks that other scans read too): each asked
       // once, their exchanges of `lanes` kept with this one's under their own lanes.
-      shared: (inner, lanes, observeInner, innerOpts) =>
-        askShared(shared, env, limitMs, inner, lanes, observeInner, slots, (exchange, lane) => void exchanges.push({ lane, exchange }), innerOpts).outcome,
+      // One that waits, itself or through others, on this one would wait for ever: refused at once.
+      shared: (inner, lanes, observeInner, innerOpts) => {
+        if (waitsFor(shared, inner, key)) return Promise.reject(new Error(`the shared observation ${key} asked for ${inner}, which waits on it`));
+        waiting(inner, 1);
+        const asked = askShared(
+          shared,
+          env,
+          limitMs,
+          inner,
+          lanes,
+          observeInner,
+          slots,
+          (exchange, lane) => void exchanges.push({ lane, exchange }),
+          innerOpts,
+        );
+        return asked.outcome.finally(() => waiting(inner, -1));
+      },
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
       rpc: (lane) => {
         if (!env.rpcUrl) throw new Error('a shared observation asked for JSON-RPC, but the run has no --rpc-url');
@@ -58,7 +95,8 @@ export function shareObservation<T>(
       signal,
     };
     // Observed for every asker, on no asker's page: a failure it throws is recorded by each asker.
-    entry = { outcome: outsidePages(() => observe(scope)), exchanges };
+    // Started once it is in the map below: an observation it asks for finds it there.
+    entry = { outcome: outsidePages(() => Promise.resolve().then(() => observe(scope))), exchanges, waitsOn };
     void entry.outcome.then(release, release);
     // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
     entry.outcome.catch(() => undefined);

@@ -1,0 +1,50 @@
+// A shared observation made of others (SharedScope.shared) never waits on itself: one that asks
+// for itself, or for one that waits on it, is refused at once with words saying so, instead of
+// holding its askers until their time limit. Observations that only share a part still share it.
+import { check, type SharedScope } from '../../src/harness/check';
+import { runChecks } from '../../src/harness/runner';
+import { testRunEnv } from '../support/runs';
+
+const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, statements: ['4.2.1'], level: 'required' as const, needs: ['rpc' as const] });
+// Nothing here asks the target: the URL is never dialled.
+const env = () => testRunEnv('http://127.0.0.1:9', { baseUrl: undefined });
+// Long against what each observation does (nothing but wait on another), short against jest's
+// time limit: without the refusal, each check below would end on this limit with other words.
+const LIMIT = { checkTimeoutMs: 3000 };
+
+/** An observation whose value is `value`, made after the observation `inner` (when given) is made. */
+const made = (scope: SharedScope, inner: string | undefined, value: string, innerObserve?: (s: SharedScope) => Promise<string>) =>
+  inner ? scope.shared(inner, [inner], innerObserve ?? (async () => `${inner} made`)).then((v) => `${value} after ${v}`) : Promise.resolve(value);
+
+it('an observation that asks for itself is refused at once, naming itself', async () => {
+  const [r] = await runChecks([check(meta('self'), async (ctx) => void (await ctx.shared('a', ['a'], (scope) => made(scope, 'a', 'a'))))], env(), {
+    concurrency: 1,
+    ...LIMIT,
+  });
+  expect(r.reason).toMatch(/the shared observation a asked for a, which waits on it/);
+});
+
+it('two observations that ask for each other are refused at once, not held until the time limit', async () => {
+  const a = (scope: SharedScope): Promise<string> => made(scope, 'b', 'a', b);
+  const b = (scope: SharedScope): Promise<string> => made(scope, 'a', 'b', a);
+  const [r] = await runChecks([check(meta('cycle'), async (ctx) => void (await ctx.shared('a', ['a', 'b'], a)))], env(), { concurrency: 1, ...LIMIT });
+  expect(r.reason).toMatch(/the shared observation b asked for a, which waits on it/);
+});
+
+it('observations that share a part, asked at once by several checks, each get it (no false refusal)', async () => {
+  const values: string[] = [];
+  // The part is made once all three checks have asked: each of them then waits on it at once.
+  let asked = 0;
+  let allAsked!: () => void;
+  const gate = new Promise<void>((resolve) => (allAsked = resolve));
+  const ask = () => void (++asked === 3 && allAsked());
+  const part = () => gate.then(() => 'part');
+  const checks = [
+    check(meta('x'), async (ctx) => void values.push(await ctx.shared('x', ['x'], (scope) => (ask(), made(scope, 'part', 'x', part))))),
+    check(meta('y'), async (ctx) => void values.push(await ctx.shared('y', ['y'], (scope) => (ask(), made(scope, 'part', 'y', part))))),
+    check(meta('z'), async (ctx) => (ask(), void values.push(await ctx.shared('part', ['part'], part)))),
+  ];
+  const results = await runChecks(checks, env(), { concurrency: 3, ...LIMIT });
+  expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed']);
+  expect(values.sort()).toEqual(['part', 'x after part', 'y after part']);
+});
