@@ -67,7 +67,6 @@ export function shareObservation<T>(
       // One that waits, itself or through others, on this one would wait for ever: refused at once.
       shared: (inner, lanes, observeInner, innerOpts) => {
         if (waitsFor(shared, inner, key)) return Promise.reject(new Error(`the shared observation ${key} asked for ${inner}, which waits on it`));
-        waiting(inner, 1);
         const asked = askShared(
           shared,
           env,
@@ -79,6 +78,8 @@ export function shareObservation<T>(
           (exchange, lane) => void exchanges.push({ lane, exchange }),
           innerOpts,
         );
+        // Counted before the inner observation starts (a microtask later): a cycle is seen either way.
+        waiting(inner, 1);
         return asked.outcome.finally(() => waiting(inner, -1));
       },
       // The pass is the busiest part of a run: it obeys --max-rps like every client.
@@ -98,6 +99,8 @@ export function shareObservation<T>(
     // Started once it is in the map below: an observation it asks for finds it there.
     entry = { outcome: outsidePages(() => Promise.resolve().then(() => observe(scope))), exchanges, waitsOn };
     void entry.outcome.then(release, release);
+    // Once made it waits on nothing, whatever it asked for and left running.
+    void entry.outcome.finally(() => waitsOn.clear()).catch(() => undefined);
     // Every asker handles the outcome; this only keeps an unasked rejection from going unhandled.
     entry.outcome.catch(() => undefined);
     shared.set(key, entry);

@@ -167,5 +167,5 @@ describe('in front of the Flashblocks-mode reference', () => {
     } finally {
       await proxy.close();
     }
-  });
+  }, 240_000); // at most three runs of the pass
 });

@@ -3,6 +3,7 @@
 // holding its askers until their time limit. Observations that only share a part still share it.
 import { check, type SharedScope } from '../../src/harness/check';
 import { runChecks } from '../../src/harness/runner';
+import { fail } from '../../src/harness/verdict';
 import { testRunEnv } from '../support/runs';
 
 const meta = (id: string) => ({ id: `rpc.shared.${id}`, title: id, statements: ['4.2.1'], level: 'required' as const, needs: ['rpc' as const] });
@@ -47,4 +48,31 @@ it('observations that share a part, asked at once by several checks, each get it
   const results = await runChecks(checks, env(), { concurrency: 3, ...LIMIT });
   expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed']);
   expect(values.sort()).toEqual(['part', 'x after part', 'y after part']);
+});
+
+it('an observation made already waits on nothing: one it asked for and left running may ask for it', async () => {
+  let aMade!: () => void;
+  const aIsMade = new Promise<void>((resolve) => (aMade = resolve));
+  let bAsked: Promise<string> | undefined;
+  // b asks for a once a is made; a started b and did not wait for it.
+  const b = async (scope: SharedScope) => {
+    await aIsMade;
+    return `b after ${await scope.shared('a', ['a'], async () => 'another a')}`;
+  };
+  const a = async (scope: SharedScope) => {
+    bAsked = scope.shared('b', ['b'], b);
+    return 'a';
+  };
+  const [r] = await runChecks(
+    [
+      check(meta('made'), async (ctx) => {
+        const made = await ctx.shared('a', ['a', 'b'], a);
+        aMade();
+        fail(`${made}; ${await bAsked!}`);
+      }),
+    ],
+    env(),
+    { concurrency: 1, ...LIMIT },
+  );
+  expect(r.reason).toBe('a; b after a');
 });
