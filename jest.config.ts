@@ -27,11 +27,11 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 type Project = Exclude<NonNullable<Config['projects']>[number], string>;
 
-// ts-jest transpiles only (tsconfig isolatedModules); `npm test` type-checks once with tsc first.
+// esbuild transpiles only (scripts/jest-transform.js, tsconfig isolatedModules); `npm test` type-checks with tsc.
 const project: Project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: { '^.+\\.ts$': '<rootDir>/scripts/jest-transform.js' },
   watchPathIgnorePatterns: ['<rootDir>/reports/'],
 };
 

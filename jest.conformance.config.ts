@@ -12,7 +12,7 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src/cli/jest'],
   testMatch: ['**/*.conformance.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: { '^.+\\.ts$': '<rootDir>/scripts/jest-transform.js' },
   globalSetup: '<rootDir>/src/cli/jest/global-setup.ts',
   // The run happens in globalSetup; the tests only read its results.
   testTimeout: 10_000,

@@ -14,7 +14,7 @@ const { availableParallelism } = require('node:os');
 const path = require('node:path');
 const { runBounded } = require('./bounded-jest');
 
-// `--typecheck` (npm test gives it): the type check runs too. jest transpiles only (ts-jest), so
+// `--typecheck` (npm test gives it): the type check runs too. jest transpiles only (scripts/jest-transform.js), so
 // tsc is what judges the types; it runs beside the main tier, whose tests spend most of their
 // time waiting on block clocks, rather than before it (about 20 s of CPU from a clean clone).
 const typecheck = process.argv.includes('--typecheck');

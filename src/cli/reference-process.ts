@@ -56,7 +56,7 @@ const HANDSHAKE_MAX = 16_384;
 /**
  * The entry beside this module: the built dist/src/reference/main.js when this is dist/, the
  * TypeScript source through tsx's require hook when this is the source (`npm run conformance`
- * through bin/run-ts.js, jest through ts-jest), as bin/start.js chooses for the commands.
+ * through bin/run-ts.js, jest through scripts/jest-transform.js), as bin/start.js chooses for the commands.
  */
 export function defaultLaunch(opts: ReferenceProcessOptions): Launch {
   const ext = path.extname(__filename);

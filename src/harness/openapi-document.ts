@@ -118,7 +118,7 @@ function analyseInWorker(text: string, base: string): Promise<Analysis> {
 }
 
 function startWorker(): Worker {
-  // From source (ts-jest, tsx) the worker is TypeScript too: it loads through tsx's hook.
+  // From source (jest, tsx) the worker is TypeScript too: it loads through tsx's hook.
   const entry = path.join(__dirname, `openapi-worker${path.extname(__filename)}`);
   return new Worker(entry, {
     execArgv: entry.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [],

@@ -7,7 +7,6 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as open from '../../src/cli/certificate/open';
 import { liveVerdict } from '../../src/cli/certificate/live';
 import { verifyCertificate } from '../../src/cli/certificate/verify';
 import { certificateFiles } from '../../src/cli/certificate/write';
@@ -20,6 +19,9 @@ import type { RunDocument } from '../../src/verdict/document';
 import { checkResult, runDocument, FULL_SCOPE } from '../support/documents';
 import { startHostile } from '../support/hostile';
 import { capture } from '../support/sink';
+
+// The module itself (not a namespace copy of it), so that a spy on one of its exports reaches its users.
+const open = jest.requireActual<typeof import('../../src/cli/certificate/open')>('../../src/cli/certificate/open');
 
 const SCOPE = { ...FULL_SCOPE, baseUrl: undefined, signer: false };
 const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -161,7 +163,7 @@ describe('bounded readers: size and digest before parsing', () => {
 
   it('--certify makes no certificate a verifier would refuse for its size: the reports are written, and that is said', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'large-'));
-    jest.replaceProperty(open, 'MAX_RESULTS_BYTES', 2048);
+    jest.spyOn(open, 'MAX_RESULTS_BYTES', 'get').mockReturnValue(2048);
     try {
       expect(() => writeReports(doc(passing()), dir, { certify: { signKey } })).toThrow(
         /^results\.json is [\d.]+ MiB, more than the [\d.e-]+ MiB verify-certificate reads: the reports were written, but no certificate was made$/,
