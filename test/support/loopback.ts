@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (a free port); the server's origin, http://127.0.0.1:<port>. */
@@ -13,4 +13,29 @@ export function closeServer(server: http.Server): Promise<void> {
     server.closeAllConnections();
     server.close(() => r());
   });
+}
+
+/** One JSON-RPC call as a client sent it. */
+export interface JsonRpcCall {
+  id: number;
+  method: string;
+  params: unknown[];
+}
+
+/**
+ * A JSON-RPC node on 127.0.0.1: each request's call goes to `answer`, which replies through
+ * `reply`, at once or later, with the member that follows `jsonrpc` and `id` (a result or an error).
+ */
+export async function jsonRpcLoopback(
+  answer: (call: JsonRpcCall, reply: (member: { result: unknown } | { error: unknown }) => void) => void,
+): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcCall;
+      answer(call, (member) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...member })));
+    });
+  });
+  return { server, url: await listenLoopback(server) };
 }

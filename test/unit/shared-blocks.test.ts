@@ -2,12 +2,12 @@
 // asked once per run by the scans of several checks and shared searches, and shown with every
 // check that looked at it. Blocks near the head and the pending block, which change, are asked by
 // each scan; so is a block the node did not give (a refusal stands for no one but its asker).
-import http from 'node:http';
+import type http from 'node:http';
 import { check } from '../../src/harness/check';
 import { BLOCKS_LANE, recentBlocks, SHARED_BELOW_HEAD, type ChainContext } from '../../src/harness/chain';
 import { fail } from '../../src/harness/verdict';
 import { runChecks, type CheckResult } from '../../src/harness/runner';
-import { closeServer, listenLoopback } from '../support/loopback';
+import { closeServer, jsonRpcLoopback } from '../support/loopback';
 import { testRunEnv } from '../support/runs';
 
 let server: http.Server;
@@ -22,34 +22,27 @@ let slowOnce = new Set<string>();
 
 const HEAD = 6;
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { id, method, params } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string; params: unknown[] };
-      asked.push(`${method} ${JSON.stringify(params)}`);
-      const param = String(params[0]);
-      const number = param === 'pending' ? HEAD + 1 : Number(param);
-      const block = {
-        number: `0x${number.toString(16)}`,
-        hash: `0x${'ab'.repeat(32)}`,
-        transactions: [{ from: `0x${'11'.repeat(20)}`, nonce: '0x0', to: null }],
-      };
-      const answer =
-        method === 'eth_blockNumber'
-          ? { result: `0x${HEAD.toString(16)}` }
-          : refuseOnce.delete(param)
-            ? { error: { code: -32000, message: 'header not found' } }
-            : { result: block };
-      const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...answer }));
-      const late = slow.get(param);
-      if (late !== undefined) {
-        if (slowOnce.delete(param)) slow.delete(param);
-        setTimeout(send, late);
-      } else send();
-    });
-  });
-  url = await listenLoopback(server);
+  ({ server, url } = await jsonRpcLoopback(({ method, params }, reply) => {
+    asked.push(`${method} ${JSON.stringify(params)}`);
+    const param = String(params[0]);
+    const number = param === 'pending' ? HEAD + 1 : Number(param);
+    const block = {
+      number: `0x${number.toString(16)}`,
+      hash: `0x${'ab'.repeat(32)}`,
+      transactions: [{ from: `0x${'11'.repeat(20)}`, nonce: '0x0', to: null }],
+    };
+    const answer =
+      method === 'eth_blockNumber'
+        ? { result: `0x${HEAD.toString(16)}` }
+        : refuseOnce.delete(param)
+          ? { error: { code: -32000, message: 'header not found' } }
+          : { result: block };
+    const late = slow.get(param);
+    if (late !== undefined) {
+      if (slowOnce.delete(param)) slow.delete(param);
+      setTimeout(() => reply(answer), late);
+    } else reply(answer);
+  }));
 });
 afterAll(() => closeServer(server));
 beforeEach(() => {
