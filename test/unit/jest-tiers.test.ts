@@ -110,17 +110,18 @@ describe("the main tier's workers", () => {
     });
   const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$|\d)/;
 
-  it('one per core, and one more for every two cores idle at the start, as it says and as it runs the main tier', () => {
+  it('one per core, and two more for every two cores idle at the start, as it says and as it runs the main tier', () => {
     const r = tiers([]);
     expect(r.status).toBe(0);
     const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle\)$/m.exec(r.stdout);
     expect(said).not.toBeNull();
     const [workers, cores, idle] = [Number(said![1]), Number(said![2]), Number(said![3])];
     expect(cores).toBe(availableParallelism());
-    // The idle share is rounded to a tenth in the line: the count is within one of what it implies.
-    expect(Math.abs(workers - (cores + Math.floor((idle + 0.5) / 2)))).toBeLessThanOrEqual(1);
+    // The idle share is rounded to a tenth in the line: the count is within one step (two) of what it implies.
+    expect(Math.abs(workers - (cores + 2 * Math.floor((idle + 0.5) / 2)))).toBeLessThanOrEqual(2);
+    expect((workers - cores) % 2).toBe(0);
     expect(workers).toBeGreaterThanOrEqual(cores);
-    expect(workers).toBeLessThanOrEqual(cores + Math.ceil(cores / 2));
+    expect(workers).toBeLessThanOrEqual(2 * cores);
     const run = printedTiers(r.stdout);
     expect(run.main.filter((a) => WORKER_FLAG.test(a))).toEqual([`--maxWorkers=${workers}`]);
     expect(run['busy-core'].filter((a) => WORKER_FLAG.test(a))).toEqual(['--runInBand']);
