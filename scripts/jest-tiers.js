@@ -10,7 +10,7 @@
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const { readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { availableParallelism } = require('node:os');
+const { availableParallelism, freemem } = require('node:os');
 const path = require('node:path');
 const { runBounded } = require('./bounded-jest');
 
@@ -100,17 +100,27 @@ const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !
  * 2-core machine ran the main tier in 237 s on two workers, 173 s on three (1.56 cores busy),
  * 150 s on four (1.77) and 144 s on five, so four is where more workers stop paying. Beside other
  * work a third worker's load broke timing-sensitive tests (two failed with one core kept busy)
- * that pass on two: a machine with one core idle gets no extra worker. A worker count the user
- * gives (WORKER_FLAG) is theirs.
+ * that pass on two: a machine with one core idle gets no extra worker. The extra workers need
+ * memory too (WORKER_MEMORY_BYTES each): a machine with many cores and little memory gets only
+ * those that fit, never fewer than one per core. A worker count the user gives (WORKER_FLAG) is theirs.
  */
+/**
+ * Memory one main-tier worker may take with its children (references, anvils, command-line runs):
+ * four took 2.1 GB at their peak on the idle 2-core machine, about half of this each.
+ */
+const WORKER_MEMORY_BYTES = 2 ** 30;
+
 async function mainWorkers() {
   if (rest.some((a) => WORKER_FLAG.test(a))) return { args: [] };
   const cores = availableParallelism();
   const idle = await idleCores(500);
   // Half a core's slack: a machine whose background takes a tenth of a core is still idle.
-  const workers = cores + 2 * Math.floor(((idle ?? 0) + 0.5) / 2);
+  const extra = 2 * Math.floor(((idle ?? 0) + 0.5) / 2);
+  const available = freemem();
+  const workers = cores + Math.max(0, Math.min(extra, Math.floor(available / WORKER_MEMORY_BYTES) - cores));
   const said = idle === undefined ? 'idle share unknown' : `${idle.toFixed(1)} idle`;
-  return { args: [`--maxWorkers=${workers}`], said: `jest-tiers: the main tier on ${workers} workers (${cores} cores, ${said})\n` };
+  const gb = (available / 2 ** 30).toFixed(1);
+  return { args: [`--maxWorkers=${workers}`], said: `jest-tiers: the main tier on ${workers} workers (${cores} cores, ${said}, ${gb} GiB available)\n` };
 }
 
 const tiers = [

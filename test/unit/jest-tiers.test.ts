@@ -110,21 +110,49 @@ describe("the main tier's workers", () => {
     });
   const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$|\d)/;
 
-  it('one per core, and two more for every two cores idle at the start, as it says and as it runs the main tier', () => {
+  it('one per core, and two more for every two cores idle at the start while a GiB each is available, as it says and as it runs the main tier', () => {
     const r = tiers([]);
     expect(r.status).toBe(0);
-    const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle\)$/m.exec(r.stdout);
+    const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle, (\d+\.\d) GiB available\)$/m.exec(r.stdout);
     expect(said).not.toBeNull();
-    const [workers, cores, idle] = [Number(said![1]), Number(said![2]), Number(said![3])];
+    const [workers, cores, idle, gib] = [Number(said![1]), Number(said![2]), Number(said![3]), Number(said![4])];
     expect(cores).toBe(availableParallelism());
-    // The idle share is rounded to a tenth in the line: the count is within one step (two) of what it implies.
-    expect(Math.abs(workers - (cores + 2 * Math.floor((idle + 0.5) / 2)))).toBeLessThanOrEqual(2);
-    expect((workers - cores) % 2).toBe(0);
+    // The figures are rounded to a tenth in the line: the count is within one step (two) of what they imply.
+    const implied = cores + Math.max(0, Math.min(2 * Math.floor((idle + 0.5) / 2), Math.floor(gib) - cores));
+    expect(Math.abs(workers - implied)).toBeLessThanOrEqual(2);
     expect(workers).toBeGreaterThanOrEqual(cores);
-    expect(workers).toBeLessThanOrEqual(2 * cores);
+    expect(workers).toBeLessThanOrEqual(Math.max(cores, Math.min(2 * cores, Math.ceil(gib))));
     const run = printedTiers(r.stdout);
     expect(run.main.filter((a) => WORKER_FLAG.test(a))).toEqual([`--maxWorkers=${workers}`]);
     expect(run['busy-core'].filter((a) => WORKER_FLAG.test(a))).toEqual(['--runInBand']);
+  }, 120_000);
+
+  it('a machine with little memory gets only the extra workers that fit (a GiB each), never fewer than one per core', () => {
+    // os.freemem as a machine with `gib` GiB available would answer it, loaded before jest-tiers.
+    const dir = mkdtempSync(path.join(tmpdir(), 'tiers-memory-'));
+    const withAvailable = (gib: number) => {
+      const preload = path.join(dir, `available-${gib}.js`);
+      writeFileSync(preload, `require('node:os').freemem = () => ${gib} * 2 ** 30;\n`);
+      const r = spawnSync(process.execPath, ['--require', preload, path.join(ROOT, 'scripts/jest-tiers.js'), '--dry-run', 'no-test-file-is-named-this'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.status).toBe(0);
+      const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle, (\d+\.\d) GiB available\)$/m.exec(r.stdout);
+      expect(said).not.toBeNull();
+      expect(said![4]).toBe(`${gib}.0`);
+      return { workers: Number(said![1]), main: printedTiers(r.stdout).main.filter((a) => WORKER_FLAG.test(a)) };
+    };
+    const cores = availableParallelism();
+    // No room for any extra: one per core all the same.
+    const none = withAvailable(1);
+    expect(none).toMatchObject({ workers: cores, main: [`--maxWorkers=${cores}`] });
+    // Room for one more than the cores: at most one extra, whatever the idle share.
+    const one = withAvailable(cores + 1);
+    expect(one.workers).toBeGreaterThanOrEqual(cores);
+    expect(one.workers).toBeLessThanOrEqual(cores + 1);
+    expect(one.main).toEqual([`--maxWorkers=${one.workers}`]);
   }, 120_000);
 
   it('a worker count the user gives is theirs: the main tier gets it, the busy-core tier stays one file at a time', () => {
