@@ -95,29 +95,31 @@ const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-ban
 const withoutWorkers = (list) => list.filter((a, i) => !WORKER_FLAG.test(a) && !(i > 0 && /^(-w|--maxWorkers|--max-workers)$/.test(list[i - 1])));
 
 /**
- * The main tier's workers: one per core, and one more for every two cores idle at the start (one
- * and a half count as two). Its tests spend most of their time waiting on block clocks: an idle
- * 2-core machine ran the main tier in 237 s on two workers, 173 s on three (1.56 cores busy) and
- * 150 s on four, but four failed timing-sensitive tests for load alone in three of seven runs
- * (two workers per core, more than any run had been held to), so three it is. Beside other work
- * a third worker's load broke timing-sensitive tests (two failed with one core kept busy) that
- * pass on two: a machine with one core idle gets no extra worker. The extra workers need memory
- * too (WORKER_MEMORY_BYTES each): a machine with many cores and little memory gets only those
- * that fit, never fewer than one per core. A worker count the user gives (WORKER_FLAG) is theirs.
- */
-/**
  * Memory one main-tier worker may take with its children (references, anvils, command-line runs):
  * four took 2.1 GB at their peak on the idle 2-core machine, about half of this each.
  */
 const WORKER_MEMORY_BYTES = 2 ** 30;
 
+/**
+ * The main tier's workers: one per core, and one more for every two cores idle at the start (one
+ * and a half count as two). Its tests spend most of their time waiting on block clocks: an idle
+ * 2-core machine ran the main tier in 237 s on two workers, 173 s on three (1.56 cores busy) and
+ * 150 s on four, but four failed timing-sensitive tests for load alone in three of eight runs
+ * (two workers per core, more than any run had been held to), so three it is. Beside other work
+ * a third worker's load broke timing-sensitive tests (two failed with one core kept busy) that
+ * pass on two: a machine with one core idle gets no extra worker. An extra worker also needs
+ * memory: it is given only while the workers' total stays within WORKER_MEMORY_BYTES each of the
+ * memory available (a container's limit counts), never fewer than one per core. A worker count
+ * the user gives (WORKER_FLAG) is theirs.
+ */
 async function mainWorkers() {
   if (rest.some((a) => WORKER_FLAG.test(a))) return { args: [] };
   const cores = availableParallelism();
   const idle = await idleCores(500);
-  // Half a core's slack: a machine whose background takes a tenth of a core is still idle.
+  // Half a core's slack: a machine whose background takes up to half a core is still idle.
   const extra = Math.floor(((idle ?? 0) + 0.5) / 2);
-  const available = freemem();
+  // process.availableMemory (Node 20.13) honours a container's memory limit; os.freemem does not.
+  const available = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
   const workers = cores + Math.max(0, Math.min(extra, Math.floor(available / WORKER_MEMORY_BYTES) - cores));
   const said = idle === undefined ? 'idle share unknown' : `${idle.toFixed(1)} idle`;
   const gb = (available / 2 ** 30).toFixed(1);

@@ -67,6 +67,7 @@ describe('started early (before the suite loads its modules)', () => {
    */
   const oneFound = (found: number[]) => {
     if (found.length === 1) return { found: 1 };
+    // Read after `found` was: a child that showed up since is listed too, which says as much.
     const table = processTable();
     return { found: found.length, children: descendants(process.pid).map((p) => `${p} ${table.get(p)?.state ?? 'gone'} ${commandOf(p).slice(0, 200)}`) };
   };

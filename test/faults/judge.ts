@@ -527,15 +527,17 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
         async () => {
           const passed = (o: Outcome) => !o.crash && exitAsExpected(o) && rootsAsExpected(o) && o.unjudged.length === 0;
           let o = await outcomeOf(v);
-          // A run whose pass could not establish pre-confirmed state (nothing failed, and every
-          // check not judged says so: on a loaded runner the reference's flashblocks fell behind
-          // a variant's late pre-confirmations) judged nothing of that behaviour: it runs again,
-          // at most twice, as a faulty variant's does.
-          for (let again = 0; again < 2 && !passed(o) && o.unestablished; again++) o = await run(v);
+          // A run that ended incomplete only because its pass could not establish pre-confirmed
+          // state (exit 3, no crash, nothing failed, and every check not judged says so: on a
+          // loaded runner the reference's flashblocks fell behind a variant's late
+          // pre-confirmations) judged nothing of that behaviour: it runs again, at most twice, as a
+          // faulty variant's does.
+          const unestablishedOnly = (x: Outcome) => !x.crash && x.exitCode === 3 && x.unestablished && !passed(x);
+          for (let again = 0; again < 2 && unestablishedOnly(o); again++) o = await run(v);
           // A run that passed without the behaviour ever meeting a call (hits 0: a backend lagging
           // each new block, in a run that ended before the next seal, on a loaded runner) showed
-          // nothing of the behaviour either way: it runs again, at most twice. A run that failed
-          // in any way is never run again (no false alarm hidden).
+          // nothing of the behaviour either way: it runs again, at most twice. A run that failed a
+          // check, crashed or exited otherwise is never run again (no false alarm hidden).
           for (let again = 0; again < 2 && (v.rest || v.rpc) && passed(o) && o.hits === 0; again++) o = await run(v);
           if (!passed(o) || (v.rest || v.rpc ? o.hits === 0 : false))
             throw new Error(`${explain(o)}\nroot causes: ${o.roots?.join(', ') ?? 'no results.json'}`);

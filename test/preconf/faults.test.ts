@@ -17,14 +17,21 @@ import { SPARE_SIGNER_KEYS } from '../support/dev-keys';
 jest.setTimeout(90_000);
 
 let ref: ReferenceTarget;
-/** The reference's own log (bounded): printed when a verdict's reason is not the one expected, to say what the reference did. */
+/**
+ * The reference's own log, its last 1000 lines (each cut to 500 characters): printed when a
+ * verdict's reason is not the one expected. It holds the reference's errors (a transaction it
+ * dropped or could not restore, a failed flashblock or seal), not its every step.
+ */
 const referenceLog: string[] = [];
 
 beforeAll(async () => {
   ref = await startReference({
     profile: 'dedicated',
     blockTimeMs: 1000,
-    log: (line) => void (referenceLog.length < 1000 && referenceLog.push(`${new Date().toISOString()} ${line}`)),
+    log: (line) => {
+      referenceLog.push(`${new Date().toISOString()} ${line.slice(0, 500)}`);
+      if (referenceLog.length > 1000) referenceLog.shift();
+    },
   });
 });
 afterAll(async () => {
@@ -104,7 +111,7 @@ it('"latest" still stale after the re-reads that follow a seal (a backend three 
     /^inconclusive: pre-confirmed state was not established in \d attempt\(s\).*attempt \d: nonce: after the seal \(block 0x[0-9a-f]+\) the reads still did not show the sealed state in 4 reads over 1750 ms \(counts pending \d+ \(lowercase \d+\), latest \d+ \(sealed count \d+\) with the head read at 0x[0-9a-f]+; then /;
   const verdict = `${nonce.status}: ${nonce.reason}`;
   // Once, with a core kept busy, the reference's counts stayed for 26 s below two sends it had
-  // accepted (the pass then ended inconclusive for that): its log says what it did with them.
+  // accepted (the pass then ended inconclusive for that): its log shows any error it met on the way.
   if (!waitedOut.test(verdict)) process.stdout.write(`the reference's log:\n${referenceLog.join('\n')}\n`);
   expect(verdict).toMatch(waitedOut);
   // The same re-reads settle at once where "latest" is current: the other behaviours are judged.

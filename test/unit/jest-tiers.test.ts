@@ -127,12 +127,26 @@ describe("the main tier's workers", () => {
     expect(run['busy-core'].filter((a) => WORKER_FLAG.test(a))).toEqual(['--runInBand']);
   }, 120_000);
 
-  it('a machine with little memory gets only the extra workers that fit (a GiB each), never fewer than one per core', () => {
-    // os.freemem as a machine with `gib` GiB available would answer it, loaded before jest-tiers.
+  it('a machine with little memory gets only the extra workers that fit (a GiB each in all), never fewer than one per core', () => {
+    // A machine as jest-tiers sees it, loaded before it: `cores` cores, all idle (/proc/stat's idle
+    // ticks growing with its total), `gib` GiB available.
     const dir = mkdtempSync(path.join(tmpdir(), 'tiers-memory-'));
-    const withAvailable = (gib: number) => {
-      const preload = path.join(dir, `available-${gib}.js`);
-      writeFileSync(preload, `require('node:os').freemem = () => ${gib} * 2 ** 30;\n`);
+    const on = (cores: number, gib: number) => {
+      const preload = path.join(dir, `machine-${cores}-${gib}.js`);
+      writeFileSync(
+        preload,
+        `const os = require('node:os');
+         const fs = require('node:fs');
+         os.availableParallelism = () => ${cores};
+         os.freemem = process.availableMemory = () => ${gib} * 2 ** 30;
+         const read = fs.readFileSync;
+         let ticks = 0;
+         fs.readFileSync = function (file, ...rest) {
+           if (file !== '/proc/stat') return read.call(this, file, ...rest);
+           ticks += 1000;
+           return 'cpu  0 0 0 ' + ticks + ' 0 0 0 0 0 0\\n';
+         };\n`,
+      );
       const r = spawnSync(process.execPath, ['--require', preload, path.join(ROOT, 'scripts/jest-tiers.js'), '--dry-run', 'no-test-file-is-named-this'], {
         cwd: ROOT,
         encoding: 'utf8',
@@ -140,19 +154,21 @@ describe("the main tier's workers", () => {
       });
       expect(r.status).toBe(0);
       const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle, (\d+\.\d) GiB available\)$/m.exec(r.stdout);
-      expect(said).not.toBeNull();
-      expect(said![4]).toBe(`${gib}.0`);
-      return { workers: Number(said![1]), main: printedTiers(r.stdout).main.filter((a) => WORKER_FLAG.test(a)) };
+      expect(said?.slice(2)).toEqual([`${cores}`, `${cores}.0`, `${gib}.0`]);
+      expect(printedTiers(r.stdout).main.filter((a) => WORKER_FLAG.test(a))).toEqual([`--maxWorkers=${said![1]}`]);
+      return Number(said![1]);
     };
-    const cores = availableParallelism();
-    // No room for any extra: one per core all the same.
-    const none = withAvailable(1);
-    expect(none).toMatchObject({ workers: cores, main: [`--maxWorkers=${cores}`] });
-    // Room for one more than the cores: at most one extra, whatever the idle share.
-    const one = withAvailable(cores + 1);
-    expect(one.workers).toBeGreaterThanOrEqual(cores);
-    expect(one.workers).toBeLessThanOrEqual(cores + 1);
-    expect(one.main).toEqual([`--maxWorkers=${one.workers}`]);
+    // [cores, GiB available, workers]: one more per two idle cores while the total fits, one per core whatever the memory.
+    const table: Array<[number, number, number]> = [
+      [2, 64, 3],
+      [2, 3, 3],
+      [2, 2, 2],
+      [2, 1, 2],
+      [8, 64, 12],
+      [8, 10, 10],
+      [8, 4, 8],
+    ];
+    expect(table.map(([cores, gib]) => [cores, gib, on(cores, gib)])).toEqual(table);
   }, 120_000);
 
   it('a worker count the user gives is theirs: the main tier gets it, the busy-core tier stays one file at a time', () => {

@@ -43,7 +43,7 @@ describe('the docs on revert code 3', () => {
 describe('README on npm test', () => {
   const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
   const said =
-    /`npm test` builds `dist\/`, then runs the project's own tests .*? and type-checks beside them: about (\d+) test files, .*? It takes about ([\d½]+) minutes/.exec(
+    /`npm test` builds `dist\/`, then runs the project's own tests .*? and type-checks beside them: about (\d+) test files, .*? It takes about (\d+) minutes/.exec(
       README,
     );
 
