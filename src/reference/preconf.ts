@@ -5,8 +5,9 @@
 //   - Blocks seal every blockTimeMs; inside each block the sequencer publishes a flashblock
 //     every flashblockMs, counted from the block's start. A transaction accepted by
 //     eth_sendRawTransaction is executed into the next flashblock (or, with
-//     inclusionDelayFlashblocks = N, N flashblocks later: earlier ones full, or the first one
-//     of a block carrying only deposits), and only then shows at "pending".
+//     inclusionDelayFlashblocks = N, the first one at least N flashblock periods after its
+//     acceptance: earlier ones full, or the first one of a block carrying only deposits), and
+//     only then shows at "pending".
 //   - The send itself answers at once: the hash, or the mempool's error (nonce too low,
 //     insufficient funds, replacement underpriced, already imported) right away.
 //   - Until the first flashblock of a block exists, "pending" answers as "latest" (the RPC
@@ -48,8 +49,12 @@ export interface PreconfOptions {
 /** An accepted transaction waiting for its flashblock. */
 interface Held extends SignedTx {
   raw: Hex;
-  /** Published at the first tick (flashblock or seal) whose count reaches this. */
-  dueTick: number;
+  /**
+   * Published by the first tick (flashblock or seal) run at or after this time (epoch ms): time,
+   * not a count of ticks, so a tick that fell behind on a loaded machine does not make the
+   * transaction later than its delay.
+   */
+  dueAt: number;
   /** Withdrawn by a flashblock reorg: held until the next seal, then due at the flashblock after it. */
   afterSeal?: boolean;
 }
@@ -61,8 +66,6 @@ export class Preconf {
   /** The pool's receipts before the seal (the pre-confirmed state), and the raw transactions behind them. */
   private readonly pool: PoolPreview;
   private held: Held[] = [];
-  /** Ticks so far: every published flashblock and every seal counts one. */
-  private ticks = 0;
   /**
    * Whether the block being built has a flashblock yet; until then "pending" falls back to
    * "latest". Changed only inside exclusive sections, so a shared section reads it stably.
@@ -125,7 +128,7 @@ export class Preconf {
         const tx = decoded?.hash.toLowerCase() === hash.toLowerCase() ? { ...decoded, raw: first as Hex } : await this.readBack(raw, hash);
         if (tx) {
           added.push(hash);
-          accepted = { ...tx, dueTick: this.ticks + 1 + this.opts.inclusionDelayFlashblocks };
+          accepted = { ...tx, dueAt: Date.now() + this.opts.inclusionDelayFlashblocks * this.opts.flashblockMs };
         } else {
           // Not resubmittable from raw bytes (e.g. an impersonated sender): it stays in
           // anvil's pool, i.e. pre-confirmed at once.
@@ -188,7 +191,7 @@ export class Preconf {
 
   // ---- the clock -----------------------------------------------------------------------
 
-  /** Starts the flashblock and seal timers (ticks that fall behind are skipped, not queued). */
+  /** Starts the flashblock and seal timers (ticks that fall behind run late, several as one: schedule.ts). */
   start(): void {
     const cadence: Cadence = { blockTimeMs: this.opts.blockTimeMs, flashblockMs: this.opts.flashblockMs };
     this.startedAt = Date.now();
@@ -231,7 +234,6 @@ export class Preconf {
   /** Publishes a flashblock: the due transactions enter the pool, the receipts are computed. */
   private flashblockTick(): Promise<void> {
     return this.upstream.exclusive(async (raw) => {
-      this.ticks += 1;
       await this.publish(raw, this.due());
       this.building = true;
       // Computed now, as part of the flashblock, so readers find the receipts ready.
@@ -242,7 +244,6 @@ export class Preconf {
   /** The seal is the block's last tick: due transactions go into it (all with flushAll). */
   private sealTick(flushAll: boolean, before?: (raw: AnvilRpc) => Promise<void>): Promise<Hex> {
     return this.upstream.exclusive(async (raw) => {
-      this.ticks += 1;
       await this.publish(raw, flushAll ? this.held.splice(0) : this.due());
       let sealed: Hex;
       try {
@@ -273,7 +274,8 @@ export class Preconf {
   }
 
   private due(): Held[] {
-    const isDue = (h: Held) => h.dueTick <= this.ticks && !h.afterSeal;
+    const now = Date.now();
+    const isDue = (h: Held) => h.dueAt <= now && !h.afterSeal;
     const due = this.held.filter(isDue);
     if (due.length > 0) this.held = this.held.filter((h) => !isDue(h));
     return due;
@@ -305,7 +307,7 @@ export class Preconf {
         from: sender,
         nonce: Number(t.nonce),
         raw: this.pool.rawOf(t.hash)!,
-        dueTick: 0,
+        dueAt: 0,
         afterSeal: true,
       }));
       this.held.push(...withdrawn, ...later.map((h) => ({ ...h, afterSeal: true })));
@@ -334,7 +336,7 @@ export class Preconf {
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
     // Withdrawn by a reorg: due at the first flashblock after this seal.
-    for (const h of this.held) if (h.afterSeal) Object.assign(h, { afterSeal: false, dueTick: this.ticks + 1 });
+    for (const h of this.held) if (h.afterSeal) Object.assign(h, { afterSeal: false, dueAt: 0 });
     this.pool.sealed();
     this.building = this.instant;
     const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);

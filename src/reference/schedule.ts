@@ -25,13 +25,16 @@ export function startClock(c: Cadence, now: number): ClockState {
 }
 
 /**
- * The next event after `now`. Flashblocks that fell behind (a slow tick, a loaded machine) are
- * skipped rather than queued, and never repeated: the index only grows within a block. A due
- * seal is never skipped: it comes before any further flashblock of its block.
+ * The next event after `now`. A flashblock that fell behind (a slow tick, a loaded machine) runs
+ * at once, late, as a loaded sequencer publishes it late: skipping it would hold its
+ * transactions for another period, or into the seal, and make a prompt sequencer look late.
+ * Several that fell behind are one late flashblock (the most recent), not a burst, and none is
+ * ever repeated: the index only grows within a block. A due seal is never skipped: it comes
+ * before any further flashblock of its block.
  */
 export function nextEvent(c: Cadence, s: ClockState, now: number): ClockEvent {
   if (c.flashblockMs > 0) {
-    const index = Math.max(s.lastFlashblock + 1, Math.floor((now - s.blockStart) / c.flashblockMs) + 1);
+    const index = Math.max(s.lastFlashblock + 1, Math.floor((now - s.blockStart) / c.flashblockMs));
     const at = s.blockStart + index * c.flashblockMs;
     if (at < s.nextSealAt) return { kind: 'flashblock', at, index };
   }

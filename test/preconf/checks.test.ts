@@ -10,7 +10,7 @@ import type { CheckResult } from '../../src/harness/runner';
 import { startReference, type ReferenceOptions, type ReferenceTarget } from '../../src/reference';
 import { checks } from '../../suites/preconf';
 import { slowMethods } from '../../suites/preconf/latency';
-import { EARLY_MS } from '../../src/harness/preconf/timing';
+import { SHOW_MS } from '../../src/harness/preconf/timing';
 import type { MethodLatency } from '../../src/cli/reporters/metrics';
 import type { Timeline } from '../../src/harness/preconf/pass';
 import { describeResults, runPreconf } from './helpers';
@@ -201,9 +201,9 @@ describe("a target whose seals fall on a known grid (the embedded reference's)",
   const ref = withReference({});
 
   it('waits for a seal due too soon for the first attempt, sends right after it, and passes', async () => {
-    // A grid every EARLY_MS - 1 ms: whenever the pass asks, the next seal is due within EARLY_MS.
+    // A grid every SHOW_MS - 1 ms: whenever the pass asks, the next seal is due within SHOW_MS.
     // The reference's own seals fall elsewhere: the pass waits for the seal it sees.
-    const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey, undefined, { sealGrid: { atMs: Date.now(), everyMs: EARLY_MS - 1 } });
+    const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey, undefined, { sealGrid: { atMs: Date.now(), everyMs: SHOW_MS - 1 } });
     expectRequiredPassedLatencyJudged(results);
     const notes = results.flatMap((r) => r.notes ?? []);
     expect(notes).toContainEqual(expect.stringMatching(/^attempt 1: the target's next seal was due in \d+ ms .* so the sends wait for that seal$/));

@@ -53,10 +53,12 @@ describe('flashblock and seal schedule', () => {
     expect(run({ blockTimeMs: 1000, flashblockMs: 0 }, 3000).map((e) => `${e.kind[0]}${e.at}`)).toEqual(['s1000', 's2000', 's3000']);
   });
 
-  test('flashblocks that fell behind are skipped, never repeated; the seal is never skipped', () => {
+  test('flashblocks that fell behind run late as one (the most recent), never repeated; the seal is never skipped', () => {
     const s = startClock(BASE, 0);
-    // Woken 450 ms late for the first flashblock: the next one due is the third (600).
-    expect(nextEvent(BASE, s, 650)).toEqual({ kind: 'flashblock', at: 800, index: 4 });
+    // Woken 450 ms late for the first flashblock: the third (600) runs at once, the first two are skipped.
+    expect(nextEvent(BASE, s, 650)).toEqual({ kind: 'flashblock', at: 600, index: 3 });
+    // Woken 20 ms late: that flashblock runs, late, rather than waiting for the next.
+    expect(nextEvent(BASE, { ...s, lastFlashblock: 1 }, 420)).toEqual({ kind: 'flashblock', at: 400, index: 2 });
     // A timer that fires a hair early must not run the same flashblock twice.
     expect(nextEvent(BASE, { ...s, lastFlashblock: 1 }, 199)).toEqual({ kind: 'flashblock', at: 400, index: 2 });
     // Past the last flashblock of the block: the seal comes next, even when already due.

@@ -8,7 +8,7 @@ import { TX_PLAN, type SentTx } from './evidence';
 import { initCodeFor, type Posted, type Sent, type Signed } from './session';
 import { isNonceTooLow } from './sends';
 import { readHead, sleep, type AttemptEnd, type PassState } from './state';
-import { blockPollMs, EARLY_MS, msToNextSeal, POLL_INTERVAL_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
+import { blockPollMs, msToNextSeal, POLL_INTERVAL_MS, SHOW_MS, SKEW_BOUND_MS, SPEC_REFRESH_MS, type Round } from './timing';
 
 /** What the pass read before its first attempt, in one round: the counts and the head. */
 export interface FirstReads {
@@ -81,7 +81,7 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
  *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
  *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
  *   accepted EARLY_MS before its seal) and the next attempt is aligned. Where the seals fall
- *   is known (CheckSettings.sealGrid: the embedded reference's), a seal due within EARLY_MS is
+ *   is known (CheckSettings.sealGrid: the embedded reference's), a seal due within SHOW_MS is
  *   waited for instead: on a loaded machine the run's start-up left the first attempt there.
  * - Any other attempt sends right after the next seal, so its transactions have a whole interval.
  *   Never after the seal of the signer's last transactions: a backend a block behind still shows
@@ -106,15 +106,15 @@ async function align(st: PassState, n: number, base: bigint, head?: FirstReads['
         `attempt 1: the signer's count at block ${toQuantity(highest - 1n)} was ${'value' in before ? before.value : 'not read'}, not ${base}: its last transactions are in the head block, so the sends wait for the next seal`,
       );
     } else {
-      // Where the seals fall is known (the embedded reference's grid): a seal due within EARLY_MS
+      // Where the seals fall is known (the embedded reference's grid): a seal due within SHOW_MS
       // leaves the attempt too little time to show its transactions before it, and could not
       // make a miss count either; a spoiled attempt would cost two block intervals, this wait one
       // at most.
       const grid = st.s.scope.settings.sealGrid;
       const untilSeal = grid ? msToNextSeal(grid, Date.now()) : Infinity;
-      if (untilSeal >= EARLY_MS) return { round: now() };
+      if (untilSeal >= SHOW_MS) return { round: now() };
       st.notes.push(
-        `attempt 1: the target's next seal was due in ${Math.round(untilSeal)} ms (its seals fall every ${grid!.everyMs} ms on a known grid), under ${EARLY_MS} ms: too soon for this attempt's transactions to show before it, so the sends wait for that seal`,
+        `attempt 1: the target's next seal was due in ${Math.round(untilSeal)} ms (its seals fall every ${grid!.everyMs} ms on a known grid), under ${SHOW_MS} ms: too soon for this attempt's transactions to show before it, so the sends wait for that seal`,
       );
     }
   }
