@@ -1134,7 +1134,7 @@ export const CODE_VARIANTS: Variant[] = [
     mustPass: '^rpc\\.getBlockReceipts\\.(block\\.(latest|head-number)|nonempty-block)$',
   },
   // Not run with preconf: its observations need ~1.7 s between seals at 150 ms per round trip,
-  // more than the 1 s block time of the test's reference (they would only be inconclusive).
+  // more than the 1.2 s block time of the test's reference (they would only be inconclusive).
   {
     name: 'ok.latency-150ms',
     kind: 'conformant',
