@@ -335,8 +335,9 @@ export class Preconf {
 
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
-    // Withdrawn by a reorg: due at the first flashblock after this seal.
-    for (const h of this.held) if (h.afterSeal) Object.assign(h, { afterSeal: false, dueAt: 0 });
+    // Withdrawn by a reorg: due at the first flashblock after this seal (the sender's later
+    // transactions held with them, at their own time or then).
+    for (const h of this.held) if (h.afterSeal) h.afterSeal = false;
     this.pool.sealed();
     this.building = this.instant;
     const block = await raw.call<Block>('eth_getBlockByNumber', ['latest', false]);

@@ -36,7 +36,8 @@ export function nextEvent(c: Cadence, s: ClockState, now: number): ClockEvent {
   if (c.flashblockMs > 0) {
     const index = Math.max(s.lastFlashblock + 1, Math.floor((now - s.blockStart) / c.flashblockMs));
     const at = s.blockStart + index * c.flashblockMs;
-    if (at < s.nextSealAt) return { kind: 'flashblock', at, index };
+    // A seal already due goes first: a flashblock that fell behind it is its block's anyway.
+    if (at < s.nextSealAt && now < s.nextSealAt) return { kind: 'flashblock', at, index };
   }
   return { kind: 'seal', at: s.nextSealAt };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { DEFAULTS } from '../../src/cli/options';
+import { EARLY_MS, SEND_MS } from '../../src/harness/preconf/timing';
 import { violatedSection, violatedSections } from '../../src/harness/result';
 import type { CheckResult } from '../../src/harness/runner';
 import type { RunDocument } from '../../src/verdict/document';
@@ -25,11 +26,15 @@ import { startSelfTransfers } from '../support/traffic';
 
 /**
  * The pass's shard's block time: the embedded target's own (1.2 s), which users' runs judge by
- * default. An aligned attempt then has 300 ms for its sends to be accepted EARLY_MS (900 ms)
- * before the seal, so that a miss can count; 1 s blocks left it 100 ms, which a loaded runner's
- * sends overran (a node that never shows the transactions then went uncaught: not judged).
+ * default. An aligned attempt then has SEND_MS (300 ms) for its sends, so that a look EARLY_MS
+ * (900 ms) after their acceptance still comes before the seal and a miss can count; 1 s blocks
+ * left it 100 ms, which a loaded runner's sends overran (a node that never shows the
+ * transactions then went uncaught: not judged).
  */
 const BLOCK_TIME_MS = DEFAULTS.blockTimeMs;
+if (BLOCK_TIME_MS < EARLY_MS + SEND_MS) {
+  throw new Error(`the catalogue's pass shard needs blocks of at least ${EARLY_MS + SEND_MS} ms for a miss to count, not ${BLOCK_TIME_MS} ms`);
+}
 /**
  * The live RPC shard's block time, Base's 2 s: another sender's deployment made right after a
  * seal is then pre-confirmed for about 1.7 s, time enough to read its code at "pending" past the

@@ -149,7 +149,7 @@ describe('blocks too short to send early in (400 ms blocks, 100 ms flashblocks)'
     try {
       const results = await runPreconf(checks, proxy.url, short.signerKey);
       const code = byId(results, 'preconf.code.deployment-visible');
-      // No transaction can be accepted 600 ms before a seal 400 ms away: a miss never counts.
+      // No look can begin EARLY_MS (900 ms) after a transaction's acceptance and before a seal 400 ms away: a miss never counts.
       expect(`${code.status}: ${code.reason}`).toMatch(
         /^inconclusive: pre-confirmed state was not established in 4 attempt\(s\), and not yet visible is never a failure by itself: attempt 1: .*; attempt 2: .*; attempt 3: .*; attempt 4: /,
       );

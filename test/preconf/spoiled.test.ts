@@ -1,7 +1,7 @@
 // An attempt spoiled by timing (a loaded machine): its sends accepted too close to the seal, or
 // watched too sparsely before it, in a block interval that leaves room to send early. Such an
 // attempt proves nothing either way, so it does not use up the pass's attempts (bounded).
-import { EARLY_MS, MAX_ATTEMPTS, MAX_SPOILED_ATTEMPTS, spoiledWatch, type Round } from '../../src/harness/preconf/timing';
+import { EARLY_MS, MAX_ATTEMPTS, MAX_SPOILED_ATTEMPTS, SEND_MS, spoiledWatch, type Round } from '../../src/harness/preconf/timing';
 
 /** Round 0 before the sends at 0 ms, then rounds from `from` every `every` ms taking `rtt`; the head rises from 100 to 101 at `sealAt`. */
 function rounds(opts: { from: number; every: number; rtt: number; sealAt: number; until: number }): Round[] {
@@ -29,13 +29,15 @@ describe('spoiledWatch', () => {
     expect(m!.looks).toBeLessThan(2);
   });
 
-  it('never on blocks no longer than EARLY_MS (every attempt is too soon there by design), nor with no interval known', () => {
+  it('never on blocks shorter than EARLY_MS + SEND_MS (nearly every attempt is too soon there by design), nor with no interval known', () => {
     const r = rounds({ from: 300, every: 20, rtt: 4, sealAt: 400, until: 500 });
     expect(spoiledWatch(r, 300, 101n, 400)).toBeUndefined();
-    expect(spoiledWatch(r, 300, 101n, EARLY_MS)).toBeUndefined();
+    // 1 s blocks: an aligned attempt would have 100 ms for its sends.
+    expect(spoiledWatch(r, 300, 101n, 1000)).toBeUndefined();
+    expect(spoiledWatch(r, 300, 101n, EARLY_MS + SEND_MS - 1)).toBeUndefined();
     expect(spoiledWatch(r, 300, 101n, undefined)).toBeUndefined();
-    // On 1 s blocks an aligned attempt has 100 ms for its sends: one that took longer is spoiled.
-    expect(spoiledWatch(r, 300, 101n, 1000)).toBeDefined();
+    // The embedded target's 1.2 s: 300 ms for the sends.
+    expect(spoiledWatch(r, 300, 101n, EARLY_MS + SEND_MS)).toBeDefined();
   });
 
   it('the extra attempts are bounded', () => {

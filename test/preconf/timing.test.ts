@@ -109,6 +109,18 @@ describe('weighMiss: when "sealed without ever showing at pending" counts', () =
     expect(m.marginMs).toBe(793);
     expect(m.counts).toBe(false);
   });
+  it('does not count when the last look began before a late node had to show it, however early the send', () => {
+    // Looks about 300 ms apart (a loaded client): accepted at 290, 910 ms before the last read that
+    // saw the block unsealed, but the last look began 610 ms after the acceptance, before a node
+    // three flashblocks late need show it.
+    const rounds = roundsOf({ count: 8, every: 300, sealAt: 1210 });
+    const m = weighMiss(rounds, looks(rounds), 290, 101n)!;
+    expect({ marginMs: m.marginMs, looks: m.looks, lastLookMs: m.lastLookMs }).toEqual({ marginMs: 910, looks: 3, lastLookMs: 610 });
+    expect(m.maxGapMs).toBeLessThanOrEqual(MAX_LOOK_GAP_MS);
+    expect(m.counts).toBe(false);
+    // The same looks, the send 320 ms earlier: the last look began EARLY_MS after it.
+    expect(weighMiss(rounds, looks(rounds), 0, 101n)!.counts).toBe(true);
+  });
   it('does not count when the client stalled (a loaded machine) and "pending" went unwatched', () => {
     const rounds = roundsOf({ count: 60, sealAt: 1900, stallAt: 20, stallMs: 900 });
     const m = weighMiss(rounds, looks(rounds), 10, 101n)!;

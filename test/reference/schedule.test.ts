@@ -64,6 +64,10 @@ describe('flashblock and seal schedule', () => {
     // Past the last flashblock of the block: the seal comes next, even when already due.
     expect(nextEvent(BASE, { ...s, lastFlashblock: 9 }, 1900)).toEqual({ kind: 'seal', at: 2000 });
     expect(nextEvent(BASE, s, 2100)).toEqual({ kind: 'seal', at: 2000 });
+    // A block time that is no multiple of the flashblock time: a flashblock that fell behind a seal already due does not go first.
+    const odd: Cadence = { blockTimeMs: 1000, flashblockMs: 300 };
+    expect(nextEvent(odd, { ...startClock(odd, 0), lastFlashblock: 2 }, 1050)).toEqual({ kind: 'seal', at: 1000 });
+    expect(nextEvent(odd, { ...startClock(odd, 0), lastFlashblock: 2 }, 950)).toEqual({ kind: 'flashblock', at: 900, index: 3 });
   });
 
   test('after a late seal the next block keeps the grid; after a very late one, missed seals are skipped', () => {

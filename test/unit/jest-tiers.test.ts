@@ -110,7 +110,7 @@ describe("the main tier's workers", () => {
     });
   const WORKER_FLAG = /^(-w|--maxWorkers|--max-workers|-i|--runInBand|--run-in-band)(=|$|\d)/;
 
-  it('one per core, and two more for every two cores idle at the start while a GiB each is available, as it says and as it runs the main tier', () => {
+  it('one per core, one more for every two cores idle at the start and another for every two wholly idle, while a GiB each is available, as it says and as it runs the main tier', () => {
     const r = tiers([]);
     expect(r.status).toBe(0);
     const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle, (\d+\.\d) GiB available\)$/m.exec(r.stdout);
@@ -118,7 +118,7 @@ describe("the main tier's workers", () => {
     const [workers, cores, idle, gib] = [Number(said![1]), Number(said![2]), Number(said![3]), Number(said![4])];
     expect(cores).toBe(availableParallelism());
     // The figures are rounded to a tenth in the line: the count is within one step (two) of what they imply.
-    const implied = cores + Math.max(0, Math.min(2 * Math.floor((idle + 0.5) / 2), Math.floor(gib) - cores));
+    const implied = cores + Math.max(0, Math.min(Math.floor((idle + 0.5) / 2) + Math.floor((idle + 0.1) / 2), Math.floor(gib) - cores));
     expect(Math.abs(workers - implied)).toBeLessThanOrEqual(2);
     expect(workers).toBeGreaterThanOrEqual(cores);
     expect(workers).toBeLessThanOrEqual(Math.max(cores, Math.min(2 * cores, Math.ceil(gib))));
@@ -128,11 +128,11 @@ describe("the main tier's workers", () => {
   }, 120_000);
 
   it('a machine with little memory gets only the extra workers that fit (a GiB each in all), never fewer than one per core', () => {
-    // A machine as jest-tiers sees it, loaded before it: `cores` cores, all idle (/proc/stat's idle
-    // ticks growing with its total), `gib` GiB available.
+    // A machine as jest-tiers sees it, loaded before it: `cores` cores, `idle` of them idle
+    // (/proc/stat's idle ticks growing by that share of its total), `gib` GiB available.
     const dir = mkdtempSync(path.join(tmpdir(), 'tiers-memory-'));
-    const on = (cores: number, gib: number) => {
-      const preload = path.join(dir, `machine-${cores}-${gib}.js`);
+    const on = (cores: number, gib: number, idle: number) => {
+      const preload = path.join(dir, `machine-${cores}-${gib}-${idle}.js`);
       writeFileSync(
         preload,
         `const os = require('node:os');
@@ -144,7 +144,7 @@ describe("the main tier's workers", () => {
          fs.readFileSync = function (file, ...rest) {
            if (file !== '/proc/stat') return read.call(this, file, ...rest);
            ticks += 1000;
-           return 'cpu  0 0 0 ' + ticks + ' 0 0 0 0 0 0\\n';
+           return 'cpu  ' + ticks * ${(cores - idle) / cores} + ' 0 0 ' + ticks * ${idle / cores} + ' 0 0 0 0 0 0\\n';
          };\n`,
       );
       const r = spawnSync(process.execPath, ['--require', preload, path.join(ROOT, 'scripts/jest-tiers.js'), '--dry-run', 'no-test-file-is-named-this'], {
@@ -154,22 +154,26 @@ describe("the main tier's workers", () => {
       });
       expect(r.status).toBe(0);
       const said = /^jest-tiers: the main tier on (\d+) workers \((\d+) cores, (\d+\.\d) idle, (\d+\.\d) GiB available\)$/m.exec(r.stdout);
-      expect(said?.slice(2)).toEqual([`${cores}`, `${cores}.0`, `${gib}.0`]);
+      expect(said?.slice(2)).toEqual([`${cores}`, idle.toFixed(1), `${gib}.0`]);
       expect(printedTiers(r.stdout).main.filter((a) => WORKER_FLAG.test(a))).toEqual([`--maxWorkers=${said![1]}`]);
       return Number(said![1]);
     };
-    // [cores, GiB available, workers]: two more per two idle cores while the total fits, one per core whatever the memory.
-    const table: Array<[number, number, number]> = [
-      [2, 64, 4],
-      [2, 4, 4],
-      [2, 3, 3],
-      [2, 2, 2],
-      [2, 1, 2],
-      [8, 64, 16],
-      [8, 10, 10],
-      [8, 4, 8],
+    // [cores, GiB available, cores idle, workers]: two more per two wholly idle cores (one per two
+    // idle within half a core) while the total fits, one per core whatever the memory.
+    const table: Array<[number, number, number, number]> = [
+      [2, 64, 2, 4],
+      [2, 4, 2, 4],
+      [2, 3, 2, 3],
+      [2, 2, 2, 2],
+      [2, 1, 2, 2],
+      [2, 64, 1.5, 3],
+      [2, 64, 1, 2],
+      [8, 64, 8, 16],
+      [8, 64, 7, 14],
+      [8, 10, 8, 10],
+      [8, 4, 8, 8],
     ];
-    expect(table.map(([cores, gib]) => [cores, gib, on(cores, gib)])).toEqual(table);
+    expect(table.map(([cores, gib, idle]) => [cores, gib, idle, on(cores, gib, idle)])).toEqual(table);
   }, 120_000);
 
   it('a worker count the user gives is theirs: the main tier gets it, the busy-core tier stays one file at a time', () => {

@@ -6,14 +6,14 @@ const record = (miss: Partial<MissRecord['miss']>, last?: unknown): MissRecord =
   attempt: 2,
   nonce: 7n,
   sealedIn: 0x2an,
-  miss: { marginMs: 900, maxGapMs: 60, looks: 12, counts: true, ...miss },
+  miss: { marginMs: 900, maxGapMs: 60, looks: 12, lastLook: 40, lastLookMs: 920, counts: true, ...miss },
   last,
 });
 
 describe('describeMiss', () => {
   it('states the margin and the looks as measured', () => {
     expect(describeMiss('nonce', record({}, { pending: '0x7' }))).toBe(
-      'attempt 2: nonce 7 accepted 900 ms or more before block 0x2a sealed it, never pre-confirmed in 12 looks with eth_getTransactionCount at most 60 ms apart (last look before the seal: {"pending":"0x7"})',
+      'attempt 2: nonce 7 accepted 900 ms or more before block 0x2a sealed it, never pre-confirmed in 12 looks with eth_getTransactionCount at most 60 ms apart (last look before the seal, begun 920 ms after its acceptance: {"pending":"0x7"})',
     );
   });
 

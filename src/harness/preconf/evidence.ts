@@ -236,6 +236,6 @@ export function describeMiss(b: Behaviour, m: MissRecord): string {
       ? `with no look at "pending" with ${method} between its acceptance and the seal`
       : m.miss.looks === 1
         ? `never pre-confirmed in the one look with ${method}, ${Math.round(m.miss.maxGapMs)} ms before the last read that saw the block unsealed (that look: ${show(m.last)})`
-        : `never pre-confirmed in ${m.miss.looks} looks with ${method} at most ${Math.round(m.miss.maxGapMs)} ms apart (last look before the seal: ${show(m.last)})`;
+        : `never pre-confirmed in ${m.miss.looks} looks with ${method} at most ${Math.round(m.miss.maxGapMs)} ms apart (last look before the seal${m.miss.lastLookMs === undefined ? '' : `, begun ${Math.round(m.miss.lastLookMs)} ms after its acceptance`}: ${show(m.last)})`;
   return `attempt ${m.attempt}: nonce ${m.nonce} ${sent}, ${looked}` + (m.hung ? `; ${m.hung}` : '');
 }

@@ -91,15 +91,22 @@ export function percentiles(samples: readonly number[]): Percentiles | undefined
  */
 export const LATE_FLASHBLOCKS = 3;
 /**
- * "Sent early in the block interval": accepted at least EARLY_MS before the seal, so that even a
- * node LATE_FLASHBLOCKS late pre-confirms it in a flashblock before the seal: the 800 ms that
- * takes and half a refresh period more, for a flashblock or a seal published a little off its
- * grid ("about every 200 ms"). One accepted this early and sealed without ever showing at
- * "pending" is a miss worth counting — on two attempts. (At three periods, 600 ms, a conformant
- * target three flashblocks late on 1 s blocks was failed when the suite's sends, on a loaded
- * machine, were accepted 793 ms before the seal.)
+ * How long after its acceptance even a node LATE_FLASHBLOCKS late shows a transaction: the 800 ms
+ * that takes and half a refresh period more, for a flashblock or a seal published a little off
+ * its grid ("about every 200 ms"). A transaction that a look begun this long after its
+ * acceptance, still before the seal, did not show, and that was then sealed without ever showing
+ * at "pending", is a miss worth counting — on two attempts (weighMiss). (At three periods,
+ * 600 ms, to the seal, a conformant target three flashblocks late on 1 s blocks was failed when
+ * the suite's sends, on a loaded machine, were accepted 793 ms before the seal.)
  */
 export const EARLY_MS = (1 + LATE_FLASHBLOCKS) * SPEC_REFRESH_MS + SPEC_REFRESH_MS / 2;
+/**
+ * The time an attempt aligned with a seal is given for its sends to be accepted: a miss can count
+ * only in a block interval of at least EARLY_MS + SEND_MS (spoiledWatch). On shorter blocks (1 s)
+ * a node that never shows its transactions is left not judged rather than retried in vain: the
+ * sends of a remote target take a round trip or two after the seal is seen.
+ */
+export const SEND_MS = 300;
 /**
  * Time enough for a node refreshing every 200 ms to show a transaction: three periods (the next
  * flashblock, a first one carrying only deposits, one more). The first attempt sends at once when
@@ -168,10 +175,9 @@ export const EVIDENCE_ATTEMPTS = 2;
 /**
  * Attempts spoiled by timing do not use up MAX_ATTEMPTS, up to this many: an attempt that
  * established nothing because its transactions were sealed before the rounds could watch them
- * (accepted less than EARLY_MS before the seal, or fewer than two looks no more than
- * MAX_LOOK_GAP_MS apart before it), in a block interval longer than EARLY_MS (on shorter
- * blocks every attempt is that, by design: more would not help; on 1 s blocks an aligned attempt
- * has 100 ms for its sends). On a loaded machine (a CI
+ * (no look begun EARLY_MS after their acceptance before the seal, or fewer than two looks no more
+ * than MAX_LOOK_GAP_MS apart before it), in a block interval of at least EARLY_MS + SEND_MS (on
+ * shorter blocks nearly every attempt is that, by design: more would not help). On a loaded machine (a CI
  * runner with a core kept busy) the sends and reads of an aligned attempt can take most of a
  * 2 s block, and four such attempts left a conformant target not judged. Timing ambiguity means
  * more attempts, then not judged: such an attempt proves nothing either way (weighMiss), so
@@ -268,7 +274,13 @@ export interface Miss {
   looks: number;
   /** The index of the last of those looks (the last pre-seal read), if any. */
   lastLook?: number;
-  /** Sent at least EARLY_MS before the seal and watched with no gap over MAX_LOOK_GAP_MS: it counts. */
+  /** From acceptance to the start of that last look: how long the node had had to show it when it last did not. */
+  lastLookMs?: number;
+  /**
+   * Watched with no gap over MAX_LOOK_GAP_MS, and still not shown by a look begun EARLY_MS after
+   * its acceptance, before the seal: it counts. (A margin of EARLY_MS to the seal is not enough:
+   * looks up to 400 ms apart could all have come before a conformant late node showed it.)
+   */
   counts: boolean;
 }
 
@@ -288,24 +300,26 @@ export function weighMiss(rounds: readonly Round[], looks: readonly number[], ac
   for (let k = 1; k < seen.length; k++) maxGapMs = Math.max(maxGapMs, rounds[seen[k]].endedAt - rounds[seen[k - 1]].startedAt);
   if (seen.length > 0) maxGapMs = Math.max(maxGapMs, sealAfter - rounds[seen[seen.length - 1]].startedAt);
   const marginMs = sealAfter - acceptedAt;
+  const lastLook = seen.length ? seen[seen.length - 1] : undefined;
+  const lastLookMs = lastLook === undefined ? undefined : rounds[lastLook].startedAt - acceptedAt;
   return {
     marginMs,
     maxGapMs,
     looks: seen.length,
-    ...(seen.length ? { lastLook: seen[seen.length - 1] } : {}),
-    counts: marginMs >= EARLY_MS && seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS,
+    ...(lastLook === undefined ? {} : { lastLook, lastLookMs }),
+    counts: seen.length >= 2 && maxGapMs <= MAX_LOOK_GAP_MS && lastLookMs! >= EARLY_MS,
   };
 }
 
 /**
  * Whether an attempt was spoiled by timing (MAX_SPOILED_ATTEMPTS): its first batch, accepted at
  * `acceptedAt` and first sealed in `sealedIn`, was too close to that seal, or too sparsely
- * watched before it, for a miss to count — in a block interval (`intervalMs`) longer than
- * EARLY_MS, where that is the machine's delay, not the chain's design. `rounds` are the attempt's
+ * watched before it, for a miss to count — in a block interval (`intervalMs`) of at least
+ * EARLY_MS + SEND_MS, where that is the machine's delay, not the chain's design. `rounds` are the attempt's
  * (round 0 read before the sends). The Miss it would have been, or undefined.
  */
 export function spoiledWatch(rounds: readonly Round[], acceptedAt: number, sealedIn: bigint, intervalMs: number | undefined): Miss | undefined {
-  if (intervalMs === undefined || intervalMs <= EARLY_MS) return undefined;
+  if (intervalMs === undefined || intervalMs < EARLY_MS + SEND_MS) return undefined;
   const m = weighMiss(
     rounds,
     rounds.map((_, i) => i).filter((i) => i >= 1),
