@@ -102,14 +102,14 @@ const WORKER_MEMORY_BYTES = 2 ** 30;
 
 /**
  * The main tier's workers: one per core, one more for every two cores idle at the start (one and
- * a half count as two), and another for every two that are wholly idle (within a tenth of a core). Its tests spend most of their time waiting on block clocks: an idle
- * 2-core machine ran the main tier in 237 s on two workers, 173 s on three (1.56 cores busy) and
- * 150 s on four. Four first failed timing-sensitive tests for load alone in three of eight runs;
- * two of those failures were the suite's and the reference's own (a miss counted too early, a
- * flashblock that fell behind skipped: both fixed), and since then it passed every run
- * (bench/HISTORY.md). Beside
- * other work a third worker's load broke timing-sensitive tests (two failed with one core kept
- * busy) that pass on two: a machine with one core idle gets no extra worker, and one whose
+ * a half count as two), and another for every two that are wholly idle (within a tenth of a
+ * core). Its tests spend most of their time waiting on block clocks: an idle 2-core machine ran
+ * the main tier in 237 s on two workers, 173 s on three (1.56 cores busy) and 150 s on four. Four
+ * first failed timing-sensitive tests for load alone in three of eight runs; two of those
+ * failures were the suite's and the reference's own (a miss counted too early, a flashblock that
+ * fell behind skipped: both fixed), and since then it passed every run (bench/HISTORY.md).
+ * Beside other work a third worker's load broke timing-sensitive tests (two failed with one core
+ * kept busy) that pass on two: a machine with one core idle gets no extra worker, and one whose
  * background takes up to half a core (never measured at four) gets three. An extra worker also needs
  * memory: it is given only while the workers' total stays within WORKER_MEMORY_BYTES each of the
  * memory available (a container's limit counts), never fewer than one per core. A worker count

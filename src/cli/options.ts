@@ -13,8 +13,8 @@ export const DEFAULTS = {
    * The embedded reference's blocks: 1.2 s with 200 ms flashblocks, six to a block, as an OP-stack
    * chain may run them. Not Base's 2 s: every wait of a run on a seal (the pre-confirmation pass,
    * the sampling window of two intervals) is shorter, and a block still leaves the pass its
-   * timing budget: sends accepted in the first 300 ms after a seal are EARLY_MS (900 ms) before
-   * the next, so a miss can count (timing.ts).
+   * timing budget: sends accepted in the first 300 ms after a seal (SEND_MS) leave a look EARLY_MS
+   * (900 ms) after them before the next, so a miss can count (timing.ts).
    */
   blockTimeMs: 1200,
   flashblockMs: 200,

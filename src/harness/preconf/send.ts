@@ -79,8 +79,8 @@ async function readBase(st: PassState, first?: FirstReads): Promise<{ base: bigi
  *   transactions are in the head block. Waiting for a seal first would cost half a block interval
  *   on average, and the seal then still comes half an interval after the sends on average: late
  *   enough to see pre-confirmed state (200 ms refreshes) in most attempts. When it comes too soon
- *   the attempt establishes nothing (never a failure: a miss counts only when the transaction was
- *   accepted EARLY_MS before its seal) and the next attempt is aligned. Where the seals fall
+ *   the attempt establishes nothing (never a failure: a miss counts only when a look begun EARLY_MS
+ *   after the transaction's acceptance, still before its seal, did not show it) and the next attempt is aligned. Where the seals fall
  *   is known (CheckSettings.sealGrid: the embedded reference's), a seal due within SHOW_MS is
  *   waited for instead: on a loaded machine the run's start-up left the first attempt there.
  * - Any other attempt sends right after the next seal, so its transactions have a whole interval.
