@@ -329,8 +329,33 @@ export class Preconf {
         if (a.error) this.opts.log(`flashblocks: dropped ${chunk[i].hash}: ${a.error.message}`);
         else this.pool.remember(chunk[i].hash, chunk[i].raw);
       });
+      // Held transactions are out of anvil's pool, yet twice under load anvil answered "already
+      // imported" for two of them here, and they were then never counted nor sealed: where anvil
+      // keeps them is logged, so that the next occurrence says which of the two is at fault.
+      const imported = chunk.filter((_, i) => /already imported|already known/i.test(answers[i].error?.message ?? ''));
+      if (imported.length > 0) await this.logPoolOf(raw, imported);
     }
     this.pool.poolChanged();
+  }
+
+  /** anvil's pool and counts for the senders of `txs` (a diagnosis, never an error of its own). */
+  private async logPoolOf(raw: AnvilRpc, txs: Held[]): Promise<void> {
+    try {
+      type Pooled = Record<string, Record<string, { hash: string }>>;
+      const pool = await raw.call<{ pending?: Pooled; queued?: Pooled }>('txpool_content');
+      for (const from of new Set(txs.map((t) => t.from))) {
+        const nonces = (m?: Pooled) => Object.keys(Object.entries(m ?? {}).find(([a]) => a.toLowerCase() === from)?.[1] ?? {}).join(',') || 'none';
+        const [latest, pending] = await raw.batch<Hex>([
+          ['eth_getTransactionCount', [from, 'latest']],
+          ['eth_getTransactionCount', [from, 'pending']],
+        ]);
+        this.opts.log(
+          `flashblocks: anvil's pool for ${from} after "already imported" for nonces ${txs.filter((t) => t.from === from).map((t) => t.nonce)}: pending nonces ${nonces(pool.pending)}, queued ${nonces(pool.queued)}; counts latest ${Number(latest)}, pending ${Number(pending)}`,
+        );
+      }
+    } catch (err) {
+      this.opts.log(`flashblocks: anvil's pool could not be read: ${(err as Error).message}`);
+    }
   }
 
   private async mine(raw: AnvilRpc): Promise<Hex> {

@@ -222,9 +222,10 @@ describe('knobs', () => {
   const DELAY = 4;
   const FAST_FB = 100;
   let late: ReferenceTarget;
+  const lateLog: string[] = [];
 
   beforeAll(async () => {
-    late = await startReference({ blockTimeMs: 1000, flashblockMs: FAST_FB, inclusionDelayFlashblocks: DELAY });
+    late = await startReference({ blockTimeMs: 1000, flashblockMs: FAST_FB, inclusionDelayFlashblocks: DELAY, log: (line) => void lateLog.push(line) });
   });
 
   afterAll(() => late?.stop());
@@ -270,6 +271,22 @@ describe('knobs', () => {
     expect(await rpc(url, 'eth_getTransactionReceipt', [firstHash])).toBeNull(); // replaced, never pre-confirmed
     expect(await rpc(url, 'eth_getTransactionReceipt', [next.hash])).not.toBeNull();
     if (block.number === receipt?.blockNumber) expect(block.transactions).not.toContain(firstHash);
+  });
+
+  test('a held transaction anvil already has when its flashblock comes ("already imported") is logged with where anvil keeps it', async () => {
+    // Seen twice under load: anvil answered "already imported" for two held transactions, which
+    // were then never counted nor sealed. Here the transaction reaches anvil behind the gateway's back,
+    // right after a seal: held 400-500 ms, it is published before the next seal could mine it.
+    await nextBlock(late.rpcUrl);
+    const nonce = await pendingCount(late);
+    const raw = await sign(late, nonce);
+    await send(late, raw);
+    await rpc(late.anvilUrl, 'eth_sendRawTransaction', [raw]);
+    const from = clients(late).account.address.toLowerCase();
+    const said = await waitFor('the log line', async () => lateLog.find((l) => l.includes(`anvil's pool for ${from}`)), 3_000);
+    expect(said).toBe(
+      `flashblocks: anvil's pool for ${from} after "already imported" for nonces ${nonce}: pending nonces ${nonce}, queued none; counts latest ${nonce}, pending ${nonce + 1}`,
+    );
   });
 
   test('blockNumberMode building: eth_blockNumber reports the block being built once it has a flashblock', async () => {
