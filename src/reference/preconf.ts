@@ -30,6 +30,7 @@
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
 import { AnvilRpc, isObject, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { poolAfterImported } from './pool-diagnosis';
 import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
@@ -51,8 +52,7 @@ interface Held extends SignedTx {
   raw: Hex;
   /**
    * Published by the first tick (flashblock or seal) run at or after this time (epoch ms): time,
-   * not a count of ticks, so a tick that fell behind on a loaded machine does not make the
-   * transaction later than its delay.
+   * not a count of ticks, so a tick that fell behind does not add to its delay.
    */
   dueAt: number;
   /** Withdrawn by a flashblock reorg: held until the next seal, then due at the flashblock after it. */
@@ -329,39 +329,16 @@ export class Preconf {
         if (a.error) this.opts.log(`flashblocks: dropped ${chunk[i].hash}: ${a.error.message}`);
         else this.pool.remember(chunk[i].hash, chunk[i].raw);
       });
-      // Held transactions are out of anvil's pool, yet twice under load anvil answered "already
-      // imported" for two of them here, and they were then never counted nor sealed: where anvil
-      // keeps them is logged, so that the next occurrence says which of the two is at fault.
+      // Held, so out of anvil's pool, yet anvil knew them: where it keeps them (seen twice under load).
       const imported = chunk.filter((_, i) => /already imported|already known/i.test(answers[i].error?.message ?? ''));
-      if (imported.length > 0) await this.logPoolOf(raw, imported);
+      for (const line of await poolAfterImported(raw, imported)) this.opts.log(line);
     }
     this.pool.poolChanged();
   }
 
-  /** anvil's pool and counts for the senders of `txs` (a diagnosis, never an error of its own). */
-  private async logPoolOf(raw: AnvilRpc, txs: Held[]): Promise<void> {
-    try {
-      type Pooled = Record<string, Record<string, { hash: string }>>;
-      const pool = await raw.call<{ pending?: Pooled; queued?: Pooled }>('txpool_content');
-      for (const from of new Set(txs.map((t) => t.from))) {
-        const nonces = (m?: Pooled) => Object.keys(Object.entries(m ?? {}).find(([a]) => a.toLowerCase() === from)?.[1] ?? {}).join(',') || 'none';
-        const [latest, pending] = await raw.batch<Hex>([
-          ['eth_getTransactionCount', [from, 'latest']],
-          ['eth_getTransactionCount', [from, 'pending']],
-        ]);
-        this.opts.log(
-          `flashblocks: anvil's pool for ${from} after "already imported" for nonces ${txs.filter((t) => t.from === from).map((t) => t.nonce)}: pending nonces ${nonces(pool.pending)}, queued ${nonces(pool.queued)}; counts latest ${Number(latest)}, pending ${Number(pending)}`,
-        );
-      }
-    } catch (err) {
-      this.opts.log(`flashblocks: anvil's pool could not be read: ${(err as Error).message}`);
-    }
-  }
-
   private async mine(raw: AnvilRpc): Promise<Hex> {
     await raw.call('evm_mine');
-    // Withdrawn by a reorg: due at the first flashblock after this seal (the sender's later
-    // transactions held with them, at their own time or then).
+    // Withdrawn by a reorg: due from the first flashblock after this seal (the sender's later ones at their own time).
     for (const h of this.held) if (h.afterSeal) h.afterSeal = false;
     this.pool.sealed();
     this.building = this.instant;
