@@ -1,9 +1,7 @@
 // What anvil's pool holds for one sender, in words: a diagnosis for the reference's log when
 // anvil's answers disagree with what the gateway holds (preconf.ts, publish).
 import type { Hex } from 'viem';
-import type { AnvilRpc } from './rpc';
-
-type Pooled = Record<string, Record<string, { hash: string }>>;
+import { senderPool, type AnvilRpc, type Pooled } from './rpc';
 
 /**
  * anvil's pool and counts for each sender of `txs` after it answered "already imported" for them,
@@ -14,10 +12,10 @@ export async function poolAfterImported(raw: AnvilRpc, txs: ReadonlyArray<{ from
   const senders = [...new Set(txs.map((t) => t.from))];
   if (senders.length === 0) return [];
   try {
-    const pool = await raw.call<{ pending?: Pooled; queued?: Pooled }>('txpool_content');
     return await Promise.all(
       senders.map(async (from) => {
-        const inPool = (m?: Pooled) => Object.keys(Object.entries(m ?? {}).find(([a]) => a.toLowerCase() === from)?.[1] ?? {}).join(',') || 'none';
+        const pool = await senderPool(raw, from);
+        const inPool = (txs: Pooled[]) => txs.map((t) => Number(t.nonce)).join(',') || 'none';
         const [latest, pending] = await raw.batch<Hex>([
           ['eth_getTransactionCount', [from, 'latest']],
           ['eth_getTransactionCount', [from, 'pending']],

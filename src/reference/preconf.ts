@@ -29,7 +29,7 @@
 // us. flashblockMs = 0 keeps the instant model: every acceptance is published at once.
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
-import { AnvilRpc, isObject, type Json, type JsonRpcResponse, type Upstream } from './rpc';
+import { AnvilRpc, isObject, senderPool, type Json, type JsonRpcResponse, type Upstream } from './rpc';
 import { poolAfterImported } from './pool-diagnosis';
 import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
@@ -290,13 +290,8 @@ export class Preconf {
   withdraw(sender: string): Promise<number> {
     return this.upstream.exclusive(async (raw) => {
       // The sender's whole pool, pending and queued: dropping one may drop the ones after it.
-      type Pooled = { hash: string; nonce: string };
-      const pool = await raw.call<{ pending?: Record<string, Record<string, Pooled>>; queued?: Record<string, Record<string, Pooled>> }>('txpool_content');
-      const ofSender = (m?: Record<string, Record<string, Pooled>>) =>
-        Object.entries(m ?? {}).flatMap(([from, byNonce]) => (from.toLowerCase() === sender ? Object.values(byNonce) : []));
-      const txs = [...ofSender(pool.pending), ...ofSender(pool.queued)]
-        .filter((t) => this.pool.rawOf(t.hash))
-        .sort((x, y) => Number(x.nonce) - Number(y.nonce));
+      const pool = await senderPool(raw, sender);
+      const txs = [...pool.pending, ...pool.queued].filter((t) => this.pool.rawOf(t.hash)).sort((x, y) => Number(x.nonce) - Number(y.nonce));
       if (txs.length === 0) return 0;
       // The sender's held transactions come after the withdrawn ones: keep its nonces in order.
       const later = this.held.filter((h) => h.from === sender);

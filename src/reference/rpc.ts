@@ -150,6 +150,20 @@ function unwrap(res: JsonRpcResponse): Json {
   return res.result ?? null;
 }
 
+/** One transaction of anvil's pool as txpool_content lists it. */
+export interface Pooled {
+  hash: string;
+  nonce: string;
+}
+
+/** `sender`'s (lower case) transactions in anvil's pool: ready ones (pending) and those waiting for a nonce (queued). */
+export async function senderPool(raw: AnvilRpc, sender: string): Promise<{ pending: Pooled[]; queued: Pooled[] }> {
+  type BySender = Record<string, Record<string, Pooled>>;
+  const pool = await raw.call<{ pending?: BySender; queued?: BySender }>('txpool_content');
+  const of = (m?: BySender) => Object.entries(m ?? {}).flatMap(([from, byNonce]) => (from.toLowerCase() === sender ? Object.values(byNonce) : []));
+  return { pending: of(pool.pending), queued: of(pool.queued) };
+}
+
 /** The shared view of anvil: every request waits while a pre-confirmation step holds the lock. */
 export class Upstream {
   readonly lock = new RwLock();
