@@ -99,6 +99,8 @@ interface Outcome {
   exchanges: number;
   durationMs: number;
   console: string;
+  /** What the reference logged while this variant ran (other variants may have run beside it). */
+  referenceLog: string[];
   /**
    * The run judged nothing it was given but said why: its pass could not establish pre-confirmed
    * state (every attempt's sends too near a seal, on a loaded runner), and nothing failed.
@@ -107,6 +109,16 @@ interface Outcome {
 }
 
 let ref: ReferenceTarget;
+/**
+ * The shard's reference's log, stamped and bounded: a failed variant shows the lines of its time
+ * (the reference says there when anvil disagreed with it: a dropped or already-known transaction).
+ */
+const referenceLog: Array<{ at: number; line: string }> = [];
+const REFERENCE_LOG_KEPT = 2000;
+function logReference(line: string): void {
+  referenceLog.push({ at: performance.now(), line });
+  if (referenceLog.length > REFERENCE_LOG_KEPT) referenceLog.splice(0, referenceLog.length - REFERENCE_LOG_KEPT);
+}
 /** The reference's REST answers, recorded once and replayed to every variant (./replay.ts). */
 let replay: Replay;
 /** The replay tier's JSON-RPC answers (shards rest and replay), the reference held still; holdStill took this long. */
@@ -248,6 +260,7 @@ async function runSigned(v: Variant, signerKey: string): Promise<Outcome> {
       exchanges: proxy.exchanges,
       durationMs,
       console: out.text(),
+      referenceLog: referenceLog.filter((l) => l.at >= started).map((l) => l.line),
       unestablished,
     };
     outcomes.push(o);
@@ -294,7 +307,9 @@ function runAhead(vs: Variant[], concurrency: number): void {
 function explain(o: Outcome): string {
   const lines = o.failing.map((c) => `  ${c.level} ${c.id} [${violatedSection(c)}] ${c.reason.slice(0, 300)}`);
   lines.push(...o.unjudged.map((u) => `  not judged as required (mustPass/mustBe): ${u}`));
-  return `${o.variant.kind} variant ${o.variant.name} (${o.variant.what}): exit ${o.exitCode}${o.crash ? ` (CLI threw: ${o.crash})` : ''}, checks ${o.counts}, proxy hits ${o.hits}/${o.exchanges}\n${lines.join('\n') || '  (no failed check)'}\n--- console tail ---\n${o.console.slice(-3000)}`;
+  return `${o.variant.kind} variant ${o.variant.name} (${o.variant.what}): exit ${o.exitCode}${o.crash ? ` (CLI threw: ${o.crash})` : ''}, checks ${o.counts}, proxy hits ${o.hits}/${o.exchanges}\n${lines.join('\n') || '  (no failed check)'}\n--- console tail ---\n${o.console.slice(-3000)}${
+    o.referenceLog.length ? `\n--- the reference's log meanwhile (last 40 of ${o.referenceLog.length}) ---\n${o.referenceLog.slice(-40).join('\n')}` : ''
+  }`;
 }
 
 function table(): string {
@@ -436,7 +451,7 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
   // the start; the JSON-RPC ones need history and a pending block (holdStill).
   const still = shard === 'rest' || shard === 'replay';
   beforeAll(async () => {
-    ref = await startReference({ profile: 'dedicated', blockTimeMs: still ? STILL_BLOCK_MS : shard === 'rpc' ? RPC_BLOCK_MS : BLOCK_TIME_MS });
+    ref = await startReference({ profile: 'dedicated', log: logReference, blockTimeMs: still ? STILL_BLOCK_MS : shard === 'rpc' ? RPC_BLOCK_MS : BLOCK_TIME_MS });
     replay = await startRestReplay(ref.baseUrl);
     if (still) {
       const started = performance.now();
