@@ -19,6 +19,8 @@ export interface Controls {
   seal(): Promise<void>;
   /** A flashblock reorg: withdraws the sender's pre-confirmed transactions, re-included after the next seal; how many. */
   reorg(sender: Address): Promise<number>;
+  /** Evicts the sender's transactions held ahead of a nonce gap (a mempool's queued ones, never pre-confirmed); how many. */
+  evictQueued(sender: Address): Promise<number>;
 }
 
 /** A caller mistake (unknown symbol, bad number); the REST layer maps it to 400/404. */
@@ -94,6 +96,10 @@ export function createControls({ upstream, preconf, tokens, owner }: Deps): Cont
 
     reorg(sender) {
       return preconf.withdraw(sender.toLowerCase());
+    },
+
+    evictQueued(sender) {
+      return preconf.evictGapped(sender.toLowerCase());
     },
   };
 }

@@ -7,7 +7,7 @@
 //     eth_sendRawTransaction is executed into the next flashblock (or, with
 //     inclusionDelayFlashblocks = N, the first one at least N flashblock periods after its
 //     acceptance: earlier ones full, or the first one of a block carrying only deposits), and
-//     only then shows at "pending".
+//     only then shows at "pending". One ahead of a nonce gap waits for the gap to fill (queued).
 //   - The send itself answers at once: the hash, or the mempool's error (nonce too low,
 //     insufficient funds, replacement underpriced, already imported) right away.
 //   - Until the first flashblock of a block exists, "pending" answers as "latest" (the RPC
@@ -30,7 +30,7 @@
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
 import { AnvilRpc, isObject, senderPool, type Json, type JsonRpcResponse, type Upstream } from './rpc';
-import { poolAfterImported } from './pool-diagnosis';
+import { clearQueued, poolAfterImported, splitGapped } from './anvil-pool';
 import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
@@ -104,13 +104,12 @@ export class Preconf {
     const sender = decoded?.from ?? (typeof request.from === 'string' ? request.from.toLowerCase() : undefined);
     const nonce = decoded?.nonce ?? (typeof request.nonce === 'string' && /^0x[0-9a-f]+$/i.test(request.nonce) ? Number(request.nonce) : undefined);
     if (this.held.length >= MAX_HELD) return rpcError(-32003, 'txpool is full');
-
     return this.upstream.exclusive(async (raw) => {
+      let pending: number | undefined;
       if (sender !== undefined && nonce !== undefined) {
-        // anvil would take a nonce below its pending count as a replacement of a transaction
-        // already pre-confirmed (still in its pool); a Flashblocks node has executed that
-        // one, its pending nonce has moved on, so the send is "nonce too low" (anvil's words).
-        const pending = Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
+        // anvil would take a nonce below its pending count as a replacement of one pre-confirmed (still
+        // in its pool); a Flashblocks node has executed that one: "nonce too low" (anvil's words).
+        pending = Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
         if (nonce < pending) return rpcError(-32003, 'nonce too low');
       }
       // anvil validates against its pool, so the sender's held transactions go in first: a
@@ -138,6 +137,10 @@ export class Preconf {
       }
       // Dropping a hash a replacement already evicted is a harmless no-op.
       if (added.length > 0) await raw.batchResponses(added.map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
+      // What went in ahead of a nonce gap is queued, and the drop left it there (anvil-pool.ts).
+      const inserted = new Set([...prefix.filter((_, i) => !answers[i].error), ...(accepted ? [accepted] : [])].map((h) => h.nonce));
+      const gap = pending !== undefined && [...inserted].some((n) => n >= pending + inserted.size);
+      if (gap && (await clearQueued(raw, sender!, (h) => this.pool.rawOf(h), this.opts.log))) this.pool.poolChanged();
       if (accepted) {
         const { from, nonce } = accepted;
         this.held = this.held.filter((h) => !(h.from === from && h.nonce === nonce));
@@ -312,8 +315,19 @@ export class Preconf {
     });
   }
 
-  /** Submits held transactions to anvil's pool, in acceptance order. */
-  private async publish(raw: AnvilRpc, txs: Held[]): Promise<void> {
+  /** A mempool's eviction of queued transactions: `sender`'s held ones ahead of a nonce gap go; how many. */
+  evictGapped(sender: string): Promise<number> {
+    return this.upstream.exclusive(async (raw) => {
+      const { gapped } = await splitGapped(raw, this.held.filter((h) => h.from === sender));
+      this.held = this.held.filter((h) => !gapped.includes(h));
+      return gapped.length;
+    });
+  }
+
+  /** Submits held transactions to anvil's pool, in acceptance order; one ahead of a nonce gap stays held (a mempool's queued one). */
+  private async publish(raw: AnvilRpc, due: Held[]): Promise<void> {
+    const { now: txs, gapped } = await splitGapped(raw, due);
+    this.held.push(...gapped);
     if (txs.length === 0) return;
     for (let start = 0; start < txs.length; start += RESUBMIT_CHUNK) {
       const chunk = txs.slice(start, start + RESUBMIT_CHUNK);

@@ -23,6 +23,8 @@ import { startRestReplay, startRpcReplay, type Replay } from './replay';
 import { SPARE_SIGNER_KEYS } from '../support/dev-keys';
 import { sink } from '../support/sink';
 import { startSelfTransfers } from '../support/traffic';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
 
 /**
  * The pass's shard's block time: the embedded target's own (1.2 s), which users' runs judge by
@@ -176,6 +178,9 @@ async function run(v: Variant): Promise<Outcome> {
   try {
     return await runSigned(v, signerKey);
   } finally {
+    // A run whose sends were lost (or refused) midway leaves later nonces queued behind the gap, as
+    // a mempool keeps them: the next run with this key would meet them ("replacement underpriced").
+    await ref.controls.evictQueued(privateKeyToAccount(signerKey as Hex).address);
     pool?.give(signerKey);
   }
 }
@@ -451,7 +456,11 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
   // the start; the JSON-RPC ones need history and a pending block (holdStill).
   const still = shard === 'rest' || shard === 'replay';
   beforeAll(async () => {
-    ref = await startReference({ profile: 'dedicated', log: logReference, blockTimeMs: still ? STILL_BLOCK_MS : shard === 'rpc' ? RPC_BLOCK_MS : BLOCK_TIME_MS });
+    ref = await startReference({
+      profile: 'dedicated',
+      log: logReference,
+      blockTimeMs: still ? STILL_BLOCK_MS : shard === 'rpc' ? RPC_BLOCK_MS : BLOCK_TIME_MS,
+    });
     replay = await startRestReplay(ref.baseUrl);
     if (still) {
       const started = performance.now();

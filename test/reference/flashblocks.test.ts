@@ -295,6 +295,38 @@ describe('knobs', () => {
     );
   });
 
+  test('a transaction sent ahead of a nonce gap stays held until the gap fills, and nothing of it stays in anvil meanwhile', async () => {
+    // The pass sends an attempt's transactions concurrently, so they may arrive out of order.
+    // anvil queues one ahead of a gap and anvil_dropTransaction leaves queued ones alone: the
+    // gateway once published it ("already imported", so forgotten), and the gap's filler then
+    // took it out of anvil with its own drop: accepted, never counted nor sealed.
+    await nextBlock(late.rpcUrl);
+    const logged = lateLog.length;
+    const nonce = await pendingCount(late);
+    const from = clients(late).account.address.toLowerCase();
+    await send(late, await sign(late, nonce + 1));
+    await sleep((DELAY + 2) * FAST_FB); // past its due time
+    expect(await pendingCount(late)).toBe(nonce);
+    const pool = await rpc<{ queued: Record<string, unknown> }>(late.anvilUrl, 'txpool_content');
+    expect(Object.keys(pool.queued).map((k) => k.toLowerCase())).not.toContain(from);
+    const filler = await send(late, await sign(late, nonce));
+    await visibleAfter(late, nonce + 1, filler.answeredAt); // both: the count passes nonce + 1
+    expect(await pendingCount(late)).toBe(nonce + 2);
+    expect(lateLog.slice(logged)).toEqual([]);
+  });
+
+  test('evictQueued drops what is held ahead of a nonce gap, and only that', async () => {
+    const nonce = await pendingCount(late);
+    const { account } = clients(late);
+    await send(late, await sign(late, nonce)); // held, then pre-confirmed: stays
+    await send(late, await sign(late, nonce + 2)); // ahead of a gap: goes
+    expect(await late.controls.evictQueued(account.address)).toBe(1);
+    const filler = await send(late, await sign(late, nonce + 1));
+    await visibleAfter(late, nonce + 1, filler.answeredAt);
+    await sleep((DELAY + 2) * FAST_FB);
+    expect(await pendingCount(late)).toBe(nonce + 2);
+  });
+
   test('blockNumberMode building: eth_blockNumber reports the block being built once it has a flashblock', async () => {
     const building = await startReference({ blockTimeMs: 1000, flashblockMs: FAST_FB, blockNumberMode: 'building' });
     try {

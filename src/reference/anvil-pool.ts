@@ -1,0 +1,67 @@
+// anvil's pool where the gateway's held transactions meet it (preconf.ts). anvil queues a
+// transaction ahead of a nonce gap, and anvil_dropTransaction leaves queued ones alone (it also
+// drops, with a transaction, the ones it unlocked): so the gateway never leaves a transaction
+// queued in anvil (clearQueued), publishes none ahead of a gap (splitGapped), and says what anvil
+// holds when it answers "already imported" for one it should not have (poolAfterImported).
+import type { Hex } from 'viem';
+import { senderPool, type AnvilRpc, type Json, type Pooled } from './rpc';
+
+/**
+ * Takes out of anvil's pool what it queued for `sender`: anvil removes those only with all of the
+ * sender's transactions, so its ready (pre-confirmed) ones are resubmitted, in nonce order.
+ * Returns whether anything was queued.
+ */
+export async function clearQueued(raw: AnvilRpc, sender: string, rawOf: (hash: string) => Hex | undefined, log: (line: string) => void): Promise<boolean> {
+  const pool = await senderPool(raw, sender);
+  if (pool.queued.length === 0) return false;
+  const ready = pool.pending.sort((a, b) => Number(a.nonce) - Number(b.nonce));
+  const raws = await Promise.all(ready.map(async (t) => rawOf(t.hash) ?? (await raw.call<Hex>('eth_getRawTransactionByHash', [t.hash]))));
+  await raw.call('anvil_removePoolTransactions', [sender]);
+  for (const [i, tx] of raws.entries()) {
+    await raw.call('eth_sendRawTransaction', [tx]).catch((err: Error) => log(`flashblocks: could not resubmit ${ready[i].hash}: ${err.message}`));
+  }
+  return true;
+}
+
+/** Of `due`, those whose nonces follow their sender's pending count in anvil without a gap, and the others. */
+export async function splitGapped<T extends { from: string; nonce: number }>(raw: AnvilRpc, due: readonly T[]): Promise<{ now: T[]; gapped: T[] }> {
+  const senders = [...new Set(due.map((h) => h.from))];
+  if (senders.length === 0) return { now: [...due], gapped: [] };
+  const counts = await raw.batch<Hex>(senders.map((s): [string, Json[]] => ['eth_getTransactionCount', [s, 'pending']]));
+  const gapped = new Set<T>();
+  senders.forEach((sender, i) => {
+    let next = Number(counts[i]);
+    // Below the count: anvil answers "nonce too low" and it is dropped, as a sequencer drops it.
+    for (const h of due.filter((d) => d.from === sender).sort((a, b) => a.nonce - b.nonce)) {
+      if (h.nonce === next) next++;
+      else if (h.nonce > next) gapped.add(h);
+    }
+  });
+  return { now: due.filter((h) => !gapped.has(h)), gapped: [...gapped] };
+}
+
+/**
+ * anvil's pool and counts for each sender of `txs` after it answered "already imported" for them,
+ * transactions the gateway held out of its pool (twice under load they were then never counted
+ * nor sealed): one line a sender. Never throws: a diagnosis that fails says so.
+ */
+export async function poolAfterImported(raw: AnvilRpc, txs: ReadonlyArray<{ from: string; nonce: number }>): Promise<string[]> {
+  const senders = [...new Set(txs.map((t) => t.from))];
+  if (senders.length === 0) return [];
+  try {
+    return await Promise.all(
+      senders.map(async (from) => {
+        const pool = await senderPool(raw, from);
+        const inPool = (txs: Pooled[]) => txs.map((t) => Number(t.nonce)).join(',') || 'none';
+        const [latest, pending] = await raw.batch<Hex>([
+          ['eth_getTransactionCount', [from, 'latest']],
+          ['eth_getTransactionCount', [from, 'pending']],
+        ]);
+        const nonces = txs.filter((t) => t.from === from).map((t) => t.nonce);
+        return `flashblocks: anvil's pool for ${from} after "already imported" for nonces ${nonces.join(',')}: pending nonces ${inPool(pool.pending)}, queued ${inPool(pool.queued)}; counts latest ${Number(latest)}, pending ${Number(pending)}`;
+      }),
+    );
+  } catch (err) {
+    return [`flashblocks: anvil's pool could not be read: ${(err as Error).message}`];
+  }
+}
