@@ -4,7 +4,8 @@
 // queued in anvil (clearQueued), publishes none ahead of a gap (splitGapped), and says what anvil
 // holds when it answers "already imported" for one it should not have (poolAfterImported).
 import type { Hex } from 'viem';
-import { senderPool, type AnvilRpc, type Json, type Pooled } from './rpc';
+import type { SignedTx } from './decode';
+import { isObject, senderPool, type AnvilRpc, type Json, type Pooled } from './rpc';
 
 /**
  * Takes out of anvil's pool what it queued for `sender`: anvil removes those only with all of the
@@ -64,4 +65,14 @@ export async function poolAfterImported(raw: AnvilRpc, txs: ReadonlyArray<{ from
   } catch (err) {
     return [`flashblocks: anvil's pool could not be read: ${(err as Error).message}`];
   }
+}
+
+/** A transaction anvil numbered itself (eth_sendTransaction), read back with its raw bytes to be held; undefined when it has none. */
+export async function readBack(raw: AnvilRpc, hash: Hex): Promise<(SignedTx & { raw: Hex }) | undefined> {
+  const [bytes, tx] = await raw.batch<Json>([
+    ['eth_getRawTransactionByHash', [hash]],
+    ['eth_getTransactionByHash', [hash]],
+  ]);
+  if (typeof bytes !== 'string' || !isObject(tx) || typeof tx.from !== 'string' || typeof tx.nonce !== 'string') return undefined;
+  return { hash, raw: bytes as Hex, from: tx.from.toLowerCase(), nonce: Number(tx.nonce) };
 }

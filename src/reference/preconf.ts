@@ -30,7 +30,7 @@
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
 import { AnvilRpc, isObject, senderPool, type Json, type JsonRpcResponse, type Upstream } from './rpc';
-import { clearQueued, poolAfterImported, splitGapped } from './anvil-pool';
+import { clearQueued, poolAfterImported, readBack, splitGapped } from './anvil-pool';
 import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
@@ -124,7 +124,7 @@ export class Preconf {
       let accepted: Held | undefined;
       if (!answer.error && typeof answer.result === 'string') {
         const hash = answer.result as Hex;
-        const tx = decoded?.hash.toLowerCase() === hash.toLowerCase() ? { ...decoded, raw: first as Hex } : await this.readBack(raw, hash);
+        const tx = decoded?.hash.toLowerCase() === hash.toLowerCase() ? { ...decoded, raw: first as Hex } : await readBack(raw, hash);
         if (tx) {
           added.push(hash);
           accepted = { ...tx, dueAt: Date.now() + this.opts.inclusionDelayFlashblocks * this.opts.flashblockMs };
@@ -135,9 +135,8 @@ export class Preconf {
           this.pool.poolChanged();
         }
       }
-      // Dropping a hash a replacement already evicted is a harmless no-op.
+      // Dropping a hash a replacement evicted is a no-op; one ahead of a nonce gap is queued, which a drop leaves (anvil-pool.ts).
       if (added.length > 0) await raw.batchResponses(added.map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
-      // What went in ahead of a nonce gap is queued, and the drop left it there (anvil-pool.ts).
       const inserted = new Set([...prefix.filter((_, i) => !answers[i].error), ...(accepted ? [accepted] : [])].map((h) => h.nonce));
       const gap = pending !== undefined && [...inserted].some((n) => n >= pending + inserted.size);
       if (gap && (await clearQueued(raw, sender!, (h) => this.pool.rawOf(h), this.opts.log))) this.pool.poolChanged();
@@ -148,15 +147,6 @@ export class Preconf {
       }
       return answer;
     });
-  }
-
-  private async readBack(raw: AnvilRpc, hash: Hex): Promise<(SignedTx & { raw: Hex }) | undefined> {
-    const [bytes, tx] = await raw.batch<Json>([
-      ['eth_getRawTransactionByHash', [hash]],
-      ['eth_getTransactionByHash', [hash]],
-    ]);
-    if (typeof bytes !== 'string' || !isObject(tx) || typeof tx.from !== 'string' || typeof tx.nonce !== 'string') return undefined;
-    return { hash, raw: bytes as Hex, from: tx.from.toLowerCase(), nonce: Number(tx.nonce) };
   }
 
   private async submitInstant(req: { method: string; params?: Json }): Promise<JsonRpcResponse> {
@@ -296,7 +286,7 @@ export class Preconf {
       const pool = await senderPool(raw, sender);
       const txs = [...pool.pending, ...pool.queued].filter((t) => this.pool.rawOf(t.hash)).sort((x, y) => Number(x.nonce) - Number(y.nonce));
       if (txs.length === 0) return 0;
-      // The sender's held transactions come after the withdrawn ones: keep its nonces in order.
+      // Its held ones come after the withdrawn ones, in nonce order.
       const later = this.held.filter((h) => h.from === sender);
       this.held = this.held.filter((h) => h.from !== sender);
       await raw.batchResponses(txs.map((t): [string, Json[]] => ['anvil_dropTransaction', [t.hash]]));
@@ -318,7 +308,8 @@ export class Preconf {
   /** A mempool's eviction of queued transactions: `sender`'s held ones ahead of a nonce gap go; how many. */
   evictGapped(sender: string): Promise<number> {
     return this.upstream.exclusive(async (raw) => {
-      const { gapped } = await splitGapped(raw, this.held.filter((h) => h.from === sender));
+      const theirs = this.held.filter((h) => h.from === sender);
+      const { gapped } = await splitGapped(raw, theirs);
       this.held = this.held.filter((h) => !gapped.includes(h));
       return gapped.length;
     });
