@@ -8,18 +8,26 @@ import type { SignedTx } from './decode';
 import { isObject, senderPool, type AnvilRpc, type Json, type Pooled } from './rpc';
 
 /**
- * Takes out of anvil's pool what it queued for `sender`: anvil removes those only with all of the
- * sender's transactions, so its ready (pre-confirmed) ones are resubmitted, in nonce order.
+ * Takes out of anvil's pool what it queued for `sender`. anvil removes those only with all of the
+ * sender's transactions, so its ready (pre-confirmed) ones come back, and with them every one the
+ * pool held after its first: the pool's order is the pre-confirmed block's, which a seal keeps.
  * Returns whether anything was queued.
  */
 export async function clearQueued(raw: AnvilRpc, sender: string, rawOf: (hash: string) => Hex | undefined, log: (line: string) => void): Promise<boolean> {
   const pool = await senderPool(raw, sender);
   if (pool.queued.length === 0) return false;
-  const ready = pool.pending.sort((a, b) => Number(a.nonce) - Number(b.nonce));
-  const raws = await Promise.all(ready.map(async (t) => rawOf(t.hash) ?? (await raw.call<Hex>('eth_getRawTransactionByHash', [t.hash]))));
+  const theirs = new Set(pool.pending.map((t) => t.hash.toLowerCase()));
+  const order = ((await raw.call<{ transactions: string[] } | null>('eth_getBlockByNumber', ['pending', false]))?.transactions ?? []).map((h) =>
+    h.toLowerCase(),
+  );
+  const first = order.findIndex((h) => theirs.has(h));
+  const tail = first < 0 ? [] : order.slice(first);
+  const raws = await Promise.all(tail.map(async (h) => rawOf(h) ?? (await raw.call<Hex>('eth_getRawTransactionByHash', [h]))));
   await raw.call('anvil_removePoolTransactions', [sender]);
+  // Another sender's drop takes its later ones with it: all in the tail, all resubmitted.
+  await raw.batchResponses(tail.filter((h) => !theirs.has(h)).map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
   for (const [i, tx] of raws.entries()) {
-    await raw.call('eth_sendRawTransaction', [tx]).catch((err: Error) => log(`flashblocks: could not resubmit ${ready[i].hash}: ${err.message}`));
+    await raw.call('eth_sendRawTransaction', [tx]).catch((err: Error) => log(`flashblocks: could not resubmit ${tail[i]}: ${err.message}`));
   }
   return true;
 }

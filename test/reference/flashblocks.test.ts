@@ -300,7 +300,6 @@ describe('knobs', () => {
     // anvil queues one ahead of a gap and anvil_dropTransaction leaves queued ones alone: the
     // gateway once published it ("already imported", so forgotten), and the gap's filler then
     // took it out of anvil with its own drop: accepted, never counted nor sealed.
-    await nextBlock(late.rpcUrl);
     const logged = lateLog.length;
     const nonce = await pendingCount(late);
     const from = clients(late).account.address.toLowerCase();
@@ -313,6 +312,39 @@ describe('knobs', () => {
     await visibleAfter(late, nonce + 1, filler.answeredAt); // both: the count passes nonce + 1
     expect(await pendingCount(late)).toBe(nonce + 2);
     expect(lateLog.slice(logged)).toEqual([]);
+  });
+
+  test("clearing what anvil queued keeps the pre-confirmed block's order", async () => {
+    // The sender's pre-confirmed transaction comes back into anvil's pool with what followed it:
+    // resubmitted alone, it would move behind another sender's, and the sealed block would not be the one pre-confirmed.
+    const url = late.rpcUrl;
+    const other: Hex = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // anvil's second dev account
+    let judged = false;
+    for (let attempt = 1; attempt <= 3 && !judged; attempt++) {
+      const head = await nextBlock(url);
+      const nonce = await pendingCount(late);
+      const otherCount = await pendingCount(late, other);
+      await send(late, await sign(late, nonce));
+      await rpc(url, 'eth_sendTransaction', [{ from: other, to: RECIPIENT, value: '0x1' }]);
+      await waitFor(
+        'both at "pending"',
+        async () => ((await pendingCount(late)) > nonce && (await pendingCount(late, other)) > otherCount ? true : undefined),
+        3_000,
+        5,
+      );
+      const before = (await rpc<Block>(url, 'eth_getBlockByNumber', ['pending', false])).transactions;
+      await send(late, await sign(late, nonce + 2)); // ahead of a gap: what anvil queued is cleared at once
+      const after = await rpc<Block>(url, 'eth_getBlockByNumber', ['pending', false]);
+      const filler = await send(late, await sign(late, nonce + 1));
+      await visibleAfter(late, nonce + 2, filler.answeredAt); // the gap filled: both follow
+      if (Number(after.number) !== head + 1 || before.length !== 2) {
+        console.log(`attempt ${attempt}: a seal came between the reads (pending block ${after.number}, head was ${head}); again`);
+        continue;
+      }
+      expect(after.transactions).toEqual(before);
+      judged = true;
+    }
+    expect(judged).toBe(true);
   });
 
   test('evictQueued drops what is held ahead of a nonce gap, and only that', async () => {
