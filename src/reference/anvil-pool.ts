@@ -17,12 +17,17 @@ export async function clearQueued(raw: AnvilRpc, sender: string, rawOf: (hash: s
   const pool = await senderPool(raw, sender);
   if (pool.queued.length === 0) return false;
   const theirs = new Set(pool.pending.map((t) => t.hash.toLowerCase()));
-  const order = ((await raw.call<{ transactions: string[] } | null>('eth_getBlockByNumber', ['pending', false]))?.transactions ?? []).map((h) =>
-    h.toLowerCase(),
-  );
+  const block = await raw.call<{ transactions: string[] } | null>('eth_getBlockByNumber', ['pending', false]);
+  const order = (block?.transactions ?? []).map((h) => h.toLowerCase());
   const first = order.findIndex((h) => theirs.has(h));
   const tail = first < 0 ? [] : order.slice(first);
-  const raws = await Promise.all(tail.map(async (h) => rawOf(h) ?? (await raw.call<Hex>('eth_getRawTransactionByHash', [h]))));
+  const raws = await Promise.all(tail.map(async (h) => rawOf(h) ?? (await raw.call<Hex | null>('eth_getRawTransactionByHash', [h]))));
+  // What could not come back (no raw bytes; a ready one outside the pending block) is never taken out.
+  const lost = [...tail.filter((_, i) => typeof raws[i] !== 'string'), ...[...theirs].filter((h) => !order.includes(h))];
+  if (lost.length > 0) {
+    log(`flashblocks: left ${sender}'s queued transactions in anvil: ${lost.join(', ')} could not be resubmitted`);
+    return false;
+  }
   await raw.call('anvil_removePoolTransactions', [sender]);
   // Another sender's drop takes its later ones with it: all in the tail, all resubmitted.
   await raw.batchResponses(tail.filter((h) => !theirs.has(h)).map((h): [string, Json[]] => ['anvil_dropTransaction', [h]]));
@@ -30,6 +35,27 @@ export async function clearQueued(raw: AnvilRpc, sender: string, rawOf: (hash: s
     await raw.call('eth_sendRawTransaction', [tx]).catch((err: Error) => log(`flashblocks: could not resubmit ${tail[i]}: ${err.message}`));
   }
   return true;
+}
+
+/**
+ * After a publish in which anvil refused some of `senders`' transactions: their later ones of
+ * `sent`, which anvil queued behind the refused nonce, taken back out of anvil (clearQueued) and
+ * returned, to be held until the gap fills, as a mempool keeps them.
+ */
+export async function unqueue<T extends { from: string; hash: string }>(
+  raw: AnvilRpc,
+  senders: Iterable<string>,
+  sent: readonly T[],
+  rawOf: (hash: string) => Hex | undefined,
+  log: (line: string) => void,
+): Promise<T[]> {
+  const back: T[] = [];
+  for (const sender of senders) {
+    const queued = new Set((await senderPool(raw, sender)).queued.map((t) => t.hash.toLowerCase()));
+    const stranded = sent.filter((h) => h.from === sender && queued.has(h.hash.toLowerCase()));
+    if (stranded.length > 0 && (await clearQueued(raw, sender, rawOf, log))) back.push(...stranded);
+  }
+  return back;
 }
 
 /** Of `due`, those whose nonces follow their sender's pending count in anvil without a gap, and the others. */

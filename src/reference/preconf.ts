@@ -30,7 +30,7 @@
 import type { Hex } from 'viem';
 import { decodeSigned, type SignedTx } from './decode';
 import { AnvilRpc, isObject, senderPool, type Json, type JsonRpcResponse, type Upstream } from './rpc';
-import { clearQueued, poolAfterImported, readBack, splitGapped } from './anvil-pool';
+import { clearQueued, poolAfterImported, readBack, splitGapped, unqueue } from './anvil-pool';
 import { PoolPreview, preconfirmedBlock, preconfirmedReceipt, RESUBMIT_CHUNK, type Block } from './pool-preview';
 import { afterSeal, nextEvent, startClock, type Cadence, type ClockEvent, type ClockState } from './schedule';
 
@@ -105,13 +105,10 @@ export class Preconf {
     const nonce = decoded?.nonce ?? (typeof request.nonce === 'string' && /^0x[0-9a-f]+$/i.test(request.nonce) ? Number(request.nonce) : undefined);
     if (this.held.length >= MAX_HELD) return rpcError(-32003, 'txpool is full');
     return this.upstream.exclusive(async (raw) => {
-      let pending: number | undefined;
-      if (sender !== undefined && nonce !== undefined) {
-        // anvil would take a nonce below its pending count as a replacement of one pre-confirmed (still
-        // in its pool); a Flashblocks node has executed that one: "nonce too low" (anvil's words).
-        pending = Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
-        if (nonce < pending) return rpcError(-32003, 'nonce too low');
-      }
+      const pending = sender === undefined ? undefined : Number(await raw.call<Hex>('eth_getTransactionCount', [sender, 'pending']));
+      // anvil would take a nonce below its pending count as a replacement of one pre-confirmed (still
+      // in its pool); a Flashblocks node has executed that one: "nonce too low" (anvil's words).
+      if (nonce !== undefined && pending !== undefined && nonce < pending) return rpcError(-32003, 'nonce too low');
       // anvil validates against its pool, so the sender's held transactions go in first: a
       // duplicate is "already imported", a same-nonce one must outbid, later nonces queue up.
       const prefix = sender ? this.held.filter((h) => h.from === sender) : [];
@@ -320,19 +317,22 @@ export class Preconf {
     const { now: txs, gapped } = await splitGapped(raw, due);
     this.held.push(...gapped);
     if (txs.length === 0) return;
+    const refused = new Set<string>();
     for (let start = 0; start < txs.length; start += RESUBMIT_CHUNK) {
       const chunk = txs.slice(start, start + RESUBMIT_CHUNK);
       const answers = await raw.batchResponses(chunk.map((h): [string, Json[]] => ['eth_sendRawTransaction', [h.raw]]));
       answers.forEach((a, i) => {
-        // Valid when accepted, but something sealed meanwhile made it invalid (e.g. another
-        // transaction took its nonce): a sequencer drops it too.
+        // Valid when accepted, but made invalid meanwhile (its nonce taken, its funds spent): a sequencer drops it too.
         if (a.error) this.opts.log(`flashblocks: dropped ${chunk[i].hash}: ${a.error.message}`);
+        if (a.error) refused.add(chunk[i].from);
         else this.pool.remember(chunk[i].hash, chunk[i].raw);
       });
       // Held, so out of anvil's pool, yet anvil knew them: where it keeps them (seen twice under load).
       const imported = chunk.filter((_, i) => /already imported|already known/i.test(answers[i].error?.message ?? ''));
       for (const line of await poolAfterImported(raw, imported)) this.opts.log(line);
     }
+    // A refusal midway leaves the sender's later ones queued in anvil: held again (anvil-pool.ts).
+    this.held.push(...(await unqueue(raw, refused, txs, (h) => this.pool.rawOf(h), this.opts.log)));
     this.pool.poolChanged();
   }
 

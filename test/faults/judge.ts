@@ -180,8 +180,11 @@ async function run(v: Variant): Promise<Outcome> {
   } finally {
     // A run whose sends were lost (or refused) midway leaves later nonces queued behind the gap, as
     // a mempool keeps them: the next run with this key would meet them ("replacement underpriced").
-    await ref.controls.evictQueued(privateKeyToAccount(signerKey as Hex).address);
-    pool?.give(signerKey);
+    // Whatever the eviction meets, the key goes back (a key never given back would stall the shard).
+    await ref.controls
+      .evictQueued(privateKeyToAccount(signerKey as Hex).address)
+      .catch((err: Error) => logReference(`judge: evictQueued failed: ${err.message}`))
+      .finally(() => pool?.give(signerKey));
   }
 }
 
