@@ -77,8 +77,9 @@ export async function splitGapped<T extends { from: string; nonce: number }>(raw
 
 /**
  * anvil's pool and counts for each sender of `txs` after it answered "already imported" for them,
- * transactions the gateway held out of its pool (twice under load they were then never counted
- * nor sealed): one line a sender. Never throws: a diagnosis that fails says so.
+ * transactions the gateway held out of its pool: one line a sender. Never throws: a diagnosis
+ * that fails says so. (Twice under load such transactions were then never counted nor sealed:
+ * they had been left queued ahead of a nonce gap, which clearQueued now prevents.)
  */
 export async function poolAfterImported(raw: AnvilRpc, txs: ReadonlyArray<{ from: string; nonce: number }>): Promise<string[]> {
   const senders = [...new Set(txs.map((t) => t.from))];
