@@ -312,6 +312,12 @@ function runAhead(vs: Variant[], concurrency: number): void {
     );
 }
 
+/** `o`, or the run of `v` again, at most twice, while `judgedNothing` says a run showed nothing of the variant's behaviour. */
+async function againWhile(v: Variant, o: Outcome, judgedNothing: (o: Outcome) => boolean): Promise<Outcome> {
+  for (let again = 0; again < 2 && judgedNothing(o); again++) o = await run(v);
+  return o;
+}
+
 function explain(o: Outcome): string {
   const lines = o.failing.map((c) => `  ${c.level} ${c.id} [${violatedSection(c)}] ${c.reason.slice(0, 300)}`);
   lines.push(...o.unjudged.map((u) => `  not judged as required (mustPass/mustBe): ${u}`));
@@ -522,11 +528,10 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
       it(
         `${v.name} [${v.section}]`,
         async () => {
-          let o = await outcomeOf(v);
           // A run whose pass could not establish pre-confirmed state judged nothing of the fault
-          // (inconclusive, exit 3, on a loaded runner): it runs again, at most twice. A run that
-          // passed the fault, or judged anything, is judged as it is.
-          for (let again = 0; again < 2 && o.unestablished; again++) o = await run(v);
+          // (inconclusive, exit 3, on a loaded runner). A run that passed the fault, or judged
+          // anything, is judged as it is.
+          const o = await againWhile(v, await outcomeOf(v), (x) => x.unestablished);
           const saying = v.saying ? new RegExp(v.saying) : undefined;
           if (
             o.crash ||
@@ -564,19 +569,16 @@ export function judgeShard(shard: keyof typeof SHARDS): void {
         v.name,
         async () => {
           const passed = (o: Outcome) => !o.crash && exitAsExpected(o) && rootsAsExpected(o) && o.unjudged.length === 0;
-          let o = await outcomeOf(v);
           // A run that ended incomplete only because its pass could not establish pre-confirmed
           // state (exit 3, no crash, nothing failed, and every check not judged says so: on a
           // loaded runner the reference's flashblocks fell behind a variant's late
-          // pre-confirmations) judged nothing of that behaviour: it runs again, at most twice, as a
-          // faulty variant's does.
+          // pre-confirmations) judged nothing of that behaviour, as a faulty variant's.
           const unestablishedOnly = (x: Outcome) => !x.crash && x.exitCode === 3 && x.unestablished && !passed(x);
-          for (let again = 0; again < 2 && unestablishedOnly(o); again++) o = await run(v);
-          // A run that passed without the behaviour ever meeting a call (hits 0: a backend lagging
-          // each new block, in a run that ended before the next seal, on a loaded runner) showed
-          // nothing of the behaviour either way: it runs again, at most twice. A run that failed a
-          // check, crashed or exited otherwise is never run again (no false alarm hidden).
-          for (let again = 0; again < 2 && (v.rest || v.rpc) && passed(o) && o.hits === 0; again++) o = await run(v);
+          let o = await againWhile(v, await outcomeOf(v), unestablishedOnly);
+          // Nor did a run that passed without the behaviour ever meeting a call (hits 0: a backend
+          // lagging each new block, in a run that ended before the next seal, on a loaded runner).
+          // A run that failed a check, crashed or exited otherwise is never run again (no false alarm hidden).
+          o = await againWhile(v, o, (x) => Boolean(v.rest || v.rpc) && passed(x) && x.hits === 0);
           if (!passed(o) || (v.rest || v.rpc ? o.hits === 0 : false))
             throw new Error(`${explain(o)}\nroot causes: ${o.roots?.join(', ') ?? 'no results.json'}`);
         },
