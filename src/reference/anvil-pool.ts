@@ -11,10 +11,16 @@ import { isObject, senderPool, type AnvilRpc, type Json, type Pooled } from './r
  * Takes out of anvil's pool what it queued for `sender`. anvil removes those only with all of the
  * sender's transactions, so its ready (pre-confirmed) ones come back, and with them every one the
  * pool held after its first: the pool's order is the pre-confirmed block's, which a seal keeps.
- * Returns whether anything was queued.
+ * Returns whether anything was queued (and taken out). `pool`: the sender's pool, if just read.
  */
-export async function clearQueued(raw: AnvilRpc, sender: string, rawOf: (hash: string) => Hex | undefined, log: (line: string) => void): Promise<boolean> {
-  const pool = await senderPool(raw, sender);
+export async function clearQueued(
+  raw: AnvilRpc,
+  sender: string,
+  rawOf: (hash: string) => Hex | undefined,
+  log: (line: string) => void,
+  pool?: { pending: Pooled[]; queued: Pooled[] },
+): Promise<boolean> {
+  pool ??= await senderPool(raw, sender);
   if (pool.queued.length === 0) return false;
   const theirs = new Set(pool.pending.map((t) => t.hash.toLowerCase()));
   const block = await raw.call<{ transactions: string[] } | null>('eth_getBlockByNumber', ['pending', false]);
@@ -51,9 +57,10 @@ export async function unqueue<T extends { from: string; hash: string }>(
 ): Promise<T[]> {
   const back: T[] = [];
   for (const sender of senders) {
-    const queued = new Set((await senderPool(raw, sender)).queued.map((t) => t.hash.toLowerCase()));
+    const pool = await senderPool(raw, sender);
+    const queued = new Set(pool.queued.map((t) => t.hash.toLowerCase()));
     const stranded = sent.filter((h) => h.from === sender && queued.has(h.hash.toLowerCase()));
-    if (stranded.length > 0 && (await clearQueued(raw, sender, rawOf, log))) back.push(...stranded);
+    if (stranded.length > 0 && (await clearQueued(raw, sender, rawOf, log, pool))) back.push(...stranded);
   }
   return back;
 }
