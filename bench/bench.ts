@@ -76,10 +76,6 @@ async function fullRun(args: string[] = []): Promise<{ ms: number; checks: numbe
 }
 
 /**
- * One full run of the built CLI (dist/) as a child process, as a user runs it: its own peak RSS
- * (the in-process runs above also count the bench, its TypeScript loader and earlier runs' garbage).
- */
-/**
  * CPU time (ms) of this process's children that have ended and been waited for, their own
  * descendants included as each was waited for in turn (Linux: /proc/self/stat cutime + cstime);
  * undefined elsewhere.
@@ -96,9 +92,11 @@ function endedChildrenCpuMs(): number | undefined {
 }
 
 /**
- * The conformance command as a user starts it (dist/), in a child process: its wall time, peak
- * RSS, the CPU of the suite's own process, and that of the whole tree (the embedded reference's
- * gateway and anvil are the rest: each process waits for its children, so their time is counted).
+ * One full run of the built CLI (dist/) as a child process, as a user runs it: its wall time, its
+ * own peak RSS (the in-process runs above also count the bench, its TypeScript loader and earlier
+ * runs' garbage), the CPU of the suite's own process, and that of the whole tree (the embedded
+ * reference's gateway and anvil are the rest: each process waits for its children, so their time
+ * is counted).
  */
 function childRun(args: string[] = []): { ms: number; peakRssMb: number; exit: number | null; suiteCpuMs: number; treeCpuMs?: number } {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-child-'));
