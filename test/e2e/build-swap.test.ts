@@ -32,11 +32,27 @@ const build = async (...flags: string[]) => {
 const markSeenByNewProcess = async () =>
   (await node(['-e', `process.stdout.write(String(require(${JSON.stringify(path.join(work, 'dist/src/harness/hex.js'))}).BUILD_MARK))`]).done).out;
 
+/**
+ * The copy's first build: the checkout's own when dist/ links one with its manifest (`npm test`
+ * has just built it), copied whole under its name, so the copy transpiles only what differs from
+ * it (about 5 s of CPU saved; the pack build below still transpiles everything and is compared
+ * with it); a build of its own otherwise.
+ */
+async function firstBuild(): Promise<void> {
+  const linked = lstatSync(path.join(ROOT, 'dist'), { throwIfNoEntry: false })?.isSymbolicLink()
+    ? path.resolve(ROOT, readlinkSync(path.join(ROOT, 'dist')))
+    : undefined;
+  if (!linked || !existsSync(path.join(linked, '.build-sources.json'))) return build();
+  const name = path.basename(linked);
+  cpSync(linked, path.join(work, '.dist-builds', name), { recursive: true });
+  symlinkSync(path.join('.dist-builds', name), path.join(work, 'dist'));
+}
+
 beforeAll(async () => {
   for (const entry of ['bin', 'src', 'suites', 'schemas', 'specs', 'package.json', 'tsconfig.json'])
     cpSync(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
-  await build();
+  await firstBuild();
 }, 240_000);
 
 describe('a build while a command runs from dist/', () => {
