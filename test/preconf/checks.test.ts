@@ -162,17 +162,28 @@ describe('transactions landing three flashblocks late (conformant)', () => {
 describe('transactions landing three flashblocks late on 1 s blocks (conformant)', () => {
   // A second batch sent a refresh after the first lands in the seal: no two flashblocks of one
   // block hold the suite's transactions before it, so the pending receipts cannot be told from
-  // those of the newest flashblock only: not judged, never failed; everything else passes.
+  // those of the newest flashblock only: not judged, never failed.
+  // Such a node shows a transaction up to 800 ms after its acceptance, so on 1 s blocks only sends
+  // accepted within 200 ms after a seal can be seen before the next one. A loaded runner's sends
+  // landed later than that in all four attempts of the nonce check twice in many runs (bench/
+  // HISTORY.md): then the suite says the state was not established, which is the truth, never a
+  // failure. Quiet, everything but the receipts passes; the 2 s-block case above demands it.
   const ref = withReference({ inclusionDelayFlashblocks: 3 });
+  const notEstablished = (r: CheckResult) => r.status === 'inconclusive' && r.reason.startsWith('pre-confirmed state was not established');
 
-  it('passes nonce, code and estimate; pending receipts not judged, with the reason', async () => {
+  it('never fails nonce, code or estimate (each passes, or is not established when every send landed too late to be shown); pending receipts not judged, with the reason', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
     const receipts = results.find((r) => r.id === 'preconf.receipts.pending-block')!;
     const others = required(results).filter((r) => r.id !== receipts.id);
-    expect(describeResults(others)).toBe(allPassed(others));
+    expect(others.map((r) => r.id).sort()).toEqual([
+      'preconf.code.deployment-visible',
+      'preconf.estimate.depends-on-preconfirmed',
+      'preconf.nonce.back-to-back',
+    ]);
+    expect(describeResults(others.filter((r) => r.status !== 'passed' && !notEstablished(r)))).toBe('');
     if (receipts.status !== 'passed') {
       expect(receipts.status).toBe('inconclusive');
-      expect(receipts.reason).toMatch(/so they may share one flashblock|neither showed|never showed them all/);
+      expect(receipts.reason).toMatch(/so they may share one flashblock|neither showed|never showed them all|not established/);
     }
   });
 });
