@@ -164,26 +164,35 @@ describe('transactions landing three flashblocks late on 1 s blocks (conformant)
   // block hold the suite's transactions before it, so the pending receipts cannot be told from
   // those of the newest flashblock only: not judged, never failed.
   // Such a node shows a transaction up to 800 ms after its acceptance, so on 1 s blocks only sends
-  // accepted within 200 ms after a seal can be seen before the next one. A loaded runner's sends
-  // landed later than that in all four attempts of the nonce check twice in many runs (bench/
-  // HISTORY.md): then the suite says the state was not established, which is the truth, never a
-  // failure. Quiet, everything but the receipts passes; the 2 s-block case above demands it.
+  // accepted within 200 ms after a seal can be seen before the next one. Code and estimate read
+  // the first batch, sent right after a seal: they pass. The nonce check needs the second batch,
+  // a refresh later, which a loaded runner sent too late in all four attempts twice in many runs
+  // (bench/HISTORY.md): the suite then says its state was not established, which is the truth,
+  // never a failure. Each attempt it names must then have been sealed unseen (a miss that does
+  // not count, src/harness/preconf/attempt.ts) or shown only in part before the seal; a
+  // transaction never sealed, or any other reason, is not lateness.
   const ref = withReference({ inclusionDelayFlashblocks: 3 });
-  const notEstablished = (r: CheckResult) => r.status === 'inconclusive' && r.reason.startsWith('pre-confirmed state was not established');
+  const LATE = [/^attempt \d+: nonce \d+ accepted /, / but the view never showed them all before the first seal /];
+  /** The attempts a "not established" names, each one that lateness explains. */
+  const everyAttemptLate = (reason: string) => {
+    const attempts = reason.slice(reason.indexOf('attempt 1: ')).split(/; (?=attempt \d+: )/);
+    return attempts.length > 0 && attempts.every((a) => LATE.some((re) => re.test(a)));
+  };
 
-  it('never fails nonce, code or estimate (each passes, or is not established when every send landed too late to be shown); pending receipts not judged, with the reason', async () => {
+  it('passes code and estimate; nonce passes, or is not established with every attempt explained by lateness; pending receipts not judged, with the reason', async () => {
     const results = await runPreconf(checks, ref().rpcUrl, ref().signerKey);
-    const receipts = results.find((r) => r.id === 'preconf.receipts.pending-block')!;
-    const others = required(results).filter((r) => r.id !== receipts.id);
-    expect(others.map((r) => r.id).sort()).toEqual([
-      'preconf.code.deployment-visible',
-      'preconf.estimate.depends-on-preconfirmed',
-      'preconf.nonce.back-to-back',
-    ]);
-    expect(describeResults(others.filter((r) => r.status !== 'passed' && !notEstablished(r)))).toBe('');
+    const byId = (id: string) => results.find((r) => r.id === id)!;
+    const firstBatch = [byId('preconf.code.deployment-visible'), byId('preconf.estimate.depends-on-preconfirmed')];
+    expect(describeResults(firstBatch)).toBe(allPassed(firstBatch));
+    const nonce = byId('preconf.nonce.back-to-back');
+    if (nonce.status !== 'passed') {
+      expect(`${nonce.status}: ${nonce.reason}`).toMatch(/^inconclusive: pre-confirmed state was not established in \d+ attempt\(s\), .*attempt 1: /);
+      expect({ everyAttemptLate: everyAttemptLate(nonce.reason), reason: nonce.reason }).toMatchObject({ everyAttemptLate: true });
+    }
+    const receipts = byId('preconf.receipts.pending-block');
     if (receipts.status !== 'passed') {
       expect(receipts.status).toBe('inconclusive');
-      expect(receipts.reason).toMatch(/so they may share one flashblock|neither showed|never showed them all|not established/);
+      expect(receipts.reason).toMatch(/so they may share one flashblock|neither showed|never showed them all|^pre-confirmed state was not established/);
     }
   });
 });
