@@ -63,7 +63,8 @@ function previousOutputs(made) {
  */
 function transpileInto(into, reuse) {
   const tsconfig = fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8');
-  const made = digest(`${require('typescript/package.json').version}\n${tsconfig}`);
+  // What else decides the output: the compiler, the project's options, and the options this script sets over them.
+  const made = digest(`${require('typescript/package.json').version}\n${tsconfig}\n${fs.readFileSync(__filename, 'utf8')}`);
   const previous = reuse ? previousOutputs(made) : new Map();
   let compilerOptions;
   const transpile = (text, file) => {
