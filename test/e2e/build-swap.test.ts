@@ -35,7 +35,7 @@ const markSeenByNewProcess = async () =>
 /**
  * The copy's first build: the checkout's own when dist/ links one with its manifest (`npm test`
  * has just built it), copied whole under its name, so the copy transpiles only what differs from
- * it (about 5 s of CPU saved; the pack build below still transpiles everything and is compared
+ * it (about 4 s of CPU saved; the pack build below still transpiles everything and is compared
  * with it); a build of its own otherwise.
  */
 async function firstBuild(): Promise<void> {
