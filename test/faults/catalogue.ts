@@ -457,24 +457,6 @@ export const CODE_VARIANTS: Variant[] = [
   // A fault once seen stands, whatever the target answers after it.
   ...FAULT_THEN_FACT,
   PROBE_SAW_IT,
-  // 4.1/2.2: one page is not the list (static rewrites, kept as code here until they join records/).
-  {
-    name: 'rest.list-first-page-only',
-    kind: 'faulty',
-    section: '4.1',
-    only: ['rest'],
-    grep: '^rest\\.list\\.',
-    what: 'a List written to AIP-158: the first 3 records and a non-empty next_page_token (4.1 defines no parameter to fetch the next page)',
-    rest: listBody((b) => ({ ...b, tokens: (b.tokens as Rec[]).slice(0, 3), next_page_token: 'CgNBQVBMEAM=' })),
-  },
-  {
-    name: 'ok.list-last-page-token',
-    kind: 'conformant',
-    only: ['rest'],
-    mustPass: '^rest\\.list\\.(all-records|schema)$',
-    what: 'every record, with an empty next_page_token and nextPageToken (AIP-158: the last page)',
-    rest: listBody((b) => ({ ...b, next_page_token: '', nextPageToken: '' })),
-  },
   // ==== 4.1 the REST endpoint, its statuses and media types ====
   {
     name: 'rest.post-answered-200',
@@ -1031,14 +1013,6 @@ export const CODE_VARIANTS: Variant[] = [
     mustPass: '^rest\\.list\\.schema$|^cross\\.token\\.has-code\\.latest$',
     what: 'records in reverse order',
     rest: tokens((ts) => [...ts].reverse()),
-  },
-  {
-    name: 'ok.partial-list',
-    kind: 'conformant',
-    only: ['rest', 'cross'],
-    mustPass: '^rest\\.list\\.schema$|^cross\\.token\\.has-code\\.latest$',
-    what: 'only two of the records exposed',
-    rest: tokens((ts) => ts.slice(0, 2)),
   },
   {
     name: 'ok.stale-nav',
