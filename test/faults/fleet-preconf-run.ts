@@ -1,7 +1,6 @@
 // The fleet of fleet.ok.preconf-backends-400ms-apart, judged at --samples 30 (what --certify
 // uses): Flashblocks backends whose pre-confirmed views are 400 ms apart, behind a per-request
-// balancer, a conformant fleet; fleet-preconf-ok.test.ts runs it in the main tier and
-// fleet-preconf.test.ts with one core kept busy.
+// balancer, a conformant fleet; fleet-preconf.test.ts runs it quiet and with one core kept busy.
 import type { RunDocument } from '../../src/verdict/document';
 import type { ReferenceTarget } from '../../src/reference';
 import { fileReference } from '../support/file-reference';
