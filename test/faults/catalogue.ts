@@ -720,46 +720,6 @@ export const CODE_VARIANTS: Variant[] = [
     what: 'the last receipt of a block is missing',
     rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).slice(0, -1)),
   },
-  // A public node judged with the default profile: one failure naming --profile public, the rest blocked by it.
-  {
-    name: 'rpc.receipts-dedicated-403',
-    kind: 'faulty',
-    section: '4.3',
-    only: ['rpc'],
-    what: 'a dedicated node refuses eth_getBlockReceipts with HTTP 403',
-    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))),
-    oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 },
-  },
-  // A method the node does not serve is one cause: one root per method, its other checks blocked by it.
-  {
-    name: 'rpc.receipts-method-unsupported',
-    kind: 'faulty',
-    section: '4.3',
-    only: ['rpc', 'preconf'],
-    grep: '^(?!preconf\\.latency\\.)',
-    what: 'eth_getBlockReceipts answered -32004 "Method eth_getBlockReceipts is not supported" (Hardhat)',
-    rpc: answerCall('eth_getBlockReceipts', (c) => rpcError(c, -32004, 'Method eth_getBlockReceipts is not supported')),
-    oneRoot: { failed: ['rpc.getBlockReceipts.block.latest'], blockedBy: 'rpc.getBlockReceipts.block.latest', blockedAtLeast: 7 },
-  },
-  {
-    name: 'rpc.estimate-gas-method-absent',
-    kind: 'faulty',
-    section: '4.4',
-    only: ['rpc'],
-    what: 'eth_estimateGas answered -32601 "the method eth_estimateGas does not exist/is not available"',
-    rpc: answerCall('eth_estimateGas', (c) => rpcError(c, -32601, 'the method eth_estimateGas does not exist/is not available')),
-    oneRoot: { failed: ['rpc.estimateGas.block.latest'], blockedBy: 'rpc.estimateGas.block.latest', blockedAtLeast: 3 },
-  },
-  {
-    name: 'rpc.public-403-for-everything',
-    kind: 'faulty',
-    section: '5.2',
-    only: ['rpc'],
-    what: 'a public node answers HTTP 403 to all four methods',
-    args: ['--profile', 'public'],
-    rpc: answerCall(Object.keys(BLOCK_PARAM), (c) => Raw.json(403, rpcError(c, -32001, 'forbidden'))),
-  },
-
   // ==== pre-confirmed state ignored: "pending" answered from "latest" (needs a signer) ====
   // Each caught by its own check alone, the other three judged from the same pass and passed.
   {
@@ -1089,15 +1049,6 @@ export const CODE_VARIANTS: Variant[] = [
       return r.contentType === 'application/json' ? new Raw(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8' }, r.body) : r;
     },
     rpc: everyAnswer((e) => Raw.json(200, e, 'application/json; charset=utf-8')),
-  },
-  {
-    name: 'ok.public-node-403',
-    kind: 'conformant',
-    only: ['rpc'],
-    mustPass: '^rpc\\.getBlockReceipts\\.public-403|^rpc\\.public\\.accepts\\.',
-    what: 'a public node (--profile public) refusing eth_getBlockReceipts with HTTP 403',
-    args: ['--profile', 'public'],
-    rpc: answerCall('eth_getBlockReceipts', (c) => Raw.json(403, rpcError(c, -32001, 'eth_getBlockReceipts is not available on public endpoints'))),
   },
   {
     name: 'ok.receipts-reordered',

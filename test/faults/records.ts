@@ -5,8 +5,8 @@
 // answered as latest) stay code in ./catalogue.ts.
 //
 // Moving a code variant to data: its `rest:`/`rpc:` rewrite becomes `when` (which answers) and
-// `patch` (a JSON Patch on the answer, or its status, headers and body); its expectations
-// (oneRoot, roots, mustPass, mustBe, incomplete) go under `expect`. JSON-RPC records are judged
+// `patch` (a JSON Patch on the answer, or a JSON-RPC error in its place; its status, headers and
+// body); its expectations (oneRoot, roots, mustPass, mustBe, incomplete) go under `expect`. JSON-RPC records are judged
 // on the replay tier (a reference held still, judge.ts), unless `live` says why their verdict
 // needs the chain in motion.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,7 +27,9 @@ export const BLOCK_PARAM: Record<string, number> = { eth_getBlockReceipts: 0, et
 
 type WhenRest = { interface: 'rest'; method?: string; path?: string; status?: number | 'error' };
 type WhenRpc = { interface: 'rpc'; method?: string | string[]; block?: string; answer?: 'result' | 'error' };
-type Rewrite = PatchOp[] | { ops?: PatchOp[]; status?: number; headers?: Record<string, string>; body?: Json };
+/** A JSON-RPC error object, as `patch.error` answers it. */
+type RpcErrorObject = { code: number; message: string; data?: Json };
+type Rewrite = PatchOp[] | { ops?: PatchOp[]; error?: RpcErrorObject; status?: number; headers?: Record<string, string>; body?: Json };
 
 export interface FaultRecord {
   id: string;
@@ -66,7 +68,7 @@ const validate = new Ajv({ allErrors: true, strictTuples: false }).compile<Recor
 const bodyText = (body: Json) => (typeof body === 'string' ? body : JSON.stringify(body));
 const pathname = (p: string) => new URL(p, 'http://x').pathname.replace(/\/+$/, '');
 
-/** Both forms of a patch as one: JSON Patch ops on the answer, then its status, headers or body. */
+/** Both forms of a patch as one: JSON Patch ops on the answer (or, for JSON-RPC, an error in its place), then its status, headers or body. */
 function normal(patch: Rewrite): Exclude<Rewrite, PatchOp[]> {
   return Array.isArray(patch) ? { ops: patch } : patch;
 }
@@ -91,7 +93,7 @@ function restRewrite(when: WhenRest, patch: Rewrite): RestMutation {
 }
 
 function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
-  const { ops, status, headers, body } = normal(patch);
+  const { ops, error, status, headers, body } = normal(patch);
   const methods = when.method === undefined ? undefined : new Set([when.method].flat());
   const applies = (call: RpcCall, env: Envelope) =>
     (!methods || methods.has(call.method)) &&
@@ -100,7 +102,8 @@ function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
   return async (call, next) => {
     const res = await next();
     if (res instanceof Raw || !applies(call, res)) return res;
-    let env: Envelope = res;
+    // An error in place of the answer, to the call's id: what a node that refuses the call says.
+    let env: Envelope = error ? { jsonrpc: '2.0', id: call.id ?? null, error } : res;
     if (ops) {
       const patched = applyPatch(res, ops);
       if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) return res;
@@ -142,8 +145,10 @@ export function loadRecordFile(file: string): { variants: Variant[]; problems: s
   if (!validate(doc)) return { variants: [], problems: (validate.errors ?? []).map((e) => `${name}: ${e.instancePath || '/'} ${e.message}`) };
   const problems: string[] = [];
   if (!name.startsWith(`${doc.section}-`)) problems.push(`${name}: a file of section ${doc.section} is named ${doc.section}-<topic>.yaml`);
-  for (const r of doc.records)
+  for (const r of doc.records) {
     if (r.kind === 'fault' && r.section !== doc.section) problems.push(`${name}: ${r.id} cites ${r.section}, filed under ${doc.section}`);
+    if (r.when?.interface === 'rest' && r.patch && !Array.isArray(r.patch) && r.patch.error) problems.push(`${name}: ${r.id} answers a JSON-RPC error to REST`);
+  }
   return { variants: doc.records.map((r) => variantOf(r, name)), problems };
 }
 

@@ -107,6 +107,16 @@ records:
     ['an op the patch does not know', FAULT.replace('op: remove', 'op: delete'), /must match exactly one schema in oneOf/],
     ['an unknown member', FAULT.replace('what: w', 'what: w\n    severity: high'), /must NOT have additional properties/],
     [
+      'an error beside ops',
+      FAULT.replace('patch: [{ op: remove, path: /tokens/1/isin }]', 'patch: { ops: [{ op: remove, path: /x }], error: { code: 1, message: m } }'),
+      /must NOT be valid/,
+    ],
+    [
+      'a JSON-RPC error answered to REST',
+      FAULT.replace('patch: [{ op: remove, path: /tokens/1/isin }]', 'patch: { error: { code: 1, message: m } }'),
+      /rest\.x answers a JSON-RPC error to REST/,
+    ],
+    [
       'a fault filed under another section',
       FAULT.replace("    section: '2.1'\n    what", "    section: '2.2'\n    what"),
       /rest\.x cites 2\.2, filed under 2\.1/,
@@ -155,6 +165,20 @@ describe('a record as a rewrite of answers', () => {
       'application/json',
       { jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'forbidden' } },
     ]);
+  });
+
+  it("an error in place of every answer the method gets, result or error, to the call's id, with its status", async () => {
+    const v = variant('{ interface: rpc, method: eth_getBlockReceipts }', '{ status: 403, error: { code: -32001, message: forbidden } }');
+    const refused = { jsonrpc: '2.0', id: 9, error: { code: -32001, message: 'forbidden' } };
+    for (const upstream of [{ result: [] }, { error: { code: -32602, message: 'invalid block' } }]) {
+      const res = (await v.rpc!({ ...call('eth_getBlockReceipts', ['0x99']), id: 9 }, async () => ({ jsonrpc: '2.0', id: 9, ...upstream }), ctx)) as Raw;
+      expect([res.status, JSON.parse(res.body)]).toEqual([403, refused]);
+    }
+    expect(await v.rpc!(call('eth_getCode', ['0x1', 'latest']), async () => ({ jsonrpc: '2.0', id: 7, result: '0x' }), ctx)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: '0x',
+    });
   });
 
   it('a status, headers or body replace those of the answer', async () => {
