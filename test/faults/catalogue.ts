@@ -919,17 +919,7 @@ export const CODE_VARIANTS: Variant[] = [
       Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
     ),
   },
-  {
-    name: 'ok.rpc-throttled-for-good',
-    kind: 'conformant',
-    only: ['rpc'],
-    incomplete: true,
-    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest|history\\.getCode\\.earliest)$',
-    what: 'every JSON-RPC call answered HTTP 429 with Retry-After: 1 (a plan exhausted): nothing can be judged, one root cause with the --max-rps hint',
-    roots: 1,
-    mustBe: [['^rpc\\.', 'inconclusive', 'throttled']],
-    rpc: async (c) => new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, JSON.stringify(rpcError(c, 429, 'Too Many Requests'))),
-  },
+
   {
     name: 'ok.lb-one-block-apart',
     kind: 'conformant',

@@ -170,8 +170,12 @@ describe('a record as a rewrite of answers', () => {
   it("an error in place of every answer the method gets, result or error, to the call's id, with its status", async () => {
     const v = variant('{ interface: rpc, method: eth_getBlockReceipts }', '{ status: 403, error: { code: -32001, message: forbidden } }');
     const refused = { jsonrpc: '2.0', id: 9, error: { code: -32001, message: 'forbidden' } };
-    for (const upstream of [{ result: [] }, { error: { code: -32602, message: 'invalid block' } }]) {
-      const res = (await v.rpc!({ ...call('eth_getBlockReceipts', ['0x99']), id: 9 }, async () => ({ jsonrpc: '2.0', id: 9, ...upstream }), ctx)) as Raw;
+    const upstreams: Envelope[] = [
+      { jsonrpc: '2.0', id: 9, result: [] },
+      { jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'invalid block' } },
+    ];
+    for (const upstream of upstreams) {
+      const res = (await v.rpc!({ ...call('eth_getBlockReceipts', ['0x99']), id: 9 }, async () => upstream, ctx)) as Raw;
       expect([res.status, JSON.parse(res.body)]).toEqual([403, refused]);
     }
     expect(await v.rpc!(call('eth_getCode', ['0x1', 'latest']), async () => ({ jsonrpc: '2.0', id: 7, result: '0x' }), ctx)).toEqual({
