@@ -7,7 +7,8 @@
 // A variant whose change is a static rewrite of an answer is data: a record in
 // ./records/<section>-<topic>.yaml (read by ./records.ts). What stays here is code for
 // behaviours in time (hangs, resets, lagging backends, throttling, pending answered as latest,
-// answers held back) and for rewrites a JSON Patch cannot say (a value computed from another).
+// answers held back) and for rewrites a JSON Patch cannot say (a value computed from another, an
+// answer that depends on the request's headers, both interfaces at once).
 //
 // Read a variant as: name, what is wrong (or legitimately different), the section whose
 // check must catch it, the groups to run, and the rewrite. `gap` marks a faulty variant no
