@@ -6,9 +6,9 @@
 //
 // Moving a code variant to data: its `rest:`/`rpc:` rewrite becomes `when` (which answers) and
 // `patch` (a JSON Patch on the answer, or a JSON-RPC error in its place; its status, headers and
-// body); its expectations (oneRoot, roots, mustPass, mustBe, incomplete) go under `expect`. JSON-RPC records are judged
-// on the replay tier (a reference held still, judge.ts), unless `live` says why their verdict
-// needs the chain in motion.
+// body); its expectations (oneRoot, roots, mustPass, mustBe, incomplete) go under `expect`.
+// JSON-RPC records are judged on the replay tier (a reference held still, judge.ts), unless
+// `live` says why their verdict needs the chain in motion.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
