@@ -500,14 +500,6 @@ export const CODE_VARIANTS: Variant[] = [
     rest: protojsonNames((field) => field === 'contract_address'),
   },
   {
-    name: 'rest.address-no-0x',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'contract_address without the 0x prefix',
-    rest: eachToken((t) => (t.contract_address = String(t.contract_address).slice(2).toLowerCase())),
-  },
-  {
     name: 'rest.multiplier-raw-1e18',
     kind: 'faulty',
     section: '2.1',
@@ -631,22 +623,6 @@ export const CODE_VARIANTS: Variant[] = [
 
   // ==== 4.5 eth_getTransactionCount ====
   {
-    name: 'rpc.nonce-leading-zeros',
-    kind: 'faulty',
-    section: '4.5',
-    only: ['rpc'],
-    what: 'the count has leading zeros ("0x00")',
-    rpc: onResult('eth_getTransactionCount', (r) => '0x0' + String(r).slice(2)),
-  },
-  {
-    name: 'rpc.nonce-decimal-string',
-    kind: 'faulty',
-    section: '4.5',
-    only: ['rpc'],
-    what: 'the count is a decimal string ("0")',
-    rpc: onResult('eth_getTransactionCount', (r) => hexInt(r).toString(10)),
-  },
-  {
     name: 'rpc.nonce-reset',
     kind: 'faulty',
     section: '4.5',
@@ -670,14 +646,6 @@ export const CODE_VARIANTS: Variant[] = [
   },
 
   // ==== 4.6 eth_getCode ====
-  {
-    name: 'rpc.code-uppercase-hex',
-    kind: 'faulty',
-    section: '4.6',
-    only: ['rpc'],
-    what: 'bytecode in upper-case hex',
-    rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? r : '0x' + String(r).slice(2).toUpperCase())),
-  },
   {
     name: 'rpc.code-odd-length',
     kind: 'faulty',
@@ -920,7 +888,6 @@ export const CODE_VARIANTS: Variant[] = [
       Raw.text(503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>'),
     ),
   },
-
   {
     name: 'ok.lb-one-block-apart',
     kind: 'conformant',
@@ -980,14 +947,6 @@ export const CODE_VARIANTS: Variant[] = [
     mustPass: '^rest\\.token\\.(field\\.nav-price-updated-at|nav-price-updated-at\\.not-future)$',
     what: 'timestamps with fractional seconds (".123456Z")',
     rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/Z$/, '.123456Z'))),
-  },
-  {
-    name: 'ok.offset-plus-00-00',
-    kind: 'conformant',
-    only: ['rest', 'cross'],
-    mustPass: '^rest\\.token\\.(field\\.nav-price-updated-at|nav-price-updated-at\\.not-future)$',
-    what: 'timestamps with a "+00:00" offset instead of Z',
-    rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/Z$/, '+00:00'))),
   },
   {
     name: 'ok.offset-plus-05-30',

@@ -7,7 +7,7 @@
 // on the answers it is meant for.
 import type { Json } from './proxy';
 
-export type Transform = 'string' | 'lowercase' | 'number' | 'negate';
+export type Transform = 'string' | 'lowercase' | 'number' | 'negate' | 'unprefixed-hex' | 'uppercase-hex' | 'leading-zero' | 'decimal-string' | 'utc-offset';
 
 export type PatchOp =
   | { op: 'add' | 'replace' | 'test'; path: string; value: Json }
@@ -22,7 +22,25 @@ const TRANSFORMS: Record<Transform, (v: Json) => Json> = {
   // A hex quantity ("0x5208") or a decimal string, as a JSON number.
   number: (v) => (typeof v === 'string' && /^(0x[0-9a-f]+|-?\d+(\.\d+)?)$/i.test(v) ? Number(v) : fail(`number of ${JSON.stringify(v)}`)),
   negate: (v) => (typeof v === 'number' && v !== 0 ? -v : fail(`negate ${JSON.stringify(v)}`)),
+  // Hex ("0xAbC1"): its digits alone, lower-case, without the 0x prefix ("abc1").
+  'unprefixed-hex': (v) => (isHex(v) ? v.slice(2).toLowerCase() : fail(`unprefixed-hex of ${JSON.stringify(v)}`)),
+  // Hex: its digits in upper case after the 0x prefix ("0xABC1"; "0x" stays "0x").
+  'uppercase-hex': (v) => (isHex(v) ? `0x${v.slice(2).toUpperCase()}` : fail(`uppercase-hex of ${JSON.stringify(v)}`)),
+  // A hex quantity with a leading zero ("0x5" as "0x05").
+  'leading-zero': (v) => (isQuantity(v) ? `0x0${v.slice(2)}` : fail(`leading-zero of ${JSON.stringify(v)}`)),
+  // A hex quantity as a decimal string ("0x10" as "16").
+  'decimal-string': (v) => (isQuantity(v) ? BigInt(v).toString(10) : fail(`decimal-string of ${JSON.stringify(v)}`)),
+  // An RFC 3339 time in UTC with the offset "+00:00" in place of "Z" (the same instant).
+  'utc-offset': (v) => (typeof v === 'string' && /\dZ$/.test(v) ? `${v.slice(0, -1)}+00:00` : fail(`utc-offset of ${JSON.stringify(v)}`)),
 };
+
+function isHex(v: Json): v is string {
+  return typeof v === 'string' && /^0x[0-9a-f]*$/i.test(v);
+}
+
+function isQuantity(v: Json): v is string {
+  return typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v);
+}
 
 class NotApplicable extends Error {}
 function fail(why: string): never {

@@ -42,6 +42,27 @@ describe('applyPatch: RFC 6902 with `*` and `transform`', () => {
     expect(applyPatch(LIST, [{ op: 'transform', path: '/tokens/*/isin', to: 'lowercase' }])).toMatchObject({ tokens: [{ isin: 'us0378331005' }, {}] });
   });
 
+  it.each([
+    ['unprefixed-hex', '0xAbC1', 'abc1'],
+    ['uppercase-hex', '0x60aBc1', '0x60ABC1'],
+    ['uppercase-hex', '0x', '0x'],
+    ['leading-zero', '0x5', '0x05'],
+    ['decimal-string', '0x10', '16'],
+    ['utc-offset', '2026-01-01T10:00:00Z', '2026-01-01T10:00:00+00:00'],
+  ] as const)('`transform` to %s: %j becomes %j', (to, from, into) => {
+    expect(applyPatch({ v: from }, [{ op: 'transform', path: '/v', to }])).toEqual({ v: into });
+  });
+
+  it.each([
+    ['unprefixed-hex', 'abc1'],
+    ['uppercase-hex', 12],
+    ['leading-zero', '0x'],
+    ['decimal-string', '16'],
+    ['utc-offset', '2026-01-01T10:00:00+02:00'],
+  ] as const)('`transform` to %s does not apply to %j: the answer is left as it was', (to, from) => {
+    expect(applyPatch({ v: from }, [{ op: 'transform', path: '/v', to }])).toBeUndefined();
+  });
+
   it('applies whole or not at all, and never changes its input', () => {
     const before = JSON.stringify(LIST);
     expect(
