@@ -508,28 +508,12 @@ export const CODE_VARIANTS: Variant[] = [
     rest: eachToken((t) => (t.multiplier = Number(t.multiplier) * 1e18)),
   },
   {
-    name: 'rest.paused-features-not-array',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: 'paused_features is a bitmask integer, not an array',
-    rest: eachToken((t) => (t.paused_features = (t.paused_features as number[]).reduce((m, f) => m | (1 << f), 0))),
-  },
-  {
     name: 'rest.nav-updated-at-no-offset',
     kind: 'faulty',
     section: '2.1',
     only: ['rest'],
     what: 'nav_price_updated_at without an offset ("2026-01-01T10:00:00")',
     rest: eachToken((t) => (t.nav_price_updated_at = String(t.nav_price_updated_at).replace(/(Z|[+-]\d\d:\d\d)$/, ''))),
-  },
-  {
-    name: 'rest.nav-updated-at-epoch',
-    kind: 'faulty',
-    section: '2.1',
-    only: ['rest'],
-    what: "nav_price_updated_at as epoch seconds (the feed's raw updatedAt)",
-    rest: eachToken((t) => (t.nav_price_updated_at = Math.floor(Date.parse(String(t.nav_price_updated_at)) / 1000))),
   },
   {
     name: 'rest.nav-updated-at-future',
@@ -665,14 +649,6 @@ export const CODE_VARIANTS: Variant[] = [
   },
 
   // ==== 4.3 / 2.4 eth_getBlockReceipts ====
-  {
-    name: 'rpc.receipts-status-bool',
-    kind: 'faulty',
-    section: '2.4',
-    only: ['rpc'],
-    what: 'receipt status as a boolean',
-    rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).map((r) => ({ ...r, status: r.status === '0x1' }))),
-  },
   {
     name: 'rpc.receipts-wrong-block-number',
     kind: 'faulty',

@@ -7,7 +7,19 @@
 // on the answers it is meant for.
 import type { Json } from './proxy';
 
-export type Transform = 'string' | 'lowercase' | 'number' | 'negate' | 'unprefixed-hex' | 'uppercase-hex' | 'leading-zero' | 'decimal-string' | 'utc-offset';
+export type Transform =
+  | 'string'
+  | 'lowercase'
+  | 'number'
+  | 'negate'
+  | 'unprefixed-hex'
+  | 'uppercase-hex'
+  | 'leading-zero'
+  | 'decimal-string'
+  | 'utc-offset'
+  | 'epoch-seconds'
+  | 'boolean'
+  | 'bitmask';
 
 export type PatchOp =
   | { op: 'add' | 'replace' | 'test'; path: string; value: Json }
@@ -32,6 +44,18 @@ const TRANSFORMS: Record<Transform, (v: Json) => Json> = {
   'decimal-string': (v) => (isQuantity(v) ? BigInt(v).toString(10) : fail(`decimal-string of ${JSON.stringify(v)}`)),
   // An RFC 3339 time in UTC with the offset "+00:00" in place of "Z" (the same instant).
   'utc-offset': (v) => (typeof v === 'string' && /\dZ$/.test(v) ? `${v.slice(0, -1)}+00:00` : fail(`utc-offset of ${JSON.stringify(v)}`)),
+  // An RFC 3339 time as whole seconds since the epoch (a number).
+  'epoch-seconds': (v) =>
+    typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v))
+      ? Math.floor(Date.parse(v) / 1000)
+      : fail(`epoch-seconds of ${JSON.stringify(v)}`),
+  // A status quantity "0x1" or "0x0" as true or false.
+  boolean: (v) => (v === '0x1' || v === '0x0' ? v === '0x1' : fail(`boolean of ${JSON.stringify(v)}`)),
+  // An array of small non-negative integers (bit positions) as one integer with those bits set.
+  bitmask: (v) =>
+    Array.isArray(v) && v.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) < 31)
+      ? (v as number[]).reduce((m, b) => m | (1 << b), 0)
+      : fail(`bitmask of ${JSON.stringify(v)}`),
 };
 
 function isHex(v: Json): v is string {

@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { applyPatch } from '../faults/patch';
+import { applyPatch, type Transform } from '../faults/patch';
 import { loadRecordFile, loadRecords, RECORDS_DIR } from '../faults/records';
 import { Raw, type Envelope, type Json, type RestRequest, type RpcCall } from '../faults/proxy';
 
@@ -49,7 +49,12 @@ describe('applyPatch: RFC 6902 with `*` and `transform`', () => {
     ['leading-zero', '0x5', '0x05'],
     ['decimal-string', '0x10', '16'],
     ['utc-offset', '2026-01-01T10:00:00Z', '2026-01-01T10:00:00+00:00'],
-  ] as const)('`transform` to %s: %j becomes %j', (to, from, into) => {
+    ['epoch-seconds', '2026-01-01T10:00:00Z', 1767261600],
+    ['boolean', '0x1', true],
+    ['boolean', '0x0', false],
+    ['bitmask', [0, 3], 9],
+    ['bitmask', [], 0],
+  ] satisfies Array<[Transform, Json, Json]>)('`transform` to %s: %j becomes %j', (to, from, into) => {
     expect(applyPatch({ v: from }, [{ op: 'transform', path: '/v', to }])).toEqual({ v: into });
   });
 
@@ -59,7 +64,10 @@ describe('applyPatch: RFC 6902 with `*` and `transform`', () => {
     ['leading-zero', '0x'],
     ['decimal-string', '16'],
     ['utc-offset', '2026-01-01T10:00:00+02:00'],
-  ] as const)('`transform` to %s does not apply to %j: the answer is left as it was', (to, from) => {
+    ['epoch-seconds', 'yesterday'],
+    ['boolean', '0x2'],
+    ['bitmask', [-1]],
+  ] satisfies Array<[Transform, Json]>)('`transform` to %s does not apply to %j: the answer is left as it was', (to, from) => {
     expect(applyPatch({ v: from }, [{ op: 'transform', path: '/v', to }])).toBeUndefined();
   });
 
