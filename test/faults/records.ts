@@ -95,22 +95,26 @@ function restRewrite(when: WhenRest, patch: Rewrite): RestMutation {
 function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
   const { ops, error, status, headers, body } = normal(patch);
   const methods = when.method === undefined ? undefined : new Set([when.method].flat());
+  const named = (call: RpcCall) =>
+    (!methods || methods.has(call.method)) && (when.block === undefined || call.params?.[BLOCK_PARAM[call.method]] === when.block);
   const applies = (call: RpcCall, env: Envelope) =>
-    (!methods || methods.has(call.method)) &&
-    (when.block === undefined || call.params?.[BLOCK_PARAM[call.method]] === when.block) &&
+    named(call) &&
     (when.answer === undefined || (when.answer === 'result' ? 'result' in env && env.result !== null : typeof env.error === 'object' && env.error !== null));
+  const answer = (env: Envelope) =>
+    status === undefined && headers === undefined && body === undefined
+      ? env
+      : new Raw(status ?? 200, { 'content-type': 'application/json', ...headers }, body === undefined ? JSON.stringify(env) : bodyText(body));
+  // An error in place of the answer, to the call's id: what a node that refuses the call says.
+  const refusal = (call: RpcCall): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, error: error! });
   return async (call, next) => {
+    // A node that refuses every call of a method answers without looking at what it would have said.
+    if (error && when.answer === undefined) return named(call) ? answer(refusal(call)) : next();
     const res = await next();
     if (res instanceof Raw || !applies(call, res)) return res;
-    // An error in place of the answer, to the call's id: what a node that refuses the call says.
-    let env: Envelope = error ? { jsonrpc: '2.0', id: call.id ?? null, error } : res;
-    if (ops) {
-      const patched = applyPatch(res, ops);
-      if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) return res;
-      env = patched;
-    }
-    if (status === undefined && headers === undefined && body === undefined) return env;
-    return new Raw(status ?? 200, { 'content-type': 'application/json', ...headers }, body === undefined ? JSON.stringify(env) : bodyText(body));
+    if (error) return answer(refusal(call));
+    if (!ops) return answer(res);
+    const patched = applyPatch(res, ops);
+    return typeof patched !== 'object' || patched === null || Array.isArray(patched) ? res : answer(patched);
   };
 }
 
@@ -145,10 +149,8 @@ export function loadRecordFile(file: string): { variants: Variant[]; problems: s
   if (!validate(doc)) return { variants: [], problems: (validate.errors ?? []).map((e) => `${name}: ${e.instancePath || '/'} ${e.message}`) };
   const problems: string[] = [];
   if (!name.startsWith(`${doc.section}-`)) problems.push(`${name}: a file of section ${doc.section} is named ${doc.section}-<topic>.yaml`);
-  for (const r of doc.records) {
+  for (const r of doc.records)
     if (r.kind === 'fault' && r.section !== doc.section) problems.push(`${name}: ${r.id} cites ${r.section}, filed under ${doc.section}`);
-    if (r.when?.interface === 'rest' && r.patch && !Array.isArray(r.patch) && r.patch.error) problems.push(`${name}: ${r.id} answers a JSON-RPC error to REST`);
-  }
   return { variants: doc.records.map((r) => variantOf(r, name)), problems };
 }
 

@@ -58,6 +58,10 @@ describe('applyPatch: RFC 6902 with `*` and `transform`', () => {
     expect(applyPatch({ v: from }, [{ op: 'transform', path: '/v', to }])).toEqual({ v: into });
   });
 
+  it('a `transform` that cannot read one element leaves the whole answer as it was', () => {
+    expect(applyPatch({ result: [{ status: '0x1' }, { root: '0xab' }] }, [{ op: 'transform', path: '/result/*/status', to: 'boolean' }])).toBeUndefined();
+  });
+
   it.each([
     ['unprefixed-hex', 'abc1'],
     ['uppercase-hex', 12],
@@ -143,7 +147,7 @@ records:
     [
       'a JSON-RPC error answered to REST',
       FAULT.replace('patch: [{ op: remove, path: /tokens/1/isin }]', 'patch: { error: { code: 1, message: m } }'),
-      /rest\.x answers a JSON-RPC error to REST/,
+      /\/records\/0\/patch must NOT be valid[\s\S]*must match "then" schema/,
     ],
     [
       'a fault filed under another section',
@@ -196,22 +200,29 @@ describe('a record as a rewrite of answers', () => {
     ]);
   });
 
-  it("an error in place of every answer the method gets, result or error, to the call's id, with its status", async () => {
+  it("an error in place of every call of the method, to the call's id, with its status, never asking upstream; other methods asked as they are", async () => {
     const v = variant('{ interface: rpc, method: eth_getBlockReceipts }', '{ status: 403, error: { code: -32001, message: forbidden } }');
-    const refused = { jsonrpc: '2.0', id: 9, error: { code: -32001, message: 'forbidden' } };
-    const upstreams: Envelope[] = [
-      { jsonrpc: '2.0', id: 9, result: [] },
-      { jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'invalid block' } },
-    ];
-    for (const upstream of upstreams) {
-      const res = (await v.rpc!({ ...call('eth_getBlockReceipts', ['0x99']), id: 9 }, async () => upstream, ctx)) as Raw;
-      expect([res.status, JSON.parse(res.body)]).toEqual([403, refused]);
-    }
+    const upstream = jest.fn(async (): Promise<Envelope> => ({ jsonrpc: '2.0', id: 9, result: [] }));
+    const res = (await v.rpc!({ ...call('eth_getBlockReceipts', ['0x99']), id: 9 }, upstream, ctx)) as Raw;
+    expect([res.status, JSON.parse(res.body)]).toEqual([403, { jsonrpc: '2.0', id: 9, error: { code: -32001, message: 'forbidden' } }]);
+    expect(upstream).not.toHaveBeenCalled();
     expect(await v.rpc!(call('eth_getCode', ['0x1', 'latest']), async () => ({ jsonrpc: '2.0', id: 7, result: '0x' }), ctx)).toEqual({
       jsonrpc: '2.0',
       id: 7,
       result: '0x',
     });
+  });
+
+  it('with `when.answer`, the error replaces only the answers of that kind', async () => {
+    const v = variant('{ interface: rpc, method: eth_estimateGas, answer: result }', '{ error: { code: -32000, message: out of gas } }');
+    const asked = call('eth_estimateGas', [{}]);
+    expect(await v.rpc!(asked, async () => ({ jsonrpc: '2.0', id: 7, result: '0x5208' }), ctx)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32000, message: 'out of gas' },
+    });
+    const reverted: Envelope = { jsonrpc: '2.0', id: 7, error: { code: 3, message: 'execution reverted' } };
+    expect(await v.rpc!(asked, async () => reverted, ctx)).toEqual(reverted);
   });
 
   it('a status, headers or body replace those of the answer', async () => {
