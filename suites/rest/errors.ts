@@ -83,23 +83,20 @@ export const writeErrorsAreRpcStatus = check(
     title: 'a non-200 answer to POST/PUT/PATCH/DELETE is an application/json rpcStatus',
   },
   async (ctx) => {
-    const problems: { method: string; status: number; problem: string }[] = [];
+    // Each answer is judged as it comes and a violation recorded in the run's evidence at once: a
+    // later method's answer that ends the check (throttled, a gateway down, refused credentials)
+    // cannot take back an error answer already seen in the wrong shape.
     const judged: string[] = [];
     for (const method of WRITE_METHODS) {
       const res = await attempt(ctx, method);
       if (res.status >= 200 && res.status < 300) continue; // a success is no error answer; rest.readonly.* judge a successful write
       judged.push(`${method} ${res.status}`);
       const problem = errorAnswerProblem(res);
-      if (problem) problems.push({ method, status: res.status, problem });
-    }
-    if (problems.length > 0) {
-      fail(
-        `${problems.length} error answer(s) are not an application/json rpcStatus: ${problems.map((p) => `${p.method} -> HTTP ${p.status}: ${p.problem}`).join(' | ')}`,
-        {
+      if (problem)
+        ctx.violation(`${method} ${LIST_PATH} -> HTTP ${res.status}: the error answer is not an application/json rpcStatus: ${problem}`, {
           expected: ERROR_SHAPE,
-          actual: problems,
-        },
-      );
+          actual: { method, status: res.status, contentType: res.headers['content-type'] ?? null, body: res.json ?? cut(res.text, 200) },
+        });
     }
     if (judged.length === 0) skip('every write method answered HTTP 200: no error answer to judge');
     ctx.note(`judged: ${judged.join(', ')}`);

@@ -248,6 +248,23 @@ describe('REST checks against a broken target', () => {
     expect(by['rest.readonly.post'].exchanges[0].curl).toMatch(/-X POST/);
   });
 
+  it.each([
+    ['throttled (429)', json(429, rpcStatus(8, 'slow down'))],
+    ['a gateway down (503)', json(503, rpcStatus(14, 'unavailable'))],
+    ['refused credentials (401)', json(401, rpcStatus(16, 'unauthenticated'))],
+  ])('rest.error.write-methods keeps an error answer of the wrong shape seen before the next method was %s', async (_, after) => {
+    const [check] = restChecks.filter((c) => c.id === 'rest.error.write-methods');
+    const by = await run(
+      target({
+        list: listOf([record(0)]),
+        write: (method) => (method === 'POST' ? { status: 405, contentType: 'text/html', body: '<h1>405</h1>' } : after),
+      }),
+      [check],
+    );
+    expect(by['rest.error.write-methods']).toMatchObject({ status: 'failed', violated: ['4.1.2', '2.3.1'] });
+    expect(by['rest.error.write-methods'].reason).toMatch(/POST \/v1\/tokenized-stocks -> HTTP 405: the error answer is not an application\/json rpcStatus: Content-Type is "text\/html"/);
+  });
+
   it.each([['next_page_token'], ['nextPageToken']])('fail rest.list.all-records (4.1, 2.2) on a first page with a non-empty %s, and only it', async (field) => {
     const by = await run(target({ list: listOf([record(0), record(1), record(2)], { [field]: 'CgNBQVBMEAM=' }) }));
     expect(by['rest.list.all-records']).toMatchObject({ status: 'failed', violated: ['4.1.4'] });
