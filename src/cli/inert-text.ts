@@ -151,7 +151,11 @@ export function jsonForLogs(serialised: string): string {
   return serialised.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]|#(?=#\[)/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** Text made safe inside HTML, SVG or XML text and attribute values. */
+/**
+ * Text made safe inside HTML, SVG or XML text and attribute values: inert as a terminal or a CI
+ * log would show it too (a report is read with `cat` and printed by CI steps as often as opened in
+ * a browser; XML allows no C0 control but tab and newline), then no markup.
+ */
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return forTerminal(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -23,6 +23,7 @@ const PAYLOAD = [
   '::add-mask::abc',
   '  ::error::forged annotation',
   'x ##[error]old form \u009b31m \u202eevil',
+  'nul \u0000 here',
 ].join('\n');
 
 /** REST: a list whose every string field is the payload. JSON-RPC: every call an error carrying it. */
@@ -66,9 +67,9 @@ function hostileServer(): Promise<{ url: string; close: () => Promise<void> }> {
   );
 }
 
-/** Lines a terminal or GitHub's runner would act on: escape sequences, C1 controls, workflow commands. */
+/** Lines a terminal or GitHub's runner would act on: escape sequences, C0 and C1 controls, workflow commands. */
 function obeyedLines(text: string): string[] {
-  return text.split('\n').filter((l) => /[\u001b\u0007\u0080-\u009f\u202e]/.test(l) || /^\s*::/.test(l) || l.includes('##['));
+  return text.split('\n').filter((l) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/.test(l) || /^\s*::/.test(l) || l.includes('##['));
 }
 
 describe('a target answering with markup, escapes and workflow commands', () => {
@@ -111,12 +112,14 @@ describe('a target answering with markup, escapes and workflow commands', () => 
     expect(html.match(/<script>/g)).toHaveLength(1);
   });
 
-  it('the console, junit.xml and results.json carry nothing a terminal or a CI log would obey', () => {
+  it('the console, junit.xml, results.json and report.html carry nothing a terminal or a CI log would obey', () => {
     expect(run.stdout).toContain('rest.');
     for (const [name, text] of [
       ['console', run.stdout + run.stderr],
       ['junit.xml', file('junit.xml')],
       ['results.json', file('results.json')],
+      // Read with `cat` or printed by a CI step as often as opened in a browser.
+      ['report.html', file('report.html')],
     ]) {
       expect({ name, lines: obeyedLines(text) }).toEqual({ name, lines: [] });
     }
