@@ -48,7 +48,8 @@ export function misdirection(
   const { status, headers, text, json } = answer;
   const swap = `did you swap ${names.baseUrl} and ${names.rpcUrl}? ${names.baseUrl} takes the REST API's base URL, ${names.rpcUrl} the node's JSON-RPC URL`;
   if (which === 'rest') {
-    if (isEnvelope(json))
+    // A list with members an envelope also has is still a list: unknown extra fields are the checks' to judge.
+    if (isEnvelope(json) && !(isRecord(json) && 'tokens' in json))
       return `${names.baseUrl} answers like a JSON-RPC node (GET ${LIST_PATH} was answered with a JSON-RPC envelope, HTTP ${status}), not like the REST API: ${swap}`;
     if (status === 404 && isHtml(headers, text))
       return `${names.baseUrl} is a web server, not the API: GET ${LIST_PATH} was answered with an HTML page, HTTP 404. Give the API's base URL (the suite adds ${LIST_PATH})`;

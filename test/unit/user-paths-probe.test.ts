@@ -52,6 +52,11 @@ describe('misdirection', () => {
   it.each([
     ['a conformant list', 'rest', { status: 200, headers: json, text: '{"tokens":[]}', json: { tokens: [] } }],
     [
+      'a list carrying members an envelope has too (unknown extra fields)',
+      'rest',
+      { status: 200, headers: json, text: '{"jsonrpc":"2.0","id":1,"result":null,"tokens":[]}', json: { jsonrpc: '2.0', id: 1, result: null, tokens: [] } },
+    ],
+    [
       'the records as a bare array (a spec failure to judge, 2.2)',
       'rest',
       { status: 200, headers: json, text: '[{"symbol":"AAPL"}]', json: [{ symbol: 'AAPL' }] },
