@@ -262,7 +262,9 @@ describe('REST checks against a broken target', () => {
       [check],
     );
     expect(by['rest.error.write-methods']).toMatchObject({ status: 'failed', violated: ['4.1.2', '2.3.1'] });
-    expect(by['rest.error.write-methods'].reason).toMatch(/POST \/v1\/tokenized-stocks -> HTTP 405: the error answer is not an application\/json rpcStatus: Content-Type is "text\/html"/);
+    expect(by['rest.error.write-methods'].reason).toMatch(
+      /POST \/v1\/tokenized-stocks -> HTTP 405: the error answer is not an application\/json rpcStatus: Content-Type is "text\/html"/,
+    );
   });
 
   it.each([['next_page_token'], ['nextPageToken']])('fail rest.list.all-records (4.1, 2.2) on a first page with a non-empty %s, and only it', async (field) => {
