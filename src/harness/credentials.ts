@@ -37,7 +37,7 @@ export const CREDENTIALS_HINT =
 
 /** What to do about a gateway whose backend is down. */
 export const GATEWAY_HINT =
-  'the gateway in front of the target answered that its backend is down or overloaded (HTTP 502/503/504): nothing about the spec was judged; run again when the backend is up, or point the URL at one that is';
+  "the target's backend is down or overloaded (its gateway answered HTTP 502/503/504, or the interface stopped answering at all after it answered the start-up probe): nothing about the spec was judged; run again when the backend is up, or point the URL at one that is";
 
 /** What to do about a provider that keeps throttling. */
 export const THROTTLE_HINT =

@@ -225,6 +225,15 @@ export function isIconUrl(s: unknown): boolean {
 }
 
 /**
+ * What a format asks, where its name alone does not say it: appended to a schema failure, so a
+ * node writing upper-case or zero-padded hex learns which encoding is meant (docs/judgement-calls.md).
+ */
+export const FORMAT_MEANING: Readonly<Record<string, string>> = Object.freeze({
+  'hex-quantity': 'a quantity is 0x and lowercase hex digits without leading zeros (0x0 for zero), the Ethereum JSON-RPC encoding',
+  'hex-bytes': 'bytes are 0x and an even number of lowercase hex digits, the Ethereum JSON-RPC encoding',
+});
+
+/**
  * The formats registered with Ajv under these names (schemas use them in `format`).
  * `date-time` replaces ajv-formats' own so that both agree with `isRfc3339DateTime`.
  */

@@ -60,6 +60,12 @@ export interface HttpOptions {
   connections?: Connections;
   /** The run's answer budget, shared by every client of the run; absent: unbounded (a unit test's one client). */
   answers?: AnswerBudget;
+  /**
+   * The run is open: its interfaces answered the start-up probe. A request that then gets no HTTP
+   * answer asks the interface once more before it stands as the target's answer (orDown in
+   * down-mid-run.ts: an interface that answers nothing went down). Absent: the probe itself.
+   */
+  afterOpen?: boolean;
   /** Told of every throttled answer (the runner then lets fewer checks ask at once). */
   onThrottled?: () => void;
   /** Told of an answer of LARGE_ANSWER_BYTES or more, as soon as it is known (the runner then lets fewer checks ask at once). */

@@ -1,6 +1,10 @@
-import { httpCall, HttpOptions, HttpResult } from './http';
+import { orDown } from './down-mid-run';
+import { httpCall, HttpOptions, HttpResult, TransportError } from './http';
 import { keptText, parseJson } from './json';
 import { ThrottledError } from './throttle';
+
+/** Where a REST interface is asked whether it is still there (orDown): not the list, any answer at all will do. */
+const STILL_THERE_PATH = '/v1/conformance-still-there';
 
 export interface RestResponse extends HttpResult {
   /** Parsed body when it is JSON; undefined otherwise (see jsonError). */
@@ -61,6 +65,15 @@ export class RestClient {
     } catch (err) {
       // Throttled or a gateway down: a fact of this interface, whichever check asked.
       if (err instanceof ThrottledError) err.iface = 'rest';
+      // Asked again at another path than the list's, whose own answer may be what never comes.
+      if (err instanceof TransportError && this.http.afterOpen)
+        throw await orDown(
+          err,
+          'rest',
+          () => httpCall({ method: 'GET', url: this.url(STILL_THERE_PATH), headers }, this.http, { idempotent: true }),
+          `GET ${STILL_THERE_PATH}`,
+          this.http.signal,
+        );
       throw err;
     }
     const parsed = parsedBody(res);

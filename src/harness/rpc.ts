@@ -1,4 +1,5 @@
-import { httpCall, HttpOptions, HttpResult } from './http';
+import { orDown } from './down-mid-run';
+import { httpCall, HttpOptions, HttpResult, TransportError } from './http';
 import { isRecord, keptText, parseJson } from './json';
 import { CredentialsRefused, credentialsRefusal } from './credentials';
 import { ThrottledError } from './throttle';
@@ -56,6 +57,12 @@ export class RpcClient {
     private readonly http: HttpOptions,
   ) {}
 
+  /** eth_chainId, the start-up probe's call, asked once more after a request got no answer (orDown): any HTTP answer will do. */
+  private askChainId(): Promise<HttpResult> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+    return httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...this.headers }, body }, this.http, { idempotent: true });
+  }
+
   /**
    * POST any body (object, array or a raw string) to the node. `omitConfiguredHeaders` sends
    * none of the run's --header/--rpc-header values (for "without credentials", spec 5.2).
@@ -77,6 +84,7 @@ export class RpcClient {
     } catch (err) {
       // Throttled or a gateway down: a fact of this interface, whichever check asked.
       if (err instanceof ThrottledError) err.iface = 'rpc';
+      if (err instanceof TransportError && this.http.afterOpen) throw await orDown(err, 'rpc', () => this.askChainId(), 'eth_chainId', this.http.signal);
       throw err;
     }
     // Refused credentials are a fact of the node, not an answer to judge (credentials are outside

@@ -115,6 +115,7 @@ async function runOne(check: Check, env: RunEnv, opts: RunOptions, shared: Share
     redactor: env.redactor,
     transcript,
     signal: checkSignal,
+    afterOpen: true,
     limiter: env.limiter,
     connections: env.connections,
     answers: env.answers,

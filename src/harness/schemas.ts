@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { FORMATS } from './formats';
+import { FORMAT_MEANING, FORMATS } from './formats';
 import { fromRoot } from './paths';
 import { cut, listSample } from './json';
 
@@ -258,6 +258,8 @@ function errorText(e: ErrorObject, got: unknown): string {
     // The value a required-error is about is the parent object: naming the missing field is enough.
     msg += ` (got ${showValue(got)})`;
   }
+  const meaning = e.keyword === 'format' ? FORMAT_MEANING[String((e.params as { format?: unknown }).format)] : undefined;
+  if (meaning) msg += `: ${meaning}`;
   return msg;
 }
 

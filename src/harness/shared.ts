@@ -56,6 +56,7 @@ export function shareObservation<T>(
       redactor: env.redactor,
       transcript: laneTranscript(lane),
       signal,
+      afterOpen: true,
       limiter: env.limiter,
       connections: env.connections,
       answers: env.answers,

@@ -455,11 +455,26 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
     expect(r).toMatchObject({ status: 'failed', cause: 'violation' });
   });
 
-  it('transport: no HTTP answer where the rule needs one', async () => {
+  it('transport: no HTTP answer where the rule needs one, while the interface still answers', async () => {
+    // The list's path resets the connection; any other path is answered (404), as the interface is asked again.
+    const server = http.createServer((req, res) => (req.url === '/v1/tokenized-stocks' ? req.socket.destroy() : res.writeHead(404).end()));
+    const url = await listenLoopback(server);
+    try {
+      const [r] = await runChecks([check(meta('reset'), async ({ rest }) => void (await rest.get('/v1/tokenized-stocks')))], env({ baseUrl: url }), {
+        concurrency: 1,
+      });
+      expect(r).toMatchObject({ status: 'failed', cause: 'transport' });
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it('gateway: no answer, and none to the interface asked again either: it went down after the run opened (not judged)', async () => {
     const [r] = await runChecks([check(meta('refused'), async ({ rest }) => void (await rest.get('/')))], env({ baseUrl: 'http://127.0.0.1:9' }), {
       concurrency: 1,
     });
-    expect(r).toMatchObject({ status: 'failed', cause: 'transport' });
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest' });
+    expect(r.reason).toMatch(/asked again, GET \/v1\/conformance-still-there got no answer either/);
   });
 
   it("the run's answer budget: once spent, the answers checks ask for are refused and they are not judged (cause limit), never failed", async () => {

@@ -410,6 +410,13 @@ describe('hex types (spec 4.2-4.6)', () => {
     for (const q of ['0x0', '0x1', '0x5208']) expectValid('hexQuantity', q);
     for (const q of ['0x', '0x00', '0xA', 21000, null]) expectInvalid('hexQuantity', q);
   });
+  test.each([
+    ['hexQuantity', '0x1E', /must match format "hex-quantity" \(got "0x1E"\): a quantity is 0x and lowercase hex digits without leading zeros/],
+    ['hexQuantity', '0x01e', /without leading zeros/],
+    ['hexBytes', '0x60AB', /must match format "hex-bytes" \(got "0x60AB"\): bytes are 0x and an even number of lowercase hex digits/],
+  ])('a %s failure %j says which encoding is meant', (name, value, words) => {
+    expect(validate(name as 'hexQuantity', value).errors).toEqual([expect.stringMatching(words)]);
+  });
   test('hexBytes', () => {
     for (const b of ['0x', '0x00', '0x6080604052']) expectValid('hexBytes', b);
     for (const b of ['0x0', '0xAB', '', 0]) expectInvalid('hexBytes', b);
@@ -466,8 +473,9 @@ describe('module API', () => {
   });
   test('long values are truncated in error text', () => {
     const [err] = validate('hexQuantity', '0x0' + 'f'.repeat(200)).errors;
-    expect(err!.length).toBeLessThan(200);
-    expect(err).toMatch(/…"?\)$/);
+    const quoted = /\(got (.*?)\)/.exec(err!)![1];
+    expect(quoted.length).toBeLessThan(80);
+    expect(quoted).toMatch(/…"?$/);
   });
   test('values are shown for leaves and summarised for containers', () => {
     expect(validate('hexQuantity', { a: 1 }).errors).toEqual(['(root) must be string (got an object)']);

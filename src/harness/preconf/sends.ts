@@ -1,6 +1,7 @@
 // What an answer to eth_sendRawTransaction says beyond accepted or refused: the transaction is
 // already in the pool, its nonce was already used, or a gateway lost it.
 import type { RpcError } from '../rpc';
+import { InterfaceDown } from '../down-mid-run';
 import { GatewayError } from '../throttle';
 
 /** An eth_sendRawTransaction error saying this very transaction is already in the pool (geth, reth, erigon, nethermind wording). */
@@ -24,7 +25,8 @@ export function lostSend(
   startedAt: number,
   answeredAt: number,
 ): { refused: string; startedAt: number; answeredAt: number; lost: { nonce: bigint; answer: string } } {
-  if (!(err instanceof GatewayError)) throw err;
+  // A node that stopped answering lost no send of its own: the pass stops on it (state.ts, stopOf).
+  if (!(err instanceof GatewayError) || err instanceof InterfaceDown) throw err;
   const answer = err.answer ?? 'a gateway error';
   const tries = `${err.attempts} tr${err.attempts === 1 ? 'y' : 'ies'}`;
   return { refused: `the send of nonce ${nonce} was answered ${answer} (${tries})`, startedAt, answeredAt, lost: { nonce, answer } };

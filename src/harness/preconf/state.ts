@@ -3,6 +3,7 @@
 // interval, and whether the node stopped sealing, are read.
 import { toQuantity } from '../hex';
 import type { BlockView } from '../chain';
+import { InterfaceDown } from '../down-mid-run';
 import { TransportError } from '../http';
 import { Stalled, Unobservable } from './errors';
 import type { Afters, Behaviour, MissRecord, NonceContradiction, Outcome, Role, Stop, Timeline, Views } from './evidence';
@@ -145,7 +146,7 @@ export type AttemptEnd =
 /** Why an error ends the pass, as evidence every behaviour not established shares (anything else is rethrown). */
 export function stopOf(err: unknown): Stop {
   if (err instanceof Stalled) return { cause: 'stalled', reason: err.message };
-  if (err instanceof TransportError)
+  if (err instanceof TransportError || err instanceof InterfaceDown)
     return { cause: 'no-answer', reason: `the node stopped answering during the pre-confirmation pass (${err.message}), so nothing more could be observed` };
   if (err instanceof Unobservable) return { cause: 'unobservable', reason: err.message };
   throw err;
