@@ -12,6 +12,9 @@ export function isMnemonic(value: string): boolean {
   return MNEMONIC_WORDS.has(words.length) && words.every((w) => /^[a-z]{3,8}$/.test(w));
 }
 
+/** The order of secp256k1's group: a private key is a number from 1 to this, exclusive. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 /**
  * --signer-key (or SIGNER_PRIVATE_KEY) as the run uses it: 0x followed by 64 hex digits. Whitespace
  * around it (a newline from a file) is trimmed, as URLs are; 64 hex digits without 0x are the same
@@ -21,8 +24,14 @@ export function isMnemonic(value: string): boolean {
 export function parseSignerKey(raw: string): `0x${string}` {
   const source = '--signer-key (or SIGNER_PRIVATE_KEY)';
   const value = raw.trim();
-  if (/^0[xX][0-9a-fA-F]{64}$/.test(value)) return `0x${value.slice(2)}`;
-  if (/^[0-9a-fA-F]{64}$/.test(value)) return `0x${value}`;
+  const digits = /^(?:0[xX])?([0-9a-fA-F]{64})$/.exec(value)?.[1];
+  if (digits !== undefined) {
+    // 64 hex digits that no account has: a key is a secp256k1 scalar, 1 <= k < n.
+    const k = BigInt(`0x${digits}`);
+    if (k === 0n || k >= SECP256K1_ORDER)
+      throw new ConfigError(`${source}: 64 hex digits, but not a private key: it must be above 0 and below the secp256k1 group order (value not shown)`);
+    return `0x${digits}`;
+  }
   if (isMnemonic(value))
     throw new ConfigError(
       `${source}: the value looks like a ${value.split(/\s+/).length}-word recovery phrase (not shown): a private key is needed (0x followed by 64 hex digits). Derive the key of its first account with Foundry: cast wallet private-key --mnemonic "$MNEMONIC" --mnemonic-index 0, and give that`,

@@ -2,6 +2,7 @@
 // (no scheme, the list's path pasted into --base-url) refused with the corrected value, and
 // nothing that may be a credential echoed.
 import { publicUrl, REDACTED } from '../harness/redact';
+import { safeDecode } from '../harness/url-parts';
 import { ConfigError } from './config-error';
 
 /** `--rpc-url (or RPC_URL)`: how a message names a flag and its environment variable. */
@@ -59,7 +60,8 @@ export function parseUrl(value: string, flag: string, env: string): { url: strin
   }
   let authorization: string | undefined;
   if (url.username || url.password) {
-    authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    // As the masking registers them (Redactor.addUrl): a `%` that starts no escape is the character itself, never a crash.
+    authorization = `Basic ${Buffer.from(`${safeDecode(url.username)}:${safeDecode(url.password)}`).toString('base64')}`;
     url.username = '';
     url.password = '';
   }

@@ -178,6 +178,15 @@ describe('URL credentials', () => {
     expect(c.restHeaders.Authorization).toBeUndefined();
   });
 
+  it.each([
+    ['100%', '100%'],
+    ['p%zz', 'p%zz'],
+    ['50%25off', '50%off'],
+  ])('a password %j with a %% that starts no escape is that character, never a crash (as the masking reads it)', (written, meant) => {
+    const c = load(['--rpc-url', `http://user:${written}@127.0.0.1:8545`]);
+    expect(c.rpcHeaders.Authorization).toBe(`Basic ${Buffer.from(`user:${meant}`).toString('base64')}`);
+  });
+
   it('a malformed URL is never echoed (it may carry a key)', () => {
     expect(() => load(['--rpc-url', 'http://node example/v2/SECRETKEY123'])).toThrow(/value not shown/);
     expect(() => load(['--rpc-url', 'http://node example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);

@@ -97,6 +97,14 @@ describe('the signer key as people paste it', () => {
     expect(refusal(`${key.slice(0, 60)}zz${key.slice(62)}`)).toMatch(/characters that are not hex digits/);
     expect(refusal(`${key.slice(0, 30)} ${key.slice(30)}`)).toMatch(/whitespace inside/);
   });
+
+  it.each([
+    ['zero', `0x${'0'.repeat(64)}`],
+    ['the group order', '0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141'],
+    ['above the group order', `0x${'f'.repeat(64)}`],
+  ])('64 hex digits that no account has (%s): refused as a configuration mistake, never a crash', (_, value) => {
+    expect(refusal(value)).toMatch(/64 hex digits, but not a private key: it must be above 0 and below the secp256k1 group order \(value not shown\)$/);
+  });
 });
 
 describe("Foundry's ETH_RPC_URL", () => {
