@@ -332,12 +332,15 @@ async function gated(argv: string[], env: NodeJS.ProcessEnv, io: Io, gate: Egres
   } catch (err) {
     stop.dispose();
     lock.release();
-    const interrupted = err instanceof OpenRunError && err.stage !== 'target' && stop.controller.signal.aborted;
+    const stopped = err instanceof OpenRunError && err.stage !== 'target' && stop.controller.signal.aborted;
+    // The run's deadline is no interrupt: the run ended with nothing judged (incomplete), and says why.
+    const interrupted = stopped && stop.stoppedBy() !== 'deadline';
     // Why the run ended first, then that the folder holds no verdict.
     if (err instanceof OpenRunError && !interrupted) io.err.write(`conformance: ${err.message}\n`);
     noVerdict();
     if (!(err instanceof OpenRunError)) throw err;
     if (interrupted) return EXIT_CODE.interrupted;
+    if (stopped) return EXIT_CODE.incomplete;
     return err.stage === 'target' ? EXIT_CODE.nonConformant : EXIT_CODE.config;
   }
   const reporter = new ConsoleReporter(io.out, checks.length);

@@ -20,7 +20,7 @@ import { credentialsRefusedMessage, probe } from './target';
 export class OpenRunError extends Error {
   override name = 'OpenRunError';
   constructor(
-    readonly stage: 'openapi' | 'target' | 'misdirected' | 'credentials',
+    readonly stage: 'openapi' | 'target' | 'misdirected' | 'credentials' | 'stopped',
     message: string,
   ) {
     super(message);
@@ -110,7 +110,10 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const { unreachable, misdirected, refused, seen } = await probe(target, cfg, redactor, limiter);
+    const { unreachable, misdirected, refused, seen } = await probe(target, cfg, redactor, limiter, opts.signal);
+    // Stopped while the target was asked (a signal, the run's deadline): what the probe missed is no finding.
+    if (opts.signal.aborted)
+      throw new OpenRunError('stopped', `${String(opts.signal.reason)} while the target was asked its start-up probe: nothing was judged`);
     // A dedicated node refusing the credentials as the run opens: a mistake in the configuration
     // (credentials are outside the spec), said once with what to check. On a public profile the
     // refusal is 5.2's to judge, once (interface-facts.ts).

@@ -1,5 +1,6 @@
 // What a run and verify-certificate --live share before any check runs: the secrets, and whether the target answers.
 import { GatewayError, RateLimiter, ThrottledError, TransportError } from '../harness/http';
+import { pause } from '../harness/throttle';
 import { CredentialsRefused } from '../harness/credentials';
 import { isRecord, JsonBeyondLimits } from '../harness/json';
 import { publicUrl, Redactor } from '../harness/redact';
@@ -104,8 +105,15 @@ export interface ProbeResult {
 export const unreachableAtOpen = (gatewayWords: string): string => `${gatewayWords}: the gateway answered every try, the node behind it none`;
 
 /** Each URL once, before the checks: any HTTP answer counts as reachable; only a wrong kind of answer is read (misdirection). */
-export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: RunConfig, redactor: Redactor, limiter?: RateLimiter): Promise<ProbeResult> {
-  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter };
+export async function probe(
+  target: { baseUrl?: string; rpcUrl?: string },
+  cfg: RunConfig,
+  redactor: Redactor,
+  limiter?: RateLimiter,
+  /** The run's stop (a signal, its deadline): what the probe found until then is no finding (the caller says it stopped). */
+  signal?: AbortSignal,
+): Promise<ProbeResult> {
+  const http = { timeoutMs: cfg.timeoutMs, redactor, transcript: new Transcript(), limiter, signal };
   // The list's exchanges kept apart: what the probe read is evidence the list's checks judge.
   const listTranscript = new Transcript();
   let list: RestResponse | undefined;
@@ -137,7 +145,8 @@ export async function probe(target: { baseUrl?: string; rpcUrl?: string }, cfg: 
           return void (misdirected[key] = `${flag}: this server speaks plain HTTP, not TLS: use ${flag} ${publicUrl(url.replace(/^https:/i, 'http:'))}`);
         if (mistake && (mistake.proxyStatus ?? 500) < 500) return void (misdirected[key] = `${flag}: ${mistake.words}`);
         down[key] = err.message;
-        if (i < 3) await new Promise((r) => setTimeout(r, 300 * i));
+        if (signal?.aborted) return;
+        if (i < 3) await pause(300 * i, signal);
       }
     }
   };
