@@ -23,7 +23,7 @@ import { isRecord } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { callResult, expectSchema } from '../../src/harness/expect';
 import { pause, resultAt } from '../../src/harness/chain';
-import { EVIDENCE_READS, PRECONF_SKEW_MS, QUIET_CHAIN, quietChain, WATCH_MS } from './pending-count';
+import { EVIDENCE_READS, PRECONF_SKEW_MS, QUIET_CHAIN, quietChain, readPendingBlock, WATCH_MS } from './pending-count';
 
 type Ctx = Pick<CheckContext<'rpc'>, 'rpc' | 'note' | 'signal' | 'settings' | 'acrossSamples'>;
 
@@ -70,10 +70,8 @@ export function preconfirmedDeployments(block: unknown): Map<string, Omit<Deploy
   return out;
 }
 
-async function readDeployments(ctx: Ctx): Promise<Map<string, Omit<Deployment, 'seenAt'>>> {
-  const a = await ctx.rpc.call('eth_getBlockByNumber', ['pending', true]);
-  return a.http.status === 200 ? preconfirmedDeployments(a.result) : new Map();
-}
+const readDeployments = async (ctx: Ctx, first: boolean): Promise<Map<string, Omit<Deployment, 'seenAt'>>> =>
+  preconfirmedDeployments(await readPendingBlock(ctx, first));
 
 interface Shortfall {
   address: Hex;
@@ -106,8 +104,8 @@ const judgePendingCode = check(
     const chain = ctx.acrossSamples(QUIET_CHAIN, quietChain);
     let endedEarly = false;
     const watchMs = () => (!showedCode && (withinBound > 0 || shortfalls.size > 0) ? SUSPECT_WATCH_MS : WATCH_MS);
-    for (;;) {
-      const block = await readDeployments(ctx);
+    for (let read = 0; ; read++) {
+      const block = await readDeployments(ctx, read === 0);
       const at = performance.now();
       // Confirmed by this read of the block: the deployment was still pre-confirmed.
       for (const e of unconfirmed) {

@@ -16,7 +16,7 @@
  */
 import type { CheckContext } from '../../src/harness/check';
 import { fail, inconclusive } from '../../src/harness/verdict';
-import { isRecord } from '../../src/harness/json';
+import { isRecord, show } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { callResult, expectSchema } from '../../src/harness/expect';
 import { pause, resultAt } from '../../src/harness/chain';
@@ -73,10 +73,32 @@ export function preconfirmedNonces(block: unknown): Map<string, bigint> {
   return out;
 }
 
-async function readPreconfirmed(ctx: Ctx): Promise<Map<string, bigint>> {
+/**
+ * The pending block with its transactions (eth_getBlockByNumber("pending", true): how other
+ * senders' pre-confirmed transactions are found, a standard method outside the spec's four, never
+ * judged itself), or why the node gave none. A watch whose first read gives none has nothing to
+ * find them by: not judged (an error is no empty block, so never "nothing to judge"). A later read
+ * that gives none is a poll that showed nothing.
+ */
+export async function readPendingBlock(ctx: Ctx, first: boolean): Promise<unknown> {
   const a = await ctx.rpc.call('eth_getBlockByNumber', ['pending', true]);
-  return a.http.status === 200 ? preconfirmedNonces(a.result) : new Map();
+  const none =
+    a.http.status !== 200
+      ? `HTTP ${a.http.status}`
+      : a.error
+        ? `error ${a.error.code}: ${show(a.error.message, 80)}`
+        : !isRecord(a.result) || !Array.isArray(a.result.transactions)
+          ? `result ${show(a.result, 60)}`
+          : undefined;
+  if (none === undefined) return a.result;
+  if (first)
+    inconclusive(
+      `eth_getBlockByNumber("pending", true) gave no block (${none}): it is how other senders' pre-confirmed transactions are found (a standard method, outside the spec's four), so there is none to judge by: not judged`,
+    );
+  return undefined;
 }
+
+const readPreconfirmed = async (ctx: Ctx, first = false): Promise<Map<string, bigint>> => preconfirmedNonces(await readPendingBlock(ctx, first));
 
 interface Shortfall {
   account: string;
@@ -210,6 +232,6 @@ export async function judgePreconfirmedCounts(ctx: Ctx, first: Map<string, bigin
 
 /** The senders of the pre-confirmed block, read now, and when. */
 export async function preconfirmedNow(ctx: Ctx): Promise<{ nonces: Map<string, bigint>; at: number }> {
-  const nonces = await readPreconfirmed(ctx);
+  const nonces = await readPreconfirmed(ctx, true);
   return { nonces, at: performance.now() };
 }

@@ -53,6 +53,8 @@ interface Faults {
   quiet?: boolean;
   /** eth_getBlockByNumber("pending") is not offered (null). */
   noPendingBlock?: boolean;
+  /** eth_getBlockByNumber("pending") is refused: a JSON-RPC error, or HTTP 501 (a web server). */
+  pendingBlockRefused?: 'error' | 501;
   /** Contract bytecode in upper-case hex. */
   codeUppercase?: boolean;
   /** Every method refuses the "pending" tag with an error. */
@@ -180,6 +182,8 @@ function fakeNode(faults: Faults) {
         if (faults.sealEveryRead && params[0] !== 'pending') seal();
         if (faults.pendingGrows && params[0] === 'pending' && !faults.quiet) preconf.push(hash(2000 + extra++));
         if (params[0] === 'pending' && faults.noPendingBlock) return { result: null };
+        if (params[0] === 'pending' && faults.pendingBlockRefused === 'error') return { error: { code: -32000, message: 'pending block is not available' } };
+        if (params[0] === 'pending' && faults.pendingBlockRefused === 501) return { status: 501 };
         const n = resolve(params[0]);
         if (n === undefined || (params[0] !== 'pending' && n > top())) return { result: null };
         const txs = txsOf(n);
@@ -450,6 +454,19 @@ describe('RPC checks against faulty fake nodes', () => {
     // Sealed, the deployment is no longer open: the watch ends IDLE_MS after (2 s), as with no
     // deployment at all, instead of going on to its WATCH_MS bound (5 s) for nothing.
     expect(r.durationMs).toBeLessThan(WATCH_MS);
+  });
+
+  test.each([
+    ['null', { noPendingBlock: true }, /gave no block \(result null\)/],
+    ['an error', { pendingBlockRefused: 'error' as const }, /gave no block \(error -32000: "pending block is not available"\)/],
+    ['HTTP 501', { pendingBlockRefused: 501 as const }, /gave no block \(HTTP 501\)/],
+  ])('a node whose pending block is %s: the pending-block watches are not judged (never "nothing to judge", never passed)', async (_, faults, why) => {
+    const r = await run(faults, { only: /pending-counts-preconfirmed|pending-deployments/ });
+    for (const id of ['rpc.getTransactionCount.pending-counts-preconfirmed', 'rpc.getCode.pending-deployments']) {
+      expect([id, r.get(id)!.status]).toEqual([id, 'inconclusive']);
+      expect(r.get(id)!.reason).toMatch(why);
+      expect(r.get(id)!.reason).toMatch(/other senders' pre-confirmed transactions are found .*: not judged$/);
+    }
   });
 
   test("a quiet chain is the run's to learn: once a watch found the pending block empty for 2 s, a later sample's ends at its first fresh read with nothing unsealed", async () => {
