@@ -19,17 +19,31 @@ export function writeReportFile(dir: string, name: string, body: string): string
   const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
   try {
-    writeSync(fd, body);
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    try {
+      writeWhole(fd, Buffer.from(body, 'utf8'));
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file);
   } catch (err) {
-    unlinkSync(tmp);
+    // A file cut short (a full disk) never takes the name, and its temporary copy is not left behind.
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
     throw err;
   }
   return file;
+}
+
+/** Every byte of `bytes` to `fd`: a write may take fewer than it is given (a full disk), so the rest is written until none is left, or it throws. */
+function writeWhole(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length;) {
+    const wrote = writeSync(fd, bytes, at, bytes.length - at);
+    if (wrote <= 0) throw Object.assign(new Error(`no space left to write (${at} of ${bytes.length} bytes written)`), { code: 'ENOSPC' });
+    at += wrote;
+  }
 }
 
 /**
@@ -53,7 +67,7 @@ export function clearStale(dir: string, writing: readonly string[]): void {
 export function appendNoFollow(file: string, body: string): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
   try {
-    writeSync(fd, body);
+    writeWhole(fd, Buffer.from(body, 'utf8'));
   } finally {
     closeSync(fd);
   }
