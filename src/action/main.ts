@@ -86,6 +86,18 @@ function runSuite(args: string[], cwd: string, env: Env, io: Output, fence: Fenc
   });
 }
 
+/**
+ * An earlier run's report file, removed. A report-dir that is no folder (a file, or a path through
+ * one) holds no earlier report: the suite refuses it with its own message (exit 2).
+ */
+function removeEarlier(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+  }
+}
+
 /** results.json as the suite this step ran wrote it; undefined when none was written. */
 function readResults(file: string): ReaderDocument | undefined {
   try {
@@ -114,7 +126,7 @@ export async function main(env: Env = process.env, out?: OutStream, err?: OutStr
     // First, before anything can stop the step: no report an earlier run left (a persistent
     // workspace) may speak for this one, since a workflow uploads the directory and may attest its
     // predicate.json whatever this step's outcome.
-    for (const f of SUITE_FILES) fs.rmSync(path.join(reportDirOf(env), f), { force: true });
+    for (const f of SUITE_FILES) removeEarlier(path.join(reportDirOf(env), f));
     const p = plan(env);
     ({ reportDir, failOnIncomplete } = p);
     const fence = fencedOutput((line) => io.log(line));

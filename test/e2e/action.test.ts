@@ -302,8 +302,18 @@ describe('the action run as the runner starts it', () => {
   }, 180_000);
 
   it('no URL (an unset secret) is a configuration error, never a run against the embedded target; so is what the suite refuses', async () => {
-    const [none, refused] = await Promise.all([step({ 'BASE-URL': '', 'RPC-URL': '  ' }), step({ 'BASE-URL': ref.baseUrl, PROFILE: 'private' })]);
-    expect([none.code, refused.code]).toEqual([2, 2]);
+    const notAFolder = mkdtempSync(path.join(tmpdir(), 'action-'));
+    writeFileSync(path.join(notAFolder, 'afile'), 'a file, not a folder\n');
+    const [none, refused, fileAsFolder] = await Promise.all([
+      step({ 'BASE-URL': '', 'RPC-URL': '  ' }),
+      step({ 'BASE-URL': ref.baseUrl, PROFILE: 'private' }),
+      step({ 'BASE-URL': ref.baseUrl, 'REPORT-DIR': 'afile' }, 120_000, notAFolder),
+    ]);
+    expect([none.code, refused.code, fileAsFolder.code]).toEqual([2, 2, 2]);
+    // A report-dir that is a file: the suite's own refusal, never a stack trace of the step's.
+    expect(fileAsFolder.outputs).toMatchObject({ status: 'configuration-error', 'exit-code': '2' });
+    expect(errors(fileAsFolder.stdout)).toEqual([expect.stringMatching(/^::error title=conformance%3A configuration-error::exit 2: .*afile/)]);
+    expect(fileAsFolder.stdout).not.toMatch(/\n\s+at /);
     expect(errors(none.stdout)).toEqual(['::error title=conformance::base-url and rpc-url are both empty (a missing secret?): give at least one']);
     expect(none.outputs).toMatchObject({ status: 'configuration-error', 'exit-code': '2' });
     expect(none.summary).toMatch(/^written by an earlier step\n# Tokenized stocks conformance: configuration-error \(exit 2\)/);
