@@ -61,7 +61,8 @@ export function misdirection(
     const what = isHtml(headers, text) ? 'an HTML page' : json !== undefined ? 'JSON that is not a JSON-RPC envelope' : 'no JSON';
     return `${names.rpcUrl} does not speak JSON-RPC: eth_chainId was answered with HTTP ${status} and ${what}, as a REST API or a web server answers a POST it has no route for: ${swap}`;
   }
-  if (status >= 200 && status < 300 && isHtml(headers, text))
+  // A web server's page for a POST it does not implement (Python's http.server: 501) is no node's answer either.
+  if (((status >= 200 && status < 300) || status === 501) && isHtml(headers, text))
     return `${names.rpcUrl} does not speak JSON-RPC: eth_chainId was answered with an HTML page (HTTP ${status}) from a web server: give the node's JSON-RPC URL`;
   return undefined;
 }

@@ -40,6 +40,16 @@ describe('misdirection', () => {
     ],
     ['the REST API answering a POST with 405 and no body', 'rpc', { status: 405, headers: {}, text: '' }, /HTTP 405 and no JSON/],
     [
+      "a web server's page for a POST it does not implement (501, Python's http.server)",
+      'rpc',
+      {
+        status: 501,
+        headers: html,
+        text: '<!DOCTYPE HTML>\n<html lang="en"><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: 501</p></body></html>',
+      },
+      /does not speak JSON-RPC: eth_chainId was answered with an HTML page \(HTTP 501\) from a web server/,
+    ],
+    [
       'a web page answering eth_chainId with 200',
       'rpc',
       { status: 200, headers: html, text: '<html><body>Welcome</body></html>' },
