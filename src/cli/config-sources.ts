@@ -72,10 +72,12 @@ export function urlOf(src: Sources, flag: 'base-url' | 'rpc-url', name: 'BASE_UR
   return value === undefined ? undefined : parseUrl(value, flag, name);
 }
 
+/** --profile (RPC_PROFILE), in any case and with blanks around it, as --require and --only are read. */
 export function profileOf(src: Sources): Profile {
-  const profile = src.get('profile') ?? 'dedicated';
+  const given = src.get('profile') ?? 'dedicated';
+  const profile = given.trim().toLowerCase();
   if (profile !== 'public' && profile !== 'dedicated')
-    throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(profile)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
+    throw new ConfigError(`--profile (or RPC_PROFILE): ${quoted(given)} is not one of public, dedicated${didYouMean(profile, ['public', 'dedicated'])}`);
   return profile;
 }
 
@@ -166,8 +168,8 @@ export function durationOf(src: Sources, flag: string): number | undefined {
   return v === undefined ? undefined : parseDuration(v, flag, src.envOf(flag));
 }
 
-/** A boolean flag with an environment variable (--archive, ARCHIVE; --embedded, EMBEDDED): the variable is 1/true/yes or 0/false/no. */
-export function switchOf(src: Sources, flag: 'archive' | 'embedded', variable: 'ARCHIVE' | 'EMBEDDED'): boolean {
+/** A boolean flag with an environment variable (--archive, ARCHIVE; --embedded, EMBEDDED; --certify, CERTIFY): the variable is 1/true/yes or 0/false/no, a typo refused. */
+export function switchOf(src: Sources, flag: 'archive' | 'embedded' | 'certify', variable: 'ARCHIVE' | 'EMBEDDED' | 'CERTIFY'): boolean {
   const fromEnv = src.env[variable]?.trim().toLowerCase();
   if (fromEnv && !/^(1|true|yes|0|false|no)$/.test(fromEnv))
     throw new ConfigError(`--${flag} (or ${variable}): ${quoted(src.env[variable]!)} is not one of 1, true, yes, 0, false, no`);

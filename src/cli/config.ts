@@ -173,7 +173,7 @@ function certificationOf(src: Sources): { certify: boolean; signKey?: SigningKey
   const lookAlike =
     signKeyPath === undefined ? undefined : keyGivenAsPath(signKeyPath, typeof values['sign-key'] === 'string' ? '--sign-key' : 'CERT_SIGN_KEY_FILE');
   if (lookAlike) throw lookAlike;
-  const certify = values.certify === true || /^(1|true|yes)$/i.test(env.CERTIFY ?? '');
+  const certify = switchOf(src, 'certify', 'CERTIFY');
   // A key in the environment is ambient (a CI secret for the runs that certify); the flag is a request.
   if (typeof values['sign-key'] === 'string' && !certify) throw new ConfigError('--sign-key signs the certificate: add --certify (or CERTIFY=1)');
   return { certify, signKey: certify ? signingKeyOf(get('sign-key'), env.CERT_SIGN_KEY, env) : undefined };

@@ -228,6 +228,20 @@ describe('did you mean', () => {
     expect(() => load([], { RPC_PROFILE: 'pubic' })).toThrow('(did you mean public?)');
     expect(() => load(['--require', 'ful'])).toThrow('(did you mean full?)');
   });
+
+  it('reads --profile in any case and with blanks around it, as --require and --only are read', () => {
+    expect(load(['--rpc-url', 'http://127.0.0.1:1', '--profile', 'Public']).profile).toBe('public');
+    expect(load(['--rpc-url', 'http://127.0.0.1:1'], { RPC_PROFILE: ' DEDICATED ' }).profile).toBe('dedicated');
+  });
+
+  it.each(['on', 'y', 'ture', ' 1x'])(
+    'refuses CERTIFY=%j as it refuses a mistyped ARCHIVE or EMBEDDED: never a run that silently certifies nothing',
+    (value) => {
+      expect(() => load(['--rpc-url', 'http://127.0.0.1:1'], { CERTIFY: value })).toThrow(
+        /--certify \(or CERTIFY\): ".*" is not one of 1, true, yes, 0, false, no/,
+      );
+    },
+  );
 });
 
 describe('--require', () => {
