@@ -31,14 +31,27 @@ function suggestUrl(flag: string, corrected: string): string {
 export function parseUrl(value: string, flag: string, env: string): { url: string; authorization?: string } {
   const trimmed = value.trim();
   if (!SCHEME.test(trimmed)) {
-    const corrected = `${LOOPBACK_HOST.test(trimmed) ? 'http' : 'https'}://${trimmed.replace(/^\/+/, '')}`;
+    // Quotes kept by a .env or a YAML file, a scheme typed without its colon or a slash, or none at all.
+    const unquoted = trimmed.replace(/^(['"])(.*)\1$/, '$2').trim();
+    const mistyped = SCHEME.test(unquoted) ? undefined : /^(https?)(?::\/?(?!\/)|\/\/)/i.exec(unquoted);
+    const corrected = SCHEME.test(unquoted)
+      ? unquoted
+      : mistyped
+        ? `${mistyped[1].toLowerCase()}://${unquoted.slice(mistyped[0].length)}`
+        : `${LOOPBACK_HOST.test(unquoted) ? 'http' : 'https'}://${unquoted.replace(/^\/+/, '')}`;
+    const what =
+      unquoted !== trimmed
+        ? 'the URL is in quotes'
+        : mistyped
+          ? `the URL's scheme is mistyped (${mistyped[0]})`
+          : 'the URL has no scheme (http:// or https://)';
     let parsed = true;
     try {
       new URL(corrected);
     } catch {
       parsed = false;
     }
-    if (parsed) throw new ConfigError(`${flagName(flag, env)}: the URL has no scheme (http:// or https://); did you mean ${suggestUrl(flag, corrected)}?`);
+    if (parsed) throw new ConfigError(`${flagName(flag, env)}: ${what}; did you mean ${suggestUrl(flag, corrected)}?`);
   }
   let url: URL;
   try {

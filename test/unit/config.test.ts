@@ -192,6 +192,16 @@ describe('URL credentials', () => {
     expect(() => load(['--rpc-url', 'http://node example/v2/SECRETKEY123'])).not.toThrow(/SECRETKEY123/);
   });
 
+  it.each([
+    ['http//127.0.0.1:8545', /the URL's scheme is mistyped \(http\/\/\); did you mean --rpc-url http:\/\/127\.0\.0\.1:8545\?$/],
+    ['https:/node.example', /the URL's scheme is mistyped \(https:\/\); did you mean --rpc-url https:\/\/node\.example\?$/],
+    ['HTTP:127.0.0.1:8545', /the URL's scheme is mistyped \(HTTP:\); did you mean --rpc-url http:\/\/127\.0\.0\.1:8545\?$/],
+    ['"http://127.0.0.1:8545"', /the URL is in quotes; did you mean --rpc-url http:\/\/127\.0\.0\.1:8545\?$/],
+    ["'http//127.0.0.1:8545'", /the URL is in quotes; did you mean --rpc-url http:\/\/127\.0\.0\.1:8545\?$/],
+  ])('%s is refused with the URL meant, not a scheme added before the mistyped one', (given, said) => {
+    expect(() => load(['--rpc-url', given])).toThrow(said);
+  });
+
   it('a URL without a scheme is refused with the corrected value, its key-like parts masked', () => {
     expect(() => load(['--rpc-url', 'localhost:8545'])).toThrow(/no scheme.*did you mean --rpc-url http:\/\/localhost:8545\?$/);
     expect(() => load(['--rpc-url', '127.0.0.1:8545/rpc'])).toThrow(/--rpc-url http:\/\/127\.0\.0\.1:8545\/rpc\?$/);
