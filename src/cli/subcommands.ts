@@ -12,6 +12,7 @@ import { EXIT_CODE, type RunStatus } from '../verdict/status';
 import { forTerminal } from './inert-text';
 import { didYouMean } from './suggest';
 import { fromUserDir, shownPath } from './paths';
+import { parseUrl } from './url-flags';
 
 const isFile = (file: string): boolean => {
   try {
@@ -191,9 +192,13 @@ async function verify(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: E
   try {
     const args = verifyArgs(argv, env);
     if (args.values.help) return (io.out.write(VERIFY_HELP + '\n'), EXIT_CODE.conformant);
-    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live, 'require-status': requireStatus, json } = args.values;
+    const { key, target, 'max-age': maxAge, 'allow-self-reported': allowSelfReported, live, json } = args.values;
+    // In any case, as the run's --require and --profile are read.
+    const requireStatus = args.values['require-status']?.trim().toLowerCase();
     if (requireStatus !== undefined && !STATUSES.includes(requireStatus as RunStatus))
-      throw new Error(`--require-status ${cap(requireStatus, 40)}: give one of ${STATUSES.join(', ')}${didYouMean(requireStatus, STATUSES)}`);
+      throw new Error(`--require-status ${cap(args.values['require-status']!, 40)}: give one of ${STATUSES.join(', ')}${didYouMean(requireStatus, STATUSES)}`);
+    // A URL as a run's flags take it (no scheme, a mistyped one: refused with the URL meant), never "not that URL".
+    if (target !== undefined) parseUrl(target, 'target', '');
     req = {
       dir: args.dir,
       ...(key !== undefined ? { key: loadPublicKey(readKeyFile(fromUserDir(key, env)), `--key ${key}`) } : {}),

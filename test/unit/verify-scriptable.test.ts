@@ -73,7 +73,18 @@ describe('authentic is not conformant', () => {
     const typo = await verify([dir, '--key', pub, '--require-status', 'conformat']);
     expect(typo.code).toBe(2);
     expect(typo.err).toContain('--require-status conformat: give one of conformant, non-conformant, incomplete (did you mean conformant?)');
+    // In any case, as a run's --require is read.
+    expect((await verify([certified(doc(passing())), '--key', pub, '--require-status', 'Conformant'])).code).toBe(0);
   });
+
+  it.each(['127.0.0.1:8545', 'node.example', 'http//node.example'])(
+    '--target %s (no scheme, or a mistyped one) is a usage mistake with the URL meant (exit 2), never a certificate rejected',
+    async (target) => {
+      const r = await verify([certified(doc(passing())), '--key', pub, '--target', target]);
+      expect({ code: r.code, err: r.err }).toMatchObject({ code: 2, err: expect.stringMatching(/--target: .*did you mean --target https?:\/\//) });
+      expect(r.out).not.toMatch(/REJECTED/);
+    },
+  );
 
   it('--json: one document on stdout, the certified status in it, the same exit code', async () => {
     const r = await verify([certified(doc(failing())), '--key', pub, '--require-status', 'conformant', '--json']);
