@@ -54,6 +54,8 @@ export function observe(v: unknown, redactor: Redactor, keep: Keep): Observation
   if (v === undefined) return undefined;
   if (typeof v === 'object' && v !== null && TYPED_BY_A_CHECK.has(v as Observation)) return redactor.value(v as Observation);
   if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v))) return { kind: 'integer', value: v.toString() };
+  // A number beyond a double's range was read as ±Infinity (JSON would say null): shown as read.
+  if (typeof v === 'number' && !Number.isFinite(v)) return text(String(v));
   if (typeof v === 'string') {
     // A masked value is no quantity any more: it reads as the text it has become.
     if (v.length <= MEDIA_TYPE_MAX_CHARS && redactor.text(v) === v) {

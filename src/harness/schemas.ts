@@ -234,7 +234,8 @@ function showValue(v: unknown): string {
     return Array.isArray(v) ? `an array of ${v.length}` : 'an object';
   }
   // A string's head only: quoting a 16 MiB string whole to keep 77 characters of it is 16 MiB of garbage per error.
-  return cut(typeof v === 'string' ? JSON.stringify(v.slice(0, 78)) : String(JSON.stringify(v)), 77);
+  // ±Infinity: a number beyond a double's range, shown as read (JSON.stringify would say null).
+  return cut(typeof v === 'string' ? JSON.stringify(v.slice(0, 78)) : typeof v === 'number' && !Number.isFinite(v) ? String(v) : String(JSON.stringify(v)), 77);
 }
 
 /** One error as a line; `got` is the value at the error's instancePath. */

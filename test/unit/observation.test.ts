@@ -27,6 +27,9 @@ describe('typed observations in failures', () => {
     ['a status a check typed', observed.httpStatus(429), { kind: 'http-status', value: 429 }],
     ['words', 'a JSON-RPC response object', { kind: 'text', preview: 'a JSON-RPC response object', bytes: 26 }],
     ['a value', { code: -32000 }, { kind: 'text', preview: '{"code":-32000}', bytes: 15 }],
+    // JSON.parse reads 1e400 as Infinity, which JSON would write as null: the number is shown as read.
+    ['a number beyond a double', JSON.parse('1e400'), { kind: 'text', preview: 'Infinity', bytes: 8 }],
+    ['a negative number beyond a double', JSON.parse('-1e400'), { kind: 'text', preview: '-Infinity', bytes: 9 }],
   ])('%s is kept typed', (_what, value, kept) => {
     const d = failure(value, value);
     expect(d.expected).toEqual(kept);

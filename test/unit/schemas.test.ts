@@ -477,6 +477,9 @@ describe('module API', () => {
     expect(quoted.length).toBeLessThan(80);
     expect(quoted).toMatch(/…"?$/);
   });
+  test('a number beyond a double is shown as read (Infinity), never as null', () => {
+    expect(validate('hexQuantity', JSON.parse('1e400')).errors).toEqual(['(root) must be string (got Infinity)']);
+  });
   test('values are shown for leaves and summarised for containers', () => {
     expect(validate('hexQuantity', { a: 1 }).errors).toEqual(['(root) must be string (got an object)']);
     expect(validate('hexQuantity', [1, 2]).errors).toEqual(['(root) must be string (got an array of 2)']);
