@@ -33,8 +33,6 @@ export function jsonHead(v: unknown, chars: number, text: (s: string) => string 
   const put = (x: unknown, depth: number): void => {
     if (typeof x === 'string') out += quote(text(x));
     else if (typeof x === 'bigint') out += quote(x.toString());
-    // A number beyond a double's range was read as ±Infinity, which JSON.stringify writes as null: the number it was is shown as read.
-    else if (typeof x === 'number' && !Number.isFinite(x)) out += String(x);
     else if (!Array.isArray(x) && !isRecord(x)) out += JSON.stringify(x) ?? 'null';
     else if (depth >= maxDepth) out += quote(`[nested deeper than ${maxDepth} levels: not kept]`);
     else if (Array.isArray(x)) {

@@ -6,7 +6,7 @@
  * HTTP, the required failure fails its test with section, expected/actual and a curl line, an
  * advisory failure passes with a warning, and jest exits 1.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -92,6 +92,21 @@ describe('npx jest -c jest.conformance.config.ts', () => {
     expect(selected.map((c) => c.id).sort()).toEqual([...tests.keys()].sort());
     for (const c of selected) expect(tests.get(c.id)!.status).toBe(c.status === 'skipped' ? 'pending' : 'passed');
     expect(existsSync(path.join(run.reportDir, 'junit.xml'))).toBe(true);
+  });
+
+  test("a configuration the run refuses: its one message and exit 2, never jest's words and a stack trace", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'conformance-jest-'));
+    dirs.push(dir);
+    const r = spawnSync(process.execPath, [JEST, '-c', path.join(ROOT, 'jest.conformance.config.ts'), '--ci'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...TRANSPILE_CONFIG, BASE_URL: '127.0.0.1:9' },
+      encoding: 'utf8',
+      timeout: CHILD_BOUND_MS,
+    });
+    expect({ code: r.status, stderr: r.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: 'conformance: --base-url (or BASE_URL): the URL has no scheme (http:// or https://); did you mean --base-url http://127.0.0.1:9?',
+    });
   });
 
   test("-t 'rest\\.openapi\\.' without OPENAPI judges nothing: every test skipped, yet jest exits 3 (incomplete), never 0", async () => {

@@ -23,6 +23,17 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * A configuration the run refuses is the user's mistake: its one message and exit 2, as `npm run
+ * conformance` ends, never jest's "Got error running globalSetup" and a stack trace. Nothing ran
+ * and no test could read a result, so jest is ended here (writes to a pipe or a file are
+ * synchronous on Linux: the message is out first).
+ */
+function refused(message: string, say: { write(text: string): unknown }): never {
+  if (message) say.write(message);
+  process.exit(EXIT_CODE.config);
+}
+
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   loadUserDotenv();
   process.env[STARTED_ENV] = String(Date.now());
@@ -34,8 +45,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   try {
     cfg = loadConfig([], process.env); // a configuration error is thrown here, before any target starts
   } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(gate.redactor.text(err.message));
-    throw err;
+    if (!(err instanceof ConfigError)) throw err;
+    return refused(`conformance: ${gate.redactor.text(err.message)}\n`, say);
   }
   if (globalConfig.testNamePattern) {
     // jest matches test names case-insensitively; the run takes the ids it would keep.
@@ -53,7 +64,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   }
   // The run's console goes to stderr: stdout stays jest's (--json writes there).
   const code = await main(argv, process.env, { out: process.stderr, err: process.stderr });
-  if (code === EXIT_CODE.config) throw new Error(`the conformance run refused its configuration (exit ${code}); see the message above`);
+  // Its message is said above, by the run itself.
+  if (code === EXIT_CODE.config) return refused('', say);
   // An incomplete run (nothing judged, --require full unmet, a required check not judged) has no
   // failing test of its own when every selected check was skipped: jest exits 0 unless told.
   // jest keeps a code set here when every test passed, and replaces it with 1 when one failed.
