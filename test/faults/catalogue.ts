@@ -865,6 +865,31 @@ export const CODE_VARIANTS: Variant[] = [
     ),
   },
   {
+    name: 'ok.rpc-node-down-mid-run',
+    kind: 'conformant',
+    only: ['rpc'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rpc\\.(envelope\\.(http-200|jsonrpc-version)|getCode\\.block\\.latest)$',
+    what: "the node answers the run's probe (eth_chainId), then resets every connection, eth_chainId asked again too (a node restarting mid-run): not the spec's, said once",
+    mustBe: [['^rpc\\.', 'inconclusive', 'gateway']],
+    rpc: (() => {
+      let first = true;
+      return async (_c, next) => (first ? ((first = false), next()) : RESET);
+    })(),
+  },
+  {
+    name: 'ok.rest-server-down-mid-run',
+    kind: 'conformant',
+    only: ['rest'],
+    incomplete: true,
+    roots: 1,
+    grep: '^rest\\.list\\.',
+    what: "the API answers the run's first request (the probe's list, judged by the list checks), then resets every connection (its server went down mid-run): not the spec's, said once",
+    mustBe: [['^rest\\.list\\.no-credentials$', 'inconclusive', 'gateway']],
+    rest: afterFirst(async () => RESET),
+  },
+  {
     name: 'ok.lb-one-block-apart',
     kind: 'conformant',
     only: ['rpc'],
