@@ -549,6 +549,22 @@ export const CODE_VARIANTS: Variant[] = [
     rest: oneToken((t) => (t.contract_address = String(t.contract_address).slice(0, -2))),
   },
 
+  // A violation seen before a throttle ends the check stands (the run's evidence keeps it): two
+  // behaviours at once, one of them in time, so code.
+  {
+    name: 'rest.write-error-html-then-throttled',
+    kind: 'faulty',
+    section: '4.1',
+    only: ['rest'],
+    grep: '^rest\\.error\\.write-methods$',
+    what: 'POST on the list answers 405 with an HTML page; PUT, PATCH and DELETE are then throttled for good (429, Retry-After: 1)',
+    rest: async (req, next) => {
+      if (!isList(req) || req.method === 'GET') return next();
+      if (req.method === 'POST') return Raw.text(405, 'text/html', '<html><body><h1>405 Not Allowed</h1></body></html>');
+      return new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"code":8,"message":"rate limit exceeded","details":[]}');
+    },
+  },
+
   // ==== transport faults on the REST interface ====
   {
     name: 'rest.list-truncated-json',
