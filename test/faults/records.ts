@@ -24,6 +24,8 @@ export const RECORDS_DIR = path.join(__dirname, 'records');
 
 /** Where each of the four methods takes its block parameter. */
 export const BLOCK_PARAM: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
+/** And where a record's `when.block` finds it: the four, and the block read the checks find transactions by (never judged itself). */
+const WHEN_BLOCK_PARAM: Record<string, number> = { ...BLOCK_PARAM, eth_getBlockByNumber: 0 };
 
 type WhenRest = { interface: 'rest'; method?: string; path?: string; status?: number | 'error' };
 type WhenRpc = { interface: 'rpc'; method?: string | string[]; block?: string; answer?: 'result' | 'error' };
@@ -96,7 +98,7 @@ function rpcRewrite(when: WhenRpc, patch: Rewrite): RpcMutation {
   const { ops, error, status, headers, body } = normal(patch);
   const methods = when.method === undefined ? undefined : new Set([when.method].flat());
   const named = (call: RpcCall) =>
-    (!methods || methods.has(call.method)) && (when.block === undefined || call.params?.[BLOCK_PARAM[call.method]] === when.block);
+    (!methods || methods.has(call.method)) && (when.block === undefined || call.params?.[WHEN_BLOCK_PARAM[call.method]] === when.block);
   const applies = (call: RpcCall, env: Envelope) =>
     named(call) &&
     (when.answer === undefined || (when.answer === 'result' ? 'result' in env && env.result !== null : typeof env.error === 'object' && env.error !== null));
