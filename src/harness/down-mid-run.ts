@@ -1,12 +1,21 @@
 // A request of a run already open got no HTTP answer: a connection refused or reset, or no answer
-// in time. That is either this request's own (a method that hangs or resets the connection: the
-// check's to judge) or the interface gone (a node restarting, a server stopped). The interface is
-// asked once more with a request any server answers; anything it answers shows it is there, and
-// the failure stands as the request's own. One that answers nothing went down after it answered
-// the run's start-up probe: a fact of the interface, outside the spec, as a gateway's "backend
-// down" is. Its checks are not judged (cause `gateway`), and the run says so once, as one root.
-import { TransportError } from './http';
-import { GatewayError } from './throttle';
+// in time. That is either this request's own (a method that hangs, resets the connection or takes
+// the node down with it: the check's to judge) or the interface gone (a node stopped or
+// restarting). The interface is asked again with a request any server answers:
+// - answered at once: the non-answer stands as the request's own;
+// - answered within BACK_WITHIN_MS (a node restarted by its supervisor): the request is sent once
+//   more when it may be repeated, and that answer is the one judged; no answer again (the request
+//   took the node down a second time) is the request's own failure;
+// - no answer all that time: the interface went down after it answered the run's start-up probe,
+//   a fact of the interface outside the spec, as a gateway's "backend down" is. Its checks are not
+//   judged (cause `gateway`), and the run says so once, as one root.
+import { TransportError, type HttpOptions, type HttpResult } from './http';
+import { GatewayError, pause } from './throttle';
+
+/** How long an interface that answers nothing is waited for before it is found down: a node restarted by its supervisor is back within seconds. */
+export const BACK_WITHIN_MS = 5_000;
+/** Between two asks while it is waited for. */
+const ASK_EVERY_MS = 500;
 
 /**
  * The interface answered the run's start-up probe, then nothing: a gateway's "backend down" by
@@ -21,28 +30,55 @@ export class InterfaceDown extends GatewayError {
   }
 }
 
-/** What a client throws for a request of an open run that got no answer: `err` itself, or the interface found down. */
-export async function orDown(
-  err: TransportError,
-  iface: 'rest' | 'rpc',
-  askAgain: () => Promise<unknown>,
-  asked: string,
-  signal?: AbortSignal,
-): Promise<Error> {
+export interface NoAnswer {
+  iface: 'rest' | 'rpc';
+  /** The client's options: the run's signal, the transcript every ask is kept in. */
+  http: HttpOptions;
+  /** A request any server of the interface answers (its answer is not read), with these options. */
+  askAgain: (http: HttpOptions) => Promise<unknown>;
+  /** It, in words. */
+  asked: string;
+  /** The request that got no answer, sent once more; absent when it may not be repeated (a write: the node may have taken it). */
+  resend?: () => Promise<HttpResult>;
+}
+
+/** What a client does when a request of an open run got no answer (`err`): the request's answer after all, or the error to throw. */
+export async function afterNoAnswer(err: TransportError, how: NoAnswer): Promise<HttpResult> {
+  const { iface, http, askAgain, asked, resend } = how;
+  const signal = http.signal;
   // A mistake of the configuration is said with its fix; a request stopped by the run is no observation.
-  if (err.mistake || signal?.aborted) return err;
-  try {
-    await askAgain();
-    return err;
-  } catch (again) {
-    if (again instanceof GatewayError) {
-      again.iface = iface;
-      return again;
+  if (err.mistake || signal?.aborted) throw err;
+  const until = performance.now() + BACK_WITHIN_MS;
+  let last: TransportError | undefined;
+  for (;;) {
+    if (last) await pause(ASK_EVERY_MS, signal);
+    if (signal?.aborted) throw err;
+    // Each ask after the first within what is left of the wait.
+    const timeoutMs = last ? Math.max(1, Math.min(http.timeoutMs, Math.round(until - performance.now()))) : http.timeoutMs;
+    try {
+      await askAgain({ ...http, timeoutMs });
+      break;
+    } catch (again) {
+      if (again instanceof GatewayError) {
+        again.iface = iface;
+        throw again;
+      }
+      if (!(again instanceof TransportError) || again.mistake || signal?.aborted) throw err;
+      last = again;
     }
-    if (!(again instanceof TransportError) || again.mistake || signal?.aborted) return err;
-    return new InterfaceDown(
-      `${err.message}; asked again, ${asked} got no answer either (${again.message}): the interface answered the run's start-up probe and then went down`,
-      iface,
-    );
+    if (performance.now() >= until)
+      throw new InterfaceDown(
+        `${err.message}; asked again for ${BACK_WITHIN_MS / 1000} s, ${asked} got no answer (${last.message}): the interface answered the run's start-up probe and then went down`,
+        iface,
+      );
+  }
+  // Answered at once: the interface is there, the non-answer this request's own.
+  if (!last || !resend) throw err;
+  // Back after a while (restarted): the request once more; no answer again is its own.
+  try {
+    return await resend();
+  } catch (e) {
+    if (e instanceof GatewayError) e.iface = iface;
+    throw e instanceof TransportError ? err : e;
   }
 }

@@ -1,4 +1,4 @@
-import { orDown } from './down-mid-run';
+import { afterNoAnswer } from './down-mid-run';
 import { httpCall, HttpOptions, HttpResult, TransportError } from './http';
 import { keptText, parseJson } from './json';
 import { ThrottledError } from './throttle';
@@ -60,21 +60,22 @@ export class RestClient {
     }
     // A read may be sent once more after a dropped connection; a write attempt never is.
     let res: HttpResult;
+    const idempotent = method === 'GET' || method === 'HEAD';
+    const send = () => httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent });
     try {
-      res = await httpCall({ method, url: this.url(path), headers, body: init.body }, this.http, { idempotent: method === 'GET' || method === 'HEAD' });
+      res = await send();
     } catch (err) {
       // Throttled or a gateway down: a fact of this interface, whichever check asked.
       if (err instanceof ThrottledError) err.iface = 'rest';
+      if (!(err instanceof TransportError && this.http.afterOpen)) throw err;
       // Asked again at another path than the list's, whose own answer may be what never comes.
-      if (err instanceof TransportError && this.http.afterOpen)
-        throw await orDown(
-          err,
-          'rest',
-          () => httpCall({ method: 'GET', url: this.url(STILL_THERE_PATH), headers }, this.http, { idempotent: true }),
-          `GET ${STILL_THERE_PATH}`,
-          this.http.signal,
-        );
-      throw err;
+      res = await afterNoAnswer(err, {
+        iface: 'rest',
+        http: this.http,
+        askAgain: (http) => httpCall({ method: 'GET', url: this.url(STILL_THERE_PATH), headers }, http, { idempotent: true }),
+        asked: `GET ${STILL_THERE_PATH}`,
+        ...(idempotent ? { resend: send } : {}),
+      });
     }
     const parsed = parsedBody(res);
     return { ...res, text: keptText(res.text, parsed), ...parsed };

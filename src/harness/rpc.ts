@@ -1,4 +1,4 @@
-import { orDown } from './down-mid-run';
+import { afterNoAnswer } from './down-mid-run';
 import { httpCall, HttpOptions, HttpResult, TransportError } from './http';
 import { isRecord, keptText, parseJson } from './json';
 import { CredentialsRefused, credentialsRefusal } from './credentials';
@@ -57,10 +57,10 @@ export class RpcClient {
     private readonly http: HttpOptions,
   ) {}
 
-  /** eth_chainId, the start-up probe's call, asked once more after a request got no answer (orDown): any HTTP answer will do. */
-  private askChainId(): Promise<HttpResult> {
+  /** eth_chainId, the start-up probe's call, asked again after a request got no answer (afterNoAnswer): any HTTP answer will do. */
+  private askChainId(http: HttpOptions): Promise<HttpResult> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
-    return httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...this.headers }, body }, this.http, { idempotent: true });
+    return httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...this.headers }, body }, http, { idempotent: true });
   }
 
   /**
@@ -75,17 +75,23 @@ export class RpcClient {
     // never repeated behind its back.
     const idempotent = !/"method"\s*:\s*"eth_sendTransaction"/.test(text);
     let res: HttpResult;
+    const send = () =>
+      httpCall({ method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text }, this.http, {
+        idempotent,
+      });
     try {
-      res = await httpCall(
-        { method: 'POST', url: this.url, headers: { 'content-type': 'application/json', ...configured, ...opts.headers }, body: text },
-        this.http,
-        { idempotent },
-      );
+      res = await send();
     } catch (err) {
       // Throttled or a gateway down: a fact of this interface, whichever check asked.
       if (err instanceof ThrottledError) err.iface = 'rpc';
-      if (err instanceof TransportError && this.http.afterOpen) throw await orDown(err, 'rpc', () => this.askChainId(), 'eth_chainId', this.http.signal);
-      throw err;
+      if (!(err instanceof TransportError && this.http.afterOpen)) throw err;
+      res = await afterNoAnswer(err, {
+        iface: 'rpc',
+        http: this.http,
+        askAgain: (http) => this.askChainId(http),
+        asked: 'eth_chainId',
+        ...(idempotent ? { resend: send } : {}),
+      });
     }
     // Refused credentials are a fact of the node, not an answer to judge (credentials are outside
     // the spec, 5.3); a call made without the configured headers (5.2) is the check's to judge.

@@ -655,6 +655,22 @@ export const CODE_VARIANTS: Variant[] = [
     rpc: onResult('eth_getCode', (r) => (isEmptyCode(r) ? r : String(r).slice(0, -1))),
   },
   {
+    name: 'rpc.code-crashes-node',
+    kind: 'faulty',
+    section: '4.6',
+    only: ['rpc'],
+    what: 'eth_getCode takes the node down: it resets every connection for 1 s, then answers again (restarted by its supervisor)',
+    rpc: (() => {
+      let downUntil = 0;
+      return async (call, next) => {
+        if (Date.now() < downUntil) return RESET;
+        if (call.method !== 'eth_getCode') return next();
+        downUntil = Date.now() + 1000;
+        return RESET;
+      };
+    })(),
+  },
+  {
     name: 'rpc.code-hangs',
     kind: 'faulty',
     section: '4.6',

@@ -130,7 +130,7 @@ describe('in front of the Flashblocks-mode reference', () => {
       const results = await runPreconf(checks, proxy.url, ref.signerKey);
       expectOneCause(
         results,
-        /^inconclusive: the node stopped answering during the pre-confirmation pass \(POST http:\/\/127\.0\.0\.1:\d+\/?: timeout: no complete answer within 5000 ms; asked again, eth_chainId got no answer either \(.*\): the interface answered the run's start-up probe and then went down\), so nothing more could be observed/,
+        /^inconclusive: the node stopped answering during the pre-confirmation pass \(POST http:\/\/127\.0\.0\.1:\d+\/?: timeout: no complete answer within 5000 ms; asked again for 5 s, eth_chainId got no answer \(.*\): the interface answered the run's start-up probe and then went down\), so nothing more could be observed/,
       );
       expect(proxy.stats.unanswered).toBeGreaterThan(0);
     } finally {

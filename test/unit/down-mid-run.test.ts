@@ -1,10 +1,11 @@
 /**
- * An interface that answers the run's start-up probe and then goes down (a node restarting, a
- * server stopped) is one fact of the whole target, said once: its checks are not judged (cause
- * `gateway`, "gateway or backend down"), the run is incomplete (exit 3), never a failure per
- * check citing rules nothing broke. A request of its own that gets no answer while the interface
- * still answers stays the check's failure (test/faults: rpc.nonce-reset, rpc.code-hangs,
- * rest.list-hangs).
+ * An interface that answers the run's start-up probe and then goes down (a node stopped, a server
+ * gone) is one fact of the whole target, said once: its checks are not judged (cause `gateway`,
+ * "gateway or backend down"), the run is incomplete (exit 3), never a failure per check citing
+ * rules nothing broke. One that is back within a few seconds (restarted by its supervisor) is
+ * judged as it answers then; a request that takes it down every time is that request's failure. A
+ * request of its own that gets no answer while the interface still answers stays the check's
+ * failure (test/faults: rpc.nonce-reset, rpc.code-hangs, rest.list-hangs).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -13,7 +14,10 @@ import path from 'node:path';
 import { getAddress } from 'viem';
 import { main } from '../../src/cli/main';
 import type { RunDocument } from '../../src/verdict/document';
+import { check } from '../../src/harness/check';
+import { runChecks } from '../../src/harness/runner';
 import { closeServer, listenLoopback } from '../support/loopback';
+import { decided, testCheckMeta, testRunEnv } from '../support/runs';
 import { sink } from '../support/sink';
 
 type Gone = 'refused' | 'reset' | 'silent';
@@ -60,34 +64,96 @@ const record = {
   nav_price_updated_at: new Date().toISOString(),
 };
 
-describe.each<Gone>(['refused', 'reset', 'silent'])('an interface that answered the probe, then went down (%s)', (gone) => {
-  it('JSON-RPC: not judged, one root, exit 3, nothing failed', async () => {
+describe.each<Gone>(['refused', 'reset', 'silent'])('an interface that answered the probe, then went down for good (%s)', (gone) => {
+  it('is not judged, one root, exit 3, nothing failed: JSON-RPC, and REST (whose probe list is judged)', async () => {
     const node = await answersOnce(() => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x1' }) }), gone);
-    try {
-      const { code, doc, console } = await run(['--rpc-url', node.url, '--only', 'rpc']);
-      const failed = doc.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.reason.slice(0, 160)}`);
-      expect({ code, failed, roots: doc.rootCauses.map((r) => r.id) }).toEqual({ code: 3, failed: [], roots: ['gateway or backend down: rpc'] });
-      const judged = doc.checks.filter((c) => c.status !== 'skipped');
-      expect(judged.length).toBeGreaterThan(20);
-      for (const c of judged) expect([c.id, c.status, c.cause]).toEqual([c.id, 'inconclusive', 'gateway']);
-      expect(doc.rootCauses[0]!.reason).toMatch(/asked again, eth_chainId got no answer either .*answered the run's start-up probe and then went down/);
-      expect(console).toMatch(/gateway or backend down: rpc/);
-    } finally {
-      await node.stop();
-    }
-  }, 60_000);
-
-  it("REST: the probe's list is judged, the rest not judged, one root, exit 3, nothing failed", async () => {
     const api = await answersOnce(() => ({ status: 200, body: JSON.stringify({ tokens: [record] }) }), gone);
     try {
-      const { code, doc } = await run(['--base-url', api.url, '--only', 'rest']);
-      const failed = doc.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.reason.slice(0, 160)}`);
-      expect({ code, failed, roots: doc.rootCauses.map((r) => r.id) }).toEqual({ code: 3, failed: [], roots: ['gateway or backend down: rest'] });
+      // Side by side: each waits out the few seconds a restarted node would take to be back.
+      const [rpc, rest] = await Promise.all([run(['--rpc-url', node.url, '--only', 'rpc']), run(['--base-url', api.url, '--only', 'rest'])]);
+      for (const [r, iface] of [
+        [rpc, 'rpc'],
+        [rest, 'rest'],
+      ] as const) {
+        const failed = r.doc.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.reason.slice(0, 160)}`);
+        expect({ iface, code: r.code, failed, roots: r.doc.rootCauses.map((x) => x.id) }).toEqual({
+          iface,
+          code: 3,
+          failed: [],
+          roots: [`gateway or backend down: ${iface}`],
+        });
+        expect(r.doc.checks.filter((c) => c.status === 'inconclusive').every((c) => c.cause === 'gateway')).toBe(true);
+      }
+      expect(rpc.doc.checks.filter((c) => c.status !== 'skipped').length).toBeGreaterThan(20);
+      expect(rpc.doc.rootCauses[0]!.reason).toMatch(/asked again for 5 s, eth_chainId got no answer .*answered the run's start-up probe and then went down/);
+      expect(rpc.console).toMatch(/gateway or backend down: rpc/);
       // What the probe read is evidence: the record checks judged it.
-      expect(doc.checks.find((c) => c.id === 'rest.token.field.isin')?.status).toBe('passed');
-      expect(doc.checks.filter((c) => c.status === 'inconclusive').every((c) => c.cause === 'gateway')).toBe(true);
+      expect(rest.doc.checks.find((c) => c.id === 'rest.token.field.isin')?.status).toBe('passed');
     } finally {
-      await api.stop();
+      await Promise.all([node.stop(), api.stop()]);
     }
   }, 60_000);
+});
+
+/** A REST server that drops every connection for `downMs` from the moment a request matching `crashes` comes, then answers again (404 JSON, or its list). */
+async function restarting(crashes: (url: string) => boolean, downMs: number) {
+  let downUntil = 0;
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (Date.now() < downUntil || crashes(req.url ?? '')) {
+      if (Date.now() >= downUntil) downUntil = Date.now() + downMs;
+      return req.socket.destroy();
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tokens: [] }));
+  });
+  const url = await listenLoopback(server);
+  return { url, seen, stop: () => closeServer(server) };
+}
+
+const getCheck = (id: string, path: string) => check(testCheckMeta(id), async ({ rest }) => void ctxNote(await rest.get(path)));
+const ctxNote = (res: { status: number }) => expect(res.status).toBe(200);
+
+it("a gateway's 502/503/504 to the interface asked again is that fact (cause gateway), not the request's failure", async () => {
+  const server = http.createServer((req, res) => (req.url === '/v1/x' ? req.socket.destroy() : res.writeHead(503).end()));
+  const url = await listenLoopback(server);
+  try {
+    const [r] = decided(await runChecks([getCheck('x', '/v1/x')], testRunEnv(url, { gateway: {} }), { concurrency: 1 }));
+    expect([r.status, r.cause, r.interface]).toEqual(['inconclusive', 'gateway', 'rest']);
+  } finally {
+    await closeServer(server);
+  }
+}, 30_000);
+
+describe('an interface that goes down and comes back within a few seconds', () => {
+  it('restarted once (1 s) under a read: the read is sent again once it is back, and judged on that answer; nothing is taken for down', async () => {
+    let crashed = false;
+    const server = await restarting((u) => u === '/v1/a' && !crashed && (crashed = true), 1000);
+    try {
+      const results = decided(await runChecks([getCheck('a', '/v1/a'), getCheck('b', '/v1/b')], testRunEnv(server.url, { gateway: {} }), { concurrency: 1 }));
+      expect(results.map((r) => [r.id, r.status])).toEqual([
+        ['rest.test.a', 'passed'],
+        ['rest.test.b', 'passed'],
+      ]);
+      // Dropped (and its immediate retry, the server still down), then sent again once it is back.
+      expect(server.seen.filter((u) => u === '/v1/a').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('taken down by one request every time: that request fails (cause transport), the others are judged', async () => {
+    const server = await restarting((u) => u === '/v1/boom', 1000);
+    try {
+      const results = decided(
+        await runChecks([getCheck('boom', '/v1/boom'), getCheck('b', '/v1/b')], testRunEnv(server.url, { gateway: {} }), { concurrency: 1 }),
+      );
+      expect(results.map((r) => [r.id, r.status, r.cause])).toEqual([
+        ['rest.test.boom', 'failed', 'transport'],
+        ['rest.test.b', 'passed', undefined],
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -114,20 +114,26 @@ describe('a disk that fills while the reports are written', () => {
   // The module itself, so that a spy on its writeSync reaches report-files.ts.
   const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
 
-  it('never leaves a file cut short under its name, nor its temporary copy: the write fails (the run then exits 2, saying why)', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'full-'));
-    const real = fs.writeSync;
-    // A full disk: the first write takes half of what it is given, the next takes nothing (Linux's short write, then ENOSPC).
-    let calls = 0;
-    const spy = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buffer: Buffer, offset?: number | null, length?: number | null) => {
-      if (calls++ > 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      return real(fd, buffer, offset ?? 0, Math.floor((length ?? buffer.length) / 2));
-    }) as typeof fs.writeSync);
-    try {
-      expect(() => writeReports(runDocument([checkResult('rest.list.status-200', 'passed')], FULL_SCOPE), dir)).toThrow(/ENOSPC/);
-    } finally {
-      spy.mockRestore();
-    }
-    expect(readdirSync(dir).filter((f) => f === 'results.json' || f.endsWith('.tmp'))).toEqual([]);
-  });
+  it.each([
+    ['then throws ENOSPC', () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), /ENOSPC/],
+    ['then takes nothing', undefined, /no space left to write \(\d+ of \d+ bytes written\)/],
+  ])(
+    'never leaves a file cut short under its name, nor its temporary copy: a disk that takes half a write %s fails the write (the run then exits 2, saying why)',
+    (_, thrown, said) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'full-'));
+      const real = fs.writeSync;
+      let calls = 0;
+      const spy = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buffer: Buffer, offset?: number | null, length?: number | null) => {
+        if (calls++ === 0) return real(fd, buffer, offset ?? 0, Math.floor((length ?? buffer.length) / 2));
+        if (thrown) throw thrown();
+        return 0;
+      }) as typeof fs.writeSync);
+      try {
+        expect(() => writeReports(runDocument([checkResult('rest.list.status-200', 'passed')], FULL_SCOPE), dir)).toThrow(said);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(readdirSync(dir).filter((f) => f === 'results.json' || f.endsWith('.tmp'))).toEqual([]);
+    },
+  );
 });

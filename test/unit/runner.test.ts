@@ -469,12 +469,12 @@ describe('why a check was not judged, as data (cause), whatever its reason says'
     }
   });
 
-  it('gateway: no answer, and none to the interface asked again either: it went down after the run opened (not judged)', async () => {
+  it('gateway: no answer, and none to the interface asked again for a few seconds either: it went down after the run opened (not judged)', async () => {
     const [r] = await runChecks([check(meta('refused'), async ({ rest }) => void (await rest.get('/')))], env({ baseUrl: 'http://127.0.0.1:9' }), {
       concurrency: 1,
     });
     expect(r).toMatchObject({ status: 'inconclusive', cause: 'gateway', interface: 'rest' });
-    expect(r.reason).toMatch(/asked again, GET \/v1\/conformance-still-there got no answer either/);
+    expect(r.reason).toMatch(/asked again for 5 s, GET \/v1\/conformance-still-there got no answer \(/);
   });
 
   it("the run's answer budget: once spent, the answers checks ask for are refused and they are not judged (cause limit), never failed", async () => {
