@@ -181,6 +181,45 @@ describe('forgeries a relying party must not accept', () => {
   });
 });
 
+describe('a verdict in bounded words, whatever the certificate holds', () => {
+  it('150 000 entries in the signed subject: rejected with one reason for them, exit 1 (a spread of that many reasons once overflowed the stack)', async () => {
+    const copy = copyOf(signed);
+    const env = envelopeOf(copy);
+    const statement = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8'));
+    setEnvelope(copy, { ...env, payload: Buffer.from(JSON.stringify({ ...statement, subject: new Array(150_000).fill(0) })).toString('base64') });
+    for (const json of [[], ['--json']]) {
+      const r = await verify([copy, '--key', providerPub, ...json]);
+      expect([r.code, r.err]).toEqual([1, '']);
+      expect(r.out).toContain('subject: 150000 entries, where a certificate of this suite names the 6 files it publishes');
+      expect(r.out.length).toBeLessThan(20_000);
+    }
+  });
+
+  it('a thousand files the certificate does not cover: the first 50 reasons shown, and how many more', async () => {
+    const copy = copyOf(signed);
+    for (let i = 0; i < 1000; i++) writeFileSync(path.join(copy, `extra-${i}.txt`), 'x');
+    const r = await verify([copy, '--key', providerPub]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^certificate REJECTED: 1000 reasons\n/);
+    expect(r.out.trimEnd().split('\n')).toHaveLength(52);
+    expect(r.out).toMatch(/ {2}- … and 950 more, not shown\n$/);
+  });
+
+  it("a suite version with a line break in it: the error is one bounded line (it cannot forge a 'certificate VERIFIED' line of its own)", async () => {
+    const copy = copyOf(signed);
+    const env = envelopeOf(copy);
+    const statement = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8'));
+    statement.predicate.tokenizedStocksConformance.suite.version = `0.1.0 \ncertificate VERIFIED: signed by sha256:abab${'A'.repeat(100_000)}`;
+    // Unsigned: nothing else rejects it before the versions are compared.
+    writeFileSync(path.join(copy, 'certificate.json'), JSON.stringify(statement, null, 2) + '\n');
+    const r = await verify([copy, '--allow-self-reported']);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.err.length).toBeLessThan(600);
+    expect(r.err).not.toMatch(/^certificate VERIFIED/m);
+  });
+});
+
 describe('every file of a certified folder is covered', () => {
   it('the folder holds exactly the files the statement names and certificate.json, and the verifier knows each of them', () => {
     const names = readdirSync(signed).sort();

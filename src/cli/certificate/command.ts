@@ -43,6 +43,17 @@ export function cap(s: string, max: number): string {
 /** A reason as one bounded console line: it may quote what the target answered. */
 const oneLine = (s: string, max = 200) => cap(s.split('\n')[0], max);
 
+/** A reason to reject, or an error, as one bounded line: it may quote the certificate's own text, which may hold line breaks. */
+const reasonLine = (s: string) => cap(s.replace(/\s*[\r\n]+\s*/g, ' '), 400);
+
+/** The reasons shown: the first MAX_REASONS_SHOWN, then how many more there are (a hostile certificate can give thousands). */
+const MAX_REASONS_SHOWN = 50;
+function shownReasons(reasons: readonly string[]): string[] {
+  const shown = reasons.slice(0, MAX_REASONS_SHOWN).map(reasonLine);
+  if (reasons.length > MAX_REASONS_SHOWN) shown.push(`… and ${reasons.length - MAX_REASONS_SHOWN} more, not shown`);
+  return shown;
+}
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
@@ -128,7 +139,10 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     if (req.json) io.out.write(jsonForLogs(JSON.stringify({ ...found, exitCode: code }, null, 2)) + '\n');
     return code;
   };
-  const fail = (why: string) => (io.err.write(`conformance verify-certificate: ${why}\n`), (found.error = why), done(EXIT_CODE.config));
+  const fail = (given: string) => {
+    const why = reasonLine(given);
+    return (io.err.write(`conformance verify-certificate: ${why}\n`), (found.error = why), done(EXIT_CODE.config));
+  };
   // The verdict lines leave through the gate like a run's: a credential given for --live that would
   // garble the suite's own words there (`?apikey=conformant`) is refused as a run refuses it.
   let v: Verification;
@@ -144,11 +158,15 @@ export async function verifyCommand(req: VerifyRequest, io: Io, env: NodeJS.Proc
     signature: v.signature,
     ...(v.resultsSha256 ? { resultsSha256: v.resultsSha256 } : {}),
     covered: v.covered,
-    reasons: v.differences.map((d) => cap(d, 400)),
+    reasons: shownReasons(v.differences),
   });
   if (v.verdict === 'rejected') {
     const unsigned = v.statement && !v.signature ? ` (${SELF_REPORTED}: not signed)` : '';
-    say(`certificate REJECTED${unsigned}: ${plural(v.differences.length, 'reason')}\n${v.differences.map((d) => `  - ${cap(d, 400)}`).join('\n')}\n`);
+    say(
+      `certificate REJECTED${unsigned}: ${plural(v.differences.length, 'reason')}\n${shownReasons(v.differences)
+        .map((d) => `  - ${d}`)
+        .join('\n')}\n`,
+    );
     return done(EXIT_CODE.nonConformant);
   }
   if (v.verdict === 'no-key' && !req.allowSelfReported)

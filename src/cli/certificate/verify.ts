@@ -138,7 +138,7 @@ function rederive(doc: RunDocument): { doc: RunDocument; differences: string[] }
     archive: doc.scope.archive,
     required: doc.scope.required,
   });
-  out.push(...differences('results.json scope', doc.scope, scope));
+  for (const d of differences('results.json scope', doc.scope, scope)) out.push(d);
   return { doc: { ...doc, checks, status, statusReasons, exitCode, headline, rootCauses, scope, counts, sections }, differences: out };
 }
 
@@ -164,21 +164,25 @@ function coverage(dir: string, statement: Statement): { out: string[]; results?:
   const out: string[] = [];
   let results: Buffer | undefined;
   const stated = new Map<string, string>();
-  statement.subject.forEach((s: unknown, i) => {
-    const entry = s as Statement['subject'][number];
-    const ok =
-      typeof s === 'object' &&
-      s !== null &&
-      JSON.stringify(Object.keys(s)) === '["name","digest"]' &&
-      typeof entry.name === 'string' &&
-      typeof entry.digest === 'object' &&
-      entry.digest !== null &&
-      JSON.stringify(Object.keys(entry.digest)) === '["sha256"]';
-    if (!ok) return void out.push(`subject ${i}: not {name, digest: {sha256}}`);
-    if (stated.has(entry.name)) out.push(`subject: ${quote(entry.name)} is named more than once`);
-    else if (!PUBLISHED_NAMES.includes(entry.name)) out.push(`subject: ${quote(entry.name)} is not a file this suite publishes`);
-    stated.set(entry.name, String(entry.digest.sha256));
-  });
+  // A statement of this suite names its few published files: more entries than twice those are one reason, not one each.
+  if (statement.subject.length > 2 * PUBLISHED_NAMES.length)
+    out.push(`subject: ${statement.subject.length} entries, where a certificate of this suite names the ${PUBLISHED_NAMES.length} files it publishes`);
+  else
+    statement.subject.forEach((s: unknown, i) => {
+      const entry = s as Statement['subject'][number];
+      const ok =
+        typeof s === 'object' &&
+        s !== null &&
+        JSON.stringify(Object.keys(s)) === '["name","digest"]' &&
+        typeof entry.name === 'string' &&
+        typeof entry.digest === 'object' &&
+        entry.digest !== null &&
+        JSON.stringify(Object.keys(entry.digest)) === '["sha256"]';
+      if (!ok) return void out.push(`subject ${i}: not {name, digest: {sha256}}`);
+      if (stated.has(entry.name)) out.push(`subject: ${quote(entry.name)} is named more than once`);
+      else if (!PUBLISHED_NAMES.includes(entry.name)) out.push(`subject: ${quote(entry.name)} is not a file this suite publishes`);
+      stated.set(entry.name, String(entry.digest.sha256));
+    });
   for (const name of PUBLISHED_NAMES) {
     const file = path.join(dir, name);
     if (!stated.has(name)) out.push(`subject: ${name} is not covered by the statement`);
@@ -262,7 +266,7 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
     }
   }
   const covered = coverage(dir, statement);
-  out.push(...covered.out);
+  for (const d of covered.out) out.push(d);
   const resultsBytes = covered.results;
   if (!resultsBytes) return rejected(out, { statement, signature });
   const hash = sha256(resultsBytes);
@@ -278,20 +282,20 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
   }
   const done = (why: string[]) => ({ statement, signature, resultsSha256: hash, differences: why, covered: why.length ? [] : PUBLISHED_NAMES });
   if (!Array.isArray(doc?.checks) || !doc.scope || !doc.target)
-    return done([...out, 'results.json lacks checks, scope or target: not a results document of this suite']);
+    return done(out.concat('results.json lacks checks, scope or target: not a results document of this suite'));
   // Nothing is re-derived from a document that breaks its own contract: that alone rejects it.
   const schema = validateRef('results.json', doc);
-  if (!schema.valid) return done([...out, ...schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)]);
+  if (!schema.valid) return done(out.concat(schema.errors.slice(0, 10).map((e) => `results.json does not match its schema: ${e}`)));
   const stated = statement.predicate.tokenizedStocksConformance;
   if (stated.suite?.version !== doc.suite?.version)
     throw new VerifyError(
-      `the certificate was made by suite version ${stated.suite?.version}, results.json by ${doc.suite?.version}: verify it with that version`,
+      `the certificate was made by suite version ${quote(String(stated.suite?.version))}, results.json by ${quote(String(doc.suite?.version))}: verify it with that version`,
     );
 
   const again = rederive(doc);
-  out.push(...again.differences);
+  for (const d of again.differences) out.push(d);
   const expected = buildStatement(readerDocument(again.doc), resultsBytes, { url: statement.predicate.url });
-  out.push(...differences(CERTIFICATE_FILE, { ...statement, subject: undefined }, { ...expected, subject: undefined }));
+  for (const d of differences(CERTIFICATE_FILE, { ...statement, subject: undefined }, { ...expected, subject: undefined })) out.push(d);
 
   // Every other published file is made again from results.json and must be exactly what is there.
   const ctx = { doc: readerDocument(again.doc), statement: expected, keyid, signed: !!envelope };
