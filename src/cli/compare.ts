@@ -90,7 +90,12 @@ export function loadRun(source: string): ReaderDocument {
     throw new CompareError(
       `${file} is results.json contract ${typeof doc.schemaVersion === 'string' ? JSON.stringify(doc.schemaVersion.slice(0, 40)) : '1 (no schemaVersion)'}; this suite reads ${RESULTS_SCHEMA_VERSION}: re-run it with this version`,
     );
-  if (!doc.status || !Array.isArray(doc.scope?.leftOut) || !doc.counts || doc.checks.some((c) => !OUTCOMES.includes(c.outcome)))
+  if (
+    !doc.status ||
+    !Array.isArray(doc.scope?.leftOut) ||
+    !doc.counts ||
+    doc.checks.some((c) => !OUTCOMES.includes((c as Partial<typeof c> | null)?.outcome as (typeof OUTCOMES)[number]))
+  )
     throw new CompareError(`${file} has no run status, scope facts or outcomes: it was written by an older suite version; re-run it with this one`);
   const schema = validateRef('results.json', doc);
   if (!schema.valid)
@@ -126,7 +131,12 @@ function labels(sources: string[], docs: ReaderDocument[]): string[] {
 }
 
 /** Side by side, one row per check; refuses runs of different suite (or spec) versions. */
-export function compareRuns(sources: string[]): Comparison {
+/**
+ * `sources`: where each results.json is read from. `shown`: how the published comparison names
+ * each (default: as read); the caller gives the paths as the user wrote them, never a resolved
+ * absolute path (it would publish the user's home folder).
+ */
+export function compareRuns(sources: string[], shown: readonly string[] = sources): Comparison {
   if (sources.length < 2) throw new CompareError('compare needs at least two report directories (each holding a results.json)');
   const docs = sources.map(loadRun);
   const versions = new Set(docs.map((d) => `${d.suite.name} ${d.suite.version} / spec ${d.spec.version}`));
@@ -136,7 +146,7 @@ export function compareRuns(sources: string[]): Comparison {
     );
   }
   const names = labels(sources, docs);
-  const runs = docs.map((doc, i) => ({ source: sources[i], label: names[i], doc }));
+  const runs = docs.map((doc, i) => ({ source: shown[i] ?? sources[i], label: names[i], doc }));
 
   const meta = new Map<string, ReaderCheck>();
   for (const d of docs) for (const c of d.checks) if (!meta.has(c.id)) meta.set(c.id, c);
@@ -215,11 +225,15 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
   const diff = c.rows.filter((r) => r.differs);
   const scope = c.rows.filter((r) => r.scopeOnly);
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
-  out.push(`## Differences (${diff.length})`, '');
-  out.push(...(diff.length ? table(diff) : ['Every check judged in two or more runs has the same verdict in each.']), '');
-  out.push(`${scope.length} check${scope.length === 1 ? '' : 's'} ${SCOPE_ONLY_WORDS}${scope.length && !opts.all ? ' (listed with --all)' : ''}.`, '');
-  if (opts.all && scope.length) out.push(`## Scope only (${scope.length})`, '', ...table(scope), '');
-  out.push(`## Same verdict everywhere (${same.length})`, '', ...table(same), '');
+  // Lines one at a time: a spread of a table's rows into push() overflows the stack past about 100 000 checks.
+  const add = (...parts: Array<string | string[]>) => {
+    for (const part of parts) for (const line of Array.isArray(part) ? part : [part]) out.push(line);
+  };
+  add(`## Differences (${diff.length})`, '');
+  add(diff.length ? table(diff) : ['Every check judged in two or more runs has the same verdict in each.'], '');
+  add(`${scope.length} check${scope.length === 1 ? '' : 's'} ${SCOPE_ONLY_WORDS}${scope.length && !opts.all ? ' (listed with --all)' : ''}.`, '');
+  if (opts.all && scope.length) add(`## Scope only (${scope.length})`, '', table(scope), '');
+  add(`## Same verdict everywhere (${same.length})`, '', table(same), '');
   return out.join('\n');
 }
 

@@ -103,7 +103,11 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
   if (values.help) return (io.out.write(COMPARE_HELP + '\n'), EXIT_CODE.conformant);
   try {
     // Paths are the user's: from the directory the command was run in (INIT_CWD under npm run), printed to work from there.
-    const comparison = compareRuns(positionals.map((p) => fromUserDir(p, env)));
+    // Published as written, an absolute one by its folder's name only (no local path in a report).
+    const comparison = compareRuns(
+      positionals.map((p) => fromUserDir(p, env)),
+      positionals.map((p) => (path.isAbsolute(p) ? path.basename(p) : p)),
+    );
     const files = writeComparison(comparison, fromUserDir(values['report-dir'] ?? 'compare-report', env), { all: values.all }, gate).map((f) =>
       shownPath(f, env),
     );

@@ -173,6 +173,35 @@ describe('compare', () => {
     expect(() => compareRuns([staging, dir])).toThrow(/results\.json does not match the results\.json schema of this suite: .*section/);
   });
 
+  it('refuses a results.json whose checks hold a null, naming the file (never a TypeError)', () => {
+    const dir = runDir([result('rpc.a', 'passed')]);
+    const file = path.join(dir, 'results.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { checks: unknown[] };
+    doc.checks.unshift(null);
+    writeFileSync(file, JSON.stringify(doc));
+    expect(() => compareRuns([staging, dir])).toThrow(CompareError);
+  });
+
+  it('300 000 rows of the same verdict rendered: compare.md is written (a spread of a table into push() once overflowed the stack)', () => {
+    const c = compareRuns([staging, production]);
+    const same = c.rows.find((r) => !r.differs && !r.scopeOnly)!;
+    const many = { ...c, rows: Array.from({ length: 300_000 }, (_, i) => ({ ...same, id: `rpc.n${i}` })) };
+    expect(renderCompareMd(many).split('\n').length).toBeGreaterThan(300_000);
+  });
+
+  it('names each run as the user wrote its folder, an absolute one by its name only: no local path is published', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'cwd-'));
+    const [a, b] = [runDir([result('rpc.a', 'passed')]), runDir([result('rpc.a', 'failed')])];
+    const out = path.join(cwd, 'cmp');
+    await compareCli([a, b, '--report-dir', out]);
+    for (const f of ['compare.md', 'compare.html']) {
+      const text = readFileSync(path.join(out, f), 'utf8');
+      expect(text).not.toContain(path.dirname(a));
+      expect(text).toContain(path.basename(a));
+      expect(text).toContain(path.basename(b));
+    }
+  });
+
   it('failed in one run and not judged in another (in scope there) is a difference, never scope only', () => {
     const a = runDir([result('rpc.a', 'failed'), result('rpc.b', 'failed'), result('rpc.c', 'passed')]);
     const b = runDir([
