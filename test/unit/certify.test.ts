@@ -529,6 +529,16 @@ describe('verify-certificate', () => {
     ]);
   });
 
+  it('--target: an endpoint the run was given but whose interface it did not judge is not what the certificate is about', () => {
+    // --only rpc with a --base-url given: the REST checks deselected, the REST URL recorded.
+    const deselected = { cause: 'deselected' as const, outOfScope: { flag: '--only' as const, words: '--only rpc' } };
+    const dir = certified(doc([result('rest.a', 'skipped', deselected), result('rpc.c', 'passed'), result('rpc.d', 'passed')], { ...FULL, only: ['rpc'] }));
+    expect(verifyCertificate(dir, { target: 'https://rpc.example' }).differences).toEqual([]);
+    expect(verifyCertificate(dir, { target: 'https://api.example' }).differences).toEqual([
+      'target: the certificate is about https://rpc.example, not https://api.example (the run was given https://api.example, but judged nothing of its interface)',
+    ]);
+  });
+
   it('--max-age: an old certificate is rejected', () => {
     const dir = certified(doc(passing()));
     const finished = Date.parse('2026-01-01T00:00:20.000Z');

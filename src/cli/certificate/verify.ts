@@ -314,9 +314,19 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
 
   if (opts.target !== undefined) {
     const want = originOf(opts.target);
-    const origins = [stated.target?.baseUrl, stated.target?.rpcUrl].map((u) => originOf(u ?? null)).filter((o): o is string => !!o);
+    // Only the endpoints of the interfaces it judged: a URL given to the run for an interface left
+    // out of its scope (--only rest with --rpc-url) was recorded, never judged.
+    const judged = new Set<string>(stated.scope?.interfaces ?? []);
+    const given = [
+      ['rest', stated.target?.baseUrl],
+      ['rpc', stated.target?.rpcUrl],
+    ] as const;
+    const origins = given.filter(([i]) => judged.has(i)).flatMap(([, u]) => originOf(u ?? null) ?? []);
+    const unjudged = given.filter(([i]) => !judged.has(i)).flatMap(([, u]) => originOf(u ?? null) ?? []);
     if (!want || !origins.includes(want))
-      out.push(`target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}`);
+      out.push(
+        `target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}${want && unjudged.includes(want) ? ` (the run was given ${want}, but judged nothing of its interface)` : ''}`,
+      );
   }
   if (opts.maxAgeSec !== undefined) {
     const ageSec = ((opts.now ?? new Date()).getTime() - Date.parse(stated.date)) / 1000;
