@@ -178,8 +178,10 @@ export class Redactor {
     const todo: unknown[] = [root];
     while (todo.length > 0) {
       const x = todo.pop();
-      if (Array.isArray(x)) todo.push(...x.filter((c) => typeof c === 'object' && c !== null));
-      else if (isRecord(x)) {
+      // One at a time: an answer's array may hold 100 000 objects, past what a spread into push() takes on a deep stack.
+      if (Array.isArray(x)) {
+        for (const c of x) if (typeof c === 'object' && c !== null) todo.push(c);
+      } else if (isRecord(x)) {
         const entries = Object.entries(x);
         if (entries.some(([k]) => this.text(k) !== k)) {
           for (const [k] of entries) delete x[k];

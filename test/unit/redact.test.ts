@@ -11,6 +11,15 @@ import { curlLine } from '../../src/harness/transcript';
 describe('Redactor', () => {
   const key = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
+  it('masks member names in an answer array of 200 000 objects, deep in a stack, without overflowing it (a spread into push() did)', () => {
+    const r = new Redactor().add('sk_live_SECRET123');
+    const answer = Array.from({ length: 200_000 }, (_, i) => ({ i }));
+    answer.push({ sk_live_SECRET123: 1 } as never);
+    const deep = (n: number): unknown => (n === 0 ? r.value(answer) : deep(n - 1));
+    const masked = deep(2000) as Array<Record<string, unknown>>;
+    expect(Object.keys(masked[masked.length - 1]!)).toEqual([REDACTED]);
+  });
+
   it('removes a registered secret wherever it appears, with or without 0x', () => {
     const r = new Redactor().add(key);
     expect(r.text(`key=${key} raw=${key.slice(2)}`)).toBe(`key=${REDACTED} raw=${REDACTED}`);

@@ -107,7 +107,7 @@ export function renderJunit(doc: ReaderDocument): string {
     suites.push(
       `  <testsuite name="conformance.${esc(group)}" tests="${tests}" failures="${failures + down.length}" errors="${errors}" skipped="${skipped}" time="${secs(checks.reduce((t, c) => t + c.durationMs, 0))}" timestamp="${esc(doc.startedAt.replace(/Z$/, ''))}">`,
     );
-    suites.push(...props);
+    for (const p of props) suites.push(p);
     for (const r of down) {
       suites.push(`    <testcase classname="conformance.${esc(group)}" name="${esc(`${r.id}: the target answers`)}" time="0.000">`);
       suites.push(
