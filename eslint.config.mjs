@@ -20,6 +20,19 @@ export default tseslint.config(
     },
   },
   {
+    // A call takes a spread array's elements as arguments, on the stack: past about 100 000 of them
+    // (fewer deep in a run) it throws RangeError. The product's arrays are sized by what a target
+    // answers or a user's files hold, so none is spread into a call: loop, or reduce.
+    files: ['src/**/*.ts', 'suites/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'CallExpression > SpreadElement', message: 'no spread into a call (its length may overflow the stack): loop or reduce' },
+        { selector: 'NewExpression > SpreadElement', message: 'no spread into a call (its length may overflow the stack): loop or reduce' },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'suites/**/*.ts', 'jest*.ts'],
     languageOptions: { globals: { ...globals.node, ...globals.jest } },
   },

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { OPTIONS } from '../cli/options';
 import { isPlainPart } from '../harness/url-parts';
 import { shellWords, WordsError } from './words';
+import { pushAll } from '../harness/many';
 
 type Flag = (typeof OPTIONS)[number][0];
 
@@ -195,7 +196,7 @@ export function plan(env: Env): Plan {
   const requirement = input(env, 'require');
   if (requirement) args.push(`--${FLAG_OF_INPUT.require}`, requirement);
   try {
-    args.push(...shellWords(input(env, 'args')));
+    pushAll(args, shellWords(input(env, 'args')));
   } catch (err) {
     if (err instanceof WordsError) throw new ConfigError(`input args: ${err.message}`);
     throw err;

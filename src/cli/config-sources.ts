@@ -9,6 +9,7 @@ import { MIN_SECRET_LENGTH, NUMBER_RANGE, parseDuration, parseHeader, parsePosit
 import { DEFAULTS, OPTIONS } from './options';
 import { didYouMean, foreignVariables, nearMissVariables } from './suggest';
 import { parseUrl } from './url-flags';
+import { pushAll } from '../harness/many';
 
 const BOOLEAN = new Set(['certify', 'list', 'help', 'version', 'archive', 'embedded', 'json']);
 // Repeatable: each occurrence adds (a filter given twice selects what either selects), none is dropped.
@@ -125,8 +126,12 @@ export function headersOf(src: Sources, flag: string): Record<string, string> {
   const out: Record<string, string> = {};
   const lines: string[] = [];
   const fromFlag = values[flag];
-  if (Array.isArray(fromFlag)) lines.push(...(fromFlag as string[]));
-  else if (envOf(flag) && env[envOf(flag)]) lines.push(...env[envOf(flag)]!.split(/\r?\n/).filter((l) => l.trim()));
+  if (Array.isArray(fromFlag)) pushAll(lines, fromFlag as string[]);
+  else if (envOf(flag) && env[envOf(flag)])
+    pushAll(
+      lines,
+      env[envOf(flag)]!.split(/\r?\n/).filter((l) => l.trim()),
+    );
   for (const line of lines) {
     const [name, value] = parseHeader(line, flag, envOf(flag));
     out[name] = value;
@@ -208,7 +213,7 @@ export function variableWarnings(env: NodeJS.ProcessEnv, ci: boolean, hasRpcUrl:
     if (ci && env[meant] === undefined) throw new ConfigError(`${words} (under CI a misspelt variable is an error: rename it)`);
     warnings.push(`warning: ${words}`);
   }
-  warnings.push(...foreignVariables(env, hasRpcUrl));
+  pushAll(warnings, foreignVariables(env, hasRpcUrl));
   return warnings;
 }
 

@@ -42,7 +42,12 @@ export const OPTIONS = [
   ['only', 'ONLY', 'rest,rpc,cross,preconf', 'run only these groups (repeatable: the groups of every --only; any case)'],
   ['grep', 'GREP', '<regex>', 'run only checks whose id matches this regular expression (join ids with |; repeatable: ids matching any)'],
   ['timeout-ms', 'TIMEOUT_MS', '<ms>', `per-request timeout (default ${DEFAULTS.timeoutMs})`],
-  ['deadline-ms', 'DEADLINE_MS', '<ms>', `whole-run deadline; then checks still running are inconclusive and those not begun skipped (cause stopped), and the run is incomplete (exit 3) unless a check failed (default ${DEFAULTS.deadlineMs})`],
+  [
+    'deadline-ms',
+    'DEADLINE_MS',
+    '<ms>',
+    `whole-run deadline; then checks still running are inconclusive and those not begun skipped (cause stopped), and the run is incomplete (exit 3) unless a check failed (default ${DEFAULTS.deadlineMs})`,
+  ],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
   [
     'max-rps',

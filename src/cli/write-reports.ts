@@ -19,6 +19,7 @@ import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
+import { pushAll } from '../harness/many';
 
 const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
 
@@ -69,7 +70,7 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
       tooLarge = new Error(
         `${large[0]} is ${(Buffer.byteLength(large[1]) / 2 ** 20).toFixed(1)} MiB, more than the ${MAX_RESULTS_BYTES / 2 ** 20} MiB verify-certificate reads: the reports were written, but no certificate was made`,
       );
-    else files.push(...certificateFiles(view, files, certify));
+    else pushAll(files, certificateFiles(view, files, certify));
   }
   gate.clearStale(
     dir,

@@ -17,4 +17,4 @@ function findRoot(from: string): string {
 
 export const ROOT = findRoot(__dirname);
 export const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-export const fromRoot = (...parts: string[]): string => path.join(ROOT, ...parts);
+export const fromRoot = (...parts: string[]): string => parts.reduce((at, part) => path.join(at, part), ROOT);

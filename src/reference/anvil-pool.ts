@@ -60,7 +60,7 @@ export async function unqueue<T extends { from: string; hash: string }>(
     const pool = await senderPool(raw, sender);
     const queued = new Set(pool.queued.map((t) => t.hash.toLowerCase()));
     const stranded = sent.filter((h) => h.from === sender && queued.has(h.hash.toLowerCase()));
-    if (stranded.length > 0 && (await clearQueued(raw, sender, rawOf, log, pool))) back.push(...stranded);
+    if (stranded.length > 0 && (await clearQueued(raw, sender, rawOf, log, pool))) for (const h of stranded) back.push(h);
   }
   return back;
 }

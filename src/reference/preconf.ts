@@ -295,7 +295,8 @@ export class Preconf {
         dueAt: 0,
         afterSeal: true,
       }));
-      this.held.push(...withdrawn, ...later.map((h) => ({ ...h, afterSeal: true })));
+      for (const h of withdrawn) this.held.push(h);
+      for (const h of later) this.held.push({ ...h, afterSeal: true });
       this.pool.poolChanged();
       await this.pool.preview(raw);
       return txs.length;
@@ -315,7 +316,7 @@ export class Preconf {
   /** Submits held transactions to anvil's pool, in acceptance order; one ahead of a nonce gap stays held (a mempool's queued one). */
   private async publish(raw: AnvilRpc, due: Held[]): Promise<void> {
     const { now: txs, gapped } = await splitGapped(raw, due);
-    this.held.push(...gapped);
+    for (const h of gapped) this.held.push(h);
     if (txs.length === 0) return;
     const refused = new Set<string>();
     for (let start = 0; start < txs.length; start += RESUBMIT_CHUNK) {
@@ -332,7 +333,7 @@ export class Preconf {
       for (const line of await poolAfterImported(raw, imported)) this.opts.log(line);
     }
     // A refusal midway leaves the sender's later ones queued in anvil: held again (anvil-pool.ts).
-    this.held.push(...(await unqueue(raw, refused, txs, (h) => this.pool.rawOf(h), this.opts.log)));
+    for (const h of await unqueue(raw, refused, txs, (x) => this.pool.rawOf(x), this.opts.log)) this.held.push(h);
     this.pool.poolChanged();
   }
 

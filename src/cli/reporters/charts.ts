@@ -2,6 +2,7 @@ import type { Timeline } from '../../harness/preconf/pass';
 import { SPEC_REFRESH_MS } from '../../harness/preconf/timing';
 import type { LatencyDistribution } from './metrics';
 import { escapeHtml } from '../inert-text';
+import { maxOf, minOf } from '../../harness/many';
 
 /** Inline SVG charts for report.html: no script, no font or file to fetch. */
 
@@ -72,7 +73,7 @@ export function timelineSvg(t: Timeline): string {
   // A time the pass did not observe is absent from the timeline.
   const rel = (v: number | undefined, s: { sentAtMs: number }) => (v === undefined ? undefined : Math.max(0, v - s.sentAtMs));
   const ends = sends.flatMap((s) => [rel(s.visibleAtMs, s), rel(s.sealedAtMs, s)]).filter((v): v is number => v !== undefined);
-  const span = Math.max(flashblockMs * 2, ...ends, t.blockTimeMs ?? 0) * 1.04;
+  const span = Math.max(flashblockMs * 2, maxOf(ends), t.blockTimeMs ?? 0) * 1.04;
   const left = 240;
   const width = 900;
   const plot = width - left - 20;
@@ -127,7 +128,7 @@ ${parts.join('\n')}${more}
 export function latencySvg(d: LatencyDistribution): string {
   const methods = d.byMethod.map((m) => m.method);
   const rows = d.byMethod;
-  const maxMs = Math.max(d.specRefreshMs * 1.2, ...rows.map((r) => r.stats.max), d.boundsMs?.p95 ?? 0) * 1.06;
+  const maxMs = Math.max(d.specRefreshMs * 1.2, maxOf(rows.map((r) => r.stats.max)), d.boundsMs?.p95 ?? 0) * 1.06;
   const left = 240;
   const width = 900;
   // Room on the right for each row's "p50 · p95 · max" label.
@@ -156,7 +157,7 @@ export function latencySvg(d: LatencyDistribution): string {
     const y = top + i * rowH + 8;
     const color = colorOf(r.method, methods);
     const s = r.stats;
-    const low = Math.min(s.p50, ...r.samples);
+    const low = Math.min(s.p50, minOf(r.samples));
     parts.push(`<text x="${left - 8}" y="${y + 12}" class="lbl" text-anchor="end">${esc(r.method)} (n=${s.n})</text>`);
     parts.push(`<line x1="${x(low).toFixed(1)}" y1="${y + 8}" x2="${x(s.max).toFixed(1)}" y2="${y + 8}" stroke="${color}" stroke-width="1.5"/>`);
     parts.push(

@@ -11,6 +11,7 @@ import { expectedVsActual, quoteStatements, quoteLabel } from './failure-text';
 import { idList, skippedByReason, withOutcome } from './grouping';
 import { violatedSection } from '../../harness/result';
 import { cleanStrings, forTerminal } from '../inert-text';
+import { maxOf } from '../../harness/many';
 
 /**
  * Colour on a terminal; never when NO_COLOR is set to anything (no-color.org); and where no
@@ -147,7 +148,7 @@ export class ConsoleReporter {
       ['not judged', (c) => c['not-judged'] + c.blocked],
       ['skipped', (c) => c.skipped],
     ];
-    const w = Math.max(...doc.sections.map((g) => `${g.section} ${g.title}`.length), 'total'.length) + 2;
+    const w = Math.max(maxOf(doc.sections.map((g) => `${g.section} ${g.title}`.length)), 'total'.length) + 2;
     const row = (name: string, cells: Array<number | string>) =>
       `  ${name.padEnd(w)}${cells.map((v, i) => String(v).padStart(columns[i][0].length + 3)).join('')}`;
     this.line('');

@@ -13,6 +13,7 @@ import { violatedSection } from '../../harness/result';
 import { mdCode, mdFence, mdText } from '../inert-text';
 import { fitParts, type Part } from './fit';
 import { observationText } from '../../harness/observation';
+import { pushAll } from '../../harness/many';
 
 /** The most a GitHub comment body takes (`gh pr comment --body-file summary.md`), in characters. */
 export const COMMENT_MAX_CHARS = 65_536;
@@ -51,7 +52,12 @@ function summaryParts(doc: ReaderDocument): Part[] {
     `**Status: ${mdText(doc.headline)}** · ${exitWords(doc.exitCode)}`,
     '',
   ];
-  if (doc.statusReasons.length) head.push(...doc.statusReasons.map((r) => `- ${mdText(r)}`), '');
+  if (doc.statusReasons.length)
+    pushAll(
+      head,
+      doc.statusReasons.map((r) => `- ${mdText(r)}`),
+      [''],
+    );
   head.push(
     `Spec ${doc.spec.version} · suite ${doc.suite.name} ${doc.suite.version} · ${doc.target.embedded ? 'embedded reference target' : 'remote target'} · REST ${mdCode(doc.target.baseUrl ?? '—')} · JSON-RPC ${mdCode(doc.target.rpcUrl ?? '—')} · ${doc.startedAt} · ${(doc.durationMs / 1000).toFixed(1)} s${doc.interrupted ? ` · **partial: ${mdText(doc.interrupted)}**` : ''}`,
     '',
@@ -62,7 +68,13 @@ function summaryParts(doc: ReaderDocument): Part[] {
   const judged = judgedWords(doc.scope.coverage);
   if (judged.length) head.push(`**Per interface:** ${judged.map(mdText).join(' · ')}`, '');
   if (doc.sampling) head.push(`**Sampling:** ${mdText(samplingLine(doc.sampling))}`, '');
-  if (doc.scope.notJudged.length) head.push('Not judged in this scope:', '', ...doc.scope.notJudged.map((l) => `- ${mdText(l)}`), '');
+  if (doc.scope.notJudged.length)
+    pushAll(
+      head,
+      ['Not judged in this scope:', ''],
+      doc.scope.notJudged.map((l) => `- ${mdText(l)}`),
+      [''],
+    );
   const parts: Part[] = [{ lines: head, rank: 0 }];
 
   const allRoots = storedRoots(doc);

@@ -13,6 +13,7 @@ import { send, settle, SPLIT_AT, type FirstReads, type SendWindow } from './send
 import { rel, type AttemptEnd, type PassState } from './state';
 import { aheadOfSeal, preSeal, SKEW_BOUND_MS, spoiledWatch, weighTxMisses, type Round } from './timing';
 import { firstSealed, watch, type Track, type Watched } from './watch';
+import { maxOf } from '../many';
 
 /**
  * The after-seal reads of one behaviour, re-read until they show the sealed state: behind a load
@@ -96,7 +97,7 @@ export function laterReads(
       const due = shownBefore(r);
       const left = stale(values.get(r), a, plain).filter((tx) => due.some((d) => d.hash === tx.hash));
       return {
-        afterMs: Math.max(...(left.length > 0 ? left : due).map((tx) => since(r, tx))),
+        afterMs: maxOf((left.length > 0 ? left : due).map((tx) => since(r, tx))),
         old: left.length > 0,
         preSeal: preSeal(rounds, r, sealedFirst) === true,
         withdrawn: withdrawnIn(rounds, r, due, sealedFirst),
@@ -282,7 +283,7 @@ function spoiledBy(st: PassState, a: AttemptTxs, w: Watched): string | undefined
   const batch = a.sent.slice(0, SPLIT_AT);
   const block = firstSealed(w.sealedIn, batch);
   if (block === undefined) return undefined;
-  const acceptedAt = Math.max(...batch.map((t) => t.acceptedAt));
+  const acceptedAt = maxOf(batch.map((t) => t.acceptedAt));
   const interval = st.heads.intervalMs();
   const m = spoiledWatch(w.rounds, acceptedAt, block, interval);
   if (!m) return undefined;
@@ -349,7 +350,7 @@ export async function attempt(st: PassState, n: number, first?: FirstReads): Pro
   sample(st, a, w);
 
   const { sent } = a;
-  const acceptedBy = Math.max(...sent.map((t) => t.acceptedAt));
+  const acceptedBy = maxOf(sent.map((t) => t.acceptedAt));
   const sealedBlocks = [...new Set(w.sealedIn.values())].map(toQuantity).join(', ');
   st.notes.push(
     `attempt ${n}: ${aligned.sealAt !== undefined ? `sent right after the seal of block ${toQuantity(aligned.round.head)}` : `sent unaligned (head ${toQuantity(aligned.round.head)})`}, ` +

@@ -15,6 +15,7 @@ import { sleep, stopOf, type AttemptEnd, type PassState } from './state';
 import { refusalOf, SPLIT_AT, type SendWindow } from './send';
 import { pendingListed, tagCounts } from './side-reads';
 import { blockPollMs, POLL_INTERVAL_MS, SPLIT_GAP_MS, preSeal, ROUND_WAIT_MS, STRAGGLER_MIN_MS, type Round } from './timing';
+import { maxOf } from '../many';
 
 /** What the rounds saw of one behaviour. */
 export interface Track {
@@ -150,7 +151,7 @@ export async function watch(st: PassState, n: number, window: SendWindow): Promi
 async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow, w: Watched): Promise<void> {
   const { rounds, tracks, sealedIn, sealSeenAt, firstSeen } = w;
   const { sent } = a;
-  const firstBatchAt = Math.max(...sent.map((t) => t.acceptedAt));
+  const firstBatchAt = maxOf(sent.map((t) => t.acceptedAt));
   let unsent = [...rest];
   const pendingShows: Array<{ round: number; method: string; txs: SentTx[] }> = [];
   let knownHead = aligned.round.head;
