@@ -3,7 +3,7 @@ import { httpCall, HttpOptions, HttpResult, TransportError } from './http';
 import { keptText, parseJson } from './json';
 import { ThrottledError } from './throttle';
 
-/** Where a REST interface is asked whether it is still there (orDown): not the list, any answer at all will do. */
+/** Where a REST interface is asked whether it is still there (afterNoAnswer): not the list, any answer at all will do. */
 const STILL_THERE_PATH = '/v1/conformance-still-there';
 
 export interface RestResponse extends HttpResult {
