@@ -62,8 +62,9 @@ export interface HttpOptions {
   answers?: AnswerBudget;
   /**
    * The run is open: its interfaces answered the start-up probe. A request that then gets no HTTP
-   * answer asks the interface once more before it stands as the target's answer (orDown in
-   * down-mid-run.ts: an interface that answers nothing went down). Absent: the probe itself.
+   * answer asks the interface again before it stands as the target's answer (afterNoAnswer in
+   * down-mid-run.ts: one that answers nothing for a few seconds went down; one back meanwhile is
+   * asked the request once more). Absent: the probe itself.
    */
   afterOpen?: boolean;
   /** Told of every throttled answer (the runner then lets fewer checks ask at once). */
