@@ -20,7 +20,7 @@ import { credentialsRefusedMessage, probe } from './target';
 export class OpenRunError extends Error {
   override name = 'OpenRunError';
   constructor(
-    readonly stage: 'openapi' | 'target' | 'misdirected' | 'credentials' | 'stopped',
+    readonly stage: 'openapi' | 'target' | 'misdirected' | 'credentials',
     message: string,
   ) {
     super(message);
@@ -110,10 +110,11 @@ export async function openRun(cfg: RunConfig, gate: Egress, opts: OpenRunOptions
   redactor.add(target.signerKey);
   try {
     const limiter = cfg.maxRps ? new RateLimiter(cfg.maxRps) : undefined;
-    const { unreachable, misdirected, refused, seen } = await probe(target, cfg, redactor, limiter, opts.signal);
-    // Stopped while the target was asked (a signal, the run's deadline): what the probe missed is no finding.
-    if (opts.signal.aborted)
-      throw new OpenRunError('stopped', `${String(opts.signal.reason)} while the target was asked its start-up probe: nothing was judged`);
+    // Stopped while the target was asked (a signal, the run's deadline): what the probe missed is no
+    // finding. The run goes on to its verdict as any stopped run does (every check skipped, cause
+    // stopped: incomplete, or interrupted for a signal), its reports written.
+    const found = await probe(target, cfg, redactor, limiter, opts.signal);
+    const { unreachable, misdirected, refused, seen } = opts.signal.aborted ? {} : found;
     // A dedicated node refusing the credentials as the run opens: a mistake in the configuration
     // (credentials are outside the spec), said once with what to check. On a public profile the
     // refusal is 5.2's to judge, once (interface-facts.ts).

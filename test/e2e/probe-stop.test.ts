@@ -1,10 +1,12 @@
 /**
  * A run stopped while its start-up probe waits on a target that takes connections and never
  * answers: Ctrl-C ends it as an interrupt (exit 130), the run's deadline as a run with nothing
- * judged (exit 3), each at once, not after the probe's three tries of --timeout-ms each.
+ * judged (exit 3), each at once, not after the probe's three tries of --timeout-ms each, and as
+ * any stopped run ends: its reports written, every check skipped (cause stopped), never an
+ * interface called unreachable for what the stop cut short.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,7 +43,20 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-it('the run deadline reached during the probe: nothing judged, exit 3, said so', async () => {
+/** results.json of a stopped run: its status, the checks it did not skip (none), and how many it skipped as stopped. */
+const stoppedRun = (dir: string) => {
+  const doc = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as {
+    status: string;
+    checks: Array<{ id: string; status: string; cause?: string }>;
+  };
+  return {
+    status: doc.status,
+    notSkipped: doc.checks.filter((c) => c.status !== 'skipped').map((c) => `${c.id}: ${c.status}`),
+    stopped: doc.checks.filter((c) => c.cause === 'stopped').length > 20,
+  };
+};
+
+it('the run deadline reached during the probe: nothing judged, exit 3, its reports written', async () => {
   const out = sink();
   const dir = mkdtempSync(path.join(tmpdir(), 'probe-stop-'));
   const code = await main(
@@ -49,15 +64,15 @@ it('the run deadline reached during the probe: nothing judged, exit 3, said so',
     {},
     { out: out.stream, err: out.stream },
   );
-  expect({ code, said: out.text() }).toMatchObject({
-    code: 3,
-    said: expect.stringMatching(/run deadline of 1000 ms reached while the target was asked its start-up probe: nothing was judged/),
-  });
+  expect({ code, run: stoppedRun(dir) }).toEqual({ code: 3, run: { status: 'incomplete', notSkipped: [], stopped: true } });
+  expect(out.text()).toMatch(/run deadline of 1000 ms reached/);
+  expect(out.text()).toMatch(/\nexit 3: .*\n$/);
   expect(out.text()).not.toMatch(/unreachable/);
 }, 15_000);
 
-it('Ctrl-C during the probe: exit 130 at once', async () => {
-  const cli = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), '--rpc-url', server.url, '--timeout-ms', TIMEOUT_MS], {
+it('Ctrl-C during the probe: exit 130 at once, its reports written', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'probe-stop-'));
+  const cli = spawn(process.execPath, [path.join(ROOT, 'bin/conformance.js'), '--rpc-url', server.url, '--timeout-ms', TIMEOUT_MS, '--report-dir', dir], {
     cwd: mkdtempSync(path.join(tmpdir(), 'probe-stop-')),
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,6 +85,7 @@ it('Ctrl-C during the probe: exit 130 at once', async () => {
     await server.connected;
     cli.kill('SIGINT');
     expect({ code: await exited, said }).toMatchObject({ code: 130 });
+    expect(stoppedRun(dir)).toMatchObject({ notSkipped: [], stopped: true });
     expect(said).not.toMatch(/unreachable/);
   } finally {
     cli.kill('SIGKILL');
