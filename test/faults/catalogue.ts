@@ -671,6 +671,19 @@ export const CODE_VARIANTS: Variant[] = [
     })(),
   },
   {
+    name: 'rpc.pending-state-without-sealed-code',
+    kind: 'faulty',
+    section: '1.4',
+    only: ['rpc'],
+    what: 'eth_getCode at "pending" answers "0x" for every contract already sealed (a pending state holding only what the pre-confirmed transactions touched)',
+    rpc: async (call, next) => {
+      if (call.method !== 'eth_getCode' || !isPending(call)) return next();
+      const latest = await next({ ...call, params: [call.params[0], 'latest'] });
+      if (latest instanceof Raw || typeof latest.result !== 'string' || latest.result === '0x') return next();
+      return { ...latest, result: '0x' };
+    },
+  },
+  {
     name: 'rpc.code-hangs',
     kind: 'faulty',
     section: '4.6',

@@ -57,6 +57,8 @@ interface Faults {
   pendingBlockRefused?: 'error' | 501;
   /** Contract bytecode in upper-case hex. */
   codeUppercase?: boolean;
+  /** eth_getCode at "pending" answers "0x" for the sealed contract: always, or only the first `n` times (a backend behind). */
+  pendingCodeEmpty?: 'always' | number;
   /** Every method refuses the "pending" tag with an error. */
   pendingRejected?: boolean;
   /** HTTP 403 for every method (a public node refusing everything). */
@@ -127,6 +129,7 @@ function fakeNode(faults: Faults) {
   let requests = 0;
   const num = (n: number) => (faults.decimal ? String(n) : q(n));
 
+  let emptyPendingCodes = 0;
   const throttled = new Set<string>();
   const seen = new Set<string>();
   function answer(method: string, params: unknown[], body: string): { result?: unknown; error?: unknown; status?: number; retryAfter?: string } {
@@ -240,6 +243,9 @@ function fakeNode(faults: Faults) {
       case 'eth_getCode': {
         const at = stateBlock(params[1], true);
         if (typeof at !== 'number') return at;
+        if (faults.pendingCodeEmpty !== undefined && params[1] === 'pending' && String(params[0]).toLowerCase() === CONTRACT) {
+          if (faults.pendingCodeEmpty === 'always' || emptyPendingCodes++ < faults.pendingCodeEmpty) return { result: '0x' };
+        }
         if (String(params[0]).toLowerCase() === CONTRACT && at >= CREATED_IN) return { result: faults.codeUppercase ? '0x6080604052FE' : '0x6080604052fe' };
         return { result: '0x' };
       }
@@ -425,6 +431,18 @@ describe('RPC checks against faulty fake nodes', () => {
       expect([id, results.get(id)!.status, violatedSection(results.get(id)!)]).toEqual([id, 'failed', '4.6']);
     }
     expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
+  });
+
+  test('a pending state without a sealed contract\'s code ("0x" at "pending", the code at "latest") fails rpc.getCode.contract.pending with 1.4 and 4.6', async () => {
+    const r = (await run({ pendingCodeEmpty: 'always' }, { only: /getCode\.contract/ })).get('rpc.getCode.contract.pending')!;
+    expect([r.status, r.violated]).toEqual(['failed', ['1.4.1', '4.6.1']]);
+    expect(r.reason).toMatch(/answered "0x" in each of 4 reads over 1750 ms, for a contract whose sealed code "latest" gives/);
+  });
+
+  test('"0x" at "pending" from a backend behind, then the code: passes (read again after pauses)', async () => {
+    const r = (await run({ pendingCodeEmpty: 2 }, { only: /getCode\.contract\.pending/ })).get('rpc.getCode.contract.pending')!;
+    expect(r.status).toBe('passed');
+    expect(r.notes?.join(' ')).toMatch(/attempt 2: "pending" answered "0x" for the contract; re-reading/);
   });
 
   test('refusing "pending" fails every pending check citing 1.4', async () => {
