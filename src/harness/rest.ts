@@ -74,6 +74,7 @@ export class RestClient {
         http: this.http,
         askAgain: (http) => httpCall({ method: 'GET', url: this.url(STILL_THERE_PATH), headers }, http, { idempotent: true }),
         asked: `GET ${STILL_THERE_PATH}`,
+        key: this.url(''),
         ...(idempotent ? { resend: send } : {}),
       });
     }

@@ -90,6 +90,7 @@ export class RpcClient {
         http: this.http,
         askAgain: (http) => this.askChainId(http),
         asked: 'eth_chainId',
+        key: this.url,
         ...(idempotent ? { resend: send } : {}),
       });
     }

@@ -659,6 +659,10 @@ export const CODE_VARIANTS: Variant[] = [
     kind: 'faulty',
     section: '4.6',
     only: ['rpc'],
+    // Two checks that call it and two that do not, run side by side: each crash costs a restart.
+    grep: '^rpc\\.(getCode\\.block\\.(latest|pending)|getTransactionCount\\.block\\.(latest|pending))$',
+    // The calls in flight when it went down are sent again one at a time once it is back: judged on their answers, never blamed for it.
+    mustPass: '^rpc\\.getTransactionCount\\.block\\.(latest|pending)$',
     what: 'eth_getCode takes the node down: it resets every connection for 1 s, then answers again (restarted by its supervisor)',
     rpc: (() => {
       let downUntil = 0;

@@ -535,7 +535,7 @@ describe('verify-certificate', () => {
     const dir = certified(doc([result('rest.a', 'skipped', deselected), result('rpc.c', 'passed'), result('rpc.d', 'passed')], { ...FULL, only: ['rpc'] }));
     expect(verifyCertificate(dir, { target: 'https://rpc.example' }).differences).toEqual([]);
     expect(verifyCertificate(dir, { target: 'https://api.example' }).differences).toEqual([
-      'target: the certificate is about https://rpc.example, not https://api.example (the run was given https://api.example, but judged nothing of its interface)',
+      "target: the certificate is about https://rpc.example, not https://api.example (the run was given https://api.example, but its interface was outside the run's scope)",
     ]);
   });
 

@@ -95,17 +95,25 @@ describe.each<Gone>(['refused', 'reset', 'silent'])('an interface that answered 
   }, 60_000);
 });
 
-/** A REST server that drops every connection for `downMs` from the moment a request matching `crashes` comes, then answers again (404 JSON, or its list). */
-async function restarting(crashes: (url: string) => boolean, downMs: number) {
+/**
+ * A REST server that, when a request matching `crashes` comes, goes down for `downMs`: every
+ * connection it holds dropped (the requests in flight get no answer), every new one dropped until
+ * then. Other requests are answered after `answerMs` (so that some are in flight when it crashes).
+ */
+async function restarting(crashes: (url: string) => boolean, downMs: number, answerMs = 0) {
   let downUntil = 0;
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
-    if (Date.now() < downUntil || crashes(req.url ?? '')) {
-      if (Date.now() >= downUntil) downUntil = Date.now() + downMs;
-      return req.socket.destroy();
+    if (Date.now() < downUntil) return req.socket.destroy();
+    if (crashes(req.url ?? '')) {
+      downUntil = Date.now() + downMs;
+      return server.closeAllConnections();
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tokens: [] }));
+    setTimeout(() => {
+      if (Date.now() < downUntil) return req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tokens: [] }));
+    }, answerMs);
   });
   const url = await listenLoopback(server);
   return { url, seen, stop: () => closeServer(server) };
@@ -142,18 +150,20 @@ describe('an interface that goes down and comes back within a few seconds', () =
     }
   });
 
-  it('taken down by one request every time: that request fails (cause transport), the others are judged', async () => {
-    const server = await restarting((u) => u === '/v1/boom', 1000);
+  it('taken down by one request every time, beside others in flight: that request fails (cause transport), the others are judged on their answers', async () => {
+    const server = await restarting((u) => u === '/v1/boom', 1000, 100);
+    const others = ['b', 'c', 'd', 'e', 'f', 'g'];
     try {
       const results = decided(
-        await runChecks([getCheck('boom', '/v1/boom'), getCheck('b', '/v1/b')], testRunEnv(server.url, { gateway: {} }), { concurrency: 1 }),
+        await runChecks([getCheck('boom', '/v1/boom'), ...others.map((x) => getCheck(x, `/v1/${x}`))].reverse(), testRunEnv(server.url, { gateway: {} }), {
+          concurrency: 8,
+        }),
       );
-      expect(results.map((r) => [r.id, r.status, r.cause])).toEqual([
-        ['rest.test.boom', 'failed', 'transport'],
-        ['rest.test.b', 'passed', undefined],
-      ]);
+      expect(results.map((r) => [r.id, r.status, r.cause]).sort()).toEqual(
+        [['rest.test.boom', 'failed', 'transport'] as const, ...others.map((x) => [`rest.test.${x}`, 'passed', undefined] as const)].sort(),
+      );
     } finally {
       await server.stop();
     }
-  });
+  }, 60_000);
 });

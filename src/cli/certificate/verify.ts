@@ -314,7 +314,7 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
 
   if (opts.target !== undefined) {
     const want = originOf(opts.target);
-    // Only the endpoints of the interfaces it judged: a URL given to the run for an interface left
+    // Only the endpoints of the interfaces in its scope: a URL given to the run for an interface left
     // out of its scope (--only rest with --rpc-url) was recorded, never judged.
     const judged = new Set<string>(stated.scope?.interfaces ?? []);
     const given = [
@@ -325,7 +325,7 @@ function verifyFiles(dir: string, opts: VerifyOptions): Omit<Verification, 'verd
     const unjudged = given.filter(([i]) => !judged.has(i)).flatMap(([, u]) => originOf(u ?? null) ?? []);
     if (!want || !origins.includes(want))
       out.push(
-        `target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}${want && unjudged.includes(want) ? ` (the run was given ${want}, but judged nothing of its interface)` : ''}`,
+        `target: the certificate is about ${origins.join(' and ') || 'no remote target'}, not ${want ?? 'that URL'}${want && unjudged.includes(want) ? ` (the run was given ${want}, but its interface was outside the run's scope)` : ''}`,
       );
   }
   if (opts.maxAgeSec !== undefined) {
