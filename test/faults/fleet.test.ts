@@ -72,6 +72,17 @@ const FLEETS: FleetVariant[] = [
     section: '7',
   },
   {
+    // Met on about one read in four (per request): an answer that broke the rule is evidence as read,
+    // never taken back by a later read that looked right.
+    name: 'fleet.pending-state-without-sealed-code',
+    kind: 'faulty',
+    routing: 'request',
+    odd: backendOf('rpc.pending-state-without-sealed-code'),
+    only: 'rpc',
+    grep: '^rpc\\.getCode\\.contract\\.pending$',
+    section: '1.4',
+  },
+  {
     name: 'fleet.decimals-string',
     kind: 'faulty',
     routing: 'connection',
