@@ -295,8 +295,7 @@ export class Preconf {
         dueAt: 0,
         afterSeal: true,
       }));
-      for (const h of withdrawn) this.held.push(h);
-      for (const h of later) this.held.push({ ...h, afterSeal: true });
+      for (const h of [...withdrawn, ...later]) this.held.push({ ...h, afterSeal: true });
       this.pool.poolChanged();
       await this.pool.preview(raw);
       return txs.length;
