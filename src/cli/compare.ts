@@ -7,6 +7,7 @@ import { compareSections, JUDGED_OUTCOMES, OUTCOMES, sectionOf, type Outcome } f
 import { answersWords, countLine, OUTCOME_WORDS } from './reporters/outcome-words';
 import { escapeHtml as esc, mdCode, mdText } from './inert-text';
 import { STATUS_ICON } from './reporters/summary';
+import { isRecord } from '../harness/json';
 import { validateRef } from '../harness/schemas';
 import { readRegularFile, UnreadableFile } from '../harness/regular-file';
 import { boundedJson, MAX_RESULTS_BYTES, MAX_RESULTS_DEPTH, Refused } from './certificate/open';
@@ -94,7 +95,7 @@ export function loadRun(source: string): ReaderDocument {
     !doc.status ||
     !Array.isArray(doc.scope?.leftOut) ||
     !doc.counts ||
-    doc.checks.some((c) => !OUTCOMES.includes((c as Partial<typeof c> | null)?.outcome as (typeof OUTCOMES)[number]))
+    doc.checks.some((c: unknown) => !isRecord(c) || !OUTCOMES.includes(c.outcome as Outcome))
   )
     throw new CompareError(`${file} has no run status, scope facts or outcomes: it was written by an older suite version; re-run it with this one`);
   const schema = validateRef('results.json', doc);
