@@ -47,10 +47,10 @@ const MAX_PROBES = 16;
 /**
  * A contract of the chain, found without any spec knowledge of it: the recipients of recent
  * transactions and the addresses created by recent deployments (sender + nonce), probed with
- * eth_getCode at "latest" until one answers something other than "0x". Returns that address
- * and the code it answered (the observation the check judges).
+ * eth_getCode at `at` ("latest", or a block number) until one answers something other than "0x".
+ * Returns that address and the code it answered (the observation the check judges).
  */
-async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; code: unknown } | undefined> {
+export async function findContract(ctx: CheckContext<'rpc'>, at = 'latest'): Promise<{ address: Hex; code: unknown } | undefined> {
   const probed = new Set<string>();
   for await (const block of recentBlocks(ctx, { recent: RECENT_BLOCKS, first: FIRST_BLOCKS })) {
     for (const tx of block.txs) {
@@ -62,14 +62,14 @@ async function findContract(ctx: CheckContext<'rpc'>): Promise<{ address: Hex; c
       if (!candidate || probed.has(candidate.toLowerCase())) continue;
       if (probed.size >= MAX_PROBES) return undefined;
       probed.add(candidate.toLowerCase());
-      const a = await ctx.rpc.call('eth_getCode', [candidate, 'latest']);
+      const a = await ctx.rpc.call('eth_getCode', [candidate, at]);
       if (a.http.status === 200 && a.hasResult && a.result !== '0x' && a.result !== null) return { address: candidate as Hex, code: a.result };
     }
   }
   return undefined;
 }
 
-const NO_CONTRACT = `no contract found among the recipients and deployments of the latest ${RECENT_BLOCKS} and first ${FIRST_BLOCKS} blocks (at most ${MAX_PROBES} addresses probed)`;
+export const NO_CONTRACT = `no contract found among the recipients and deployments of the latest ${RECENT_BLOCKS} and first ${FIRST_BLOCKS} blocks (at most ${MAX_PROBES} addresses probed)`;
 
 const contractCodeLatest = check(
   {
@@ -88,7 +88,7 @@ const contractCodeLatest = check(
 );
 
 /** An EIP-7702 delegation (0xef0100 + an address): an account's code a later transaction may clear, unlike a contract's. */
-const isDelegation = (code: unknown) => typeof code === 'string' && /^0xef0100[0-9a-f]{40}$/i.test(code);
+export const isDelegation = (code: unknown) => typeof code === 'string' && /^0xef0100[0-9a-f]{40}$/i.test(code);
 
 const contractCodePending = check(
   {

@@ -688,6 +688,21 @@ export const CODE_VARIANTS: Variant[] = [
     },
   },
   {
+    name: 'rpc.pending-estimate-without-sealed-code',
+    kind: 'faulty',
+    section: '1.4',
+    only: ['rpc'],
+    what: 'eth_estimateGas at "pending" runs calls against a state without the sealed contracts: a call into one is estimated as a plain transfer (21000)',
+    rpc: async (call, next) => {
+      const tx = call.params[0];
+      if (call.method !== 'eth_estimateGas' || !isPending(call) || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.to !== 'string')
+        return next();
+      const code = await next({ ...call, method: 'eth_getCode', params: [tx.to, 'latest'] });
+      if (code instanceof Raw || typeof code.result !== 'string' || code.result === '0x') return next();
+      return { jsonrpc: '2.0', id: call.id ?? null, result: '0x5208' };
+    },
+  },
+  {
     name: 'rpc.code-hangs',
     kind: 'faulty',
     section: '4.6',
