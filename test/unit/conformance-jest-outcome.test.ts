@@ -2,19 +2,20 @@
  * How a check's result reads as a jest test (src/cli/jest/outcome.ts): the run's own verdicts,
  * carried by jest's states. Each case is a result as the runner returns it.
  */
-import { readerCheck } from '../../src/verdict/reader';
+import { readerCheck, readerDocument } from '../../src/verdict/reader';
 import { jestOutcome as outcomeOfJudged, runStatusTest } from '../../src/cli/jest/outcome';
 import { deriveScope } from '../../src/verdict/scope';
 import { statusLine } from '../../src/verdict/status';
 import type { RunDocument } from '../../src/verdict/document';
-import { rootCauseRecords } from '../../src/verdict/seal';
-import { decideRoots } from '../../src/verdict/root-causes';
-import { FULL_SCOPE, judged } from '../support/documents';
+import { FULL_SCOPE, judged, runDocument } from '../support/documents';
 
 import type { CheckResult } from '../../src/harness/runner';
 
-/** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes by src/verdict/seal.ts. */
-const jestOutcome = (r: CheckResult) => outcomeOfJudged(readerCheck(judged(r)), rootCauseRecords([judged(r)], decideRoots([judged(r)]).roots));
+/** The result as results.json stores it: its outcome and effect decided by src/verdict/outcome.ts, the run's root causes, status and exit code by src/verdict/seal.ts. */
+const jestOutcome = (r: CheckResult) => {
+  const doc = readerDocument(runDocument([r], FULL_SCOPE));
+  return outcomeOfJudged(readerCheck(judged(r)), doc);
+};
 
 const base: CheckResult = {
   id: 'rest.list.status-200',
@@ -101,7 +102,7 @@ test('required, inconclusive because its target was unreachable: fails as non-co
   });
   expect(o).toMatchObject({ kind: 'fail' });
   const message = (o as { message: string }).message;
-  expect(message).toMatch(/^REST target unreachable: the run is not conformant \(the CLI exits 1\)/);
+  expect(message).toMatch(/^REST target unreachable: the run is non-conformant \(the CLI exits 1\)/);
   expect(message).toContain('ECONNREFUSED');
   expect(message).not.toMatch(/incomplete|exits 3/);
 });

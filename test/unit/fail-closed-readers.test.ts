@@ -1,6 +1,6 @@
 // A reader of a stored verdict fails closed: an outcome or effect outside the vocabulary (a
 // results.json bent on its way, written by another version, edited by hand) never reads as a pass.
-import { readerCheck } from '../../src/verdict/reader';
+import { readerCheck, type ReaderDocument } from '../../src/verdict/reader';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { validateRef } from '../../src/harness/schemas';
 import type { Judged } from '../../src/verdict/outcome';
 import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 
+const RUN: Pick<ReaderDocument, 'rootCauses' | 'status' | 'exitCode'> = { rootCauses: [], status: 'incomplete', exitCode: 3 };
 const stored = (outcome: string, effect: string): Judged => ({ ...checkResult('rpc.x', 'inconclusive'), outcome, effect }) as unknown as Judged;
 
 describe('the jest adapter reads an unknown stored outcome or effect as a failing test', () => {
@@ -21,11 +22,11 @@ describe('the jest adapter reads an unknown stored outcome or effect as a failin
     ['not-judged', '***'],
     ['blocked', ''],
   ])('outcome %j, effect %j: fails', (outcome, effect) => {
-    expect(jestOutcome(readerCheck(stored(outcome, effect)), []).kind).toBe('fail');
+    expect(jestOutcome(readerCheck(stored(outcome, effect)), RUN).kind).toBe('fail');
   });
 
   it('a check not judged whose stored effect is none (an advisory one) still passes, with a warning', () => {
-    expect(jestOutcome(readerCheck(stored('not-judged', 'none')), [])).toMatchObject({
+    expect(jestOutcome(readerCheck(stored('not-judged', 'none')), RUN)).toMatchObject({
       kind: 'pass',
       warning: expect.stringMatching(/^inconclusive \(advisory\)/),
     });

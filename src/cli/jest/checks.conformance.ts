@@ -50,13 +50,13 @@ if (runStatus)
 // The same selection as the run (ONLY, GREP from the environment): names are known now, synchronously.
 for (const c of selectChecks(allChecks(), loadConfig([], process.env))) {
   const r = byId.get(c.id);
-  if (!r) {
+  if (!r || !doc) {
     test(c.id, () => {
       throw new Error(`${c.id}: no result in results.json (the run did not reach it)`);
     });
     continue;
   }
-  const outcome = jestOutcome(r, doc?.rootCauses ?? []);
+  const outcome = jestOutcome(r, doc);
   if (outcome.kind === 'skip') {
     skipped.push(`${c.id}: ${outcome.reason}`);
     test.skip(c.id, () => undefined);

@@ -3,14 +3,14 @@
  * run's, stored in results.json; this only says which of jest's states carries them. A check that
  * fails the run fails the test. One whose effect leaves the run incomplete fails too: jest has no
  * state for "not judged" that would keep CI from reading it as green; one covered by a root cause
- * that fails the run (an unreachable target) says so, since that makes the run non-conformant. A
- * stale expectation passes, with the news that the expectations file lists it.
+ * that fails the run (an unreachable target, a failed root check) says so. Every test not judged
+ * states the run's stored status and exit code, never one worked out from the check. A stale
+ * expectation passes, with the news that the expectations file lists it.
  */
 import type { ReaderCheck, ReaderDocument } from '../../verdict/reader';
 import { isUnjudged } from '../../verdict/outcome';
 import { failureText } from '../reporters/failure-text';
 import { EXIT_CODE, exitWords, unreachableWords } from '../../verdict/status';
-import type { RootCauseRecord } from '../../verdict/document';
 import { quoted } from '../../harness/spec-rules';
 
 export type JestOutcome = { kind: 'pass'; warning?: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; message: string };
@@ -23,8 +23,13 @@ export function failureMessage(r: ReaderCheck): string {
   return lines.join('\n');
 }
 
-/** `roots`: the run's stored root causes (results.json rootCauses), for a check one of them covers. */
-export function jestOutcome(r: ReaderCheck, roots: readonly RootCauseRecord[]): JestOutcome {
+/**
+ * `run`: the run's stored verdict (results.json `rootCauses`, `status`, `exitCode`): a check one of
+ * its roots covers, and the status and exit code a test not judged states (the run's, never one
+ * worked out from this check alone: a throttled check of a run a failure made non-conformant says exit 1).
+ */
+export function jestOutcome(r: ReaderCheck, run: Pick<ReaderDocument, 'rootCauses' | 'status' | 'exitCode'>): JestOutcome {
+  const runWords = `the run is ${run.status} (the CLI exits ${run.exitCode})`;
   switch (r.outcome) {
     case 'failed':
       return { kind: 'fail', message: failureMessage(r) };
@@ -42,19 +47,20 @@ export function jestOutcome(r: ReaderCheck, roots: readonly RootCauseRecord[]): 
       // Advisory, or a known failure listed in the expectations file: reported, never fatal.
       return { kind: 'pass', warning: failureMessage(r) };
     default: {
-      // A root that fails the run (an unreachable target) covers it: not the same words as a check left unjudged.
-      const root = roots.find((x) => x.effect === 'fails-run' && x.interface !== undefined && x.checks.includes(r.id));
+      // A root that fails the run (an unreachable target, a failed check) covers it: not the same words as a check left unjudged.
+      const root = run.rootCauses.find((x) => x.effect === 'fails-run' && x.checks.includes(r.id));
       if (root?.interface)
         return {
           kind: 'fail',
-          message: `${unreachableWords(root.interface)}: the run is not conformant (the CLI exits ${EXIT_CODE.nonConformant})\n${failureText(r)}`,
+          message: `${unreachableWords(root.interface)}: ${runWords}\n${failureText(r)}`,
         };
       // Only a check not judged whose stored effect is none passes; an outcome or effect outside the
-      // vocabulary (a results.json bent on its way) fails closed, as an incomplete run.
+      // vocabulary (a results.json bent on its way) fails closed. Its words: the root check that
+      // fails the run when one covers it, and the run's stored status and exit code.
       if (r.effect !== 'none' || !isUnjudged(r.outcome))
         return {
           kind: 'fail',
-          message: `INCONCLUSIVE, not a verdict on the target: the run is incomplete (the CLI exits ${EXIT_CODE.incomplete})\n${failureText(r)}`,
+          message: `${root ? `NOT JUDGED: blocked by ${root.check ?? root.id}, which fails the run` : 'INCONCLUSIVE, not a verdict on the target'}: ${runWords}\n${failureText(r)}`,
         };
       return { kind: 'pass', warning: `inconclusive (advisory): ${r.id}: ${r.reason}` };
     }

@@ -25,10 +25,19 @@ const secs = (ms: number) => (ms / 1000).toFixed(3);
 /**
  * How a check shows in a JUnit viewer, so CI agrees with the exit code: failures that fail the run
  * are <failure>; required checks not judged on their own account are <error> (they make the run
- * incomplete, exit 3); checks blocked by another's failure are <skipped> naming it, so one root
- * cause is one red line; advisory results and skipped checks never turn a viewer red.
+ * incomplete, exit 3); checks blocked by a root that fails the run are <skipped> naming it, so one
+ * root cause is one red line; a check blocked by a root that does not fail the run (a known
+ * failure) is an <error> when its stored effect leaves the run incomplete, as one not judged on its
+ * own account is: nothing else would show that run red; advisory results and skipped checks never
+ * turn a viewer red. `underFailing`: the checks a root whose stored effect is fails-run covers.
  */
-function caseBody(c: ReaderCheck, blocked: Map<string, string[]>, covered: ReadonlySet<string>, texts?: Record<string, string>): string | undefined {
+function caseBody(
+  c: ReaderCheck,
+  blocked: Map<string, string[]>,
+  covered: ReadonlySet<string>,
+  underFailing: ReadonlySet<string>,
+  texts?: Record<string, string>,
+): string | undefined {
   const details = () => [failureText(c, texts), ...c.exchanges.map(exchangeText)].join('\n\n');
   const also = blocked.get(c.id)?.length ? `\n\nblocked ${blocked.get(c.id)!.length} check(s): ${blocked.get(c.id)!.join(', ')}` : '';
   switch (c.outcome) {
@@ -41,6 +50,9 @@ function caseBody(c: ReaderCheck, blocked: Map<string, string[]>, covered: Reado
       if (covered.has(c.id)) return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
       return `<skipped message="${esc(`inconclusive (advisory): ${c.reason.split('\n')[0]}`)}"/>`;
     case 'blocked':
+      // Its stored effect and its root's say it: under a root that fails the run, that root is the red line.
+      if (c.effect === 'incomplete' && !underFailing.has(c.id))
+        return `<error message="${esc(`not judged: blocked by ${blockerWords(c)}, which does not fail the run`)}" type="inconclusive">${esc(details())}</error>`;
       return `<skipped message="${esc(`not judged: blocked by ${blockerWords(c)}`)}"/>`;
     case 'skipped':
       return `<skipped message="${esc(`${c.outOfScope ? `out of scope (${c.outOfScope.words})` : 'skipped'}: ${c.reason}`)}"/>`;
@@ -60,6 +72,7 @@ export function renderJunit(doc: ReaderDocument): string {
   const roots = storedRoots(doc);
   const blocked = new Map(roots.map((r) => [r.id, r.blocked]));
   const covered = coveredByRoots(doc);
+  const underFailing = new Set(roots.filter((r) => r.failsRun).flatMap((r) => r.blocked));
   const properties = [
     ['suite.name', doc.suite.name],
     ['suite.version', doc.suite.version],
@@ -79,7 +92,7 @@ export function renderJunit(doc: ReaderDocument): string {
   const props = ['    <properties>', ...properties.map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`), '    </properties>'];
 
   const count = (cs: ReaderCheck[]) => {
-    const bodies = cs.map((c) => caseBody(c, blocked, covered, doc.statements) ?? '');
+    const bodies = cs.map((c) => caseBody(c, blocked, covered, underFailing, doc.statements) ?? '');
     return {
       bodies,
       failures: bodies.filter((b) => b.startsWith('<failure')).length,
