@@ -137,7 +137,8 @@ export async function main(env: Env = process.env, out?: OutStream, err?: OutStr
     stopped = Boolean(r.error);
     exitCode = r.code;
     doc = readResults(path.join(reportDir, 'results.json'));
-    if (!doc && exitCode === EXIT_CODE.config) refused = r.said.map(inInputTerms);
+    // Without a report, the suite's own words say why (a configuration refused, reports it could not write).
+    if (!doc) refused = r.said.map(inInputTerms);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.log(command('error', { title: 'conformance' }, e.message));
@@ -176,11 +177,10 @@ export async function main(env: Env = process.env, out?: OutStream, err?: OutStr
   const hints = doc ? inInputTerms(rootHints(doc).join('; ')) : '';
   const status = doc?.status ?? STATUS_OF_CODE[exitCode] ?? 'stopped';
   if (failed && annotations.length === 0 && !stopped) {
-    const why =
-      exitCode === EXIT_CODE.config
-        ? refused.length
-          ? refused.join('; ')
-          : 'the suite refused its configuration: see its message in the log'
+    const why = refused.length
+      ? refused.join('; ')
+      : exitCode === EXIT_CODE.config
+        ? 'the suite refused its configuration: see its message in the log'
         : doc
           ? `${reasons}${hints ? ` — ${hints}` : ''}`
           : 'the suite stopped without a report (an unexpected error is a defect of the suite): see its message in the log';

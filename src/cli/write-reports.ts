@@ -4,24 +4,13 @@ import type { RunDocument } from '../verdict/document';
 import { readerDocument } from '../verdict/reader';
 import { Egress } from './egress';
 import { SUITE_FILES } from './report-files';
-import {
-  BADGE_FILE,
-  CERTIFICATE_FILE,
-  PREDICATE_FILE,
-  certificateFiles,
-  htmlWithNote,
-  summaryWithNote,
-  uncertifiable,
-  type CertifyOptions,
-} from './certificate/write';
+import { certificateFiles, htmlWithNote, summaryWithNote, uncertifiable, type CertifyOptions } from './certificate/write';
 import { MAX_RESULTS_BYTES } from './certificate/open';
 import { renderHtml } from './reporters/html';
 import { renderJson } from './reporters/json';
 import { renderJunit } from './reporters/junit';
 import { renderSummary } from './reporters/summary';
 import { pushAll } from '../harness/many';
-
-const CERTIFICATE_FILES: readonly string[] = [CERTIFICATE_FILE, PREDICATE_FILE, BADGE_FILE];
 
 /**
  * A folder holds one run's verdict or none: as a run takes its report folder, the verdict files an
@@ -87,11 +76,10 @@ export function writeReports(doc: RunDocument, dir: string, opts: { certify?: bo
     }
   }
   if (failure) {
-    // A certificate vouches for the set of files beside it: with one of them missing it is not left standing.
-    gate.clearStale(
-      dir,
-      SUITE_FILES.filter((f) => !CERTIFICATE_FILES.includes(f)),
-    );
+    // A folder holds one run's verdict or none: the run now exits 2 (or keeps 1 or 130), so the files
+    // already written, stating its sealed exit code, are not left standing to speak for it (a job
+    // uploading the folder, the Action reading results.json); nor a certificate of a set with one missing.
+    gate.clearStale(dir, []);
     throw failure;
   }
   if (tooLarge) throw tooLarge;

@@ -136,4 +136,25 @@ describe('a disk that fills while the reports are written', () => {
       expect(readdirSync(dir).filter((f) => f === 'results.json' || f.endsWith('.tmp'))).toEqual([]);
     },
   );
+
+  it('that fills after results.json was written: none of the run’s files is left stating the exit code the run no longer ends with', () => {
+    const dir = earlierFolder();
+    const real = fs.writeSync;
+    let calls = 0;
+    // results.json, junit.xml and summary.md are written whole; report.html finds the disk full.
+    const spy = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buffer: Buffer, offset?: number | null, length?: number | null) => {
+      if (++calls <= 3) return real(fd, buffer, offset ?? 0, length ?? buffer.length);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }) as typeof fs.writeSync);
+    const conformant = runDocument([checkResult('rpc.a', 'passed')], FULL_SCOPE);
+    expect(conformant.exitCode).toBe(EXIT_CODE.conformant);
+    try {
+      expect(() => writeReports(conformant, dir)).toThrow(/ENOSPC/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls).toBe(4);
+    // The run exits 2 (runExitCode): a results.json saying exit 0, conformant, would speak for it.
+    expect(readdirSync(dir).sort()).toEqual(['notes.txt']);
+  });
 });
