@@ -88,7 +88,7 @@ const contractEstimatePending = check(
     statements: ['4.4.1', '1.4.1', '4.2.2'],
     level: 'required',
     needs: ['rpc'],
-    title: 'eth_estimateGas at "pending" of a call into a sealed contract runs its code, as "latest" does',
+    title: 'eth_estimateGas at "pending" of a call into a sealed contract runs its code',
   },
   async (ctx) => {
     // A 0-value call with no data into a contract of the chain runs its code (its first opcode
