@@ -805,6 +805,23 @@ export const CODE_VARIANTS: Variant[] = [
     rpc: pendingAsLatest('eth_getTransactionCount'),
   },
   {
+    name: 'rpc.pending-count-stale-state',
+    kind: 'faulty',
+    section: '4.5',
+    only: ['rpc'],
+    grep: '^rpc\\.getTransactionCount\\.pending-ge-latest$',
+    what: 'one backend of two behind a balancer answers eth_getTransactionCount at "pending" from a pending state left three blocks behind the head (every other such read)',
+    rpc: (() => {
+      let reads = 0;
+      return async (call, next) => {
+        if (call.method !== 'eth_getTransactionCount' || !isPending(call) || reads++ % 2 === 1) return next();
+        const head = await next({ ...call, method: 'eth_blockNumber', params: [] });
+        if (head instanceof Raw || typeof head.result !== 'string' || BigInt(head.result) < 3n) return next();
+        return next({ ...call, params: [call.params[0], `0x${(BigInt(head.result) - 3n).toString(16)}`] });
+      };
+    })(),
+  },
+  {
     name: 'rpc.pending-code-own-pool-only',
     kind: 'faulty',
     section: '4.6',

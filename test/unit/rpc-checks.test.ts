@@ -45,6 +45,8 @@ interface Faults {
   receiptMissing?: boolean;
   /** The pending count of the active sender is below its latest count. */
   pendingBelowLatest?: boolean;
+  /** The active sender's "pending" count answered from the state `below` blocks under the head: the first `times` reads (a fleet's backend met on some reads), or always. */
+  stalePending?: { below: number; times: number | 'always' };
   /** eth_getBlockReceipts refused with HTTP 403 (public node behaviour). */
   receipts403?: boolean;
   /** "latest" advances on every eth_getBlockByNumber call (a seal between every two reads). */
@@ -134,6 +136,7 @@ function fakeNode(faults: Faults) {
   const num = (n: number) => (faults.decimal ? String(n) : q(n));
 
   let emptyPendingCodes = 0;
+  let stalePendingCounts = 0;
   const throttled = new Set<string>();
   const seen = new Set<string>();
   function answer(method: string, params: unknown[], body: string): { result?: unknown; error?: unknown; status?: number; retryAfter?: string } {
@@ -242,6 +245,9 @@ function fakeNode(faults: Faults) {
         const at = stateBlock(block, true);
         if (typeof at !== 'number') return at;
         if (address.toLowerCase() !== SENDER) return { result: num(0) };
+        const stale = faults.stalePending;
+        if (stale && block === 'pending' && (stale.times === 'always' || stalePendingCounts++ < stale.times))
+          return { result: num(countAt(head - stale.below)) };
         return { result: num(block === 'pending' && faults.pendingBelowLatest ? countAt(head) - 1 : countAt(at)) };
       }
       case 'eth_getCode': {
@@ -543,6 +549,21 @@ describe('RPC checks against faulty fake nodes', () => {
       expect.stringMatching(/"pending" 0x[0-9a-f]+ counts pre-confirmed nonce 0x[0-9a-f]+ \("latest" 0x[0-9a-f]+\)$/),
     ]);
     expect(acrossSamples.get(QUIET_CHAIN)).toEqual({ quiet: false });
+  });
+
+  test('a "pending" count below the count one block under a head read before it fails pending-ge-latest at once: no backend a block behind explains it', async () => {
+    // Once is evidence: a fleet's bad backend is met on some reads only, and a later good read takes nothing back.
+    for (const times of [1, 'always'] as const) {
+      const r = (await run({ stalePending: { below: 3, times } }, { only: /pending-ge-latest/ })).get('rpc.getTransactionCount.pending-ge-latest')!;
+      expect([r.status, r.violated]).toEqual(['failed', ['4.5.2', '1.4.1']]);
+      expect(r.reason).toMatch(/"pending" count "0xc" is below its count "0xe" at block 0xf, one below the sealed head 0x10 read before it/);
+    }
+  });
+
+  test('a "pending" count at the block under the head (a backend a block behind), then the right one: re-read, passes', async () => {
+    const r = (await run({ stalePending: { below: 1, times: 1 } }, { only: /pending-ge-latest/ })).get('rpc.getTransactionCount.pending-ge-latest')!;
+    expect(r.status).toBe('passed');
+    expect(r.notes?.join(' ')).toMatch(/attempt 1: .* "pending" "0xe" below "latest" "0x10"; re-reading/);
   });
 
   test('no transactions in the latest blocks: the invariant is skipped, not passed', async () => {
