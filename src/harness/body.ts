@@ -56,6 +56,15 @@ export class AnswerBudgetSpent extends JsonBeyondLimits {
 }
 
 /**
+ * An answer refused because it is longer than one answer may be (the cap of readCapped): the
+ * target did answer, and the spec bounds no answer's size (8), so this is this suite's bound,
+ * not the target's fault (inconclusive, cause `limit`), never "no answer".
+ */
+export class AnswerTooLarge extends JsonBeyondLimits {
+  override name = 'AnswerTooLarge';
+}
+
+/**
  * The bytes of a body as one Buffer, held once. Chunks are copied, as they come, into one
  * Buffer of the length the answer declares (Content-Length, within the cap), so a 16 MiB answer
  * is never held both as its chunks and as their concatenation; a body without a declared
@@ -138,7 +147,8 @@ export async function readCapped(
     throw err;
   };
   for await (const value of source) {
-    if (body.byteLength + value.byteLength > cap) refuse(new Error(`response body exceeds ${cap} bytes`));
+    if (body.byteLength + value.byteLength > cap)
+      refuse(new AnswerTooLarge(`response body exceeds ${cap} bytes, more than this suite reads of one answer: not read`));
     try {
       answers?.charge(value.byteLength);
     } catch (err) {

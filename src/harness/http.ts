@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { AnswerBudget, AnswerBudgetSpent, readCapped, type BodySource } from './body';
-export { AnswerBudget, AnswerBudgetSpent, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
+import { AnswerBudget, AnswerBudgetSpent, AnswerTooLarge, readCapped, type BodySource } from './body';
+export { AnswerBudget, AnswerBudgetSpent, AnswerTooLarge, COLLECT_EVERY_BYTES, RUN_ANSWER_BYTES } from './body';
 import { PROXY_FROM_ENVIRONMENT, proxyFor, type ProxySettings } from './proxy';
 import { Redactor } from './redact';
 import { transportMistake, type TransportMistake } from './transport-mistakes';
@@ -245,7 +245,8 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     if (!declaredLarge && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
     answer = { status: res.statusCode, headers, text, sha256, durationMs: performance.now() - started };
   } catch (err) {
-    if (err instanceof AnswerBudgetSpent) {
+    // The suite's own bounds: the target answered, so never a TransportError ("no answer", unreachable).
+    if (err instanceof AnswerBudgetSpent || err instanceof AnswerTooLarge) {
       exchange.error = err.message;
       exchange.durationMs = Math.round(performance.now() - started);
       throw err;

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from './http';
+import { AnswerTooLarge, MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from './http';
 import { readRegularText, UnreadableFile } from './regular-file';
 import { RestClient } from './rest';
 import type { Exchange } from './transcript';
@@ -64,6 +64,7 @@ export async function loadDocument(
     res = await rest.request('GET', source, { headers: { accept: ACCEPT } });
   } catch (err) {
     if (err instanceof TransportError) throw new DocumentUnavailable(`no answer fetching it: ${err.message}`);
+    if (err instanceof AnswerTooLarge) throw new DocumentUnavailable(`the answer is too large: ${err.message}`);
     throw err;
   }
   if (res.status !== 200)

@@ -92,6 +92,16 @@ const SAME_FORMAT: Readonly<Record<string, readonly string[]>> = { 'evm-address'
 /** How the spec's table names the formats that schemas/ spells for Ajv. */
 const SPEC_FORMAT_NAME: Readonly<Record<string, string>> = { 'evm-address': 'address', uri: 'URL', isin: 'ISIN' };
 
+/**
+ * Whether a document's format is the spec's: its schemas/ spelling, the spec table's own (URL,
+ * ISIN, address) or another spelling of it, in any case (a format is a free-form string outside
+ * OpenAPI's own, and the table writes "URL" and "ISIN" in capitals).
+ */
+function sameFormat(specFormat: string, docFormat: string): boolean {
+  const doc = docFormat.toLowerCase();
+  return [specFormat, specFormatName(specFormat), ...(SAME_FORMAT[specFormat] ?? [])].some((f) => f.toLowerCase() === doc);
+}
+
 function specFormatName(format: string): string {
   return SPEC_FORMAT_NAME[format] ?? format;
 }
@@ -238,7 +248,7 @@ function compareProperties(spec: Json, d: Json, path: string, out: Finding[], de
 
 function compareFormat(specFormat: string, d: Json, path: string, out: Finding[], spec: Json): void {
   const docFormat = typeof d.format === 'string' ? d.format : undefined;
-  if (docFormat === specFormat || (docFormat && SAME_FORMAT[specFormat]?.includes(docFormat))) return;
+  if (docFormat !== undefined && sameFormat(specFormat, docFormat)) return;
   const name = specFormatName(specFormat);
   const expected = specSummary(spec);
   const actual = docSummary(d);

@@ -41,8 +41,10 @@ async function askView(rpc: RpcClient, address: string, view: View): Promise<str
 /**
  * Whether a REST value agrees with the chain's, or undefined when the value cannot be compared
  * (null, an object, text that is no number): its type is its field check's rule, not this one's.
+ * A string is a disagreement with what it shows (appended to the failure). `record` is the
+ * record the value was read from, for a rule that reads another of its fields.
  */
-type Agrees = (rest: unknown, chain: unknown) => boolean | undefined;
+type Agrees = (rest: unknown, chain: unknown, record: unknown) => boolean | string | undefined;
 
 /**
  * The number a REST value stands for: a JSON number, or a string holding one, which is how the
@@ -78,15 +80,16 @@ async function compareAll(
     if (!('value' in address) || !isEvmAddress(address.value) || !('value' in value)) continue; // judged by the REST checks
     const chain = await read((address.value as string).toLowerCase());
     if (chain === undefined) continue;
-    const verdict = agrees(value.value, chain);
+    const verdict = agrees(value.value, chain, record);
     if (verdict === undefined) {
       uncompared.push(`${recordLabel(record, i)}: ${show(value.value, 40)}`);
       continue;
     }
     judged++;
-    if (!verdict) {
+    if (verdict !== true) {
       const label = recordLabel(record, i, tokens);
-      ctx.violation(`${label} disagrees with the token contract's ${view}: REST ${show(value.value, 40)}, chain ${show(chain, 40)}`, {
+      const why = typeof verdict === 'string' ? `: ${verdict}` : '';
+      ctx.violation(`${label} disagrees with the token contract's ${view}: REST ${show(value.value, 40)}, chain ${show(chain, 40)}${why}`, {
         expected: `${field} as the ERC-20 ${view} of contract_address`,
         actual: { label, rest: value.value, chain },
       });
@@ -128,6 +131,19 @@ export function powerOfTenOff(rest: number, chain: number): number | undefined {
   return k !== 0 && Math.abs(rest / (chain * 10 ** k) - 1) < 1e-6 ? k : undefined;
 }
 
+/**
+ * The confusion 2.1 rules out by name ("a token-unit amount, not a share count. Shares =
+ * total_supply * multiplier"): the record's share count served as its total_supply. Like a
+ * power-of-ten slip, a sure violation: supply may move between the REST read and the chain read,
+ * but not by exactly the record's own multiplier. A multiplier of 1 (or none to read) tells nothing.
+ */
+export function servedAsShares(rest: number, chain: number, multiplier: unknown): boolean {
+  const m = numericValue(multiplier);
+  if (m === undefined || !(m > 0 && Number.isFinite(m)) || !(rest > 0 && chain > 0)) return false;
+  const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+  return !close(rest, chain) && close(rest, chain * m);
+}
+
 const SUPPLY = 'totalSupply() / 10^decimals()';
 
 export const erc20Checks: Check[] = [
@@ -158,21 +174,25 @@ export const erc20Checks: Check[] = [
       return n === undefined ? undefined : n === Number(chain);
     },
   ),
-  // Only a power-of-ten error is a sure violation: supply may move (mint, burn) between the REST
-  // read and the chain read, but never by exactly 10^k.
+  // Only a power-of-ten error or the share count is a sure violation: supply may move (mint,
+  // burn) between the REST read and the chain read, but never by exactly 10^k or the multiplier.
   viewCheck(
     {
       id: 'cross.token.total-supply.normalized',
       statements: ['2.1.5'],
       level: 'required',
-      title: 'total_supply is totalSupply() normalized by decimals (no power-of-ten slip)',
+      title: 'total_supply is totalSupply() / 10^decimals, not off by 10^k nor shares',
     },
     'total_supply',
     SUPPLY,
     normalizedSupply,
-    (rest, chain) => {
+    (rest, chain, record) => {
       const n = numericValue(rest);
-      return n === undefined ? undefined : powerOfTenOff(n, chain as number) === undefined;
+      if (n === undefined) return undefined;
+      const multiplier = fieldOf(record, 'multiplier');
+      if ('value' in multiplier && servedAsShares(n, chain as number, multiplier.value))
+        return `it is the share count (the chain's amount × multiplier ${show(multiplier.value, 20)}), not the token-unit amount 2.1 asks for`;
+      return powerOfTenOff(n, chain as number) === undefined;
     },
   ),
   viewCheck(

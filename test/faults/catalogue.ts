@@ -532,6 +532,17 @@ export const CODE_VARIANTS: Variant[] = [
     rest: eachToken((t) => (t.total_supply = Number(t.total_supply) * 10 ** Number(t.decimals))),
   },
   {
+    name: 'rest.total-supply-as-shares',
+    kind: 'faulty',
+    section: '2.1',
+    only: ['rest', 'cross'],
+    what: 'total_supply is the share count (total_supply × multiplier), not the token-unit amount 2.1 asks for',
+    // Said as the share count: on NVDA (multiplier 10) too, never read as a power-of-ten slip alone,
+    // and on the records whose multiplier is no power of ten (MSFT 1.0237), which nothing else catches.
+    saying: "share count \\(the chain's amount × multiplier 1\\.0237\\)",
+    rest: eachToken((t) => (t.total_supply = Number(t.total_supply) * Number(t.multiplier))),
+  },
+  {
     name: 'rest.decimals-wrong',
     kind: 'faulty',
     section: '2.1',

@@ -3,7 +3,16 @@
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { Connections, httpCall, httpRequest, LARGE_ANSWER_BYTES, MAX_RESPONSE_BYTES, TransportError, type HttpOptions } from '../../src/harness/http';
+import {
+  AnswerTooLarge,
+  Connections,
+  httpCall,
+  httpRequest,
+  LARGE_ANSWER_BYTES,
+  MAX_RESPONSE_BYTES,
+  TransportError,
+  type HttpOptions,
+} from '../../src/harness/http';
 import { Redactor } from '../../src/harness/redact';
 import { Transcript } from '../../src/harness/transcript';
 import { closeServer, listenLoopback } from '../support/loopback';
@@ -69,7 +78,10 @@ describe('the HTTP client', () => {
       res.end(bomb);
     });
     try {
-      await expect(httpRequest(get(s.url), options())).rejects.toThrow(`response body exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      const refused = httpRequest(get(s.url), options());
+      await expect(refused).rejects.toThrow(`response body exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      // The target answered: the suite's bound (inconclusive, limit), never "no answer" (a TransportError: unreachable).
+      await expect(refused).rejects.toBeInstanceOf(AnswerTooLarge);
     } finally {
       await s.close();
     }

@@ -73,6 +73,25 @@ describe('comparing a document with schemas/', () => {
     expect(graded((await findingsOf(fixture('generated-3.1.yaml'))).record, 'note')).toEqual(['contract_address']);
   });
 
+  test("the spec table's own spellings of its formats (address, URL, ISIN, in any case) are the spec's formats, not advisories", async () => {
+    for (const [address, url, isin] of [
+      ['address', 'URL', 'ISIN'],
+      ['ADDRESS', 'url', 'isin'],
+      ['evm-address', 'URI', 'Isin'],
+    ]) {
+      const { record } = await findingsOf(
+        variant((d) => {
+          const t = tokenProps(d);
+          t.contract_address = { type: 'string', format: address };
+          t.icon_url = { type: 'string', format: url };
+          t.isin = { type: 'string', format: isin };
+        }),
+      );
+      expect([address, url, isin, record.filter((f) => f.severity !== 'note')]).toEqual([address, url, isin, []]);
+      expect(graded(record, 'note')).toEqual([]);
+    }
+  });
+
   // Derived from token.json, not a second table: removing any one field is found.
   test.each(TOKEN_FIELDS.map((f) => [f]))('a document without %s fails on exactly that field', async (field) => {
     const { record, list } = await findingsOf(variant((d) => delete tokenProps(d)[field]));
@@ -391,6 +410,18 @@ describe('rest.openapi.live-list', () => {
     expect(r.notes).toContain("2 record(s) valid against both the document and the suite's schemas");
     expect((await live(fixture('generated-3.1.yaml'))).status).toBe('passed');
     expect((await live(fixture('swagger-2.0.json'))).status).toBe('passed');
+  });
+
+  test('default values left out as protobuf JSON does (an empty paused_features, 0 decimals, or no "tokens" at all) are valid against the suite, as rest.list.schema reads them', async () => {
+    const { paused_features: _p, decimals: _d, ...omitted } = record(1);
+    serveList([omitted, record(2)]);
+    for (const doc of ['generated-3.0.json', 'swagger-2.0.json']) {
+      const r = await live(fixture(doc));
+      expect([doc, r.status, r.reason]).toEqual([doc, 'passed', '']);
+    }
+    routes['/v1/tokenized-stocks'] = { status: 200, type: 'application/json', body: '{}' };
+    const empty = await live(fixture('generated-3.0.json'));
+    expect([empty.status, empty.reason]).toEqual(['passed', '']);
   });
 
   test('a document stricter than the spec: the live list breaks the document only (advisory)', async () => {

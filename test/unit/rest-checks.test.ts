@@ -12,6 +12,7 @@ import { violatedSection } from '../../src/harness/result';
 import { codeChecks as crossChecks } from '../../suites/cross/code';
 import { erc20Checks } from '../../suites/cross/erc20';
 import { INT64_AS_STRING_HINT } from '../../suites/rest/fields';
+import { listEnvelope, listStatus } from '../../suites/rest/endpoint';
 import { omitsTokens, withDefaultTokens } from '../../src/harness/records';
 import { checks as restChecks } from '../../suites/rest';
 import { EMPTY_LIST } from '../../src/harness/records';
@@ -372,6 +373,20 @@ describe('one root cause, one failure', () => {
     }
     // What does not need the list is judged as usual.
     for (const id of ['rest.readonly.post', 'rest.error.write-methods', 'rest.error.unknown-path']) expect([id, by[id].status]).toEqual([id, 'passed']);
+  });
+
+  it('a list longer than the suite reads of one answer (16 MiB) is not judged (its limit), never "no answer": the spec bounds no list (4.1, 8)', async () => {
+    // 60,000 conformant records, about 20 MB: the target answered, in full.
+    const body = JSON.stringify({ tokens: Array.from({ length: 60_000 }, () => record(1)) });
+    expect(body.length).toBeGreaterThan(16 * 1024 * 1024);
+    const by = await run(target({ list: () => json(200, body) }), [listStatus, listEnvelope]);
+    for (const id of ['rest.list.status-200', 'rest.list.tokens-array'])
+      expect([id, by[id].status, by[id].cause, by[id].reason]).toEqual([
+        id,
+        'inconclusive',
+        'limit',
+        expect.stringContaining('more than this suite reads of one answer'),
+      ]);
   });
 
   it('when the root check is not selected, the first blocked check states the failure once, citing the root rule', async () => {
