@@ -101,17 +101,18 @@ const pendingNotBelowLatest = check(
     if (found.size === 0) skip(`no active sender found in the latest blocks (no transactions in ${looked.join(', ') || 'any block read'})`);
     const accounts = [...found].slice(0, MAX_SENDERS);
     ctx.note(`accounts compared: ${accounts.join(', ')}`);
+    // Read once, before every count: an older head only lowers the bound, so one read serves them all.
+    const head = await sealedHeadOrNothing(ctx);
     for (const account of accounts) {
       // Order matters: "latest" first, then "pending". A seal between the two reads moves
       // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
       // second can only be larger or equal: the comparison stays sound across a seal. Behind a
       // load balancer the two reads may reach backends a block apart, so a shortfall that skew
       // explains is re-read (after a pause) and fails only when every attempt shows it. A count
-      // below the sender's count at the block before a head read first, which every backend
+      // below the sender's count at the block before the sealed head read first, which every backend
       // within the skew bound of a block has sealed, is no skew: it fails as read, never taken
       // back by a later read that looked right (a fleet's bad backend is met on some reads only).
       for (let attempt = 1; ; attempt++) {
-        const head = await sealedHeadOrNothing(ctx);
         const latest = await callResult(ctx.rpc, 'eth_getTransactionCount', [account, 'latest']);
         const pendingCount = await resultAt(ctx, 'eth_getTransactionCount', [account, 'pending'], 'pending');
         expectSchema('hexQuantity', latest, `eth_getTransactionCount(${account}, "latest")`, ['4.5.1']);
