@@ -83,10 +83,13 @@ type Outcome = { judged: string } | { ambiguous: string } | { beyondHead: () => 
  * Either the block read the same before and after the call and the receipts name it, or the
  * receipts name another block that the tag may have designated meanwhile, read by number and
  * compared with them. Moving tags ("latest", "safe", "finalized") behind a load balancer may be
- * answered by a backend a block or more behind or ahead (see chain.ts): receipts of an older
- * block, or none from a block that has transactions, are ambiguous, never a failure on first
- * sight; receipts of a block beyond every head read are a failure only when every attempt shows
- * it (beyondHead). A number or "earliest" designates one block: any mismatch fails.
+ * answered by a backend a block behind or ahead (see chain.ts): receipts of an older block, or
+ * none from a block that has transactions, are ambiguous, never a failure on first sight; a block
+ * beyond every head read is a failure only when every attempt shows it (beyondHead). What no
+ * backend within a block of the others can answer fails as read, never taken back by a later read
+ * (a fleet's bad backend is met on some reads only): at "latest", a block two or more below the
+ * head read before, or beyond the head re-read after and two or more beyond the block read after.
+ * A number or "earliest" designates one block: any mismatch fails.
  */
 async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Receipt[], before: BlockView, after: BlockView): Promise<Outcome> {
   const what = `eth_getBlockReceipts(${show(param)})`;
@@ -117,6 +120,14 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
     const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
     return block ? judge(block, n, moved) : { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
   }
+  // At "latest", two or more blocks below the head read before them: no backend within a block of
+  // that one has such a head, so no skew explains it; it fails as read (a later read that looks
+  // right takes nothing back: a fleet's bad backend is met on some reads only).
+  if (param === 'latest' && n + 1n < before.number)
+    fail(
+      `${what}: the receipts name block ${toQuantity(n)}, two or more below the head ${toQuantity(before.number)} read just before them with eth_getBlockByNumber("latest"): every backend within a block of that head has sealed ${toQuantity(before.number - 1n)} or later`,
+      { violated: ['4.3.1'], expected: `receipts of block ${toQuantity(before.number - 1n)} or later`, actual: receipts[0].blockNumber },
+    );
   if (n < low)
     return {
       ambiguous: `the receipts name block ${toQuantity(n)}, older than the tag's block read before and after (${toQuantity(low)}..${toQuantity(high)}): a backend behind?`,
@@ -133,6 +144,15 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
       );
     return { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
   }
+  // At "latest", beyond the head re-read and two or more beyond the block read after them (sealed,
+  // read with eth_getBlockByNumber: eth_blockNumber may name the block being built): no backend
+  // within a block of that one had sealed it when the receipts were answered. It fails as read.
+  // ("safe" and "finalized" may differ between backends by many blocks: not judged so.)
+  if (param === 'latest' && n > high + 1n)
+    fail(
+      `${what}: the receipts name block ${toQuantity(n)}, beyond the head re-read after them (${toQuantity(head)}) and two or more beyond the block read before and after them (${toQuantity(low)}..${toQuantity(high)}): no backend within a block of that one had sealed it`,
+      { violated: ['4.3.1'], expected: `receipts of block ${toQuantity(low)}..${toQuantity(high + 1n)}`, actual: receipts[0].blockNumber },
+    );
   return {
     beyondHead: () =>
       fail(

@@ -740,6 +740,38 @@ export const CODE_VARIANTS: Variant[] = [
     what: 'the last receipt of a block is missing',
     rpc: onResult('eth_getBlockReceipts', (rs) => (rs as Rec[]).slice(0, -1)),
   },
+  {
+    name: 'rpc.latest-receipts-stale-backend',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['rpc'],
+    grep: '^rpc\\.getBlockReceipts\\.block\\.latest$',
+    what: 'one backend of two behind a balancer answers eth_getBlockReceipts("latest") with the receipts of the block two below the head (every other such read)',
+    rpc: (() => {
+      let reads = 0;
+      return async (call, next) => {
+        if (call.method !== 'eth_getBlockReceipts' || call.params[0] !== 'latest' || reads++ % 2 === 1) return next();
+        const head = await headOf(next);
+        return head === undefined || head < 2n ? next() : next({ ...call, params: [hex(head - 2n)] });
+      };
+    })(),
+  },
+  {
+    name: 'rpc.latest-receipts-ahead-backend',
+    kind: 'faulty',
+    section: '4.3',
+    only: ['rpc'],
+    grep: '^rpc\\.getBlockReceipts\\.block\\.latest$',
+    what: 'one backend of two behind a balancer numbers the receipts of eth_getBlockReceipts("latest") two past the head (every other such read)',
+    rpc: (() => {
+      let reads = 0;
+      return onResult(
+        'eth_getBlockReceipts',
+        (rs) => (rs as Rec[]).map((r) => ({ ...r, blockNumber: hex(hexInt(r.blockNumber) + 2n) })),
+        (call) => call.params[0] === 'latest' && reads++ % 2 === 0,
+      );
+    })(),
+  },
   // ==== pre-confirmed state ignored: "pending" answered from "latest" (needs a signer) ====
   // Each caught by its own check alone, the other three judged from the same pass and passed.
   {

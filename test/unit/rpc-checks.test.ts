@@ -47,6 +47,10 @@ interface Faults {
   pendingBelowLatest?: boolean;
   /** The active sender's "pending" count answered from the state `below` blocks under the head: the first `times` reads (a fleet's backend met on some reads), or always. */
   stalePending?: { below: number; times: number | 'always' };
+  /** eth_getBlockReceipts("latest") answered `offset` blocks from the head (beyond it: the head's receipts so numbered): the first `times` reads (a fleet's backend met on some reads), or always. */
+  latestReceiptsAt?: { offset: number; times: number | 'always' };
+  /** eth_blockNumber names the block being built, one past the sealed head (a Flashblocks node's building mode). */
+  buildingBlockNumber?: boolean;
   /** eth_getBlockReceipts refused with HTTP 403 (public node behaviour). */
   receipts403?: boolean;
   /** "latest" advances on every eth_getBlockByNumber call (a seal between every two reads). */
@@ -137,6 +141,7 @@ function fakeNode(faults: Faults) {
 
   let emptyPendingCodes = 0;
   let stalePendingCounts = 0;
+  let offLatestReceipts = 0;
   const throttled = new Set<string>();
   const seen = new Set<string>();
   function answer(method: string, params: unknown[], body: string): { result?: unknown; error?: unknown; status?: number; retryAfter?: string } {
@@ -187,7 +192,7 @@ function fakeNode(faults: Faults) {
     }
     switch (method) {
       case 'eth_blockNumber':
-        return { result: q(faults.headUnknown ? head + 1 : top()) };
+        return { result: q(faults.headUnknown ? head + 1 : faults.buildingBlockNumber ? top() + 1 : top()) };
       case 'eth_getBlockByNumber': {
         if (faults.sealEveryRead && params[0] !== 'pending') seal();
         if (faults.pendingGrows && params[0] === 'pending' && !faults.quiet) preconf.push(hash(2000 + extra++));
@@ -222,9 +227,11 @@ function fakeNode(faults: Faults) {
         }
         if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
-        const at = stateBlock(params[0], false);
+        const off = faults.latestReceiptsAt;
+        const shifted = off && params[0] === 'latest' && (off.times === 'always' || offLatestReceipts++ < off.times) ? off.offset : 0;
+        const at = shifted ? top() + shifted : stateBlock(params[0], false);
         if (typeof at !== 'number') return { result: null };
-        const txs = txsOf(at).slice(faults.receiptMissing ? 1 : 0);
+        const txs = txsOf(shifted > 0 ? top() : at).slice(faults.receiptMissing ? 1 : 0);
         if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
         return {
           result: txs.map((h, i) => ({
@@ -696,6 +703,47 @@ describe('load-balancer skew (backends a block apart)', () => {
       expect(r.notes?.filter((n) => n.startsWith('attempt '))).toHaveLength(3);
     }
   }, 20_000);
+});
+
+describe('receipts at "latest" from a block no backend within a block could answer', () => {
+  const LATEST = /^rpc\.getBlockReceipts\.block\.latest$/;
+  const latest = async (faults: Faults) => (await run(faults, { only: LATEST })).get('rpc.getBlockReceipts.block.latest')!;
+
+  test.each([
+    [-2, /the receipts name block 0xe, two or more below the head 0x10 read just before them with eth_getBlockByNumber\("latest"\)/],
+    [
+      2,
+      /the receipts name block 0x12, beyond the head re-read after them \(0x1[01]\) and two or more beyond the block read before and after them \(0x10\.\.0x10\)/,
+    ],
+  ] as const)('%i blocks from the head fails at once: a later read that looks right takes nothing back', async (offset, reason) => {
+    for (const times of [1, 'always'] as const) {
+      for (const buildingBlockNumber of [false, true]) {
+        const r = await latest({ latestReceiptsAt: { offset, times }, buildingBlockNumber });
+        expect([times, buildingBlockNumber, r.status, r.violated]).toEqual([times, buildingBlockNumber, 'failed', ['4.3.1']]);
+        expect(r.reason).toMatch(reason);
+      }
+    }
+  });
+
+  test('a block behind (a seal between the reads) or a block ahead, then the right one: retried, passes', async () => {
+    const behind = await latest({ sealEveryRead: true, latestReceiptsAt: { offset: -1, times: 1 } });
+    expect([behind.status, behind.reason]).toEqual(['passed', '']);
+    expect(behind.notes?.join(' ')).toMatch(/attempt 1: the receipts name block 0x10, older than the tag's block read before and after \(0x11\.\.0x12\)/);
+    const ahead = await latest({ latestReceiptsAt: { offset: 1, times: 1 } });
+    expect([ahead.status, ahead.reason]).toEqual(['passed', '']);
+    expect(ahead.notes?.join(' ')).toMatch(/attempt 1: the receipts name a block beyond the head read; retrying/);
+  });
+
+  test('eth_blockNumber naming the block being built (building mode), a backend a block ahead or behind: never failed', async () => {
+    // A block ahead is the one eth_blockNumber names (read by number: not sealed yet); a block behind, with a seal between the reads.
+    for (const faults of [{ latestReceiptsAt: { offset: 1, times: 1 } }, { sealEveryRead: true, latestReceiptsAt: { offset: -1, times: 1 } }]) {
+      const r = await latest({ buildingBlockNumber: true, ...faults });
+      expect([faults, r.status, r.reason]).toEqual([faults, 'passed', '']);
+    }
+    const all = await run({ buildingBlockNumber: true }, { only: /^rpc\.getBlockReceipts\.block\.(latest|safe|finalized|earliest)$/ });
+    expect([...all.values()].map((r) => [r.id, r.status, r.reason])).toEqual([...all.keys()].map((id) => [id, 'passed', '']));
+    expect(all.size).toBe(4);
+  });
 });
 
 describe('throttling by the provider', () => {
