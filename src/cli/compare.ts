@@ -52,6 +52,12 @@ export interface ComparedRow {
 export interface Comparison {
   runs: ComparedRun[];
   rows: ComparedRow[];
+  /**
+   * The runs' stored statuses (each run's own verdict: conformant, non-conformant, incomplete) are
+   * not all the same: one difference of verdict, whatever the checks say (a run --require full or
+   * its deadline left incomplete, beside one that is conformant, with every check the same).
+   */
+  statusDiffers: boolean;
   /** Rows that differ in verdict (`differs`). */
   differences: number;
   /** Rows that differ only in scope (`scopeOnly`). */
@@ -168,8 +174,20 @@ export function compareRuns(sources: string[], shown: readonly string[] = source
   // Verdict differences first, then those of scope only, then the rest; each in the spec's order.
   const rank = (r: ComparedRow) => (r.differs ? 0 : r.scopeOnly ? 1 : 2);
   rows.sort((a, b) => rank(a) - rank(b) || compareSections(a.section, b.section));
-  return { runs, rows, differences: rows.filter((r) => r.differs).length, scopeDifferences: rows.filter((r) => r.scopeOnly).length };
+  return {
+    runs,
+    rows,
+    statusDiffers: new Set(docs.map((d) => d.status)).size > 1,
+    differences: rows.filter((r) => r.differs).length,
+    scopeDifferences: rows.filter((r) => r.scopeOnly).length,
+  };
 }
+
+/** Every difference of verdict, counted once: the run statuses (one, when they differ) and each check whose verdicts differ. What compare's exit code and headings state. */
+export const verdictDifferences = (c: Pick<Comparison, 'statusDiffers' | 'differences'>): number => c.differences + (c.statusDiffers ? 1 : 0);
+
+/** The run statuses side by side, as stored: stated once, where they differ. */
+export const statusesWords = (c: Pick<Comparison, 'runs'>): string => c.runs.map((r) => `${r.label} ${r.doc.status}`).join(' · ');
 
 /** What compare.md and compare.html list: scope-only rows only when asked (--all). */
 export interface RenderOptions {
@@ -198,8 +216,9 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
   // Every string below comes from the results.json files (labels from their target URLs): inert text.
   const head = `| | ${c.runs.map((r) => `**${mdText(r.label)}**`).join(' | ')} |`;
   const sep = `|---|${c.runs.map(() => '---').join('|')}|`;
+  const total = verdictDifferences(c);
   const out = [
-    `# Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}`,
+    `# Conformance compared: ${c.runs.length} targets, ${total} difference${total === 1 ? '' : 's'}`,
     '',
     mdText(`Suite ${c.runs[0].doc.suite.name} ${c.runs[0].doc.suite.version} · spec ${c.runs[0].doc.spec.version}`),
     '',
@@ -230,7 +249,8 @@ export function renderCompareMd(c: Comparison, opts: RenderOptions = {}): string
   const add = (...parts: Array<string | string[]>) => {
     for (const part of parts) for (const line of Array.isArray(part) ? part : [part]) out.push(line);
   };
-  add(`## Differences (${diff.length})`, '');
+  add(`## Differences (${total})`, '');
+  if (c.statusDiffers) add(`The run status differs: ${mdText(statusesWords(c))}.`, '');
   add(diff.length ? table(diff) : ['Every check judged in two or more runs has the same verdict in each.'], '');
   add(`${scope.length} check${scope.length === 1 ? '' : 's'} ${SCOPE_ONLY_WORDS}${scope.length && !opts.all ? ' (listed with --all)' : ''}.`, '');
   if (opts.all && scope.length) add(`## Scope only (${scope.length})`, '', table(scope), '');
@@ -262,12 +282,13 @@ details>summary{cursor:pointer;font-weight:600;margin:18px 0 8px}.head{margin-to
   const same = c.rows.filter((r) => !r.differs && !r.scopeOnly);
   const table = (rows: ComparedRow[]) =>
     `<table class="cols"><thead><tr><th>check</th><th>section</th>${th}</tr></thead><tbody>${rows.map(row).join('\n')}</tbody></table>`;
-  return `<!doctype html><html lang="en">${pageHead(`Conformance compared: ${c.runs.length} targets, ${c.differences} differences`, style)}<body><main>
-<h1>Conformance compared: ${c.runs.length} targets, ${c.differences} difference${c.differences === 1 ? '' : 's'}</h1>
+  const total = verdictDifferences(c);
+  return `<!doctype html><html lang="en">${pageHead(`Conformance compared: ${c.runs.length} targets, ${total} difference${total === 1 ? '' : 's'}`, style)}<body><main>
+<h1>Conformance compared: ${c.runs.length} targets, ${total} difference${total === 1 ? '' : 's'}</h1>
 <div class="muted">${esc(c.runs[0].doc.suite.name)} ${esc(c.runs[0].doc.suite.version)} · spec ${esc(c.runs[0].doc.spec.version)}</div>
 <table class="cols head"><thead><tr><th></th>${th}</tr></thead><tbody>${headRows}</tbody></table>
-<h2>Differences (${diff.length})</h2>
-${diff.length ? table(diff) : '<p>Every check judged in two or more runs has the same verdict in each.</p>'}
+<h2>Differences (${total})</h2>
+${c.statusDiffers ? `<p>The run status differs: ${esc(statusesWords(c))}.</p>\n` : ''}${diff.length ? table(diff) : '<p>Every check judged in two or more runs has the same verdict in each.</p>'}
 <p>${scope.length} check${scope.length === 1 ? '' : 's'} ${esc(SCOPE_ONLY_WORDS)}${scope.length && !opts.all ? ' (listed with --all)' : ''}.</p>
 ${opts.all && scope.length ? `<h2>Scope only (${scope.length})</h2>\n${table(scope)}` : ''}
 <details><summary>Same verdict everywhere (${same.length})</summary>${table(same)}</details>

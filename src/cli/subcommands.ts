@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { cap, verifyCommand, type VerifyRequest } from './certificate/command';
 import { loadPublicKey, MAX_KEY_FILE_BYTES } from './signing-keys';
 import { readRegularText, UnreadableFile } from '../harness/regular-file';
-import { compareRuns, CompareError, writeComparison } from './compare';
+import { compareRuns, CompareError, statusesWords, verdictDifferences, writeComparison } from './compare';
 import { parseDuration } from './config';
 import { OPTIONS } from './options';
 import { Egress } from './egress';
@@ -31,6 +31,7 @@ const COMPARE_HELP = `usage: conformance compare <report dir>… [--report-dir <
 
 Puts the verdicts of several runs side by side (one row per check, one column per target) and
 writes compare.md and compare.html into --report-dir (default ${'compare-report'}). First the
+run statuses when they differ (a run's status is its verdict: one difference), then the
 checks whose verdicts differ (judged in two or more runs with different verdicts, or failed in one
 run and not judged in another), each printed; then a count of the differences of scope only (a
 check judged in one run, out of scope or skipped in another, or passed in one and not judged in
@@ -38,7 +39,7 @@ another), printed and listed with --all. Each argument is a report directory hol
 (or the file itself). Runs of different suite versions are refused. compare.md and compare.html
 are its output (no --json: a script reads each run's results.json, and the exit code).
 
-exit codes: 0 written, no verdict differs · 1 written, verdicts differ (as diff does)
+exit codes: 0 written, no verdict differs · 1 written, run statuses or verdicts differ (as diff does)
             2 bad invocation, unreadable input, or different suite versions`;
 
 /**
@@ -116,13 +117,15 @@ function compare(argv: string[], given: Io, env: NodeJS.ProcessEnv, gate: Egress
       io.out.write(
         `  ${kind}: ${row.id} (${row.section}): ${row.verdicts.map((v, i) => `${comparison.runs[i].label} ${v === 'skipped' && row.outOfScope[i] ? 'out of scope' : (v ?? '—')}`).join(' · ')}\n`,
       );
+    // The run statuses are each run's verdict: when they differ, that is one difference, stated once.
+    if (comparison.statusDiffers) io.out.write(`  differs: run status: ${statusesWords(comparison)}\n`);
     for (const row of comparison.rows.filter((x) => x.differs)) line('differs', row);
     if (values.all) for (const row of comparison.rows.filter((x) => x.scopeOnly)) line('scope only', row);
     io.out.write(
-      `${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`,
+      `${comparison.statusDiffers ? 'run statuses differ; ' : ''}${comparison.rows.length} checks, ${comparison.differences} with different verdicts, ${comparison.scopeDifferences} differing in scope only${comparison.scopeDifferences && !values.all ? ' (--all lists them)' : ''}\nreports: ${files.join(', ')}\n`,
     );
-    // As diff: 1 when the verdicts differ, so a script can gate on it.
-    return comparison.differences > 0 ? EXIT_CODE.nonConformant : EXIT_CODE.conformant;
+    // As diff: 1 when the verdicts differ (a run's status is its verdict), so a script can gate on it.
+    return verdictDifferences(comparison) > 0 ? EXIT_CODE.nonConformant : EXIT_CODE.conformant;
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
     io.err.write(`conformance compare: ${err.message}\n`);

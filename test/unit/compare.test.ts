@@ -85,15 +85,16 @@ describe('compare', () => {
     );
     const c = compareRuns([full, restOnly]);
     expect(c.rows.map((r) => r.id)).toEqual(['rest.b', 'rpc.x', 'rpc.y', 'rest.a']);
-    expect([c.differences, c.scopeDifferences]).toEqual([1, 2]);
+    expect([c.statusDiffers, c.differences, c.scopeDifferences]).toEqual([true, 1, 2]);
     const md = renderCompareMd(c);
-    expect(md).toContain('## Differences (1)');
+    // One check and the run statuses (non-conformant, conformant).
+    expect(md).toContain('## Differences (2)');
     expect(md).toContain('| ` rest.b ` | 4.1 | ❌ failed | ✅ passed |');
     expect(md).toContain('2 checks differ in scope only: judged in at most one run');
     expect(md).toContain('(listed with --all).');
     expect(md).not.toContain('`rpc.y`');
     const all = renderCompareMd(c, { all: true });
-    expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (1)'));
+    expect(all.indexOf('## Scope only (2)')).toBeGreaterThan(all.indexOf('## Differences (2)'));
     expect(all).toContain('| ` rpc.y ` | 4.5 | ✅ passed | ⏭️ out of scope |');
     expect(renderCompareHtml(c)).not.toContain('<code>rpc.y</code>');
     expect(renderCompareHtml(c, { all: true })).toContain('<code>rpc.y</code>');
@@ -102,7 +103,9 @@ describe('compare', () => {
   it('compare.md and compare.html head each column with its target, status and scope', () => {
     const c = compareRuns([staging, production]);
     const md = renderCompareMd(c);
-    expect(md).toContain('# Conformance compared: 2 targets, 1 difference');
+    // The run statuses differ (non-conformant, incomplete): one difference, beside the one check's.
+    expect(md).toContain('# Conformance compared: 2 targets, 2 differences');
+    expect(md).toContain('The run status differs: rpc.staging.example non-conformant · rpc.example/v2/\\*\\*\\* incomplete.');
     expect(md).toContain('| | **rpc.staging.example** | **rpc.example/v2/\\*\\*\\*** |');
     expect(md).toContain(
       '| status | ❌ **non-conformant** (exit 1: non-conformant — a check failed the run or a target was unreachable) | ⚠️ **incomplete** (exit 3: incomplete',
@@ -111,7 +114,7 @@ describe('compare', () => {
     expect(md).toContain(
       '| scope | REST interface not judged; pre-confirmed state not judged (no check that sends transactions was selected) (profile dedicated) |',
     );
-    expect(md.indexOf('## Differences (1)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
+    expect(md.indexOf('## Differences (2)')).toBeLessThan(md.indexOf('## Same verdict everywhere (1)'));
     expect(md).toContain('| ` rpc.c ` | 4.3 | ❌ failed | ✅ passed |');
     expect(renderCompareMd(c, { all: true })).toContain('| ` rpc.only-here ` | 4.6 | ✅ passed | — (not in this run) |');
     const html = renderCompareHtml(c);
@@ -232,6 +235,32 @@ describe('compare', () => {
     expect(all.out).toMatch(/ {2}scope only: rpc\.b \(4\.5\): .* passed · .* not-judged\n/);
     const same = await compareCli([a, a, '--report-dir', out]);
     expect(same.code).toBe(0);
+  });
+
+  it('runs whose stored statuses differ differ in verdict, even with every check the same: counted once, stated once, exit 1', async () => {
+    const checks = [result('rpc.a', 'passed'), result('rpc.b', 'passed')];
+    const plain = runDir(checks);
+    // The same checks, with --require full: the scope is not full, so the run is incomplete (exit 3).
+    const strict = runDir(checks, { required: 'full' });
+    const c = compareRuns([plain, strict]);
+    expect(c.runs.map((r) => [r.doc.status, r.doc.exitCode])).toEqual([
+      ['conformant', 0],
+      ['incomplete', 3],
+    ]);
+    expect([c.statusDiffers, c.differences, c.rows.some((r) => r.differs)]).toEqual([true, 0, false]);
+    const md = renderCompareMd(c);
+    expect(md).toContain('# Conformance compared: 2 targets, 1 difference\n');
+    expect(md).toContain('## Differences (1)');
+    expect(md.match(/The run status differs: /g)).toHaveLength(1);
+    expect(renderCompareHtml(c)).toContain('<h2>Differences (1)</h2>');
+    const out = mkdtempSync(path.join(tmpdir(), 'cmp-'));
+    const cli = await compareCli([plain, strict, '--report-dir', out]);
+    expect(cli.code).toBe(1);
+    expect(cli.out.match(/differs: run status: .* conformant · .* incomplete\n/g)).toHaveLength(1);
+    expect(cli.out).toContain('run statuses differ; 2 checks, 0 with different verdicts, 0 differing in scope only');
+    // The same status everywhere: nothing differs, exit 0.
+    const again = await compareCli([strict, runDir(checks, { required: 'full' }), '--report-dir', out]);
+    expect([again.code, again.out.includes('differs')]).toEqual([0, false]);
   });
 
   it('a flag compare does not take (--json) is refused in the suite words, with the flags it takes', async () => {
