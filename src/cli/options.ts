@@ -46,7 +46,7 @@ export const OPTIONS = [
     'deadline-ms',
     'DEADLINE_MS',
     '<ms>',
-    `whole-run deadline; then checks still running are inconclusive and those not begun skipped (cause stopped), and the run is incomplete (exit 3) unless a check failed (default ${DEFAULTS.deadlineMs})`,
+    `whole-run deadline; then checks still running are inconclusive and those not begun skipped (cause stopped); both are not judged, and the run is incomplete (exit 3) unless a check failed (default ${DEFAULTS.deadlineMs})`,
   ],
   ['concurrency', 'CONCURRENCY', '<n>', `independent checks run at once (default ${DEFAULTS.concurrency}); signer checks always run one at a time`],
   [

@@ -12,7 +12,9 @@ import { loadSpec } from '../harness/spec-rules';
  *   every report shows; the target passed, so it does not make the run non-conformant.
  * - `warning`: an advisory check failed (never fails the run).
  * - `known-failure`: a failure the expectations file lists.
- * - `not-judged`: inconclusive for any cause but `blocked` (throttled, stopped, unreachable, …).
+ * - `not-judged`: inconclusive for any cause but `blocked` (throttled, stopped, unreachable, …),
+ *   or never begun because the run stopped first (status `skipped`, cause `stopped`): in scope,
+ *   and not judged.
  * - `blocked`: inconclusive because the root check named in `blockedBy` failed.
  * - `passed`.
  * - `skipped`: out of scope, deselected by --only/--grep, or nothing to judge.
@@ -75,7 +77,8 @@ export function decideOutcome(r: Pick<CheckResult, 'status' | 'level' | 'cause' 
     case 'inconclusive':
       return r.cause === 'blocked' ? 'blocked' : 'not-judged';
     case 'skipped':
-      return 'skipped';
+      // Not begun because the run stopped first (deadline, signal): in scope and not judged, never "nothing to judge".
+      return r.cause === 'stopped' ? 'not-judged' : 'skipped';
     case 'passed':
       return 'passed';
     default:

@@ -4,6 +4,8 @@
  */
 import { countOutcomes, countSections, decideOutcome, judge, OUTCOMES, sectionTitle } from '../../src/verdict/outcome';
 import { loadSpec } from '../../src/harness/spec-rules';
+import { validateRef } from '../../src/harness/schemas';
+import { checkResult, FULL_SCOPE, runDocument } from '../support/documents';
 import type { CheckResult } from '../../src/harness/runner';
 
 const result = (id: string, status: CheckResult['status'], over: Partial<CheckResult> = {}): CheckResult => ({
@@ -33,6 +35,8 @@ test('every outcome, from the facts of the result', () => {
     [result('rpc.a', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root' }), 'blocked'],
     [result('rpc.a', 'skipped', { cause: 'deselected', outOfScope: { flag: '--grep', words: '--grep x' } }), 'skipped'],
     [result('rpc.a', 'skipped', { cause: 'nothing-to-judge' }), 'skipped'],
+    // Never begun: the run stopped first (deadline, signal). In scope, not judged: never "nothing to judge".
+    [result('rpc.a', 'skipped', { cause: 'stopped', reason: 'not run: run deadline of 1200 ms reached' }), 'not-judged'],
   ];
   for (const [r, outcome] of cases) expect([r.status, r.level, r.cause, decideOutcome(r)]).toEqual([r.status, r.level, r.cause, outcome]);
   expect(new Set(cases.map(([, o]) => o))).toEqual(new Set(OUTCOMES));
@@ -80,4 +84,34 @@ test('a section without a heading of its own takes its parent entry title', () =
   const untitled = spec.sections.find((e) => !e.title && e.id.includes('.'))!;
   const parent = spec.sections.find((e) => e.id === untitled.id.slice(0, untitled.id.lastIndexOf('.')))!;
   expect(sectionTitle(untitled.id)).toBe(parent.title);
+});
+
+test('a run its deadline stopped: checks never begun are not judged (effect incomplete when required), and every line counts them alike', () => {
+  const stopped = { reason: 'stopped: run deadline of 1200 ms reached' };
+  const notRun = { cause: 'stopped' as const, reason: 'not run: run deadline of 1200 ms reached' };
+  const doc = runDocument(
+    [
+      checkResult('rpc.a'),
+      checkResult('rpc.b', 'inconclusive', { cause: 'stopped', ...stopped }),
+      checkResult('rpc.c', 'skipped', notRun),
+      checkResult('rpc.d', 'skipped', notRun),
+      checkResult('rpc.e', 'skipped', { ...notRun, level: 'advisory' }),
+    ],
+    FULL_SCOPE,
+    { facts: { interrupted: 'run deadline of 1200 ms reached', stoppedBy: 'deadline' } },
+  );
+  expect(doc.checks.map((c) => [c.id, c.outcome, c.effect])).toEqual([
+    ['rpc.a', 'passed', 'none'],
+    ['rpc.b', 'not-judged', 'incomplete'],
+    ['rpc.c', 'not-judged', 'incomplete'],
+    ['rpc.d', 'not-judged', 'incomplete'],
+    ['rpc.e', 'not-judged', 'none'],
+  ]);
+  // The counts, the status reason and the coverage state the same three required checks not judged.
+  expect(doc.counts).toMatchObject({ passed: 1, 'not-judged': 4, skipped: 0 });
+  expect(doc.statusReasons[0]).toBe('3 required checks not judged (stopped before it finished: 3)');
+  expect(doc.scope.coverage?.interfaces.rpc).toEqual({ inScope: 4, judged: 1, notJudged: [{ why: 'stopped before it finished', checks: 3 }] });
+  expect([doc.status, doc.exitCode]).toEqual(['incomplete', 3]);
+  // The stored document keeps its contract (a not-judged outcome on a check that never began).
+  expect(validateRef('results.json', doc).errors).toEqual([]);
 });
