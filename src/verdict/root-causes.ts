@@ -7,6 +7,7 @@ import type { Interface } from '../harness/check';
 import { UNREACHABLE_ROOT } from '../harness/interface-facts';
 import type { Blocker, CheckResult } from '../harness/result';
 import { decide, type Judged } from './outcome';
+import { NOT_JUDGED_WORDS } from './coverage';
 
 /** The interfaces found unreachable when the run opened, with the transport error (RunFacts['unreachable']). */
 type Unreachable = { unreachable?: Partial<Record<Interface, string>> };
@@ -136,16 +137,28 @@ const blockerWords = (fact: BlockedFact): string => (fact.cause === 'blocked' ? 
 const keyOf = (b: Blocker) => ('root' in b ? `check ${b.root}` : `interface ${b.unreachable}`);
 
 /**
+ * What became of a root that neither passed nor failed (nor was blocked or unreachable itself), in
+ * words: deselected or out of scope, or not judged (throttled, stopped, …). Never "passed".
+ */
+function notPassedWords(root: Judged): string {
+  if ((root.cause === 'deselected' || root.cause === 'out-of-scope') && root.outOfScope) return `was not selected (${root.outOfScope.words})`;
+  return `was not judged (${(root.cause && NOT_JUDGED_WORDS[root.cause]) ?? (root.status === 'skipped' ? 'skipped' : 'inconclusive')})`;
+}
+
+/** A root that did not fail, as an own-evidence failure names it. */
+const ownWords = (root: Judged): string => (root.status === 'passed' ? 'passed on its own request' : notPassedWords(root));
+
+/**
  * One root cause, one failure. Each check that could not observe its subject was recorded as the
  * failure it saw, with its blocker: a root check (thrown as Blocked) or an unreachable interface.
  * Per blocker:
  * - the root check failed in this run: every blocked check becomes `inconclusive`, blockedBy it;
- * - otherwise (the root was not selected, or passed on its own request, or the interface is
- *   unreachable) one blocked check stands in and keeps its failure, which cites the root's rule:
+ * - otherwise (the root was not selected, or passed on its own request, or was not judged itself
+ *   — throttled, stopped —, or the interface is unreachable) one blocked check stands in and keeps its failure, which cites the root's rule:
  *   the designated root of an unreachable interface when selected, else the first required one in
  *   report order. The others are blocked by it (by the interface, for an unreachable one: cause
  *   `unreachable`);
- * - the root passed on its own request: a check whose evidence is its own request's answer
+ * - the root did not fail (passed on its own request, or was not judged): a check whose evidence is its own request's answer
  *   (ownEvidence) keeps its failure, each its own fault; one only the root's failure explains
  *   (onlyIfRootFailed) stays not judged, never standing in.
  * A root that was itself blocked passes its own blocker on, so a chain names its first link. A
@@ -183,9 +196,9 @@ function settleBlocked(results: readonly Judged[]): Judged[] {
     else if (root?.status === 'inconclusive' && root.blockedBy) fact = { cause: 'blocked', blockedBy: root.blockedBy };
     else if (root?.status === 'inconclusive' && root.unreachable) fact = { cause: 'unreachable', unreachable: root.unreachable };
     let standIn: number | undefined;
-    // The root passed on its own request: members whose evidence is their own request's answer keep their failure, each its own fault.
+    // The root did not fail (it passed on its own request, or was not judged): members whose evidence is their own request's answer keep their failure, each its own fault.
     const own = fact || !root ? [] : members.filter((i) => flag(i).ownEvidence);
-    for (const i of own) rejudge(i, { ...out[i], reason: `${out[i].reason} (${root!.id} passed on its own request: this answer is this request's own)` });
+    for (const i of own) rejudge(i, { ...out[i], reason: `${out[i].reason} (${root!.id} ${ownWords(root!)}: this answer is this request's own)` });
     if (!fact) {
       // Members only their root's failure explains state nothing: they stay not judged.
       const stating = members.filter((i) => !flag(i).onlyIfRootFailed && !own.includes(i));
@@ -194,9 +207,11 @@ function settleBlocked(results: readonly Judged[]): Judged[] {
       standIn = designated ?? stating.find((i) => out[i].level === 'required') ?? stating[0];
       const stated = out[standIn];
       if ('root' in blocker) {
-        const why = root
-          ? `${blocker.root} passed on its own request, so the answer changed between requests`
-          : `${blocker.root}, which judges that rule, was not selected`;
+        const why = !root
+          ? `${blocker.root}, which judges that rule, was not selected`
+          : root.status === 'passed'
+            ? `${blocker.root} passed on its own request, so the answer changed between requests`
+            : `${blocker.root}, which judges that rule, ${notPassedWords(root)}`;
         rejudge(standIn, { ...stated, reason: `${stated.reason} (stated here: ${why})` });
       }
       fact = 'root' in blocker ? { cause: 'blocked', blockedBy: stated.id } : { cause: 'unreachable', unreachable: blocker.unreachable };

@@ -206,6 +206,28 @@ describe('decideRoots: blocked outcomes, stand-ins and root causes from the reco
     expect(reasons([unreachable('rpc.a'), unreachable('rpc.b')])[1]).toBe('blocked by target unreachable: rpc: target unreachable: ECONNREFUSED');
   });
 
+  it('a root that did not pass is never said to have passed: a throttled, stopped or deselected root is named for what it was', () => {
+    const reasons = (recorded: CheckResult[]) => decideRoots(recorded.map((r) => judge(r))).checks.map((c) => c.reason);
+    const throttled = checkResult(ROOT, 'inconclusive', { cause: 'throttled', interface: 'rpc', reason: 'throttled: HTTP 429 to every try' });
+    // The evidence still stands once (a violation seen is a violation): one check states the root's rule, the others are blocked by it.
+    const decided = decideRoots([throttled, hidden('rpc.a'), hidden('rpc.b')].map((r) => judge(r)));
+    expect(decided.checks.map((c) => [c.id, c.outcome, c.effect])).toEqual([
+      [ROOT, 'not-judged', 'incomplete'],
+      ['rpc.a', 'failed', 'fails-run'],
+      ['rpc.b', 'blocked', 'incomplete'],
+    ]);
+    expect(decided.checks[1].reason).toBe(`rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not judged (throttled))`);
+    expect(reasons([throttled, hidden('rpc.safe', own)])[1]).toBe(`rpc.safe: HTTP 500 (${ROOT} was not judged (throttled): this answer is this request's own)`);
+    const stopped = checkResult(ROOT, 'skipped', { cause: 'stopped', reason: 'not run: run deadline of 1200 ms reached' });
+    expect(reasons([stopped, hidden('rpc.a')])[1]).toBe(
+      `rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not judged (stopped before it finished))`,
+    );
+    const deselected = checkResult(ROOT, 'skipped', { cause: 'deselected', outOfScope: { flag: '--grep', words: '--grep getCode' }, reason: 'not selected' });
+    expect(reasons([deselected, hidden('rpc.a')])[1]).toBe(`rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not selected (--grep getCode))`);
+    for (const root of [throttled, stopped, deselected])
+      for (const r of reasons([root, hidden('rpc.a'), hidden('rpc.b', own)])) expect(r).not.toMatch(/passed/);
+  });
+
   it('a blocked check keeps nothing of the failure it would have been: no violated, expected, actual, nor an expectation that listed that failure', () => {
     const known = { expectations: [{ id: 'rpc.a', reason: 'known: the envelope is broken' }] };
     const [, a] = decideRoots([judge(rootFailed), judge(hidden('rpc.a', {}, { expected: { kind: 'integer', value: '200' } }), known)]).checks;
