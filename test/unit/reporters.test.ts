@@ -705,6 +705,33 @@ describe('reports', () => {
     expect(md).toMatch(/^1 passed, 1 failed, 1 advisory warning, 2 not judged \(2 blocked\), 2 skipped of 7 checks — status non-conformant, exit 1/m);
   });
 
+  it('report.html: a root that fails the run and one that only kept checks from being judged each stand under their own heading', () => {
+    const d = runDocument(
+      [
+        checkResult('rpc.bad', 'failed', { cause: 'violation', violated: ['4.5.1'] }),
+        checkResult('rpc.slow', 'inconclusive', { cause: 'throttled', interface: 'rpc', reason: 'throttled: HTTP 429 to every try' }),
+      ],
+      FULL_SCOPE,
+    );
+    expect(d.rootCauses.map((r) => [r.id, r.effect])).toEqual([
+      ['rpc.bad', 'fails-run'],
+      ['throttled: rpc', 'incomplete'],
+    ]);
+    const html = renderHtml(readerDocument(d));
+    const fails = html.indexOf('<h2>What fails the run</h2>');
+    const kept = html.indexOf('<h2>What kept checks from being judged</h2>');
+    expect([fails >= 0, kept > fails]).toEqual([true, true]);
+    // The failing root under the first heading, the throttled interface only under the second.
+    expect(html.slice(fails, kept)).toContain('<code>rpc.bad</code>');
+    expect(html.slice(fails, kept)).not.toContain('throttled: rpc');
+    expect(html.slice(kept)).toContain('<b>throttled: rpc</b>');
+    // With no root that fails the run, only the second heading.
+    const soft = renderHtml(
+      readerDocument(runDocument([checkResult('rpc.ok'), checkResult('rpc.slow', 'inconclusive', { cause: 'throttled', interface: 'rpc' })], FULL_SCOPE)),
+    );
+    expect([soft.includes('What fails the run'), soft.includes('<h2>What kept checks from being judged</h2>')]).toEqual([false, true]);
+  });
+
   it('report.html: self-contained, status and scope first, root causes, sections with counts, passed folded, filter and search', () => {
     const html = renderHtml(readerDocument(failing));
     expect(html).not.toMatch(/<script[^>]+src|<link|src="http|url\(http/);

@@ -178,28 +178,39 @@ export function renderHtml(doc: ReaderDocument): string {
   const s = doc.counts;
   const status = statusClass(doc.status);
   const roots = storedRoots(doc);
-  const rootHtml = roots.length
-    ? `<h2>${roots.some((r) => r.failsRun) ? 'What fails the run' : 'What kept checks from being judged'}</h2>` +
-      roots
-        .map((r) => {
-          const c = r.result;
-          const head = c
-            ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(violatedSection(c))})</span> — ${esc(r.failsRun ? rootReason(c) : `${OUTCOME_WORDS[c.outcome]}: ${c.reason}`)}`
-            : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
-          const eva =
-            c && (c.expected !== undefined || c.actual !== undefined)
-              ? `<div class="small">expected <code>${esc(c.expected ? observationText(c.expected) : '—')}</code>, actual <code>${esc(c.actual ? observationText(c.actual) : '—')}</code></div>`
+  // Each root under the heading its stored effect names: those that fail the run, then those that only kept checks from being judged.
+  const rootSection = (heading: string, listed: typeof roots) =>
+    listed.length
+      ? `<h2>${heading}</h2>` +
+        listed
+          .map((r) => {
+            const c = r.result;
+            const head = c
+              ? `<a href="#check-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="muted">(spec ${esc(violatedSection(c))})</span> — ${esc(r.failsRun ? rootReason(c) : `${OUTCOME_WORDS[c.outcome]}: ${c.reason}`)}`
+              : `<b>${esc(r.id)}</b>${r.reason ? ` — ${esc(r.reason)}` : ''}`;
+            const eva =
+              c && (c.expected !== undefined || c.actual !== undefined)
+                ? `<div class="small">expected <code>${esc(c.expected ? observationText(c.expected) : '—')}</code>, actual <code>${esc(c.actual ? observationText(c.actual) : '—')}</code></div>`
+                : '';
+            const blocked = r.blocked.length
+              ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`
               : '';
-          const blocked = r.blocked.length
-            ? `<div class="small">blocked ${r.blocked.length} check(s), not judged because of it: ${r.blocked.map((id) => `<a href="#check-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</div>`
-            : '';
-          // A check's own hint, or an interface root's (throttled: --max-rps; credentials: the header flag).
-          const hintText = c ? c.hint : r.record.hint;
-          const hint = hintText ? `<div class="hint">→ ${esc(hintText)}</div>` : '';
-          return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
-        })
-        .join('\n')
-    : '';
+            // A check's own hint, or an interface root's (throttled: --max-rps; credentials: the header flag).
+            const hintText = c ? c.hint : r.record.hint;
+            const hint = hintText ? `<div class="hint">→ ${esc(hintText)}</div>` : '';
+            return `<div class="root${r.failsRun ? '' : ' soft'}">${head}${hint}${eva}${blocked}</div>`;
+          })
+          .join('\n')
+      : '';
+  const rootHtml =
+    rootSection(
+      'What fails the run',
+      roots.filter((r) => r.failsRun),
+    ) +
+    rootSection(
+      'What kept checks from being judged',
+      roots.filter((r) => !r.failsRun),
+    );
   // Checks a root covers (blocked, or of an unreachable interface) are listed under their root.
   const covered = coveredByRoots(doc);
   const unjudged = withOutcome(doc.checks, 'not-judged').filter((c) => !covered.has(c.id));
