@@ -117,8 +117,32 @@ async function judgeSealed(ctx: CheckContext<'rpc'>, param: string, receipts: Re
   const high = before.number > after.number ? before.number : after.number;
   const moved = `; the tag moved from ${toQuantity(before.number)} to ${toQuantity(after.number)} meanwhile, paired by the receipts' blockNumber`;
   if (n >= low && n <= high) {
-    const block = n === before.number ? before : n === after.number ? after : await readBlock(ctx, toQuantity(n));
-    return block ? judge(block, n, moved) : { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
+    // A block of that number read twice with two hashes was replaced between the reads (a reorg of
+    // the head): the receipts may be of either version. The receipts' own blockHash (a standard
+    // field, not one the spec shows) picks the version when it names one of them; else ambiguous.
+    const said = (receipts[0] as { blockHash?: unknown }).blockHash;
+    const named = typeof said === 'string' ? said.toLowerCase() : undefined;
+    const views = [before, after].filter((b) => b.number === n);
+    const replaced = views.length === 2 && before.hash !== after.hash;
+    const byHash = named === undefined ? undefined : views.find((b) => typeof b.hash === 'string' && b.hash.toLowerCase() === named);
+    if (replaced && !byHash)
+      return {
+        ambiguous: `block ${toQuantity(n)} was replaced between the reads (hash ${before.hash ?? '?'}, then ${after.hash ?? '?'}): a reorg of the head? the receipts may be of either`,
+      };
+    const block = byHash ?? views[0] ?? (await readBlock(ctx, toQuantity(n)));
+    if (!block) return { ambiguous: `block ${toQuantity(n)} named by the receipts could not be read` };
+    // Read once, with another hash than the receipts name: replaced since (read again by number)?
+    // Only a block that did change is not judged by its older version; receipts naming a hash no
+    // read of it shows are judged against it as read.
+    if (named !== undefined && !byHash && views.length > 0 && typeof block.hash === 'string' && block.hash.toLowerCase() !== named) {
+      const now = await readBlock(ctx, toQuantity(n));
+      if (now && typeof now.hash === 'string' && now.hash.toLowerCase() !== block.hash.toLowerCase()) {
+        if (now.hash.toLowerCase() === named)
+          return judge(now, n, `${moved}; block ${toQuantity(n)} replaced meanwhile (a reorg?), paired by the receipts' blockHash`);
+        return { ambiguous: `block ${toQuantity(n)} was replaced between the reads (hash ${block.hash}, then ${now.hash}): a reorg of the head?` };
+      }
+    }
+    return judge(block, n, moved);
   }
   // At "latest", two or more blocks below the head read before them: no backend within a block of
   // that one has such a head, so no skew explains it; it fails as read (a later read that looks

@@ -51,6 +51,8 @@ interface Faults {
   latestReceiptsAt?: { offset: number; times: number | 'always' };
   /** eth_blockNumber names the block being built, one past the sealed head (a Flashblocks node's building mode). */
   buildingBlockNumber?: boolean;
+  /** The first eth_getBlockReceipts("latest") finds the head block replaced (a reorg of depth one: same number, another hash and transactions). */
+  reorgHeadOnLatestReceipts?: 'replace' | 'replace-and-seal';
   /** eth_getBlockReceipts refused with HTTP 403 (public node behaviour). */
   receipts403?: boolean;
   /** "latest" advances on every eth_getBlockByNumber call (a seal between every two reads). */
@@ -142,6 +144,9 @@ function fakeNode(faults: Faults) {
   let emptyPendingCodes = 0;
   let stalePendingCounts = 0;
   let offLatestReceipts = 0;
+  let reorged = false;
+  let sealOnNextRead = false;
+  const blockHash = (n: number) => (reorged && n === 16 ? hash(9000 + n) : hash(5000 + n));
   const throttled = new Set<string>();
   const seen = new Set<string>();
   function answer(method: string, params: unknown[], body: string): { result?: unknown; error?: unknown; status?: number; retryAfter?: string } {
@@ -195,6 +200,10 @@ function fakeNode(faults: Faults) {
         return { result: q(faults.headUnknown ? head + 1 : faults.buildingBlockNumber ? top() + 1 : top()) };
       case 'eth_getBlockByNumber': {
         if (faults.sealEveryRead && params[0] !== 'pending') seal();
+        if (sealOnNextRead && params[0] !== 'pending') {
+          sealOnNextRead = false;
+          seal();
+        }
         if (faults.pendingGrows && params[0] === 'pending' && !faults.quiet) preconf.push(hash(2000 + extra++));
         if (params[0] === 'pending' && faults.noPendingBlock) return { result: null };
         if (params[0] === 'pending' && faults.pendingBlockRefused === 'error') return { error: { code: -32000, message: 'pending block is not available' } };
@@ -206,7 +215,7 @@ function fakeNode(faults: Faults) {
         return {
           result: {
             number: q(n),
-            hash: n === head + 1 ? null : hash(5000 + n),
+            hash: n === head + 1 ? null : blockHash(n),
             gasUsed: q(21000 * txs.length),
             transactions: params[1]
               ? [
@@ -227,6 +236,11 @@ function fakeNode(faults: Faults) {
         }
         if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
+        if (faults.reorgHeadOnLatestReceipts && params[0] === 'latest' && !reorged) {
+          reorged = true;
+          sealed.set(head, [hash(7000 + head)]);
+          sealOnNextRead = faults.reorgHeadOnLatestReceipts === 'replace-and-seal';
+        }
         const off = faults.latestReceiptsAt;
         const shifted = off && params[0] === 'latest' && (off.times === 'always' || offLatestReceipts++ < off.times) ? off.offset : 0;
         const at = shifted ? top() + shifted : stateBlock(params[0], false);
@@ -237,7 +251,7 @@ function fakeNode(faults: Faults) {
           result: txs.map((h, i) => ({
             transactionHash: h,
             blockNumber: num(faults.pendingReceiptsAtHead && params[0] === 'pending' ? head : at),
-            ...(at === head + 1 ? {} : { blockHash: hash(5000 + at) }),
+            ...(at === head + 1 ? {} : { blockHash: blockHash(at) }),
             status: '0x1',
             gasUsed: num(faults.gasUsedCumulative ? 21000 * (i + 1) : 21000),
             cumulativeGasUsed: num(21000 * (i + 1)),
@@ -724,6 +738,15 @@ describe('receipts at "latest" from a block no backend within a block could answ
       }
     }
   });
+
+  test.each(['replace', 'replace-and-seal'] as const)(
+    'the head block replaced (%s) between the reads (a reorg of depth one): its receipts are not judged by its older version',
+    async (reorgHeadOnLatestReceipts) => {
+      const r = await latest({ reorgHeadOnLatestReceipts });
+      expect([r.status, r.reason]).toEqual(['passed', '']);
+      expect(r.notes?.join(' ')).toMatch(/block 0x10: 1 receipt\(s\) for 1 transaction\(s\); the tag moved/);
+    },
+  );
 
   test('a block behind (a seal between the reads) or a block ahead, then the right one: retried, passes', async () => {
     const behind = await latest({ sealEveryRead: true, latestReceiptsAt: { offset: -1, times: 1 } });
