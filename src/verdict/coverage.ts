@@ -31,7 +31,7 @@ export const NOT_JUDGED_WORDS: Readonly<Partial<Record<Cause, string>>> = {
   throttled: 'throttled',
   credentials: 'credentials refused',
   gateway: 'gateway or backend down',
-  stopped: 'stopped before it finished',
+  stopped: 'the run stopped first',
   timeout: 'did not finish in time',
   internal: "the check's own error",
   limit: "the suite's own limit",

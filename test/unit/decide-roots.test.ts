@@ -220,7 +220,7 @@ describe('decideRoots: blocked outcomes, stand-ins and root causes from the reco
     expect(reasons([throttled, hidden('rpc.safe', own)])[1]).toBe(`rpc.safe: HTTP 500 (${ROOT} was not judged (throttled): this answer is this request's own)`);
     const stopped = checkResult(ROOT, 'skipped', { cause: 'stopped', reason: 'not run: run deadline of 1200 ms reached' });
     expect(reasons([stopped, hidden('rpc.a')])[1]).toBe(
-      `rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not judged (stopped before it finished))`,
+      `rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not judged (the run stopped first))`,
     );
     const deselected = checkResult(ROOT, 'skipped', { cause: 'deselected', outOfScope: { flag: '--grep', words: '--grep getCode' }, reason: 'not selected' });
     expect(reasons([deselected, hidden('rpc.a')])[1]).toBe(`rpc.a: HTTP 500 (stated here: ${ROOT}, which judges that rule, was not selected (--grep getCode))`);

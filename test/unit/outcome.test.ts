@@ -109,8 +109,8 @@ test('a run its deadline stopped: checks never begun are not judged (effect inco
   ]);
   // The counts, the status reason and the coverage state the same three required checks not judged.
   expect(doc.counts).toMatchObject({ passed: 1, 'not-judged': 4, skipped: 0 });
-  expect(doc.statusReasons[0]).toBe('3 required checks not judged (stopped before it finished: 3)');
-  expect(doc.scope.coverage?.interfaces.rpc).toEqual({ inScope: 4, judged: 1, notJudged: [{ why: 'stopped before it finished', checks: 3 }] });
+  expect(doc.statusReasons[0]).toBe('3 required checks not judged (the run stopped first: 3)');
+  expect(doc.scope.coverage?.interfaces.rpc).toEqual({ inScope: 4, judged: 1, notJudged: [{ why: 'the run stopped first', checks: 3 }] });
   expect([doc.status, doc.exitCode]).toEqual(['incomplete', 3]);
   // The stored document keeps its contract (a not-judged outcome on a check that never began).
   expect(validateRef('results.json', doc).errors).toEqual([]);

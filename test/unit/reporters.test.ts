@@ -163,7 +163,7 @@ describe('run status: derived once, every branch', () => {
       {},
     );
     expect(reasons).toEqual([
-      "6 required checks not judged (throttled: 1, blocked by a prerequisite: 1, stopped before it finished: 1, the check's own error: 1, did not finish in time: 1, inconclusive: 1)",
+      "6 required checks not judged (throttled: 1, blocked by a prerequisite: 1, the run stopped first: 1, the check's own error: 1, did not finish in time: 1, inconclusive: 1)",
     ]);
   });
 });
