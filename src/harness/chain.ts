@@ -93,6 +93,11 @@ const PENDING_REFUSED = ['1.4.1', '4.2.2'] as const;
 
 /** Backends behind one address may be this many blocks apart. */
 export const SKEW_WINDOW = 4n;
+/**
+ * A block this many or more below the sealed head read before a call is known to every backend
+ * within a block of that head: called unknown there, it is no skew (answerAt fails it as read).
+ */
+export const UNKNOWN_BELOW_SEALED = 2n;
 /** Pauses before the re-reads of a block that skew made unknown (a lagging backend catches up). */
 export const SKEW_PAUSES_MS: readonly number[] = [250, 500, 1000];
 
@@ -183,19 +188,54 @@ export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what
   );
 }
 
+/** The lane of the sealed head read before calls at a block number below the head, shared by the checks that make them. */
+export const SEALED_HEAD_LANE = 'sealed-head';
+
+/**
+ * The latest sealed block's number, read with eth_getBlockByNumber("latest") (eth_blockNumber may
+ * name the block being built, one past it), or undefined (not a method of the spec: never judged).
+ * Read once per run (once per wave under --samples) where the context shares observations, by the
+ * first call at a block number that needs it: an older head only lowers the bound it gives.
+ */
+async function sealedHeadBefore(ctx: ChainContext): Promise<bigint | undefined> {
+  const read = async (rpc: ChainContext['rpc']) => {
+    const a = await rpc.call('eth_getBlockByNumber', ['latest', false]);
+    const n = isRecord(a.result) ? a.result.number : undefined;
+    return a.http.status === 200 && isHexQuantity(n) && (n as string).length <= 2 + 16 ? BigInt(n as string) : undefined;
+  };
+  return ctx.shared
+    ? ctx.shared('chain.sealed-head', [SEALED_HEAD_LANE], (scope) => read(scope.rpc(SEALED_HEAD_LANE)), { keepIf: (n) => n !== undefined })
+    : read(ctx.rpc);
+}
+
 /**
  * Call a method with a block parameter and return the answer, once it is neither skew nor pruned
  * history: a block near the head that the node did not know is re-read (head re-read first, at
  * most SKEW_PAUSES_MS.length times) and then inconclusive; pruned history goes to prunedHistory.
+ * A block number below the head (`number`, not the head just read) is called unknown at once
+ * when it is two or more below the sealed head read before the call: every backend within a
+ * block of that head has it, so no skew explains it, and a later read that looks right takes
+ * nothing back (one bad backend of a fleet is met on some reads only).
  */
 export async function answerAt(ctx: ChainContext, method: string, params: unknown[], key: BlockParamKey | 'omitted' | 'number'): Promise<RpcAnswer> {
   const block = key === 'omitted' ? 'latest' : params[BLOCK_POSITION[method] ?? params.length - 1];
+  const sealed = key === 'number' && isHexQuantity(block) ? await sealedHeadBefore(ctx) : undefined;
   for (let retry = 0; ; retry++) {
     const answer = await ctx.rpc.call(method, params);
     const trouble = await troubleAt(ctx, answer, block);
     if (!trouble) return answer;
     const said = answer.hasError ? (answer.error ?? (answer.json as Record<string, unknown>).error) : answer.result;
     if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
+    if (sealed !== undefined && BigInt(block as string) + UNKNOWN_BELOW_SEALED <= sealed) {
+      fail(
+        `${method} at ${show(block)} answered ${show(said)}${retry > 0 ? ` (attempt ${retry + 1})` : ''}, but block ${BigInt(block as string)} is ${sealed - BigInt(block as string)} below the sealed head ${toQuantity(sealed)} read before the call with eth_getBlockByNumber("latest"): every backend within a block of that head has it, so no skew explains it; the block parameter accepts a block number the chain has`,
+        {
+          violated: ['4.2.2'],
+          expected: `a result at block ${block as string} (sealed; the head read before was ${toQuantity(sealed)})`,
+          actual: said,
+        },
+      );
+    }
     const seen = `${method} at ${show(block)} answered ${show(said)}${trouble.head !== undefined ? ` while the head read just after was ${toQuantity(trouble.head)}` : ''}`;
     if (retry >= SKEW_PAUSES_MS.length) {
       inconclusive(

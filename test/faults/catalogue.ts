@@ -298,6 +298,34 @@ const laggingBackend = (lagMs: number): RpcMutation => {
 };
 
 /**
+ * A backend `depth` blocks behind the chain (a stuck or slow node left in a balancer's rotation):
+ * its head is head-depth (eth_blockNumber, "latest"), and the blocks it has not imported are
+ * unknown to it ("header not found", null for blocks and receipts). `when` picks the calls it
+ * answers (default all): one backend of several, or every other read.
+ */
+export const blocksBehind =
+  (depth: bigint, when: (call: RpcCall) => boolean = () => true): RpcMutation =>
+  async (call, next) => {
+    const i = call.method === 'eth_getBlockByNumber' ? 0 : call.method in BLOCK_PARAM || STATE_READS.has(call.method) ? blockIndex(call) : -1;
+    if ((i < 0 && call.method !== 'eth_blockNumber') || !when(call)) return next();
+    const now = await headOf(next);
+    if (now === undefined || now < depth) return next();
+    const mine = now - depth;
+    const reply = (result: Json): Envelope => ({ jsonrpc: '2.0', id: call.id ?? null, result });
+    if (call.method === 'eth_blockNumber') return reply(hex(mine));
+    const tag = call.params[i] ?? 'latest';
+    if (tag === 'latest') {
+      const c = clone(call);
+      c.params[i] = hex(mine);
+      return next(c);
+    }
+    if (typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag) && hexInt(tag) > mine) {
+      return call.method === 'eth_getBlockByNumber' || call.method === 'eth_getBlockReceipts' ? reply(null) : rpcError(call, -32000, 'header not found');
+    }
+    return next();
+  };
+
+/**
  * A backend whose pre-confirmed count trails the pre-confirmed block by `lagMs`: a transaction
  * seen in the pending block counts at "pending" only `lagMs` after the proxy first saw it there,
  * in any answer of eth_getBlockByNumber("pending") (backends a few hundred ms apart behind one
@@ -769,6 +797,23 @@ export const CODE_VARIANTS: Variant[] = [
         'eth_getBlockReceipts',
         (rs) => (rs as Rec[]).map((r) => ({ ...r, blockNumber: hex(hexInt(r.blockNumber) + 2n) })),
         (call) => call.params[0] === 'latest' && reads++ % 2 === 0,
+      );
+    })(),
+  },
+  {
+    name: 'rpc.stale-backend-unknown-block',
+    kind: 'faulty',
+    section: '4.2',
+    only: ['rpc'],
+    grep: '^rpc\\.history\\.',
+    live: 'blocks with transactions two below a moving head',
+    saying: 'below the sealed head 0x[0-9a-f]+ read before the call with eth_getBlockByNumber\\("latest"\\): every backend within a block of that head has it',
+    what: 'one backend of two behind a balancer is three blocks behind: every other read at a block number calls the blocks it lacks unknown ("header not found", null for receipts), two below the head too',
+    rpc: (() => {
+      let reads = 0;
+      return blocksBehind(
+        3n,
+        (call) => call.method in BLOCK_PARAM && /^0x[0-9a-f]+$/i.test(String(call.params[BLOCK_PARAM[call.method]])) && reads++ % 2 === 0,
       );
     })(),
   },

@@ -87,6 +87,8 @@ interface Faults {
   lagging?: boolean;
   /** The first request naming the head block by number reaches a backend one block behind; its repetition does not. */
   firstReadLags?: boolean;
+  /** A fleet's backend `behind` blocks behind: a read at a number above head - behind answers "header not found" (null for receipts), on the first read of each call, or always. */
+  staleBackend?: { behind: number; times: 'first' | 'always' };
   /** eth_blockNumber names a block one past the head, which every read then calls unknown (a backend ahead, for good). */
   headUnknown?: boolean;
   /** Every n-th request is answered HTTP 429 with Retry-After: 0 (its retry is served, unless n is 1). */
@@ -161,6 +163,9 @@ function fakeNode(faults: Faults) {
     const firstSight =
       faults.firstReadLags && method !== 'eth_blockNumber' && !seen.has(JSON.stringify([method, params])) && JSON.stringify(params).includes(`"${q(head)}"`);
     if (faults.firstReadLags) seen.add(JSON.stringify([method, params]));
+    const stale = faults.staleBackend;
+    const staleSight = stale !== undefined && (stale.times === 'always' || !seen.has(JSON.stringify([method, params])));
+    if (stale) seen.add(JSON.stringify([method, params]));
     const behind = firstSight || (faults.lagging && ((requests * 2654435761) >>> 13) % 2 === 1 && (Date.now() - started) % 1000 < 300);
     // A function: seals during a request (sealOnReceipts) move the head it answers from.
     const top = () => (behind ? head - 1 : head);
@@ -185,6 +190,8 @@ function fakeNode(faults: Faults) {
       const n = resolve(param ?? 'latest');
       if (n === undefined) return { error: { code: -32602, message: 'invalid block' } };
       if (param !== 'pending' && (n > top() || (faults.headUnknown && n === head + 1))) return { error: { code: -32000, message: 'header not found' } };
+      if (staleSight && typeof param === 'string' && param.startsWith('0x') && n > head - stale.behind)
+        return { error: { code: -32000, message: 'header not found' } };
       if (faults.ignoresBlock && param !== 'pending') return top();
       if (state && faults.pruned && (param === 'earliest' || n < head - 8))
         return { error: { code: -32000, message: 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )' } };
@@ -717,6 +724,45 @@ describe('load-balancer skew (backends a block apart)', () => {
       expect(r.notes?.filter((n) => n.startsWith('attempt '))).toHaveLength(3);
     }
   }, 20_000);
+});
+
+describe('a block number below the head that no backend within a block could call unknown', () => {
+  const NUMBERED = /^rpc\.history\.(getTransactionCount\.at-block|getBlockReceipts\.past-block)$|\.head-number$/;
+
+  test.each(['first', 'always'] as const)(
+    'a backend three blocks behind (%s read): the history reads two below the sealed head fail at once citing 4.2; the head itself is re-read',
+    async (times) => {
+      for (const buildingBlockNumber of [false, true]) {
+        const results = await run({ staleBackend: { behind: 3, times }, buildingBlockNumber }, { only: NUMBERED });
+        expect(results.size).toBe(6);
+        for (const id of ['rpc.history.getTransactionCount.at-block', 'rpc.history.getBlockReceipts.past-block']) {
+          const r = results.get(id)!;
+          expect([id, buildingBlockNumber, r.status, r.violated]).toEqual([id, buildingBlockNumber, 'failed', ['4.2.2']]);
+          expect(r.reason).toMatch(
+            /at "0xe" answered (\{"code":-32000,"message":"header not found"\}|null), but block 14 is 2 below the sealed head 0x10 read before the call with eth_getBlockByNumber\("latest"\): every backend within a block of that head has it/,
+          );
+        }
+        // The head named by eth_blockNumber (or the block being built, which this node never serves by
+        // number): a backend a block behind may lack it, so it is re-read, never failed.
+        for (const [id, r] of results) {
+          if (!id.endsWith('.head-number')) continue;
+          expect([id, r.status]).toEqual([id, times === 'first' && !buildingBlockNumber ? 'passed' : 'inconclusive']);
+        }
+      }
+    },
+    20_000,
+  );
+
+  test('a backend one block behind on the first read of each call: re-read, passes', async () => {
+    const results = await run({ staleBackend: { behind: 1, times: 'first' } }, { only: NUMBERED });
+    expect([...results.values()].map((r) => [r.id, r.status, r.reason])).toEqual([...results.keys()].map(asExpected));
+  });
+
+  test('a pruned node without --archive: old state stays skipped, never failed as an unknown block', async () => {
+    const results = await run({ pruned: true, staleBackend: { behind: 1, times: 'first' } }, { only: HISTORY });
+    expect([...results.values()].filter((r) => r.status === 'failed').map((r) => [r.id, r.reason])).toEqual([]);
+    expect(results.get('rpc.history.getCode.before-creation')!.status).toBe('skipped');
+  });
 });
 
 describe('receipts at "latest" from a block no backend within a block could answer', () => {
