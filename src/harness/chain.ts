@@ -75,28 +75,21 @@ export async function blockParam(ctx: Pick<CheckContext<'rpc'>, 'rpc' | 'note'>,
   return toQuantity(n);
 }
 
-/**
- * Spec 1.4.1: each of the four methods accepts "pending"; 4.2.2: the block parameter accepts
- * every tag and a hex number. A method that refuses "pending" violates both.
- */
+/** 1.4.1: each of the four methods accepts "pending"; 4.2.2: so does the block parameter. Refusing it violates both. */
 const PENDING_REFUSED = ['1.4.1', '4.2.2'] as const;
 
 // ---- load-balancer skew and pruned history -------------------------------------------------
 //
 // Behind one address, consecutive requests may reach backends a block or more apart: the head
 // read from one may be unknown to the next ("header not found", null), "latest" may be one
-// behind. And full nodes keep state (and some, history) for recent blocks only: older reads
-// answer "missing trie node", "state ... is pruned" and the like. Neither is a violation on
-// first sight: a block at or near the observed head is re-read after a pause (head re-read
-// first) and, if it stays unknown, the check is inconclusive; a pruned answer is out of scope
-// unless the user asked for an archive node (--archive), where it fails 4.2.
+// behind. Full nodes keep state (some, history) for recent blocks only: older reads answer
+// "missing trie node" and the like. Neither is a violation on first sight: a block near the head
+// is re-read after a pause (head re-read first), then inconclusive (two or more below the sealed
+// head read before, it fails: answerAt); pruned is out of scope unless --archive (then 4.2).
 
 /** Backends behind one address may be this many blocks apart. */
 export const SKEW_WINDOW = 4n;
-/**
- * A block this many or more below the sealed head read before a call is known to every backend
- * within a block of that head: called unknown there, it is no skew (answerAt fails it as read).
- */
+/** A block this far or more below the sealed head read before a call is on every backend within a block of it: unknown there is no skew. */
 export const UNKNOWN_BELOW_SEALED = 2n;
 /** Pauses before the re-reads of a block that skew made unknown (a lagging backend catches up). */
 export const SKEW_PAUSES_MS: readonly number[] = [250, 500, 1000];
@@ -188,23 +181,22 @@ export function prunedHistory(ctx: Pick<CheckContext, 'settings' | 'note'>, what
   );
 }
 
-/** The lane of the sealed head read before calls at a block number below the head, shared by the checks that make them. */
+/** The lane of the sealed head read before calls that bound by it, shared by the checks that make them. */
 export const SEALED_HEAD_LANE = 'sealed-head';
 
 /**
- * The latest sealed block's number, read with eth_getBlockByNumber("latest") (eth_blockNumber may
- * name the block being built, one past it), or undefined (not a method of the spec: never judged).
- * Read once per run (once per wave under --samples) where the context shares observations, by the
- * first call at a block number that needs it: an older head only lowers the bound it gives.
+ * The latest sealed block's number from eth_getBlockByNumber("latest") (eth_blockNumber may name the
+ * block being built), or undefined (not judged). Read once per run (per wave under --samples) where
+ * observations are shared, by the first call that needs it: an older head only lowers the bound.
  */
-async function sealedHeadBefore(ctx: ChainContext): Promise<bigint | undefined> {
+export async function sealedHead(ctx: ChainContext): Promise<bigint | undefined> {
   const read = async (rpc: ChainContext['rpc']) => {
     const a = await rpc.call('eth_getBlockByNumber', ['latest', false]);
-    const n = isRecord(a.result) ? a.result.number : undefined;
-    return a.http.status === 200 && isHexQuantity(n) && (n as string).length <= 2 + 16 ? BigInt(n as string) : undefined;
+    const n = a.http.status === 200 && isRecord(a.result) ? a.result.number : undefined;
+    return isHexQuantity(n) && (n as string).length <= 2 + 16 ? BigInt(n as string) : undefined;
   };
   return ctx.shared
-    ? ctx.shared('chain.sealed-head', [SEALED_HEAD_LANE], (scope) => read(scope.rpc(SEALED_HEAD_LANE)), { keepIf: (n) => n !== undefined })
+    ? ctx.shared('chain.sealed-head', [SEALED_HEAD_LANE], (s) => read(s.rpc(SEALED_HEAD_LANE)), { keepIf: (n) => n !== undefined })
     : read(ctx.rpc);
 }
 
@@ -212,14 +204,12 @@ async function sealedHeadBefore(ctx: ChainContext): Promise<bigint | undefined> 
  * Call a method with a block parameter and return the answer, once it is neither skew nor pruned
  * history: a block near the head that the node did not know is re-read (head re-read first, at
  * most SKEW_PAUSES_MS.length times) and then inconclusive; pruned history goes to prunedHistory.
- * A block number below the head (`number`, not the head just read) is called unknown at once
- * when it is two or more below the sealed head read before the call: every backend within a
- * block of that head has it, so no skew explains it, and a later read that looks right takes
- * nothing back (one bad backend of a fleet is met on some reads only).
+ * A block number (`number`) UNKNOWN_BELOW_SEALED or more below the sealed head read before the call
+ * is on every backend within a block of it: called unknown, it fails as read (no skew explains it).
  */
 export async function answerAt(ctx: ChainContext, method: string, params: unknown[], key: BlockParamKey | 'omitted' | 'number'): Promise<RpcAnswer> {
   const block = key === 'omitted' ? 'latest' : params[BLOCK_POSITION[method] ?? params.length - 1];
-  const sealed = key === 'number' && isHexQuantity(block) ? await sealedHeadBefore(ctx) : undefined;
+  const sealed = key === 'number' && isHexQuantity(block) ? await sealedHead(ctx) : undefined;
   for (let retry = 0; ; retry++) {
     const answer = await ctx.rpc.call(method, params);
     const trouble = await troubleAt(ctx, answer, block);

@@ -6,11 +6,11 @@
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, skip } from '../../src/harness/verdict';
 import { callResult, expectEqual, expectSchema } from '../../src/harness/expect';
-import { isRecord, show } from '../../src/harness/json';
+import { show } from '../../src/harness/json';
 import { isEvmAddress, isHexQuantity } from '../../src/harness/formats';
 import { randomAddress, toQuantity } from '../../src/harness/hex';
 import { judgePreconfirmedCounts, preconfirmedNow } from './pending-count';
-import { blockParam, describeParam, recentBlocks, resultAt, skewPause, SKEW_PAUSES_MS, type BlockParamKey } from '../../src/harness/chain';
+import { blockParam, describeParam, recentBlocks, resultAt, sealedHead, skewPause, SKEW_PAUSES_MS, type BlockParamKey } from '../../src/harness/chain';
 
 /**
  * A fresh random address has sent no transaction, so its count is 0 at every block: "0x0" is
@@ -47,17 +47,6 @@ function countAtBlock([id, statements, key]: (typeof COUNT_AT)[number]): Check {
 export const ACTIVE_BLOCKS = 5;
 /** At most this many senders are compared (bounded run time). */
 const MAX_SENDERS = 5;
-
-/**
- * The latest sealed block's number, or undefined (not a method of the spec: never judged, and
- * without it nothing is compared). Read from the block, not eth_blockNumber: some Flashblocks
- * nodes give the number of the block being built there, one past the sealed head.
- */
-async function sealedHeadOrNothing(ctx: CheckContext<'rpc'>): Promise<bigint | undefined> {
-  const a = await ctx.rpc.call('eth_getBlockByNumber', ['latest', false]);
-  const number = isRecord(a.result) ? a.result.number : undefined;
-  return a.http.status === 200 && isHexQuantity(number) ? BigInt(number as string) : undefined;
-}
 
 /**
  * Fails when a "pending" count is below the sender's count at the block before `head`, a head read
@@ -102,7 +91,7 @@ const pendingNotBelowLatest = check(
     const accounts = [...found].slice(0, MAX_SENDERS);
     ctx.note(`accounts compared: ${accounts.join(', ')}`);
     // Read once, before every count: an older head only lowers the bound, so one read serves them all.
-    const head = await sealedHeadOrNothing(ctx);
+    const head = await sealedHead(ctx);
     for (const account of accounts) {
       // Order matters: "latest" first, then "pending". A seal between the two reads moves
       // pre-confirmed transactions into "latest" of a *later* moment, so the pending count read
