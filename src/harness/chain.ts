@@ -87,8 +87,7 @@ const PENDING_REFUSED = ['1.4.1', '4.2.2'] as const;
 // is re-read after a pause (head re-read first), then inconclusive (two or more below the sealed
 // head read before, it fails: answerAt); pruned is out of scope unless --archive (then 4.2).
 
-/** Backends behind one address may be this many blocks apart. */
-export const SKEW_WINDOW = 4n;
+export const SKEW_WINDOW = 4n; // backends behind one address may be this many blocks apart
 /** A block this far or more below the sealed head read before a call is on every backend within a block of it: unknown there is no skew. */
 export const UNKNOWN_BELOW_SEALED = 2n;
 /** Pauses before the re-reads of a block that skew made unknown (a lagging backend catches up). */
@@ -216,9 +215,10 @@ export async function answerAt(ctx: ChainContext, method: string, params: unknow
     if (!trouble) return answer;
     const said = answer.hasError ? (answer.error ?? (answer.json as Record<string, unknown>).error) : answer.result;
     if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);
-    if (sealed !== undefined && BigInt(block as string) + UNKNOWN_BELOW_SEALED <= sealed) {
+    const n = BigInt(block as string); // at or below the head read after: not a chain rewound past it (an unsafe-head reset)
+    if (sealed !== undefined && n + UNKNOWN_BELOW_SEALED <= sealed && trouble.head !== undefined && n <= trouble.head) {
       fail(
-        `${method} at ${show(block)} answered ${show(said)}${retry > 0 ? ` (attempt ${retry + 1})` : ''}, but block ${BigInt(block as string)} is ${sealed - BigInt(block as string)} below the sealed head ${toQuantity(sealed)} read before the call with eth_getBlockByNumber("latest"): every backend within a block of that head has it, so no skew explains it; the block parameter accepts a block number the chain has`,
+        `${method} at ${show(block)} answered ${show(said)}${retry > 0 ? ` (attempt ${retry + 1})` : ''}, but block ${n} is ${sealed - n} below the sealed head ${toQuantity(sealed)} read before the call with eth_getBlockByNumber("latest") (the head read after: ${toQuantity(trouble.head)}): every backend within a block of that head has it, so no skew explains it; the block parameter accepts a block number the chain has`,
         {
           violated: ['4.2.2'],
           expected: `a result at block ${block as string} (sealed; the head read before was ${toQuantity(sealed)})`,

@@ -89,6 +89,8 @@ interface Faults {
   firstReadLags?: boolean;
   /** A fleet's backend `behind` blocks behind: a read at a number above head - behind answers "header not found" (null for receipts), on the first read of each call, or always. */
   staleBackend?: { behind: number; times: 'first' | 'always' };
+  /** The chain rewinds this many blocks (an OP-stack unsafe-head reset) on the first read at block 0xe, which is then past the head. */
+  rewindAtBlock14?: number;
   /** eth_blockNumber names a block one past the head, which every read then calls unknown (a backend ahead, for good). */
   headUnknown?: boolean;
   /** Every n-th request is answered HTTP 429 with Retry-After: 0 (its retry is served, unless n is 1). */
@@ -144,6 +146,7 @@ function fakeNode(faults: Faults) {
   const num = (n: number) => (faults.decimal ? String(n) : q(n));
 
   let emptyPendingCodes = 0;
+  let rewound = false;
   let stalePendingCounts = 0;
   let offLatestReceipts = 0;
   let reorged = false;
@@ -163,6 +166,10 @@ function fakeNode(faults: Faults) {
     const firstSight =
       faults.firstReadLags && method !== 'eth_blockNumber' && !seen.has(JSON.stringify([method, params])) && JSON.stringify(params).includes(`"${q(head)}"`);
     if (faults.firstReadLags) seen.add(JSON.stringify([method, params]));
+    if (faults.rewindAtBlock14 && !rewound && method !== 'eth_getBlockByNumber' && JSON.stringify(params).includes('"0xe"')) {
+      head -= faults.rewindAtBlock14;
+      rewound = true;
+    }
     const stale = faults.staleBackend;
     const staleSight = stale !== undefined && (stale.times === 'always' || !seen.has(JSON.stringify([method, params])));
     if (stale) seen.add(JSON.stringify([method, params]));
@@ -739,7 +746,7 @@ describe('a block number below the head that no backend within a block could cal
           const r = results.get(id)!;
           expect([id, buildingBlockNumber, r.status, r.violated]).toEqual([id, buildingBlockNumber, 'failed', ['4.2.2']]);
           expect(r.reason).toMatch(
-            /at "0xe" answered (\{"code":-32000,"message":"header not found"\}|null), but block 14 is 2 below the sealed head 0x10 read before the call with eth_getBlockByNumber\("latest"\): every backend within a block of that head has it/,
+            /at "0xe" answered (\{"code":-32000,"message":"header not found"\}|null), but block 14 is 2 below the sealed head 0x10 read before the call with eth_getBlockByNumber\("latest"\) \(the head read after: 0x1[01]\): every backend within a block of that head has it/,
           );
         }
         // The head named by eth_blockNumber (or the block being built, which this node never serves by
@@ -757,6 +764,13 @@ describe('a block number below the head that no backend within a block could cal
     const results = await run({ staleBackend: { behind: 1, times: 'first' } }, { only: NUMBERED });
     expect([...results.values()].map((r) => [r.id, r.status, r.reason])).toEqual([...results.keys()].map(asExpected));
   });
+
+  test('a chain that rewinds past the block between the head read and the call (an unsafe-head reset): not judged, never failed', async () => {
+    // The head read after the answer is below the block: the block is gone from every backend, not missing from one.
+    const results = await run({ rewindAtBlock14: 4 }, { only: NUMBERED });
+    expect([...results.values()].filter((r) => r.status === 'failed').map((r) => [r.id, r.reason])).toEqual([]);
+    expect(results.get('rpc.history.getTransactionCount.at-block')!.status).toBe('inconclusive');
+  }, 20_000);
 
   test('a pruned node without --archive: old state stays skipped, never failed as an unknown block', async () => {
     const results = await run({ pruned: true, staleBackend: { behind: 1, times: 'first' } }, { only: HISTORY });
