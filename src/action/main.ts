@@ -14,14 +14,13 @@ import { readerDocument, type ReaderDocument } from '../verdict/reader';
 import type { RunDocument } from '../verdict/document';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { OutStream } from '../cli/egress';
 import { SUITE_FILES } from '../cli/report-files';
 import { EXIT_CODE, EXIT_OF_STATUS } from '../verdict/status';
 import { command, fencedOutput, keyValue, type Fence } from './commands';
 import { ConfigError, input, plan, reportDirOf, secretsOf, suiteArgs, suiteEnv, type Env } from './inputs';
-import { annotation, inInputTerms, list, rootHints, storedRootCauses } from './messages';
+import { annotation, inInputTerms, list, noReportSummary, rootHints, storedRootCauses } from './messages';
 import { Output, type Forwarded } from './output';
 
 /** The suite's command, built beside this file (dist/src/cli/run.js). */
@@ -150,11 +149,9 @@ export async function main(env: Env = process.env, out?: OutStream, err?: OutStr
   const summary = reportDir && fs.existsSync(path.join(reportDir, 'summary.md')) ? fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8') : undefined;
   if (env.GITHUB_STEP_SUMMARY) {
     // Without a report, the suite's own message (in the inputs' terms) is what the reader needs: the fix is in it.
-    const said = refused.length ? refused.map((l) => `> ${l.replace(/[<>&`*_[\]|\\]/g, (c) => `\\${c}`)}`).join(`${os.EOL}>${os.EOL}`) + os.EOL + os.EOL : '';
     io.append(
       env.GITHUB_STEP_SUMMARY,
-      summary ??
-        `# Tokenized stocks conformance: ${STATUS_OF_CODE[exitCode] ?? 'stopped'} (exit ${exitCode})${os.EOL}${os.EOL}${said}No report was written: see the step's log.${os.EOL}`,
+      summary ?? noReportSummary(STATUS_OF_CODE[exitCode] ?? 'stopped', exitCode, refused),
       'the step summary ($GITHUB_STEP_SUMMARY)',
     );
   }

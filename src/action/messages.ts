@@ -4,6 +4,8 @@
 import type { ReaderCheck, ReaderDocument } from '../verdict/reader';
 import { violatedSection } from '../harness/result';
 import type { Interface } from '../harness/check';
+import os from 'node:os';
+import { mdText } from '../cli/inert-text';
 import { command } from './commands';
 import { CERT_SIGN_KEY_VARIABLE, FLAG_OF_INPUT, variableOf, type FlaggedInput } from './inputs';
 
@@ -80,4 +82,14 @@ export function inInputTerms(message: string): string {
       .replace(new RegExp(`(?<![\\w-])${variable}(?![\\w-]):?`, 'g'), `${name}:`);
   }
   return text.replace(new RegExp(`${CERT_SIGN_KEY_VARIABLE}(?![\\w-]):?`, 'g'), 'cert-sign-key:');
+}
+
+/**
+ * The step summary of a run that wrote no report: its status and the suite's own lines, each a
+ * quote in the Markdown of summary.md's prose (mdText): those lines may quote the target (a
+ * WWW-Authenticate challenge, an answer's words), so no link, autolink, image or HTML of its own.
+ */
+export function noReportSummary(status: string, exitCode: number, said: readonly string[]): string {
+  const quoted = said.length ? said.map((l) => `> ${mdText(l)}`).join(`${os.EOL}>${os.EOL}`) + os.EOL + os.EOL : '';
+  return `# Tokenized stocks conformance: ${status} (exit ${exitCode})${os.EOL}${os.EOL}${quoted}No report was written: see the step's log.${os.EOL}`;
 }

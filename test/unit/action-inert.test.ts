@@ -4,7 +4,7 @@
 // to the runner exactly as the secret is.
 import { readerCheck } from '../../src/verdict/reader';
 import { command } from '../../src/action/commands';
-import { annotation } from '../../src/action/messages';
+import { annotation, noReportSummary } from '../../src/action/messages';
 import { checkResult } from '../support/documents';
 
 const HOSTILE = 'bad \u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden \u009b2J \u202eevil ##[error]old-form\n::error file=forged.ts::forged';
@@ -31,5 +31,22 @@ describe('the Action’s annotations are inert in the step log', () => {
 
   it('::add-mask:: keeps the secret exactly', () => {
     expect(command('add-mask', {}, 's3cret##[x\u202e')).toBe('::add-mask::s3cret##[x\u202e\n');
+  });
+});
+
+const MarkdownIt = require('markdown-it') as new (opts: object) => { render(md: string): string };
+// GitHub's renderer autolinks scheme URLs and www. names (cmark-gfm); linkify's fuzzy forms are off, as there.
+const md = new MarkdownIt({ html: true, linkify: true });
+(md as unknown as { linkify: { set(o: object): void } }).linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+
+describe('the step summary of a run without a report', () => {
+  it("quotes the suite's lines, which quote the target (a WWW-Authenticate challenge), as inert Markdown: no link, image or HTML", () => {
+    const challenge =
+      'rpc-url: refused the run\'s credentials: eth_chainId was answered HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm="https://127.0.0.1:9/x" www.example.com ![i](http://127.0.0.1:9/i.png) mailto:a@example.com ~~s~~ <img src=x onerror=alert(1)>)';
+    const text = noReportSummary('configuration-error', 2, [challenge, 'profile: "private" is not one of public, dedicated']);
+    const html = md.render(text);
+    expect(html).not.toMatch(/<(a|img|del|s)\b/i);
+    expect(html).toContain('<blockquote>');
+    expect(text).toMatch(/^> profile: "private" is not one of public, dedicated/m);
   });
 });
