@@ -803,7 +803,8 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     grep: '^rpc\\.history\\.',
     live: 'blocks with transactions two below a moving head',
-    saying: 'below the sealed head 0x[0-9a-f]+ read before the call with eth_getBlockByNumber\\("latest"\\) \\(the head read after: 0x[0-9a-f]+\\): every backend within a block of that head has it',
+    saying:
+      'below the sealed head 0x[0-9a-f]+ read before the call with eth_getBlockByNumber\\("latest"\\) \\(the head read after: 0x[0-9a-f]+\\): every backend within a block of that head has it',
     what: 'one backend of two behind a balancer is three blocks behind: every other read at a block number calls the blocks it lacks unknown ("header not found", null for receipts), two below the head too',
     rpc: (() => {
       let reads = 0;

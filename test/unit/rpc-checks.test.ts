@@ -16,6 +16,7 @@ import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
 import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
 import { judgeBlockGas } from '../../src/harness/receipts';
+import { CheckFailure } from '../../src/harness/verdict';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
 import { NO_DEPLOYMENT, NO_DEPLOYMENT_NOW } from '../../suites/rpc/pending-code';
@@ -922,12 +923,33 @@ describe('revertingInitCode', () => {
 });
 
 describe('judging helpers on odd input', () => {
-  test('judgeBlockGas: nothing to judge without the block gasUsed or with a receipt lacking a hex gasUsed; a wrong sum fails 4.3', () => {
-    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }], undefined)).not.toThrow();
-    expect(() => judgeBlockGas('r', [{ gasUsed: null as unknown as string }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
-    expect(() => judgeBlockGas('r', [], 0n)).not.toThrow();
-    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0x5208' }], 42000n)).not.toThrow();
-    expect(() => judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0xa410' }], 42000n)).toThrow(/add up to 63000 \(0xf618\).*cumulativeGasUsed/);
+  test('judgeBlockGas: nothing to judge without the block gasUsed, without receipts or with a receipt lacking a hex gasUsed; a wrong sum fails 4.3', () => {
+    // Not judged: each block gasUsed here differs from what a judged sum would be, so only the guard keeps the verdict out.
+    expect(judgeBlockGas('r', [{ gasUsed: '0x5208' }], undefined)).toBeUndefined();
+    expect(judgeBlockGas('r', [{ gasUsed: null as unknown as string }, { gasUsed: '0x5208' }], 1n)).toBeUndefined();
+    // No receipts: their count against the block's transactions is judgeReceipts' rule, not this one's.
+    expect(judgeBlockGas('r', [], 21000n)).toBeUndefined();
+    // Judged and equal: passes.
+    expect(judgeBlockGas('r', [{ gasUsed: '0x5208' }, { gasUsed: '0x5208' }], 42000n)).toBeUndefined();
+    // Judged and unequal: a failure of 4.3.1 and 2.4.1, the block's gasUsed expected and the receipts' given;
+    // above the block's it names cumulativeGasUsed, below it does not.
+    const verdict = (receipts: Array<{ gasUsed: string }>, block: bigint) => {
+      try {
+        judgeBlockGas('r', receipts, block);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const above = verdict([{ gasUsed: '0x5208' }, { gasUsed: '0xa410' }], 42000n);
+    expect(above).toBeInstanceOf(CheckFailure);
+    expect((above as CheckFailure).message).toMatch(/add up to 63000 \(0xf618\), but the block's gasUsed is 42000 \(0xa410\).*cumulativeGasUsed/);
+    expect((above as CheckFailure).detail).toEqual({ violated: ['4.3.1', '2.4.1'], expected: '0xa410', actual: ['0x5208', '0xa410'] });
+    const below = verdict([{ gasUsed: '0x5208' }], 42000n);
+    expect(below).toBeInstanceOf(CheckFailure);
+    expect((below as CheckFailure).message).toMatch(/add up to 21000 \(0x5208\), but the block's gasUsed is 42000 \(0xa410\)/);
+    expect((below as CheckFailure).message).not.toContain('cumulativeGasUsed');
+    expect((below as CheckFailure).detail).toEqual({ violated: ['4.3.1', '2.4.1'], expected: '0xa410', actual: ['0x5208'] });
   });
 
   test('isInsufficientFunds reads the refusal of geth, Tevm and reth wording, and nothing else', () => {
