@@ -245,7 +245,6 @@ export async function httpRequest(req: ExchangeRequest, opts: HttpOptions): Prom
     if (!declaredLarge && text.length >= LARGE_ANSWER_BYTES) opts.onLargeAnswer?.();
     answer = { status: res.statusCode, headers, text, sha256, durationMs: performance.now() - started };
   } catch (err) {
-    // The suite's own bounds: the target answered, so never a TransportError ("no answer", unreachable).
     if (err instanceof AnswerBudgetSpent || err instanceof AnswerTooLarge) {
       exchange.error = err.message;
       exchange.durationMs = Math.round(performance.now() - started);
