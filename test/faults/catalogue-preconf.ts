@@ -2,8 +2,10 @@
 // backends trailing one another, an estimate whose default block is "pending", pending receipts
 // of the newest flashblock only, and ganache 7.9.2's hung estimate. Each is a rewrite applied by
 // the loopback proxy (./proxy.ts) in front of the reference, read as in ./catalogue.ts.
+import { toHex } from 'viem';
 import type { Variant } from './catalogue';
 import { HANG, Raw, type Envelope, type Json, type RpcCall, type RpcMutation } from './proxy';
+import { decodeSigned } from '../../src/reference/decode';
 
 type Rec = Record<string, Json>;
 const STATE_AT: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };
@@ -191,6 +193,32 @@ const sendsLostTo503 = (every: number): RpcMutation => {
   };
 };
 
+/**
+ * reth's "pending" count (op-reth with Flashblocks: reth v1.10.2
+ * crates/rpc/rpc-eth-api/src/helpers/state.rs, LoadState::transaction_count): the pending
+ * state's nonce, or one past the sender's highest consecutive transaction in the node's pool if
+ * that is higher. A transaction is counted as soon as the node accepts it, before any flashblock
+ * carries it; here each is pre-confirmed two flashblocks (400 ms) after its acceptance.
+ */
+const poolCountedBeforePreconfirmed = (): RpcMutation => {
+  const accepted = new Map<string, Set<number>>();
+  return async (call, next, ctx) => {
+    if (call.method === 'eth_sendRawTransaction' && typeof call.params[0] === 'string') {
+      const tx = await decodeSigned(call.params[0]);
+      if (!tx) return next();
+      ctx.forwardLater(call, 2 * 200);
+      (accepted.get(tx.from) ?? accepted.set(tx.from, new Set()).get(tx.from)!).add(tx.nonce);
+      return { jsonrpc: '2.0', id: call.id ?? null, result: tx.hash };
+    }
+    const res = await next();
+    if (call.method !== 'eth_getTransactionCount' || !atPending(call) || res instanceof Raw || typeof res.result !== 'string') return res;
+    const pool = accepted.get(String(call.params[0]).toLowerCase());
+    let count = Number(BigInt(res.result));
+    while (pool?.has(count)) count++;
+    return { ...res, result: toHex(count) };
+  };
+};
+
 export const PRECONF_VARIANTS: Variant[] = [
   {
     name: 'ok.preconf-backends-400ms-apart',
@@ -208,6 +236,14 @@ export const PRECONF_VARIANTS: Variant[] = [
     mustBe: [['^preconf\\.(nonce|code|estimate|receipts)\\.', 'inconclusive', 'gateway']],
     what: 'a gateway answers HTTP 503 to every try of every 4th signed transaction and never passes it on: that nonce is lost, the later ones cannot be included (outside the spec: not judged, one root cause)',
     rpc: sendsLostTo503(4),
+  },
+  {
+    name: 'ok.preconf-pool-counted-before-preconfirmed',
+    kind: 'conformant',
+    only: ['preconf'],
+    mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.',
+    what: 'the "pending" count includes transactions the node accepted and holds in its pool before a flashblock carries them (reth, op-reth), each pre-confirmed two flashblocks later',
+    rpc: poolCountedBeforePreconfirmed(),
   },
   {
     name: 'preconf.safe-finalized-from-preconfirmed',

@@ -15,6 +15,7 @@ import { nonceBackToBack } from '../../suites/preconf/nonce';
 import { receiptsPendingBlock } from '../../suites/preconf/receipts';
 import { DEFS, type Def } from '../../src/harness/preconf/behaviours';
 import { firstBatchShownAlone, laterReads } from '../../src/harness/preconf/attempt';
+import { firstBatchShown } from '../../src/harness/preconf/watch';
 import { aheadOfSeal, type Round } from '../../src/harness/preconf/timing';
 
 const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
@@ -394,5 +395,14 @@ describe('pending receipts judged on two flashblocks only when a read showed the
 
   it('the second batch without the first (the newest flashblock only) proves nothing of two flashblocks', () => {
     expect(firstBatchShownAlone(track([], second), receiptsDef, a)).toBe(false);
+  });
+
+  // reth and geth count a transaction in the pool before a flashblock carries it (op-reth's
+  // "pending" count): only the pending receipts say the first batch is in a flashblock.
+  it('the second batch is sent once the pending receipts hold the first, whatever the pending count says', () => {
+    const firstOnly = { ...a, sent: first, split: false };
+    expect(firstBatchShown(view([]), firstOnly)).toBe(false);
+    expect(firstBatchShown(undefined, firstOnly)).toBe(false);
+    expect(firstBatchShown(view(first.slice(0, 1)), firstOnly)).toBe(true);
   });
 });

@@ -160,10 +160,12 @@ export const STRAGGLER_MIN_MS = 150;
 export const SPELLING_MIN_READS = 3;
 /**
  * The pass sends its transactions in two batches, so that they land in two flashblocks of one
- * block (4.3: the pending receipts hold all of them). The second goes once the first shows at
- * "pending", or this long after the first was accepted: more than one refresh period ("about every
- * 200 ms"), so a later flashblock even when the first is not shown yet (a transaction may land
- * several flashblocks late), without costing a node that shows nothing more than a quarter second.
+ * block (4.3: the pending receipts hold all of them). The second goes once the first shows in
+ * the pending receipts (not the pending count, which reth and geth raise as soon as the node
+ * accepts a transaction into its pool), or this long after the first was accepted: more than one
+ * refresh period ("about every 200 ms"), so a later flashblock even when the first is not shown
+ * yet (a transaction may land several flashblocks late), without costing a node that shows
+ * nothing more than a quarter second.
  */
 export const SPLIT_GAP_MS = SPEC_REFRESH_MS + 50;
 /**

@@ -50,12 +50,15 @@ export interface Watched {
   refused?: Extract<AttemptEnd, { kind: 'refused' }>;
 }
 
-/** Whether the first batch shows in the pending count: from this round's nonce read, or a read of its own. */
-async function firstBatchShown(st: PassState, a: AttemptTxs, v: NonceView | undefined): Promise<boolean> {
-  const want = a.base + BigInt(SPLIT_AT);
-  if (v) return v.pending >= want || v.pendingLowercase >= want;
-  const r = await capture(() => st.s.count('setup', 'pending'));
-  return 'value' in r && r.value >= want;
+/**
+ * Whether the first batch is pre-confirmed: this round's pending receipts hold some of it (the
+ * split is made for the receipts view, so it is read in every round until it shows). Not the
+ * pending count: reth and geth count a transaction the node holds in its pool before any
+ * flashblock carries it (op-reth: LoadState::transaction_count), so the count says nothing of the
+ * flashblock, and a second batch sent on it lands in the same flashblock as the first.
+ */
+export function firstBatchShown(receipts: unknown, a: AttemptTxs): boolean {
+  return receipts !== undefined && DEFS.receipts.shows(receipts as Parameters<typeof DEFS.receipts.shows>[0], a).length > 0;
 }
 
 type Settled = { r: Captured<unknown> } | { err: unknown };
@@ -313,10 +316,10 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
       }
     }
 
-    // The second batch, once the first shows at "pending" (either spelling of the count), or
+    // The second batch, once the first shows in the pending receipts (firstBatchShown), or
     // more than a refresh period after it was accepted (SPLIT_GAP_MS): a later flashblock either way.
     if (unsent.length > 0) {
-      const shown = await firstBatchShown(st, a, tracks.get('nonce')?.values.get(i) as NonceView | undefined);
+      const shown = firstBatchShown(tracks.get('receipts')?.values.get(i), a);
       const waited = st.time.now() - firstBatchAt;
       if (shown || waited >= SPLIT_GAP_MS) {
         const posted = await Promise.all(unsent.map((t) => st.s.post('setup', t)));
@@ -329,7 +332,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
         posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
         a.split = shown || waited >= SPLIT_GAP_MS;
         st.notes.push(
-          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending count included them' : 'more than a refresh period later'}`,
+          `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending receipts held some of them' : 'more than a refresh period later'}`,
         );
       }
     }
