@@ -2,7 +2,7 @@
 // backends trailing one another, an estimate whose default block is "pending", pending receipts
 // of the newest flashblock only, and ganache 7.9.2's hung estimate. Each is a rewrite applied by
 // the loopback proxy (./proxy.ts) in front of the reference, read as in ./catalogue.ts.
-import { toHex } from 'viem';
+import { keccak256, toHex, type Hex } from 'viem';
 import type { Variant } from './catalogue';
 import { HANG, Raw, type Envelope, type Json, type RpcCall, type RpcMutation } from './proxy';
 import { decodeSigned } from '../../src/reference/decode';
@@ -219,6 +219,49 @@ const poolCountedBeforePreconfirmed = (): RpcMutation => {
   };
 };
 
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
+/** A provisional hash for the block being built: changes with its number and transactions, as a header hash does. */
+const provisionalHash = (number: Json, txs: string[]): Hex => keccak256(toHex(`${String(number)}:${txs.join(',')}`));
+const withBlockHash = (o: Json, hash: Hex): Json => {
+  if (typeof o !== 'object' || o === null || Array.isArray(o) || o.blockHash !== ZERO_HASH) return o;
+  const logs = Array.isArray(o.logs) ? o.logs.map((l) => withBlockHash(l, hash)) : o.logs;
+  return { ...o, blockHash: hash, ...(logs === undefined ? {} : { logs }) };
+};
+
+/**
+ * The block being built under a provisional hash instead of 0x000…0 (op-reth with Flashblocks:
+ * the pending block executed locally from the flashblocks, sealed with its own header hash, which
+ * changes with each flashblock and is not the sealed block's): eth_getBlockByNumber("pending")
+ * and eth_getBlockReceipts("pending") name one hash, computed from the block's number and
+ * transactions.
+ */
+const provisionalPendingHash: RpcMutation = async (call, next) => {
+  const res = await next();
+  if (call.params?.[0] !== 'pending' || res instanceof Raw) return res;
+  const r = res.result;
+  if (
+    call.method === 'eth_getBlockByNumber' &&
+    typeof r === 'object' &&
+    r !== null &&
+    !Array.isArray(r) &&
+    r.hash === ZERO_HASH &&
+    Array.isArray(r.transactions)
+  ) {
+    const txs = r.transactions.map((t) => String(typeof t === 'object' && t !== null && !Array.isArray(t) ? t.hash : t).toLowerCase());
+    const hash = provisionalHash(r.number, txs);
+    return { ...res, result: { ...r, hash, transactions: r.transactions.map((t) => withBlockHash(t, hash)) } };
+  }
+  if (call.method === 'eth_getBlockReceipts' && Array.isArray(r) && r.length > 0) {
+    const first = r[0] as Record<string, Json>;
+    const hash = provisionalHash(
+      first.blockNumber,
+      r.map((x) => String((x as Record<string, Json>).transactionHash).toLowerCase()),
+    );
+    return { ...res, result: r.map((x) => withBlockHash(x, hash)) };
+  }
+  return res;
+};
+
 export const PRECONF_VARIANTS: Variant[] = [
   {
     name: 'ok.preconf-backends-400ms-apart',
@@ -244,6 +287,14 @@ export const PRECONF_VARIANTS: Variant[] = [
     mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.',
     what: 'the "pending" count includes transactions the node accepted and holds in its pool before a flashblock carries them (reth, op-reth), each pre-confirmed two flashblocks later',
     rpc: poolCountedBeforePreconfirmed(),
+  },
+  {
+    name: 'ok.preconf-provisional-pending-hash',
+    kind: 'conformant',
+    only: ['rpc', 'preconf'],
+    mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.|^rpc\\.getBlockReceipts\\.block\\.pending$',
+    what: 'the block being built and its receipts named by a provisional hash (op-reth) instead of 0x000…0 (base/base)',
+    rpc: provisionalPendingHash,
   },
   {
     name: 'preconf.safe-finalized-from-preconfirmed',
