@@ -24,19 +24,43 @@ export function reorgReference(): () => ReferenceTarget {
   return fileReference({ blockTimeMs: 2000 });
 }
 
-/** Withdraws the signer's pre-confirmed transactions WITHDRAW_AFTER_SEND_MS after its last send of a burst. */
-function reorgAfterSends(ref: ReferenceTarget, counts: { reorgs: number; withdrawn: number }): RpcMutation {
+/**
+ * When the withdrawal comes. 'mid-block': WITHDRAW_AFTER_SEND_MS after the last send of a burst
+ * (a flashblock reorg detected inside the block). 'at-seal': just before the seal the transactions
+ * were due in (at least SHOW_BEFORE_SEAL_MS after the burst, time for them to show), so that block
+ * is sealed without them and they are pre-confirmed again in the next: what base/base does when
+ * the sealed block differs from its flashblocks (crates/execution/flashblocks processor.rs,
+ * process_canonical_block: ReorgDetector, then CatchUp or HandleReorg; "pending" falls back to
+ * "latest" until the next block's flashblocks carry them).
+ */
+export type ReorgTiming = 'mid-block' | 'at-seal';
+const SHOW_BEFORE_SEAL_MS = 400;
+const BEFORE_SEAL_MS = 40;
+
+function withdrawDelay(ref: ReferenceTarget, timing: ReorgTiming, now = Date.now()): number {
+  if (timing === 'mid-block') return WITHDRAW_AFTER_SEND_MS;
+  const { atMs, everyMs } = ref.sealGrid;
+  let seal = atMs + Math.ceil((now - atMs) / everyMs) * everyMs;
+  if (seal - now < SHOW_BEFORE_SEAL_MS + BEFORE_SEAL_MS) seal += everyMs;
+  return seal - BEFORE_SEAL_MS - now;
+}
+
+/** Withdraws the signer's pre-confirmed transactions after its last send of a burst, as `timing` says. */
+function reorgAfterSends(ref: ReferenceTarget, counts: { reorgs: number; withdrawn: number }, timing: ReorgTiming): RpcMutation {
   const signer = privateKeyToAccount(ref.signerKey).address;
   let timer: NodeJS.Timeout | undefined;
   return async (call, next) => {
     if (call.method === 'eth_sendRawTransaction') {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        void ref.controls.reorg(signer).then((n) => {
-          counts.reorgs += n > 0 ? 1 : 0;
-          counts.withdrawn += n;
-        });
-      }, WITHDRAW_AFTER_SEND_MS);
+      timer = setTimeout(
+        () => {
+          void ref.controls.reorg(signer).then((n) => {
+            counts.reorgs += n > 0 ? 1 : 0;
+            counts.withdrawn += n;
+          });
+        },
+        withdrawDelay(ref, timing),
+      );
     }
     return next();
   };
@@ -45,22 +69,23 @@ function reorgAfterSends(ref: ReferenceTarget, counts: { reorgs: number; withdra
 const line = (c: RunDocument['checks'][number]) => `${c.id}: ${c.status} ${c.reason}`;
 
 /**
- * ok.preconf-flashblock-reorg passes at --samples 30: transactions withdrawn ~400 ms after showing,
- * re-included after the next seal. `around` runs the judging (e.g. with a core kept busy).
+ * ok.preconf-flashblock-reorg passes at --samples 30: transactions withdrawn while pre-confirmed
+ * (`timing`), re-included after the next seal. `around` runs the judging (e.g. with a core kept busy).
  */
 export async function expectReorgPasses(
   ref: ReferenceTarget,
   busy = false,
   around: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+  timing: ReorgTiming = 'mid-block',
 ): Promise<void> {
   const counts = { reorgs: 0, withdrawn: 0 };
   const { exitCode, doc } = await around(async () => {
-    const proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rpc: reorgAfterSends(ref, counts) });
+    const proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rpc: reorgAfterSends(ref, counts, timing) });
     return judgePreconf(proxy, ref.signerKey, { samples: '30', deadlineMs: 90_000 });
   });
   const judged = doc.checks.filter((c) => PRECONF_CHECKS.test(c.id));
   process.stdout.write(
-    `${JSON.stringify({ variant: 'ok.preconf-flashblock-reorg', busy, exitCode, counts, statuses: judged.map((c) => `${c.id}: ${c.status}`) })}\n`,
+    `${JSON.stringify({ variant: 'ok.preconf-flashblock-reorg', timing, busy, exitCode, counts, statuses: judged.map((c) => `${c.id}: ${c.status}`) })}\n`,
   );
   // The reorg happened: transactions were withdrawn while pre-confirmed.
   expect(counts.withdrawn).toBeGreaterThan(0);
