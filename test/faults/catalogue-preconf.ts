@@ -219,6 +219,45 @@ const poolCountedBeforePreconfirmed = (): RpcMutation => {
   };
 };
 
+/** How long after a burst of sends the pending state is dropped: time for the burst to show first. */
+const DROP_AFTER_SENDS_MS = 500;
+
+/**
+ * base/base when a flashblock of the block being built goes missing (the stream skips an index, or
+ * the builder restarts the block): the processor clears its pending state and waits for the next
+ * block's first flashblock (crates/execution/flashblocks processor.rs, process_flashblock:
+ * NonSequentialGap -> Ok(None)), so "pending" answers as "latest" (eth.rs: "No pending state
+ * available — treat `pending` as `latest`") for the rest of the block, while the sequencer seals the
+ * transactions in that block all the same. Here: DROP_AFTER_SENDS_MS after a burst of sends, every
+ * "pending" read (the four methods and eth_getBlockByNumber) is answered from "latest" until the
+ * head moves.
+ */
+const pendingDroppedUntilSeal = (): RpcMutation => {
+  let dropAt = Infinity;
+  let droppedAtHead: bigint | undefined;
+  const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promise<bigint | undefined> => {
+    const h = await next({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
+    return h instanceof Raw || typeof h.result !== 'string' ? undefined : BigInt(h.result);
+  };
+  return async (call, next) => {
+    if (call.method === 'eth_sendRawTransaction') {
+      dropAt = performance.now() + DROP_AFTER_SENDS_MS;
+      droppedAtHead = undefined;
+      return next();
+    }
+    const pendingBlock = call.method === 'eth_getBlockByNumber' && call.params?.[0] === 'pending';
+    if ((!atPending(call) && !pendingBlock) || performance.now() < dropAt) return next();
+    const head = await headOf(next);
+    if (head === undefined) return next();
+    droppedAtHead ??= head;
+    if (head > droppedAtHead) {
+      dropAt = Infinity;
+      return next();
+    }
+    return next(pendingBlock ? { ...call, params: ['latest', ...call.params.slice(1)] } : atTag(call, 'latest'));
+  };
+};
+
 const ZERO_HASH = `0x${'0'.repeat(64)}`;
 /** A provisional hash for the block being built: changes with its number and transactions, as a header hash does. */
 const provisionalHash = (number: Json, txs: string[]): Hex => keccak256(toHex(`${String(number)}:${txs.join(',')}`));
@@ -295,6 +334,14 @@ export const PRECONF_VARIANTS: Variant[] = [
     mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.|^rpc\\.getBlockReceipts\\.block\\.pending$',
     what: 'the block being built and its receipts named by a provisional hash (op-reth) instead of 0x000…0 (base/base)',
     rpc: provisionalPendingHash,
+  },
+  {
+    name: 'ok.preconf-pending-dropped-until-seal',
+    kind: 'conformant',
+    only: ['preconf'],
+    mustPass: '^preconf\\.(nonce|code|estimate|receipts)\\.',
+    what: 'once the transactions showed, the pending state is dropped for the rest of the block ("pending" answered as "latest", base/base after a missing flashblock), and they are sealed in that block',
+    rpc: pendingDroppedUntilSeal(),
   },
   {
     name: 'preconf.safe-finalized-from-preconfirmed',
