@@ -108,6 +108,8 @@ interface Faults {
   pendingListsSealedDeployment?: boolean;
   /** eth_estimateGas at "pending" runs calls against a state without the sealed contract: a call into it is a plain transfer (21000). */
   pendingEstimateWithoutCode?: boolean;
+  /** A block the node does not know is refused in Nethermind's words ("17 could not be found", code -32001), not geth's "header not found". */
+  nethermindWords?: boolean;
   /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
   estimateNeedsFunds?: 'random-sender' | 'always';
 }
@@ -197,9 +199,11 @@ function fakeNode(faults: Faults) {
     const stateBlock = (param: unknown, state: boolean): number | { error: unknown } => {
       const n = resolve(param ?? 'latest');
       if (n === undefined) return { error: { code: -32602, message: 'invalid block' } };
-      if (param !== 'pending' && (n > top() || (faults.headUnknown && n === head + 1))) return { error: { code: -32000, message: 'header not found' } };
-      if (staleSight && typeof param === 'string' && param.startsWith('0x') && n > head - stale.behind)
-        return { error: { code: -32000, message: 'header not found' } };
+      const unknown = faults.nethermindWords
+        ? { error: { code: -32001, message: `${n} could not be found` } }
+        : { error: { code: -32000, message: 'header not found' } };
+      if (param !== 'pending' && (n > top() || (faults.headUnknown && n === head + 1))) return unknown;
+      if (staleSight && typeof param === 'string' && param.startsWith('0x') && n > head - stale.behind) return unknown;
       if (faults.ignoresBlock && param !== 'pending') return top();
       if (state && faults.pruned && (param === 'earliest' || n < head - 8))
         return { error: { code: -32000, message: 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )' } };
@@ -720,6 +724,17 @@ describe('load-balancer skew (backends a block apart)', () => {
     }
   });
 
+  test('Nethermind\'s words for a block it does not know yet ("16 could not be found", -32001): re-read as skew, then judged and passed', async () => {
+    const results = await run({ firstReadLags: true, nethermindWords: true }, { only: /\.head-number$/ });
+    expect(results.size).toBe(4);
+    for (const r of results.values()) {
+      expect([r.id, r.status, r.reason]).toEqual(asExpected(r.id));
+      expect(r.notes?.join(' ')).toMatch(
+        /at "0x10" answered .*16 could not be found.* re-reading after 250 ms|eth_getBlockByNumber\("0x10"\) answered .* re-reading after 250 ms/,
+      );
+    }
+  });
+
   test('a head the node then never knows: the head-number checks are inconclusive after the re-reads, never failed', async () => {
     const results = await run({ headUnknown: true }, { only: /\.head-number$/ });
     expect(results.size).toBe(4);
@@ -760,6 +775,16 @@ describe('a block number below the head that no backend within a block could cal
     },
     20_000,
   );
+
+  test('the same backend in Nethermind\'s words ("14 could not be found"): the history reads fail at once citing 4.2 as with geth\'s', async () => {
+    const results = await run(
+      { staleBackend: { behind: 3, times: 'first' }, nethermindWords: true },
+      { only: /^rpc\.history\.getTransactionCount\.at-block$/ },
+    );
+    const r = results.get('rpc.history.getTransactionCount.at-block')!;
+    expect([r.status, r.violated]).toEqual(['failed', ['4.2.2']]);
+    expect(r.reason).toMatch(/at "0xe" answered \{"code":-32001,"message":"14 could not be found"\}, but block 14 is 2 below the sealed head 0x10/);
+  });
 
   test('a backend one block behind on the first read of each call: re-read, passes', async () => {
     const results = await run({ staleBackend: { behind: 1, times: 'first' } }, { only: NUMBERED });
