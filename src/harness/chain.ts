@@ -134,7 +134,12 @@ const BLOCK_POSITION: Record<string, number> = { eth_getBlockReceipts: 0, eth_es
  * "safe", "finalized". Null for a number near the head is skew too (eth_getBlockReceipts of a
  * block the backend has not imported).
  */
-async function troubleAt(ctx: ChainContext, answer: RpcAnswer, block: unknown): Promise<{ kind: 'pruned' | 'skew'; head?: bigint } | undefined> {
+async function troubleAt(
+  ctx: ChainContext,
+  method: string,
+  answer: RpcAnswer,
+  block: unknown,
+): Promise<{ kind: 'pruned' | 'skew'; head?: bigint } | undefined> {
   const kind = blockErrorKind(answer);
   const isNull = !answer.hasError && answer.hasResult && answer.result === null;
   if ((!kind && !isNull) || typeof block !== 'string' || block === 'pending') return undefined;
@@ -147,7 +152,9 @@ async function troubleAt(ctx: ChainContext, answer: RpcAnswer, block: unknown): 
   if (kind === 'pruned') return n < head ? { kind: 'pruned', head } : undefined;
   if (n > head + SKEW_WINDOW) return undefined;
   if (n + SKEW_WINDOW >= head) return { kind: 'skew', head };
-  return kind === 'unknown-block' ? { kind: 'pruned', head } : undefined;
+  // Far below the head, eth_getBlockReceipts' null is the "header not found" of the other methods:
+  // a reth full node keeps bodies but prunes receipts older than 10064 blocks, and answers null.
+  return kind === 'unknown-block' || (isNull && method === 'eth_getBlockReceipts') ? { kind: 'pruned', head } : undefined;
 }
 
 /** The pause before the `retry`-th re-read (0-based) of something skew made ambiguous; ends early when the check is stopped. */
@@ -215,7 +222,7 @@ export async function answerAt(ctx: ChainContext, method: string, params: unknow
   const sealed = key === 'number' && isHexQuantity(block) ? await sealedHead(ctx) : undefined;
   for (let retry = 0; ; retry++) {
     const answer = await ctx.rpc.call(method, params);
-    const trouble = await troubleAt(ctx, answer, block);
+    const trouble = await troubleAt(ctx, method, answer, block);
     if (!trouble) return answer;
     const said = answer.hasError ? (answer.error ?? (answer.json as Record<string, unknown>).error) : answer.result;
     if (trouble.kind === 'pruned') prunedHistory(ctx, `${method} at ${show(block)}`, said);

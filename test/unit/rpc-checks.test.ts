@@ -108,6 +108,12 @@ interface Faults {
   pendingListsSealedDeployment?: boolean;
   /** eth_estimateGas at "pending" runs calls against a state without the sealed contract: a call into it is a plain transfer (21000). */
   pendingEstimateWithoutCode?: boolean;
+  /** eth_getBlockReceipts answers null at these block parameters. */
+  nullReceiptsAt?: string[];
+  /** Blocks from this number on hold no transaction (a chain gone quiet): the newest busy block lies far below the head. */
+  idleFrom?: number;
+  /** A reth full node: receipts more than this many blocks below the head are pruned (bodies kept), eth_getBlockReceipts answers null. */
+  receiptsPrunedBelow?: number;
   /** A block the node does not know is refused in Nethermind's words ("17 could not be found", code -32001), not geth's "header not found". */
   nethermindWords?: boolean;
   /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
@@ -127,7 +133,8 @@ function fakeNode(faults: Faults) {
   // counting all before it; the first (block 2) creates CONTRACT, the others pay EOA.
   let head = 16;
   const sealed = new Map<number, string[]>();
-  for (let n = 1; n <= head; n++) sealed.set(n, faults.quiet || n % 2 === 1 ? [] : [hash(n * 10 + 1), hash(n * 10 + 2)]);
+  for (let n = 1; n <= head; n++)
+    sealed.set(n, faults.quiet || n % 2 === 1 || (faults.idleFrom !== undefined && n >= faults.idleFrom) ? [] : [hash(n * 10 + 1), hash(n * 10 + 2)]);
   let preconf: string[] = faults.quiet || faults.emptyPending ? [] : [hash(1000 + head + 1)];
   // A seal keeps the pre-confirmed transactions and includes one more (as a sequencer may).
   const seal = () => {
@@ -255,6 +262,7 @@ function fakeNode(faults: Faults) {
         }
         if (faults.sealAtPendingReceipts === 'before' && params[0] === 'pending') seal();
         if (params[0] === 'pending' && faults.nullPendingReceipts) return { result: null };
+        if (faults.nullReceiptsAt?.includes(String(params[0]))) return { result: null };
         if (faults.reorgHeadOnLatestReceipts && params[0] === 'latest' && !reorged) {
           reorged = true;
           sealed.set(head, [hash(7000 + head)]);
@@ -264,6 +272,7 @@ function fakeNode(faults: Faults) {
         const shifted = off && params[0] === 'latest' && (off.times === 'always' || offLatestReceipts++ < off.times) ? off.offset : 0;
         const at = shifted ? top() + shifted : stateBlock(params[0], false);
         if (typeof at !== 'number') return { result: null };
+        if (faults.receiptsPrunedBelow !== undefined && at < head - faults.receiptsPrunedBelow) return { result: null };
         const txs = txsOf(shifted > 0 ? top() : at).slice(faults.receiptMissing ? 1 : 0);
         if (faults.sealAtPendingReceipts === 'after' && params[0] === 'pending') seal();
         return {
@@ -701,6 +710,39 @@ describe('pruned history (a full node)', () => {
       expect(r.reason).toMatch(/answered \{"code":-32000,"message":"missing trie node .*--archive requires it/);
     }
     expect(results.get('rpc.getBlockReceipts.block.earliest')!.status).toBe('passed'); // receipts are history, not pruned here
+  });
+});
+
+describe('pruned receipts (a reth full node: bodies kept, receipts pruned)', () => {
+  // Blocks 8..16 hold no transaction: the newest busy block is 6, ten below the head, whose receipts are pruned.
+  const BUSY_BLOCK_RECEIPTS = /^rpc\.getBlockReceipts\.nonempty-block$|^rpc\.history\.getBlockReceipts\.past-block$/;
+  const faults: Faults = { idleFrom: 8, receiptsPrunedBelow: 8 };
+
+  test('without --archive: null receipts of a block far below the head are pruned history, skipped as out of scope', async () => {
+    const results = await run(faults, { only: BUSY_BLOCK_RECEIPTS });
+    expect(results.size).toBe(2);
+    for (const [id, r] of results) {
+      expect([id, r.status, r.reason, r.outOfScope]).toEqual([
+        id,
+        'skipped',
+        'node keeps no state this old (run with --archive to require it)',
+        { flag: '--archive', words: 'no --archive' },
+      ]);
+      expect(r.notes?.join(' ')).toMatch(/eth_getBlockReceipts at "0x6" answered null: pruned state or history/);
+    }
+  });
+
+  test('with --archive: the same reads fail, citing 4.2', async () => {
+    const results = await run(faults, { only: BUSY_BLOCK_RECEIPTS, archive: true });
+    for (const [id, r] of results) {
+      expect([id, r.status, r.violated]).toEqual([id, 'failed', ['4.2.2']]);
+      expect(r.reason).toMatch(/^eth_getBlockReceipts at "0x6" answered null: the node keeps no state or history at that block, and --archive requires it/);
+    }
+  });
+
+  test('null receipts at "safe" or "earliest" stay a failure of 4.3: no node prunes the receipts of those blocks', async () => {
+    const results = await run({ nullReceiptsAt: ['safe', 'earliest'] }, { only: /^rpc\.getBlockReceipts\.block\.(safe|earliest)$/ });
+    for (const [id, r] of results) expect([id, r.status, r.reason]).toEqual([id, 'failed', expect.stringMatching(/answered null, not an array of receipts/)]);
   });
 });
 
