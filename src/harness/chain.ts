@@ -10,6 +10,9 @@ import { isHexQuantity } from './formats';
 import { toQuantity, type BlockTag } from './hex';
 import { expectServed, resultOf, RPC_ENVELOPE_ROOT } from './expect';
 import type { RpcAnswer } from './rpc';
+import { blockErrorKind } from './block-errors';
+
+export { blockErrorKind };
 
 /**
  * What the chain helpers need of a check's context; `shared` where there is one (a check's, or
@@ -96,33 +99,6 @@ export const SKEW_PAUSES_MS: readonly number[] = [250, 500, 1000];
 /** Why a pruned-history read is skipped, and what the user's scope left out. */
 export const PRUNED_REASON = 'node keeps no state this old (run with --archive to require it)';
 export const NO_ARCHIVE = notGiven('--archive');
-
-/**
- * Error texts of pruned state or history, from geth/op-geth ("missing trie node", "required
- * historical state unavailable", "historical state not available in path scheme yet"), reth
- * and providers ("state at block #N is pruned", "pruned history unavailable"), Nethermind
- * (MissingTrieNodeException, in `data`), Erigon and plan limits ("state histories haven't been
- * fully indexed yet", "... archive data ..."). Matched on message and data.
- */
-const PRUNED_TEXT =
-  /missing trie node|MissingTrieNode|\b(is|been|was) pruned|pruned (history|state|node|block)|historical state|state histor|\b(state|data) (is )?(not|no longer) available|no (historical )?state (available|found|data)|state not found|state already discarded|archiv|old data not available|lowest height|earliest available/i;
-/**
- * Error texts of a block the node does not know (yet): geth "header not found", reth "block not
- * found: 0x11", Nethermind "17 could not be found" (the block's number or hash, code -32001),
- * anvil BlockOutOfRangeError, and others.
- */
-const UNKNOWN_BLOCK_TEXT =
-  /header not found|header for hash not found|unknown block|block not found|could not find block|block (#?\d+ )?(does not exist|not found)|^\s*(0x[0-9a-f]+|\d+) could not be found|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
-
-/** What an error answer says about the block it was asked at, from its message and data. */
-export function blockErrorKind(answer: Pick<RpcAnswer, 'error'>): 'pruned' | 'unknown-block' | undefined {
-  const e = answer.error;
-  if (!isRecord(e)) return undefined;
-  const text = `${typeof e.message === 'string' ? e.message : ''} ${typeof e.data === 'string' ? e.data : e.data === undefined ? '' : JSON.stringify(e.data)}`;
-  if (PRUNED_TEXT.test(text)) return 'pruned';
-  if (UNKNOWN_BLOCK_TEXT.test(text)) return 'unknown-block';
-  return undefined;
-}
 
 /** Where each method of the spec takes its block parameter. */
 const BLOCK_POSITION: Record<string, number> = { eth_getBlockReceipts: 0, eth_estimateGas: 1, eth_getTransactionCount: 1, eth_getCode: 1 };

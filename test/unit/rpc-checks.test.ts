@@ -16,6 +16,7 @@ import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
 import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
 import { judgeBlockGas } from '../../src/harness/receipts';
+import { blockErrorKind } from '../../src/harness/chain';
 import { CheckFailure } from '../../src/harness/verdict';
 import { startAnvil } from '../../src/reference/anvil';
 import { locateAnvil } from '../../src/reference/anvil-binary';
@@ -1017,6 +1018,34 @@ describe('judging helpers on odd input', () => {
     expect((below as CheckFailure).message).toMatch(/add up to 21000 \(0x5208\), but the block's gasUsed is 42000 \(0xa410\)/);
     expect((below as CheckFailure).message).not.toContain('cumulativeGasUsed');
     expect((below as CheckFailure).detail).toEqual({ violated: ['4.3.1', '2.4.1'], expected: '0xa410', actual: ['0x5208'] });
+  });
+
+  // Each text as the client's source writes it (version in the comment), the hash cut short where it is one.
+  const ROOT = `0x${'5c99'.repeat(16)}`;
+  test.each([
+    // pruned state or history
+    ['geth, hash scheme', 'missing trie node 5c9988edf0f4826717b1cda157724c139a93e7c232e919b2f7cdff31e708c5d8 (path )', 'pruned'],
+    ['geth 1.16 full node, path scheme', `historical state ${ROOT.slice(2)} is not available`, 'pruned'],
+    ['geth 1.16.0, state history not indexed', "state histories haven't been fully indexed yet", 'pruned'],
+    ['geth 1.16.4+ path archive, state before its sync', `state ${ROOT} is not available`, 'pruned'],
+    ['geth 1.16.4+ path archive, state history pruned (--history.state)', 'metadata is not found, 1', 'pruned'],
+    ['geth, history expiry (EIP-4444)', 'pruned history unavailable', 'pruned'],
+    ['reth, pruned state', 'state at block #5 is pruned', 'pruned'],
+    ['reth, history expiry', 'pruned history unavailable: requested 5, earliest available 100', 'pruned'],
+    ['erigon 3', 'old data not available due to pruning', 'pruned'],
+    ['nethermind', `No state available for block ${ROOT} (5)`, 'pruned'],
+    // a block the node does not know (yet)
+    ['geth', 'header not found', 'unknown-block'],
+    ['reth', 'block not found: 0x11', 'unknown-block'],
+    ['reth, a number past its head', 'request beyond head block: requested 17, head 16', 'unknown-block'],
+    ['nethermind, by number', '17 could not be found', 'unknown-block'],
+    ['nethermind, by hash', `${ROOT} could not be found`, 'unknown-block'],
+    // neither
+    ['geth, a side chain', `state ${ROOT} is not canonical`, undefined],
+    ['nethermind, a receipt', `${ROOT} receipt could not be found`, undefined],
+    ['a revert', 'execution reverted', undefined],
+  ] as const)('blockErrorKind: %s "%s" is %s', (_client, message, kind) => {
+    expect(blockErrorKind({ error: { code: -32000, message } })).toBe(kind);
   });
 
   test('isInsufficientFunds reads the refusal of geth, Tevm and reth wording, and nothing else', () => {
