@@ -36,7 +36,8 @@ export interface RpcAnswer {
 /**
  * Whether an error answer says the node does not serve `method`: -32601 (JSON-RPC "method not
  * found"), -32004 (EIP-1474 "method not supported"), or a message that names the method with
- * "not supported", "does not exist", "not available" or "not found" (Hardhat, geth, proxies).
+ * "not supported", "does not exist", "not available" or "not found" (Hardhat, geth, proxies), or
+ * after "Unsupported method:" (Alchemy answers -32600 to a method it does not serve).
  * An unsupported *parameter* (a block tag) names no method and is the method's rule to judge.
  */
 export function notServedBy(method: string, error: unknown): boolean {
@@ -44,7 +45,13 @@ export function notServedBy(method: string, error: unknown): boolean {
   if (error.code === -32601 || error.code === -32004) return true;
   const message = typeof error.message === 'string' ? error.message : '';
   const at = message.indexOf(method);
-  return at >= 0 && /\b(not supported|unsupported|does not exist|not available|not found)\b/i.test(message.slice(at + method.length));
+  if (at < 0) return false;
+  // The refusal after the method ("Method eth_x is not supported"), or before it, naming it as the
+  // method refused (a provider's "Unsupported method: eth_x", with -32600 rather than -32601).
+  return (
+    /\b(not supported|unsupported|does not exist|not available|not found)\b/i.test(message.slice(at + method.length)) ||
+    /\b(unsupported method|method (is )?(not supported|unsupported|not found|not available|not allowed|not whitelisted))\W{0,3}$/i.test(message.slice(0, at))
+  );
 }
 
 /** JSON-RPC client for {rpc_url}. It reports what it saw; judging is the checks' job. */

@@ -9,6 +9,11 @@ describe('notServedBy: the node says it does not serve the method', () => {
     [{ code: -32004, message: 'Method eth_getBlockReceipts is not supported' }, true],
     [{ code: -32000, message: 'Method eth_getBlockReceipts is not supported' }, true],
     [{ code: -32603, message: 'eth_getBlockReceipts not found' }, true],
+    // A provider naming the method after the refusal, with the generic -32600 (Alchemy).
+    [{ code: -32600, message: 'Unsupported method: eth_getBlockReceipts on BASE_MAINNET' }, true],
+    [{ code: -32000, message: 'method not whitelisted: eth_getBlockReceipts' }, true],
+    // The method named, but not as the one refused.
+    [{ code: -32000, message: 'unsupported block tag for eth_getBlockReceipts: "pending"' }, false],
     // A refused block parameter names no method: the method's own rule judges it.
     [{ code: -32602, message: 'invalid block tag "pending": unsupported' }, false],
     [{ code: -32000, message: 'header not found' }, false],
