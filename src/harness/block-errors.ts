@@ -20,10 +20,11 @@ const PRUNED_TEXT =
 /**
  * Error texts of a block the node does not know (yet): geth "header not found", reth "block not
  * found: 0x11", Nethermind "17 could not be found" (the block's number or hash, code -32001),
- * anvil BlockOutOfRangeError, and others.
+ * Erigon's eth_estimateGas "could not find the header 0x11 in cache or db", anvil
+ * BlockOutOfRangeError, and others.
  */
 const UNKNOWN_BLOCK_TEXT =
-  /header not found|header for hash not found|unknown block|block not found|could not find block|block (#?\d+ )?(does not exist|not found)|^\s*(0x[0-9a-f]+|\d+) could not be found|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
+  /header not found|header for hash not found|unknown block|block not found|could not find (the )?(block|header)|block (#?\d+ )?(does not exist|not found)|^\s*(0x[0-9a-f]+|\d+) could not be found|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
 
 /** What an error answer says about the block it was asked at, from its message and data. */
 export function blockErrorKind(answer: Pick<RpcAnswer, 'error'>): 'pruned' | 'unknown-block' | undefined {

@@ -1039,6 +1039,7 @@ describe('judging helpers on odd input', () => {
     ['reth', 'block not found: 0x11', 'unknown-block'],
     ['reth, a number past its head', 'request beyond head block: requested 17, head 16', 'unknown-block'],
     ['nethermind, by number', '17 could not be found', 'unknown-block'],
+    ['erigon, eth_estimateGas', 'could not find the header 0x11 in cache or db', 'unknown-block'],
     ['nethermind, by hash', `${ROOT} could not be found`, 'unknown-block'],
     // neither
     ['geth, a side chain', `state ${ROOT} is not canonical`, undefined],
