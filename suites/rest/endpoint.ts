@@ -8,6 +8,7 @@
 import { check } from '../../src/harness/check';
 import { blocked, fail } from '../../src/harness/verdict';
 import { brokenFieldChecks } from './fields';
+import { errorAnswerProblem } from './errors';
 import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
 import { misnamedFields, misnamedWords, USE_PROTO_NAMES_HINT } from '../../src/harness/field-names';
@@ -30,7 +31,8 @@ const listNoCredentialsId = 'rest.list.no-credentials';
 export const listStatus = check(
   {
     id: 'rest.list.status-200',
-    statements: ['4.1.1'],
+    // 4.1.2 and 7.1 too: the list's own error answer (an unexpected failure) is an rpcStatus.
+    statements: ['4.1.1', '4.1.2', '7.1'],
     level: 'required',
     needs: ['rest'],
     title: `GET ${LIST_PATH} answers HTTP 200`,
@@ -44,7 +46,19 @@ export const listStatus = check(
         expected: 200,
         actual: res.status,
       });
-    if (res.status !== 200) fail(`GET ${LIST_PATH}: expected HTTP 200, got ${res.status}`, { expected: 200, actual: res.status });
+    if (res.status !== 200) {
+      // The failure answered in place of the list is an unexpected failure of the REST list (7):
+      // its body is an application/json rpcStatus (4.1 "any other status"), or that is broken too.
+      const problem = errorAnswerProblem(res);
+      fail(
+        `GET ${LIST_PATH}: expected HTTP 200, got ${res.status}${problem ? `; and the error answer is not an application/json rpcStatus: ${problem}` : ''}`,
+        {
+          violated: problem ? ['4.1.1', '4.1.2', '7.1'] : ['4.1.1'],
+          expected: 200,
+          actual: res.status,
+        },
+      );
+    }
   },
 );
 

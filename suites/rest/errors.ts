@@ -103,11 +103,19 @@ export const writeErrorsAreRpcStatus = check(
   },
 );
 
+/**
+ * Advisory: 4.1 and 7 define the answers of one operation, GET /v1/tokenized-stocks; a path the
+ * spec does not define has no answer of the spec's, and in front of a gateway it is often
+ * answered by an ingress or CDN with a page of its own (nginx's text/html 404), while the list
+ * conforms in full. An rpcStatus there is the endpoint's error shape carried over, worth a note
+ * when missing, never a failure of the run. (It cites no 7.1: a path that does not exist is no
+ * unexpected failure of the list; rest.list.status-200 judges that one.)
+ */
 export const unknownPathErrorIsRpcStatus = check(
   {
     id: 'rest.error.unknown-path',
-    statements: ['4.1.2', '2.3.1', '7.1'],
-    level: 'required',
+    statements: ['4.1.2', '2.3.1'],
+    level: 'advisory',
     needs: ['rest'],
     title: 'an error answer for an unknown path under /v1 is an application/json rpcStatus',
   },
