@@ -1387,6 +1387,24 @@ export const CODE_VARIANTS: Variant[] = [
     },
   },
   {
+    // The same node as a public address: it serves eth_estimateGas without credentials (5.2) and
+    // refuses the suite's unfunded random sender, as any node charging a gas price does.
+    name: 'ok.public-estimate-refused-for-unfunded-sender',
+    kind: 'conformant',
+    only: ['rpc'],
+    args: ['--profile', 'public'],
+    grep: '^rpc\\.public\\.accepts\\.',
+    mustPass: '^rpc\\.public\\.accepts\\.estimateGas$',
+    what: 'a public node address refuses an eth_estimateGas from a sender without funds ("insufficient funds for gas * price + value", Tevm) and estimates it without "from"',
+    rpc: async (call, next) => {
+      const tx = call.params?.[0];
+      if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.from !== 'string') return next();
+      const balance = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBalance', params: [tx.from, 'latest'] });
+      if (balance instanceof Raw || balance.result !== '0x0') return next();
+      return rpcError(call, -32000, 'insufficient funds for gas * price + value');
+    },
+  },
+  {
     name: 'rpc.getCode-block-params-http-400',
     kind: 'faulty',
     section: '4.2',
