@@ -1387,6 +1387,20 @@ export const CODE_VARIANTS: Variant[] = [
     },
   },
   {
+    name: 'rpc.estimate-refuses-fee-fields',
+    kind: 'faulty',
+    section: '2.5',
+    only: ['rpc'],
+    gap: 'No check sends gas, gasPrice, maxFeePerGas or maxPriorityFeePerGas in the transaction object (2.5 rows 3-6): a fee needs a sender funded for it (the read-only checks send from unfunded random addresses, and the pass sizes its transactions before it reads the fees), and a fee of 0 or below the base fee may rightly be refused as a transaction that could not be included, so a refusal is no evidence against 2.5',
+    what: 'eth_estimateGas refuses a transaction object that carries gas, gasPrice, maxFeePerGas or maxPriorityFeePerGas (a gateway validating params against a call object without them)',
+    rpc: async (call, next) => {
+      const tx = call.params?.[0];
+      if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx)) return next();
+      const field = ['gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'].find((f) => Object.hasOwn(tx, f));
+      return field ? rpcError(call, -32602, `invalid argument 0: json: unknown field "${field}"`) : next();
+    },
+  },
+  {
     // The same node as a public address: it serves eth_estimateGas without credentials (5.2) and
     // refuses the suite's unfunded random sender, as any node charging a gas price does.
     name: 'ok.public-estimate-refused-for-unfunded-sender',
