@@ -79,7 +79,8 @@ function idEcho(checkId: string, id: number) {
 const resultXorError = check(
   {
     id: 'rpc.envelope.result-xor-error',
-    statements: ['4.2.1'],
+    // 4.5.1 too: the call is valid, so an error in place of its result breaks the method's rule.
+    statements: ['4.2.1', '4.5.1'],
     level: 'required',
     needs: ['rpc'],
     title: 'a JSON-RPC answer has exactly one of result and error',

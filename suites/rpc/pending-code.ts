@@ -81,7 +81,8 @@ interface Shortfall {
 const judgePendingCode = check(
   {
     id: 'rpc.getCode.pending-deployments',
-    statements: ['4.6.2', '1.4.1', '4.6.1'],
+    // 4.2.2 too: "pending" refused with an error breaks the block parameter's rule (resultAt).
+    statements: ['4.6.2', '1.4.1', '4.6.1', '4.2.2'],
     level: 'required',
     needs: ['rpc'],
     title: 'another sender\'s pre-confirmed deployment has code at "pending"',

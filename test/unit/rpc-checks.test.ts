@@ -535,6 +535,11 @@ describe('RPC checks against faulty fake nodes', () => {
       expect([id, r.status, violatedSection(r)]).toEqual([id, 'failed', '1.4, 4.2']);
     }
     expect(results.get('rpc.getCode.block.latest')!.status).toBe('passed');
+    // The deployments watch too, when the pending block lists a deployment to read: a failure citing 1.4 and 4.2, never a bug of the suite.
+    const watch = (await run({ pendingRejected: true, pendingListsSealedDeployment: true }, { only: /pending-deployments/ })).get(
+      'rpc.getCode.pending-deployments',
+    )!;
+    expect([watch.status, watch.cause, violatedSection(watch)]).toEqual(['failed', 'violation', '1.4, 4.2']);
   });
 
   test('a public node refusing every method fails 5.2 once: the other acceptance checks are blocked by the first', async () => {
