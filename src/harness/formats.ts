@@ -5,6 +5,7 @@
  * keyword and a hand-written check can never disagree.
  */
 import type { getAddress as GetAddress } from 'viem/utils';
+import { fullFormats } from 'ajv-formats/dist/formats';
 
 // viem is loaded on the first mixed-case address only: most addresses are lowercase and
 // loading it costs ~100 ms of start-up.
@@ -187,6 +188,27 @@ export function isAbsoluteHttpUrl(s: unknown): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
 }
 
+/** RFC 3986's absolute URI, as ajv-formats judges its `uri` format. */
+const isUri = fullFormats.uri as (s: string) => boolean;
+
+/**
+ * A URL, the format 2.1 gives icon_url: an absolute URI (RFC 3986), or one once its non-ASCII
+ * characters are percent-encoded. The WHATWG URL Standard's valid URL strings hold non-ASCII
+ * code points (RFC 3987 calls them IRIs: https://cdn.example/logos/Nestlé.png, https://例え.jp/),
+ * which browsers load as they are; RFC 3986 alone would need them as %C3%A9. What no URL holds
+ * still fails: whitespace, markup characters, C1 controls, a lone surrogate, a relative path.
+ */
+export function isUrl(s: unknown): boolean {
+  if (typeof s !== 'string' || /[\u0080-\u009f]/.test(s)) return false;
+  let ascii: string;
+  try {
+    ascii = s.replace(/[^\u0000-\u007f]+/gu, (m) => encodeURIComponent(m));
+  } catch {
+    return false; // a lone surrogate: no character at all
+  }
+  return isUri(ascii);
+}
+
 /**
  * The schemes an icon URL may use: those a client loads an image from. http(s) name a host,
  * ipfs/ipns a content id or name (token lists publish logos this way), ar an Arweave
@@ -244,5 +266,6 @@ export const FORMATS: Readonly<Record<string, (s: string) => boolean>> = Object.
   'hex-bytes': isHexBytes,
   'date-time': isRfc3339DateTime,
   'http-url': isAbsoluteHttpUrl,
+  url: isUrl,
   'icon-url': isIconUrl,
 });

@@ -88,9 +88,9 @@ const OPENAPI_FORMATS = new Set(['int32', 'int64', 'float', 'double', 'byte', 'b
 /** A document format that admits only values the spec's format admits too. */
 const NARROWER: Readonly<Record<string, readonly string[]>> = { int64: ['int32'], double: ['float'] };
 /** Other spellings of the spec's own domain formats. */
-const SAME_FORMAT: Readonly<Record<string, readonly string[]>> = { 'evm-address': ['address', 'ethereum-address'], uri: ['url'] };
+const SAME_FORMAT: Readonly<Record<string, readonly string[]>> = { 'evm-address': ['address', 'ethereum-address'], url: ['uri', 'iri'] };
 /** How the spec's table names the formats that schemas/ spells for Ajv. */
-const SPEC_FORMAT_NAME: Readonly<Record<string, string>> = { 'evm-address': 'address', uri: 'URL', isin: 'ISIN' };
+const SPEC_FORMAT_NAME: Readonly<Record<string, string>> = { 'evm-address': 'address', url: 'URL', isin: 'ISIN' };
 
 /**
  * Whether a document's format is the spec's: its schemas/ spelling, the spec table's own (URL,

@@ -265,7 +265,7 @@ function nonEmptyCheck([id, statements, field, what]: (typeof NON_EMPTY)[number]
  * often as https://, so any scheme a client loads an image from passes (formats.ts,
  * ICON_URL_SCHEMES); a URI that names code (javascript:), a page (data:text/html) or a place
  * no client loads from (ftp:, file:) is not the URL of an icon. What is no URI at all (relative,
- * empty, markup) fails the field check's format (uri) and is left to it: one failure.
+ * empty, markup) fails the field check's format (url) and is left to it: one failure.
  */
 export const iconUrlLocatesIcon = check(
   {

@@ -8,6 +8,7 @@ import {
   isHexQuantity,
   isIsin,
   isRfc3339DateTime,
+  isUrl,
   luhnValid,
   parseRfc3339,
 } from '../../src/harness/formats';
@@ -340,9 +341,33 @@ describe('iconUrlScheme', () => {
   test.each(NON_STRINGS)('non-string %p is no icon URL', (v) => expect(isIconUrl(v)).toBe(false));
 });
 
+describe('isUrl (2.1 icon_url: URL)', () => {
+  // The WHATWG URL Standard's valid URL strings (RFC 3987 IRIs) hold non-ASCII code points as they are.
+  test.each([
+    'https://cdn.example.com/logos/aapl.png',
+    'https://cdn.example.com/logos/Nestl%C3%A9.png',
+    'https://cdn.example.com/logos/Nestlé.png',
+    'https://例え.jp/logos/l’oréal.svg',
+    'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/logo.png',
+    'data:image/png;base64,iVBORw0KGgo=',
+  ])('%s is a URL', (s) => expect(isUrl(s)).toBe(true));
+  test.each([
+    'https://cdn.example.com/logos/Berkshire Hathaway.png',
+    'https://cdn.example.com/a|b.png',
+    'https://cdn.example.com/<b>.png',
+    'https://cdn.example.com/\u0085.png',
+    'https://cdn.example.com/\ud800.png',
+    '/icons/aapl.png',
+    'icons/aapl.png',
+    '',
+    '<img src="https://icons.example/token.svg">',
+  ])('%p is no URL', (s) => expect(isUrl(s)).toBe(false));
+  test.each(NON_STRINGS)('non-string %p is no URL', (v) => expect(isUrl(v)).toBe(false));
+});
+
 describe('FORMATS registry', () => {
   test('names the formats the schemas use, each backed by the tested function', () => {
-    expect(Object.keys(FORMATS).sort()).toEqual(['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'icon-url', 'isin'].sort());
+    expect(Object.keys(FORMATS).sort()).toEqual(['date-time', 'evm-address', 'hex-bytes', 'hex-quantity', 'http-url', 'icon-url', 'isin', 'url'].sort());
     expect(FORMATS['isin']).toBe(isIsin);
     expect(FORMATS['evm-address']).toBe(isEvmAddress);
     expect(FORMATS['hex-quantity']).toBe(isHexQuantity);
@@ -350,6 +375,7 @@ describe('FORMATS registry', () => {
     expect(FORMATS['date-time']).toBe(isRfc3339DateTime);
     expect(FORMATS['http-url']).toBe(isAbsoluteHttpUrl);
     expect(FORMATS['icon-url']).toBe(isIconUrl);
+    expect(FORMATS['url']).toBe(isUrl);
     expect(Object.isFrozen(FORMATS)).toBe(true);
   });
 });

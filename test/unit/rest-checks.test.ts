@@ -469,7 +469,7 @@ describe('protobuf JSON: an absent field is its proto3 default, judged by the sa
       'icon_url omitted',
       (r) => omit(r, 'icon_url'),
       'rest.token.field.icon-url',
-      /icon_url is absent, read as its proto3 default "": icon_url is not of type string \(uri\)/,
+      /icon_url is absent, read as its proto3 default "": icon_url is not of type string \(url\)/,
     ],
     ['symbol ""', (r) => ({ ...r, symbol: '' }), 'rest.token.symbol.non-empty', /tokens\[1\] .*symbol is empty: not a ticker symbol/],
     ['symbol omitted', (r) => omit(r, 'symbol'), 'rest.token.symbol.non-empty', /symbol is absent, read as its proto3 default "": symbol is empty/],

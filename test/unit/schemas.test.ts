@@ -180,7 +180,7 @@ describe('token (v1TokenizedEquityToken, spec 2.1)', () => {
     ['short address', { contract_address: '0x1234' }, '/contract_address must match format "evm-address"'],
     ['fractional decimals', { decimals: 18.5 }, '/decimals must be integer'],
     ['decimals as a string', { decimals: '18' }, '/decimals must be integer'],
-    ['relative icon_url', { icon_url: 'icons/aapl.png' }, '/icon_url must match format "uri"'],
+    ['relative icon_url', { icon_url: 'icons/aapl.png' }, '/icon_url must match format "url"'],
     ['total_supply as a string', { total_supply: '1234.5' }, '/total_supply must be number'],
     ['multiplier as a string', { multiplier: '1000000000000000000' }, '/multiplier must be number'],
     ['nav_price as a string', { nav_price: '189.25' }, '/nav_price must be number'],
@@ -200,7 +200,7 @@ describe('token (v1TokenizedEquityToken, spec 2.1)', () => {
     for (const v of [null, [], 'token', 1]) expectInvalid('token', v);
   });
 
-  // The scheme is judged by rest.token.icon-url.resource-url; the field's format (uri) takes every
+  // The scheme is judged by rest.token.icon-url.resource-url; the field's format (url) takes every
   // absolute URI, so an icon under ipfs:// is not failed twice, nor passed by one check and failed by the other.
   test.each([
     'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/aapl.png',
