@@ -13,7 +13,7 @@
 import type { Hex } from 'viem';
 import { viem } from '../../src/harness/viem';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
-import { fail, inconclusive, skip } from '../../src/harness/verdict';
+import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectIdEcho, expectSameId, expectSchema, expectServed, rpcBody } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
@@ -78,7 +78,29 @@ async function revertError(ctx: CheckContext<'rpc'>, block?: RevertBlock): Promi
       actual: json,
     });
   }
+  if (block === 'pending') await pendingRefused(ctx, error);
   return error as RpcError & Record<string, unknown>;
+}
+
+/** The check that states "eth_estimateGas refuses the block parameter "pending"" (1.4, 4.2). */
+const PENDING_ROOT = 'rpc.estimateGas.block.pending';
+
+/**
+ * An error at "pending" that says nothing of a revert may be the block parameter refused, not the
+ * revert answered in another shape: a node refusing "pending" answers the plain transfer there with
+ * an error too. That is one root cause, stated by the estimate check at "pending" (1.4, 4.2): these
+ * checks are blocked by it, never failed on a revert code or message the node never gave (nor the
+ * data skipped as absent). An error naming a revert is judged as the revert's answer.
+ */
+async function pendingRefused(ctx: CheckContext<'rpc'>, error: Record<string, unknown>): Promise<void> {
+  if (typeof error.message === 'string' && /revert/i.test(error.message)) return;
+  const plain = await ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), to: randomAddress(), value: '0x0' }, 'pending']);
+  if (!plain.hasError || isInsufficientFunds(plain.error)) return;
+  blocked(
+    PENDING_ROOT,
+    `eth_estimateGas refuses the block parameter "pending": the reverting deployment there answered ${show(error)}, and a plain transfer there ${show(plain.error)}, so the revert at "pending" was never reached`,
+    { violated: ['1.4.1', '4.2.2'], expected: 'estimates at "pending" (each of the four methods accepts it)', actual: plain.error },
+  );
 }
 
 /**

@@ -542,6 +542,20 @@ describe('RPC checks against faulty fake nodes', () => {
     expect([watch.status, watch.cause, violatedSection(watch)]).toEqual(['failed', 'violation', '1.4, 4.2']);
   });
 
+  test('refusing "pending" is one root for the revert at "pending" too: blocked by the estimate check at "pending", never a revert code or message the node never gave', async () => {
+    const r = await run({ pendingRejected: true }, { only: /estimateGas\.(revert|block\.pending$)/ });
+    expect([r.get('rpc.estimateGas.block.pending')!.status, violatedSection(r.get('rpc.estimateGas.block.pending')!)]).toEqual(['failed', '1.4, 4.2']);
+    for (const id of ['rpc.estimateGas.revert.pending.code', 'rpc.estimateGas.revert.pending.message', 'rpc.estimateGas.revert.pending.data'])
+      expect([id, r.get(id)!.status, r.get(id)!.blockedBy]).toEqual([id, 'inconclusive', 'rpc.estimateGas.block.pending']);
+    for (const id of ['rpc.estimateGas.revert.code', 'rpc.estimateGas.revert.message', 'rpc.estimateGas.revert.data'])
+      expect([id, r.get(id)!.status]).toEqual([id, 'passed']);
+    // Without the root in the run, the first of them states it, citing 1.4 and 4.2: still a failure.
+    const alone = await run({ pendingRejected: true }, { only: /estimateGas\.revert\.pending/ });
+    expect([...alone.values()].filter((x) => x.status === 'failed').map((x) => [x.id, violatedSection(x)])).toEqual([
+      ['rpc.estimateGas.revert.pending.code', '1.4, 4.2'],
+    ]);
+  });
+
   test('a public node refusing every method fails 5.2 once: the other acceptance checks are blocked by the first', async () => {
     const results = await run({ all403: true }, { profile: 'public', only: /^rpc\.public\.|public-403/ });
     for (const r of results.values()) {
