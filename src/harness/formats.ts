@@ -196,10 +196,13 @@ const isUri = fullFormats.uri as (s: string) => boolean;
  * characters are percent-encoded. The WHATWG URL Standard's valid URL strings hold non-ASCII
  * code points (RFC 3987 calls them IRIs: https://cdn.example/logos/Nestlé.png, https://例え.jp/),
  * which browsers load as they are; RFC 3986 alone would need them as %C3%A9. What no URL holds
- * still fails: whitespace, markup characters, C1 controls, a lone surrogate, a relative path.
+ * still fails: whitespace, markup characters, C1 controls, noncharacters, a lone surrogate, a
+ * relative path.
  */
 export function isUrl(s: unknown): boolean {
-  if (typeof s !== 'string' || /[\u0080-\u009f]/.test(s)) return false;
+  if (typeof s !== 'string' || /[\u0080-\u009f\ufdd0-\ufdef]/.test(s)) return false;
+  // Noncharacters (U+FFFE, U+FFFF and their like in every plane) are in no URL either.
+  for (const c of s) if (((c.codePointAt(0) ?? 0) & 0xfffe) === 0xfffe) return false;
   let ascii: string;
   try {
     ascii = s.replace(/[^\u0000-\u007f]+/gu, (m) => encodeURIComponent(m));

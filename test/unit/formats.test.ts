@@ -357,6 +357,8 @@ describe('isUrl (2.1 icon_url: URL)', () => {
     'https://cdn.example.com/<b>.png',
     'https://cdn.example.com/\u0085.png',
     'https://cdn.example.com/\ud800.png',
+    'https://cdn.example.com/\ufffe.png',
+    'https://cdn.example.com/\ufdd0.png',
     '/icons/aapl.png',
     'icons/aapl.png',
     '',
