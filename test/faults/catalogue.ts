@@ -584,20 +584,25 @@ export const CODE_VARIANTS: Variant[] = [
     rest: oneToken((t) => (t.contract_address = String(t.contract_address).slice(0, -2))),
   },
 
-  // A violation seen before a throttle ends the check stands (the run's evidence keeps it): two
-  // behaviours at once, one of them in time, so code.
+  // A violation seen before a throttle stands (the run's evidence keeps it): two behaviours at
+  // once, one of them in time, so code. The list's first answer is an unexpected failure in the
+  // wrong shape (7.1); every answer after it is throttled for good (429, Retry-After: 1).
   {
-    name: 'rest.write-error-html-then-throttled',
+    name: 'rest.list-failure-html-then-throttled',
     kind: 'faulty',
-    section: '4.1',
+    section: '7',
     only: ['rest'],
-    grep: '^rest\\.error\\.write-methods$',
-    what: 'POST on the list answers 405 with an HTML page; PUT, PATCH and DELETE are then throttled for good (429, Retry-After: 1)',
-    rest: async (req, next) => {
-      if (!isList(req) || req.method === 'GET') return next();
-      if (req.method === 'POST') return Raw.text(405, 'text/html', '<html><body><h1>405 Not Allowed</h1></body></html>');
-      return new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"code":8,"message":"rate limit exceeded","details":[]}');
-    },
+    what: 'the list answers its first GET with a 500 HTML page, and every request after it with 429 (Retry-After: 1) for good',
+    rest: (() => {
+      let answered = false;
+      return async (req: RestRequest) => {
+        if (!answered && isList(req) && req.method === 'GET') {
+          answered = true;
+          return Raw.text(500, 'text/html', '<html><body><h1>500 Internal Server Error</h1></body></html>');
+        }
+        return new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"code":8,"message":"rate limit exceeded","details":[]}');
+      };
+    })(),
   },
 
   // ==== transport faults on the REST interface ====
