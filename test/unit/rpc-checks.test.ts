@@ -119,6 +119,8 @@ interface Faults {
   nethermindWords?: boolean;
   /** eth_estimateGas from a sender without funds is refused (Tevm charges a default gas price). */
   estimateNeedsFunds?: 'random-sender' | 'always';
+  /** CONTRACT reverts with this reason, named in the message ("execution reverted: <reason>"). */
+  contractRevertReason?: string;
 }
 
 const SENDER = '0x00000000000000000000000000000000000000aa';
@@ -329,7 +331,8 @@ function fakeNode(faults: Faults) {
         if (typeof at !== 'number') return at;
         // CONTRACT has no function but reverts every call (from its creation on).
         const codeless = faults.pendingEstimateWithoutCode && params[1] === 'pending';
-        if (tx.to.toLowerCase() === CONTRACT && at >= CREATED_IN && !codeless) return { error: { code: -32000, message: 'execution reverted' } };
+        if (tx.to.toLowerCase() === CONTRACT && at >= CREATED_IN && !codeless)
+          return { error: { code: -32000, message: `execution reverted${faults.contractRevertReason ? `: ${faults.contractRevertReason}` : ''}` } };
         return { result: num(21000) };
       }
       default:
@@ -674,6 +677,20 @@ describe('history checks tell history from the head', () => {
       /answered error .*the very error it gives at "latest".*cannot revert: the node seems to ignore the block parameter/,
     );
   });
+
+  // A contract's own revert reason is any text: one naming an unknown block or pruned state is
+  // still a revert, which the node could give only by running the call at that block's state.
+  test.each(['Sale not yet available', 'price data not available', 'could not find the header'])(
+    'a node answering from the head fails the estimates before creation, whatever the revert reason says ("%s")',
+    async (reason) => {
+      const results = await run({ ignoresBlock: true, contractRevertReason: reason }, { only: /^rpc\.history\.estimateGas\./ });
+      expect([...results.values()].map((r) => [r.id, r.status])).toEqual([
+        ['rpc.history.estimateGas.before-creation', 'failed'],
+        ['rpc.history.estimateGas.earliest', 'failed'],
+      ]);
+      expect(results.get('rpc.history.estimateGas.before-creation')!.reason).toMatch(/the very error it gives at "latest"/);
+    },
+  );
 
   test('no transactions in the blocks looked at: skipped with the reason, never passed', async () => {
     const results = await run({ quiet: true }, { only: HISTORY });
@@ -1064,6 +1081,11 @@ describe('judging helpers on odd input', () => {
     ['geth, a side chain', `state ${ROOT} is not canonical`, undefined],
     ['nethermind, a receipt', `${ROOT} receipt could not be found`, undefined],
     ['a revert', 'execution reverted', undefined],
+    // a revert whose contract's reason names a block or state: still a revert, run at that state
+    ['a revert, its reason', 'execution reverted: Sale not yet available', undefined],
+    ['a revert, its reason', 'execution reverted: price data not available', undefined],
+    ['a revert, its reason', 'execution reverted: archived', undefined],
+    ['a revert, its reason', 'execution reverted: could not find the header', undefined],
   ] as const)('blockErrorKind: %s "%s" is %s', (_client, message, kind) => {
     expect(blockErrorKind({ error: { code: -32000, message } })).toBe(kind);
   });
