@@ -243,7 +243,7 @@ describe('the action run as the runner starts it', () => {
   }, 180_000);
 
   it('a faulty target: one ::error per failure that fails the run, titled by check id, and exit 1', async () => {
-    const p = await proxy('rest.error-html');
+    const p = await proxy('rest.list-failure-plain-text');
     const r = await step({ 'BASE-URL': p.restUrl, 'RPC-URL': p.rpcUrl, ARGS: '--only rest' });
     expect(r.code).toBe(1);
     const doc = results(r.outputs['report-dir']);

@@ -112,7 +112,7 @@ if (!executable) {
 
     beforeAll(async () => {
       ref = await startReference({ profile: 'dedicated', blockTimeMs: 1000 });
-      const v = VARIANTS.find((x) => x.name === 'rest.error-html')!;
+      const v = VARIANTS.find((x) => x.name === 'rest.list-failure-plain-text')!;
       proxy = await startProxy({ restUpstream: ref.baseUrl, rpcUpstream: ref.rpcUrl, rest: v.rest });
       [conformant, faulty, browser] = await Promise.all([
         // Every group and a signer: the pre-confirmation charts are on the page too.
