@@ -31,8 +31,8 @@ const listNoCredentialsId = 'rest.list.no-credentials';
 export const listStatus = check(
   {
     id: 'rest.list.status-200',
-    // 4.1.2 and 7.1 too: the list's own error answer (an unexpected failure) is an rpcStatus.
-    statements: ['4.1.1', '4.1.2', '7.1'],
+    // 4.1.2 and 7.1 too: the list's own error answer (an unexpected failure) is an rpcStatus (2.3.1).
+    statements: ['4.1.1', '4.1.2', '7.1', '2.3.1'],
     level: 'required',
     needs: ['rest'],
     title: `GET ${LIST_PATH} answers HTTP 200`,
@@ -50,10 +50,12 @@ export const listStatus = check(
       // The failure answered in place of the list is an unexpected failure of the REST list (7):
       // its body is an application/json rpcStatus (4.1 "any other status"), or that is broken too.
       const problem = errorAnswerProblem(res);
+      // The body itself not an rpcStatus breaks 2.3's shape too (a wrong media type alone does not).
+      const body = problem !== undefined && (res.json === undefined || !validate('rpcStatus', res.json).valid);
       fail(
         `GET ${LIST_PATH}: expected HTTP 200, got ${res.status}${problem ? `; and the error answer is not an application/json rpcStatus: ${problem}` : ''}`,
         {
-          violated: problem ? ['4.1.1', '4.1.2', '7.1'] : ['4.1.1'],
+          violated: problem ? ['4.1.1', '4.1.2', '7.1', ...(body ? ['2.3.1'] : [])] : ['4.1.1'],
           expected: 200,
           actual: res.status,
         },
