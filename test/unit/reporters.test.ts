@@ -142,6 +142,13 @@ describe('run status: derived once, every branch', () => {
       'non-conformant',
       1,
     ],
+    [
+      'the deadline passed after every selected check was judged: still incomplete, exit 3 (a stopped run is never conformant)',
+      [result('rpc.a', 'passed'), result('rest.b', 'passed')],
+      { interrupted: 'run deadline of 10 ms reached', stoppedBy: 'deadline' },
+      'incomplete',
+      3,
+    ],
   ])('%s', (_what, checks, facts, status, code) => {
     const d = statusOf(checks.map(withOutcome), facts);
     expect(d.status).toBe(status);
