@@ -175,6 +175,12 @@ describe('each outcome with its effect, decided in one place', () => {
     ['a cause outside the vocabulary (an interface-level cause to come)', r('inconclusive', { cause: 'credentials' as never }), 'not-judged', 'incomplete'],
     ['an unknown status on an advisory check: fails closed', r('***', { level: 'advisory' }), 'not-judged', 'incomplete'],
     ['an unknown level on a failure: read as required', r('failed', { level: '***' as never }), 'failed', 'fails-run'],
+    [
+      'an unknown level on a check not judged: read as required (keeps the run incomplete)',
+      r('inconclusive', { cause: 'throttled', level: '***' as never }),
+      'not-judged',
+      'incomplete',
+    ],
   ])('%s: %s, %s', (_what, result, outcome, effect) => {
     expect(decide(result)).toEqual({ outcome, effect });
     expect(judge(result)).toMatchObject({ outcome, effect });
