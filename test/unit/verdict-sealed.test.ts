@@ -148,6 +148,29 @@ describe('masking never reaches the verdict', () => {
     expect(doc.checks[0].reason).not.toMatch(new RegExp(secret, 'i'));
     expect(validateRef('results.json', JSON.parse(JSON.stringify(doc))).errors).toEqual([]);
   });
+
+  it("the run's facts as results.json states them are masked too: the --grep pattern, the abort reason, an unreachable interface's error (headline and root cause included)", () => {
+    // Report files are written as rendered (write-reports.ts): what is not masked here goes out.
+    const secret = 'sk_live_4f9a8b7c6d5e';
+    const redactor = new Redactor().add(secret);
+    const cfg = { ...loadConfig(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:1'], {}), grep: new RegExp(`rest|${secret}`) };
+    const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
+    const doc = buildRunDocument(
+      {
+        suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
+        cfg,
+        target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
+        startedAt: new Date(0),
+        finishedAt: new Date(1),
+        results: [passing].map(judged),
+        stopped: { by: 'deadline', reason: `run deadline reached waiting for /${secret}` },
+        unreachable: { rpc: `POST http://127.0.0.1:1/${secret}: connect ECONNREFUSED` },
+      },
+      redactor,
+    );
+    expect([doc.status, doc.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', ['target unreachable: rpc']]);
+    expect(JSON.stringify(doc)).not.toContain(secret);
+  });
 });
 
 describe('each outcome with its effect, decided in one place', () => {
