@@ -106,6 +106,20 @@ describe('a violation once seen is never removed by what ends the check after it
     expect(r.interrupted).toBeUndefined();
   });
 
+  it('each violation cites its own statements: the failure names every statement any of them broke', async () => {
+    const [r] = await runChecks(
+      [
+        check(testCheckMeta('two-rules', { needs: ['rpc'], statements: ['4.1.1', '4.1.2'] }), async (ctx) => {
+          ctx.violation('a', { violated: ['4.1.1'] });
+          ctx.violation('b', { violated: ['4.1.2'] });
+        }),
+      ],
+      env(),
+      { concurrency: 1 },
+    );
+    expect(r).toMatchObject({ status: 'failed', reason: '2 violations: a; b', violated: ['4.1.1', '4.1.2'] });
+  });
+
   it('a failure thrown and then swallowed by the check still stands (fail() records it before it throws)', async () => {
     const [r] = await runChecks(
       [
