@@ -8,7 +8,7 @@ import { runSampling, type SamplingPlan } from '../harness/sampling';
 import { quoted } from '../harness/spec-rules';
 import { RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument } from './document';
 import { countOutcomes, countSections, type Judged } from './outcome';
-import { deriveScope, type RequiredScope, type RunScope } from './scope';
+import { deriveScope, isSelected, type RequiredScope, type RunScope } from './scope';
 import { sealVerdict } from './seal';
 import type { RunFacts } from './status';
 
@@ -31,9 +31,10 @@ export interface RunRecord {
 /** Assemble results.json: the counts, status and scope are derived here, once, from the judged results and the run facts. */
 export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocument {
   const checks = run.results;
+  const unreachable = unreachableInScope(run);
   const facts: RunFacts = {
     ...(run.stopped ? { interrupted: run.stopped.reason, stoppedBy: run.stopped.by } : {}),
-    ...(run.unreachable && Object.keys(run.unreachable).length ? { unreachable: run.unreachable } : {}),
+    ...(Object.keys(unreachable).length ? { unreachable } : {}),
   };
   // From the decided results as published (masked): the scope's coverage quotes why checks were not judged.
   const scopeOf = (decided: readonly Judged[]) =>
@@ -84,6 +85,17 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
     statements: quoted(verdict.checks),
     checks: verdict.checks.map((c) => maskOutside(c, redactor)),
   };
+}
+
+/**
+ * The interfaces found unreachable that the run set out to judge: those a selected check needs
+ * (the scope's interfaces). The probe asks every URL given; one no selected check needs (--only
+ * rest beside an RPC_URL, a --grep of checks that judge only the --openapi document) was never
+ * judged, so its being down is no fact of this run's verdict.
+ */
+function unreachableInScope(run: Pick<RunRecord, 'results' | 'unreachable'>): NonNullable<RunFacts['unreachable']> {
+  const needed = (i: string) => run.results.some((r) => isSelected(r) && (r.needs as string[]).includes(i));
+  return Object.fromEntries(Object.entries(run.unreachable ?? {}).filter(([i]) => needed(i)));
 }
 
 /** The run's facts with the words that may quote the outside (a transport error, an abort reason) masked. */

@@ -14,7 +14,7 @@ import { renderSummary } from '../../src/cli/reporters/summary';
 import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { Redactor } from '../../src/harness/redact';
-import { runChecks } from '../../src/harness/runner';
+import { notSelected, runChecks } from '../../src/harness/runner';
 import { ConfigError, loadConfig } from '../../src/cli/config';
 import { Egress } from '../../src/cli/egress';
 import { writeReports } from '../../src/cli/write-reports';
@@ -149,12 +149,61 @@ describe('masking never reaches the verdict', () => {
     expect(validateRef('results.json', JSON.parse(JSON.stringify(doc))).errors).toEqual([]);
   });
 
+  it('an interface no selected check needs is outside the verdict: its URL down is no failure (--only rest beside an RPC_URL)', () => {
+    const cfg = loadConfig(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:1', '--only', 'rest'], {});
+    const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
+    const rpcMeta = { ...testCheckMeta('rpc-one', { needs: ['rpc'] }), id: 'rpc.test.one', section: '4.1' };
+    const build = (rpcCheck: CheckResult) =>
+      buildRunDocument(
+        {
+          suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
+          cfg,
+          target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
+          startedAt: new Date(0),
+          finishedAt: new Date(1),
+          results: [passing, rpcCheck].map(judged),
+          unreachable: { rpc: 'POST http://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1' },
+        },
+        new Redactor(),
+      );
+    const outside = build(notSelected(rpcMeta, { flag: '--only', words: '--only rest' }));
+    expect([outside.status, outside.exitCode, outside.rootCauses, outside.unreachable, outside.scope.interfaces]).toEqual([
+      'conformant',
+      0,
+      [],
+      undefined,
+      ['rest'],
+    ]);
+    // The same interface down with a check of it selected: one root, the run fails.
+    const prejudged = {
+      ...rpcMeta,
+      status: 'failed' as const,
+      cause: 'unreachable' as const,
+      unreachable: 'rpc' as const,
+      reason: 'target unreachable',
+      durationMs: 0,
+      exchanges: [],
+      exchangeCount: 0,
+    };
+    const inside = build({ ...prejudged, blocker: { unreachable: 'rpc' } });
+    expect([inside.status, inside.exitCode, inside.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', 1, ['target unreachable: rpc']]);
+  });
+
   it("the run's facts as results.json states them are masked too: the --grep pattern, the abort reason, an unreachable interface's error (headline and root cause included)", () => {
     // Report files are written as rendered (write-reports.ts): what is not masked here goes out.
     const secret = 'sk_live_4f9a8b7c6d5e';
     const redactor = new Redactor().add(secret);
     const cfg = { ...loadConfig(['--base-url', 'http://127.0.0.1:1', '--rpc-url', 'http://127.0.0.1:1'], {}), grep: new RegExp(`rest|${secret}`) };
-    const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
+    // It needs the interface found unreachable too: in scope, so that interface is a root cause.
+    const passing = {
+      ...testCheckMeta('good', { needs: ['rest', 'rpc'] }),
+      section: '4.1',
+      status: 'passed' as const,
+      reason: '',
+      durationMs: 1,
+      exchanges: [],
+      exchangeCount: 0,
+    };
     const doc = buildRunDocument(
       {
         suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
