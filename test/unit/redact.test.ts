@@ -343,6 +343,14 @@ describe('the egress gate: the closed list masked, reports written as rendered, 
     expect(complaints.join('')).not.toMatch(/X-secret-Y|pre\*|post/);
   });
 
+  it('a text masking cannot clean is withheld whole by Redactor.text too (what results.json and the reports are masked with)', () => {
+    // Masking one credential spells another (it holds the mask): what is left is never returned.
+    const r = new Redactor().add('pre***post').add('X-secret-Y');
+    expect(r.mask('a preX-secret-Ypost b').clean).toBe(false);
+    expect(r.text('a preX-secret-Ypost b')).toBe('***');
+    expect(r.value({ reason: 'a preX-secret-Ypost b' })).toEqual({ reason: '***' });
+  });
+
   it('whatever fails inside the gate, the text is withheld, and the error is never printed', () => {
     const { g, complaints } = gate();
     jest.spyOn(g.redactor, 'mask').mockImplementation(() => {
