@@ -160,6 +160,9 @@ describe('mergeSamples', () => {
     const { result } = mergeSamples([failed(1), failed(2), failed(1), failed(2), failed(3)], 10);
     expect(result.samples).toMatchObject({ failed: 5, shown: 0 });
     expect(result.samples!.failures!.map((f) => f.sample)).toEqual([1, 4]);
+    // At most three other kinds are kept whole; every failure is still counted.
+    const many = mergeSamples([1, 2, 3, 4, 5, 6].map(failed), 10).result.samples!;
+    expect([many.failed, many.failures!.map((f) => f.sample)]).toEqual([6, [1, 2, 3]]);
   });
 
   it('prefers a failure of its own to one blocked by another check, and passes the blocker on', () => {
