@@ -471,6 +471,13 @@ describe('scope under --only and --grep: from the selected checks only', () => {
     expect(renderHtml(readerDocument(d))).toContain('Nothing measured in this run: no check that sends transactions was selected.');
   });
 
+  it('no --base-url, with a key and every group: one interface is never the full scope (--require full stays incomplete)', () => {
+    const noRest = catalogue((id) => (id.startsWith('rest.') || id.startsWith('cross.') ? leftOut('--base-url') : undefined));
+    const d = doc(noRest, {}, { ...FULL, baseUrl: undefined, required: 'full' });
+    expect(d.scope).toMatchObject({ interfaces: ['rpc'], signer: true, full: false });
+    expect([d.status, d.exitCode]).toEqual(['incomplete', 3]);
+  });
+
   it('a key given and the pre-confirmation checks selected: judged; no key: said so', () => {
     const all = catalogue(() => undefined);
     expect(doc(all).scope).toMatchObject({ interfaces: ['rest', 'rpc'], signer: true, full: true });
