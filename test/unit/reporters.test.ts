@@ -684,6 +684,17 @@ describe('reports', () => {
     expect(xml).toContain('<error message="not judged: throttled" type="inconclusive">');
     expect(xml).toContain('<skipped message="inconclusive (advisory): timing"/>');
     expect(xml).toContain('errors="1"');
+    // An advisory check blocked by a root that does not fail the run: skipped, never a second red line.
+    const blocked = renderJunit(
+      readerDocument(
+        doc([
+          result('rpc.root', 'inconclusive', { cause: 'throttled', reason: 'throttled' }),
+          result('rpc.adv', 'inconclusive', { cause: 'blocked', blockedBy: 'rpc.root', level: 'advisory' }),
+        ]),
+      ),
+    );
+    expect(blocked).toContain('<skipped message="not judged: blocked by rpc.root"/>');
+    expect(blocked).toMatch(/<testsuites [^>]* errors="1" skipped="1"/);
   });
 
   it('junit: an unreachable target is one failure of its own', () => {
@@ -700,6 +711,8 @@ describe('reports', () => {
     );
     expect(xml.match(/<failure /g)).toHaveLength(1);
     expect(xml).toContain('<failure message="target unreachable: rpc: ECONNREFUSED" type="unreachable">blocked 2 check(s): rpc.a, rpc.b</failure>');
+    // Counted in the totals too: a viewer reading only <testsuites> sees the run's one failure.
+    expect(xml).toMatch(/<testsuites [^>]* tests="3" failures="1" errors="0"/);
   });
 
   it('summary.md leads with status and scope, then the root cause with what it blocked, expected vs actual and the curl line', () => {
