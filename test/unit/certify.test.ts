@@ -498,6 +498,18 @@ describe('verify-certificate', () => {
     ]);
   });
 
+  it("an effect its check's own facts contradict is caught, even with status, counts and every report made to agree with it", () => {
+    const d = doc([result('rest.a', 'passed'), result('rpc.c', 'inconclusive', { cause: 'throttled' }), result('preconf.x', 'passed')]);
+    // The stored effect of a required check not judged edited to none; everything derived from the stored effects made to agree.
+    const checks = d.checks.map((c) => (c.id === 'rpc.c' ? { ...c, effect: 'none' as const } : c));
+    const { status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(checks, factsOf(d), () => d.scope);
+    const forged = { ...d, checks, status, statusReasons, exitCode, headline, rootCauses, counts: countOutcomes(checks), sections: countSections(checks) };
+    expect(forged.status).toBe('conformant');
+    const why = verifyCertificate(certified(forged)).differences;
+    expect(why).toContain('results.json checks[1] (rpc.c) effect: says none, its facts give incomplete');
+    expect(why).toContain('results.json status: says "conformant", results.json gives "incomplete"');
+  });
+
   it('a status that its own checks contradict is caught even when the hash is made to match (and the counts forged to keep the contract)', () => {
     const d = doc([result('rest.a', 'passed'), result('rpc.c', 'failed'), result('preconf.x', 'passed')]);
     const dir = certified({ ...d, status: 'conformant', statusReasons: [], exitCode: 0, counts: { ...d.counts, failed: 0 } });
