@@ -189,7 +189,7 @@ describe('masking never reaches the verdict', () => {
     expect([inside.status, inside.exitCode, inside.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', 1, ['target unreachable: rpc']]);
   });
 
-  it("the run's facts as results.json states them are masked too: the --grep pattern, the abort reason, an unreachable interface's error (headline and root cause included)", () => {
+  it("the run's facts as results.json states them are masked too: the --grep pattern, the abort reason, an unreachable interface's error (headline and root cause included), another sample's failure", () => {
     // Report files are written as rendered (write-reports.ts): what is not masked here goes out.
     const secret = 'sk_live_4f9a8b7c6d5e';
     const redactor = new Redactor().add(secret);
@@ -211,13 +211,24 @@ describe('masking never reaches the verdict', () => {
         target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
         startedAt: new Date(0),
         finishedAt: new Date(1),
-        results: [passing].map(judged),
+        results: [
+          passing,
+          // A sampled failure keeps another sample's failure beside it: its words came from outside too.
+          {
+            ...passing,
+            id: 'rest.test.sampled',
+            status: 'failed' as const,
+            cause: 'violation' as const,
+            reason: 'bad',
+            samples: { n: 2, judged: 2, failed: 2, notJudged: 0, shown: 0, failures: [{ sample: 1, reason: `answered ${secret}`, exchanges: [] }] },
+          },
+        ].map(judged),
         stopped: { by: 'deadline', reason: `run deadline reached waiting for /${secret}` },
         unreachable: { rpc: `POST http://127.0.0.1:1/${secret}: connect ECONNREFUSED` },
       },
       redactor,
     );
-    expect([doc.status, doc.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', ['target unreachable: rpc']]);
+    expect([doc.status, doc.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', ['rest.test.sampled', 'target unreachable: rpc']]);
     expect(JSON.stringify(doc)).not.toContain(secret);
   });
 });
