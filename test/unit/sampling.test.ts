@@ -66,6 +66,19 @@ describe('sampled runs', () => {
     expect(r.exchanges[0].response?.body).toContain('faulty');
   });
 
+  it('a check is settled once, when its last sample is in: a violation seen only by the last wave stands', async () => {
+    // Waves spread over the window: the first samples are long done when the last one is asked.
+    let asked = 0;
+    const lastFails = check(meta('last'), async () => {
+      if (++asked === 3) fail('answered by the faulty backend on the last sample');
+    });
+    const settled: CheckResult[] = [];
+    const spread: SamplingPlan = { n: 3, windowMs: 300, blockIntervalMs: 150, intervalFrom: 'configured' };
+    const [r] = await runChecks([lastFails], env(), { concurrency: 1, sampling: spread, onResult: (x) => void settled.push(x) });
+    expect([asked, settled.length]).toEqual([3, 1]);
+    expect(r).toMatchObject({ status: 'failed', samples: { n: 3, judged: 3, failed: 1, shown: 2 } });
+  });
+
   it('signer checks are not sampled: the pass they share sends transactions once', async () => {
     const signer = createSigner(`0x${'11'.repeat(32)}`, new SpendBudget(1n));
     let runs = 0;
