@@ -498,6 +498,17 @@ describe('verify-certificate', () => {
     ]);
   });
 
+  it('a scope its checks and flags do not give is caught, even with every report made to agree with it (a partial run passed off as full)', () => {
+    const d = doc([result('rpc.a', 'passed'), result('rpc.b', 'passed')], { ...FULL, baseUrl: undefined, signer: false });
+    expect(d.scope.full).toBe(false);
+    const scope = { ...d.scope, full: true, interfaces: ['rest' as const, 'rpc' as const], signer: true, leftOut: [], notJudged: [] };
+    const { status, statusReasons, exitCode, headline, rootCauses } = sealVerdict(d.checks, factsOf(d), () => scope);
+    const forged = { ...d, scope, status, statusReasons, exitCode, headline, rootCauses };
+    expect(badgeOf(forged).message).toBe('conformant · dedicated · 2/2 · rpc.example · 2026-01-01');
+    const why = verifyCertificate(certified(forged)).differences;
+    expect(why).toContain('results.json scope full: says true, results.json gives false');
+  });
+
   it("an effect its check's own facts contradict is caught, even with status, counts and every report made to agree with it", () => {
     const d = doc([result('rest.a', 'passed'), result('rpc.c', 'inconclusive', { cause: 'throttled' }), result('preconf.x', 'passed')]);
     // The stored effect of a required check not judged edited to none; everything derived from the stored effects made to agree.
