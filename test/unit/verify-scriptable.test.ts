@@ -120,6 +120,14 @@ describe('a signed results.json that contradicts itself is rejected before VERIF
     expect(verifyCertificate(certified(d), { key: pair.publicKey }).verdict).toBe('rejected');
   });
 
+  it('a failure whose samples say more failed than were judged', () => {
+    const d = doc(failing());
+    Object.assign(d.checks[0], { samples: { n: 30, judged: 10, failed: 20, notJudged: 20, shown: 0 } });
+    expect(verifyCertificate(certified(d), { key: pair.publicKey }).differences).toContain(
+      'results.json checks[0] (rpc.envelope.http-200) samples: 20 failed of 10 judged and 20 not judged, shown 0, do not add up to its 30 samples',
+    );
+  });
+
   it('counts that contradict the checks', () => {
     const d = doc(failing());
     d.counts = { ...d.counts, failed: 0, passed: d.counts.passed + 1 };
