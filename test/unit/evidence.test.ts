@@ -4,6 +4,7 @@ import { check } from '../../src/harness/check';
 import { fail } from '../../src/harness/verdict';
 import { runChecks, type RunEnv } from '../../src/harness/runner';
 import { EvidencePage, KEPT_VIOLATIONS } from '../../src/harness/evidence';
+import { judge } from '../../src/verdict/outcome';
 import { closeServer, listenLoopback } from '../support/loopback';
 import { testCheckMeta, testRunEnv } from '../support/runs';
 
@@ -67,6 +68,16 @@ describe('a violation once seen is never removed by what ends the check after it
     },
     20_000,
   );
+
+  it('with no violation seen, refused credentials leave a required check not judged, never skipped', async () => {
+    const refused = check(meta('refused'), async (ctx) => {
+      fact = '401';
+      await ctx.rpc.call('eth_call', []);
+    });
+    const [r] = await runChecks([refused], env({ gateway: {} }), { concurrency: 1 });
+    expect(r).toMatchObject({ status: 'inconclusive', cause: 'credentials', interface: 'rpc' });
+    expect(judge(r)).toMatchObject({ outcome: 'not-judged', effect: 'incomplete' });
+  });
 
   it('then an exception, or the deadline: failed, with what ended it', async () => {
     const controller = new AbortController();
