@@ -273,3 +273,17 @@ describe('compare', () => {
     );
   });
 });
+
+test('a line the egress gate withheld (masking could not make it safe) turns exit 0 into exit 2', async () => {
+  // The target's host, printed in compare's column labels, spells one credential; masked, it spells the other.
+  const same = [result('rpc.a', 'passed')];
+  const runs = [runDir(same, { rpcUrl: 'https://prex-secret-ypost.example' }), runDir(same, { rpcUrl: 'https://prex-secret-ypost.example' })];
+  const plain = await compareCli(runs);
+  expect(plain.code).toBe(0);
+  const out = capture();
+  const err = capture();
+  const code = await main(['compare', ...runs], { SECRETS: 'pre***post,x-secret-y' }, { out: out.stream, err: err.stream });
+  expect(code).toBe(2);
+  expect(err.text()).toContain('status: not published whole');
+  expect(out.text() + err.text()).not.toMatch(/x-secret-y|pre\*\*\*post/);
+});
