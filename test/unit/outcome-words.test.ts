@@ -26,6 +26,9 @@ test('every outcome has its words, and a result with no fact beside it reads exa
   expect(
     verdictOf(readerCheck(judge(checkResult('rpc.g', 'skipped', { cause: 'out-of-scope', outOfScope: { flag: '--archive', words: 'no --archive' } })))),
   ).toBe('skipped (out of scope: no --archive)');
+  // The check standing in for an unreachable interface names it, but it failed: never "not judged".
+  const standIn = judge(checkResult('rpc.h', 'failed', { cause: 'unreachable', unreachable: 'rpc' }));
+  expect(verdictOf(readerCheck(standIn))).toBe(OUTCOME_WORDS.failed);
 });
 
 test('summary.md, report.html and junit.xml print a known failure (and the last two a stale expectation) in the same words', () => {
