@@ -1001,6 +1001,22 @@ describe('headlines name what happened', () => {
   });
 });
 
+test('each status in its own colour: an incomplete run is never painted as a pass (report.html class, console colour)', () => {
+  const docs = {
+    conformant: doc([result('rpc.a', 'passed')]),
+    incomplete: doc([result('rpc.a', 'passed'), result('rpc.b', 'inconclusive', { cause: 'throttled' })]),
+    'non-conformant': doc([result('rpc.a', 'failed')]),
+  };
+  const colour = { conformant: 32, incomplete: 33, 'non-conformant': 31 };
+  for (const [status, d] of Object.entries(docs) as Array<[keyof typeof colour, RunDocument]>) {
+    expect(d.status).toBe(status);
+    expect(renderHtml(readerDocument(d))).toContain(`<div class="status s-${status}">`);
+    const out = sink(false);
+    new ConsoleReporter(out.stream, d.checks.length, { FORCE_COLOR: '1' }).finished(readerDocument(d), []);
+    expect(out.text()).toContain(`\u001b[${colour[status]}m\u001b[1mstatus: ${d.headline}`);
+  }
+});
+
 describe('console in CI logs', () => {
   it('FORCE_COLOR colours a log that is no terminal; NO_COLOR wins; 0 or false turn it off', () => {
     expect(useColor({ isTTY: false }, {})).toBe(false);
