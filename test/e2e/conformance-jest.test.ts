@@ -17,8 +17,10 @@ import { allChecks } from '../../suites';
 const ROOT = path.resolve(__dirname, '../..');
 const JEST = path.join(ROOT, 'node_modules/jest/bin/jest.js');
 // jest loads its .ts config through ts-node, which would type-check it (2 s of CPU per child):
-// `npm test` has type-checked it with tsc already.
-const TRANSPILE_CONFIG = { TS_NODE_TRANSPILE_ONLY: 'true' };
+// `npm test` has type-checked it with tsc already. And without v8-compile-cache, whose unlocked
+// code cache, shared by every jest of this checkout, crashed a child jest that read it while
+// another wrote it (scripts/jest-tiers.js, JEST_ENV).
+const TRANSPILE_CONFIG = { TS_NODE_TRANSPILE_ONLY: 'true', DISABLE_V8_COMPILE_CACHE: '1' };
 /** How long a child jest run may take; each test waits that long and a little more, not jest's default 60 s. */
 const CHILD_BOUND_MS = 120_000;
 jest.setTimeout(CHILD_BOUND_MS + 30_000);

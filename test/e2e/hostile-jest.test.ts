@@ -100,6 +100,8 @@ function conformanceJest(): Promise<{ code: number | null; log: string }> {
         cwd: dir,
         env: {
           PATH: process.env.PATH ?? '',
+          // No shared v8-compile-cache beside the other jests of this checkout (scripts/jest-tiers.js, JEST_ENV).
+          DISABLE_V8_COMPILE_CACHE: '1',
           GITHUB_ACTIONS: 'true',
           CI: 'true',
           BASE_URL: target.origin,

@@ -1,7 +1,7 @@
 // `npm test`'s shape: the tests that keep a core busy run in a project of their own (one at a
 // time, after the rest: scripts/jest-tiers.js), found by their import of test/support/busy-core.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import config, { busyCoreTests } from '../../jest.config';
@@ -99,6 +99,36 @@ describe('--typecheck: tsc runs beside the main tier, and a type error fails the
     expect(r.said).not.toMatch(/jest-tiers\.test\.ts/);
   }, 120_000);
 });
+
+it('the jests it starts read no shared v8-compile-cache: a torn one (another jest writing it) crashed V8 in CI', () => {
+  // ts-node loads the TypeScript compiler through v8-compile-cache, one pair of files per jest
+  // checkout in the cache folder, written by every jest at its exit without a lock. A torn write
+  // read by another jest is what corrupt bytes in the middle of the blob reproduce, every time:
+  // V8 dies deserializing it (exit 139, or "Fatal error ... unreachable code", nodejs/node#51555).
+  const cache = mkdtempSync(path.join(tmpdir(), 'v8-compile-cache-'));
+  const jestBin = path.join(ROOT, 'node_modules/jest/bin/jest.js');
+  const { DISABLE_V8_COMPILE_CACHE: _, ...cached } = process.env;
+  const env = { ...cached, V8_COMPILE_CACHE_CACHE_DIR: cache, TS_NODE_TRANSPILE_ONLY: 'true' };
+  // A jest with the cache on fills it (as any jest the user starts by hand does) ...
+  const fill = spawnSync(process.execPath, [jestBin, '--listTests', '-c', path.join(ROOT, 'jest.config.ts')], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(fill.status).toBe(0);
+  const blobs = readdirSync(cache).filter((f) => f.endsWith('.BLOB'));
+  expect(blobs.length).toBeGreaterThan(0);
+  // ... and another tears it.
+  for (const b of blobs) {
+    const bytes = readFileSync(path.join(cache, b));
+    for (let i = bytes.length >> 2; i < (bytes.length >> 2) + 4096 && i < bytes.length; i++) bytes[i] ^= 0x5a;
+    writeFileSync(path.join(cache, b), bytes);
+  }
+  const listed = spawnSync(process.execPath, [path.join(ROOT, 'scripts/jest-tiers.js'), '--listTests'], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  expect({ status: listed.status, signal: listed.signal, fatal: /Fatal error/.test(listed.stderr) }).toEqual({ status: 0, signal: null, fatal: false });
+  expect(listed.stdout).toContain(path.join('test', 'unit', 'jest-tiers.test.ts'));
+}, 120_000);
 
 describe("the main tier's workers", () => {
   /** jest-tiers with a path filter no test matches; a dry run unless `run` (its tiers printed, not run). */
