@@ -5,6 +5,7 @@
  */
 import { isRecord } from './json';
 import type { RpcAnswer } from './rpc';
+import { isRevert } from './evm';
 
 /**
  * Error texts of pruned state or history, from geth/op-geth ("missing trie node", "required
@@ -27,17 +28,14 @@ const UNKNOWN_BLOCK_TEXT =
   /header not found|header for hash not found|unknown block|block not found|could not find (the )?(block|header)|block (#?\d+ )?(does not exist|not found)|^\s*(0x[0-9a-f]+|\d+) could not be found|BlockOutOfRange|block height is \d+ but requested|not yet available|beyond (the )?(current )?head|after last accepted block/i;
 
 /**
- * A revert (geth's, reth's, Nethermind's "execution reverted", code 3): the call ran against the
- * state at the block, so the node has it, whatever the contract's own reason says ("Sale not yet
- * available", "price data not available" name no block of the node's).
+ * What an error answer says about the block it was asked at, from its message and data. A revert
+ * (isRevert) says nothing of it: the call ran against the state at the block, so the node has it,
+ * whatever the contract's own reason says ("Sale not yet available", "price data not available").
  */
-const REVERT_TEXT = /\brevert/i;
-
-/** What an error answer says about the block it was asked at, from its message and data. */
 export function blockErrorKind(answer: Pick<RpcAnswer, 'error'>): 'pruned' | 'unknown-block' | undefined {
   const e = answer.error;
   if (!isRecord(e)) return undefined;
-  if (e.code === 3 || (typeof e.message === 'string' && REVERT_TEXT.test(e.message))) return undefined;
+  if (isRevert(e)) return undefined;
   const text = `${typeof e.message === 'string' ? e.message : ''} ${typeof e.data === 'string' ? e.data : e.data === undefined ? '' : JSON.stringify(e.data)}`;
   if (PRUNED_TEXT.test(text)) return 'pruned';
   if (UNKNOWN_BLOCK_TEXT.test(text)) return 'unknown-block';

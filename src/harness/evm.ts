@@ -58,6 +58,17 @@ export function revertingInitCode(reason: string): Hex {
 export const TRANSFER_GAS = 21_000n;
 
 /**
+ * Whether an error answer is a revert: code 3 (geth, reth), or a message naming one ("execution
+ * reverted", Nethermind's and Hardhat's "... revert ..."). The call then ran against the state at
+ * its block, whatever the contract's own reason says.
+ */
+export function isRevert(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown };
+  return e.code === 3 || (typeof e.message === 'string' && /\brevert/i.test(e.message));
+}
+
+/**
  * An eth_estimateGas refusal for want of the sender's funds ("insufficient funds for gas * price
  * + value" in geth, Tevm, reth; "insufficient balance" elsewhere). Estimating from a random,
  * unfunded sender is the suite's own choice, so such an answer says nothing about 4.4.

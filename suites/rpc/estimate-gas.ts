@@ -1,5 +1,5 @@
 /** Spec 4.4 (eth_estimateGas) of a plain transfer, without and with every block parameter of 4.2. */
-import { isInsufficientFunds, TRANSFER_GAS } from '../../src/harness/evm';
+import { isInsufficientFunds, isRevert, TRANSFER_GAS } from '../../src/harness/evm';
 import { check, type Check, type CheckContext } from '../../src/harness/check';
 import { fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectSchema } from '../../src/harness/expect';
@@ -78,8 +78,7 @@ function estimateAt([id, statements, key]: (typeof ESTIMATE_AT)[number]): Check 
  */
 function ranCode(answer: RpcAnswer): boolean {
   if (answer.hasResult) return isHexQuantity(answer.result) && BigInt(answer.result as string) > TRANSFER_GAS;
-  const message = (answer.error as { message?: unknown } | undefined)?.message;
-  return answer.hasError && typeof message === 'string' && /revert/i.test(message);
+  return answer.hasError && isRevert(answer.error);
 }
 
 const contractEstimatePending = check(

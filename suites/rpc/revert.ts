@@ -18,7 +18,7 @@ import { expectIdEcho, expectSameId, expectSchema, expectServed, rpcBody } from 
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
 import type { RpcError } from '../../src/harness/rpc';
-import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
+import { isInsufficientFunds, isRevert, revertingInitCode } from '../../src/harness/evm';
 
 export const REVERT_REASON = 'conformance';
 
@@ -93,7 +93,7 @@ const PENDING_ROOT = 'rpc.estimateGas.block.pending';
  * data skipped as absent). An error naming a revert is judged as the revert's answer.
  */
 async function pendingRefused(ctx: CheckContext<'rpc'>, error: Record<string, unknown>): Promise<void> {
-  if (typeof error.message === 'string' && /revert/i.test(error.message)) return;
+  if (isRevert(error)) return;
   const plain = await ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), to: randomAddress(), value: '0x0' }, 'pending']);
   if (!plain.hasError || isInsufficientFunds(plain.error)) return;
   blocked(

@@ -14,7 +14,7 @@ import { decided } from '../support/runs';
 import { violatedSection } from '../../src/harness/result';
 import { checks as rpcChecks } from '../../suites/rpc';
 import { expectedRevertData, REVERT_REASON } from '../../suites/rpc/revert';
-import { isInsufficientFunds, revertingInitCode } from '../../src/harness/evm';
+import { isInsufficientFunds, isRevert, revertingInitCode } from '../../src/harness/evm';
 import { judgeBlockGas } from '../../src/harness/receipts';
 import { blockErrorKind } from '../../src/harness/chain';
 import { CheckFailure } from '../../src/harness/verdict';
@@ -1096,5 +1096,16 @@ describe('judging helpers on odd input', () => {
     expect(isInsufficientFunds({ code: -32000, message: 'execution reverted' })).toBe(false);
     expect(isInsufficientFunds(undefined)).toBe(false);
     expect(isInsufficientFunds(null)).toBe(false);
+  });
+
+  // One reading of "a revert" for the block-error reading, the revert checks at "pending" and the contract estimate.
+  test('isRevert reads code 3 or a message naming a revert, and nothing else', () => {
+    expect(isRevert({ code: -32000, message: 'execution reverted: Sale not yet available' })).toBe(true);
+    expect(isRevert({ code: 3, message: 'execution reverted', data: '0x08c379a0' })).toBe(true);
+    expect(isRevert({ code: 3, message: 'VM execution error' })).toBe(true);
+    expect(isRevert({ code: -32015, message: 'VM execution error: revert' })).toBe(true);
+    expect(isRevert({ code: -32000, message: 'header not found' })).toBe(false);
+    expect(isRevert({ code: -32000, message: 'insufficient funds for gas * price + value' })).toBe(false);
+    expect(isRevert(undefined)).toBe(false);
   });
 });
