@@ -225,6 +225,15 @@ const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promis
 const blockIndex = (call: RpcCall): number => (call.method in BLOCK_PARAM ? BLOCK_PARAM[call.method] : call.method === 'eth_getStorageAt' ? 2 : 1);
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
+/** eth_estimateGas from a sender without funds refused "insufficient funds ..." even without fee fields, as Tevm does. */
+const refuseUnfundedEstimate: RpcMutation = async (call, next) => {
+  const tx = call.params?.[0];
+  if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.from !== 'string') return next();
+  const balance = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBalance', params: [tx.from, 'latest'] });
+  if (balance instanceof Raw || balance.result !== '0x0') return next();
+  return rpcError(call, -32000, 'insufficient funds for gas * price + value');
+};
+
 /**
  * A full node keeping state for the latest `retention` blocks (op-geth keeps 128): state reads at
  * "earliest", and at numbers or "safe"/"finalized" older than that, answer geth's error.
@@ -1383,13 +1392,7 @@ export const CODE_VARIANTS: Variant[] = [
     only: ['rpc'],
     mustPass: '^rpc\\.estimateGas\\.(block|revert)\\.',
     what: 'eth_estimateGas from a sender without funds refused "insufficient funds for gas * price + value", even without fee fields (Tevm)',
-    rpc: async (call, next) => {
-      const tx = call.params?.[0];
-      if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.from !== 'string') return next();
-      const balance = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBalance', params: [tx.from, 'latest'] });
-      if (balance instanceof Raw || balance.result !== '0x0') return next();
-      return rpcError(call, -32000, 'insufficient funds for gas * price + value');
-    },
+    rpc: refuseUnfundedEstimate,
   },
   {
     name: 'rpc.estimate-refuses-fee-fields',
@@ -1415,13 +1418,7 @@ export const CODE_VARIANTS: Variant[] = [
     grep: '^rpc\\.public\\.accepts\\.',
     mustPass: '^rpc\\.public\\.accepts\\.estimateGas$',
     what: 'a public node address refuses an eth_estimateGas from a sender without funds ("insufficient funds for gas * price + value", Tevm) and estimates it without "from"',
-    rpc: async (call, next) => {
-      const tx = call.params?.[0];
-      if (call.method !== 'eth_estimateGas' || typeof tx !== 'object' || tx === null || Array.isArray(tx) || typeof tx.from !== 'string') return next();
-      const balance = await next({ jsonrpc: '2.0', id: 0, method: 'eth_getBalance', params: [tx.from, 'latest'] });
-      if (balance instanceof Raw || balance.result !== '0x0') return next();
-      return rpcError(call, -32000, 'insufficient funds for gas * price + value');
-    },
+    rpc: refuseUnfundedEstimate,
   },
   {
     name: 'rpc.getCode-block-params-http-400',
