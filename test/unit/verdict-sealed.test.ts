@@ -30,6 +30,17 @@ import { testCheckMeta, testRunEnv } from '../support/runs';
 import { storedRootCauses } from '../../src/action/messages';
 
 /** The values of the issue's attack: each a piece of a status word, a field name or a JSON literal. */
+/** results.json as the run builds it (buildRunDocument: masking, scope, the run's facts) from these results. */
+function builtDocument(
+  cfg: ReturnType<typeof loadConfig>,
+  results: CheckResult[],
+  redactor: Redactor,
+  facts: Pick<Parameters<typeof buildRunDocument>[0], 'stopped' | 'unreachable'> = {},
+) {
+  const run = { suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' }, cfg, target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl } };
+  return buildRunDocument({ ...run, startedAt: new Date(0), finishedAt: new Date(1), results: results.map(judged), ...facts }, redactor);
+}
+
 const VOCABULARY_SECRETS = [
   'fail',
   'failed',
@@ -126,17 +137,7 @@ describe('masking never reaches the verdict', () => {
       exchangeCount: 0,
     };
     const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
-    const doc = buildRunDocument(
-      {
-        suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
-        cfg,
-        target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
-        startedAt: new Date(0),
-        finishedAt: new Date(1),
-        results: [failing, passing].map(judged),
-      },
-      redactor,
-    );
+    const doc = builtDocument(cfg, [failing, passing], redactor);
     expect([doc.status, doc.exitCode, doc.checks.map((c) => [c.status, c.outcome])]).toEqual([
       'non-conformant',
       1,
@@ -154,18 +155,7 @@ describe('masking never reaches the verdict', () => {
     const passing = { ...testCheckMeta('good'), section: '4.1', status: 'passed' as const, reason: '', durationMs: 1, exchanges: [], exchangeCount: 0 };
     const rpcMeta = { ...testCheckMeta('rpc-one', { needs: ['rpc'] }), id: 'rpc.test.one', section: '4.1' };
     const build = (rpcCheck: CheckResult) =>
-      buildRunDocument(
-        {
-          suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
-          cfg,
-          target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
-          startedAt: new Date(0),
-          finishedAt: new Date(1),
-          results: [passing, rpcCheck].map(judged),
-          unreachable: { rpc: 'POST http://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1' },
-        },
-        new Redactor(),
-      );
+      builtDocument(cfg, [passing, rpcCheck], new Redactor(), { unreachable: { rpc: 'POST http://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1' } });
     const outside = build(notSelected(rpcMeta, { flag: '--only', words: '--only rest' }));
     expect([outside.status, outside.exitCode, outside.rootCauses, outside.unreachable, outside.scope.interfaces]).toEqual([
       'conformant',
@@ -204,29 +194,25 @@ describe('masking never reaches the verdict', () => {
       exchanges: [],
       exchangeCount: 0,
     };
-    const doc = buildRunDocument(
+    const doc = builtDocument(
+      cfg,
+      [
+        passing,
+        // A sampled failure keeps another sample's failure beside it: its words came from outside too.
+        {
+          ...passing,
+          id: 'rest.test.sampled',
+          status: 'failed' as const,
+          cause: 'violation' as const,
+          reason: 'bad',
+          samples: { n: 2, judged: 2, failed: 2, notJudged: 0, shown: 0, failures: [{ sample: 1, reason: `answered ${secret}`, exchanges: [] }] },
+        },
+      ],
+      redactor,
       {
-        suite: { name: 'tokenized-stocks-conformance', version: '0.0.0' },
-        cfg,
-        target: { baseUrl: cfg.baseUrl, rpcUrl: cfg.rpcUrl },
-        startedAt: new Date(0),
-        finishedAt: new Date(1),
-        results: [
-          passing,
-          // A sampled failure keeps another sample's failure beside it: its words came from outside too.
-          {
-            ...passing,
-            id: 'rest.test.sampled',
-            status: 'failed' as const,
-            cause: 'violation' as const,
-            reason: 'bad',
-            samples: { n: 2, judged: 2, failed: 2, notJudged: 0, shown: 0, failures: [{ sample: 1, reason: `answered ${secret}`, exchanges: [] }] },
-          },
-        ].map(judged),
         stopped: { by: 'deadline', reason: `run deadline reached waiting for /${secret}` },
         unreachable: { rpc: `POST http://127.0.0.1:1/${secret}: connect ECONNREFUSED` },
       },
-      redactor,
     );
     expect([doc.status, doc.rootCauses.map((r) => r.id)]).toEqual(['non-conformant', ['rest.test.sampled', 'target unreachable: rpc']]);
     expect(JSON.stringify(doc)).not.toContain(secret);
