@@ -8,7 +8,7 @@ import { runSampling, type SamplingPlan } from '../harness/sampling';
 import { quoted } from '../harness/spec-rules';
 import { RESULTS_SCHEMA_VERSION, SPEC_VERSION, type RunDocument } from './document';
 import { countOutcomes, countSections, type Judged } from './outcome';
-import { deriveScope, isSelected, type RequiredScope, type RunScope } from './scope';
+import { deriveScope, selectedNeed, type RequiredScope, type RunScope } from './scope';
 import { sealVerdict } from './seal';
 import type { RunFacts } from './status';
 
@@ -94,8 +94,7 @@ export function buildRunDocument(run: RunRecord, redactor: Redactor): RunDocumen
  * judged, so its being down is no fact of this run's verdict.
  */
 function unreachableInScope(run: Pick<RunRecord, 'results' | 'unreachable'>): NonNullable<RunFacts['unreachable']> {
-  const needed = (i: string) => run.results.some((r) => isSelected(r) && (r.needs as string[]).includes(i));
-  return Object.fromEntries(Object.entries(run.unreachable ?? {}).filter(([i]) => needed(i)));
+  return Object.fromEntries(Object.entries(run.unreachable ?? {}).filter(([i]) => selectedNeed(run.results, i)));
 }
 
 /** The run's facts with the words that may quote the outside (a transport error, an abort reason) masked. */

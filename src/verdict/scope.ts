@@ -81,6 +81,9 @@ const NO_SIGNER_LINE = `pre-confirmed state not judged (${NO_SIGNER_KEY})`;
 
 /** Left out by --only or --grep: results.json lists such checks as skipped, cause `deselected`. */
 export const isSelected = (r: Pick<CheckResult, 'cause'>): boolean => r.cause !== 'deselected';
+/** Whether a selected check needs `need` (an interface, a profile, a flag): what puts it in the run's scope. */
+export const selectedNeed = (results: readonly Pick<CheckResult, 'cause' | 'needs'>[], need: string): boolean =>
+  results.some((r) => isSelected(r) && (r.needs as string[]).includes(need));
 
 /**
  * The scope, from the configuration and the selected checks (never those --only or --grep left
@@ -92,7 +95,7 @@ export function deriveScope(results: CheckResult[], facts: ScopeFacts): RunScope
   const only = new Set(facts.only);
   const groups = GROUPS.filter((g) => only.has(g));
   const selected = results.filter(isSelected);
-  const needs = (n: string) => selected.some((r) => (r.needs as string[]).includes(n));
+  const needs = (n: string) => selectedNeed(selected, n);
   const hasRest = facts.embedded || !!facts.baseUrl;
   const hasRpc = facts.embedded || !!facts.rpcUrl;
   const interfaces = (
