@@ -8,7 +8,7 @@
 import { check } from '../../src/harness/check';
 import { blocked, fail } from '../../src/harness/verdict';
 import { brokenFieldChecks } from './fields';
-import { errorAnswerProblem } from './errors';
+import { errorAnswerProblem, errorBodyProblem } from './errors';
 import { expectJsonMediaType } from '../../src/harness/expect';
 import { validate } from '../../src/harness/schemas';
 import { misnamedFields, misnamedWords, USE_PROTO_NAMES_HINT } from '../../src/harness/field-names';
@@ -51,7 +51,7 @@ export const listStatus = check(
       // its body is an application/json rpcStatus (4.1 "any other status"), or that is broken too.
       const problem = errorAnswerProblem(res);
       // The body itself not an rpcStatus breaks 2.3's shape too (a wrong media type alone does not).
-      const body = problem !== undefined && (res.json === undefined || !validate('rpcStatus', res.json).valid);
+      const body = errorBodyProblem(res) !== undefined;
       fail(
         `GET ${LIST_PATH}: expected HTTP 200, got ${res.status}${problem ? `; and the error answer is not an application/json rpcStatus: ${problem}` : ''}`,
         {

@@ -60,16 +60,15 @@ function readOnlyCheck([id, method]: (typeof READ_ONLY)[number]): Check {
 
 /** What is wrong with a non-200 answer under 4.1/2.3/7, or undefined when it is an application/json rpcStatus. */
 export function errorAnswerProblem(res: RestResponse): string | undefined {
-  const problems: string[] = [];
-  const mediaType = mediaTypeProblem(res);
-  if (mediaType) problems.push(mediaType);
-  if (res.json === undefined) {
-    problems.push(`the body is not JSON (${res.jsonError ?? 'unparseable'}: ${show(res.text, 80)})`);
-  } else {
-    const verdict = validate('rpcStatus', res.json);
-    if (!verdict.valid) problems.push(`the body is not an rpcStatus: ${verdict.errors.slice(0, 4).join('; ')}`);
-  }
+  const problems = [mediaTypeProblem(res), errorBodyProblem(res)].filter((p) => p !== undefined);
   return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+/** What is wrong with an error answer's body itself (2.3: not JSON, or not an rpcStatus), whatever its media type. */
+export function errorBodyProblem(res: RestResponse): string | undefined {
+  if (res.json === undefined) return `the body is not JSON (${res.jsonError ?? 'unparseable'}: ${show(res.text, 80)})`;
+  const verdict = validate('rpcStatus', res.json);
+  return verdict.valid ? undefined : `the body is not an rpcStatus: ${verdict.errors.slice(0, 4).join('; ')}`;
 }
 
 const ERROR_SHAPE = 'application/json body of shape rpcStatus {code: int32, message: string, details?: [{"@type": string, ...}]}';
