@@ -595,13 +595,13 @@ export const CODE_VARIANTS: Variant[] = [
 
   // A violation seen before a throttle stands (the run's evidence keeps it): two behaviours at
   // once, one of them in time, so code. The list's first answer is an unexpected failure in the
-  // wrong shape (7.1); every answer after it is throttled for good (429, Retry-After: 1).
+  // wrong shape (7.1); every answer after it is throttled for good (429, Retry-After: 0).
   {
     name: 'rest.list-failure-html-then-throttled',
     kind: 'faulty',
     section: '7',
     only: ['rest'],
-    what: 'the list answers its first GET with a 500 HTML page, and every request after it with 429 (Retry-After: 1) for good',
+    what: 'the list answers its first GET with a 500 HTML page, and every request after it with 429 (Retry-After: 0) for good',
     rest: (() => {
       let answered = false;
       return async (req: RestRequest) => {
@@ -609,7 +609,7 @@ export const CODE_VARIANTS: Variant[] = [
           answered = true;
           return Raw.text(500, 'text/html', '<html><body><h1>500 Internal Server Error</h1></body></html>');
         }
-        return new Raw(429, { 'content-type': 'application/json', 'retry-after': '1' }, '{"code":8,"message":"rate limit exceeded","details":[]}');
+        return new Raw(429, { 'content-type': 'application/json', 'retry-after': '0' }, '{"code":8,"message":"rate limit exceeded","details":[]}');
       };
     })(),
   },
