@@ -330,7 +330,7 @@ async function rounds(st: PassState, n: number, { a, aligned, rest }: SendWindow
           return;
         }
         posted.forEach((p, k) => sent.push({ ...(p as { sent: Sent }).sent, role: TX_PLAN[SPLIT_AT + k] }));
-        a.split = shown || waited >= SPLIT_GAP_MS;
+        a.split = true;
         st.notes.push(
           `attempt ${n}: nonces ${a.base}..${a.base + BigInt(SPLIT_AT - 1)} sent first, the rest ${Math.round(waited)} ms after they were accepted, ${shown ? 'once the pending receipts held some of them' : 'more than a refresh period later'}`,
         );
