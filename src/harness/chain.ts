@@ -108,7 +108,8 @@ const BLOCK_POSITION: Record<string, number> = { eth_getBlockReceipts: 0, eth_es
  * check judges it). Unknown-block texts mean skew near the head (re-read now) and expired
  * history far below it; pruned-state texts mean pruning below the head or at "earliest",
  * "safe", "finalized". Null for a number near the head is skew too (eth_getBlockReceipts of a
- * block the backend has not imported).
+ * block the backend has not imported), and eth_getBlockReceipts' null far below it is pruned
+ * history, as an unknown-block text is.
  */
 async function troubleAt(
   ctx: ChainContext,
