@@ -18,7 +18,7 @@ import { findContract, isDelegation, NO_CONTRACT } from './get-code';
  * without `from`, which the node fills with a sender of its own (the zero address, or a funded
  * dev account). Refused for funds both ways, it is not judged: the suite chose the sender.
  */
-function transfer(withSender = true) {
+export function transfer(withSender = true) {
   return { ...(withSender ? { from: randomAddress() } : {}), to: randomAddress(), value: '0x0' };
 }
 

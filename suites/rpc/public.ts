@@ -11,6 +11,7 @@ import { blocked, fail, inconclusive } from '../../src/harness/verdict';
 import { isInsufficientFunds } from '../../src/harness/evm';
 import { show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
+import { transfer } from './estimate-gas';
 
 /**
  * `unfunded`: the call again when the node refused the suite's unfunded random sender for want of
@@ -24,8 +25,8 @@ const CALLS: { id: string; method: string; params: () => unknown[]; unfunded?: (
   {
     id: 'rpc.public.accepts.estimateGas',
     method: 'eth_estimateGas',
-    params: () => [{ from: randomAddress(), to: randomAddress(), value: '0x0' }],
-    unfunded: () => [{ to: randomAddress(), value: '0x0' }],
+    params: () => [transfer()],
+    unfunded: () => [transfer(false)],
   },
 ];
 

@@ -17,6 +17,7 @@ import { blocked, fail, inconclusive, skip } from '../../src/harness/verdict';
 import { expectIdEcho, expectSameId, expectSchema, expectServed, rpcBody } from '../../src/harness/expect';
 import { isRecord, show } from '../../src/harness/json';
 import { randomAddress } from '../../src/harness/hex';
+import { transfer } from './estimate-gas';
 import type { RpcError } from '../../src/harness/rpc';
 import { isInsufficientFunds, isRevert, revertingInitCode } from '../../src/harness/evm';
 
@@ -94,7 +95,7 @@ const PENDING_ROOT = 'rpc.estimateGas.block.pending';
  */
 async function pendingRefused(ctx: CheckContext<'rpc'>, error: Record<string, unknown>): Promise<void> {
   if (isRevert(error)) return;
-  const plain = await ctx.rpc.call('eth_estimateGas', [{ from: randomAddress(), to: randomAddress(), value: '0x0' }, 'pending']);
+  const plain = await ctx.rpc.call('eth_estimateGas', [transfer(), 'pending']);
   if (!plain.hasError || isInsufficientFunds(plain.error)) return;
   blocked(
     PENDING_ROOT,
