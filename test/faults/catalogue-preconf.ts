@@ -219,6 +219,12 @@ const poolCountedBeforePreconfirmed = (): RpcMutation => {
   };
 };
 
+/** The head as the upstream names it now (eth_blockNumber), asked beside the call being rewritten. */
+export const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promise<bigint | undefined> => {
+  const h = await next({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
+  return h instanceof Raw || typeof h.result !== 'string' ? undefined : BigInt(h.result);
+};
+
 /** How long after a burst of sends the pending state is dropped: time for the burst to show first. */
 const DROP_AFTER_SENDS_MS = 500;
 
@@ -235,10 +241,6 @@ const DROP_AFTER_SENDS_MS = 500;
 const pendingDroppedUntilSeal = (): RpcMutation => {
   let dropAt = Infinity;
   let droppedAtHead: bigint | undefined;
-  const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promise<bigint | undefined> => {
-    const h = await next({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
-    return h instanceof Raw || typeof h.result !== 'string' ? undefined : BigInt(h.result);
-  };
   return async (call, next) => {
     if (call.method === 'eth_sendRawTransaction') {
       dropAt = performance.now() + DROP_AFTER_SENDS_MS;

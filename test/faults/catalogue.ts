@@ -17,7 +17,7 @@ import { keccak256, getAddress, type Hex } from 'viem';
 import type { Group, Interface } from '../../src/harness/check';
 import type { Cause, ScopeFlag } from '../../src/harness/verdict';
 import { HANG, RESET, Raw, type Answer, type Envelope, type Json, type RestMutation, type RestRequest, type RpcCall, type RpcMutation } from './proxy';
-import { PRECONF_VARIANTS } from './catalogue-preconf';
+import { headOf, PRECONF_VARIANTS } from './catalogue-preconf';
 import { BLOCK_PARAM, loadRecords } from './records';
 
 export interface Variant {
@@ -218,10 +218,6 @@ const restRateLimit = (perSecond: number): RestMutation => {
 };
 
 const STATE_READS = new Set(['eth_getTransactionCount', 'eth_getCode', 'eth_estimateGas', 'eth_call', 'eth_getBalance', 'eth_getStorageAt']);
-const headOf = async (next: (call?: RpcCall) => Promise<Envelope | Raw>): Promise<bigint | undefined> => {
-  const h = await next({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
-  return h instanceof Raw || typeof h.result !== 'string' ? undefined : hexInt(h.result);
-};
 const blockIndex = (call: RpcCall): number => (call.method in BLOCK_PARAM ? BLOCK_PARAM[call.method] : call.method === 'eth_getStorageAt' ? 2 : 1);
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
