@@ -37,8 +37,9 @@ export type ReorgTiming = 'mid-block' | 'at-seal';
 const SHOW_BEFORE_SEAL_MS = 400;
 const BEFORE_SEAL_MS = 40;
 
-function withdrawDelay(ref: ReferenceTarget, timing: ReorgTiming, now = Date.now()): number {
+function withdrawDelay(ref: ReferenceTarget, timing: ReorgTiming): number {
   if (timing === 'mid-block') return WITHDRAW_AFTER_SEND_MS;
+  const now = Date.now();
   const { atMs, everyMs } = ref.sealGrid;
   let seal = atMs + Math.ceil((now - atMs) / everyMs) * everyMs;
   if (seal - now < SHOW_BEFORE_SEAL_MS + BEFORE_SEAL_MS) seal += everyMs;
