@@ -13,7 +13,7 @@ export const SPEC_VERSION = '1.0.0';
  * The version of the results.json contract (schemas/results.json): the major part changes when a
  * field other tools read changes meaning or goes; an addition changes the minor part.
  */
-export const RESULTS_SCHEMA_VERSION = '2.3.0';
+export const RESULTS_SCHEMA_VERSION = '2.4.0';
 
 /** One root cause as results.json stores it: decided once (seal.ts), read by every report. */
 export interface RootCauseRecord {
