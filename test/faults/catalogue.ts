@@ -910,9 +910,8 @@ export const CODE_VARIANTS: Variant[] = [
       let reads = 0;
       return async (call, next) => {
         if (call.method !== 'eth_getTransactionCount' || !isPending(call) || reads++ % 2 === 1) return next();
-        const head = await next({ ...call, method: 'eth_blockNumber', params: [] });
-        if (head instanceof Raw || typeof head.result !== 'string' || BigInt(head.result) < 3n) return next();
-        return next({ ...call, params: [call.params[0], `0x${(BigInt(head.result) - 3n).toString(16)}`] });
+        const head = await headOf(next);
+        return head === undefined || head < 3n ? next() : next({ ...call, params: [call.params[0], hex(head - 3n)] });
       };
     })(),
   },
